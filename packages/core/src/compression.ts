@@ -1,0 +1,101 @@
+import { keywords } from './text/keywords.js';
+import { hasCjk, tokenize } from './text/tokenize.js';
+import type { MemoryLevel } from './types.js';
+
+/**
+ * Deterministic text for each compressed level, used when no language model
+ * is configured or the model fails. Seed 004's examples:
+ *   full    "I am Zhang San, an AI engineer working in Beijing"
+ *   summary "I am Zhang San, an AI engineer…"
+ *   tag     "#Zhang #San #engineer #Beijing"
+ *   trace   "Faded memory about: Zhang, engineer"
+ *   archive "[archived] #Zhang #engineer"
+ * The full text of every earlier level stays in the version history.
+ */
+export function compressDeterministic(content: string, to: MemoryLevel): string {
+  const chinese = hasCjk(content);
+  switch (to) {
+    case 'full':
+      return content;
+    case 'summary':
+      return summarize(content);
+    case 'tag': {
+      const words = keywords(content, 4);
+      return words.length > 0 ? words.map((word) => `#${word}`).join(' ') : chinese ? '#记忆' : '#memory';
+    }
+    case 'trace': {
+      const words = keywords(content, 2);
+      if (chinese) return words.length > 0 ? `曾有关于${words.join('、')}的记忆` : '曾有相关记忆';
+      return words.length > 0 ? `Faded memory about: ${words.join(', ')}` : 'Faded memory';
+    }
+    case 'archive': {
+      const words = keywords(content, 2).map((word) => `#${word}`).join(' ');
+      const label = chinese ? '[已归档]' : '[archived]';
+      return words ? `${label} ${words}` : label;
+    }
+  }
+}
+
+/**
+ * Merge new content into an old memory without a model: the new statement
+ * leads, and sentences of the old one that the new one does not already say
+ * are kept after it. A compressed old memory (not `full`) is a shadow of a
+ * text kept in history, so the new statement simply replaces it.
+ */
+export function mergeDeterministic(oldContent: string, newContent: string, oldLevel: MemoryLevel, maxLength: number): string {
+  const fresh = newContent.trim();
+  const old = oldContent.trim();
+  if (oldLevel !== 'full' || old === fresh) return fresh;
+  const freshTokens = new Set(tokenize(fresh));
+  const oldTokens = tokenize(old);
+  if (oldTokens.every((token) => freshTokens.has(token))) return fresh;
+  if (tokenize(fresh).every((token) => oldTokens.includes(token))) return old.length <= maxLength ? old : fresh;
+
+  const freshSentences = splitSentences(fresh).map((sentence) => new Set(tokenize(sentence)));
+  const extra = splitSentences(old).filter((sentence) => {
+    const tokens = new Set(tokenize(sentence));
+    if (tokens.size === 0) return false;
+    return freshSentences.every((other) => jaccard(tokens, other) < 0.5) && ![...tokens].every((token) => freshTokens.has(token));
+  });
+  let merged = fresh;
+  for (const sentence of extra) {
+    const separator = hasCjk(sentence) && hasCjk(merged) ? '' : ' ';
+    const next = `${merged}${separator}${sentence}`;
+    if (next.length > maxLength) break;
+    merged = next;
+  }
+  return merged;
+}
+
+/** Split after sentence-ending punctuation (Latin and CJK), keeping it. */
+export function splitSentences(text: string): string[] {
+  return (text.match(/[^.!?。！？\n]+[.!?。！？]*/gu) ?? []).map((sentence) => sentence.trim()).filter(Boolean);
+}
+
+function summarize(content: string): string {
+  const text = content.trim();
+  const characters = Array.from(text);
+  if (characters.length <= 24) return text;
+  const target = Math.min(160, Math.max(20, Math.ceil(characters.length * 0.6)));
+  // Cut at the last clause boundary before the target, else at a word boundary.
+  const clauses = text.match(/[^,.;:!?，。；：！？、\n]+[,.;:!?，。；：！？、\n]*/gu) ?? [text];
+  let summary = '';
+  for (const clause of clauses) {
+    if (Array.from(summary + clause).length > target) break;
+    summary += clause;
+  }
+  if (summary === '') {
+    const head = characters.slice(0, target).join('');
+    const space = head.lastIndexOf(' ');
+    summary = space > target / 2 ? head.slice(0, space) : head;
+  }
+  summary = summary.replace(/[\s,.;:!?，。；：！？、]+$/u, '');
+  return summary.length < text.length ? `${summary}…` : summary;
+}
+
+function jaccard(a: Set<string>, b: Set<string>): number {
+  let shared = 0;
+  for (const token of a) if (b.has(token)) shared++;
+  const union = a.size + b.size - shared;
+  return union === 0 ? 1 : shared / union;
+}

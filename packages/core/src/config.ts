@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import { MEMORY_CATEGORIES, MEMORY_TYPES } from './types.js';
+
+const unit = z.number().min(0).max(1);
+const positive = z.number().positive();
+const nonNegative = z.number().min(0);
+
+/** Seed 004: how new content relates to the most similar memory in its scope. */
+export const strategyConfigSchema = z
+  .object({
+    /** Similarity at or above which new content is merged into the old memory. @default 0.85 */
+    highSimilarity: unit.default(0.85),
+    /** Similarity at or above which both memories are kept (below it: independent new memory). @default 0.6 */
+    mediumSimilarity: unit.default(0.6),
+    /** Merge: weight += gap·highBoost, gap = 1 − weight. @default 0.6 */
+    highBoost: unit.default(0.6),
+    /** Keep both: the old memory's weight += gap·mediumBoost. 0 turns it off. @default 0.3 */
+    mediumBoost: unit.default(0.3),
+    /** New memory: the nearest old memory's weight += lowBoost (capped at 1). 0 turns it off. @default 0.1 */
+    lowBoost: unit.default(0.1),
+    /**
+     * Similarity a merge must exceed (strictly) to lift a memory one level.
+     * Keys are the level the memory is at. @default archive/trace/tag 0.9, summary 0.95
+     */
+    upgradeAbove: z
+      .object({
+        archive: unit.default(0.9),
+        trace: unit.default(0.9),
+        tag: unit.default(0.9),
+        summary: unit.default(0.95),
+      })
+      .prefault({}),
+  })
+  .refine((value) => value.mediumSimilarity <= value.highSimilarity, {
+    message: 'mediumSimilarity must not exceed highSimilarity',
+    path: ['mediumSimilarity'],
+  });
+export type StrategyConfig = z.output<typeof strategyConfigSchema>;
+export type StrategyConfigInput = z.input<typeof strategyConfigSchema>;
+
+/** Seeds 004 and 002: passive compression and decay. */
+export const decayConfigSchema = z.object({
+  /** a in weight = w0 / (1 + a·days). @default 0.01 */
+  weightAlpha: nonNegative.default(0.01),
+  /** Age in days (since updatedAt) at which a memory is compressed to each level. */
+  compressAfterDays: z
+    .object({
+      summary: nonNegative.default(7),
+      tag: nonNegative.default(30),
+      trace: nonNegative.default(90),
+      archive: nonNegative.default(180),
+    })
+    .prefault({}),
+  /** Importance at or above which a memory never decays (treated as core). @default 3 */
+  neverDecayImportance: positive.default(3),
+  /** Episodes: importance ×factor for each `everyDays` of age; deleted at `deleteAfterDays`. */
+  episode: z
+    .object({
+      everyDays: positive.default(7),
+      factor: unit.default(0.8),
+      deleteAfterDays: positive.default(14),
+    })
+    .prefault({}),
+  /** Facts: importance ×factor for each `everyDays` of age; deleted below `deleteBelowImportance`. */
+  fact: z
+    .object({
+      everyDays: positive.default(7),
+      factor: unit.default(0.95),
+      deleteBelowImportance: nonNegative.default(0.3),
+    })
+    .prefault({}),
+});
+export type DecayConfig = z.output<typeof decayConfigSchema>;
+export type DecayConfigInput = z.input<typeof decayConfigSchema>;
+
+/** Seed 000: when a memory is old enough to warn about. Hours; 0 means always warn. */
+export const freshnessConfigSchema = z.object({
+  /** @default 24 */
+  globalThresholdHours: nonNegative.default(24),
+  /** Per memory type, e.g. `{ project: 12, user: 168 }`. */
+  typeOverrides: z.partialRecord(z.enum(MEMORY_TYPES), nonNegative).default({}),
+});
+export type FreshnessConfig = z.output<typeof freshnessConfigSchema>;
+export type FreshnessConfigInput = z.input<typeof freshnessConfigSchema>;
+
+/** How search ranks: score = Σ weight·part, parts in 0..1 (see README "Retrieval"). */
+export const retrievalConfigSchema = z.object({
+  weights: z
+    .object({
+      /** Cosine similarity of query and memory vectors (negative clipped to 0). @default 0.55 */
+      semantic: nonNegative.default(0.55),
+      /** Keyword (BM25) score, divided by the best in the candidate set. @default 0.35 */
+      text: nonNegative.default(0.35),
+      /** The memory's weight (decayed, boosted). @default 0.05 */
+      weight: nonNegative.default(0.05),
+      /** 2^(−days since updatedAt / recencyHalfLifeDays). @default 0.05 */
+      recency: nonNegative.default(0.05),
+    })
+    .prefault({}),
+  /** @default 30 */
+  recencyHalfLifeDays: positive.default(30),
+  /** Each channel fetches max(limit × candidateMultiplier, minCandidates) candidates. @default 4 */
+  candidateMultiplier: positive.default(4),
+  /** @default 50 */
+  minCandidates: z.number().int().positive().default(50),
+  /** @default 10 */
+  defaultLimit: z.number().int().positive().default(10),
+  /** Results below this score are dropped. @default 0 */
+  minScore: nonNegative.default(0),
+});
+export type RetrievalConfig = z.output<typeof retrievalConfigSchema>;
+export type RetrievalConfigInput = z.input<typeof retrievalConfigSchema>;
+
+export const limitsConfigSchema = z.object({
+  /** Longest content accepted, in characters. @default 10000 */
+  maxContentLength: z.number().int().positive().default(10_000),
+  /** Longest scope value, in characters. @default 256 */
+  maxScopeLength: z.number().int().positive().default(256),
+  /** Most tags on one memory. @default 64 */
+  maxTags: z.number().int().positive().default(64),
+});
+export type LimitsConfig = z.output<typeof limitsConfigSchema>;
+
+export const recordDefaultsSchema = z.object({
+  /** @default 1 */
+  importance: nonNegative.default(1),
+  /** @default 'fact' */
+  category: z.enum(MEMORY_CATEGORIES).default('fact'),
+  /** @default 'user' */
+  type: z.enum(MEMORY_TYPES).default('user'),
+});
+export type RecordDefaults = z.output<typeof recordDefaultsSchema>;
+
+/** Parse a config section, turning zod issues into one readable line per problem. */
+export function formatZodIssues(error: z.ZodError, prefix = ''): string {
+  return error.issues
+    .map((issue) => {
+      const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
+      return `${path || '(root)'}: ${issue.message}`;
+    })
+    .join('; ');
+}

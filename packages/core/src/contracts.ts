@@ -1,0 +1,165 @@
+import type { MemoryFilter, MemoryRecord, MemoryVersion, Scope, ScoredMemory } from './types.js';
+
+/** Injected time. Everything that depends on age reads it from here, never from `Date.now()`. */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+// ---------------------------------------------------------------------------
+// Embedder
+// ---------------------------------------------------------------------------
+
+export interface EmbedOptions {
+  /** Some models embed queries and documents differently. Default `document`. */
+  purpose?: 'document' | 'query';
+  signal?: AbortSignal;
+}
+
+/** Turns text into unit vectors. Implementations must be deterministic. */
+export interface Embedder {
+  /** Names the vector space (model and settings). Two embedders with the same id must give the same vectors. */
+  readonly id: string;
+  readonly dimension: number;
+  /** One vector per text, in order, each of `dimension` finite numbers. */
+  embed(texts: readonly string[], options?: EmbedOptions): Promise<number[][]>;
+  /** Release model resources. */
+  close?(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------
+// Language model
+// ---------------------------------------------------------------------------
+
+export interface GenerateRequest {
+  system?: string;
+  prompt: string;
+  maxOutputTokens?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Any chat model, reduced to text in, text out. Optional everywhere: every
+ * step that uses one has a deterministic fallback.
+ */
+export interface LanguageModel {
+  readonly id: string;
+  generate(request: GenerateRequest): Promise<string>;
+}
+
+// ---------------------------------------------------------------------------
+// Store
+// ---------------------------------------------------------------------------
+
+/** What a store can do beyond the required methods, so callers can ask instead of catching. */
+export interface StoreCapabilities {
+  /** `textSearch` is implemented (keyword / BM25 ranking). */
+  textSearch: boolean;
+  /** Data survives `close()` and a new process. */
+  persistent: boolean;
+  /** Several processes may open the same store at once without losing writes. */
+  multiProcess: boolean;
+}
+
+export interface StoreOpenOptions {
+  /** Dimension of every vector the store will hold. */
+  dimension: number;
+  /** Id of the embedder whose vectors the store holds. */
+  embedderId: string;
+}
+
+export interface ListQuery {
+  /** See VectorQuery.exactScope. */
+  exactScope?: boolean;
+  scope?: Scope;
+  filter?: MemoryFilter;
+  /** Default: all. */
+  limit?: number;
+  offset?: number;
+  /** Default `createdAt`. Ties are broken by id. */
+  orderBy?: 'createdAt' | 'updatedAt' | 'id';
+  /** Default `asc`. */
+  direction?: 'asc' | 'desc';
+}
+
+export interface VectorQuery {
+  /** Fields the scope leaves out must be absent on the memory too (used for merge candidates). */
+  exactScope?: boolean;
+  vector: readonly number[];
+  scope?: Scope;
+  filter?: MemoryFilter;
+  limit: number;
+}
+
+export interface TextQuery {
+  /** See VectorQuery.exactScope. */
+  exactScope?: boolean;
+  /** Raw query text; the store tokenizes it with core's `tokenize` so every store matches alike. */
+  text: string;
+  scope?: Scope;
+  filter?: MemoryFilter;
+  limit: number;
+}
+
+/**
+ * One write. `put` creates (expectedRevision 0) or replaces a memory and
+ * appends its version; `delete` removes the memory, its vector, its text
+ * entry and its history.
+ */
+export type MemoryChange =
+  | {
+      op: 'put';
+      memory: MemoryRecord;
+      /** Required when creating; omitted to keep the stored vector. */
+      vector?: readonly number[];
+      /** Revision the change was based on; 0 when the memory must not exist yet. */
+      expectedRevision: number;
+      version: MemoryVersion;
+    }
+  | {
+      op: 'delete';
+      id: string;
+      /** When given, the delete fails with CONFLICT if the memory moved on. */
+      expectedRevision?: number;
+    };
+
+/**
+ * A storage backend. Stores are thin: they persist records, vectors and
+ * versions and answer queries; every rule lives in core.
+ */
+export interface MemoryStore {
+  /** Short backend name used in errors: `memory`, `sqlite`, `markdown`, `qdrant`. */
+  readonly name: string;
+  readonly capabilities: StoreCapabilities;
+  /**
+   * Prepare the store for vectors of this dimension from this embedder.
+   * Fails with DIMENSION_MISMATCH or EMBEDDER_MISMATCH when it already holds
+   * vectors of another kind.
+   */
+  open(options: StoreOpenOptions): Promise<void>;
+  get(id: string): Promise<MemoryRecord | undefined>;
+  /** Records for the ids that exist, in the order asked. */
+  getMany(ids: readonly string[]): Promise<MemoryRecord[]>;
+  list(query: ListQuery): Promise<MemoryRecord[]>;
+  count(query: { scope?: Scope; filter?: MemoryFilter }): Promise<number>;
+  /** Nearest memories by cosine similarity (score in -1..1), best first. */
+  vectorSearch(query: VectorQuery): Promise<ScoredMemory[]>;
+  /** Keyword matches (score > 0, higher is better), best first. Present when `capabilities.textSearch`. */
+  textSearch?(query: TextQuery): Promise<ScoredMemory[]>;
+  /**
+   * Apply changes all together or not at all. A put whose expectedRevision
+   * does not match the stored revision fails the whole call with CONFLICT.
+   */
+  apply(changes: readonly MemoryChange[]): Promise<void>;
+  /** Delete every memory in scope (with vectors, text entries and history). Returns how many. */
+  deleteByScope(scope: Scope): Promise<number>;
+  /** Versions of one memory, oldest first. Empty when the memory does not exist. */
+  history(id: string): Promise<MemoryVersion[]>;
+  /** The stored vector, for export and re-indexing. */
+  getVector(id: string): Promise<number[] | undefined>;
+  /** Record a read without making a version. */
+  touch?(ids: readonly string[], at: string): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,103 @@
+/**
+ * Stable error codes. A code never changes meaning once published; callers
+ * branch on `error.code`, never on the message text.
+ */
+export type MemloomErrorCode =
+  /** Options passed to a factory or method failed validation. */
+  | 'INVALID_OPTIONS'
+  /** Content that is empty or only whitespace. */
+  | 'EMPTY_CONTENT'
+  /** Content longer than the configured `limits.maxContentLength`. */
+  | 'CONTENT_TOO_LONG'
+  /** A scope value (userId, agentId, sessionId) that is missing, empty, too long or holds control characters. */
+  | 'INVALID_SCOPE'
+  /** Any other input that is not of the expected shape. */
+  | 'INVALID_INPUT'
+  /** No memory with that id (in that scope). */
+  | 'NOT_FOUND'
+  /** No version with that number in a memory's history. */
+  | 'VERSION_NOT_FOUND'
+  /** An embedder returned a vector of the wrong dimension, or holding NaN / Infinity. */
+  | 'INVALID_EMBEDDING'
+  /** A vector's dimension differs from the one the store was created with. */
+  | 'DIMENSION_MISMATCH'
+  /** The store was indexed by another embedder; a re-index is needed. */
+  | 'EMBEDDER_MISMATCH'
+  /** Someone else changed the memory between read and write (optimistic concurrency). */
+  | 'CONFLICT'
+  /** The store failed to read or write. */
+  | 'STORE_ERROR'
+  /** The store's files are damaged or are not what the store expects. */
+  | 'STORE_CORRUPT'
+  /** The store was written by a newer memloom schema than this version understands. */
+  | 'SCHEMA_TOO_NEW'
+  /** A store, embedder or model lacks an optional capability that was asked for. */
+  | 'NOT_SUPPORTED'
+  /** The embedder failed. */
+  | 'EMBEDDER_ERROR'
+  /** A language model call failed or returned something unusable. */
+  | 'MODEL_ERROR'
+  /** An operation took longer than its configured timeout. */
+  | 'TIMEOUT'
+  /** The memory (or store) was closed. */
+  | 'CLOSED'
+  /** A file or resource that must exist is missing (model files, config file, store package). */
+  | 'MISSING_RESOURCE'
+  /** Configuration file or environment could not be used. */
+  | 'INVALID_CONFIG';
+
+const MARKER = Symbol.for('memloom.error');
+
+export interface MemloomErrorOptions {
+  code: MemloomErrorCode;
+  message: string;
+  /** Which backend or component raised it: `sqlite`, `markdown`, `qdrant`, `embeddings`, `core`, … */
+  backend?: string;
+  cause?: unknown;
+  /** Structured facts for programs (field names, paths, ids). */
+  details?: Record<string, unknown>;
+}
+
+/**
+ * The one error type memloom throws. The message reads
+ * `[memloom] [backend] what went wrong`.
+ */
+export class MemloomError extends Error {
+  readonly code: MemloomErrorCode;
+  readonly backend: string;
+  readonly details: Record<string, unknown>;
+  private readonly [MARKER] = true;
+
+  constructor(options: MemloomErrorOptions) {
+    const backend = options.backend ?? 'core';
+    super(`[memloom] [${backend}] ${options.message}`, { cause: options.cause });
+    this.name = 'MemloomError';
+    this.code = options.code;
+    this.backend = backend;
+    this.details = options.details ?? {};
+  }
+
+  /** True for a MemloomError, even one thrown by another copy of this package. */
+  static isInstance(value: unknown): value is MemloomError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+  }
+
+  /** True when `value` is a MemloomError with this code. */
+  static hasCode(value: unknown, code: MemloomErrorCode): value is MemloomError {
+    return MemloomError.isInstance(value) && value.code === code;
+  }
+}
+
+/** Wrap an unknown failure in a MemloomError, keeping one that already is. */
+export function toMemloomError(
+  error: unknown,
+  fallback: Omit<MemloomErrorOptions, 'cause' | 'message'> & { message?: string },
+): MemloomError {
+  if (MemloomError.isInstance(error)) return error;
+  const text = error instanceof Error ? error.message : String(error);
+  return new MemloomError({
+    ...fallback,
+    message: fallback.message ? `${fallback.message}: ${text}` : text,
+    cause: error,
+  });
+}

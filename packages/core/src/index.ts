@@ -1,0 +1,138 @@
+// Errors
+export { MemloomError, toMemloomError } from './errors.js';
+export type { MemloomErrorCode, MemloomErrorOptions } from './errors.js';
+
+// Data model
+export {
+  MEMORY_LEVELS,
+  MEMORY_CATEGORIES,
+  MEMORY_TYPES,
+  MEMORY_SOURCES,
+  UPDATE_TRIGGERS,
+  VERSION_ACTIONS,
+  SCOPE_KEYS,
+} from './types.js';
+export type {
+  MemoryLevel,
+  MemoryCategory,
+  MemoryType,
+  MemorySource,
+  UpdateTrigger,
+  VersionAction,
+  Scope,
+  ScopeKey,
+  MemoryRecord,
+  MemoryVersion,
+  MemoryFilter,
+  ScoredMemory,
+  ScoreParts,
+} from './types.js';
+
+// Contracts
+export { systemClock } from './contracts.js';
+export type {
+  Clock,
+  Embedder,
+  EmbedOptions,
+  LanguageModel,
+  GenerateRequest,
+  MemoryStore,
+  StoreCapabilities,
+  StoreOpenOptions,
+  ListQuery,
+  VectorQuery,
+  TextQuery,
+  MemoryChange,
+} from './contracts.js';
+
+// Configuration
+export {
+  strategyConfigSchema,
+  decayConfigSchema,
+  freshnessConfigSchema,
+  retrievalConfigSchema,
+  limitsConfigSchema,
+  recordDefaultsSchema,
+  formatZodIssues,
+} from './config.js';
+export type {
+  StrategyConfig,
+  StrategyConfigInput,
+  DecayConfig,
+  DecayConfigInput,
+  FreshnessConfig,
+  FreshnessConfigInput,
+  RetrievalConfig,
+  RetrievalConfigInput,
+  LimitsConfig,
+  RecordDefaults,
+} from './config.js';
+export { engineConfigSchema } from './options.js';
+export type { EngineConfig, EngineConfigInput } from './options.js';
+
+// Strategy engine (seed 004)
+export { decideUpdate, boostedWeight, upgradedLevel, levelRank, roundValue } from './update-strategy.js';
+export type { MergeStrategy, UpdateDecision } from './update-strategy.js';
+
+// Decay and compression (seeds 004, 002)
+export { decayedWeight, levelForAge, neverDecays, planMaintenance, baseWeightFor, daysBetween, DAY_MS } from './decay.js';
+export type { MaintenancePlan } from './decay.js';
+export { compressDeterministic, mergeDeterministic, splitSentences } from './compression.js';
+export type { MaintainOptions, MaintenanceReport, MaintenanceChange } from './maintenance.js';
+
+// Freshness and index (seed 000)
+export {
+  DEFAULT_FRESHNESS,
+  freshnessThresholdMs,
+  shouldWarn,
+  ageString,
+  freshnessText,
+  freshnessNote,
+  indexAnnotation,
+  truncateIndex,
+  MAX_INDEX_LINES,
+  MAX_INDEX_BYTES,
+} from './freshness.js';
+export type { TruncatedIndex } from './freshness.js';
+export { renderIndex, renderContextBlock, indexLine, escapeFence } from './render.js';
+
+// Retrieval
+export { rankCandidates, combineScore, recencyScore } from './retrieval.js';
+export type { RankedMemory } from './retrieval.js';
+
+// Working memory (seed 003)
+export { WorkingMemoryTracker, workingMemoryConfigSchema, workingMemoryConfigFromEnv } from './working-memory.js';
+export type { WorkingMemoryConfig, WorkingMemoryConfigInput, WorkingMemoryStatus, WorkingMemoryCheck } from './working-memory.js';
+
+// Text utilities shared by stores and embedders
+export { tokenize, hasCjk } from './text/tokenize.js';
+export type { TokenizeOptions } from './text/tokenize.js';
+export { keywords } from './text/keywords.js';
+export { porterStem } from './text/porter-stemmer.js';
+export { TextIndex } from './text/bm25.js';
+export type { TextIndexOptions, TextHit } from './text/bm25.js';
+export { cosineSimilarity, normalizeVector, assertValidVector } from './vector.js';
+export { validateScope, isEmptyScope, scopeKey, inScope, matchesFilter } from './scope.js';
+
+// Language model helpers
+export { defaultPrompts } from './prompts.js';
+export type { Prompts } from './prompts.js';
+export { callModel, cleanModelText } from './model-text.js';
+export type { ModelCallResult } from './model-text.js';
+
+// The facade
+export { createMemory } from './memory.js';
+export type {
+  Memory,
+  CreateMemoryOptions,
+  AddOptions,
+  AddResult,
+  SearchOptions,
+  SearchResult,
+  ListOptions,
+  UpdatePatch,
+  UpdateOptions,
+  ScopedOptions,
+  RenderOptions,
+  Logger,
+} from './memory.js';

@@ -1,0 +1,168 @@
+import type { DecayConfig } from './config.js';
+import type { MemoryChange, MemoryStore } from './contracts.js';
+import { planMaintenance } from './decay.js';
+import { MemloomError } from './errors.js';
+import { versionOf } from './records.js';
+import type { TextOperations } from './text-operations.js';
+import type { MemoryLevel, MemoryRecord, Scope } from './types.js';
+
+export interface MaintainOptions {
+  /** The time to maintain at. @default the clock's now */
+  now?: Date | string | number;
+  /** Plan and report, write nothing. @default false */
+  dryRun?: boolean;
+  /** Only memories in this scope. @default all */
+  scope?: Scope;
+  /** Called after each page of memories: (done, total). */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface MaintenanceChange {
+  id: string;
+  action: 'compress' | 'decay' | 'delete';
+  reasons: string[];
+  fromLevel?: MemoryLevel;
+  toLevel?: MemoryLevel;
+  weight?: { from: number; to: number };
+  importance?: { from: number; to: number };
+  /** The compressed text (not computed in a dry run). */
+  content?: string;
+}
+
+export interface MaintenanceReport {
+  now: string;
+  dryRun: boolean;
+  scanned: number;
+  compressed: number;
+  decayed: number;
+  deleted: number;
+  unchanged: number;
+  /** Memories changed by someone else during the pass; they are left for the next pass. */
+  conflicts: number;
+  /** Compressions where the language model failed and the deterministic text was used. */
+  modelFallbacks: number;
+  changes: MaintenanceChange[];
+}
+
+const PAGE_SIZE = 500;
+
+/**
+ * Seed 004's passive maintenance over every memory in scope: compress by age
+ * (timestamp kept), decay weight and importance, delete what the category
+ * rules say. Deterministic in `nowMs`: a second pass at the same time finds
+ * nothing to do.
+ */
+export async function runMaintenance(input: {
+  store: MemoryStore;
+  text: TextOperations;
+  config: DecayConfig;
+  nowMs: number;
+  scope: Scope;
+  dryRun: boolean;
+  onProgress?: (done: number, total: number) => void;
+}): Promise<MaintenanceReport> {
+  const { store, config, nowMs, scope, dryRun } = input;
+  const nowIso = new Date(nowMs).toISOString();
+  const report: MaintenanceReport = {
+    now: nowIso,
+    dryRun,
+    scanned: 0,
+    compressed: 0,
+    decayed: 0,
+    deleted: 0,
+    unchanged: 0,
+    conflicts: 0,
+    modelFallbacks: 0,
+    changes: [],
+  };
+  // Read the whole scope first (ids only change by our own writes below), then write page by page.
+  const total = await store.count({ scope });
+  const memories: MemoryRecord[] = [];
+  for (let offset = 0; offset < total; offset += PAGE_SIZE) {
+    const page = await store.list({ scope, orderBy: 'id', limit: PAGE_SIZE, offset });
+    memories.push(...page);
+    if (page.length < PAGE_SIZE) break;
+  }
+
+  for (let start = 0; start < memories.length; start += PAGE_SIZE) {
+    const batch: MemoryChange[] = [];
+    for (const memory of memories.slice(start, start + PAGE_SIZE)) {
+      report.scanned++;
+      const plan = planMaintenance(memory, nowMs, config);
+      if (plan.kind === 'keep') {
+        report.unchanged++;
+        continue;
+      }
+      if (plan.kind === 'delete') {
+        report.deleted++;
+        report.changes.push({ id: memory.id, action: 'delete', reasons: plan.reasons });
+        batch.push({ op: 'delete', id: memory.id, expectedRevision: memory.revision });
+        continue;
+      }
+      const change: MaintenanceChange = {
+        id: memory.id,
+        action: plan.compressTo ? 'compress' : 'decay',
+        reasons: plan.reasons,
+      };
+      if (plan.weight !== memory.weight) change.weight = { from: memory.weight, to: plan.weight };
+      if (plan.importance !== memory.importance) change.importance = { from: memory.importance, to: plan.importance };
+      let content = memory.content;
+      if (plan.compressTo) {
+        change.fromLevel = memory.level;
+        change.toLevel = plan.compressTo;
+        report.compressed++;
+        if (!dryRun) {
+          const compressed = await input.text.compress(memory.content, memory.level, plan.compressTo);
+          if (compressed.fallbackReason) report.modelFallbacks++;
+          content = compressed.text;
+          change.content = content;
+        }
+      } else {
+        report.decayed++;
+      }
+      report.changes.push(change);
+      const after: MemoryRecord = {
+        ...memory,
+        content,
+        level: plan.compressTo ?? memory.level,
+        weight: plan.weight,
+        importance: plan.importance,
+        revision: memory.revision + 1,
+      };
+      batch.push({
+        op: 'put',
+        memory: after,
+        expectedRevision: memory.revision,
+        version: versionOf(memory, after, {
+          trigger: 'passive_decay',
+          action: plan.compressTo ? 'compress' : 'decay',
+          reason: plan.reasons.join('; '),
+          atIso: nowIso,
+        }),
+      });
+    }
+    if (!dryRun && batch.length > 0) report.conflicts += await applyBatch(store, batch);
+    input.onProgress?.(Math.min(start + PAGE_SIZE, memories.length), memories.length);
+  }
+  return report;
+}
+
+/** Apply a batch at once; on a conflict, apply one by one and count what was skipped. */
+async function applyBatch(store: MemoryStore, batch: MemoryChange[]): Promise<number> {
+  try {
+    await store.apply(batch);
+    return 0;
+  } catch (error) {
+    if (!MemloomError.hasCode(error, 'CONFLICT') && !MemloomError.hasCode(error, 'NOT_FOUND')) throw error;
+  }
+  let conflicts = 0;
+  for (const change of batch) {
+    try {
+      await store.apply([change]);
+    } catch (error) {
+      if (!MemloomError.hasCode(error, 'CONFLICT') && !MemloomError.hasCode(error, 'NOT_FOUND')) throw error;
+      conflicts++;
+    }
+  }
+  return conflicts;
+}

@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import {
+  decayConfigSchema,
+  formatZodIssues,
+  freshnessConfigSchema,
+  limitsConfigSchema,
+  recordDefaultsSchema,
+  retrievalConfigSchema,
+  strategyConfigSchema,
+} from './config.js';
+import { MemloomError } from './errors.js';
+import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_SOURCES, MEMORY_TYPES } from './types.js';
+
+/** The configuration part of `createMemory` options (everything but objects like the store). */
+export const engineConfigSchema = z.object({
+  strategy: strategyConfigSchema.prefault({}),
+  decay: decayConfigSchema.prefault({}),
+  /** `false` turns freshness warnings off. */
+  freshness: z.union([z.literal(false), freshnessConfigSchema]).prefault({}),
+  retrieval: retrievalConfigSchema.prefault({}),
+  limits: limitsConfigSchema.prefault({}),
+  defaults: recordDefaultsSchema.prefault({}),
+  /** How long a language model call may take before the deterministic path is used. @default 30000 */
+  modelTimeoutMs: z.number().int().positive().default(30_000),
+  /** Record lastAccessedAt on memories returned by search. @default true */
+  trackAccess: z.boolean().default(true),
+});
+export type EngineConfig = z.output<typeof engineConfigSchema>;
+export type EngineConfigInput = z.input<typeof engineConfigSchema>;
+
+const timestamp = z.union([z.date(), z.string().min(1), z.number().finite()]);
+const stringList = z.array(z.string().min(1).max(512));
+const metadataSchema = z.record(z.string(), z.unknown());
+const filterSchema = z
+  .object({
+    category: z.union([z.enum(MEMORY_CATEGORIES), z.array(z.enum(MEMORY_CATEGORIES))]).optional(),
+    type: z.union([z.enum(MEMORY_TYPES), z.array(z.enum(MEMORY_TYPES))]).optional(),
+    level: z.union([z.enum(MEMORY_LEVELS), z.array(z.enum(MEMORY_LEVELS))]).optional(),
+    source: z.union([z.enum(MEMORY_SOURCES), z.array(z.enum(MEMORY_SOURCES))]).optional(),
+    verified: z.boolean().optional(),
+    tags: stringList.optional(),
+    metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  })
+  .strict();
+
+export const addOptionsSchema = z
+  .object({
+    scope: z.unknown().optional(),
+    category: z.enum(MEMORY_CATEGORIES).optional(),
+    type: z.enum(MEMORY_TYPES).optional(),
+    importance: z.number().min(0).max(100).optional(),
+    source: z.enum(MEMORY_SOURCES).optional(),
+    verified: z.boolean().optional(),
+    sources: stringList.optional(),
+    tags: stringList.optional(),
+    metadata: metadataSchema.optional(),
+    /** When the content was said; defaults to the clock. Used for imports and replays. */
+    at: timestamp.optional(),
+    trigger: z.enum(['user_mention', 'extraction', 'import']).optional(),
+  })
+  .strict();
+
+export const searchOptionsSchema = z
+  .object({
+    scope: z.unknown().optional(),
+    limit: z.number().int().min(1).max(1000).optional(),
+    filter: filterSchema.optional(),
+    minScore: z.number().min(0).max(1).optional(),
+  })
+  .strict();
+
+export const listOptionsSchema = z
+  .object({
+    scope: z.unknown().optional(),
+    filter: filterSchema.optional(),
+    limit: z.number().int().min(1).optional(),
+    offset: z.number().int().min(0).optional(),
+    orderBy: z.enum(['createdAt', 'updatedAt', 'id']).optional(),
+    direction: z.enum(['asc', 'desc']).optional(),
+  })
+  .strict();
+
+export const updatePatchSchema = z
+  .object({
+    content: z.string().optional(),
+    category: z.enum(MEMORY_CATEGORIES).optional(),
+    type: z.enum(MEMORY_TYPES).optional(),
+    level: z.enum(MEMORY_LEVELS).optional(),
+    importance: z.number().min(0).max(100).optional(),
+    weight: z.number().min(0).max(1).optional(),
+    verified: z.boolean().optional(),
+    tags: stringList.optional(),
+    metadata: metadataSchema.optional(),
+  })
+  .strict();
+
+/** Parse with a schema; a failure becomes INVALID_OPTIONS (or the given code) naming every bad field. */
+export function parseOrThrow<T extends z.ZodType>(
+  schema: T,
+  value: unknown,
+  what: string,
+  code: 'INVALID_OPTIONS' | 'INVALID_INPUT' = 'INVALID_OPTIONS',
+): z.output<T> {
+  const result = schema.safeParse(value ?? {});
+  if (!result.success) {
+    throw new MemloomError({
+      code,
+      message: `invalid ${what}: ${formatZodIssues(result.error)}`,
+      details: { issues: result.error.issues.map((issue) => ({ path: issue.path.map(String), message: issue.message })) },
+    });
+  }
+  return result.data;
+}
+
+/** A Date, ISO string or epoch milliseconds → epoch milliseconds (INVALID_INPUT when unparseable). */
+export function toEpochMs(value: Date | string | number): number {
+  const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Date.parse(value);
+  if (!Number.isFinite(ms)) {
+    throw new MemloomError({ code: 'INVALID_INPUT', message: `not a valid time: ${String(value)}` });
+  }
+  return ms;
+}

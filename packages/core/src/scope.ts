@@ -1,0 +1,104 @@
+import { MemloomError } from './errors.js';
+import { SCOPE_KEYS, type MemoryFilter, type MemoryRecord, type Scope } from './types.js';
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/u;
+
+/**
+ * Validate a scope from outside: only userId / agentId / sessionId, each a
+ * non-blank string without control characters and at most `maxLength` long.
+ * Returns a clean copy holding only the given keys.
+ */
+export function validateScope(scope: unknown, maxLength = 256, backend = 'core'): Scope {
+  if (scope === undefined || scope === null) return {};
+  if (typeof scope !== 'object' || Array.isArray(scope)) {
+    throw new MemloomError({ code: 'INVALID_SCOPE', backend, message: 'scope must be an object like { userId: "alice" }' });
+  }
+  const clean: Scope = {};
+  for (const [key, value] of Object.entries(scope)) {
+    if (!(SCOPE_KEYS as readonly string[]).includes(key)) {
+      throw new MemloomError({
+        code: 'INVALID_SCOPE',
+        backend,
+        message: `unknown scope field "${key}" (expected userId, agentId or sessionId)`,
+        details: { field: key },
+      });
+    }
+    if (value === undefined) continue;
+    if (typeof value !== 'string' || value.trim() === '') {
+      throw new MemloomError({
+        code: 'INVALID_SCOPE',
+        backend,
+        message: `scope.${key} must be a non-empty string`,
+        details: { field: key },
+      });
+    }
+    if (value.length > maxLength) {
+      throw new MemloomError({
+        code: 'INVALID_SCOPE',
+        backend,
+        message: `scope.${key} is ${value.length} characters long; the limit is ${maxLength}`,
+        details: { field: key },
+      });
+    }
+    if (CONTROL.test(value)) {
+      throw new MemloomError({
+        code: 'INVALID_SCOPE',
+        backend,
+        message: `scope.${key} holds a control character`,
+        details: { field: key },
+      });
+    }
+    clean[key as keyof Scope] = value;
+  }
+  return clean;
+}
+
+/** True when no scope field is set. */
+export function isEmptyScope(scope: Scope): boolean {
+  return SCOPE_KEYS.every((key) => scope[key] === undefined);
+}
+
+/** A stable string key for a scope (used for locks and folder-independent maps). */
+export function scopeKey(scope: Scope): string {
+  return JSON.stringify(SCOPE_KEYS.map((key) => scope[key] ?? null));
+}
+
+/**
+ * Whether a memory is inside `scope`: every field the scope sets must match.
+ * With `exact`, fields the scope leaves out must be absent on the memory too.
+ */
+export function inScope(memoryScope: Scope, scope: Scope | undefined, exact = false): boolean {
+  if (!scope) return true;
+  for (const key of SCOPE_KEYS) {
+    const wanted = scope[key];
+    if (wanted !== undefined) {
+      if (memoryScope[key] !== wanted) return false;
+    } else if (exact && memoryScope[key] !== undefined) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** Whether a record passes every field of a filter. */
+export function matchesFilter(record: MemoryRecord, filter: MemoryFilter | undefined): boolean {
+  if (!filter) return true;
+  if (!oneOf(record.category, filter.category)) return false;
+  if (!oneOf(record.type, filter.type)) return false;
+  if (!oneOf(record.level, filter.level)) return false;
+  if (!oneOf(record.source, filter.source)) return false;
+  if (filter.verified !== undefined && record.verified !== filter.verified) return false;
+  if (filter.tags && filter.tags.length > 0 && !filter.tags.some((tag) => record.tags.includes(tag))) return false;
+  if (filter.metadata) {
+    for (const [key, value] of Object.entries(filter.metadata)) {
+      if (record.metadata[key] !== value) return false;
+    }
+  }
+  return true;
+}
+
+function oneOf<T>(value: T, wanted: T | T[] | undefined): boolean {
+  if (wanted === undefined) return true;
+  return Array.isArray(wanted) ? wanted.includes(value) : value === wanted;
+}

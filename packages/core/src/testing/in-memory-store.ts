@@ -1,0 +1,217 @@
+import type { ListQuery, MemoryChange, MemoryStore, StoreOpenOptions, TextQuery, VectorQuery } from '../contracts.js';
+import { MemloomError } from '../errors.js';
+import { inScope, matchesFilter } from '../scope.js';
+import { TextIndex } from '../text/bm25.js';
+import type { MemoryFilter, MemoryRecord, MemoryVersion, Scope, ScoredMemory } from '../types.js';
+import { cosineSimilarity } from '../vector.js';
+
+interface Entry {
+  record: MemoryRecord;
+  vector: number[];
+}
+
+/**
+ * A store that keeps everything in process memory: exact cosine search over
+ * every vector and BM25 keyword search. For tests, demos and small
+ * single-process apps; nothing survives `close()`.
+ */
+export function createInMemoryStore(): MemoryStore {
+  return new InMemoryStore();
+}
+
+class InMemoryStore implements MemoryStore {
+  readonly name = 'memory';
+  readonly capabilities = { textSearch: true, persistent: false, multiProcess: false };
+  private readonly entries = new Map<string, Entry>();
+  private readonly versions = new Map<string, MemoryVersion[]>();
+  private readonly text = new TextIndex();
+  private dimension: number | undefined;
+  private embedderId: string | undefined;
+  private closed = false;
+
+  async open(options: StoreOpenOptions): Promise<void> {
+    this.assertOpen();
+    if (this.dimension !== undefined && this.dimension !== options.dimension) {
+      throw new MemloomError({
+        code: 'DIMENSION_MISMATCH',
+        backend: this.name,
+        message: `store holds vectors of dimension ${this.dimension}; the embedder gives ${options.dimension}`,
+      });
+    }
+    if (this.embedderId !== undefined && this.embedderId !== options.embedderId) {
+      throw new MemloomError({
+        code: 'EMBEDDER_MISMATCH',
+        backend: this.name,
+        message: `store was indexed by ${this.embedderId}, not ${options.embedderId}; re-index to switch`,
+      });
+    }
+    this.dimension = options.dimension;
+    this.embedderId = options.embedderId;
+  }
+
+  async get(id: string): Promise<MemoryRecord | undefined> {
+    this.assertOpen();
+    const entry = this.entries.get(id);
+    return entry ? structuredClone(entry.record) : undefined;
+  }
+
+  async getMany(ids: readonly string[]): Promise<MemoryRecord[]> {
+    this.assertOpen();
+    return ids.flatMap((id) => {
+      const entry = this.entries.get(id);
+      return entry ? [structuredClone(entry.record)] : [];
+    });
+  }
+
+  async list(query: ListQuery): Promise<MemoryRecord[]> {
+    this.assertOpen();
+    const key = query.orderBy ?? 'createdAt';
+    const sign = query.direction === 'desc' ? -1 : 1;
+    const records = this.matching(query.scope, query.filter, query.exactScope).sort((a, b) => {
+      const primary = a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : 0;
+      return sign * (primary || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    });
+    const offset = query.offset ?? 0;
+    const end = query.limit === undefined ? undefined : offset + query.limit;
+    return records.slice(offset, end).map((record) => structuredClone(record));
+  }
+
+  async count(query: { scope?: Scope; filter?: MemoryFilter }): Promise<number> {
+    this.assertOpen();
+    return this.matching(query.scope, query.filter, false).length;
+  }
+
+  async vectorSearch(query: VectorQuery): Promise<ScoredMemory[]> {
+    this.assertOpen();
+    this.checkDimension(query.vector);
+    const hits: ScoredMemory[] = [];
+    for (const entry of this.entries.values()) {
+      if (!inScope(entry.record.scope, query.scope, query.exactScope) || !matchesFilter(entry.record, query.filter)) continue;
+      hits.push({ memory: entry.record, score: cosineSimilarity(query.vector, entry.vector) });
+    }
+    return hits
+      .sort((a, b) => b.score - a.score || (a.memory.id < b.memory.id ? -1 : 1))
+      .slice(0, query.limit)
+      .map((hit) => ({ memory: structuredClone(hit.memory), score: hit.score }));
+  }
+
+  async textSearch(query: TextQuery): Promise<ScoredMemory[]> {
+    this.assertOpen();
+    const accept = (id: string) => {
+      const record = this.entries.get(id)?.record;
+      return !!record && inScope(record.scope, query.scope, query.exactScope) && matchesFilter(record, query.filter);
+    };
+    return this.text.search(query.text, query.limit, accept).map((hit) => ({
+      memory: structuredClone((this.entries.get(hit.id) as Entry).record),
+      score: hit.score,
+    }));
+  }
+
+  async apply(changes: readonly MemoryChange[]): Promise<void> {
+    this.assertOpen();
+    // Check everything first, then mutate synchronously: all or nothing.
+    const seen = new Map<string, number | undefined>();
+    for (const change of changes) {
+      const id = changeId(change);
+      const current = seen.has(id) ? seen.get(id) : this.entries.get(id)?.record.revision;
+      if (change.op === 'delete') {
+        if (change.expectedRevision !== undefined && current !== change.expectedRevision) throw this.conflict(id);
+        seen.set(id, undefined);
+        continue;
+      }
+      const { memory } = change;
+      if ((current ?? 0) !== change.expectedRevision) throw this.conflict(memory.id);
+      if (change.vector === undefined && current === undefined) {
+        throw new MemloomError({ code: 'INVALID_INPUT', backend: this.name, message: `memory ${memory.id} is new and needs a vector` });
+      }
+      if (change.vector !== undefined) this.checkDimension(change.vector);
+      if (memory.revision !== change.expectedRevision + 1 || change.version.version !== memory.revision) {
+        throw new MemloomError({
+          code: 'INVALID_INPUT',
+          backend: this.name,
+          message: `memory ${memory.id}: revision ${memory.revision} and version ${change.version.version} must both be ${change.expectedRevision + 1}`,
+        });
+      }
+      seen.set(memory.id, memory.revision);
+    }
+    for (const change of changes) {
+      if (change.op === 'delete') {
+        this.entries.delete(change.id);
+        this.versions.delete(change.id);
+        this.text.delete(change.id);
+        continue;
+      }
+      const previous = this.entries.get(change.memory.id);
+      const vector = change.vector ? [...change.vector] : (previous as Entry).vector;
+      this.entries.set(change.memory.id, { record: structuredClone(change.memory), vector });
+      const history = this.versions.get(change.memory.id) ?? [];
+      history.push(structuredClone(change.version));
+      this.versions.set(change.memory.id, history);
+      this.text.set(change.memory.id, change.memory.content);
+    }
+  }
+
+  async deleteByScope(scope: Scope): Promise<number> {
+    this.assertOpen();
+    const doomed = this.matching(scope, undefined, false);
+    for (const record of doomed) {
+      this.entries.delete(record.id);
+      this.versions.delete(record.id);
+      this.text.delete(record.id);
+    }
+    return doomed.length;
+  }
+
+  async history(id: string): Promise<MemoryVersion[]> {
+    this.assertOpen();
+    return structuredClone(this.versions.get(id) ?? []);
+  }
+
+  async getVector(id: string): Promise<number[] | undefined> {
+    this.assertOpen();
+    const entry = this.entries.get(id);
+    return entry ? [...entry.vector] : undefined;
+  }
+
+  async touch(ids: readonly string[], at: string): Promise<void> {
+    this.assertOpen();
+    for (const id of ids) {
+      const entry = this.entries.get(id);
+      if (entry) entry.record = { ...entry.record, lastAccessedAt: at };
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  private matching(scope: Scope | undefined, filter: MemoryFilter | undefined, exact: boolean | undefined): MemoryRecord[] {
+    const records: MemoryRecord[] = [];
+    for (const entry of this.entries.values()) {
+      if (inScope(entry.record.scope, scope, exact) && matchesFilter(entry.record, filter)) records.push(entry.record);
+    }
+    return records;
+  }
+
+  private checkDimension(vector: readonly number[]): void {
+    if (this.dimension !== undefined && vector.length !== this.dimension) {
+      throw new MemloomError({
+        code: 'DIMENSION_MISMATCH',
+        backend: this.name,
+        message: `vector of dimension ${vector.length}; this store holds ${this.dimension}`,
+      });
+    }
+  }
+
+  private conflict(id: string): MemloomError {
+    return new MemloomError({ code: 'CONFLICT', backend: this.name, message: `memory ${id} was changed by someone else`, details: { id } });
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new MemloomError({ code: 'CLOSED', backend: this.name, message: 'store is closed' });
+  }
+}
+
+function changeId(change: MemoryChange): string {
+  return change.op === 'delete' ? change.id : change.memory.id;
+}

@@ -1,0 +1,7 @@
+export { createInMemoryStore } from './in-memory-store.js';
+export { createTestEmbedder, vectorWithSimilarity, axisVector } from './test-embedder.js';
+export type { TestEmbedder, TestEmbedderOptions } from './test-embedder.js';
+export { createFakeClock } from './fake-clock.js';
+export type { FakeClock } from './fake-clock.js';
+export { createScriptedModel, createHangingModel } from './scripted-model.js';
+export type { ScriptedModel, ScriptStep } from './scripted-model.js';

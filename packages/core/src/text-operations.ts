@@ -1,0 +1,53 @@
+import { compressDeterministic, mergeDeterministic } from './compression.js';
+import type { LanguageModel } from './contracts.js';
+import { callModel, cleanModelText } from './model-text.js';
+import type { Prompts } from './prompts.js';
+import type { MemoryLevel } from './types.js';
+
+export interface TextResult {
+  text: string;
+  /** True when the text came from the language model. */
+  byModel: boolean;
+  /** Why the model's answer was not used, when it was asked and failed. */
+  fallbackReason?: string;
+}
+
+/**
+ * Compression and merge text: from the language model when one is given,
+ * else (or when the model fails, times out or answers with something
+ * unusable) from the deterministic functions.
+ */
+export class TextOperations {
+  constructor(
+    private readonly model: LanguageModel | undefined,
+    private readonly prompts: Prompts,
+    private readonly timeoutMs: number,
+    private readonly maxLength: number,
+  ) {}
+
+  async compress(content: string, from: MemoryLevel, to: MemoryLevel): Promise<TextResult> {
+    const fallback = () => compressDeterministic(content, to);
+    if (!this.model) return { text: fallback(), byModel: false };
+    const result = await callModel(this.model, this.prompts.compress({ content, from, to }), this.timeoutMs);
+    if (!result.ok) return { text: fallback(), byModel: false, fallbackReason: result.error?.message ?? 'model failed' };
+    const text = cleanModelText(result.text);
+    if (!text) return { text: fallback(), byModel: false, fallbackReason: 'model answered with empty text' };
+    if (text.length > content.length) {
+      return { text: fallback(), byModel: false, fallbackReason: 'model answer was longer than the memory it compressed' };
+    }
+    return { text, byModel: true };
+  }
+
+  async merge(oldContent: string, oldLevel: MemoryLevel, newContent: string): Promise<TextResult> {
+    const fallback = () => mergeDeterministic(oldContent, newContent, oldLevel, this.maxLength);
+    if (!this.model) return { text: fallback(), byModel: false };
+    const result = await callModel(this.model, this.prompts.merge({ oldContent, newContent }), this.timeoutMs);
+    if (!result.ok) return { text: fallback(), byModel: false, fallbackReason: result.error?.message ?? 'model failed' };
+    const text = cleanModelText(result.text);
+    if (!text) return { text: fallback(), byModel: false, fallbackReason: 'model answered with empty text' };
+    if (text.length > this.maxLength) {
+      return { text: fallback(), byModel: false, fallbackReason: `model answer exceeded ${this.maxLength} characters` };
+    }
+    return { text, byModel: true };
+  }
+}

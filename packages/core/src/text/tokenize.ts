@@ -1,0 +1,65 @@
+import { porterStem } from './porter-stemmer.js';
+import { ENGLISH_STOPWORDS } from './stopwords.js';
+
+const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
+
+/** Han, Hiragana, Katakana and Hangul: scripts written without spaces between words. */
+const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]/u;
+const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+/gu;
+
+export interface TokenizeOptions {
+  /** Drop common English words. @default true */
+  stopwords?: boolean;
+  /** Porter-stem English words. @default true */
+  stem?: boolean;
+}
+
+/**
+ * Split text into search terms, the same way for every store so a keyword
+ * query ranks alike everywhere.
+ *
+ * - Latin text: Unicode word boundaries, lowercased, NFKC-normalized,
+ *   possessive `'s` dropped, stopwords removed, Porter-stemmed.
+ * - Chinese, Japanese, Korean runs: every character and every pair of
+ *   adjacent characters, so 咖啡 matches 喝咖啡 without a dictionary.
+ */
+export function tokenize(text: string, options: TokenizeOptions = {}): string[] {
+  const useStopwords = options.stopwords ?? true;
+  const useStem = options.stem ?? true;
+  const tokens: string[] = [];
+  const normalized = text.normalize('NFKC').toLowerCase();
+
+  for (const part of segmenter.segment(normalized)) {
+    if (!part.isWordLike) continue;
+    const word = part.segment;
+    if (CJK.test(word)) {
+      for (const run of word.match(CJK_RUN) ?? []) pushCjk(run, tokens);
+      const rest = word.replace(CJK_RUN, ' ').trim();
+      if (rest) for (const piece of rest.split(/\s+/)) pushLatin(piece, tokens, useStopwords, useStem);
+      continue;
+    }
+    pushLatin(word, tokens, useStopwords, useStem);
+  }
+  return tokens;
+}
+
+/** True when the text holds any CJK character. */
+export function hasCjk(text: string): boolean {
+  return CJK.test(text);
+}
+
+function pushCjk(run: string, tokens: string[]): void {
+  const chars = Array.from(run);
+  for (let index = 0; index < chars.length; index++) {
+    tokens.push(chars[index] as string);
+    if (index + 1 < chars.length) tokens.push((chars[index] as string) + (chars[index + 1] as string));
+  }
+}
+
+function pushLatin(word: string, tokens: string[], useStopwords: boolean, useStem: boolean): void {
+  let cleaned = word.replace(/['’]s$/u, '').replace(/['’]/gu, '');
+  if (!cleaned) return;
+  if (useStopwords && ENGLISH_STOPWORDS.has(cleaned)) return;
+  if (useStem) cleaned = porterStem(cleaned);
+  tokens.push(cleaned);
+}

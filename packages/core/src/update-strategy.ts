@@ -1,0 +1,107 @@
+import type { StrategyConfig } from './config.js';
+import type { MemoryLevel } from './types.js';
+
+/** Seed 004's three answers to "how does new content relate to what we remember?". */
+export type MergeStrategy = 'merge_update' | 'keep_both' | 'create_new';
+
+/** The decision taken for one piece of new content, with why. */
+export interface UpdateDecision {
+  strategy: MergeStrategy;
+  /** True only for a merge: the activated memory's updatedAt becomes now. */
+  shouldRefreshTimestamp: boolean;
+  /** True when a merge lifts the memory one level (e.g. tag → summary). */
+  shouldUpgradeLevel: boolean;
+  reason: string;
+  /** Cosine similarity to the nearest memory in scope; 0 when the scope was empty. */
+  similarity: number;
+  /** The nearest memory in scope, when there was one. */
+  nearestId?: string;
+}
+
+/** Levels from most to least detailed. */
+const LEVEL_ORDER: readonly MemoryLevel[] = ['full', 'summary', 'tag', 'trace', 'archive'];
+
+/** 0 for full … 4 for archive. */
+export function levelRank(level: MemoryLevel): number {
+  return LEVEL_ORDER.indexOf(level);
+}
+
+/** Decide merge / keep both / new from the similarity to the nearest memory in scope. */
+export function decideUpdate(
+  nearest: { id: string; level: MemoryLevel; similarity: number } | undefined,
+  config: StrategyConfig,
+): UpdateDecision {
+  if (!nearest) {
+    return {
+      strategy: 'create_new',
+      shouldRefreshTimestamp: false,
+      shouldUpgradeLevel: false,
+      reason: 'no memory in this scope yet: created a new full memory',
+      similarity: 0,
+    };
+  }
+  const { similarity } = nearest;
+  const shown = similarity.toFixed(3);
+  if (similarity >= config.highSimilarity) {
+    const upgraded = upgradedLevel(nearest.level, similarity, config);
+    const shouldUpgradeLevel = upgraded !== nearest.level;
+    const upgradeText = shouldUpgradeLevel
+      ? `, level ${nearest.level} -> ${upgraded} (similarity > ${config.upgradeAbove[nearest.level as Exclude<MemoryLevel, 'full'>]})`
+      : '';
+    return {
+      strategy: 'merge_update',
+      shouldRefreshTimestamp: true,
+      shouldUpgradeLevel,
+      reason: `similarity ${shown} >= ${config.highSimilarity}: merged into the existing memory and refreshed its timestamp${upgradeText}`,
+      similarity,
+      nearestId: nearest.id,
+    };
+  }
+  if (similarity >= config.mediumSimilarity) {
+    return {
+      strategy: 'keep_both',
+      shouldRefreshTimestamp: false,
+      shouldUpgradeLevel: false,
+      reason: `similarity ${shown} in [${config.mediumSimilarity}, ${config.highSimilarity}): kept both; the old memory keeps its content, level and timestamp, the new one is full`,
+      similarity,
+      nearestId: nearest.id,
+    };
+  }
+  return {
+    strategy: 'create_new',
+    shouldRefreshTimestamp: false,
+    shouldUpgradeLevel: false,
+    reason: `similarity ${shown} < ${config.mediumSimilarity}: created an independent new memory; the old one is unchanged`,
+    similarity,
+    nearestId: nearest.id,
+  };
+}
+
+/**
+ * The nearest memory's new weight. Merge: +highBoost of the gap to 1;
+ * keep both: +mediumBoost of the gap; new: +lowBoost flat. Capped at 1.
+ * Examples: 0.2 → 0.68 (merge), 0.3 → 0.51 (keep both), 0.3 → 0.4 (new).
+ */
+export function boostedWeight(weight: number, strategy: MergeStrategy, config: StrategyConfig): number {
+  const gap = 1 - weight;
+  const boosted =
+    strategy === 'merge_update'
+      ? weight + gap * config.highBoost
+      : strategy === 'keep_both'
+        ? weight + gap * config.mediumBoost
+        : weight + config.lowBoost;
+  return roundValue(Math.min(1, boosted));
+}
+
+/** The level a merge lifts a memory to: one step up when similarity is strictly above that level's threshold. */
+export function upgradedLevel(level: MemoryLevel, similarity: number, config: StrategyConfig): MemoryLevel {
+  if (level === 'full') return 'full';
+  const threshold = config.upgradeAbove[level];
+  if (similarity <= threshold) return level;
+  return LEVEL_ORDER[levelRank(level) - 1] ?? level;
+}
+
+/** Six decimals keep stored numbers readable without losing anything that matters. */
+export function roundValue(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}

@@ -1,0 +1,61 @@
+import { MemloomError } from './errors.js';
+
+/** Cosine similarity in -1..1; 0 when either vector is all zeros. */
+export function cosineSimilarity(a: readonly number[], b: readonly number[]): number {
+  let dot = 0;
+  let normA = 0;
+  let normB = 0;
+  const length = Math.min(a.length, b.length);
+  for (let index = 0; index < length; index++) {
+    const x = a[index] as number;
+    const y = b[index] as number;
+    dot += x * y;
+    normA += x * x;
+    normB += y * y;
+  }
+  if (normA === 0 || normB === 0) return 0;
+  return Math.max(-1, Math.min(1, dot / Math.sqrt(normA * normB)));
+}
+
+/** Scale to unit length; a zero vector stays zero. */
+export function normalizeVector(vector: readonly number[]): number[] {
+  let norm = 0;
+  for (const value of vector) norm += value * value;
+  norm = Math.sqrt(norm);
+  if (norm === 0) return [...vector];
+  return vector.map((value) => value / norm);
+}
+
+/**
+ * Check a vector before it is stored: right dimension, finite numbers only.
+ * Throws INVALID_EMBEDDING naming who produced it.
+ */
+export function assertValidVector(vector: unknown, dimension: number, producer: string, backend = 'core'): asserts vector is number[] {
+  if (!Array.isArray(vector) && !ArrayBuffer.isView(vector)) {
+    throw new MemloomError({
+      code: 'INVALID_EMBEDDING',
+      backend,
+      message: `${producer} returned a ${typeof vector} where a vector of ${dimension} numbers was expected`,
+    });
+  }
+  const values = vector as ArrayLike<unknown>;
+  if (values.length !== dimension) {
+    throw new MemloomError({
+      code: 'INVALID_EMBEDDING',
+      backend,
+      message: `${producer} returned a vector of dimension ${values.length}; expected ${dimension}`,
+      details: { expected: dimension, actual: values.length },
+    });
+  }
+  for (let index = 0; index < values.length; index++) {
+    const value = values[index];
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      throw new MemloomError({
+        code: 'INVALID_EMBEDDING',
+        backend,
+        message: `${producer} returned a vector with a non-finite value (${String(value)}) at index ${index}`,
+        details: { index },
+      });
+    }
+  }
+}

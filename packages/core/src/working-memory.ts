@@ -1,0 +1,138 @@
+import { z } from 'zod';
+import { formatZodIssues } from './config.js';
+import { MemloomError } from './errors.js';
+
+/** Seed 003's thresholds (environment names in parentheses). */
+export const workingMemoryConfigSchema = z.object({
+  /** Remind after more than this many rounds without an overview update (WM_MAX_ROUNDS). @default 5 */
+  maxRounds: z.number().int().positive().default(5),
+  /** Never remind before this many rounds (WM_MIN_ROUNDS). @default 3 */
+  minRounds: z.number().int().positive().default(3),
+  /** Context use (percent) past which the reminder comes after minRounds already (WM_TOKEN_THRESHOLD). @default 70 */
+  tokenThresholdPercent: z.number().min(0).max(100).default(70),
+  /** WM_ENABLE_REMINDER. @default true */
+  enabled: z.boolean().default(true),
+  /** Where the agent writes its overview; named in the reminder. @default 'overview.md' */
+  overviewPath: z.string().min(1).default('overview.md'),
+  /** Where finished work is archived; named in the reminder. @default 'detail/' */
+  detailPath: z.string().min(1).default('detail/'),
+});
+export type WorkingMemoryConfig = z.output<typeof workingMemoryConfigSchema>;
+export type WorkingMemoryConfigInput = z.input<typeof workingMemoryConfigSchema>;
+
+/** Read WM_MAX_ROUNDS, WM_MIN_ROUNDS, WM_TOKEN_THRESHOLD, WM_ENABLE_REMINDER. */
+export function workingMemoryConfigFromEnv(env: Record<string, string | undefined>): WorkingMemoryConfigInput {
+  const config: WorkingMemoryConfigInput = {};
+  const number = (name: string): number | undefined => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return undefined;
+    const value = Number(raw);
+    if (!Number.isFinite(value)) {
+      throw new MemloomError({ code: 'INVALID_CONFIG', message: `${name} must be a number, got "${raw}"`, details: { field: name } });
+    }
+    return value;
+  };
+  const maxRounds = number('WM_MAX_ROUNDS');
+  const minRounds = number('WM_MIN_ROUNDS');
+  const tokenThreshold = number('WM_TOKEN_THRESHOLD');
+  if (maxRounds !== undefined) config.maxRounds = maxRounds;
+  if (minRounds !== undefined) config.minRounds = minRounds;
+  if (tokenThreshold !== undefined) config.tokenThresholdPercent = tokenThreshold;
+  const enabled = env.WM_ENABLE_REMINDER;
+  if (enabled !== undefined && enabled !== '') config.enabled = !/^(0|false|no|off)$/i.test(enabled);
+  return config;
+}
+
+/** What the agent's context looks like this round. */
+export interface WorkingMemoryStatus {
+  tokensUsed: number;
+  tokensMax: number;
+  messageCount: number;
+  /** Size of the current overview, in bytes. */
+  overviewBytes: number;
+}
+
+export interface WorkingMemoryCheck {
+  remind: boolean;
+  roundsSinceUpdate: number;
+  tokensPercent: number;
+  /** The reminder text when `remind` is true, else "". */
+  reminder: string;
+}
+
+/**
+ * Seed 003: counts rounds since the agent last wrote its working-memory
+ * overview and, from round `minRounds` on, reminds it after more than
+ * `maxRounds` rounds, or after more than `minRounds` when context use passes
+ * `tokenThresholdPercent`. Call `checkRound` once per round (before the model
+ * runs) and `markUpdated` when the overview is written.
+ */
+export class WorkingMemoryTracker {
+  readonly config: WorkingMemoryConfig;
+  private rounds = 0;
+  private started = false;
+
+  constructor(config: WorkingMemoryConfigInput = {}) {
+    const parsed = workingMemoryConfigSchema.safeParse(config);
+    if (!parsed.success) {
+      throw new MemloomError({ code: 'INVALID_OPTIONS', message: `invalid working memory options: ${formatZodIssues(parsed.error)}` });
+    }
+    this.config = parsed.data;
+  }
+
+  get roundsSinceUpdate(): number {
+    return this.rounds;
+  }
+
+  /** The overview was just written: start counting again. */
+  markUpdated(): void {
+    this.rounds = 0;
+    this.started = true;
+  }
+
+  /** Count one round and say whether to remind. */
+  checkRound(status: WorkingMemoryStatus): WorkingMemoryCheck {
+    if (!this.started) {
+      this.started = true;
+      this.rounds = 1;
+    } else {
+      this.rounds++;
+    }
+    const tokensPercent = status.tokensMax > 0 ? (status.tokensUsed / status.tokensMax) * 100 : 0;
+    const { enabled, minRounds, maxRounds, tokenThresholdPercent } = this.config;
+    const remind =
+      enabled &&
+      this.rounds >= minRounds &&
+      (this.rounds > maxRounds || (tokensPercent > tokenThresholdPercent && this.rounds > minRounds));
+    return {
+      remind,
+      roundsSinceUpdate: this.rounds,
+      tokensPercent,
+      reminder: remind ? this.reminderText(status, tokensPercent) : '',
+    };
+  }
+
+  /** The reminder: rounds, token use, message count, overview size and what to do. */
+  reminderText(status: WorkingMemoryStatus, tokensPercent: number): string {
+    return [
+      '<!--',
+      'WORKING MEMORY UPDATE NEEDED',
+      '',
+      `You have not updated your working memory for ${this.rounds} rounds.`,
+      'Current context:',
+      `- Token use: ${Math.round(tokensPercent)}% (${status.tokensUsed} / ${status.tokensMax})`,
+      `- Messages in history: ${status.messageCount}`,
+      `- Working memory size: ${(status.overviewBytes / 1024).toFixed(2)} KB`,
+      '',
+      'What to do:',
+      `1. Summarize finished tasks and archive them to ${this.config.detailPath}`,
+      '2. Update the status and progress of the current task',
+      '3. Delete outdated information; keep recent decisions and open questions',
+      `4. Move detailed discussion to ${this.config.detailPath}`,
+      '',
+      `Write the updated overview to: ${this.config.overviewPath}`,
+      'You will see the updated content on the next request.',
+      '-->',
+    ].join('\n');
+  }
+}

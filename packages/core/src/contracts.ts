@@ -151,6 +151,9 @@ export interface MemoryStore {
   /**
    * Apply changes all together or not at all. A put whose expectedRevision
    * does not match the stored revision fails the whole call with CONFLICT.
+   * A put must carry `memory.revision === version.version === expectedRevision + 1`.
+   * Deleting an unknown id is a no-op, unless `expectedRevision` is given
+   * (then it is a CONFLICT).
    */
   apply(changes: readonly MemoryChange[]): Promise<void>;
   /** Delete every memory in scope (with vectors, text entries and history). Returns how many. */
@@ -159,7 +162,7 @@ export interface MemoryStore {
   history(id: string): Promise<MemoryVersion[]>;
   /** The stored vector, for export and re-indexing. */
   getVector(id: string): Promise<number[] | undefined>;
-  /** Record a read without making a version. */
-  touch?(ids: readonly string[], at: string): Promise<void>;
+  /** Set lastAccessedAt on these memories (unknown ids are ignored) without making a version. */
+  touch(ids: readonly string[], at: string): Promise<void>;
   close(): Promise<void>;
 }

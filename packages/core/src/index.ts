@@ -136,3 +136,7 @@ export type {
   RenderOptions,
   Logger,
 } from './memory.js';
+
+// Policy (seed 001)
+export { policySchema, policyOverridesSchema, DEFAULT_POLICY, resolvePolicy } from './policy.js';
+export type { Policy, PolicyKey, PolicyOverrides, PolicyStorage } from './policy.js';

@@ -384,7 +384,7 @@ class MemloomMemory implements Memory {
       .filter((hit) => hit.score >= minScore && inScope(hit.memory.scope, scope))
       .slice(0, limit);
 
-    if (this.config.trackAccess && this.store.touch && ranked.length > 0) {
+    if (this.config.trackAccess && ranked.length > 0) {
       const atIso = new Date(nowMs).toISOString();
       await this.store.touch(
         ranked.map((hit) => hit.memory.id),
@@ -668,7 +668,7 @@ function baseImportanceFor(record: MemoryRecord, ageDays: number, decay: EngineC
 
 function assertStore(store: unknown): asserts store is MemoryStore {
   const candidate = store as Partial<MemoryStore> | undefined;
-  const required = ['open', 'get', 'getMany', 'list', 'count', 'vectorSearch', 'apply', 'deleteByScope', 'history', 'getVector', 'close'] as const;
+  const required = ['open', 'get', 'getMany', 'list', 'count', 'vectorSearch', 'apply', 'deleteByScope', 'history', 'getVector', 'touch', 'close'] as const;
   const missing = candidate ? required.filter((name) => typeof candidate[name] !== 'function') : required;
   if (!candidate || missing.length > 0 || typeof candidate.capabilities !== 'object') {
     throw new MemloomError({

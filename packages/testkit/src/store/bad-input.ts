@@ -1,0 +1,96 @@
+import type { Embedder } from '@memloom/core';
+import { createMemory } from '@memloom/core';
+import { describe, expect, it } from 'vitest';
+import { facade } from './facade.js';
+import { axis, create, DIMENSION, EMBEDDER_ID, record, rejectsWithCode, replace, type StoreContext } from './fixtures.js';
+
+export function badInputCases(context: StoreContext): void {
+  describe('bad input', () => {
+    it('refuses a vector of the wrong dimension and writes nothing', async () => {
+      const memory = record();
+      await rejectsWithCode(context.store.apply([create(memory, [1, 0, 0])]), 'DIMENSION_MISMATCH');
+      expect(await context.store.get(memory.id)).toBeUndefined();
+      expect(await context.store.count({})).toBe(0);
+    });
+
+    it('refuses a put whose expected revision is stale (CONFLICT) and writes nothing', async () => {
+      const memory = record({ content: 'first' });
+      await context.store.apply([create(memory, axis(0))]);
+      await rejectsWithCode(context.store.apply([create(memory, axis(0))]), 'CONFLICT');
+      await context.store.apply([replace(memory, { content: 'second' })]);
+      await rejectsWithCode(context.store.apply([replace(memory, { content: 'lost update' })]), 'CONFLICT');
+      expect((await context.store.get(memory.id))?.content).toBe('second');
+      expect(await context.store.history(memory.id)).toHaveLength(2);
+    });
+
+    it('applies a batch all together or not at all', async () => {
+      const existing = record({ content: 'existing' });
+      await context.store.apply([create(existing, axis(0))]);
+      const fresh = record({ content: 'fresh' });
+      const stale = { ...replace(existing, { content: 'changed' }), expectedRevision: 7 };
+      await rejectsWithCode(context.store.apply([create(fresh, axis(1)), stale]), 'CONFLICT');
+      expect(await context.store.get(fresh.id)).toBeUndefined();
+      expect(await context.store.count({})).toBe(1);
+      expect((await context.store.get(existing.id))?.content).toBe('existing');
+
+      const deleted = { op: 'delete' as const, id: existing.id };
+      await rejectsWithCode(context.store.apply([deleted, create(fresh, [1, 2])]), 'DIMENSION_MISMATCH');
+      expect((await context.store.get(existing.id))?.content).toBe('existing');
+    });
+
+    it('refuses a stale delete', async () => {
+      const memory = record();
+      await context.store.apply([create(memory, axis(0))]);
+      await rejectsWithCode(context.store.apply([{ op: 'delete', id: memory.id, expectedRevision: 5 }]), 'CONFLICT');
+      expect(await context.store.get(memory.id)).toBeDefined();
+    });
+
+    it('refuses to be reopened for another dimension or another embedder', async () => {
+      await context.store.apply([create(record(), axis(0))]);
+      await rejectsWithCode(context.store.open({ dimension: DIMENSION * 2, embedderId: EMBEDDER_ID }), 'DIMENSION_MISMATCH');
+      await rejectsWithCode(context.store.open({ dimension: DIMENSION, embedderId: 'another/model' }), 'EMBEDDER_MISMATCH');
+      expect(await context.store.count({})).toBe(1);
+    });
+
+    it('through the facade: bad content, scope, ids and embeddings are typed errors and write nothing', async () => {
+      const { memory } = facade(context.store);
+      const scope = { userId: 'alice' };
+      await rejectsWithCode(memory.add('', { scope }), 'EMPTY_CONTENT');
+      await rejectsWithCode(memory.add(' \n\t ', { scope }), 'EMPTY_CONTENT');
+      await rejectsWithCode(memory.add('x'.repeat(10_001), { scope }), 'CONTENT_TOO_LONG');
+      await rejectsWithCode(memory.add(42 as unknown as string, { scope }), 'INVALID_INPUT');
+      await rejectsWithCode(memory.add('ok', { scope: { userId: '' } }), 'INVALID_SCOPE');
+      await rejectsWithCode(memory.add('ok', { scope: { userId: 7 as unknown as string } }), 'INVALID_SCOPE');
+      await rejectsWithCode(memory.add('ok', { scope: { tenant: 'x' } as never }), 'INVALID_SCOPE');
+      await rejectsWithCode(memory.add('ok', { scope: { userId: 'a\u0000b' } }), 'INVALID_SCOPE');
+      await rejectsWithCode(memory.add('ok', { scope: { userId: 'u'.repeat(300) } }), 'INVALID_SCOPE');
+      await rejectsWithCode(memory.add('ok', { scope, category: 'nonsense' as never }), 'INVALID_OPTIONS');
+      await rejectsWithCode(memory.update('no-such-id', { content: 'x' }), 'NOT_FOUND');
+      await rejectsWithCode(memory.delete('no-such-id'), 'NOT_FOUND');
+      await rejectsWithCode(memory.history('no-such-id'), 'NOT_FOUND');
+      await rejectsWithCode(memory.restore('no-such-id', 1), 'NOT_FOUND');
+      await rejectsWithCode(memory.deleteAll({}), 'INVALID_SCOPE');
+      expect(await context.store.count({})).toBe(0);
+
+      const broken = (vector: number[]): Embedder => ({
+        id: EMBEDDER_ID,
+        dimension: DIMENSION,
+        embed: async (texts) => texts.map(() => vector),
+      });
+      const nan = createMemory({ store: context.store, embedder: broken([Number.NaN, 0, 0, 0, 0, 0, 0, 1]) });
+      await rejectsWithCode(nan.add('a memory', { scope }), 'INVALID_EMBEDDING');
+      const short = createMemory({ store: context.store, embedder: broken([1, 0, 0]) });
+      await rejectsWithCode(short.add('a memory', { scope }), 'INVALID_EMBEDDING');
+      expect(await context.store.count({})).toBe(0);
+    });
+
+    it('through the facade: an edit of another scope is NOT_FOUND and changes nothing', async () => {
+      const { memory } = facade(context.store, { 'bob likes jazz': axis(0) });
+      const added = await memory.add('bob likes jazz', { scope: { userId: 'bob' } });
+      await rejectsWithCode(memory.update(added.memory.id, { content: 'hijacked' }, { scope: { userId: 'alice' } }), 'NOT_FOUND');
+      await rejectsWithCode(memory.delete(added.memory.id, { scope: { userId: 'alice' } }), 'NOT_FOUND');
+      expect(await memory.get(added.memory.id, { scope: { userId: 'alice' } })).toBeUndefined();
+      expect((await memory.get(added.memory.id))?.content).toBe('bob likes jazz');
+    });
+  });
+}

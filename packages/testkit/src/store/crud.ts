@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import { axis, create, record, rejectsWithCode, replace, type StoreContext } from './fixtures.js';
+
+export function crudCases(context: StoreContext & { replace(store: import('@memloom/core').MemoryStore): void }): void {
+  const { options } = context;
+
+  describe('crud', () => {
+    it('declares the capabilities the suite was told', () => {
+      expect(context.store.capabilities).toEqual(options.capabilities);
+      expect(typeof context.store.name).toBe('string');
+    });
+
+    it('round-trips every field of a record exactly', async () => {
+      const memory = record({
+        content: '我喜欢喝咖啡 ☕ and "quotes", \'apostrophes\', back\\slash, new\nline',
+        level: 'summary',
+        weight: 0.123456,
+        baseWeight: 0.5,
+        importance: 2.75,
+        baseImportance: 3,
+        category: 'episode',
+        type: 'project',
+        scope: { userId: 'alice', agentId: 'agent-1', sessionId: 'session-9' },
+        source: 'background_ai',
+        verified: false,
+        sources: ['D1:3', 'D2:7'],
+        tags: ['coffee', '饮料'],
+        metadata: { nested: { list: [1, 'two', null], flag: true }, count: 3 },
+      });
+      await context.store.apply([create(memory, axis(0))]);
+      expect(await context.store.get(memory.id)).toEqual(memory);
+      const vector = await context.store.getVector(memory.id);
+      expect(vector).toHaveLength(8);
+      expect(vector?.[0]).toBeCloseTo(1, 5);
+    });
+
+    it('returns undefined for an unknown id and skips it in getMany, keeping the order asked', async () => {
+      const first = record();
+      const second = record();
+      await context.store.apply([create(first, axis(0)), create(second, axis(1))]);
+      expect(await context.store.get('no-such-id')).toBeUndefined();
+      const many = await context.store.getMany([second.id, 'no-such-id', first.id]);
+      expect(many.map((memory) => memory.id)).toEqual([second.id, first.id]);
+    });
+
+    it('replaces a memory and keeps its vector when none is given', async () => {
+      const memory = record({ content: 'original text' });
+      await context.store.apply([create(memory, axis(2))]);
+      await context.store.apply([replace(memory, { content: 'edited text', weight: 0.5 })]);
+      const stored = await context.store.get(memory.id);
+      expect(stored?.content).toBe('edited text');
+      expect(stored?.weight).toBe(0.5);
+      expect(stored?.revision).toBe(2);
+      const vector = await context.store.getVector(memory.id);
+      expect(vector?.[2]).toBeCloseTo(1, 5);
+    });
+
+    it('replaces the vector when a new one is given', async () => {
+      const memory = record();
+      await context.store.apply([create(memory, axis(2))]);
+      await context.store.apply([replace(memory, { content: 'moved' }, axis(5))]);
+      const hits = await context.store.vectorSearch({ vector: axis(5), limit: 1 });
+      expect(hits[0]?.memory.id).toBe(memory.id);
+      expect(hits[0]?.score).toBeCloseTo(1, 5);
+    });
+
+    it('lists in the order asked, with limit and offset, and counts', async () => {
+      const memories = [0, 1, 2, 3].map((index) =>
+        record({
+          id: `list-${index}`,
+          createdAt: `2024-01-0${index + 1}T00:00:00.000Z`,
+          updatedAt: `2024-02-0${4 - index}T00:00:00.000Z`,
+        }),
+      );
+      await context.store.apply(memories.map((memory, index) => create(memory, axis(index))));
+      const ids = (list: { id: string }[]) => list.map((memory) => memory.id);
+      expect(ids(await context.store.list({}))).toEqual(['list-0', 'list-1', 'list-2', 'list-3']);
+      expect(ids(await context.store.list({ direction: 'desc' }))).toEqual(['list-3', 'list-2', 'list-1', 'list-0']);
+      expect(ids(await context.store.list({ orderBy: 'updatedAt' }))).toEqual(['list-3', 'list-2', 'list-1', 'list-0']);
+      expect(ids(await context.store.list({ orderBy: 'id', limit: 2, offset: 1 }))).toEqual(['list-1', 'list-2']);
+      expect(await context.store.count({})).toBe(4);
+    });
+
+    it('deletes a memory from every index it lives in: nothing findable afterwards', async () => {
+      const doomed = record({ content: 'zanzibar xylophone secret', tags: ['gone'] });
+      const kept = record({ content: 'an ordinary note' });
+      await context.store.apply([create(doomed, axis(3)), create(kept, axis(4))]);
+      await context.store.apply([{ op: 'delete', id: doomed.id }]);
+
+      expect(await context.store.get(doomed.id)).toBeUndefined();
+      expect(await context.store.getMany([doomed.id])).toEqual([]);
+      expect(await context.store.getVector(doomed.id)).toBeUndefined();
+      expect(await context.store.history(doomed.id)).toEqual([]);
+      expect((await context.store.list({})).map((memory) => memory.id)).toEqual([kept.id]);
+      const vectorHits = await context.store.vectorSearch({ vector: axis(3), limit: 10 });
+      expect(vectorHits.map((hit) => hit.memory.id)).not.toContain(doomed.id);
+      if (options.capabilities.textSearch) {
+        const textHits = await context.store.textSearch!({ text: 'zanzibar xylophone', limit: 10 });
+        expect(textHits).toEqual([]);
+      }
+      expect(await context.store.count({ filter: { tags: ['gone'] } })).toBe(0);
+    });
+
+    it('treats deleting an unknown id as done', async () => {
+      await context.store.apply([{ op: 'delete', id: 'never-existed' }]);
+      expect(await context.store.count({})).toBe(0);
+    });
+
+    it('records a read with touch without making a version', async () => {
+      const memory = record();
+      await context.store.apply([create(memory, axis(0))]);
+      await context.store.touch([memory.id, 'missing'], '2025-05-05T05:05:05.000Z');
+      const stored = await context.store.get(memory.id);
+      expect(stored?.lastAccessedAt).toBe('2025-05-05T05:05:05.000Z');
+      expect(stored?.revision).toBe(1);
+      expect(await context.store.history(memory.id)).toHaveLength(1);
+    });
+
+    it('refuses calls after close with CLOSED', async () => {
+      await context.store.close();
+      await rejectsWithCode(context.store.get('x'), 'CLOSED');
+    });
+
+    it.skipIf(!options.reopen)('finds everything again after closing and reopening', async () => {
+      const memory = record({ content: 'persisted across a reopen', tags: ['kept'] });
+      await context.store.apply([create(memory, axis(6))]);
+      await context.store.apply([replace(memory, { content: 'persisted across a reopen, edited' })]);
+      const reopened = await options.reopen!(context.store);
+      context.replace(reopened);
+      await reopened.open({ dimension: 8, embedderId: 'memloom/testkit-vectors' });
+      expect((await reopened.get(memory.id))?.content).toBe('persisted across a reopen, edited');
+      expect(await reopened.history(memory.id)).toHaveLength(2);
+      expect((await reopened.vectorSearch({ vector: axis(6), limit: 1 }))[0]?.memory.id).toBe(memory.id);
+    });
+  });
+}

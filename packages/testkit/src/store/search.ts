@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { axis, create, record, replace, towards, type StoreContext } from './fixtures.js';
+
+export function searchCases(context: StoreContext): void {
+  const { options } = context;
+
+  describe('search', () => {
+    it('orders vector hits by cosine similarity, best first, with the cosine as score', async () => {
+      const near = record({ content: 'near' });
+      const middle = record({ content: 'middle' });
+      const far = record({ content: 'far' });
+      await context.store.apply([
+        create(far, towards(0, 1, 0.2)),
+        create(near, towards(0, 1, 0.95)),
+        create(middle, towards(0, 1, 0.6)),
+      ]);
+      const hits = await context.store.vectorSearch({ vector: axis(0), limit: 10 });
+      expect(hits.map((hit) => hit.memory.id)).toEqual([near.id, middle.id, far.id]);
+      expect(hits[0]?.score).toBeCloseTo(0.95, 4);
+      expect(hits[1]?.score).toBeCloseTo(0.6, 4);
+      expect(hits[2]?.score).toBeCloseTo(0.2, 4);
+      expect(hits[0]?.memory).toEqual(near);
+    });
+
+    it('returns at most `limit` vector hits', async () => {
+      await context.store.apply([0, 1, 2, 3, 4].map((index) => create(record(), towards(0, 1, 0.1 + index * 0.2))));
+      expect(await context.store.vectorSearch({ vector: axis(0), limit: 2 })).toHaveLength(2);
+    });
+
+    it('applies every filter field', async () => {
+      const coffee = record({
+        category: 'fact',
+        type: 'user',
+        level: 'full',
+        source: 'user',
+        verified: true,
+        tags: ['drink', 'morning'],
+        metadata: { topic: 'coffee', rank: 1, pinned: true },
+      });
+      const meeting = record({
+        category: 'episode',
+        type: 'project',
+        level: 'summary',
+        source: 'background_ai',
+        verified: false,
+        tags: ['work'],
+        metadata: { topic: 'meeting', rank: 2, pinned: false },
+      });
+      await context.store.apply([create(coffee, axis(0)), create(meeting, towards(0, 1, 0.9))]);
+      const ids = async (filter: object) =>
+        (await context.store.vectorSearch({ vector: axis(0), limit: 10, filter })).map((hit) => hit.memory.id);
+      expect(await ids({ category: 'episode' })).toEqual([meeting.id]);
+      expect(await ids({ category: ['fact', 'core'] })).toEqual([coffee.id]);
+      expect(await ids({ type: 'project' })).toEqual([meeting.id]);
+      expect(await ids({ level: ['summary'] })).toEqual([meeting.id]);
+      expect(await ids({ source: 'user' })).toEqual([coffee.id]);
+      expect(await ids({ verified: false })).toEqual([meeting.id]);
+      expect(await ids({ tags: ['morning', 'nothing'] })).toEqual([coffee.id]);
+      expect(await ids({ metadata: { topic: 'meeting' } })).toEqual([meeting.id]);
+      expect(await ids({ metadata: { rank: 1, pinned: true } })).toEqual([coffee.id]);
+      expect(await ids({ metadata: { rank: 1, pinned: false } })).toEqual([]);
+      expect(await ids({ category: 'fact', type: 'project' })).toEqual([]);
+      expect((await context.store.list({ filter: { tags: ['work'] } })).map((memory) => memory.id)).toEqual([meeting.id]);
+      expect(await context.store.count({ filter: { verified: true } })).toBe(1);
+    });
+
+    describe.skipIf(!options.capabilities.textSearch)('text', () => {
+      it('ranks keyword matches first and leaves out what does not match', async () => {
+        const espresso = record({ content: 'The user drinks espresso every morning before work' });
+        const tea = record({ content: 'The user prefers green tea in the evening' });
+        const unrelated = record({ content: 'Project deadline is March 15' });
+        await context.store.apply([create(espresso, axis(0)), create(tea, axis(1)), create(unrelated, axis(2))]);
+        const hits = await context.store.textSearch!({ text: 'espresso morning', limit: 10 });
+        expect(hits[0]?.memory.id).toBe(espresso.id);
+        expect(hits.map((hit) => hit.memory.id)).not.toContain(unrelated.id);
+        expect(hits[0]?.score).toBeGreaterThan(0);
+        expect(hits[0]?.memory).toEqual(espresso);
+      });
+
+      it('matches word forms the way core tokenizes them (stems)', async () => {
+        const running = record({ content: 'She was running marathons last year' });
+        await context.store.apply([create(running, axis(0))]);
+        const hits = await context.store.textSearch!({ text: 'runs marathon', limit: 5 });
+        expect(hits.map((hit) => hit.memory.id)).toEqual([running.id]);
+      });
+
+      it('finds Chinese text by Chinese words inside it', async () => {
+        const coffee = record({ content: '我喜欢喝咖啡，每天早上一杯拿铁' });
+        const job = record({ content: '我是一名AI工程师，在北京工作' });
+        await context.store.apply([create(coffee, axis(0)), create(job, axis(1))]);
+        const coffeeHits = await context.store.textSearch!({ text: '咖啡', limit: 5 });
+        expect(coffeeHits.map((hit) => hit.memory.id)).toEqual([coffee.id]);
+        const jobHits = await context.store.textSearch!({ text: '北京的工程师', limit: 5 });
+        expect(jobHits[0]?.memory.id).toBe(job.id);
+      });
+
+      it('follows content edits: new words found, old words gone', async () => {
+        const memory = record({ content: 'favourite colour is turquoise' });
+        await context.store.apply([create(memory, axis(0))]);
+        await context.store.apply([replace(memory, { content: 'favourite colour is vermilion' })]);
+        expect(await context.store.textSearch!({ text: 'turquoise', limit: 5 })).toEqual([]);
+        const hits = await context.store.textSearch!({ text: 'vermilion', limit: 5 });
+        expect(hits.map((hit) => hit.memory.id)).toEqual([memory.id]);
+      });
+
+      it('applies filters and limit to text search', async () => {
+        const fact = record({ content: 'lunch with Maria on Friday', category: 'fact' });
+        const episode = record({ content: 'talked about lunch plans with Maria', category: 'episode' });
+        const other = record({ content: 'lunch lunch lunch', category: 'fact' });
+        await context.store.apply([create(fact, axis(0)), create(episode, axis(1)), create(other, axis(2))]);
+        const hits = await context.store.textSearch!({ text: 'lunch Maria', limit: 5, filter: { category: 'episode' } });
+        expect(hits.map((hit) => hit.memory.id)).toEqual([episode.id]);
+        expect(await context.store.textSearch!({ text: 'lunch', limit: 2 })).toHaveLength(2);
+      });
+
+      it('treats query punctuation and operators as plain text', async () => {
+        const memory = record({ content: 'the password policy says AND OR NOT are words' });
+        await context.store.apply([create(memory, axis(0))]);
+        for (const text of ['"policy', 'policy*', 'NOT policy', '(policy)', 'policy OR', "policy'; DROP TABLE x;--", ':', '"']) {
+          const hits = await context.store.textSearch!({ text, limit: 5 });
+          expect(Array.isArray(hits)).toBe(true);
+        }
+        const hits = await context.store.textSearch!({ text: 'policy*', limit: 5 });
+        expect(hits.map((hit) => hit.memory.id)).toEqual([memory.id]);
+      });
+    });
+  });
+}

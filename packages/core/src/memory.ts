@@ -266,7 +266,15 @@ class MemloomMemory implements Memory {
   ): Promise<AddResult> {
     const atIso = new Date(atMs).toISOString();
     const trigger = options.trigger ?? 'user_mention';
-    const [nearestHit] = await this.store.vectorSearch({ vector, scope, exactScope: true, limit: 1 });
+    // Candidates: the same scope, and the same layer (facts and core facts merge; episodes and system memories only with their own kind).
+    const category = options.category ?? this.config.defaults.category;
+    const [nearestHit] = await this.store.vectorSearch({
+      vector,
+      scope,
+      exactScope: true,
+      filter: { category: mergeFamily(category) },
+      limit: 1,
+    });
     const nearest = nearestHit?.memory;
     const decision = decideUpdate(
       nearest ? { id: nearest.id, level: nearest.level, similarity: nearestHit.score } : undefined,
@@ -656,6 +664,11 @@ class MemloomMemory implements Memory {
     if (!freshness) return '';
     return freshnessNote(Date.parse(memory.updatedAt), freshnessThresholdMs(memory.type, freshness), nowMs);
   }
+}
+
+/** Categories a new memory of `category` may merge with. */
+function mergeFamily(category: MemoryRecord['category']): MemoryRecord['category'][] {
+  return category === 'fact' || category === 'core' ? ['fact', 'core'] : [category];
 }
 
 function baseImportanceFor(record: MemoryRecord, ageDays: number, decay: EngineConfig['decay']): number {

@@ -176,7 +176,14 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
           });
           workingMemoryPart = { overview, reminder: check.reminder };
         }
-        const prompt = await buildMemoryPrompt(memory, { scope, query, filter, policy, ...(workingMemoryPart ? { workingMemory: workingMemoryPart } : {}) });
+        const prompt = await buildMemoryPrompt(memory, {
+          scope,
+          query,
+          filter,
+          policy,
+          ...(threadScope.sessionId ? { sessionId: threadScope.sessionId } : {}),
+          ...(workingMemoryPart ? { workingMemory: workingMemoryPart } : {}),
+        });
         remember(retrievedByRun, key, prompt.retrieved);
         return prompt.text;
       });

@@ -189,7 +189,7 @@ export class MemloomStore extends BaseStore {
         ...(hasValueFilter ? {} : { limit, offset }),
       });
       const page = hasValueFilter ? records.filter(matches).slice(offset, offset + limit) : records;
-      return page.map((record) => toItem(record));
+      return page.map((record) => ({ ...toItem(record), score: undefined }));
     }
 
     const wanted = hasValueFilter ? MAX_SEARCH : Math.min(MAX_SEARCH, offset + limit);
@@ -207,7 +207,7 @@ export class MemloomStore extends BaseStore {
         orderBy: 'updatedAt',
         direction: 'desc',
       });
-      ranked.push(...unindexed.filter(matches).map((record) => toItem(record)));
+      ranked.push(...unindexed.filter(matches).map((record) => ({ ...toItem(record), score: undefined })));
     }
     return ranked.slice(offset, offset + limit);
   }

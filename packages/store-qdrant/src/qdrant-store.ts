@@ -14,7 +14,7 @@ import {
   type VectorQuery,
 } from '@memloom/core';
 import { applyChanges } from './apply.js';
-import { denseVectorOf, retrieveAll, scrollAll, type Backend, type Filter, type PointRecord } from './backend.js';
+import { DECIDING_READ, denseVectorOf, retrieveAll, scrollAll, type Backend, type Filter, type PointRecord } from './backend.js';
 import { createClient } from './client.js';
 import { prepareCollection } from './collection-setup.js';
 import { memoryFilter, versionsOfMany } from './filters.js';
@@ -153,7 +153,14 @@ class QdrantStore implements MemoryStore {
     });
     const head = (point?.payload as Partial<MemoryPayload> | null | undefined)?.writeId;
     if (typeof head !== 'string') return [];
-    return entriesOf(await versionChain(this.backend, id, head));
+    try {
+      return entriesOf(await versionChain(this.backend, id, head));
+    } catch (error) {
+      // A replica that has the memory but not yet its newest version (write consistency below the
+      // replication factor) looks like a broken chain: ask the majority before calling it corrupt.
+      if (!MemloomError.hasCode(error, 'STORE_CORRUPT')) throw error;
+      return entriesOf(await versionChain(this.backend, id, head, DECIDING_READ));
+    }
   }
 
   async getVector(id: string): Promise<number[] | undefined> {

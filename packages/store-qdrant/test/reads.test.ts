@@ -172,6 +172,26 @@ describe('reads', () => {
     expect(fake.bodies('scroll')[0].filter).toEqual({ must: [{ key: 'kind', match: { value: 'version' } }, { key: 'memoryId', match: { value: 'm1' } }] });
   });
 
+  it('history asks the majority before calling a chain broken, and reports STORE_CORRUPT if it still is', async () => {
+    const v1 = record({ content: 'one' });
+    const v2 = record({ content: 'two', revision: 2 });
+    const entry = (after: MemoryRecord, before: MemoryRecord | null) => ({
+      memoryId: 'm1', version: after.revision, at: after.updatedAt, trigger: 'manual_edit' as const, action: 'edit' as const, reason: 'r', before, after,
+    });
+    const first = { id: 'z', payload: { ...toVersionPayload(entry(v1, null), 'w1', null) } };
+    const second = { id: 'y', payload: { ...toVersionPayload(entry(v2, v1), 'w2', 'w1') } };
+    let lagging = true;
+    const fake = scriptedClient({
+      retrieve: () => [point(v2, 'w2')],
+      scroll: (_collection: string, body: any) => ({ points: body.consistency === 'majority' && !lagging ? [first, second] : [first], next_page_offset: null }),
+    });
+    const store = createQdrantStore({ client: fake.client });
+    await expect(store.history('m1')).rejects.toMatchObject({ code: 'STORE_CORRUPT', details: { id: 'm1', writeId: 'w2' } });
+    lagging = false;
+    expect((await store.history('m1')).map((version) => version.version)).toEqual([1, 2]);
+    expect(fake.bodies('scroll').map((body) => body.consistency)).toEqual([undefined, 'majority', undefined, 'majority']);
+  });
+
   it('history of an unknown memory is empty without reading versions', async () => {
     const fake = scriptedClient();
     expect(await createQdrantStore({ client: fake.client }).history('nope')).toEqual([]);

@@ -137,6 +137,10 @@ export type {
   Logger,
 } from './memory.js';
 
+// Moving memories between stores
+export { copyMemories } from './copy-memories.js';
+export type { CopyMemoriesOptions, CopyProgress } from './copy-memories.js';
+
 // Policy (seed 001)
 export { policySchema, policyOverridesSchema, DEFAULT_POLICY, resolvePolicy } from './policy.js';
 export type { Policy, PolicyKey, PolicyOverrides, PolicyStorage } from './policy.js';

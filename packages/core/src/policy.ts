@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { formatZodIssues } from './config.js';
 import { MemloomError } from './errors.js';
+import type { Scope } from './types.js';
 
 /**
  * Seed 001's memory policy. Keys keep the seed's snake_case because they are
@@ -44,6 +45,14 @@ export interface PolicyStorage {
   readOverrides(): Promise<unknown>;
   /** Snapshot the current overrides (if any), then replace them atomically. */
   writeOverrides(overrides: PolicyOverrides, at: Date): Promise<void>;
+  /**
+   * When the long-term memory of this scope was last compressed (seed 001's
+   * `memory/.last_longterm_compress`), or undefined when never. Optional: a
+   * storage without it makes the once-a-day limit last only as long as the process.
+   */
+  readLastCompression?(scope: Scope): Promise<Date | undefined>;
+  /** Record a long-term compression of this scope. Optional, see `readLastCompression`. */
+  writeLastCompression?(scope: Scope, at: Date): Promise<void>;
 }
 
 /**

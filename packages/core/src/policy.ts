@@ -30,8 +30,21 @@ export const policySchema = z.object({
 export type Policy = z.output<typeof policySchema>;
 export type PolicyKey = keyof Policy;
 
-/** Overrides: any subset of the policy, nothing else. */
-export const policyOverridesSchema = policySchema.partial().strict();
+type PolicyShape = typeof policySchema.shape;
+
+/**
+ * Overrides: any subset of the policy, nothing else. Built from the fields
+ * without their defaults: zod 4's `.partial()` would still fill every
+ * missing key with its default, so one overrides layer would reset every
+ * value the configuration set.
+ */
+export const policyOverridesSchema = z
+  .object(
+    Object.fromEntries(Object.entries(policySchema.shape).map(([key, field]) => [key, field.unwrap().optional()])) as {
+      [K in keyof PolicyShape]: z.ZodOptional<ReturnType<PolicyShape[K]['unwrap']>>;
+    },
+  )
+  .strict();
 export type PolicyOverrides = z.output<typeof policyOverridesSchema>;
 
 export const DEFAULT_POLICY: Policy = policySchema.parse({});

@@ -74,6 +74,14 @@ export function fromLangChainChatModel(model: ChatModelLike, options: { id?: str
 }
 
 /**
+ * A LangChain chat model through {@link fromLangChainChatModel}; a memloom language model as it is.
+ * (LangChain models have a `generate` too, a different one: `invoke` tells them apart.)
+ */
+export function toLanguageModel(model: ChatModelLike | LanguageModel): LanguageModel {
+  return typeof (model as Partial<ChatModelLike>).invoke === 'function' ? fromLangChainChatModel(model as ChatModelLike) : (model as LanguageModel);
+}
+
+/**
  * A memloom embedder (the offline default, transformers.js, a test embedder)
  * as a LangChain `Embeddings`, for vector stores, retrievers or LangGraph's
  * own `InMemoryStore({ index: { embeddings, dims } })`.

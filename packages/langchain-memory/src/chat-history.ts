@@ -7,10 +7,24 @@ import {
   type BaseMessage,
   type StoredMessage,
 } from '@langchain/core/messages';
-import { MemloomError, resolvePolicy, scopeKey, validateScope, type Memory, type MemoryRecord, type Policy, type PolicyOverrides, type Scope } from '@memloom/core';
-import { messageText, safeCutoff, transcriptLine } from './messages.js';
-import { recordSummary, summarizeMessages, summaryMessage } from './summary.js';
-import { approximateTokens, type TokenCounter } from './tokens.js';
+import {
+  createMemoryPipeline,
+  MemloomError,
+  SUMMARY_MESSAGE_ID_PREFIX,
+  scopeKey,
+  validateScope,
+  type ConversationMessage,
+  type LanguageModel,
+  type Memory,
+  type MemoryPipeline,
+  type MemoryRecord,
+  type PolicyOverrides,
+  type Scope,
+} from '@memloom/core';
+import { toLanguageModel, type ChatModelLike } from './adapters.js';
+import { summaryMessage, toConversation } from './conversation.js';
+import { messageText, transcriptLine } from './messages.js';
+import type { TokenCounter } from './tokens.js';
 
 /** Tag on the memory that holds one message of a chat history. */
 export const CHAT_MESSAGE_TAG = 'chat-message';
@@ -25,11 +39,18 @@ export interface MemloomChatMessageHistoryOptions {
   scope?: Omit<Scope, 'sessionId'>;
   /** Seed 001's policy (`session_summary_message_threshold`, `session_summary_token_percent`, `session_summary_keep_count`). */
   policy?: PolicyOverrides;
+  /**
+   * The chat model (or memloom language model) that writes summaries; `null` for the deterministic summary.
+   * @default the memory's `languageModel`, else the deterministic summary
+   */
+  model?: ChatModelLike | LanguageModel | null;
+  /** A pipeline made with core's `createMemoryPipeline`, instead of `model` and `policy`. */
+  pipeline?: MemoryPipeline;
   /** Summarize older messages when the history passes the policy's thresholds. @default true */
   summarize?: boolean;
   /** The model's context window, for `session_summary_token_percent`. @default none: only the message count triggers */
   contextWindowTokens?: number;
-  /** How tokens are counted. @default about four characters (or one CJK character) per token */
+  /** Tokens of one message's text. @default core's `estimateTokens` */
   countTokens?: TokenCounter;
 }
 
@@ -53,10 +74,10 @@ export class MemloomChatMessageHistory extends BaseListChatMessageHistory {
   readonly memory: Memory;
   readonly sessionId: string;
   readonly scope: Scope;
-  readonly policy: Policy;
+  readonly pipeline: MemoryPipeline;
   private readonly summarize: boolean;
   private readonly contextWindowTokens: number | undefined;
-  private readonly countTokens: TokenCounter;
+  private readonly countTokens: TokenCounter | undefined;
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: MemloomChatMessageHistoryOptions) {
@@ -67,10 +88,10 @@ export class MemloomChatMessageHistory extends BaseListChatMessageHistory {
     this.memory = options.memory;
     this.sessionId = options.sessionId;
     this.scope = validateScope({ ...(options.scope ?? {}), sessionId: options.sessionId }, options.memory.config.limits.maxScopeLength, 'chat-history');
-    this.policy = resolvePolicy([{ source: 'MemloomChatMessageHistory options.policy', values: options.policy }]);
+    this.pipeline = pipelineFor(options);
     this.summarize = options.summarize ?? true;
     this.contextWindowTokens = options.contextWindowTokens;
-    this.countTokens = options.countTokens ?? approximateTokens;
+    this.countTokens = options.countTokens;
   }
 
   /** The summary of older messages (when there is one), then the messages in the order they were added. */
@@ -78,7 +99,9 @@ export class MemloomChatMessageHistory extends BaseListChatMessageHistory {
     await this.queue.catch(() => undefined);
     const [summary, records] = await Promise.all([this.summaryRecord(), this.messageRecords()]);
     const messages = records.map((record) => toMessage(record));
-    return summary ? [summaryMessage(summary.content, `memloom-summary-${summary.id}`), ...messages] : messages;
+    if (!summary) return messages;
+    const episodeId = summary.metadata.episodeId;
+    return [summaryMessage(summary.content, typeof episodeId === 'string' ? `${SUMMARY_MESSAGE_ID_PREFIX}${episodeId}` : undefined), ...messages];
   }
 
   async addMessage(message: BaseMessage): Promise<void> {
@@ -118,33 +141,42 @@ export class MemloomChatMessageHistory extends BaseListChatMessageHistory {
     return scopeKey(this.scope);
   }
 
+  /**
+   * Seed 001 through core's pipeline: past the thresholds, the summary so far and the older
+   * messages become the new summary (and an episode); the messages it replaced are deleted.
+   */
   private async summarizeIfDue(): Promise<void> {
     const records = await this.messageRecords();
-    const messages = records.map((record) => toMessage(record));
-    const window = this.contextWindowTokens;
-    const over =
-      messages.length > this.policy.session_summary_message_threshold ||
-      (window !== undefined && (await this.countTokens(messages)) > (window * this.policy.session_summary_token_percent) / 100);
-    if (!over) return;
-    const cutoff = safeCutoff(messages, this.policy.session_summary_keep_count);
-    if (cutoff <= 0) return;
     const current = await this.summaryRecord();
-    const folded = [...(current ? [summaryMessage(current.content)] : []), ...messages.slice(0, cutoff)];
-    const summary = await summarizeMessages(this.memory, folded);
+    const conversation: ConversationMessage[] = [
+      ...(current ? [{ role: 'system' as const, content: current.content }] : []),
+      ...toConversation(records.map((record) => toMessage(record))),
+    ];
+    const result = await this.pipeline.summarizeSession(conversation, {
+      scope: this.scope,
+      ...(this.contextWindowTokens !== undefined ? { contextWindowTokens: this.contextWindowTokens } : {}),
+      ...(this.countTokens ? { countTokens: this.countTokens } : {}),
+    });
+    if (result.action === 'none' || !result.summaryMessage) return;
+    const summary = result.summaryMessage.content;
     if (current) {
-      await this.memory.update(current.id, { content: summary }, { scope: this.scope, refreshTimestamp: true, reason: `folded ${cutoff} more messages into the summary` });
+      await this.memory.update(current.id, { content: summary, metadata: { ...current.metadata, episodeId: result.episode?.memory.id } }, {
+        scope: this.scope,
+        refreshTimestamp: true,
+        reason: `folded ${result.summarizedCount} more messages into the summary`,
+      });
     } else {
       await this.memory.add(summary, {
         scope: this.scope,
         category: 'system',
         source: 'background_ai',
         tags: [CHAT_SUMMARY_TAG],
-        metadata: { chatSession: this.sessionKey },
+        metadata: { chatSession: this.sessionKey, ...(result.episode ? { episodeId: result.episode.memory.id } : {}) },
         merge: false,
       });
     }
-    await recordSummary(this.memory, summary, this.scope, messages.slice(0, cutoff));
-    for (const record of records.slice(0, cutoff)) await this.memory.delete(record.id, { scope: this.scope });
+    const replaced = result.summarizedCount - (current ? 1 : 0);
+    for (const record of records.slice(0, replaced)) await this.memory.delete(record.id, { scope: this.scope });
   }
 
   private async messageRecords(): Promise<MemoryRecord[]> {
@@ -174,6 +206,24 @@ export class MemloomChatMessageHistory extends BaseListChatMessageHistory {
     this.queue = next;
     return next;
   }
+}
+
+function pipelineFor(options: MemloomChatMessageHistoryOptions): MemoryPipeline {
+  if (options.pipeline) {
+    if (options.model !== undefined || options.policy !== undefined) {
+      throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'chat-history', message: 'give either a pipeline or model / policy: a pipeline brings its own' });
+    }
+    if (options.pipeline.memory !== options.memory) {
+      throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'chat-history', message: 'the pipeline must be made over the same memory as the history' });
+    }
+    return options.pipeline;
+  }
+  const { model } = options;
+  return createMemoryPipeline({
+    memory: options.memory,
+    ...(model === null ? { languageModel: null } : model ? { languageModel: toLanguageModel(model) } : {}),
+    ...(options.policy ? { policy: options.policy } : {}),
+  });
 }
 
 function toMessage(record: MemoryRecord): BaseMessage {

@@ -20,11 +20,9 @@ export { workingMemoryWriteTool, readOverview, writeOverview, overviewScope, WOR
 export { resolveScope } from './scope.js';
 export type { ScopeOption, RunInfo } from './scope.js';
 
-// After the turn and summaries
-export { recordTurn, userStatements } from './after-turn.js';
-export type { FinishedTurn, TurnRecord } from './after-turn.js';
-export { summarizeMessages, SESSION_SUMMARY_TAG } from './summary.js';
-export { approximateTokens } from './tokens.js';
+// Conversations as core's pipeline sees them
+export { toConversation, fromSessionSummary, summaryMessage } from './conversation.js';
+export { countMessageTokens } from './tokens.js';
 export type { TokenCounter } from './tokens.js';
 
 // LangGraph store
@@ -36,5 +34,5 @@ export { MemloomChatMessageHistory, CHAT_MESSAGE_TAG, CHAT_SUMMARY_TAG } from '.
 export type { MemloomChatMessageHistoryOptions } from './chat-history.js';
 
 // Adapters
-export { fromLangChainEmbeddings, fromLangChainChatModel, MemloomEmbeddings } from './adapters.js';
+export { fromLangChainEmbeddings, fromLangChainChatModel, toLanguageModel, MemloomEmbeddings } from './adapters.js';
 export type { FromLangChainEmbeddingsOptions, ChatModelLike } from './adapters.js';

@@ -46,21 +46,6 @@ export function latestUserInput(messages: readonly BaseMessage[]): BaseMessage[]
   return messages.slice(start, end + 1);
 }
 
-/**
- * Where to cut a conversation so that about `keep` recent messages stay:
- * never after the user's latest message (the current turn stays whole) and
- * never between an AI message's tool calls and their results.
- * Returns 0 when nothing should be cut.
- */
-export function safeCutoff(messages: readonly BaseMessage[], keep: number): number {
-  let cutoff = Math.max(0, messages.length - keep);
-  const latest = latestUserInput(messages)[0];
-  if (latest) cutoff = Math.min(cutoff, messages.indexOf(latest));
-  // Kept messages must not start with tool results whose call would be cut away.
-  while (cutoff > 0 && ToolMessage.isInstance(messages[cutoff] as BaseMessage)) cutoff--;
-  return cutoff;
-}
-
 /** A short transcript line per message, for summaries. */
 export function transcriptLine(message: BaseMessage): string {
   const text = messageText(message).replace(/\s+/g, ' ').trim();

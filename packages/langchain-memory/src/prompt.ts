@@ -1,5 +1,4 @@
 import { escapeFence, matchesFilter, renderContextBlock, type Memory, type MemoryFilter, type MemoryRecord, type Policy, type Scope } from '@memloom/core';
-import { SESSION_SUMMARY_TAG } from './summary.js';
 import { DAILY_NOTE_TAG } from './tools.js';
 
 const DAY_MS = 86_400_000;
@@ -11,8 +10,8 @@ export interface MemoryPromptInput {
   filter: MemoryFilter;
   policy: Policy;
   workingMemory?: { overview: string; reminder: string };
-  /** The conversation's own thread: its summaries are already in the conversation, so they are not repeated. */
-  sessionId?: string;
+  /** Ids of memories the conversation already holds (the episodes of its own summaries): not repeated. */
+  exclude?: ReadonlySet<string>;
 }
 
 export interface MemoryPrompt {
@@ -37,7 +36,7 @@ export async function buildMemoryPrompt(memory: Memory, input: MemoryPromptInput
 
   if (input.query !== '') {
     const results = await memory.search(input.query, { scope: input.scope, limit: input.policy.retrieve_limit, filter: input.filter });
-    retrieved.push(...results.map((result) => result.memory).filter((record) => !isOwnSummary(record, input.sessionId)));
+    retrieved.push(...results.map((result) => result.memory).filter((record) => !input.exclude?.has(record.id)));
     const seen = new Set(retrieved.map((record) => record.id));
     for (const note of await recentNotes(memory, input)) if (!seen.has(note.id)) retrieved.push(note);
     const block = renderContextBlock(retrieved, { nowMs, freshness });
@@ -64,10 +63,6 @@ export async function buildMemoryPrompt(memory: Memory, input: MemoryPromptInput
     );
   }
   return { text: parts.join('\n\n'), retrieved };
-}
-
-function isOwnSummary(record: MemoryRecord, sessionId: string | undefined): boolean {
-  return sessionId !== undefined && record.scope.sessionId === sessionId && record.tags.includes(SESSION_SUMMARY_TAG);
 }
 
 /** Daily notes (`memory_append` slot "today") written in the last `recent_days` days, newest first. */

@@ -1,33 +1,22 @@
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
-import { hasCjk } from '@memloom/core';
+import { estimateTokens } from '@memloom/core';
 import { messageText } from './messages.js';
 
-/** Counts the tokens of a list of messages. */
-export type TokenCounter = (messages: readonly BaseMessage[]) => number | Promise<number>;
+/** Counts the tokens of one message's text (the pipeline's form). */
+export type TokenCounter = (text: string) => number;
 
 /**
- * A rough count without a tokenizer: one token per CJK character, one per
- * four other characters, plus a few per message for the role and framing.
- * Pass your model's own counter where precision matters.
+ * Tokens of a list of messages: each message's text, its tool calls, and a
+ * few tokens of framing. Counts text with `countText` (default: core's
+ * `estimateTokens`, one token per CJK character and per four other characters).
  */
-export function approximateTokens(messages: readonly BaseMessage[]): number {
+export function countMessageTokens(messages: readonly BaseMessage[], countText: TokenCounter = estimateTokens): number {
   let total = 0;
   for (const message of messages) {
-    total += 4 + textTokens(messageText(message));
-    if (AIMessage.isInstance(message) && message.tool_calls?.length) total += textTokens(JSON.stringify(message.tool_calls));
+    total += 4 + countText(messageText(message));
+    if (AIMessage.isInstance(message) && message.tool_calls?.length) total += countText(JSON.stringify(message.tool_calls));
   }
   return total;
-}
-
-export function textTokens(text: string): number {
-  if (!hasCjk(text)) return Math.ceil(text.length / 4);
-  let cjk = 0;
-  let other = 0;
-  for (const character of text) {
-    if (hasCjk(character)) cjk++;
-    else other++;
-  }
-  return cjk + Math.ceil(other / 4);
 }
 
 /** The context window of a chat model, from its profile when it declares one. */

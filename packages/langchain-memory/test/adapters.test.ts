@@ -3,9 +3,9 @@ import { AIMessage, HumanMessage, SystemMessage } from '@langchain/core/messages
 import { fakeModel } from '@langchain/core/testing';
 import { SyntheticEmbeddings } from '@langchain/core/utils/testing';
 import { createMemory, type Embedder, type EmbedOptions } from '@memloom/core';
-import { axisVector, createFakeClock, createInMemoryStore, createTestEmbedder, vectorWithSimilarity } from '@memloom/core/testing';
+import { axisVector, createFakeClock, createInMemoryStore, createScriptedModel, createTestEmbedder, vectorWithSimilarity } from '@memloom/core/testing';
 import { describe, expect, it } from 'vitest';
-import { fromLangChainChatModel, fromLangChainEmbeddings, MemloomEmbeddings } from '../src/index.js';
+import { fromLangChainChatModel, fromLangChainEmbeddings, MemloomEmbeddings, toLanguageModel } from '../src/index.js';
 import { DIM, errorOf } from './helpers.js';
 
 /** A LangChain Embeddings that says which method was used: queries and documents land on different axes. */
@@ -86,6 +86,17 @@ describe('fromLangChainChatModel', () => {
     const error = await errorOf(failing.generate({ prompt: 'x' }));
     expect(error.code).toBe('MODEL_ERROR');
     expect(error.message).toContain('rate limited');
+  });
+});
+
+describe('toLanguageModel', () => {
+  it('adapts a LangChain chat model (which has a generate of its own) and keeps a memloom model as it is', async () => {
+    const chat = fakeModel().respond(new AIMessage('from langchain'));
+    const adapted = toLanguageModel(chat);
+    expect(adapted).not.toBe(chat);
+    expect(await adapted.generate({ prompt: 'hi' })).toBe('from langchain');
+    const scripted = createScriptedModel('from memloom');
+    expect(toLanguageModel(scripted)).toBe(scripted);
   });
 });
 

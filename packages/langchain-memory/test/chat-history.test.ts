@@ -3,7 +3,7 @@ import { RunnableWithMessageHistory } from '@langchain/core/runnables';
 import { fakeModel } from '@langchain/core/testing';
 import { createMemory } from '@memloom/core';
 import { describe, expect, it } from 'vitest';
-import { CHAT_MESSAGE_TAG, CHAT_SUMMARY_TAG, MemloomChatMessageHistory, SESSION_SUMMARY_TAG } from '../src/index.js';
+import { CHAT_MESSAGE_TAG, CHAT_SUMMARY_TAG, MemloomChatMessageHistory } from '../src/index.js';
 import { isSummaryMessage, messageText } from '../src/messages.js';
 import { errorOf, rig } from './helpers.js';
 
@@ -79,28 +79,37 @@ describe('MemloomChatMessageHistory', () => {
       'Understood.',
       'Find me a museum too.',
     ]);
-    const summary = messageText(messages[0]!);
-    expect(summary).toContain('- I am planning a trip to Oslo in March.');
-    expect(summary).toContain('- My budget is 200 euros a night.');
+    expect(messageText(messages[0]!)).toMatch(
+      /^Summary of the earlier conversation: Talked about .*\. The user said: I am planning a trip to Oslo in March\. \/ I need a hotel near the harbour\. \/ My budget is 200 euros a night\.$/,
+    );
     expect(await memory.count({ scope: { ...scope, sessionId: 's1' }, filter: { tags: [CHAT_MESSAGE_TAG] } })).toBe(2);
-    const [episode] = await memory.list({ scope, filter: { category: 'episode', tags: [SESSION_SUMMARY_TAG] } });
+    const [episode] = await memory.list({ scope, filter: { category: 'episode' } });
     expect(episode?.scope).toEqual({ userId: 'alice', sessionId: 's1' });
-    expect(episode?.content).toContain('Oslo');
+    expect(episode?.content).toMatch(/^\[2024-05-01 09:00\] Talked about .*Oslo in March/);
+    expect(messages[0]?.id).toBe(`memloom-summary:${episode?.id}`);
 
-    // More messages fold into the same summary, which keeps what it said before.
-    for (const [user, ai] of [
-      ['The museum should be about ships.', 'The Viking Ship Museum, then.'],
-      ['And a good fish restaurant.', 'Try the harbour market.'],
-      ['Book it for Friday.', 'Booked for Friday.'],
-    ]) {
-      await history.addMessages([new HumanMessage(user!), new AIMessage(ai!)]);
-    }
+    // The summary counts as a message; past the threshold again, it is folded into the next one.
+    await history.addMessages([new HumanMessage('The museum should be about ships.'), new AIMessage('The Viking Ship Museum, then.')]);
+    expect((await history.getMessages()).filter(isSummaryMessage).map(messageText)).toEqual([messageText(messages[0]!)]);
+    await history.addMessages([new HumanMessage('And a good fish restaurant.'), new AIMessage('Try the harbour market.')]);
     const later = await history.getMessages();
-    expect(later.filter(isSummaryMessage)).toHaveLength(1);
-    expect(messageText(later[0]!)).toContain('- The museum should be about ships.');
-    expect(messageText(later[0]!)).toMatch(/Earlier: .*Oslo in March/);
+    expect(later.map((message) => (isSummaryMessage(message) ? 'summary' : messageText(message)))).toEqual([
+      'summary',
+      'And a good fish restaurant.',
+      'Try the harbour market.',
+    ]);
+    expect(messageText(later[0]!)).toContain('The user said: Find me a museum too. / The museum should be about ships.');
     expect(await memory.count({ scope: { ...scope, sessionId: 's1' }, filter: { tags: [CHAT_SUMMARY_TAG] } })).toBe(1);
-    expect(later.slice(1).map(messageText)).toEqual(['Book it for Friday.', 'Booked for Friday.']);
+    expect(await memory.count({ scope: { ...scope, sessionId: 's1' }, filter: { tags: [CHAT_MESSAGE_TAG] } })).toBe(2);
+  });
+
+  it('writes the summary with the chat model given', async () => {
+    const { memory } = rig();
+    const writer = fakeModel().respond(new AIMessage('Alice is planning a trip to Oslo in March.'));
+    const history = new MemloomChatMessageHistory({ memory, sessionId: 's1', scope: { userId: 'alice' }, model: writer, policy: { session_summary_message_threshold: 2, session_summary_keep_count: 1 } });
+    await history.addMessages([new HumanMessage('I am planning a trip to Oslo.'), new AIMessage('When?'), new HumanMessage('In March.')]);
+    expect((await history.getMessages()).map(messageText)).toEqual(['Summary of the earlier conversation: Alice is planning a trip to Oslo in March.', 'In March.']);
+    expect(writer.calls[0]?.messages.map(messageText).join('\n')).toContain('I am planning a trip to Oslo.');
   });
 
   it('past the token share of the context window, too; and not at all when summarize is off', async () => {

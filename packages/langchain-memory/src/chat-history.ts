@@ -160,7 +160,7 @@ export class MemloomChatMessageHistory extends BaseListChatMessageHistory {
     if (result.action === 'none' || !result.summaryMessage) return;
     const summary = result.summaryMessage.content;
     if (current) {
-      await this.memory.update(current.id, { content: summary, metadata: { ...current.metadata, episodeId: result.episode?.memory.id } }, {
+      await this.memory.update(current.id, { content: summary, metadata: { ...current.metadata, ...(result.episode ? { episodeId: result.episode.memory.id } : {}) } }, {
         scope: this.scope,
         refreshTimestamp: true,
         reason: `folded ${result.summarizedCount} more messages into the summary`,

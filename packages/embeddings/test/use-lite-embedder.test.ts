@@ -1,0 +1,39 @@
+import { cosineSimilarity } from '@memloom/core';
+import { testEmbedder } from '@memloom/testkit';
+import { describe, expect, it } from 'vitest';
+import { createUseLiteEmbedder } from '../src/index.js';
+
+// Batches of USE-lite differ from single runs by float rounding only.
+testEmbedder({ name: 'USE-lite', create: () => createUseLiteEmbedder(), tolerance: 1e-4 });
+
+describe('USE-lite embedder', () => {
+  const embedder = createUseLiteEmbedder({ batchSize: 2 });
+
+  it('has 512 dimensions and ranks paraphrases above unrelated text', async () => {
+    const [anchor, paraphrase, unrelated] = await embedder.embed([
+      'How old is your daughter?',
+      'What is the age of your child?',
+      'The stock market fell sharply today.',
+    ]);
+    expect(embedder.dimension).toBe(512);
+    expect(cosineSimilarity(anchor as number[], paraphrase as number[])).toBeGreaterThan(cosineSimilarity(anchor as number[], unrelated as number[]) + 0.2);
+  });
+
+  it('splits inputs larger than batchSize and keeps their order', async () => {
+    const texts = ['one apple', 'two pears', 'three plums', 'four figs', 'five limes'];
+    const together = await embedder.embed(texts);
+    for (const [index, text] of texts.entries()) {
+      const [alone] = await embedder.embed([text]);
+      expect(cosineSimilarity(together[index] as number[], alone as number[])).toBeGreaterThan(0.9999);
+    }
+  });
+
+  it('maps all Chinese sentences close together, which is why the default routes CJK elsewhere', async () => {
+    const [coffee, passport] = await embedder.embed(['用户每天早上喝咖啡', '护照明年六月到期']);
+    expect(cosineSimilarity(coffee as number[], passport as number[])).toBeGreaterThan(0.85);
+  });
+
+  it('rejects a bad batchSize', () => {
+    expect(() => createUseLiteEmbedder({ batchSize: 0 })).toThrow(/batchSize/);
+  });
+});

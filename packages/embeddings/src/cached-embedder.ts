@@ -42,6 +42,8 @@ export interface CachedEmbedder extends Embedder {
   stats(): { hits: number; misses: number; persistentHits: number; entries: number };
   /** Forget every in-memory entry and reset the counters. */
   clear(): void;
+  /** Forget every entry and close the inner embedder. */
+  close(): Promise<void>;
 }
 
 /**

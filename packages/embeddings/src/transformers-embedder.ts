@@ -73,6 +73,8 @@ interface FeatureExtractor {
 export interface TransformersEmbedder extends Embedder {
   /** The folder the model was loaded from, or the Hub id when it was downloaded. */
   readonly source: string;
+  /** Wait for running batches, then free the ONNX session; later calls fail with CLOSED. */
+  close(): Promise<void>;
 }
 
 const REQUIRED_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json'] as const;

@@ -49,6 +49,7 @@ describe('transformers.js embedder on the tiny fixture', () => {
       expect(Math.hypot(...vector)).toBeCloseTo(1, 5);
     }
     await embedder.close();
+    await expect(embedder.embed(['after close'])).rejects.toMatchObject({ code: 'CLOSED' });
   });
 
   it('gives the pinned vectors for quantized and full weights', async () => {

@@ -324,11 +324,11 @@ function printReport(data: typeof report): void {
     const set = data.quality.chineseSet;
     console.log(`\nChinese memory set (${set.memories} memories + ${set.distractors} distractors, ${set.queries} queries; zh = Chinese-only queries, mixed = English/Chinese)`);
     table([
-      ['embedder', 'mode', 'R@1', 'R@5', 'zh R@1', 'zh R@5', 'mixed R@5', 'mem'],
+      ['embedder', 'mode', 'R@1', 'R@5', 'zh R@1', 'zh R@5', 'mixed R@5', 'shared term R@5', 'no shared term R@5', 'mem'],
       ...Object.entries(data.quality.chinese).flatMap(([name, runs]) =>
         (['vectorOnly', 'hybrid'] as const).map((mode) => {
           const result = runs[mode];
-          return [name, mode === 'hybrid' ? 'hybrid as shipped' : 'vector only', fixed(result.overall[1]), fixed(result.overall[5]), fixed(result.chinese.recall[1]), fixed(result.chinese.recall[5]), fixed(result.mixed.recall[5]), result.memories];
+          return [name, mode === 'hybrid' ? 'hybrid as shipped' : 'vector only', fixed(result.overall[1]), fixed(result.overall[5]), fixed(result.chinese.recall[1]), fixed(result.chinese.recall[5]), fixed(result.mixed.recall[5]), `${fixed(result.sharingTerms.recall[5])} (${result.sharingTerms.queries})`, `${fixed(result.sharingNoTerm.recall[5])} (${result.sharingNoTerm.queries})`, result.memories];
         }),
       ),
     ]);

@@ -52,6 +52,8 @@ export function createMemoryRetriever(conversation: LocomoConversation, options:
     store: createInMemoryStore(),
     embedder: options.embedder,
     clock,
+    // Ids in order of arrival, so ties rank the same in every run.
+    generateId: counter(),
     ...(options.retrieval ? { retrieval: options.retrieval } : {}),
   });
   return {
@@ -74,4 +76,9 @@ export function createMemoryRetriever(conversation: LocomoConversation, options:
     size: () => memory.count(),
     close: () => memory.close(),
   };
+}
+
+function counter(): () => string {
+  let next = 0;
+  return () => `m${String(++next).padStart(6, '0')}`;
 }

@@ -5,7 +5,7 @@
  * in-memory store), recall@k = share of queries whose memory is in the top k.
  */
 import { readFile } from 'node:fs/promises';
-import { createMemory, type Embedder, type RetrievalConfigInput } from '@memloom/core';
+import { createMemory, tokenize, type Embedder, type RetrievalConfigInput } from '@memloom/core';
 import { createFakeClock, createInMemoryStore } from '@memloom/core/testing';
 
 export interface ZhMemorySet {
@@ -23,6 +23,13 @@ export interface ZhRecall {
   chinese: { queries: number; recall: Record<number, number> };
   /** Queries or memories that mix English and Chinese. */
   mixed: { queries: number; recall: Record<number, number> };
+  /**
+   * Queries that share a word or a CJK character bigram with their memory
+   * (besides 用户 / user, which every memory has) and queries that share none:
+   * the second kind needs semantics, not matching.
+   */
+  sharingTerms: { queries: number; recall: Record<number, number> };
+  sharingNoTerm: { queries: number; recall: Record<number, number> };
   /** Queries whose memory was not in the top 5, for reading. */
   misses: string[];
 }
@@ -53,12 +60,15 @@ export async function runZhMemorySet(
     store: createInMemoryStore(),
     embedder,
     clock: createFakeClock('2025-06-01T12:00:00Z'),
+    // Ids in order of arrival, so ties rank the same in every run.
+    generateId: counter(),
     ...(options.retrieval ? { retrieval: options.retrieval } : {}),
   });
   for (const item of set.memories) await memory.add(item.content, { sources: [item.id], at: '2025-05-01T12:00:00Z' });
   for (const [index, text] of set.distractors.entries()) await memory.add(text, { sources: [`distractor-${index}`], at: '2025-05-01T12:00:00Z' });
 
-  const rows: { mixed: boolean; hits: Record<number, number> }[] = [];
+  const rows: { mixed: boolean; sharing: boolean; hits: Record<number, number> }[] = [];
+  const contentOf = new Map(set.memories.map((item) => [item.id, item.content]));
   const misses: string[] = [];
   const maxK = Math.max(...ks);
   for (const query of set.queries) {
@@ -69,7 +79,8 @@ export async function runZhMemorySet(
       hits[k] = query.relevant.filter((id) => found.has(id)).length / query.relevant.length;
     }
     if ((hits[maxK] ?? 0) < 1) misses.push(query.query);
-    rows.push({ mixed: !!query.mixed, hits });
+    const sharing = query.relevant.some((id) => sharesTerm(query.query, contentOf.get(id) ?? ''));
+    rows.push({ mixed: !!query.mixed, sharing, hits });
   }
   const memories = await memory.count();
   await memory.close();
@@ -86,6 +97,21 @@ export async function runZhMemorySet(
     overall: mean(rows),
     chinese: { queries: chinese.length, recall: mean(chinese) },
     mixed: { queries: mixed.length, recall: mean(mixed) },
+    sharingTerms: { queries: rows.filter((row) => row.sharing).length, recall: mean(rows.filter((row) => row.sharing)) },
+    sharingNoTerm: { queries: rows.filter((row) => !row.sharing).length, recall: mean(rows.filter((row) => !row.sharing)) },
     misses,
   };
+}
+
+const UBIQUITOUS = new Set(['用户', 'user']);
+
+/** True when the two texts share a search term of two or more characters (a word, or a CJK bigram). */
+export function sharesTerm(query: string, memory: string): boolean {
+  const terms = new Set(tokenize(memory).filter((term) => Array.from(term).length >= 2 && !UBIQUITOUS.has(term)));
+  return tokenize(query).some((term) => terms.has(term));
+}
+
+function counter(): () => string {
+  let next = 0;
+  return () => `m${String(++next).padStart(6, '0')}`;
 }

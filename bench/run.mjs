@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Dispatcher for `pnpm bench <suite> [options]` (the root script builds first).
 // Each suite is a TypeScript file under src/, run with tsx against the built packages.
-//   embeddings [--data <locomo dir>] [--only a,b] [--skip-speed] [--skip-quality]
+//   embeddings [--data <locomo dir>] [--only a,b] [--skip-speed] [--skip-quality] [--model-path <dir>] [--retrieval <json>]
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

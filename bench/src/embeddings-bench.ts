@@ -1,5 +1,6 @@
 /**
- * `pnpm bench embeddings [--data <locomo dir>] [--only a,b] [--skip-speed] [--skip-quality] [--model-path <dir>]`
+ * `pnpm bench embeddings [--data <locomo dir>] [--only a,b] [--skip-speed] [--skip-quality] [--model-path <dir>]
+ *   [--retrieval '<json of createMemory retrieval options>']`
  *
  * Per embedder: load time, texts/s at batch 1, 32 and 256, `memory.add` latency,
  * peak RSS (each in a process of its own); LoCoMo recall@5/@10 for the
@@ -11,7 +12,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSyn
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createMemory, type Embedder } from '@memloom/core';
+import { createMemory, type Embedder, type RetrievalConfigInput } from '@memloom/core';
 import { createInMemoryStore } from '@memloom/core/testing';
 import { createCachedEmbedder } from '@memloom/embeddings';
 import { candidates, sharedParts, shippedDefaultId, type Candidate } from './embedder-registry.js';
@@ -35,6 +36,9 @@ const dataDir = resolve(
 );
 const modelPath = option('--model-path');
 const only = option('--only')?.split(',');
+// Retrieval settings for the hybrid runs instead of core's defaults, e.g. '{"weights":{"recency":0}}'.
+const retrievalOption = option('--retrieval');
+const retrieval = retrievalOption ? (JSON.parse(retrievalOption) as RetrievalConfigInput) : undefined;
 const all = candidates(modelPath ? { modelPath } : {});
 const chosen = only ? all.filter((candidate) => only.includes(candidate.name)) : all;
 
@@ -84,6 +88,8 @@ const report = {
   packages: packageFacts(),
   embedders: chosen.map((candidate) => ({ name: candidate.name, description: candidate.description, default: !!candidate.isDefault })),
   defaultId: shippedDefaultId(),
+  /** Retrieval settings of the hybrid runs; core's defaults when absent. */
+  ...(retrieval ? { retrieval } : {}),
   speed,
   quality,
 };
@@ -196,7 +202,9 @@ async function measureQuality(list: Candidate[]): Promise<QualityResults> {
       process.stderr.write(`LoCoMo: ${name} ...\n`);
       const prewarm = prewarmer(embedder);
       const vectorOnly = await runLocomo(conversations, (conversation) => createMemoryRetriever(conversation, { embedder, retrieval: VECTOR_ONLY, prewarm }));
-      const hybrid = await runLocomo(conversations, (conversation) => createMemoryRetriever(conversation, { embedder, prewarm }));
+      const hybrid = await runLocomo(conversations, (conversation) =>
+        createMemoryRetriever(conversation, { embedder, prewarm, ...(retrieval ? { retrieval } : {}) }),
+      );
       results[name] = { vectorOnly, hybrid };
     }
     locomo = {
@@ -216,7 +224,7 @@ async function measureQuality(list: Candidate[]): Promise<QualityResults> {
     process.stderr.write(`Chinese set: ${name} ...\n`);
     chinese[name] = {
       vectorOnly: await runZhMemorySet(set, embedder, { retrieval: VECTOR_ONLY }),
-      hybrid: await runZhMemorySet(set, embedder),
+      hybrid: await runZhMemorySet(set, embedder, retrieval ? { retrieval } : {}),
     };
   }
   return {
@@ -280,6 +288,7 @@ function printReport(data: typeof report): void {
   console.log(`load average (1 min) before / after: ${machine.loadAverage1mBeforeAfter.join(' / ')}`);
   console.log(`packages: ${Object.entries(data.packages).map(([name, fact]) => `${name}@${fact.version} ${fact.installedMb} MB`).join(', ')}`);
   console.log(`default embedder id: ${data.defaultId}`);
+  if (retrieval) console.log(`hybrid runs use retrieval ${JSON.stringify(retrieval)} instead of core's defaults`);
 
   if (Object.keys(data.speed).length > 0) {
     console.log('\nspeed (own process each; add = memory.add of new text, in-memory store)');
@@ -316,7 +325,7 @@ function printReport(data: typeof report): void {
       row('BM25 alone (core TextIndex)', locomo.bm25),
       ...Object.entries(locomo.embedders).flatMap(([name, runs]) => [
         row(`${name}: vector only`, runs.vectorOnly),
-        row(`${name}: memloom hybrid as shipped`, runs.hybrid),
+        row(`${name}: memloom hybrid ${retrieval ? '(--retrieval)' : 'as shipped'}`, runs.hybrid),
       ]),
     ]);
   }
@@ -328,7 +337,7 @@ function printReport(data: typeof report): void {
       ...Object.entries(data.quality.chinese).flatMap(([name, runs]) =>
         (['vectorOnly', 'hybrid'] as const).map((mode) => {
           const result = runs[mode];
-          return [name, mode === 'hybrid' ? 'hybrid as shipped' : 'vector only', fixed(result.overall[1]), fixed(result.overall[5]), fixed(result.chinese.recall[1]), fixed(result.chinese.recall[5]), fixed(result.mixed.recall[5]), `${fixed(result.sharingTerms.recall[5])} (${result.sharingTerms.queries})`, `${fixed(result.sharingNoTerm.recall[5])} (${result.sharingNoTerm.queries})`, result.memories];
+          return [name, mode === 'hybrid' ? (retrieval ? 'hybrid (--retrieval)' : 'hybrid as shipped') : 'vector only', fixed(result.overall[1]), fixed(result.overall[5]), fixed(result.chinese.recall[1]), fixed(result.chinese.recall[5]), fixed(result.mixed.recall[5]), `${fixed(result.sharingTerms.recall[5])} (${result.sharingTerms.queries})`, `${fixed(result.sharingNoTerm.recall[5])} (${result.sharingNoTerm.queries})`, result.memories];
         }),
       ),
     ]);

@@ -15,7 +15,7 @@ import { assertTexts } from './lexical-embedder.js';
 export interface PersistentEmbeddingCache {
   /** Vectors for the keys it holds; missing keys are simply absent from the map. */
   getMany(keys: readonly string[]): Promise<Map<string, number[]>>;
-  /** Remember vectors; best effort (a failure is logged by the caller, never fatal). */
+  /** Remember vectors. Best effort: a failure is counted in `stats().persistentErrors`, never thrown. */
   setMany(entries: ReadonlyMap<string, readonly number[]>): Promise<void>;
 }
 
@@ -39,7 +39,7 @@ export interface CachedEmbedderOptions {
 
 export interface CachedEmbedder extends Embedder {
   /** Counters since creation (or the last `clear`). */
-  stats(): { hits: number; misses: number; persistentHits: number; entries: number };
+  stats(): { hits: number; misses: number; persistentHits: number; persistentErrors: number; entries: number };
   /** Forget every in-memory entry and reset the counters. */
   clear(): void;
   /** Forget every entry and close the inner embedder. */
@@ -74,6 +74,7 @@ export function createCachedEmbedder(embedder: Embedder, options: CachedEmbedder
   let hits = 0;
   let misses = 0;
   let persistentHits = 0;
+  let persistentErrors = 0;
 
   const keyOf = (text: string, purpose: 'document' | 'query') =>
     `${embedder.id}\u0000${sharePurposes ? '*' : purpose}\u0000${text}`;
@@ -98,12 +99,16 @@ export function createCachedEmbedder(embedder: Embedder, options: CachedEmbedder
     let todoKeys = keys;
     let todoTexts = texts;
     if (persistent) {
-      const stored = await persistent.getMany(keys.map(persistentKey));
+      // The lasting level is an optimisation: when it fails, embed as if it were empty.
+      const stored = await persistent.getMany(keys.map(persistentKey)).catch(() => {
+        persistentErrors++;
+        return new Map<string, number[]>();
+      });
       todoKeys = [];
       todoTexts = [];
       keys.forEach((key, index) => {
         const vector = stored.get(persistentKey(key));
-        if (vector && vector.length === embedder.dimension) {
+        if (Array.isArray(vector) && vector.length === embedder.dimension && vector.every(Number.isFinite)) {
           persistentHits++;
           found.set(key, [...vector]);
         } else {
@@ -127,7 +132,11 @@ export function createCachedEmbedder(embedder: Embedder, options: CachedEmbedder
         found.set(key, vector);
         fresh.set(persistentKey(key), vector);
       });
-      if (persistent) await persistent.setMany(fresh);
+      if (persistent) {
+        await persistent.setMany(fresh).catch(() => {
+          persistentErrors++;
+        });
+      }
     }
     return found;
   }
@@ -178,12 +187,13 @@ export function createCachedEmbedder(embedder: Embedder, options: CachedEmbedder
       entries.clear();
       await embedder.close?.();
     },
-    stats: () => ({ hits, misses, persistentHits, entries: entries.size }),
+    stats: () => ({ hits, misses, persistentHits, persistentErrors, entries: entries.size }),
     clear() {
       entries.clear();
       hits = 0;
       misses = 0;
       persistentHits = 0;
+      persistentErrors = 0;
     },
   };
 }

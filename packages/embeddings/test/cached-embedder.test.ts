@@ -81,6 +81,30 @@ describe('cached embedder', () => {
     expect(new Set([...stored.keys()].map((key) => key.length)).size).toBe(1);
   });
 
+  it('treats a failing or corrupt persistent level as empty, never as an error', async () => {
+    const broken: PersistentEmbeddingCache = {
+      getMany: async () => {
+        throw new Error('disk gone');
+      },
+      setMany: async () => {
+        throw new Error('disk full');
+      },
+    };
+    const inner = createTestEmbedder();
+    const cached = createCachedEmbedder(inner, { persistent: broken });
+    expect(await cached.embed(['alpha'])).toEqual(await inner.embed(['alpha']));
+    expect(cached.stats().persistentErrors).toBe(2);
+
+    const corrupt: PersistentEmbeddingCache = {
+      getMany: async (keys) => new Map(keys.map((key) => [key, [Number.NaN, 0, 0]])),
+      setMany: async () => undefined,
+    };
+    const fresh = createTestEmbedder();
+    const [vector] = await createCachedEmbedder(fresh, { persistent: corrupt }).embed(['beta']);
+    expect(vector).toEqual((await fresh.embed(['beta']))[0]);
+    expect(fresh.calls[0]).toEqual(['beta']);
+  });
+
   it('evicts the least recently used entry past maxEntries', async () => {
     const inner = createTestEmbedder();
     const cached = createCachedEmbedder(inner, { maxEntries: 2 });

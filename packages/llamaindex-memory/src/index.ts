@@ -1,6 +1,8 @@
 // Memory blocks for LlamaIndex.TS's Memory
 export { MemloomMemoryBlock, memloomBlock } from './memloom-block.js';
 export type { MemloomBlockOptions } from './memloom-block.js';
+export { WorkingMemoryBlock, workingMemoryBlock } from './working-memory-block.js';
+export type { WorkingMemoryBlockOptions } from './working-memory-block.js';
 
 // LlamaIndex models serving memloom
 export { fromLlamaIndexLLM } from './language-model.js';

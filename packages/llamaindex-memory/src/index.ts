@@ -3,6 +3,8 @@ export { MemloomMemoryBlock, memloomBlock } from './memloom-block.js';
 export type { MemloomBlockOptions } from './memloom-block.js';
 export { WorkingMemoryBlock, workingMemoryBlock } from './working-memory-block.js';
 export type { WorkingMemoryBlockOptions } from './working-memory-block.js';
+export { MemoryIndexBlock, memoryIndexBlock } from './index-block.js';
+export type { MemoryIndexBlockOptions } from './index-block.js';
 
 // LlamaIndex models serving memloom
 export { fromLlamaIndexLLM } from './language-model.js';

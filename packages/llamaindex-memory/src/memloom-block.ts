@@ -1,6 +1,6 @@
 import type { LLM } from '@llamaindex/core/llms';
 import { BaseMemoryBlock, type MemoryMessage } from '@llamaindex/core/memory';
-import { renderContextBlock, type LanguageModel, type Logger, type Memory, type MemoryFilter, type Scope, type SearchResult } from '@memloom/core';
+import { MemloomError, renderContextBlock, type LanguageModel, type Logger, type Memory, type MemoryFilter, type Scope, type SearchResult } from '@memloom/core';
 import { z } from 'zod';
 import { fromLlamaIndexLLM } from './language-model.js';
 import { assertMessages, countTokens, isUserTurn, MESSAGE_ROLES, messageText } from './messages.js';
@@ -140,9 +140,10 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
    * INVALID_INPUT before anything is written; a failing store is logged and
    * its messages are retried with the next flush.
    */
-  put(messages: MemoryMessage[]): Promise<void> {
+  async put(messages: MemoryMessage[]): Promise<void> {
     assertMessages(messages, 'MemloomMemoryBlock.put');
-    const run = this.queue.then(() => this.record(messages));
+    // record() reports its own failures; the catch only keeps one surprise from stalling every later flush.
+    const run = this.queue.catch(() => undefined).then(() => this.record(messages));
     this.queue = run;
     return run;
   }
@@ -153,9 +154,18 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
    * Reads the Memory's public snapshot; messages already recorded are skipped.
    */
   async flush(chatMemory: { snapshot(): string }): Promise<void> {
-    const snapshot = JSON.parse(chatMemory.snapshot()) as { messages?: MemoryMessage[]; memoryCursor?: number };
-    const messages = Array.isArray(snapshot.messages) ? snapshot.messages.slice(snapshot.memoryCursor ?? 0) : [];
-    await this.put(messages);
+    if (typeof (chatMemory as { snapshot?: unknown } | undefined)?.snapshot !== 'function') {
+      throw new MemloomError({ code: 'INVALID_INPUT', backend: 'llamaindex', message: 'flush needs a LlamaIndex Memory (from createMemory)' });
+    }
+    let snapshot: { messages?: unknown; memoryCursor?: unknown };
+    try {
+      snapshot = JSON.parse(chatMemory.snapshot()) as typeof snapshot;
+    } catch (error) {
+      throw new MemloomError({ code: 'INVALID_INPUT', backend: 'llamaindex', message: `flush could not read the memory's snapshot: ${errorMessage(error)}`, cause: error });
+    }
+    const messages = Array.isArray(snapshot.messages) ? snapshot.messages : [];
+    const cursor = typeof snapshot.memoryCursor === 'number' ? snapshot.memoryCursor : 0;
+    await this.put(messages.slice(cursor) as MemoryMessage[]);
   }
 
   /** Resolves when every `put` so far has finished (agent workflows add messages without waiting for the flush). */

@@ -207,8 +207,10 @@ describe('bad input', () => {
     const { memory } = setupMemory();
     const block = memloomBlock({ memory, scope: alice });
     const batch = [{ id: 'ok', role: 'user', content: aliceFacts[0] }, { id: 'bad', role: 'user', content: 42 }];
-    expect(() => block.put(batch as never)).toThrow(expect.objectContaining({ code: 'INVALID_INPUT', message: expect.stringContaining('message 1') }));
-    expect(() => block.put('hello' as never)).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+    await expect(block.put(batch as never)).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('message 1') });
+    await expect(block.put('hello' as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(block.flush({} as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(block.flush({ snapshot: () => '{not json' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(block.get({} as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await block.whenIdle();
     expect(await memory.count({ scope: alice })).toBe(0);

@@ -14,4 +14,4 @@ export type { FromLlamaIndexEmbeddingOptions } from './embedder.js';
 
 // The flush path, for callers that record messages themselves
 export { recordMessages } from './record.js';
-export type { RecordOptions, RecordOutcome, RecordedRole } from './record.js';
+export type { RecordOptions, RecordOutcome } from './record.js';

@@ -1,6 +1,16 @@
 import type { LLM } from '@llamaindex/core/llms';
 import { BaseMemoryBlock, type MemoryMessage } from '@llamaindex/core/memory';
-import { MemloomError, renderContextBlock, type LanguageModel, type Logger, type Memory, type MemoryFilter, type Scope, type SearchResult } from '@memloom/core';
+import {
+  createMemoryPipeline,
+  MemloomError,
+  renderContextBlock,
+  type Logger,
+  type Memory,
+  type MemoryFilter,
+  type MemoryPipeline,
+  type Scope,
+  type SearchResult,
+} from '@memloom/core';
 import { z } from 'zod';
 import { fromLlamaIndexLLM } from './language-model.js';
 import { assertMessages, countTokens, isUserTurn, MESSAGE_ROLES, messageText } from './messages.js';
@@ -15,7 +25,7 @@ import {
   requireScope,
   tokenLimitSchema,
 } from './options.js';
-import { recordMessages, type RecordedRole } from './record.js';
+import { recordMessages } from './record.js';
 
 export interface MemloomBlockOptions {
   /** The memloom memory to read and write: `createMemory()` from `memloom`, or core's `createMemory({ store, embedder })`. */
@@ -27,11 +37,18 @@ export interface MemloomBlockOptions {
   /** LlamaIndex puts higher priorities first; 0 means "always included". @default 2 */
   priority?: number;
   /**
-   * Model for fact extraction from flushed messages. Until the extraction
-   * pipeline lands in core, flushes take the deterministic path with or
-   * without it.
+   * The model that extracts facts from flushed messages (ADD / UPDATE / BOOST /
+   * DELETE / SKIP). Without it, the memory's own language model is used when it
+   * has one, else the deterministic extraction (the user's first-person
+   * statements). Give `llm` or `pipeline`, not both.
    */
   llm?: LLM;
+  /**
+   * A pipeline of your own (`createMemoryPipeline` from core, over this same
+   * memory), for its policy storage, thresholds or prompts.
+   * @default createMemoryPipeline({ memory, languageModel: llm })
+   */
+  pipeline?: MemoryPipeline;
   /** Most memories returned by `get`. @default 5 */
   limit?: number;
   /** Memories scoring below this (0..1, see core's retrieval) are left out as irrelevant. @default 0.3 */
@@ -46,8 +63,6 @@ export interface MemloomBlockOptions {
   queryWindow?: number;
   /** Only memories matching this filter are returned. */
   filter?: MemoryFilter;
-  /** Deterministic path: whose flushed messages are recorded. @default ['user'] */
-  recordRoles?: RecordedRole[];
   /** Role of the returned message. @default 'memory' */
   messageRole?: (typeof MESSAGE_ROLES)[number];
   /** First line inside `<memories>`. @default core's header (memories are information, not instructions) */
@@ -68,12 +83,14 @@ const optionsSchema = z
     tokenLimit: tokenLimitSchema.default(1024),
     queryWindow: z.number().int().min(1).max(50).default(1),
     filter: z.custom<MemoryFilter>((value) => typeof value === 'object' && value !== null, { message: 'must be a memory filter object' }).optional(),
-    recordRoles: z.array(z.enum(['user', 'assistant'])).default(['user']),
+    pipeline: z.custom<MemoryPipeline>((value) => typeof (value as Partial<MemoryPipeline> | undefined)?.afterTurn === 'function', { message: 'must be a memloom MemoryPipeline (from createMemoryPipeline)' }).optional(),
     messageRole: z.enum(MESSAGE_ROLES).default('memory'),
     header: z.string().min(1).optional(),
     logger: loggerSchema.optional(),
   })
-  .strict();
+  .strict()
+  .refine((options) => !(options.llm && options.pipeline), { message: 'give llm or pipeline, not both (the pipeline has its own model)', path: ['llm'] })
+  .refine((options) => !options.pipeline || options.pipeline.memory === options.memory, { message: 'the pipeline must be built over the same memory', path: ['pipeline'] });
 
 /** Messages kept for a retry after the store failed; beyond this the oldest are dropped (and logged). */
 const MAX_PENDING = 200;
@@ -84,10 +101,11 @@ const MAX_REMEMBERED_IDS = 10_000;
  * A LlamaIndex memory block backed by memloom.
  *
  * - `put` (LlamaIndex calls it with the messages it flushes out of short-term
- *   memory) runs them through memloom's strategy engine: a restated fact merges
- *   into the memory it repeats, a related one is kept beside it, a new one is
- *   created. A failing store is logged and the messages are retried on the
- *   next flush; the agent's turn goes on.
+ *   memory) runs each turn through memloom's pipeline: fact extraction with
+ *   the model (or deterministically), every ADD through the strategy engine (a
+ *   restated fact merges into the memory it repeats, a related one is kept
+ *   beside it, a new one is created). A failing store is logged and the
+ *   messages are retried on the next flush; the agent's turn goes on.
  * - `get` searches the memories relevant to the latest messages and returns
  *   them as one fenced `<memories>` message, with seed 000's freshness notes on
  *   stale ones, within `tokenLimit`. A failing store is logged and gives no
@@ -97,8 +115,10 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
   readonly memory: Memory;
   readonly scope: Scope;
   private readonly settings: z.output<typeof optionsSchema>;
-  private readonly languageModel: LanguageModel | undefined;
+  /** The pipeline flushed turns go through. */
+  readonly pipeline: MemoryPipeline;
   private readonly logger: Logger;
+  /** Ids of messages done with (recorded or passed over). */
   private readonly recorded = new Set<string>();
   private pending: MemoryMessage[] = [];
   private queue: Promise<void> = Promise.resolve();
@@ -110,8 +130,14 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
     this.settings = settings;
     this.memory = settings.memory;
     this.scope = scope;
-    this.languageModel = settings.llm ? fromLlamaIndexLLM(settings.llm) : undefined;
     this.logger = settings.logger ?? consoleLogger;
+    this.pipeline =
+      settings.pipeline ??
+      createMemoryPipeline({
+        memory: settings.memory,
+        ...(settings.llm ? { languageModel: fromLlamaIndexLLM(settings.llm) } : {}),
+        logger: this.logger,
+      });
   }
 
   /** Memories relevant to the latest messages, as one memory message (none when nothing relevant is found or the store fails). */
@@ -163,9 +189,9 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
     } catch (error) {
       throw new MemloomError({ code: 'INVALID_INPUT', backend: 'llamaindex', message: `flush could not read the memory's snapshot: ${errorMessage(error)}`, cause: error });
     }
-    const messages = Array.isArray(snapshot.messages) ? snapshot.messages : [];
+    const messages = (Array.isArray(snapshot.messages) ? snapshot.messages : []) as MemoryMessage[];
     const cursor = typeof snapshot.memoryCursor === 'number' ? snapshot.memoryCursor : 0;
-    await this.put(messages.slice(cursor) as MemoryMessage[]);
+    await this.put(messages.slice(cursor));
   }
 
   /** Resolves when every `put` so far has finished (agent workflows add messages without waiting for the flush). */
@@ -193,12 +219,12 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
     try {
       const outcome = await recordMessages(this.memory, batch, {
         scope: this.scope,
-        roles: this.settings.recordRoles,
-        languageModel: this.languageModel,
+        pipeline: this.pipeline,
+        retrieval: { limit: this.settings.limit, minScore: this.settings.minScore, filter: this.settings.filter },
       });
-      for (const id of outcome.done) this.remember(id);
+      for (const id of outcome.done) remember(this.recorded, id);
       for (const skipped of outcome.skipped) {
-        // A message with no text (an image, say) is ordinary; anything else was lost and deserves a warning.
+        // A user message with no text (an image, say) is ordinary; anything else was lost and deserves a warning.
         const log = skipped.reason === 'no text' ? this.logger.debug : this.logger.warn;
         log?.call(this.logger, `memory block ${this.id}: flushed message not recorded: ${skipped.reason}`, { id: skipped.id });
       }
@@ -216,14 +242,6 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
         (dropped > 0 ? ` (dropped the ${dropped} oldest)` : ''),
       { error },
     );
-  }
-
-  private remember(id: string): void {
-    this.recorded.add(id);
-    if (this.recorded.size > MAX_REMEMBERED_IDS) {
-      const oldest = this.recorded.values().next().value;
-      if (oldest !== undefined) this.recorded.delete(oldest);
-    }
   }
 
   /** The latest user and assistant messages, as one query no longer than memloom accepts. */
@@ -256,4 +274,14 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
 /** Create a {@link MemloomMemoryBlock}. */
 export function memloomBlock(options: MemloomBlockOptions): MemloomMemoryBlock {
   return new MemloomMemoryBlock(options);
+}
+
+/** Add to a bounded set of ids, forgetting the oldest past MAX_REMEMBERED_IDS. */
+function remember(ids: Set<string>, id: string): void {
+  ids.delete(id);
+  ids.add(id);
+  if (ids.size > MAX_REMEMBERED_IDS) {
+    const oldest = ids.values().next().value;
+    if (oldest !== undefined) ids.delete(oldest);
+  }
 }

@@ -46,14 +46,18 @@ describe('an agent workflow (@llamaindex/workflow) with memloom memory', () => {
     await session1.run('My budget is around two thousand euros, flights included.');
     await session1.run('I would also like to see the bamboo forest in Arashiyama early in the morning.');
     await block1.whenIdle();
-    // LlamaIndex flushed the overflow on its own; the rest is recorded when the session ends.
-    const flushedDuringSession = await memory.count({ scope: alice });
-    expect(flushedDuringSession).toBeGreaterThan(0);
+    // LlamaIndex flushed the overflow on its own; flush() records the rest when the session ends.
+    expect(await memory.count({ scope: alice })).toBeGreaterThan(0);
     await block1.flush(chat1);
     const stored = (await memory.list({ scope: alice })).map((record) => record.content);
-    expect(stored.length).toBeGreaterThan(flushedDuringSession);
-    expect(stored).toContain('I am planning a trip to Kyoto in April. I am vegetarian, so no meat or fish for me.');
-    expect(stored.join('\n')).not.toContain('Any restaurant will do.');
+    expect(stored).toEqual(
+      expect.arrayContaining([
+        'I am planning a trip to Kyoto in April.',
+        'I am vegetarian, so no meat or fish for me.',
+        'My budget is around two thousand euros, flights included.',
+      ]),
+    );
+    expect(stored.join('\n')).not.toMatch(/Any restaurant will do|Working memory updated/);
 
     // Session 2: a fresh LlamaIndex Memory, a new block, the same memloom memory.
     const llm2 = assistantModel();

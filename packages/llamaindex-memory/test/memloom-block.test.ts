@@ -1,5 +1,7 @@
 import { createMemory as createChatMemory, type MemoryMessage } from '@llamaindex/core/memory';
-import { MemloomError } from '@memloom/core';
+import { extractText } from '@llamaindex/core/utils';
+import { createMemoryPipeline, MemloomError } from '@memloom/core';
+import { createScriptedModel } from '@memloom/core/testing';
 import { describe, expect, it } from 'vitest';
 import { countTokens } from '../src/messages.js';
 import { memloomBlock, MemloomMemoryBlock } from '../src/index.js';
@@ -34,7 +36,7 @@ function memoryMessages(messages: Awaited<ReturnType<ReturnType<typeof chatMemor
 }
 
 describe('MemloomMemoryBlock in a real LlamaIndex Memory', () => {
-  it('records nothing while short-term memory has room, then the flushed user messages', async () => {
+  it('records nothing while short-term memory has room, then the facts of the flushed turns', async () => {
     const { memory } = setupMemory();
     const chat = chatMemoryWith(memloomBlock({ memory, scope: alice }));
 
@@ -47,11 +49,12 @@ describe('MemloomMemoryBlock in a real LlamaIndex Memory', () => {
     for (const text of stored) expect(aliceFacts).toContain(text);
     expect(stored).not.toContain('Noted, thanks for telling me.');
 
-    const [first] = await memory.list({ scope: alice, orderBy: 'createdAt' });
-    const history = await memory.history(first!.id);
-    expect(history[0]).toMatchObject({ trigger: 'extraction', action: 'create' });
-    expect(first!.sources).toHaveLength(1);
-    expect(first!.source).toBe('user');
+    // Deterministic extraction (no model): the user's own statement, through the strategy engine.
+    const records = await memory.list({ scope: alice, orderBy: 'createdAt' });
+    const second = records.find((record) => record.content === aliceFacts[1]);
+    expect(second).toMatchObject({ category: 'fact', verified: true });
+    expect((await memory.history(second!.id))[0]).toMatchObject({ trigger: 'extraction', action: 'create' });
+    expect(second!.sources).toHaveLength(2); // the user's message and the reply to it
   });
 
   it('gives getLLM() the relevant memory and leaves the irrelevant ones out', async () => {
@@ -148,18 +151,74 @@ describe('MemloomMemoryBlock in a real LlamaIndex Memory', () => {
     expect(record!.revision).toBe(1);
   });
 
-  it('records neither tool results nor empty messages, and assistant messages only when asked', async () => {
+  it('extracts nothing from questions, tool calls and results, or the assistant\'s words (deterministic path)', async () => {
     const { memory } = setupMemory();
     const messages: MemoryMessage[] = [
-      { id: 't', role: 'user', content: 'weather: 21C and sunny', options: { toolResult: { id: 'call-1', result: '21C', isError: false } } },
+      { id: 'late', role: 'assistant', content: 'I am glad I could help with that earlier.' },
+      { id: 'q', role: 'user', content: 'What is the weather in Lisbon today?' },
+      { id: 'call', role: 'assistant', content: '', options: { toolCall: [{ id: 'c1', name: 'weather', input: { city: 'Lisbon' } }] } },
+      { id: 't', role: 'user', content: 'I measured 21C and sunny', options: { toolResult: { id: 'c1', result: '21C', isError: false } } },
+      { id: 'a', role: 'assistant', content: 'It is 21C and sunny. I booked our table for Friday at eight.' },
       { id: 'e', role: 'user', content: '   ' },
-      { id: 'a', role: 'assistant', content: 'I booked the table for Friday at eight.' },
     ];
-    await memloomBlock({ memory, scope: alice }).put(messages);
+    const block = memloomBlock({ memory, scope: alice });
+    await block.put(messages);
     expect(await memory.count({ scope: alice })).toBe(0);
-    await memloomBlock({ memory, scope: alice, recordRoles: ['user', 'assistant'] }).put(messages);
-    const [record] = await memory.list({ scope: alice });
-    expect(record).toMatchObject({ content: 'I booked the table for Friday at eight.', source: 'background_ai', verified: false });
+    expect(block.pendingCount).toBe(0);
+  });
+
+  it('extracts with the LlamaIndex LLM when given: it sees the turn and the retrieved memories, and can correct one', async () => {
+    const { memory } = setupMemory();
+    const old = (await memory.add('I live in Lisbon with my two cats.', { scope: alice })).memory;
+    const extractor = new ScriptedLLM((messages) => {
+      const prompt = messages.map((message) => extractText(message.content)).join('\n');
+      const id = /\[([0-9a-f-]{36})\]/.exec(prompt)?.[1] ?? 'none';
+      return { content: `[UPDATE:${id} USER] I live in Porto with my two cats.\n[ADD USER] I work as a nurse.` };
+    });
+    const block = memloomBlock({ memory, scope: alice, llm: extractor });
+    await block.put([
+      { id: 'u1', role: 'user', content: 'I moved from Lisbon to Porto last week, and I work as a nurse now.' },
+      { id: 'a1', role: 'assistant', content: 'Congratulations on the move!' },
+    ]);
+
+    const prompt = extractor.requests[0]!.map((message) => extractText(message.content)).join('\n');
+    expect(prompt).toContain('I moved from Lisbon to Porto last week');
+    expect(prompt).toContain('Congratulations on the move!');
+    expect(prompt).toContain(`[${old.id}]`);
+
+    const corrected = await memory.get(old.id);
+    expect(corrected!.content).toBe('I live in Porto with my two cats.');
+    expect(corrected!.sources).toEqual(expect.arrayContaining(['u1', 'a1']));
+    expect((await memory.history(old.id)).map((version) => version.after.content)).toContain('I live in Lisbon with my two cats.');
+    expect((await memory.list({ scope: alice })).map((record) => record.content).sort()).toEqual([
+      'I live in Porto with my two cats.',
+      'I work as a nurse.',
+    ]);
+  });
+
+  it('falls back to the deterministic extraction when the LLM fails, and the flush still succeeds', async () => {
+    const { memory } = setupMemory();
+    const logger = recordingLogger();
+    const broken = new ScriptedLLM(() => {
+      throw new Error('rate limited');
+    });
+    const block = memloomBlock({ memory, scope: alice, llm: broken, logger });
+    await block.put([{ id: 'u1', role: 'user', content: aliceFacts[0]! }]);
+    expect(broken.requests).toHaveLength(1);
+    expect((await memory.list({ scope: alice })).map((record) => record.content)).toEqual([aliceFacts[0]]);
+    expect(logger.warnings.join('\n')).toContain('taking the deterministic path');
+    expect(block.pendingCount).toBe(0);
+  });
+
+  it('runs flushes through a pipeline of your own', async () => {
+    const { memory } = setupMemory();
+    const pipeline = createMemoryPipeline({ memory, languageModel: createScriptedModel('[ADD USER] Alice likes late-night jazz.') });
+    await memloomBlock({ memory, scope: alice, pipeline }).put([{ id: 'u1', role: 'user', content: 'Put on some music, please.' }]);
+    expect((await memory.list({ scope: alice })).map((record) => record.content)).toEqual(['Alice likes late-night jazz.']);
+
+    const other = setupMemory().memory;
+    expect(() => memloomBlock({ memory: other, scope: alice, pipeline })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS', message: expect.stringContaining('same memory') }));
+    expect(() => memloomBlock({ memory, scope: alice, pipeline, llm })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS', message: expect.stringContaining('not both') }));
   });
 
   it('flush() records the short-term messages LlamaIndex has not flushed, once', async () => {
@@ -187,7 +246,8 @@ describe('bad input', () => {
       [{ memory, scope: { team: 'x' } }, 'INVALID_SCOPE'],
       [{ memory, scope: alice, limit: 0 }, 'INVALID_OPTIONS'],
       [{ memory, scope: alice, tokenLimit: -1 }, 'INVALID_OPTIONS'],
-      [{ memory, scope: alice, recordRoles: ['system'] }, 'INVALID_OPTIONS'],
+      [{ memory, scope: alice, llm: {} }, 'INVALID_OPTIONS'],
+      [{ memory, scope: alice, pipeline: {} }, 'INVALID_OPTIONS'],
       [{ memory, scope: alice, tokenBudget: 100 }, 'INVALID_OPTIONS'],
     ];
     for (const [options, code] of attempts) {

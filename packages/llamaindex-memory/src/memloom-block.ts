@@ -94,7 +94,7 @@ const optionsSchema = z
 
 /** Messages kept for a retry after the store failed; beyond this the oldest are dropped (and logged). */
 const MAX_PENDING = 200;
-/** Message ids remembered as recorded, so a message flushed twice is recorded once. */
+/** Message ids remembered (as offered, and as recorded), so a message flushed twice is recorded once. */
 const MAX_REMEMBERED_IDS = 10_000;
 
 /**
@@ -120,6 +120,8 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
   private readonly logger: Logger;
   /** Ids of messages done with (recorded or passed over). */
   private readonly recorded = new Set<string>();
+  /** Ids of every message handed to `put`, in the order they came: LlamaIndex flushes from its cursor on, so they form a range. */
+  private readonly offered = new Set<string>();
   private pending: MemoryMessage[] = [];
   private queue: Promise<void> = Promise.resolve();
 
@@ -143,6 +145,7 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
   /** Memories relevant to the latest messages, as one memory message (none when nothing relevant is found or the store fails). */
   async get(messages: MemoryMessage[] = []): Promise<MemoryMessage[]> {
     assertMessages(messages, 'MemloomMemoryBlock.get');
+    this.recoverSkipped(messages);
     const query = this.queryFrom(messages);
     if (query === '') return [];
     let results: SearchResult[];
@@ -168,6 +171,7 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
    */
   async put(messages: MemoryMessage[]): Promise<void> {
     assertMessages(messages, 'MemloomMemoryBlock.put');
+    for (const message of messages) if (typeof message.id === 'string') remember(this.offered, message.id);
     // record() reports its own failures; the catch only keeps one surprise from stalling every later flush.
     const run = this.queue.catch(() => undefined).then(() => this.record(messages));
     this.queue = run;
@@ -176,8 +180,9 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
 
   /**
    * Record what LlamaIndex has not flushed yet (the short-term messages of a
-   * session that ends before they overflow). Call it when a session ends.
-   * Reads the Memory's public snapshot; messages already recorded are skipped.
+   * session that ends before they overflow, and any it skipped). Call it when
+   * a session ends. Reads the Memory's public snapshot; messages this block
+   * has already been given are not recorded again.
    */
   async flush(chatMemory: { snapshot(): string }): Promise<void> {
     if (typeof (chatMemory as { snapshot?: unknown } | undefined)?.snapshot !== 'function') {
@@ -191,7 +196,10 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
     }
     const messages = (Array.isArray(snapshot.messages) ? snapshot.messages : []) as MemoryMessage[];
     const cursor = typeof snapshot.memoryCursor === 'number' ? snapshot.memoryCursor : 0;
-    await this.put(messages.slice(cursor));
+    // From the first message this block was given (earlier ones predate it, e.g. a restored snapshot), else from the cursor.
+    const first = messages.findIndex((message) => this.offered.has(message.id));
+    const start = first >= 0 ? Math.min(first, cursor) : cursor;
+    await this.put(messages.slice(start).filter((message) => !this.offered.has(message.id)));
   }
 
   /** Resolves when every `put` so far has finished (agent workflows add messages without waiting for the flush). */
@@ -242,6 +250,31 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
         (dropped > 0 ? ` (dropped the ${dropped} oldest)` : ''),
       { error },
     );
+  }
+
+  /**
+   * LlamaIndex 0.6.22 adds agent-workflow messages without awaiting, so two
+   * flushes can overlap; its cursor then moves past messages that were never
+   * handed to any block (they also drop out of its short-term window). Every
+   * message between the first and the last one this block was given has been
+   * passed by the cursor, so one it was never given was skipped: record it.
+   */
+  private recoverSkipped(messages: MemoryMessage[]): void {
+    let last = -1;
+    for (let index = messages.length - 1; index >= 0; index--) {
+      if (this.offered.has(messages[index]!.id)) {
+        last = index;
+        break;
+      }
+    }
+    if (last < 0) return;
+    const first = messages.findIndex((message) => this.offered.has(message.id));
+    const skipped = messages.slice(first, last).filter((message) => typeof message.id === 'string' && !this.offered.has(message.id));
+    if (skipped.length === 0) return;
+    this.logger.debug?.(`memory block ${this.id}: recording ${skipped.length} message(s) LlamaIndex skipped while flushing`, {
+      ids: skipped.map((message) => message.id),
+    });
+    void this.put(skipped);
   }
 
   /** The latest user and assistant messages, as one query no longer than memloom accepts. */

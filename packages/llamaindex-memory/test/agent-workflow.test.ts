@@ -45,6 +45,7 @@ describe('an agent workflow (@llamaindex/workflow) with memloom memory', () => {
     expect(workingMemory.overview).toBe('## Task\nPlan the Kyoto trip in April.');
     await session1.run('My budget is around two thousand euros, flights included.');
     await session1.run('I would also like to see the bamboo forest in Arashiyama early in the morning.');
+    await session1.run('I am allergic to shellfish.');
     await block1.whenIdle();
     // LlamaIndex flushed the overflow on its own; flush() records the rest when the session ends.
     expect(await memory.count({ scope: alice })).toBeGreaterThan(0);
@@ -55,6 +56,7 @@ describe('an agent workflow (@llamaindex/workflow) with memloom memory', () => {
         'I am planning a trip to Kyoto in April.',
         'I am vegetarian, so no meat or fish for me.',
         'My budget is around two thousand euros, flights included.',
+        'I am allergic to shellfish.',
       ]),
     );
     expect(stored.join('\n')).not.toMatch(/Any restaurant will do|Working memory updated/);

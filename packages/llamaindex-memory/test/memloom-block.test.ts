@@ -1,7 +1,7 @@
 import { createMemory as createChatMemory, type MemoryMessage } from '@llamaindex/core/memory';
 import { extractText } from '@llamaindex/core/utils';
-import { createMemoryPipeline, MemloomError } from '@memloom/core';
-import { createScriptedModel } from '@memloom/core/testing';
+import { createMemory, createMemoryPipeline, MemloomError } from '@memloom/core';
+import { createFakeClock, createInMemoryStore, createScriptedModel, createTestEmbedder } from '@memloom/core/testing';
 import { describe, expect, it } from 'vitest';
 import { countTokens } from '../src/messages.js';
 import { memloomBlock, MemloomMemoryBlock } from '../src/index.js';
@@ -219,6 +219,44 @@ describe('MemloomMemoryBlock in a real LlamaIndex Memory', () => {
     const other = setupMemory().memory;
     expect(() => memloomBlock({ memory: other, scope: alice, pipeline })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS', message: expect.stringContaining('same memory') }));
     expect(() => memloomBlock({ memory, scope: alice, pipeline, llm })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS', message: expect.stringContaining('not both') }));
+  });
+
+  it('records a message LlamaIndex skipped when overlapping flushes moved its cursor too far', async () => {
+    // Agent workflows add messages without awaiting; hold one flush back to make two overlap, as they do there.
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const embedder = createTestEmbedder({ dimension: 256 });
+    const gated = { ...embedder, embed: async (texts: readonly string[], options?: object) => {
+      if (texts.some((text) => text.includes('cats'))) await held;
+      return embedder.embed(texts, options);
+    } };
+    const memory = createMemory({ store: createInMemoryStore(), embedder: gated, clock: createFakeClock() });
+    const block = memloomBlock({ memory, scope: alice });
+    const chat = createChatMemory({ tokenLimit: 40, shortTermTokenLimitRatio: 0.5, memoryBlocks: [block] });
+    const long = (fact: string) => `${fact} I mention it because it matters a great deal to me and to my family at home.`;
+
+    await chat.add({ role: 'user', content: long('I keep bees on the roof.') });
+    const first = chat.add({ role: 'user', content: long('I grow tomatoes on the balcony.') });
+    const second = chat.add({ role: 'user', content: 'I also keep two cats.' }); // overlaps the first flush
+    await first;
+    await chat.add({ role: 'user', content: 'I own a red bike.' }); // fits in short-term memory: not flushed
+    release();
+    await second;
+
+    // LlamaIndex's cursor has passed the bike message, which no block was given; it left the short-term window too.
+    const snapshot = JSON.parse(chat.snapshot()) as { messages: unknown[]; memoryCursor: number };
+    expect(snapshot.memoryCursor).toBe(snapshot.messages.length);
+    expect(textsByRole(await chat.getLLM(llm), 'user')).not.toContain('I own a red bike.');
+    await block.whenIdle();
+    expect((await memory.list({ scope: alice })).map((record) => record.content)).not.toContain('I own a red bike.');
+
+    // The next flush puts a message after it; the block sees the gap and records it.
+    await chat.add({ role: 'user', content: long('I work night shifts at the hospital.') });
+    await chat.getLLM(llm);
+    await block.whenIdle();
+    expect((await memory.list({ scope: alice })).map((record) => record.content)).toEqual(
+      expect.arrayContaining(['I keep bees on the roof.', 'I grow tomatoes on the balcony.', 'I also keep two cats.', 'I own a red bike.']),
+    );
   });
 
   it('flush() records the short-term messages LlamaIndex has not flushed, once', async () => {

@@ -274,7 +274,7 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
     this.logger.debug?.(`memory block ${this.id}: recording ${skipped.length} message(s) LlamaIndex skipped while flushing`, {
       ids: skipped.map((message) => message.id),
     });
-    void this.put(skipped);
+    this.put(skipped).catch((error: unknown) => this.logger.warn?.(`memory block ${this.id}: could not queue skipped messages: ${errorMessage(error)}`));
   }
 
   /** The latest user and assistant messages, as one query no longer than memloom accepts. */

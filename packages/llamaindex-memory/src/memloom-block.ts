@@ -40,9 +40,10 @@ export interface MemloomBlockOptions {
    * The model that extracts facts from flushed messages (ADD / UPDATE / BOOST /
    * DELETE / SKIP). Without it, the memory's own language model is used when it
    * has one, else the deterministic extraction (the user's first-person
-   * statements). Give `llm` or `pipeline`, not both.
+   * statements); `null` always takes the deterministic extraction. Give `llm`
+   * or `pipeline`, not both.
    */
-  llm?: LLM;
+  llm?: LLM | null;
   /**
    * A pipeline of your own (`createMemoryPipeline` from core, over this same
    * memory), for its policy storage, thresholds or prompts.
@@ -77,7 +78,7 @@ const optionsSchema = z
     scope: z.unknown().optional(),
     id: blockIdSchema.default('memloom'),
     priority: prioritySchema.default(2),
-    llm: z.custom<LLM>((value) => typeof (value as Partial<LLM> | undefined)?.chat === 'function', { message: 'must be a LlamaIndex LLM' }).optional(),
+    llm: z.custom<LLM>((value) => typeof (value as Partial<LLM> | undefined)?.chat === 'function', { message: 'must be a LlamaIndex LLM' }).nullable().optional(),
     limit: z.number().int().min(1).max(100).default(5),
     minScore: z.number().min(0).max(1).default(0.3),
     tokenLimit: tokenLimitSchema.default(1024),
@@ -89,7 +90,7 @@ const optionsSchema = z
     logger: loggerSchema.optional(),
   })
   .strict()
-  .refine((options) => !(options.llm && options.pipeline), { message: 'give llm or pipeline, not both (the pipeline has its own model)', path: ['llm'] })
+  .refine((options) => !(options.llm !== undefined && options.pipeline), { message: 'give llm or pipeline, not both (the pipeline has its own model)', path: ['llm'] })
   .refine((options) => !options.pipeline || options.pipeline.memory === options.memory, { message: 'the pipeline must be built over the same memory', path: ['pipeline'] });
 
 /** Messages kept for a retry after the store failed; beyond this the oldest are dropped (and logged). */
@@ -137,7 +138,7 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
       settings.pipeline ??
       createMemoryPipeline({
         memory: settings.memory,
-        ...(settings.llm ? { languageModel: fromLlamaIndexLLM(settings.llm) } : {}),
+        ...(settings.llm === null ? { languageModel: null } : settings.llm ? { languageModel: fromLlamaIndexLLM(settings.llm) } : {}),
         logger: this.logger,
       });
   }

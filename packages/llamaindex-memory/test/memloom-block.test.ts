@@ -210,6 +210,18 @@ describe('MemloomMemoryBlock in a real LlamaIndex Memory', () => {
     expect(block.pendingCount).toBe(0);
   });
 
+  it("uses the memloom memory's own model when no llm is given, and none with llm: null", async () => {
+    const model = createScriptedModel('[ADD USER] Alice is learning Japanese.');
+    const memory = createMemory({ store: createInMemoryStore(), embedder: createTestEmbedder({ dimension: 256 }), languageModel: model, clock: createFakeClock() });
+    await memloomBlock({ memory, scope: alice }).put([{ id: 'u1', role: 'user', content: 'Konnichiwa! Practising for my trip.' }]);
+    expect(model.requests).toHaveLength(1);
+    expect((await memory.list({ scope: alice })).map((record) => record.content)).toEqual(['Alice is learning Japanese.']);
+
+    await memloomBlock({ memory, scope: bob, llm: null }).put([{ id: 'u2', role: 'user', content: 'I collect vinyl records.' }]);
+    expect(model.requests).toHaveLength(1);
+    expect((await memory.list({ scope: bob })).map((record) => record.content)).toEqual(['I collect vinyl records.']);
+  });
+
   it('runs flushes through a pipeline of your own', async () => {
     const { memory } = setupMemory();
     const pipeline = createMemoryPipeline({ memory, languageModel: createScriptedModel('[ADD USER] Alice likes late-night jazz.') });

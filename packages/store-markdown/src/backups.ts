@@ -1,0 +1,52 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { isMissing } from './atomic-file.js';
+
+/** `YYYYMMDD_HHMMSS` in UTC, as in seed 001's backup and snapshot names. */
+export function stamp(atMs: number): string {
+  const iso = new Date(atMs).toISOString();
+  return `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}_${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}`;
+}
+
+const BACKUP = /^(\d{8}_\d{6})(?:-(\d+))?_(.+)$/u;
+
+/**
+ * A free name `<stamp>_<file>` in `directory` (`<stamp>-2_<file>`, … when
+ * several writes fall in the same second).
+ */
+export async function freeStampedName(directory: string, atMs: number, suffix: string): Promise<string> {
+  const base = stamp(atMs);
+  const taken = new Set(await listNames(directory));
+  for (let counter = 1; ; counter++) {
+    const name = counter === 1 ? `${base}_${suffix}` : `${base}-${counter}_${suffix}`;
+    if (!taken.has(name)) return path.join(directory, name);
+  }
+}
+
+/** Backups of one file, oldest first. */
+export async function backupsOf(directory: string, fileName: string): Promise<string[]> {
+  return (await listNames(directory))
+    .map((name) => ({ name, match: name.match(BACKUP) }))
+    .filter((entry) => entry.match?.[3] === fileName)
+    .sort((a, b) => {
+      const [, stampA = '', counterA = '1'] = a.match as RegExpMatchArray;
+      const [, stampB = '', counterB = '1'] = b.match as RegExpMatchArray;
+      return stampA.localeCompare(stampB) || Number(counterA) - Number(counterB);
+    })
+    .map((entry) => path.join(directory, entry.name));
+}
+
+/** Delete the oldest backups of `fileName` beyond `keep`. */
+export async function pruneBackups(directory: string, fileName: string, keep: number): Promise<void> {
+  const all = await backupsOf(directory, fileName);
+  for (const file of all.slice(0, Math.max(0, all.length - keep))) await fs.rm(file, { force: true });
+}
+
+async function listNames(directory: string): Promise<string[]> {
+  try {
+    return await fs.readdir(directory);
+  } catch (error) {
+    if (isMissing(error)) return [];
+    throw error;
+  }
+}

@@ -16,11 +16,14 @@ const BACKUP = /^(\d{8}_\d{6})(?:-(\d+))?_(.+)$/u;
  */
 export async function freeStampedName(directory: string, atMs: number, suffix: string): Promise<string> {
   const base = stamp(atMs);
-  const taken = new Set(await listNames(directory));
-  for (let counter = 1; ; counter++) {
-    const name = counter === 1 ? `${base}_${suffix}` : `${base}-${counter}_${suffix}`;
-    if (!taken.has(name)) return path.join(directory, name);
+  let highest = 0;
+  for (const name of await listNames(directory)) {
+    const match = name.match(BACKUP);
+    if (match?.[1] === base && match[3] === suffix) highest = Math.max(highest, Number(match[2] ?? 1));
   }
+  // Past the highest counter, never into a gap left by pruning, so names keep their order.
+  const counter = highest + 1;
+  return path.join(directory, counter === 1 ? `${base}_${suffix}` : `${base}-${counter}_${suffix}`);
 }
 
 /** Backups of one file, oldest first. */

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { policyOverridesSchema, systemClock, type Clock, type PolicyOverrides, type PolicyStorage, type Scope } from '@memloom/core';
 import { readIfExists, writeFileAtomic } from './atomic-file.js';
-import { freeStampedName } from './backups.js';
+import { readdir } from 'node:fs/promises';
+import { stamp } from './backups.js';
 import { storeError } from './errors.js';
 import { FileLock } from './file-lock.js';
 import { assertSafeScope, memoryDirectory } from './scope-path.js';
@@ -71,12 +72,24 @@ export function createMarkdownPolicyStorage(options: MarkdownPolicyStorageOption
       await lock.run(async () => {
         const current = await readIfExists(file);
         if (current !== undefined && current.trim() !== '') {
-          const snapshot = await freeStampedName(snapshots, atMs, 'x.json');
-          // Seed 001 names snapshots YYYYMMDD_HHMMSS.json: drop the placeholder suffix.
-          await writeFileAtomic(snapshot.replace(/_x\.json$/u, '.json'), current, durability);
+          await writeFileAtomic(await freeSnapshotName(snapshots, atMs), current, durability);
         }
-        await writeFileAtomic(file, `${JSON.stringify(parsed.data, null, 2)}\n`, durability);
+        // Only the keys given: the schema's defaults are the configuration's business, not an override.
+        const given = Object.fromEntries(Object.keys(overrides).map((key) => [key, (parsed.data as Record<string, unknown>)[key]]));
+        await writeFileAtomic(file, `${JSON.stringify(given, null, 2)}\n`, durability);
       });
     },
   };
+}
+
+/** `YYYYMMDD_HHMMSS.json` (seed 001), or `YYYYMMDD_HHMMSS-N.json` past the highest taken in that second. */
+async function freeSnapshotName(directory: string, atMs: number): Promise<string> {
+  const base = stamp(atMs);
+  const names = await readdir(directory).catch(() => [] as string[]);
+  let highest = 0;
+  for (const name of names) {
+    const match = name.match(/^(\d{8}_\d{6})(?:-(\d+))?\.json$/u);
+    if (match?.[1] === base) highest = Math.max(highest, Number(match[2] ?? 1));
+  }
+  return path.join(directory, highest === 0 ? `${base}.json` : `${base}-${highest + 1}.json`);
 }

@@ -82,6 +82,7 @@ export class Transaction {
       journal.removes.push({ target, trash: path.join(this.trashDirectory, `${this.txid}-${index}`) });
     }
     await writeFileAtomic(this.journalFile, JSON.stringify(journal), this.durability);
+    failpoint('after-journal');
     try {
       for (const [file, chunks] of this.appends) {
         const data = Buffer.concat(chunks.map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk)));
@@ -92,7 +93,9 @@ export class Transaction {
         // A rename keeps inode, size and mtime, so the temp's signature is the target's.
         this.signatures.set(target, await writeDurable(temp, this.writes.get(target) as string | Buffer, this.durability));
       }
+      failpoint('before-backup');
       await beforeCommit?.();
+      failpoint('before-commit');
     } catch (error) {
       await rollBack(journal).catch(() => undefined);
       await fs.rm(this.journalFile, { force: true });
@@ -100,6 +103,7 @@ export class Transaction {
     }
     journal.state = 'commit';
     await writeFileAtomic(this.journalFile, JSON.stringify(journal), this.durability);
+    failpoint('after-commit');
     await rollForward(journal, this.durability);
     await fs.rm(this.journalFile, { force: true });
   }
@@ -139,6 +143,7 @@ async function rollForward(journal: JournalEntry, durability: Durability): Promi
     try {
       await fs.rename(temp, target);
       folders.add(path.dirname(target));
+      failpoint('after-first-rename');
     } catch (error) {
       // Already renamed by an earlier, interrupted roll-forward.
       if (!isMissing(error)) throw error;
@@ -155,4 +160,13 @@ async function rollForward(journal: JournalEntry, durability: Durability): Promi
   }
   for (const folder of folders) await syncDirectory(folder, durability);
   for (const { trash } of journal.removes) await fs.rm(trash, { recursive: true, force: true });
+}
+
+/**
+ * Crash tests: when MEMLOOM_MARKDOWN_FAILPOINT names this point, the
+ * process kills itself there with SIGKILL (no cleanup, like a power cut
+ * for the process). Unset in normal use.
+ */
+function failpoint(name: string): void {
+  if (process.env.MEMLOOM_MARKDOWN_FAILPOINT === name) process.kill(process.pid, 'SIGKILL');
 }

@@ -39,6 +39,8 @@ import { accessFile, historyFile, Plan, vectorNorm, type Entry, type ScopeState 
 export interface MarkdownStore extends MemoryStore {
   /** The folder given as `root`. */
   readonly root: string;
+  /** BM25 over core's tokenizer; always present here. */
+  textSearch(query: TextQuery): Promise<ScoredMemory[]>;
   /**
    * Look at the files now: pick up a person's edits (changed blocks become
    * `manual_edit` versions, deleted blocks deletions, new blocks new

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { scopeKey, type MemoryRecord, type MemoryVersion } from '@memloom/core';
-import { isMissing, readIfExists, type Durability } from './atomic-file.js';
+import { isMissing, isTempName, readIfExists, type Durability } from './atomic-file.js';
 import { parseMemoryFile, type FileProblem, type ParsedFile } from './block-format.js';
 import { storeError } from './errors.js';
 import { decodeHistory, type VectorHeader } from './index-logs.js';
@@ -77,8 +77,11 @@ export class Reconciler {
   async run(options: { rewriteVectors?: boolean }): Promise<SyncReport> {
     const { parts } = this;
     const report: SyncReport = { created: [], edited: [], deleted: [], embedded: 0, unembedded: [], problems: [], notices: [] };
-    await recoverJournal(parts.journalFile, parts.durability);
+    const recovered = await recoverJournal(parts.journalFile, parts.durability);
+    await sweepTemps(path.dirname(parts.journalFile), false);
     const found = (await discoverScopes(parts.root)).sort((a, b) => (scopeKey(a.scope) < scopeKey(b.scope) ? -1 : 1));
+    // Temp files are only ever written under the lock, which we hold: any left is from a killed writer.
+    for (const item of found) if (recovered !== 'none' || !parts.scopes.has(scopeKey(item.scope))) await sweepTemps(item.directory, true);
     const foundKeys = new Set(found.map((item) => scopeKey(item.scope)));
     for (const state of [...parts.scopes.values()]) if (!foundKeys.has(state.key)) parts.dropScope(state);
 
@@ -304,6 +307,22 @@ export class Reconciler {
     }
     void plan;
     return problems.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
+  }
+}
+
+/** Remove temp files a killed writer left in `directory` (and its subfolders when `deep`). */
+async function sweepTemps(directory: string, deep: boolean): Promise<void> {
+  let entries;
+  try {
+    entries = await fs.readdir(directory, { withFileTypes: true });
+  } catch (error) {
+    if (isMissing(error)) return;
+    throw error;
+  }
+  for (const entry of entries) {
+    const full = path.join(directory, entry.name);
+    if (entry.isFile() && isTempName(entry.name)) await fs.rm(full, { force: true });
+    else if (deep && entry.isDirectory()) await sweepTemps(full, true);
   }
 }
 

@@ -152,8 +152,20 @@ export function parseMemoryFile(text: string, context: ParseContext): ParsedFile
   return { segments, problems };
 }
 
+/** Rendered blocks by record object: records are replaced, never changed in place. */
+const rendered = new WeakMap<MemoryRecord, string>();
+
 /** Render one memory as a block (ends with a blank line). */
 export function renderBlock(record: MemoryRecord): string {
+  let text = rendered.get(record);
+  if (text === undefined) {
+    text = renderUncached(record);
+    rendered.set(record, text);
+  }
+  return text;
+}
+
+function renderUncached(record: MemoryRecord): string {
   const body = bodyFor(record.content);
   const shown = contentFrom(body.split('\n'));
   const meta: Meta = metaFor(record, shown === record.content ? undefined : record.content);

@@ -167,20 +167,26 @@ class MarkdownFileStore implements MarkdownStore {
   async vectorSearch(query: VectorQuery): Promise<ScoredMemory[]> {
     await this.fresh();
     this.checkDimension(query.vector);
-    const queryNorm = vectorNorm(query.vector);
-    const hits: Array<{ entry: Entry; score: number }> = [];
+    const probe = Float64Array.from(query.vector);
+    const queryNorm = vectorNorm(probe);
+    const limit = Math.max(0, Math.floor(query.limit));
+    // Keep only the best `limit` hits (sorted, best first) instead of sorting every score.
+    const best: Array<{ entry: Entry; score: number }> = [];
+    const worse = (a: { entry: Entry; score: number }, b: { entry: Entry; score: number }) =>
+      a.score < b.score || (a.score === b.score && a.entry.record.id > b.entry.record.id);
     for (const entry of this.entries.values()) {
       const vector = entry.vector;
       if (!vector || !inScope(entry.record.scope, query.scope, query.exactScope) || !matchesFilter(entry.record, query.filter)) continue;
       let dot = 0;
-      for (let index = 0; index < vector.length; index++) dot += (vector[index] as number) * (query.vector[index] as number);
-      const score = queryNorm === 0 || entry.norm === 0 ? 0 : Math.max(-1, Math.min(1, dot / (queryNorm * entry.norm)));
-      hits.push({ entry, score });
+      for (let index = 0; index < vector.length; index++) dot += (vector[index] as number) * (probe[index] as number);
+      const hit = { entry, score: queryNorm === 0 || entry.norm === 0 ? 0 : Math.max(-1, Math.min(1, dot / (queryNorm * entry.norm))) };
+      if (best.length === limit && (limit === 0 || !worse(best[limit - 1] as typeof hit, hit))) continue;
+      let position = best.length;
+      while (position > 0 && worse(best[position - 1] as typeof hit, hit)) position--;
+      best.splice(position, 0, hit);
+      if (best.length > limit) best.pop();
     }
-    return hits
-      .sort((a, b) => b.score - a.score || (a.entry.record.id < b.entry.record.id ? -1 : 1))
-      .slice(0, query.limit)
-      .map((hit) => ({ memory: structuredClone(hit.entry.record), score: hit.score }));
+    return best.map((hit) => ({ memory: structuredClone(hit.entry.record), score: hit.score }));
   }
 
   async textSearch(query: TextQuery): Promise<ScoredMemory[]> {

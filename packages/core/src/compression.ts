@@ -1,4 +1,5 @@
 import { keywords } from './text/keywords.js';
+import { ENGLISH_STOPWORDS } from './text/stopwords.js';
 import { hasCjk, tokenize } from './text/tokenize.js';
 import type { MemoryLevel } from './types.js';
 
@@ -38,8 +39,9 @@ export function compressDeterministic(content: string, to: MemoryLevel): string 
 
 /**
  * Merge new content into an old memory without a model: the new statement
- * leads, and sentences of the old one that the new one does not already say
- * are kept after it. A compressed old memory (not `full`) is a shadow of a
+ * leads, and sentences of the old one about other things are kept after it
+ * ("I live in Paris. I have a dog." + "I live in Lyon now." →
+ * "I live in Lyon now. I have a dog."). A compressed old memory (not `full`) is a shadow of a
  * text kept in history, so the new statement simply replaces it.
  */
 export function mergeDeterministic(oldContent: string, newContent: string, oldLevel: MemoryLevel, maxLength: number): string {
@@ -51,11 +53,14 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   if (oldTokens.every((token) => freshTokens.has(token))) return fresh;
   if (tokenize(fresh).every((token) => oldTokens.includes(token))) return old.length <= maxLength ? old : fresh;
 
-  const freshSentences = splitSentences(fresh).map((sentence) => new Set(tokenize(sentence)));
+  // An old sentence that speaks of the same things as the new text is
+  // superseded by it; one about something else is kept after it.
   const extra = splitSentences(old).filter((sentence) => {
     const tokens = new Set(tokenize(sentence));
     if (tokens.size === 0) return false;
-    return freshSentences.every((other) => jaccard(tokens, other) < 0.5) && ![...tokens].every((token) => freshTokens.has(token));
+    let shared = 0;
+    for (const token of tokens) if (freshTokens.has(token)) shared++;
+    return shared / tokens.size < 0.3;
   });
   let merged = fresh;
   for (const sentence of extra) {
@@ -75,8 +80,8 @@ export function splitSentences(text: string): string[] {
 function summarize(content: string): string {
   const text = content.trim();
   const characters = Array.from(text);
-  if (characters.length <= 24) return text;
-  const target = Math.min(160, Math.max(20, Math.ceil(characters.length * 0.6)));
+  if (characters.length <= 12) return text;
+  const target = Math.min(160, Math.ceil(characters.length * 0.7));
   // Cut at the last clause boundary before the target, else at a word boundary.
   const clauses = text.match(/[^,.;:!?，。；：！？、\n]+[,.;:!?，。；：！？、\n]*/gu) ?? [text];
   let summary = '';
@@ -88,14 +93,11 @@ function summarize(content: string): string {
     const head = characters.slice(0, target).join('');
     const space = head.lastIndexOf(' ');
     summary = space > target / 2 ? head.slice(0, space) : head;
+    // Do not end on "for a" or "to the".
+    const words = summary.split(' ');
+    while (words.length > 1 && ENGLISH_STOPWORDS.has((words[words.length - 1] ?? '').toLowerCase())) words.pop();
+    summary = words.join(' ');
   }
   summary = summary.replace(/[\s,.;:!?，。；：！？、]+$/u, '');
   return summary.length < text.length ? `${summary}…` : summary;
-}
-
-function jaccard(a: Set<string>, b: Set<string>): number {
-  let shared = 0;
-  for (const token of a) if (b.has(token)) shared++;
-  const union = a.size + b.size - shared;
-  return union === 0 ? 1 : shared / union;
 }

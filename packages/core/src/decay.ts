@@ -96,6 +96,20 @@ export function baseWeightFor(current: number, ageDays: number, alpha: number): 
   return roundValue(current * (1 + alpha * Math.max(0, ageDays)));
 }
 
+/**
+ * The base importance that yields the record's current importance at this
+ * age under its category's whole-period decay, so an importance set without
+ * refreshing the timestamp (a boost, a review) survives the next maintenance
+ * pass. Categories that never decay keep their importance as the base.
+ */
+export function baseImportanceFor(record: Pick<MemoryRecord, 'category' | 'importance'>, ageDays: number, config: DecayConfig): number {
+  if (record.category !== 'fact' && record.category !== 'episode') return record.importance;
+  const rule = record.category === 'episode' ? config.episode : config.fact;
+  const periods = Math.floor(ageDays / rule.everyDays);
+  const factor = rule.factor ** periods;
+  return factor === 0 ? record.importance : roundValue(record.importance / factor);
+}
+
 function formatDays(days: number): string {
   const rounded = Math.round(days * 10) / 10;
   return `${rounded} day${rounded === 1 ? '' : 's'}`;

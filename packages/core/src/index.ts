@@ -75,7 +75,7 @@ export { decideUpdate, boostedWeight, upgradedLevel, levelRank, roundValue } fro
 export type { MergeStrategy, UpdateDecision } from './update-strategy.js';
 
 // Decay and compression (seeds 004, 002)
-export { decayedWeight, levelForAge, neverDecays, planMaintenance, baseWeightFor, daysBetween, DAY_MS } from './decay.js';
+export { decayedWeight, levelForAge, neverDecays, planMaintenance, baseWeightFor, baseImportanceFor, daysBetween, DAY_MS } from './decay.js';
 export type { MaintenancePlan } from './decay.js';
 export { compressDeterministic, mergeDeterministic, splitSentences } from './compression.js';
 export type { MaintainOptions, MaintenanceReport, MaintenanceChange } from './maintenance.js';
@@ -116,7 +116,7 @@ export { validateScope, isEmptyScope, scopeKey, inScope, matchesFilter } from '.
 
 // Language model helpers
 export { defaultPrompts } from './prompts.js';
-export type { Prompts } from './prompts.js';
+export type { Prompts, PromptText, PromptMemory, PromptMessage, PromptPolicyParameter, ReviewRound } from './prompts.js';
 export { callModel, cleanModelText } from './model-text.js';
 export type { ModelCallResult } from './model-text.js';
 
@@ -137,6 +137,46 @@ export type {
   Logger,
 } from './memory.js';
 
+// Moving memories between stores
+export { copyMemories } from './copy-memories.js';
+export type { CopyMemoriesOptions, CopyProgress } from './copy-memories.js';
+
 // Policy (seed 001)
 export { policySchema, policyOverridesSchema, DEFAULT_POLICY, resolvePolicy } from './policy.js';
 export type { Policy, PolicyKey, PolicyOverrides, PolicyStorage } from './policy.js';
+
+// The LLM-driven pipeline (seeds 001, 002): extraction, review, summaries, compression, evolution
+export { createMemoryPipeline } from './pipeline/pipeline.js';
+export type { MemoryPipeline, CreateMemoryPipelineOptions, AfterTurnInput, AfterTurnReport, EvolveInput } from './pipeline/pipeline.js';
+export { pipelineConfigSchema } from './pipeline/pipeline-config.js';
+export type { PipelineConfig, PipelineConfigInput } from './pipeline/pipeline-config.js';
+export { MESSAGE_ROLES, estimateTokens } from './pipeline/conversation.js';
+export type { ConversationMessage, MessageRole, TurnInput, TurnMessage } from './pipeline/conversation.js';
+export type {
+  ExtractionReport,
+  AppliedOperation,
+  SkippedOperation,
+  DecisionSource,
+  ReviewReport,
+  ReviewOutcome,
+  ReviewDecision,
+} from './pipeline/reports.js';
+export { parseExtraction } from './pipeline/extraction-parser.js';
+export type { ExtractionOperation, ParsedExtraction } from './pipeline/extraction-parser.js';
+export { extractFactsDeterministic } from './pipeline/extraction-fallback.js';
+export { parseReviewAnswer } from './pipeline/review-parser.js';
+export type { ReviewAnswer, ReviewVerdict } from './pipeline/review-parser.js';
+export { PROMOTION_REVIEW_KEY } from './pipeline/review.js';
+export type { ReviewInput } from './pipeline/review.js';
+export { planSessionSummary, forceCompression } from './pipeline/session-plan.js';
+export type { SessionPlan, SessionPlanOptions } from './pipeline/session-plan.js';
+export { summarizeMessagesDeterministic, SUMMARY_MESSAGE_ID_PREFIX } from './pipeline/session-summary.js';
+export type { SessionSummaryResult, SummarizeSessionOptions } from './pipeline/session-summary.js';
+export { ABSORBED_KEY } from './pipeline/long-term-compression.js';
+export type { CompressLongTermOptions, LongTermCompressionReport, AppliedConsolidation } from './pipeline/long-term-compression.js';
+export { parseConsolidation, planDeterministicConsolidation } from './pipeline/consolidation.js';
+export type { ConsolidationGroup } from './pipeline/consolidation.js';
+export { validateSuggestions, describePolicy } from './pipeline/evolution.js';
+export type { EvolutionReport, PolicyChange, RejectedSuggestion } from './pipeline/evolution.js';
+export { parseJsonObject } from './pipeline/json-text.js';
+export type { JsonObjectResult } from './pipeline/json-text.js';

@@ -112,7 +112,9 @@ export async function runMaintenance(input: {
         change.toLevel = plan.compressTo;
         report.compressed++;
         if (!dryRun) {
-          const compressed = await input.text.compress(memory.content, memory.level, plan.compressTo);
+          // Compress from the last full text (kept in history), so each level keeps what matters most.
+          const source = await lastFullContent(store, memory);
+          const compressed = await input.text.compress(source, memory.level, plan.compressTo);
           if (compressed.fallbackReason) report.modelFallbacks++;
           content = compressed.text;
           change.content = content;
@@ -165,4 +167,15 @@ async function applyBatch(store: MemoryStore, batch: MemoryChange[]): Promise<nu
     }
   }
   return conflicts;
+}
+
+/** The content of the memory's most recent full-level version, or its current content. */
+async function lastFullContent(store: MemoryStore, memory: MemoryRecord): Promise<string> {
+  if (memory.level === 'full') return memory.content;
+  const versions = await store.history(memory.id);
+  for (let index = versions.length - 1; index >= 0; index--) {
+    const after = versions[index]?.after;
+    if (after?.level === 'full') return after.content;
+  }
+  return memory.content;
 }

@@ -1,6 +1,6 @@
 import { systemClock, type Clock, type Embedder, type LanguageModel, type MemoryChange, type MemoryStore } from './contracts.js';
 import type { FreshnessConfig } from './config.js';
-import { baseWeightFor, daysBetween } from './decay.js';
+import { baseImportanceFor, baseWeightFor, daysBetween } from './decay.js';
 import { MemloomError, toMemloomError } from './errors.js';
 import { freshnessNote, freshnessThresholdMs } from './freshness.js';
 import { KeyedLock } from './keyed-lock.js';
@@ -12,6 +12,7 @@ import {
   parseOrThrow,
   searchOptionsSchema,
   toEpochMs,
+  updateOptionsSchema,
   updatePatchSchema,
   type EngineConfig,
   type EngineConfigInput,
@@ -109,6 +110,8 @@ export interface UpdatePatch {
   importance?: number;
   weight?: number;
   verified?: boolean;
+  /** Replaces the provenance list (ids of the messages or turns the memory came from). */
+  sources?: string[];
   tags?: string[];
   metadata?: Record<string, unknown>;
 }
@@ -120,6 +123,10 @@ export interface UpdateOptions {
   reason?: string;
   /** Treat the edit as an activation and refresh updatedAt. @default false */
   refreshTimestamp?: boolean;
+  /** What caused the change, for the history (the pipeline uses `review` and `extraction`). @default 'manual_edit' */
+  trigger?: 'manual_edit' | 'review' | 'extraction';
+  /** What the change did, for the history. @default 'edit' */
+  action?: 'edit' | 'boost' | 'promote' | 'review';
 }
 
 export interface ScopedOptions {
@@ -141,6 +148,8 @@ export interface Memory {
   readonly embedder: Embedder;
   readonly languageModel: LanguageModel | undefined;
   readonly clock: Clock;
+  /** The prompts in use: the defaults with `createMemory({ prompts })` applied. */
+  readonly prompts: Prompts;
   add(content: string, options?: AddOptions): Promise<AddResult>;
   search(query: string, options?: SearchOptions): Promise<SearchResult[]>;
   get(id: string, options?: ScopedOptions): Promise<MemoryRecord | undefined>;
@@ -205,6 +214,7 @@ class MemloomMemory implements Memory {
   readonly embedder: Embedder;
   readonly languageModel: LanguageModel | undefined;
   readonly clock: Clock;
+  readonly prompts: Prompts;
   private readonly generateId: () => string;
   private readonly defaultScope: Scope;
   private readonly logger: Logger;
@@ -219,6 +229,7 @@ class MemloomMemory implements Memory {
     this.embedder = parts.embedder;
     this.languageModel = parts.languageModel;
     this.clock = parts.clock;
+    this.prompts = parts.prompts;
     this.generateId = parts.generateId;
     this.defaultScope = parts.defaultScope;
     this.logger = parts.logger;
@@ -266,7 +277,15 @@ class MemloomMemory implements Memory {
   ): Promise<AddResult> {
     const atIso = new Date(atMs).toISOString();
     const trigger = options.trigger ?? 'user_mention';
-    const [nearestHit] = await this.store.vectorSearch({ vector, scope, exactScope: true, limit: 1 });
+    // Candidates: the same scope, and the same layer (facts and core facts merge; episodes and system memories only with their own kind).
+    const category = options.category ?? this.config.defaults.category;
+    const [nearestHit] = await this.store.vectorSearch({
+      vector,
+      scope,
+      exactScope: true,
+      filter: { category: mergeFamily(category) },
+      limit: 1,
+    });
     const nearest = nearestHit?.memory;
     const decision = decideUpdate(
       nearest ? { id: nearest.id, level: nearest.level, similarity: nearestHit.score } : undefined,
@@ -439,6 +458,7 @@ class MemloomMemory implements Memory {
   async update(id: string, patch: UpdatePatch, options: UpdateOptions = {}): Promise<MemoryRecord> {
     this.assertOpen();
     const parsed = parseOrThrow(updatePatchSchema, patch, 'update patch', 'INVALID_INPUT');
+    parseOrThrow(updateOptionsSchema, { trigger: options.trigger, action: options.action }, 'update options');
     const content = parsed.content === undefined ? undefined : validateContent(parsed.content, this.config.limits.maxContentLength);
     if (parsed.tags && parsed.tags.length > this.config.limits.maxTags) {
       throw new MemloomError({ code: 'INVALID_INPUT', message: `at most ${this.config.limits.maxTags} tags are allowed` });
@@ -455,6 +475,7 @@ class MemloomMemory implements Memory {
       ...(parsed.type ? { type: parsed.type } : {}),
       ...(parsed.level ? { level: parsed.level } : {}),
       ...(parsed.verified !== undefined ? { verified: parsed.verified } : {}),
+      ...(parsed.sources ? { sources: unique(parsed.sources) } : {}),
       ...(parsed.tags ? { tags: unique(parsed.tags) } : {}),
       ...(parsed.metadata ? { metadata: parsed.metadata } : {}),
       updatedAt,
@@ -477,8 +498,8 @@ class MemloomMemory implements Memory {
         ...(vector ? { vector } : {}),
         expectedRevision: current.revision,
         version: versionOf(current, next, {
-          trigger: 'manual_edit',
-          action: 'edit',
+          trigger: options.trigger ?? 'manual_edit',
+          action: options.action ?? 'edit',
           reason: options.reason ?? 'manual edit',
           atIso,
         }),
@@ -658,12 +679,9 @@ class MemloomMemory implements Memory {
   }
 }
 
-function baseImportanceFor(record: MemoryRecord, ageDays: number, decay: EngineConfig['decay']): number {
-  if (record.category !== 'fact' && record.category !== 'episode') return record.importance;
-  const rule = record.category === 'episode' ? decay.episode : decay.fact;
-  const periods = Math.floor(ageDays / rule.everyDays);
-  const factor = rule.factor ** periods;
-  return factor === 0 ? record.importance : Math.round((record.importance / factor) * 1e6) / 1e6;
+/** Categories a new memory of `category` may merge with. */
+function mergeFamily(category: MemoryRecord['category']): MemoryRecord['category'][] {
+  return category === 'fact' || category === 'core' ? ['fact', 'core'] : [category];
 }
 
 function assertStore(store: unknown): asserts store is MemoryStore {

@@ -20,7 +20,7 @@ export async function callModel(
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      controller.abort();
+      // Settle the race first, then tell the model to stop.
       reject(
         new MemloomError({
           code: 'TIMEOUT',
@@ -28,6 +28,7 @@ export async function callModel(
           message: `${model.id} did not answer within ${timeoutMs} ms`,
         }),
       );
+      controller.abort();
     }, timeoutMs);
   });
   try {

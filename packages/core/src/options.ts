@@ -89,10 +89,17 @@ export const updatePatchSchema = z
     importance: z.number().min(0).max(100).optional(),
     weight: z.number().min(0).max(1).optional(),
     verified: z.boolean().optional(),
+    sources: stringList.optional(),
     tags: stringList.optional(),
     metadata: metadataSchema.optional(),
   })
   .strict();
+
+/** The history fields `update` lets a caller set (the rest of its options are plain values). */
+export const updateOptionsSchema = z.object({
+  trigger: z.enum(['manual_edit', 'review', 'extraction']).optional(),
+  action: z.enum(['edit', 'boost', 'promote', 'review']).optional(),
+});
 
 /** Parse with a schema; a failure becomes INVALID_OPTIONS (or the given code) naming every bad field. */
 export function parseOrThrow<T extends z.ZodType>(

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { formatZodIssues } from './config.js';
 import { MemloomError } from './errors.js';
+import type { Scope } from './types.js';
 
 /**
  * Seed 001's memory policy. Keys keep the seed's snake_case because they are
@@ -29,8 +30,21 @@ export const policySchema = z.object({
 export type Policy = z.output<typeof policySchema>;
 export type PolicyKey = keyof Policy;
 
-/** Overrides: any subset of the policy, nothing else. */
-export const policyOverridesSchema = policySchema.partial().strict();
+type PolicyShape = typeof policySchema.shape;
+
+/**
+ * Overrides: any subset of the policy, nothing else. Built from the fields
+ * without their defaults: zod 4's `.partial()` would still fill every
+ * missing key with its default, so one overrides layer would reset every
+ * value the configuration set.
+ */
+export const policyOverridesSchema = z
+  .object(
+    Object.fromEntries(Object.entries(policySchema.shape).map(([key, field]) => [key, field.unwrap().optional()])) as {
+      [K in keyof PolicyShape]: z.ZodOptional<ReturnType<PolicyShape[K]['unwrap']>>;
+    },
+  )
+  .strict();
 export type PolicyOverrides = z.output<typeof policyOverridesSchema>;
 
 export const DEFAULT_POLICY: Policy = policySchema.parse({});
@@ -44,6 +58,14 @@ export interface PolicyStorage {
   readOverrides(): Promise<unknown>;
   /** Snapshot the current overrides (if any), then replace them atomically. */
   writeOverrides(overrides: PolicyOverrides, at: Date): Promise<void>;
+  /**
+   * When the long-term memory of this scope was last compressed (seed 001's
+   * `memory/.last_longterm_compress`), or undefined when never. Optional: a
+   * storage without it makes the once-a-day limit last only as long as the process.
+   */
+  readLastCompression?(scope: Scope): Promise<Date | undefined>;
+  /** Record a long-term compression of this scope. Optional, see `readLastCompression`. */
+  writeLastCompression?(scope: Scope, at: Date): Promise<void>;
 }
 
 /**

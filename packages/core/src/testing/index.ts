@@ -5,3 +5,5 @@ export { createFakeClock } from './fake-clock.js';
 export type { FakeClock } from './fake-clock.js';
 export { createScriptedModel, createHangingModel } from './scripted-model.js';
 export type { ScriptedModel, ScriptStep } from './scripted-model.js';
+export { createInMemoryPolicyStorage } from './in-memory-policy-storage.js';
+export type { InMemoryPolicyStorage } from './in-memory-policy-storage.js';

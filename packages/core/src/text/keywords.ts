@@ -11,9 +11,7 @@ const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]
 export function keywords(text: string, limit = 6): string[] {
   const seen = new Map<string, { word: string; position: number; score: number }>();
   let position = 0;
-  for (const part of segmenter.segment(text.normalize('NFKC'))) {
-    if (!part.isWordLike) continue;
-    const word = part.segment.replace(/['’]s$/u, '');
+  for (const word of words(text)) {
     const lower = word.toLowerCase();
     position++;
     if (seen.has(lower) || isStopword(word, lower)) continue;
@@ -26,9 +24,38 @@ export function keywords(text: string, limit = 6): string[] {
     .map((entry) => entry.word);
 }
 
+/**
+ * Word-like segments, with runs of single CJK characters joined back
+ * together (the segmenter splits unknown names: 小|橘 -> 小橘).
+ */
+function words(text: string): string[] {
+  const result: string[] = [];
+  let previousSingleCjk = false;
+  for (const part of segmenter.segment(text.normalize('NFKC'))) {
+    if (!part.isWordLike) {
+      previousSingleCjk = false;
+      continue;
+    }
+    const word = part.segment.replace(/['’]s$/u, '');
+    const singleCjk = CJK.test(word) && Array.from(word).length === 1 && !SINGLE_CHAR_FUNCTION_WORDS.includes(word);
+    if (singleCjk && previousSingleCjk) result[result.length - 1] += word;
+    else result.push(word);
+    previousSingleCjk = singleCjk;
+  }
+  return result;
+}
+
+/** Single characters that stand alone as grammar, never as part of a name. */
+const SINGLE_CHAR_FUNCTION_WORDS = '的了是在和与也就都而着我你他她它这那有很吗呢吧啊把被让给对从到向为以叫';
+
 function isStopword(word: string, lower: string): boolean {
-  if (CJK.test(word)) return CHINESE_STOPWORDS.has(word) || Array.from(word).length < 2;
-  if (lower.length < 3 && !/\d/.test(lower)) return true;
+  if (CJK.test(word)) {
+    const chars = Array.from(word);
+    // Single characters, "一只"-style numeral + measure word, and words ending in a particle ("养了", "我是").
+    return CHINESE_STOPWORDS.has(word) || chars.length < 2 || (chars.length === 2 && (chars[0] === '一' || '了的着过是'.includes(chars[1] ?? '')));
+  }
+  // Short words are kept only when they are numbers or acronyms ("AI", "3D").
+  if (lower.length < 3 && !/\d/.test(lower) && !/^\p{Lu}+$/u.test(word)) return true;
   return ENGLISH_STOPWORDS.has(lower.replace(/['’]/gu, ''));
 }
 

@@ -1,0 +1,165 @@
+import type { MemoryChange, MemoryStore, StoreOpenOptions } from './contracts.js';
+import { MemloomError } from './errors.js';
+import type { Memory } from './memory.js';
+import type { MemoryRecord, MemoryVersion, Scope } from './types.js';
+
+export interface CopyProgress {
+  /** Memories in the source (in scope) when the copy started. */
+  total: number;
+  /** Memories looked at so far. */
+  done: number;
+  /** Written to the target with their vector and whole history. */
+  copied: number;
+  /** Already in the target at the same revision (or left alone by `onMismatch: 'skip'`). */
+  skipped: number;
+  /** In the target at another revision and replaced (`onMismatch: 'replace'`). */
+  replaced: number;
+}
+
+export interface CopyMemoriesOptions {
+  /** Where memories come from: a store, or a Memory (its store and embedder are used). */
+  from: MemoryStore | Memory;
+  /** Where they go. Vectors are copied as they are, so both sides must use the same embedder. */
+  to: MemoryStore | Memory;
+  /**
+   * Open both stores for this embedder before copying.
+   * @default the embedder of `from` or `to` when either is a Memory; otherwise the stores must already be open
+   */
+  open?: StoreOpenOptions;
+  /** Copy only this scope. @default every memory */
+  scope?: Scope;
+  /** Memories read and written per round trip. @default 100 */
+  batchSize?: number;
+  /**
+   * A memory already in the target at another revision: stop with CONFLICT,
+   * leave the target's copy, or replace it with the source's.
+   * @default 'error'
+   */
+  onMismatch?: 'error' | 'skip' | 'replace';
+  /** Called after every batch. */
+  onProgress?: (progress: CopyProgress) => void;
+  /** Stops the copy between batches. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Copy memories from one store to another, records, vectors and versions,
+ * e.g. from SQLite to Qdrant when one machine is no longer enough.
+ *
+ * Each batch is one `apply` on the target, so with an atomic store a batch
+ * lands whole or not at all. The copy is idempotent and resumable: a memory
+ * already in the target at the same revision is skipped, so after a failure
+ * run it again. Versions missing from the source history are filled with
+ * `import` versions that say so, since a store only takes revision n after n - 1.
+ */
+export async function copyMemories(options: CopyMemoriesOptions): Promise<CopyProgress> {
+  const from = storeOf(options.from);
+  const to = storeOf(options.to);
+  if (from === to) throw new MemloomError({ code: 'INVALID_OPTIONS', message: 'copyMemories needs two different stores' });
+  const batchSize = options.batchSize ?? 100;
+  if (!Number.isInteger(batchSize) || batchSize < 1) {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', message: `batchSize must be a positive integer, got ${String(batchSize)}` });
+  }
+  const onMismatch = options.onMismatch ?? 'error';
+  const open = openOptions(options);
+  if (open) {
+    await from.open(open);
+    await to.open(open);
+  }
+
+  const scope = options.scope;
+  const progress: CopyProgress = { total: await from.count(scope ? { scope } : {}), done: 0, copied: 0, skipped: 0, replaced: 0 };
+  for (let offset = 0; ; offset += batchSize) {
+    options.signal?.throwIfAborted();
+    const page = await from.list({ ...(scope ? { scope } : {}), orderBy: 'createdAt', limit: batchSize, offset });
+    if (page.length === 0) break;
+    const present = new Map((await to.getMany(page.map((record) => record.id))).map((record) => [record.id, record.revision]));
+    const changes: MemoryChange[] = [];
+    for (const record of page) {
+      const target = present.get(record.id);
+      if (target === record.revision) {
+        progress.skipped++;
+        continue;
+      }
+      if (target !== undefined) {
+        if (onMismatch === 'skip') {
+          progress.skipped++;
+          continue;
+        }
+        if (onMismatch === 'error') {
+          throw new MemloomError({
+            code: 'CONFLICT',
+            message: `memory ${record.id} is at revision ${target} in the target and ${record.revision} in the source; pass onMismatch: 'replace' or 'skip'`,
+            details: { id: record.id, source: record.revision, target },
+          });
+        }
+        changes.push({ op: 'delete', id: record.id, expectedRevision: target });
+        progress.replaced++;
+      } else {
+        progress.copied++;
+      }
+      changes.push(...(await replay(from, record)));
+    }
+    if (changes.length > 0) await to.apply(changes);
+    progress.done += page.length;
+    options.onProgress?.({ ...progress });
+    if (page.length < batchSize) break;
+  }
+  return progress;
+}
+
+/** The puts that rebuild a memory revision by revision, ending at its current record. */
+async function replay(from: MemoryStore, record: MemoryRecord): Promise<MemoryChange[]> {
+  const vector = await from.getVector(record.id);
+  if (!vector) {
+    throw new MemloomError({ code: 'STORE_CORRUPT', message: `memory ${record.id} has no vector in the source store`, details: { id: record.id } });
+  }
+  const known = new Map((await from.history(record.id)).map((entry) => [entry.version, entry]));
+  const changes: MemoryChange[] = [];
+  let before: MemoryRecord | null = null;
+  for (let revision = 1; revision <= record.revision; revision++) {
+    const entry = known.get(revision);
+    const memory: MemoryRecord = revision === record.revision ? record : { ...(entry?.after ?? record), id: record.id, revision };
+    const version: MemoryVersion = entry
+      ? { ...entry, memoryId: record.id }
+      : {
+          memoryId: record.id,
+          version: revision,
+          at: memory.updatedAt,
+          trigger: 'import',
+          action: revision === 1 ? 'create' : 'edit',
+          reason: `copied: version ${revision} was not in the source history`,
+          before,
+          after: memory,
+        };
+    changes.push({ op: 'put', memory, ...(revision === 1 ? { vector } : {}), expectedRevision: revision - 1, version });
+    before = memory;
+  }
+  return changes;
+}
+
+function storeOf(value: MemoryStore | Memory): MemoryStore {
+  return isMemory(value) ? value.store : value;
+}
+
+function isMemory(value: MemoryStore | Memory): value is Memory {
+  return typeof (value as Memory).embedder === 'object' && typeof (value as Memory).store === 'object';
+}
+
+function openOptions(options: CopyMemoriesOptions): StoreOpenOptions | undefined {
+  const embedders = [options.from, options.to].flatMap((side) => (isMemory(side) ? [side.embedder] : []));
+  const [first, second] = embedders;
+  if (first && second && first.id !== second.id) {
+    throw new MemloomError({
+      code: 'EMBEDDER_MISMATCH',
+      message: `copyMemories copies vectors as they are: the source uses ${first.id} and the target ${second.id}`,
+    });
+  }
+  if (options.open) {
+    if (first && first.id !== options.open.embedderId) {
+      throw new MemloomError({ code: 'EMBEDDER_MISMATCH', message: `open.embedderId is ${options.open.embedderId} but the Memory uses ${first.id}` });
+    }
+    return options.open;
+  }
+  return first ? { dimension: first.dimension, embedderId: first.id } : undefined;
+}

@@ -1,0 +1,46 @@
+import type { Clock, LanguageModel } from '../contracts.js';
+import { ageString } from '../freshness.js';
+import type { Logger, Memory } from '../memory.js';
+import { callModel } from '../model-text.js';
+import type { PromptMemory, Prompts, PromptText } from '../prompts.js';
+import type { MemoryRecord } from '../types.js';
+import type { PipelineConfig } from './pipeline-config.js';
+
+/** What every pipeline step needs; built once by `createMemoryPipeline`. */
+export interface PipelineContext {
+  memory: Memory;
+  /** Undefined when no model is configured: every step then takes its deterministic path. */
+  model: LanguageModel | undefined;
+  prompts: Prompts;
+  config: PipelineConfig & { modelTimeoutMs: number };
+  clock: Clock;
+  logger: Logger;
+}
+
+export type ModelAnswer = { ok: true; text: string } | { ok: false; reason: string };
+
+/** Ask the model with the pipeline's timeout. Never throws; `reason` says why there is no answer. */
+export async function askModel(context: PipelineContext, request: PromptText): Promise<ModelAnswer> {
+  if (!context.model) return { ok: false, reason: 'no language model configured' };
+  const result = await callModel(context.model, request, context.config.modelTimeoutMs);
+  if (!result.ok) return { ok: false, reason: result.error?.message ?? `${context.model.id} failed` };
+  return { ok: true, text: result.text };
+}
+
+/** A record as prompts show it. */
+export function toPromptMemory(record: MemoryRecord, nowMs: number): PromptMemory {
+  return {
+    id: record.id,
+    content: record.content,
+    category: record.category,
+    updatedAt: record.updatedAt,
+    age: `${ageString(nowMs - Date.parse(record.updatedAt))} ago`,
+    importance: record.importance,
+  };
+}
+
+/** The first line of a model answer, cut short, for reports and logs. */
+export function shortText(text: string, limit = 200): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
+}

@@ -1,0 +1,199 @@
+import { MemloomError, type MemloomErrorCode } from '../errors.js';
+import { unique } from '../records.js';
+import type { MemoryRecord } from '../types.js';
+import { boostedWeight, roundValue } from '../update-strategy.js';
+import { askModel, toPromptMemory, type PipelineContext } from './context.js';
+import type { NormalizedTurn } from './conversation.js';
+import { extractFactsDeterministic } from './extraction-fallback.js';
+import { parseExtraction, type ExtractionOperation } from './extraction-parser.js';
+import type { AppliedOperation, ExtractionReport, SkippedOperation } from './reports.js';
+
+/** Errors that cost one operation, not the turn: a stale read, or text the store will not take. */
+const SKIPPABLE_CODES: readonly MemloomErrorCode[] = ['CONFLICT', 'NOT_FOUND', 'EMPTY_CONTENT', 'CONTENT_TOO_LONG'];
+
+/**
+ * Seed 002's background monitor for one turn: ask the model for operations
+ * on the retrieved memories and apply the valid ones; without a usable
+ * answer, add the user's own first-person statements instead.
+ */
+export async function runExtraction(context: PipelineContext, turn: NormalizedTurn): Promise<ExtractionReport> {
+  const report: ExtractionReport = { source: 'fallback', applied: [], skipped: [], dueForReview: [] };
+  const { known, foreign } = await loadRetrieved(context, turn, report.skipped);
+  const nowMs = context.clock.now();
+
+  if (context.model) {
+    const answer = await askModel(
+      context,
+      context.prompts.extract({
+        user: turn.user.content,
+        assistant: turn.assistant.content,
+        memories: [...known.values()].map((record) => toPromptMemory(record, nowMs)),
+        now: new Date(nowMs).toISOString(),
+      }),
+    );
+    if (answer.ok) {
+      const parsed = parseExtraction(answer.text);
+      report.skipped.push(...parsed.unparsed);
+      if (parsed.operations.length > 0) {
+        report.source = 'model';
+        await applyOperations(context, turn, parsed.operations, { known, foreign }, report);
+        logSkipped(context, report.skipped);
+        return report;
+      }
+      report.modelFallback = 'the answer held no operation';
+    } else {
+      report.modelFallback = answer.reason;
+    }
+    context.logger.warn?.('extraction: model answer not used, taking the deterministic path', { reason: report.modelFallback });
+  }
+
+  for (const fact of extractFactsDeterministic(turn.user.content, context.config.fallbackMaxFacts)) {
+    await addFact(context, turn, fact, true, `[ADD USER] ${fact}`, report);
+  }
+  logSkipped(context, report.skipped);
+  return report;
+}
+
+/** The retrieved memories still in the caller's scope, read fresh; the others are remembered as foreign. */
+async function loadRetrieved(context: PipelineContext, turn: NormalizedTurn, skipped: SkippedOperation[]) {
+  const known = new Map<string, MemoryRecord>();
+  const foreign = new Set<string>();
+  for (const given of turn.retrieved) {
+    if (known.has(given.id) || foreign.has(given.id)) continue;
+    const current = await context.memory.get(given.id, { ...(turn.scope ? { scope: turn.scope } : {}) });
+    if (current) {
+      known.set(current.id, current);
+    } else {
+      foreign.add(given.id);
+      skipped.push({ operation: `retrieved memory ${given.id}`, reason: 'not shown to the model: deleted, or outside the caller\'s scope' });
+    }
+  }
+  return { known, foreign };
+}
+
+async function applyOperations(
+  context: PipelineContext,
+  turn: NormalizedTurn,
+  operations: ExtractionOperation[],
+  retrieved: { known: Map<string, MemoryRecord>; foreign: Set<string> },
+  report: ExtractionReport,
+): Promise<void> {
+  const touched = new Set<string>();
+  let count = 0;
+  for (const operation of operations) {
+    if (operation.kind === 'skip') continue;
+    if (++count > context.config.maxOperationsPerTurn) {
+      report.skipped.push({ operation: operation.line, reason: `over the limit of ${context.config.maxOperationsPerTurn} operations per turn` });
+      continue;
+    }
+    if (operation.kind === 'add') {
+      await addFact(context, turn, operation.content, operation.userStated, operation.line, report);
+      continue;
+    }
+    const refusal = checkTarget(operation, retrieved, touched);
+    if (refusal) {
+      report.skipped.push({ operation: operation.line, reason: refusal });
+      continue;
+    }
+    touched.add(operation.id);
+    try {
+      await applyToMemory(context, turn, operation, report);
+    } catch (error) {
+      // The memory moved on or vanished since it was read (the operation was about a state that no longer
+      // exists), or the model's text is unusable: skip this one operation, keep the others.
+      if (!MemloomError.isInstance(error) || !SKIPPABLE_CODES.includes(error.code)) throw error;
+      const reason = error.code === 'CONFLICT' || error.code === 'NOT_FOUND' ? `memory changed meanwhile (${error.code})` : error.message;
+      report.skipped.push({ operation: operation.line, reason });
+    }
+  }
+}
+
+/** Why an operation on a named memory must not run, or undefined when it may. */
+function checkTarget(
+  operation: Exclude<ExtractionOperation, { kind: 'add' | 'skip' }>,
+  retrieved: { known: Map<string, MemoryRecord>; foreign: Set<string> },
+  touched: Set<string>,
+): string | undefined {
+  const target = retrieved.known.get(operation.id);
+  if (!target) {
+    return retrieved.foreign.has(operation.id)
+      ? `memory ${operation.id} is outside the caller's scope`
+      : `memory ${operation.id} is not among the memories retrieved for this turn`;
+  }
+  if (touched.has(operation.id)) return `memory ${operation.id} was already changed by an earlier operation of this turn`;
+  if (target.category === 'system') return 'system memories are not changed by extraction';
+  if (operation.kind === 'delete' && target.category === 'core') return 'core memories are never deleted by extraction';
+  return undefined;
+}
+
+async function applyToMemory(
+  context: PipelineContext,
+  turn: NormalizedTurn,
+  operation: Exclude<ExtractionOperation, { kind: 'add' | 'skip' }>,
+  report: ExtractionReport,
+): Promise<void> {
+  const { memory, config } = context;
+  const scope = turn.scope ? { scope: turn.scope } : {};
+  const current = await memory.get(operation.id, scope);
+  if (!current) throw new MemloomError({ code: 'NOT_FOUND', message: `no memory with id ${operation.id}` });
+  let applied: AppliedOperation;
+  if (operation.kind === 'delete') {
+    await memory.delete(current.id, scope);
+    applied = { kind: 'delete', id: current.id, before: current };
+  } else if (operation.kind === 'boost') {
+    const importance = roundValue(current.importance + config.boostAmount);
+    const after = await memory.update(current.id, { importance }, {
+      ...scope,
+      trigger: 'extraction',
+      action: 'boost',
+      reason: `shaped the reply: importance ${current.importance} -> ${importance}`,
+    });
+    applied = { kind: 'boost', id: current.id, importance: { from: current.importance, to: importance }, after };
+    if (after.category === 'fact' && importance >= config.promoteAtImportance && current.importance < config.promoteAtImportance) {
+      report.dueForReview.push(after.id);
+    }
+  } else if (operation.content === current.content) {
+    report.skipped.push({ operation: operation.line, reason: 'the corrected text is the memory\'s current text' });
+    return;
+  } else {
+    // A correction: the named memory gets the complete corrected text as a fresh full memory,
+    // activated like a merge (timestamp refreshed, weight boosted); the wrong text stays in its history.
+    const weight = boostedWeight(current.weight, 'merge_update', memory.config.strategy);
+    const after = await memory.update(
+      current.id,
+      { content: operation.content, level: 'full', weight, verified: operation.userStated, sources: unique([...current.sources, ...turn.sources]) },
+      { ...scope, refreshTimestamp: true, trigger: 'extraction', reason: `corrected${operation.userStated ? ' by the user' : ''}: "${current.content}" -> "${operation.content}"` },
+    );
+    applied = { kind: 'update', id: current.id, before: current, after };
+  }
+  report.applied.push(applied);
+}
+
+/** ADD through the strategy engine: a restated fact merges, a related one is kept beside, a new one is created. */
+async function addFact(
+  context: PipelineContext,
+  turn: NormalizedTurn,
+  content: string,
+  userStated: boolean,
+  line: string,
+  report: ExtractionReport,
+): Promise<void> {
+  try {
+    const result = await context.memory.add(content, {
+      ...(turn.scope ? { scope: turn.scope } : {}),
+      category: 'fact',
+      source: 'background_ai',
+      verified: userStated,
+      sources: turn.sources,
+      trigger: 'extraction',
+    });
+    report.applied.push({ kind: 'add', content, result });
+  } catch (error) {
+    if (!MemloomError.isInstance(error) || !SKIPPABLE_CODES.includes(error.code)) throw error;
+    report.skipped.push({ operation: line, reason: error.message });
+  }
+}
+
+function logSkipped(context: PipelineContext, skipped: SkippedOperation[]): void {
+  for (const entry of skipped) context.logger.warn?.('extraction: operation skipped', { operation: entry.operation, reason: entry.reason });
+}

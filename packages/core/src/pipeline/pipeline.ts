@@ -1,0 +1,228 @@
+import type { Clock, LanguageModel } from '../contracts.js';
+import { formatZodIssues } from '../config.js';
+import { MemloomError, toMemloomError } from '../errors.js';
+import type { Logger, Memory } from '../memory.js';
+import { resolvePolicy, type Policy, type PolicyOverrides, type PolicyStorage } from '../policy.js';
+import type { Prompts } from '../prompts.js';
+import { scopeKey, validateScope } from '../scope.js';
+import type { Scope } from '../types.js';
+import { createCompressionTimes } from './compression-times.js';
+import type { PipelineContext } from './context.js';
+import { normalizeTurn, validateMessages, type ConversationMessage, type TurnInput } from './conversation.js';
+import { runEvolution, type EvolutionReport } from './evolution.js';
+import { runExtraction } from './extraction.js';
+import { runLongTermCompression, type CompressLongTermOptions, type LongTermCompressionReport } from './long-term-compression.js';
+import { pipelineConfigSchema, type PipelineConfigInput } from './pipeline-config.js';
+import type { ExtractionReport, ReviewReport } from './reports.js';
+import { runReview, type ReviewInput } from './review.js';
+import { runSessionSummary, type SessionSummaryResult, type SummarizeSessionOptions } from './session-summary.js';
+
+export interface CreateMemoryPipelineOptions extends PipelineConfigInput {
+  /** The memory the pipeline reads and writes (through its strategy engine). */
+  memory: Memory;
+  /** The model that drives every step. @default memory.languageModel; `null` for none (deterministic paths only) */
+  languageModel?: LanguageModel | null;
+  /** Seed 001's policy from configuration (`config.json`'s `memory` block); the storage's overrides go on top. */
+  policy?: PolicyOverrides;
+  /** Where evolution writes overrides (with snapshots) and, when it can, the last long-term compression time. */
+  policyStorage?: PolicyStorage;
+  /** @default memory.clock */
+  clock?: Clock;
+  logger?: Logger;
+  /** Prompt overrides on top of the memory's prompts. */
+  prompts?: Partial<Prompts>;
+}
+
+/** Input of `maybeEvolve` / `evolve`. */
+export interface EvolveInput {
+  /** The recent conversation to reflect on. @default the messages `afterTurn` saw lately in this scope */
+  messages?: readonly ConversationMessage[];
+  /** Which conversation is counted. */
+  scope?: Scope;
+  /** For `maybeEvolve`: messages new since the last call. @default messages.length */
+  newMessageCount?: number;
+}
+
+/** Input of `afterTurn`: the turn, plus the session when summaries should run. */
+export interface AfterTurnInput extends TurnInput {
+  /** The session so far, this turn included: summarized when past the thresholds, read by evolution. */
+  messages?: readonly ConversationMessage[];
+  /** The model's context window in tokens (token threshold and emergency cut). */
+  contextWindowTokens?: number;
+  countTokens?: (text: string) => number;
+  /** Where the session's episode is written. @default scope */
+  episodeScope?: Scope;
+}
+
+/** What `afterTurn` did, step by step. Steps that did not run are absent. */
+export interface AfterTurnReport {
+  extraction?: ExtractionReport;
+  /** Promotion reviews of the facts this turn's boosts lifted to the threshold. */
+  review?: ReviewReport;
+  /** Present when `messages` were given; use `session.messages` as the session from now on. */
+  session?: SessionSummaryResult;
+  compression?: LongTermCompressionReport;
+  evolution?: EvolutionReport;
+  /** Steps that failed on a store or embedder error; the other steps still ran. */
+  errors: Array<{ step: 'extraction' | 'review' | 'session' | 'compression' | 'evolution'; error: MemloomError }>;
+}
+
+/** Seeds 001 and 002's LLM-driven memory work, behind one object. See the README's "Pipeline". */
+export interface MemoryPipeline {
+  readonly memory: Memory;
+  /** The policy in effect now: configuration, then the stored overrides (read on every call, so a rollback applies at once). */
+  policy(): Promise<Policy>;
+  /** Seed 002's background monitor on one finished turn. */
+  extract(turn: TurnInput): Promise<ExtractionReport>;
+  /** Seed 002's reviewer on the given facts, or on every fact in scope that is due. */
+  review(input?: ReviewInput): Promise<ReviewReport>;
+  /** Summarize a session's older messages into an episode when past the thresholds. */
+  summarizeSession(messages: readonly ConversationMessage[], options?: SummarizeSessionOptions): Promise<SessionSummaryResult>;
+  /** Seed 001's long-term compression of one scope. */
+  compressLongTerm(options?: CompressLongTermOptions): Promise<LongTermCompressionReport>;
+  /** Count messages and reflect every `evolutionEveryMessages` when `evolution_enabled`. */
+  maybeEvolve(input: EvolveInput): Promise<EvolutionReport>;
+  /** Reflect now, whatever the counter and `evolution_enabled` say. */
+  evolve(input: EvolveInput): Promise<EvolutionReport>;
+  /**
+   * Everything the seeds run after a turn: extraction, promotion reviews of what it boosted, the session
+   * summary (when `messages` are given), long-term compression (when on and the turn wrote something), evolution.
+   */
+  afterTurn(input: AfterTurnInput): Promise<AfterTurnReport>;
+}
+
+/** Scopes whose evolution counters and recent messages are remembered at most. */
+const MAX_TRACKED_SCOPES = 1000;
+
+/**
+ * Build the pipeline over a memory. Options are validated at once
+ * (INVALID_OPTIONS names the field; a bad `policy` is INVALID_CONFIG).
+ */
+export function createMemoryPipeline(options: CreateMemoryPipelineOptions): MemoryPipeline {
+  const { memory, languageModel, policy, policyStorage, clock, logger, prompts, ...configInput } = checkOptions(options);
+  const parsed = pipelineConfigSchema.safeParse(configInput);
+  if (!parsed.success) throw new MemloomError({ code: 'INVALID_OPTIONS', message: `invalid pipeline options: ${formatZodIssues(parsed.error)}` });
+  resolvePolicy([{ source: 'createMemoryPipeline({ policy })', values: policy }]);
+  const context: PipelineContext = {
+    memory,
+    model: languageModel === null ? undefined : (languageModel ?? memory.languageModel),
+    prompts: { ...memory.prompts, ...prompts },
+    config: { ...parsed.data, modelTimeoutMs: parsed.data.modelTimeoutMs ?? memory.config.modelTimeoutMs },
+    clock: clock ?? memory.clock,
+    logger: logger ?? {},
+  };
+  const times = createCompressionTimes(policyStorage);
+  const counters = new Map<string, number>();
+  const recent = new Map<string, ConversationMessage[]>();
+
+  const currentPolicy = async (): Promise<Policy> =>
+    resolvePolicy([
+      { source: 'createMemoryPipeline({ policy })', values: policy },
+      { source: 'the stored policy overrides', values: policyStorage ? await policyStorage.readOverrides() : undefined },
+    ]);
+  const scopeOf = (scope: unknown): Scope | undefined => (scope === undefined ? undefined : validateScope(scope, memory.config.limits.maxScopeLength));
+  const remember = <T>(map: Map<string, T>, key: string, value: T): void => {
+    map.delete(key);
+    map.set(key, value);
+    if (map.size > MAX_TRACKED_SCOPES) map.delete(map.keys().next().value as string);
+  };
+
+  const pipeline: MemoryPipeline = {
+    memory,
+    policy: currentPolicy,
+    extract: async (turn) => {
+      const normalized = normalizeTurn(turn);
+      return runExtraction(context, { ...normalized, scope: scopeOf(normalized.scope) });
+    },
+    review: async (input = {}) => runReview(context, { ...input, scope: scopeOf(input.scope) }),
+    summarizeSession: async (messages, summaryOptions = {}) =>
+      runSessionSummary(context, await currentPolicy(), validateMessages(messages), { ...summaryOptions, scope: scopeOf(summaryOptions.scope) }),
+    compressLongTerm: async (compressOptions = {}) =>
+      runLongTermCompression(context, await currentPolicy(), times, { ...compressOptions, scope: scopeOf(compressOptions.scope) }),
+    evolve: async (input) => {
+      const messages = input.messages ? validateMessages(input.messages) : (recent.get(scopeKey(scopeOf(input.scope) ?? {})) ?? []);
+      return runEvolution(context, { policy: await currentPolicy(), storage: policyStorage, messages });
+    },
+    maybeEvolve: async (input) => {
+      const policyNow = await currentPolicy();
+      const key = scopeKey(scopeOf(input.scope) ?? {});
+      const given = input.messages ? validateMessages(input.messages) : undefined;
+      if (!policyNow.evolution_enabled) return { action: 'skipped', reason: 'evolution_enabled is false', accepted: [], rejected: [] };
+      const count = (counters.get(key) ?? 0) + (input.newMessageCount ?? given?.length ?? 0);
+      const every = context.config.evolutionEveryMessages;
+      if (count < every) {
+        remember(counters, key, count);
+        return { action: 'skipped', reason: `${count} of ${every} messages since the last reflection`, accepted: [], rejected: [], messagesSinceReflection: count };
+      }
+      remember(counters, key, 0);
+      const messages = (given ?? recent.get(key) ?? []).slice(-every);
+      return { ...(await runEvolution(context, { policy: policyNow, storage: policyStorage, messages })), messagesSinceReflection: 0 };
+    },
+    afterTurn: async (input) => {
+      const turn = normalizeTurn(input);
+      const scope = scopeOf(turn.scope);
+      const session = input.messages ? validateMessages(input.messages) : undefined;
+      const episodeScope = input.episodeScope === undefined ? scope : scopeOf(input.episodeScope);
+      const report: AfterTurnReport = { errors: [] };
+      const step = async <T>(name: AfterTurnReport['errors'][number]['step'], run: () => Promise<T>): Promise<T | undefined> => {
+        try {
+          return await run();
+        } catch (error) {
+          const wrapped = toMemloomError(error, { code: 'STORE_ERROR', message: `${name} failed` });
+          context.logger.warn?.(`afterTurn: ${name} failed`, { code: wrapped.code, message: wrapped.message });
+          report.errors.push({ step: name, error: wrapped });
+          return undefined;
+        }
+      };
+      const key = scopeKey(scope ?? {});
+      const newMessages: ConversationMessage[] = [
+        { role: 'user', content: turn.user.content, ...(turn.user.id ? { id: turn.user.id } : {}) },
+        ...(turn.assistant.content ? [{ role: 'assistant' as const, content: turn.assistant.content, ...(turn.assistant.id ? { id: turn.assistant.id } : {}) }] : []),
+      ];
+      remember(recent, key, [...(recent.get(key) ?? []), ...newMessages].slice(-context.config.evolutionEveryMessages));
+      const policyNow = await currentPolicy();
+
+      report.extraction = await step('extraction', () => runExtraction(context, { ...turn, scope }));
+      const due = report.extraction?.dueForReview ?? [];
+      if (due.length > 0) report.review = await step('review', () => runReview(context, { ids: due, ...(scope ? { scope } : {}) }));
+      if (session) {
+        report.session = await step('session', () =>
+          runSessionSummary(context, policyNow, session, {
+            ...(episodeScope ? { scope: episodeScope } : {}),
+            ...(input.contextWindowTokens !== undefined ? { contextWindowTokens: input.contextWindowTokens } : {}),
+            ...(input.countTokens ? { countTokens: input.countTokens } : {}),
+          }),
+        );
+      }
+      // The long-term memory only grows through writes: a turn that wrote nothing cannot have pushed it past the threshold.
+      const wrote = (report.extraction?.applied.some((entry) => entry.kind === 'add' || entry.kind === 'update') ?? false) || report.session?.episode !== undefined;
+      if (policyNow.long_term_compress_char_threshold > 0 && wrote) {
+        report.compression = await step('compression', () => runLongTermCompression(context, policyNow, times, scope ? { scope } : {}));
+      }
+      if (policyNow.evolution_enabled) {
+        report.evolution = await step('evolution', () =>
+          pipeline.maybeEvolve({ newMessageCount: newMessages.length, ...(session ? { messages: session } : {}), ...(scope ? { scope } : {}) }),
+        );
+      }
+      return report;
+    },
+  };
+  return pipeline;
+}
+
+function checkOptions(options: CreateMemoryPipelineOptions): CreateMemoryPipelineOptions {
+  const fail = (message: string): never => {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', message });
+  };
+  if (!options || typeof options !== 'object') fail('createMemoryPipeline needs an options object with a memory');
+  const memory = options.memory as Partial<Memory> | undefined;
+  if (!memory || typeof memory.add !== 'function' || typeof memory.search !== 'function' || typeof memory.update !== 'function' || !memory.config) {
+    fail('memory must be a Memory made by createMemory()');
+  }
+  if (options.languageModel != null && typeof options.languageModel.generate !== 'function') fail('languageModel must have a generate(request) method');
+  const storage = options.policyStorage;
+  if (storage !== undefined && (typeof storage?.readOverrides !== 'function' || typeof storage.writeOverrides !== 'function')) {
+    fail('policyStorage must have readOverrides() and writeOverrides()');
+  }
+  return options;
+}

@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import { copyMemories, createMemory, MemloomError, type CopyProgress, type MemoryChange, type MemoryStore } from '../src/index.js';
+import { axisVector, createFakeClock, createInMemoryStore, createTestEmbedder } from '../src/testing/index.js';
+
+const DIM = 8;
+
+/** A source Memory with three users' memories, one edited and restored (four versions). */
+async function source() {
+  const embedder = createTestEmbedder({ dimension: DIM });
+  const clock = createFakeClock('2024-03-01T09:00:00.000Z');
+  const memory = createMemory({ store: createInMemoryStore(), embedder, clock });
+  const contents = ['alice likes tea', 'alice lives in Porto', 'bob plays chess', 'carol runs marathons', 'carol keeps bees'];
+  contents.forEach((content, index) => embedder.setVector(content, axisVector(DIM, index)));
+  embedder.setVector('alice lives in Lisbon', axisVector(DIM, 6));
+  const added = [];
+  for (const content of contents) {
+    clock.advance(60_000);
+    added.push((await memory.add(content, { scope: { userId: content.split(' ')[0]! } })).memory);
+  }
+  const moved = added[1]!;
+  await memory.update(moved.id, { content: 'alice lives in Lisbon' }, { reason: 'moved' });
+  await memory.restore(moved.id, 1);
+  return { memory, embedder, added, moved };
+}
+
+async function snapshot(store: MemoryStore) {
+  const records = await store.list({ orderBy: 'id' });
+  return Promise.all(
+    records.map(async (record) => ({ record, vector: await store.getVector(record.id), history: await store.history(record.id) })),
+  );
+}
+
+/** Counts apply calls and can fail the n-th one, to stand for a crash or a network failure. */
+function watched(store: MemoryStore, failOn?: number): MemoryStore & { applies: number } {
+  const wrapper = Object.create(store) as MemoryStore & { applies: number };
+  wrapper.applies = 0;
+  wrapper.apply = async (changes: readonly MemoryChange[]) => {
+    wrapper.applies++;
+    if (wrapper.applies === failOn) throw new MemloomError({ code: 'STORE_ERROR', message: 'connection reset' });
+    return store.apply(changes);
+  };
+  return wrapper;
+}
+
+describe('copyMemories', () => {
+  it('copies records, vectors and whole histories, reporting progress per batch', async () => {
+    const { memory, embedder } = await source();
+    const target = createInMemoryStore();
+    const progress: CopyProgress[] = [];
+    const report = await copyMemories({ from: memory, to: target, batchSize: 2, onProgress: (step) => progress.push(step) });
+
+    expect(await snapshot(target)).toEqual(await snapshot(memory.store));
+    expect(report).toEqual({ total: 5, done: 5, copied: 5, skipped: 0, replaced: 0 });
+    expect(progress.map((step) => step.done)).toEqual([2, 4, 5]);
+    expect(progress.every((step) => step.total === 5)).toBe(true);
+
+    // The target works through the facade: search finds, history reads, restore restores.
+    const moved = createMemory({ store: target, embedder });
+    const [hit] = await moved.search('alice lives in Porto', { scope: { userId: 'alice' }, limit: 1 });
+    expect(hit?.memory.content).toBe('alice lives in Porto');
+    expect((await moved.history(hit!.memory.id)).map((entry) => entry.action)).toEqual(['create', 'edit', 'restore']);
+    expect((await moved.restore(hit!.memory.id, 2)).content).toBe('alice lives in Lisbon');
+  });
+
+  it('is idempotent: a second run skips everything and writes nothing', async () => {
+    const { memory } = await source();
+    const target = watched(createInMemoryStore());
+    await copyMemories({ from: memory, to: target });
+    const writes = target.applies;
+    const again = await copyMemories({ from: memory, to: target });
+    expect(again).toEqual({ total: 5, done: 5, copied: 0, skipped: 5, replaced: 0 });
+    expect(target.applies).toBe(writes);
+  });
+
+  it('resumes after a failure: the rerun copies what is missing and skips what landed', async () => {
+    const { memory } = await source();
+    const inner = createInMemoryStore();
+    const flaky = watched(inner, 2);
+    await expect(copyMemories({ from: memory, to: flaky, batchSize: 2 })).rejects.toMatchObject({ code: 'STORE_ERROR' });
+    expect(await inner.count({})).toBe(2);
+
+    const report = await copyMemories({ from: memory, to: inner, batchSize: 2, open: { dimension: DIM, embedderId: 'memloom/test-embedder' } });
+    expect(report).toMatchObject({ copied: 3, skipped: 2 });
+    expect(await snapshot(inner)).toEqual(await snapshot(memory.store));
+  });
+
+  it('copies one scope only', async () => {
+    const { memory } = await source();
+    const target = createInMemoryStore();
+    const report = await copyMemories({ from: memory, to: target, scope: { userId: 'carol' } });
+    expect(report).toMatchObject({ total: 2, copied: 2 });
+    expect((await target.list({})).map((record) => record.scope.userId)).toEqual(['carol', 'carol']);
+  });
+
+  it('on a memory at another revision in the target: stops with CONFLICT, skips, or replaces as asked', async () => {
+    const { memory, moved } = await source();
+    const target = createInMemoryStore();
+    await copyMemories({ from: memory, to: target });
+    await memory.update(moved.id, { content: 'alice lives in Braga' });
+
+    const conflict = await copyMemories({ from: memory, to: target }).catch((error: unknown) => error);
+    expect(MemloomError.hasCode(conflict, 'CONFLICT')).toBe(true);
+    expect((conflict as MemloomError).details).toMatchObject({ id: moved.id, source: 4, target: 3 });
+
+    expect(await copyMemories({ from: memory, to: target, onMismatch: 'skip' })).toMatchObject({ skipped: 5, replaced: 0 });
+    expect((await target.get(moved.id))?.revision).toBe(3);
+
+    expect(await copyMemories({ from: memory, to: target, onMismatch: 'replace' })).toMatchObject({ skipped: 4, replaced: 1 });
+    expect(await snapshot(target)).toEqual(await snapshot(memory.store));
+  });
+
+  it('fills versions missing from the source history with import versions that say so', async () => {
+    const { memory, moved } = await source();
+    // A source that kept only the latest version of each memory.
+    const forgetful = Object.create(memory.store) as MemoryStore;
+    forgetful.history = async (id) => (await memory.store.history(id)).slice(-1);
+    const target = createInMemoryStore();
+    await copyMemories({ from: forgetful, to: target, open: { dimension: DIM, embedderId: 'memloom/test-embedder' } });
+    const history = await target.history(moved.id);
+    expect(history.map((entry) => [entry.version, entry.trigger])).toEqual([[1, 'import'], [2, 'import'], [3, 'restore']]);
+    expect(history[0]?.reason).toBe('copied: version 1 was not in the source history');
+    expect(await target.get(moved.id)).toEqual(await memory.store.get(moved.id));
+  });
+
+  it('refuses to mix embedders, or to copy a store onto itself', async () => {
+    const { memory } = await source();
+    const other = createMemory({ store: createInMemoryStore(), embedder: createTestEmbedder({ dimension: DIM, id: 'another/model' }) });
+    await expect(copyMemories({ from: memory, to: other })).rejects.toMatchObject({ code: 'EMBEDDER_MISMATCH' });
+    expect(await other.store.count({})).toBe(0);
+    await expect(copyMemories({ from: memory, to: memory.store })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
+  });
+
+  it('stops between batches when aborted', async () => {
+    const { memory } = await source();
+    const target = createInMemoryStore();
+    const controller = new AbortController();
+    const done = copyMemories({ from: memory, to: target, batchSize: 2, signal: controller.signal, onProgress: () => controller.abort() });
+    await expect(done).rejects.toThrow();
+    expect(await target.count({})).toBe(2);
+  });
+});

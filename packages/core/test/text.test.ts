@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { compressDeterministic, keywords, mergeDeterministic, porterStem, TextIndex, tokenize } from '../src/index.js';
+
+describe('tokenize', () => {
+  it('lowercases, drops stopwords and possessives, and stems English', () => {
+    expect(tokenize("Caroline's going to the LGBTQ support groups")).toEqual(['carolin', 'go', 'lgbtq', 'support', 'group']);
+  });
+
+  it('splits Chinese into characters and adjacent pairs', () => {
+    const tokens = tokenize('我喜欢喝咖啡');
+    expect(tokens).toContain('咖啡');
+    expect(tokens).toContain('咖');
+    expect(tokens).toContain('喜欢');
+  });
+
+  it('handles mixed scripts, numbers and emoji', () => {
+    const tokens = tokenize('AI工程师 in 2023 ☕️');
+    expect(tokens).toEqual(expect.arrayContaining(['ai', '工程', '师', '2023']));
+    expect(tokens).not.toContain('☕️');
+    expect(tokenize('')).toEqual([]);
+  });
+});
+
+describe('porterStem', () => {
+  it.each([
+    ['caresses', 'caress'],
+    ['ponies', 'poni'],
+    ['running', 'run'],
+    ['hopping', 'hop'],
+    ['agreed', 'agre'],
+    ['relational', 'relat'],
+    ['generalization', 'gener'],
+    ['meeting', 'meet'],
+    ['sky', 'sky'],
+  ])('%s -> %s', (word, stem) => {
+    expect(porterStem(word)).toBe(stem);
+  });
+});
+
+describe('TextIndex (BM25)', () => {
+  it('ranks the document with more and rarer matches first, and forgets deleted ones', () => {
+    const index = new TextIndex();
+    index.set('a', 'espresso every morning before work');
+    index.set('b', 'green tea in the evening');
+    index.set('c', 'espresso machine broke');
+    expect(index.search('espresso morning', 10).map((hit) => hit.id)).toEqual(['a', 'c']);
+    index.delete('a');
+    expect(index.search('espresso morning', 10).map((hit) => hit.id)).toEqual(['c']);
+    index.set('c', 'the machine is fixed');
+    expect(index.search('espresso', 10)).toEqual([]);
+    expect(index.size).toBe(2);
+  });
+
+  it('filters before ranking', () => {
+    const index = new TextIndex();
+    index.set('a', 'lunch with Maria');
+    index.set('b', 'lunch with Maria again');
+    expect(index.search('lunch', 10, (id) => id === 'b').map((hit) => hit.id)).toEqual(['b']);
+  });
+});
+
+describe('deterministic compression keeps the key words', () => {
+  const text = 'I am Zhang San, an AI engineer working in Beijing';
+  it.each([
+    ['summary', 'I am Zhang San…'],
+    ['tag', '#Zhang #San #AI #Beijing'],
+    ['trace', 'Faded memory about: Zhang, Beijing'],
+    ['archive', '[archived] #Zhang #Beijing'],
+  ] as const)('%s', (level, expected) => {
+    expect(compressDeterministic(text, level)).toBe(expected);
+  });
+
+  it('follows seed 004 for Chinese', () => {
+    const chinese = '我叫张三，是一名AI工程师，目前在北京工作';
+    expect(compressDeterministic(chinese, 'summary')).toBe('我叫张三，是一名AI工程师…');
+    expect(compressDeterministic(chinese, 'tag')).toBe('#张三 #工程 #北京 #工作');
+    expect(compressDeterministic(chinese, 'trace')).toBe('曾有关于张三、工程的记忆');
+    expect(compressDeterministic(chinese, 'archive')).toBe('[已归档] #张三 #工程');
+  });
+
+  it('picks names and numbers as keywords', () => {
+    expect(keywords('We met Maria at the cafe on 12 May', 3)).toEqual(['Maria', '12', 'May']);
+  });
+});
+
+describe('deterministic merge', () => {
+  it('lets the new statement replace what it supersedes and keeps the rest', () => {
+    expect(mergeDeterministic('I live in Paris. I have a dog named Rex.', 'I live in Lyon now.', 'full', 1000)).toBe(
+      'I live in Lyon now. I have a dog named Rex.',
+    );
+    expect(mergeDeterministic('我住在北京。我养了一只猫。', '我现在住在上海。', 'full', 1000)).toBe('我现在住在上海。我养了一只猫。');
+  });
+
+  it('replaces a compressed shadow with the new statement (seed 004: "#job:engineer" + "I am AI engineer Zhang San")', () => {
+    expect(mergeDeterministic('#职业:工程师', '我是AI工程师张三', 'tag', 1000)).toBe('我是AI工程师张三');
+  });
+
+  it('keeps the longer text when the new one says nothing new', () => {
+    expect(mergeDeterministic('I live in Paris with my wife', 'I live in Paris', 'full', 1000)).toBe('I live in Paris with my wife');
+  });
+});

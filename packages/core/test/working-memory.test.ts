@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { WorkingMemoryTracker, workingMemoryConfigFromEnv } from '../src/index.js';
+
+const status = (tokensPercent = 10) => ({ tokensUsed: tokensPercent * 1000, tokensMax: 100_000, messageCount: 12, overviewBytes: 2048 });
+
+describe('seed 003 working-memory reminders', () => {
+  it('reminds only after more than 5 rounds without an update (scenario 2)', () => {
+    const tracker = new WorkingMemoryTracker();
+    const reminders = [1, 2, 3, 4, 5, 6].map(() => tracker.checkRound(status()).remind);
+    expect(reminders).toEqual([false, false, false, false, false, true]);
+    expect(tracker.roundsSinceUpdate).toBe(6);
+  });
+
+  it('stops reminding after the overview is updated (scenario 1)', () => {
+    const tracker = new WorkingMemoryTracker();
+    for (let round = 0; round < 7; round++) tracker.checkRound(status());
+    tracker.markUpdated();
+    expect(tracker.checkRound(status()).remind).toBe(false);
+    expect(tracker.roundsSinceUpdate).toBe(1);
+  });
+
+  it('reminds after 3 rounds when context use passes 70% (scenario 3)', () => {
+    const tracker = new WorkingMemoryTracker();
+    const results = [45, 52, 68, 73].map((percent) => tracker.checkRound(status(percent)).remind);
+    expect(results).toEqual([false, false, false, true]);
+  });
+
+  it('never reminds before round 3, however full the context', () => {
+    const tracker = new WorkingMemoryTracker();
+    expect(tracker.checkRound(status(99)).remind).toBe(false);
+    expect(tracker.checkRound(status(99)).remind).toBe(false);
+    expect(tracker.checkRound(status(99)).remind).toBe(false);
+  });
+
+  it('states rounds, token use, message count, overview size and what to do', () => {
+    const tracker = new WorkingMemoryTracker({ overviewPath: 'notes/overview.md', detailPath: 'notes/detail/' });
+    let check = tracker.checkRound(status(65));
+    for (let round = 0; round < 5; round++) check = tracker.checkRound(status(65));
+    expect(check.remind).toBe(true);
+    expect(check.reminder).toContain('You have not updated your working memory for 6 rounds.');
+    expect(check.reminder).toContain('Token use: 65% (65000 / 100000)');
+    expect(check.reminder).toContain('Messages in history: 12');
+    expect(check.reminder).toContain('Working memory size: 2.00 KB');
+    expect(check.reminder).toContain('archive them to notes/detail/');
+    expect(check.reminder).toContain('Write the updated overview to: notes/overview.md');
+    expect(check.reminder.startsWith('<!--')).toBe(true);
+  });
+
+  it('takes thresholds from configuration and from WM_* environment variables', () => {
+    const env = workingMemoryConfigFromEnv({ WM_MAX_ROUNDS: '2', WM_MIN_ROUNDS: '1', WM_TOKEN_THRESHOLD: '50', WM_ENABLE_REMINDER: 'true' });
+    expect(env).toEqual({ maxRounds: 2, minRounds: 1, tokenThresholdPercent: 50, enabled: true });
+    const tracker = new WorkingMemoryTracker(env);
+    expect([1, 2, 3].map(() => tracker.checkRound(status()).remind)).toEqual([false, false, true]);
+    const disabled = new WorkingMemoryTracker(workingMemoryConfigFromEnv({ WM_ENABLE_REMINDER: 'false' }));
+    for (let round = 0; round < 10; round++) expect(disabled.checkRound(status(99)).remind).toBe(false);
+    expect(() => workingMemoryConfigFromEnv({ WM_MAX_ROUNDS: 'many' })).toThrow(/WM_MAX_ROUNDS/);
+    expect(() => new WorkingMemoryTracker({ maxRounds: 0 })).toThrow(/maxRounds/);
+  });
+});

@@ -1,0 +1,329 @@
+import { randomUUID } from 'node:crypto';
+import { MemloomError, type MemoryChange, type MemoryRecord, type MemoryVersion } from '@memloom/core';
+import { chunks, DECIDING_READ, denseVectorOf, retrieveAll, type Backend, type Filter, type PointRecord } from './backend.js';
+import type { Schemas } from './client.js';
+import { versionsOfMany } from './filters.js';
+import { versionChain } from './history.js';
+import { fromMemoryPayload, toMemoryPayload, toVersionPayload, type MemoryPayload } from './payload.js';
+import { memoryPointId, versionPointId } from './point-ids.js';
+import { documentVector } from './sparse-text.js';
+
+/** What one memory looked like before the call. */
+interface Initial {
+  revision: number;
+  writeId: string;
+  payload: Record<string, unknown>;
+  vector: number[];
+}
+
+interface WrittenVersion {
+  entry: MemoryVersion;
+  writeId: string;
+  parentWriteId: string | null;
+}
+
+/** Everything one call does to one memory id. */
+interface Plan {
+  id: string;
+  pointId: string;
+  initial: Initial | undefined;
+  /** The existing point goes away (a delete in the batch). */
+  removesInitial: boolean;
+  /** Some delete in the batch named an expectedRevision: remove only if the revision is still the one read. */
+  conditionalRemove: boolean;
+  final: { record: MemoryRecord; vector: number[]; writeId: string } | undefined;
+  versions: WrittenVersion[];
+}
+
+/**
+ * Apply changes as atomically as Qdrant allows (it has no multi-point
+ * transactions):
+ *
+ * 1. check every change locally and against revisions read with `majority`
+ *    consistency; a stale change fails the call before anything is written;
+ * 2. write the version points (invisible until a memory points at them);
+ * 3. write the memory points conditionally: creations with `insert_only`,
+ *    replacements with `update_only` + an `update_filter` on the revision
+ *    read in step 1, so a concurrent writer is never overwritten;
+ * 4. read the memory points back: if another writer won any of them, undo the
+ *    ones this call won (conditionally, on its own writeId) and fail with
+ *    CONFLICT;
+ * 5. delete what the batch deletes, then the deleted memories' versions.
+ *
+ * A crash between the steps leaves either invisible version points or a
+ * batch applied to some memories and not others; never a memory without its
+ * versions, nor a findable vector without its record (both live in one point).
+ */
+export async function applyChanges(backend: Backend, dimension: number | undefined, changes: readonly MemoryChange[]): Promise<void> {
+  if (!Array.isArray(changes)) throw invalid('apply needs an array of changes');
+  for (const change of changes) checkShape(change, dimension);
+  if (changes.length === 0) return;
+
+  const ids = [...new Set(changes.map(changeId))];
+  const initial = await readInitial(backend, ids);
+  const plans = ids.map((id) => plan(id, initial.get(id), changes));
+
+  await writeVersions(backend, plans);
+  await removeInitial(backend, plans.filter((entry) => entry.removesInitial && entry.conditionalRemove), plans);
+  await writeMemories(backend, plans);
+  await verifyWrites(backend, plans);
+  await removeInitial(backend, plans.filter((entry) => entry.removesInitial && !entry.conditionalRemove), plans);
+  await purgeVersions(backend, plans);
+}
+
+function checkShape(change: MemoryChange, dimension: number | undefined): void {
+  if (!change || (change.op !== 'put' && change.op !== 'delete')) throw invalid('each change needs op "put" or "delete"');
+  if (change.op === 'delete') {
+    if (typeof change.id !== 'string' || change.id === '') throw invalid('a delete needs an id');
+    return;
+  }
+  const { memory, version, expectedRevision } = change;
+  if (!memory || typeof memory.id !== 'string' || memory.id === '') throw invalid('a put needs a memory with an id');
+  if (!Number.isInteger(expectedRevision) || expectedRevision < 0) throw invalid(`memory ${memory.id}: expectedRevision must be an integer >= 0`);
+  if (memory.revision !== expectedRevision + 1 || version?.version !== memory.revision) {
+    throw invalid(`memory ${memory.id}: revision ${memory.revision} and version ${version?.version} must both be ${expectedRevision + 1}`);
+  }
+  if (change.vector !== undefined && dimension !== undefined && change.vector.length !== dimension) {
+    throw new MemloomError({
+      code: 'DIMENSION_MISMATCH',
+      backend: 'qdrant',
+      message: `vector of dimension ${change.vector.length}; this store holds ${dimension}`,
+      details: { id: memory.id, expected: dimension, actual: change.vector.length },
+    });
+  }
+}
+
+async function readInitial(backend: Backend, ids: readonly string[]): Promise<Map<string, Initial>> {
+  const points = await retrieveAll(backend, 'read revisions', ids.map(memoryPointId), {
+    withPayload: true,
+    withVector: ['dense'],
+    consistency: DECIDING_READ,
+  });
+  const byPoint = new Map(points.map((point) => [String(point.id), point]));
+  const found = new Map<string, Initial>();
+  for (const id of ids) {
+    const point = byPoint.get(memoryPointId(id));
+    if (!point) continue;
+    const payload = (point.payload ?? {}) as Partial<MemoryPayload>;
+    const vector = denseVectorOf(point);
+    if (typeof payload.revision !== 'number' || typeof payload.writeId !== 'string' || !vector) {
+      throw new MemloomError({ code: 'STORE_CORRUPT', backend: 'qdrant', message: `memory ${id} is stored without a revision, write id or vector`, details: { id } });
+    }
+    found.set(id, { revision: payload.revision, writeId: payload.writeId, payload: point.payload as Record<string, unknown>, vector });
+  }
+  return found;
+}
+
+/** Replay the batch against what was read: CONFLICT or INVALID_INPUT before anything is written. */
+function plan(id: string, initial: Initial | undefined, changes: readonly MemoryChange[]): Plan {
+  const result: Plan = { id, pointId: memoryPointId(id), initial, removesInitial: false, conditionalRemove: false, final: undefined, versions: [] };
+  let current: { revision: number; writeId: string; vector: number[] } | undefined = initial;
+  for (const change of changes) {
+    if (changeId(change) !== id) continue;
+    if (change.op === 'delete') {
+      if (change.expectedRevision !== undefined && current?.revision !== change.expectedRevision) throw conflict(id);
+      // Any delete while the stored point still exists removes it (a put earlier in the batch only replaced it).
+      if (current && initial) {
+        result.removesInitial = true;
+        result.conditionalRemove ||= change.expectedRevision !== undefined;
+      }
+      current = undefined;
+      result.final = undefined;
+      result.versions = [];
+      continue;
+    }
+    if ((current?.revision ?? 0) !== change.expectedRevision) throw conflict(id);
+    const vector = change.vector ? [...change.vector] : current?.vector;
+    if (!vector) throw invalid(`memory ${id} is new and needs a vector`);
+    const writeId = randomUUID();
+    result.versions.push({ entry: change.version, writeId, parentWriteId: current?.writeId ?? null });
+    current = { revision: change.memory.revision, writeId, vector };
+    result.final = { record: change.memory, vector, writeId };
+  }
+  // Deleted and put again: remove the old point only if nobody moved it since it was read, then create afresh.
+  if (result.removesInitial && result.final) result.conditionalRemove = true;
+  return result;
+}
+
+async function writeVersions(backend: Backend, plans: readonly Plan[]): Promise<void> {
+  const points = plans.flatMap((entry) =>
+    entry.versions.map((version) => ({
+      id: versionPointId(entry.id, version.entry.version, version.writeId),
+      vector: {},
+      payload: { ...toVersionPayload(version.entry, version.writeId, version.parentWriteId) },
+    })),
+  );
+  for (const chunk of chunks(points, backend.options.batchSize)) {
+    // Fresh ids each time, so retrying is harmless and ordering does not matter.
+    await backend.call('write versions', () => backend.client.upsert(backend.collection, { wait: true, points: chunk }));
+  }
+}
+
+async function writeMemories(backend: Backend, plans: readonly Plan[]): Promise<void> {
+  const creations = plans.filter((entry) => entry.final && (!entry.initial || entry.removesInitial));
+  const replacements = plans.filter((entry) => entry.final && entry.initial && !entry.removesInitial);
+  for (const chunk of chunks(creations, backend.options.batchSize)) {
+    await backend.call('create memories', () =>
+      backend.client.upsert(backend.collection, {
+        wait: true,
+        ordering: backend.options.writeOrdering,
+        update_mode: 'insert_only',
+        points: chunk.map((entry) => memoryPoint(backend, entry)),
+      }),
+    );
+  }
+  for (const chunk of chunks(replacements, backend.options.batchSize)) {
+    await backend.call('update memories', () =>
+      backend.client.upsert(backend.collection, {
+        wait: true,
+        ordering: backend.options.writeOrdering,
+        update_mode: 'update_only',
+        update_filter: revisionFilter(chunk.map((entry) => [entry.pointId, (entry.initial as Initial).revision])),
+        points: chunk.map((entry) => memoryPoint(backend, entry)),
+      }),
+    );
+  }
+}
+
+/** Points whose stored revision is still the one each was read at. */
+export function revisionFilter(expected: ReadonlyArray<readonly [string, number]>): Filter {
+  const byRevision = new Map<number, string[]>();
+  for (const [pointId, revision] of expected) byRevision.set(revision, [...(byRevision.get(revision) ?? []), pointId]);
+  return {
+    should: [...byRevision].map(([revision, pointIds]) => ({
+      must: [{ has_id: pointIds }, { key: 'revision', match: { value: revision } }],
+    })),
+  };
+}
+
+function memoryPoint(backend: Backend, entry: Plan): Schemas['PointStruct'] {
+  const final = entry.final as NonNullable<Plan['final']>;
+  const text = documentVector(final.record.content, backend.options.textSearch);
+  return {
+    id: entry.pointId,
+    vector: { dense: final.vector, ...(text ? { text } : {}) },
+    payload: { ...toMemoryPayload(final.record, final.writeId) },
+  };
+}
+
+async function verifyWrites(backend: Backend, plans: readonly Plan[]): Promise<void> {
+  const written = plans.filter((entry) => entry.final);
+  if (written.length === 0) return;
+  const points = await retrieveAll(backend, 'verify writes', written.map((entry) => entry.pointId), {
+    withPayload: ['writeId', 'revision'],
+    consistency: DECIDING_READ,
+  });
+  const byPoint = new Map(points.map((point) => [String(point.id), point]));
+  const won: Plan[] = [];
+  const lost: Plan[] = [];
+  for (const entry of written) {
+    (await landed(backend, entry, byPoint.get(entry.pointId)) ? won : lost).push(entry);
+  }
+  if (lost.length === 0) return;
+  await undo(backend, won);
+  // Lost writes never became any memory's writeId, so no history points at their versions.
+  await removeVersionPoints(backend, lost);
+  throw conflict(lost[0]!.id, lost.map((entry) => entry.id));
+}
+
+/** Did this plan's final write land (possibly built upon since by another writer)? */
+async function landed(backend: Backend, entry: Plan, point: PointRecord | undefined): Promise<boolean> {
+  const final = entry.final as NonNullable<Plan['final']>;
+  const payload = point?.payload as Partial<MemoryPayload> | undefined;
+  if (!payload || typeof payload.writeId !== 'string' || typeof payload.revision !== 'number') return false;
+  if (payload.writeId === final.writeId) return true;
+  if (payload.revision <= final.record.revision) return false;
+  // Someone wrote on top already: ours landed only if it is on their history chain.
+  const chain = await versionChain(backend, entry.id, payload.writeId, DECIDING_READ);
+  return chain.some((version) => version.writeId === final.writeId);
+}
+
+/** Put back what this call replaced, but only where its own write is still the latest. */
+async function undo(backend: Backend, won: readonly Plan[]): Promise<void> {
+  for (const entry of won) {
+    const ours = { must: [{ has_id: [entry.pointId] }, { key: 'writeId', match: { value: (entry.final as NonNullable<Plan['final']>).writeId } }] };
+    const initial = entry.initial;
+    if (!initial) {
+      await backend.call('undo a write', () =>
+        backend.client.delete(backend.collection, { wait: true, ordering: backend.options.writeOrdering, filter: ours }),
+      );
+      continue;
+    }
+    const text = documentVector(fromMemoryPayload(initial.payload).content, backend.options.textSearch);
+    await backend.call('undo a write', () =>
+      backend.client.upsert(backend.collection, {
+        wait: true,
+        ordering: backend.options.writeOrdering,
+        update_mode: 'update_only',
+        update_filter: ours,
+        points: [{ id: entry.pointId, vector: { dense: initial.vector, ...(text ? { text } : {}) }, payload: initial.payload }],
+      }),
+    );
+  }
+}
+
+/** Drop the version points a failed call wrote; no memory's history points at them. */
+async function removeVersionPoints(backend: Backend, plans: readonly Plan[]): Promise<void> {
+  const ids = plans.flatMap((entry) => entry.versions.map((version) => versionPointId(entry.id, version.entry.version, version.writeId)));
+  for (const chunk of chunks(ids, backend.options.batchSize)) {
+    await backend.call('remove versions of a failed write', () => backend.client.delete(backend.collection, { wait: true, points: chunk }));
+  }
+}
+
+async function removeInitial(backend: Backend, plans: readonly Plan[], all: readonly Plan[]): Promise<void> {
+  if (plans.length === 0) return;
+  const conditional = plans.filter((entry) => entry.conditionalRemove);
+  const unconditional = plans.filter((entry) => !entry.conditionalRemove);
+  for (const chunk of chunks(unconditional, backend.options.batchSize)) {
+    await backend.call('delete memories', () =>
+      backend.client.delete(backend.collection, { wait: true, ordering: backend.options.writeOrdering, points: chunk.map((entry) => entry.pointId) }),
+    );
+  }
+  for (const chunk of chunks(conditional, backend.options.batchSize)) {
+    await backend.call('delete memories', () =>
+      backend.client.delete(backend.collection, {
+        wait: true,
+        ordering: backend.options.writeOrdering,
+        filter: revisionFilter(chunk.map((entry) => [entry.pointId, (entry.initial as Initial).revision])),
+      }),
+    );
+  }
+  if (conditional.length === 0) return;
+  const still = await retrieveAll(backend, 'verify deletes', conditional.map((entry) => entry.pointId), {
+    withPayload: ['writeId'],
+    consistency: DECIDING_READ,
+  });
+  if (still.length === 0) return;
+  const kept = new Set(still.map((point) => String(point.id)));
+  const moved = conditional.filter((entry) => kept.has(entry.pointId)).map((entry) => entry.id);
+  // The batch's version points are not on any chain yet: drop them with the failed call.
+  await removeVersionPoints(backend, all);
+  throw conflict(moved[0]!, moved);
+}
+
+/** Versions of deleted memories go after the memory, so a crash never leaves a memory without its history. */
+async function purgeVersions(backend: Backend, plans: readonly Plan[]): Promise<void> {
+  const gone = plans.filter((entry) => entry.removesInitial);
+  const deleted = gone.filter((entry) => !entry.final).map((entry) => entry.id);
+  for (const chunk of chunks(deleted, backend.options.batchSize)) {
+    await backend.call('delete versions', () => backend.client.delete(backend.collection, { wait: true, filter: versionsOfMany(chunk) }));
+  }
+  for (const entry of gone.filter((candidate) => candidate.final)) {
+    // Recreated in this call: keep only the versions it just wrote.
+    const keep = entry.versions.map((version) => version.writeId);
+    const filter: Filter = { ...versionsOfMany([entry.id]), must_not: [{ key: 'writeId', match: { any: keep } }] };
+    await backend.call('delete versions', () => backend.client.delete(backend.collection, { wait: true, filter }));
+  }
+}
+
+function changeId(change: MemoryChange): string {
+  return change.op === 'delete' ? change.id : change.memory.id;
+}
+
+function conflict(id: string, ids: string[] = [id]): MemloomError {
+  return new MemloomError({ code: 'CONFLICT', backend: 'qdrant', message: `memory ${id} was changed by someone else`, details: { id, ids } });
+}
+
+function invalid(message: string): MemloomError {
+  return new MemloomError({ code: 'INVALID_INPUT', backend: 'qdrant', message });
+}

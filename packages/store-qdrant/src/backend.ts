@@ -1,0 +1,80 @@
+import type { QdrantClientLike, Schemas } from './client.js';
+import type { ResolvedQdrantStoreOptions } from './options.js';
+import type { QdrantCall } from './retry.js';
+
+/** What every part of the store shares: the client, the retrying caller and the options. */
+export interface Backend {
+  readonly client: QdrantClientLike;
+  readonly call: QdrantCall;
+  readonly options: ResolvedQdrantStoreOptions;
+  readonly collection: string;
+}
+
+export type PointRecord = Schemas['Record'];
+export type Filter = Schemas['Filter'];
+
+/** Consistency for reads that decide a write (revision checks, write verification). */
+export const DECIDING_READ = 'majority' as const;
+
+/** Retrieve points by id in batches. */
+export async function retrieveAll(
+  backend: Backend,
+  operation: string,
+  ids: readonly string[],
+  request: { withPayload: boolean | string[]; withVector?: boolean | string[]; consistency?: Schemas['ReadConsistency'] | undefined },
+): Promise<PointRecord[]> {
+  const found: PointRecord[] = [];
+  for (const chunk of chunks(ids, backend.options.batchSize)) {
+    const points = await backend.call(operation, () =>
+      backend.client.retrieve(backend.collection, {
+        ids: chunk,
+        with_payload: request.withPayload,
+        with_vector: request.withVector ?? false,
+        ...(request.consistency !== undefined ? { consistency: request.consistency } : {}),
+      }),
+    );
+    found.push(...points);
+  }
+  return found;
+}
+
+/** Every point matching `filter`, page by page (in point-id order). */
+export async function scrollAll(
+  backend: Backend,
+  operation: string,
+  filter: Filter,
+  withPayload: boolean | string[],
+  consistency?: Schemas['ReadConsistency'],
+): Promise<PointRecord[]> {
+  const found: PointRecord[] = [];
+  let offset: Schemas['ExtendedPointId'] | undefined;
+  for (;;) {
+    const page = await backend.call(operation, () =>
+      backend.client.scroll(backend.collection, {
+        filter,
+        limit: backend.options.batchSize,
+        with_payload: withPayload,
+        with_vector: false,
+        ...(offset !== undefined ? { offset } : {}),
+        ...(consistency !== undefined ? { consistency } : {}),
+      }),
+    );
+    found.push(...page.points);
+    const next = page.next_page_offset;
+    if (next === undefined || next === null || typeof next === 'object') return found;
+    offset = next;
+  }
+}
+
+export function chunks<T>(items: readonly T[], size: number): T[][] {
+  const result: T[][] = [];
+  for (let index = 0; index < items.length; index += size) result.push(items.slice(index, index + size));
+  return result;
+}
+
+/** The dense vector of a retrieved point (named vector `dense`). */
+export function denseVectorOf(point: PointRecord): number[] | undefined {
+  const vector = point.vector as Record<string, unknown> | null | undefined;
+  const dense = vector && typeof vector === 'object' && !Array.isArray(vector) ? vector.dense : undefined;
+  return Array.isArray(dense) ? (dense as number[]) : undefined;
+}

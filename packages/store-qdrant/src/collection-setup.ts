@@ -1,0 +1,161 @@
+import { MemloomError, type StoreOpenOptions } from '@memloom/core';
+import { DECIDING_READ, type Backend } from './backend.js';
+import type { Schemas } from './client.js';
+import { PAYLOAD_INDEXES } from './filters.js';
+import { KIND, SCHEMA_VERSION, type MetaPayload } from './payload.js';
+import { META_POINT_ID } from './point-ids.js';
+
+/** Qdrant 1.17 added `update_mode` (insert_only / update_only), which revision checks rely on. */
+export const MIN_SERVER_VERSION = [1, 17, 0] as const;
+
+/**
+ * Make the collection ready for vectors of this dimension from this embedder:
+ * create it when missing; refuse one of another dimension, distance or
+ * embedder before writing anything; add missing payload indexes.
+ */
+export async function prepareCollection(backend: Backend, open: StoreOpenOptions): Promise<void> {
+  const { client, call, collection, options } = backend;
+  if (options.checkServerVersion) await checkServerVersion(backend);
+
+  let info = await readCollection(backend);
+  if (!info) {
+    try {
+      await call('create collection', () => client.createCollection(collection, collectionConfig(backend, open.dimension)));
+    } catch (error) {
+      // Another process may have created it at the same moment: use theirs if it is there now.
+      info = await readCollection(backend);
+      if (!info) throw error;
+    }
+    info ??= await readCollection(backend);
+    if (!info) throw new MemloomError({ code: 'STORE_ERROR', backend: 'qdrant', message: `collection "${collection}" was created but cannot be read` });
+  }
+  checkVectors(info, collection, open.dimension);
+  await checkMeta(backend, open);
+  await ensurePayloadIndexes(backend, info);
+}
+
+function collectionConfig(backend: Backend, dimension: number): Parameters<Backend['client']['createCollection']>[1] {
+  const { options } = backend;
+  return {
+    vectors: { dense: { size: dimension, distance: 'Cosine', on_disk: options.onDiskVectors } },
+    // BM25 text search inside Qdrant: documents carry saturated term frequencies, Qdrant applies the IDF.
+    sparse_vectors: { text: { modifier: 'idf' } },
+    shard_number: options.shardNumber,
+    replication_factor: options.replicationFactor,
+    write_consistency_factor: options.writeConsistencyFactor,
+    on_disk_payload: options.onDiskPayload,
+    ...(options.perTenantIndex ? { hnsw_config: { payload_m: 16, m: 0 } } : {}),
+  };
+}
+
+async function readCollection(backend: Backend): Promise<Schemas['CollectionInfo'] | undefined> {
+  const { exists } = await backend.call('check collection', () => backend.client.collectionExists(backend.collection));
+  if (!exists) return undefined;
+  return backend.call('read collection', () => backend.client.getCollection(backend.collection));
+}
+
+function checkVectors(info: Schemas['CollectionInfo'], collection: string, dimension: number): void {
+  const vectors = info.config.params.vectors as Record<string, { size?: number; distance?: string } | undefined> | undefined;
+  const dense = vectors && typeof vectors === 'object' && !('size' in vectors) ? vectors.dense : undefined;
+  if (!dense || typeof dense.size !== 'number') {
+    throw corrupt(collection, 'has no named vector "dense"; it was not created by memloom');
+  }
+  if (dense.distance !== 'Cosine') {
+    throw corrupt(collection, `compares vectors by ${String(dense.distance)}; memloom needs Cosine`);
+  }
+  const sparse = info.config.params.sparse_vectors as Record<string, { modifier?: unknown } | undefined> | null | undefined;
+  if (!sparse?.text || sparse.text.modifier !== 'idf') {
+    throw corrupt(collection, 'has no sparse vector "text" with the idf modifier; it was not created by memloom');
+  }
+  if (dense.size !== dimension) {
+    throw new MemloomError({
+      code: 'DIMENSION_MISMATCH',
+      backend: 'qdrant',
+      message: `collection "${collection}" holds vectors of dimension ${dense.size}; the embedder gives ${dimension}`,
+      details: { collection, stored: dense.size, requested: dimension },
+    });
+  }
+}
+
+async function checkMeta(backend: Backend, open: StoreOpenOptions): Promise<void> {
+  let meta = await readMeta(backend);
+  if (!meta) {
+    const payload: MetaPayload = { kind: KIND.meta, schemaVersion: SCHEMA_VERSION, embedderId: open.embedderId, dimension: open.dimension };
+    // insert_only: when two processes open a new collection at once, the first embedder recorded wins.
+    await backend.call('record embedder', () =>
+      backend.client.upsert(backend.collection, {
+        wait: true,
+        ordering: backend.options.writeOrdering,
+        update_mode: 'insert_only',
+        points: [{ id: META_POINT_ID, vector: {}, payload: { ...payload } }],
+      }),
+    );
+    meta = await readMeta(backend);
+    if (!meta) throw new MemloomError({ code: 'STORE_ERROR', backend: 'qdrant', message: 'the embedder record was written but cannot be read back' });
+  }
+  if (meta.schemaVersion > SCHEMA_VERSION) {
+    throw new MemloomError({
+      code: 'SCHEMA_TOO_NEW',
+      backend: 'qdrant',
+      message: `collection "${backend.collection}" was written by a newer memloom (schema ${meta.schemaVersion}; this one knows ${SCHEMA_VERSION})`,
+    });
+  }
+  if (meta.embedderId !== open.embedderId) {
+    throw new MemloomError({
+      code: 'EMBEDDER_MISMATCH',
+      backend: 'qdrant',
+      message: `collection "${backend.collection}" was indexed by ${meta.embedderId}, not ${open.embedderId}; re-index to switch`,
+      details: { stored: meta.embedderId, requested: open.embedderId },
+    });
+  }
+}
+
+async function readMeta(backend: Backend): Promise<MetaPayload | undefined> {
+  const [point] = await backend.call('read embedder record', () =>
+    backend.client.retrieve(backend.collection, { ids: [META_POINT_ID], with_payload: true, with_vector: false, consistency: DECIDING_READ }),
+  );
+  if (!point) return undefined;
+  const payload = point.payload as Partial<MetaPayload> | null | undefined;
+  if (payload?.kind !== KIND.meta || typeof payload.embedderId !== 'string' || typeof payload.schemaVersion !== 'number') {
+    throw corrupt(backend.collection, 'holds a damaged memloom metadata point');
+  }
+  return payload as MetaPayload;
+}
+
+async function ensurePayloadIndexes(backend: Backend, info: Schemas['CollectionInfo']): Promise<void> {
+  const existing = new Set(Object.keys(info.payload_schema ?? {}));
+  const wanted = [
+    ...PAYLOAD_INDEXES,
+    ...Object.entries(backend.options.metadataIndexes).map(([key, schema]) => ({ field: `metadata.${key}`, schema })),
+  ];
+  for (const { field, schema } of wanted) {
+    if (existing.has(field)) continue;
+    await backend.call(`create payload index ${field}`, () =>
+      backend.client.createPayloadIndex(backend.collection, { field_name: field, field_schema: schema, wait: true }),
+    );
+  }
+}
+
+async function checkServerVersion(backend: Backend): Promise<void> {
+  const info = await backend.call('read server version', () => backend.client.versionInfo());
+  const parts = /^(\d+)\.(\d+)\.(\d+)/.exec(String(info.version ?? ''));
+  if (!parts) return;
+  const version = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
+  for (let index = 0; index < 3; index++) {
+    const have = version[index] as number;
+    const need = MIN_SERVER_VERSION[index] as number;
+    if (have > need) return;
+    if (have < need) {
+      throw new MemloomError({
+        code: 'NOT_SUPPORTED',
+        backend: 'qdrant',
+        message: `Qdrant ${info.version} is too old: memloom needs ${MIN_SERVER_VERSION.join('.')} or newer (conditional upserts keep concurrent writers from overwriting each other)`,
+        details: { version: info.version },
+      });
+    }
+  }
+}
+
+function corrupt(collection: string, what: string): MemloomError {
+  return new MemloomError({ code: 'STORE_CORRUPT', backend: 'qdrant', message: `collection "${collection}" ${what}`, details: { collection } });
+}

@@ -1,0 +1,253 @@
+import {
+  MemloomError,
+  type ListQuery,
+  type MemoryChange,
+  type MemoryFilter,
+  type MemoryRecord,
+  type MemoryStore,
+  type MemoryVersion,
+  type Scope,
+  type ScoredMemory,
+  type StoreCapabilities,
+  type StoreOpenOptions,
+  type TextQuery,
+  type VectorQuery,
+} from '@memloom/core';
+import { applyChanges } from './apply.js';
+import { DECIDING_READ, denseVectorOf, retrieveAll, scrollAll, type Backend, type Filter, type PointRecord } from './backend.js';
+import { createClient } from './client.js';
+import { prepareCollection } from './collection-setup.js';
+import { memoryFilter, versionsOfMany } from './filters.js';
+import { entriesOf, versionChain } from './history.js';
+import { resolveOptions, type QdrantStoreOptions } from './options.js';
+import { fromMemoryPayload, type MemoryPayload } from './payload.js';
+import { memoryPointId } from './point-ids.js';
+import { createCaller } from './retry.js';
+import { queryVector } from './sparse-text.js';
+
+/**
+ * A memloom store on Qdrant: one collection holds every memory (dense vector,
+ * BM25 sparse vector and the record as payload), every version, and one
+ * metadata point. Scope and field filters run inside Qdrant, with a tenant
+ * index on userId.
+ */
+export function createQdrantStore(options: QdrantStoreOptions = {}): MemoryStore {
+  const resolved = resolveOptions(options);
+  const client = resolved.client ?? createClient({ url: resolved.url, apiKey: resolved.apiKey, timeoutMs: resolved.timeoutMs });
+  const call = createCaller(resolved.retry, resolved.collection);
+  return new QdrantStore({ client, call, options: resolved, collection: resolved.collection });
+}
+
+type OrderKey = NonNullable<ListQuery['orderBy']>;
+const ORDER_FIELDS: Record<Exclude<OrderKey, 'id'>, 'createdAtMs' | 'updatedAtMs'> = { createdAt: 'createdAtMs', updatedAt: 'updatedAtMs' };
+
+class QdrantStore implements MemoryStore {
+  readonly name = 'qdrant';
+  readonly capabilities: StoreCapabilities = { textSearch: true, persistent: true, multiProcess: true };
+  private dimension: number | undefined;
+  private closed = false;
+
+  constructor(private readonly backend: Backend) {}
+
+  async open(options: StoreOpenOptions): Promise<void> {
+    this.assertOpen();
+    if (!Number.isInteger(options?.dimension) || options.dimension <= 0 || typeof options.embedderId !== 'string' || options.embedderId === '') {
+      throw new MemloomError({ code: 'INVALID_OPTIONS', backend: this.name, message: 'open needs a positive integer dimension and an embedderId' });
+    }
+    await prepareCollection(this.backend, options);
+    this.dimension = options.dimension;
+  }
+
+  async get(id: string): Promise<MemoryRecord | undefined> {
+    return (await this.getMany([id]))[0];
+  }
+
+  async getMany(ids: readonly string[]): Promise<MemoryRecord[]> {
+    this.assertOpen();
+    if (ids.length === 0) return [];
+    const points = await retrieveAll(this.backend, 'get memories', [...new Set(ids)].map(memoryPointId), {
+      withPayload: true,
+      consistency: this.backend.options.readConsistency,
+    });
+    const byId = new Map(points.map((point) => [String(point.id), point]));
+    return ids.flatMap((id) => {
+      const point = byId.get(memoryPointId(id));
+      return point ? [fromMemoryPayload(point.payload)] : [];
+    });
+  }
+
+  async list(query: ListQuery): Promise<MemoryRecord[]> {
+    this.assertOpen();
+    const filter = memoryFilter(query.scope, query.filter, query.exactScope);
+    const key = query.orderBy ?? 'createdAt';
+    const direction = query.direction ?? 'asc';
+    const offset = query.offset ?? 0;
+    if (query.limit !== undefined && query.limit <= 0) return [];
+    if (key === 'id' || query.limit === undefined) {
+      // Qdrant cannot order by a string field: read the scope, sort here. Filtering still happens in Qdrant.
+      const records = (await this.scroll('list memories', filter)).sort(compareBy(key, direction));
+      return records.slice(offset, query.limit === undefined ? undefined : offset + query.limit);
+    }
+    return this.listOrdered(filter, key, direction, offset, query.limit);
+  }
+
+  async count(query: { scope?: Scope; filter?: MemoryFilter }): Promise<number> {
+    this.assertOpen();
+    const result = await this.backend.call('count memories', () =>
+      this.backend.client.count(this.backend.collection, { filter: memoryFilter(query.scope, query.filter), exact: true }),
+    );
+    return result.count;
+  }
+
+  async vectorSearch(query: VectorQuery): Promise<ScoredMemory[]> {
+    this.assertOpen();
+    if (this.dimension !== undefined && query.vector.length !== this.dimension) {
+      throw new MemloomError({
+        code: 'DIMENSION_MISMATCH',
+        backend: this.name,
+        message: `query vector of dimension ${query.vector.length}; this store holds ${this.dimension}`,
+      });
+    }
+    if (query.limit <= 0) return [];
+    return this.search('vector search', { query: [...query.vector], using: 'dense' }, memoryFilter(query.scope, query.filter, query.exactScope), query.limit);
+  }
+
+  async textSearch(query: TextQuery): Promise<ScoredMemory[]> {
+    this.assertOpen();
+    const sparse = queryVector(query.text);
+    if (!sparse || query.limit <= 0) return [];
+    const hits = await this.search('text search', { query: sparse, using: 'text' }, memoryFilter(query.scope, query.filter, query.exactScope), query.limit);
+    // Sparse search only scores points sharing a term; IDF keeps those scores above zero.
+    return hits.filter((hit) => hit.score > 0);
+  }
+
+  async apply(changes: readonly MemoryChange[]): Promise<void> {
+    this.assertOpen();
+    await applyChanges(this.backend, this.dimension, changes);
+  }
+
+  async deleteByScope(scope: Scope): Promise<number> {
+    this.assertOpen();
+    const { backend } = this;
+    let deleted = 0;
+    // Page through the ids in scope, deleting memories first, then their versions.
+    for (;;) {
+      const page = await backend.call('find memories to delete', () =>
+        backend.client.scroll(backend.collection, { filter: memoryFilter(scope), limit: backend.options.batchSize, with_payload: ['id'], with_vector: false }),
+      );
+      if (page.points.length === 0) return deleted;
+      const ids = page.points.map((point) => String((point.payload as { id?: unknown } | null | undefined)?.id));
+      await backend.call('delete memories', () =>
+        backend.client.delete(backend.collection, { wait: true, ordering: backend.options.writeOrdering, points: page.points.map((point) => point.id) }),
+      );
+      await backend.call('delete versions', () => backend.client.delete(backend.collection, { wait: true, filter: versionsOfMany(ids) }));
+      deleted += ids.length;
+    }
+  }
+
+  async history(id: string): Promise<MemoryVersion[]> {
+    this.assertOpen();
+    const [point] = await retrieveAll(this.backend, 'read memory', [memoryPointId(id)], {
+      withPayload: ['writeId'],
+      consistency: this.backend.options.readConsistency,
+    });
+    const head = (point?.payload as Partial<MemoryPayload> | null | undefined)?.writeId;
+    if (typeof head !== 'string') return [];
+    try {
+      return entriesOf(await versionChain(this.backend, id, head));
+    } catch (error) {
+      // A replica that has the memory but not yet its newest version (write consistency below the
+      // replication factor) looks like a broken chain: ask the majority before calling it corrupt.
+      if (!MemloomError.hasCode(error, 'STORE_CORRUPT')) throw error;
+      return entriesOf(await versionChain(this.backend, id, head, DECIDING_READ));
+    }
+  }
+
+  async getVector(id: string): Promise<number[] | undefined> {
+    this.assertOpen();
+    const [point] = await retrieveAll(this.backend, 'read vector', [memoryPointId(id)], {
+      withPayload: false,
+      withVector: ['dense'],
+      consistency: this.backend.options.readConsistency,
+    });
+    return point ? denseVectorOf(point) : undefined;
+  }
+
+  async touch(ids: readonly string[], at: string): Promise<void> {
+    this.assertOpen();
+    if (ids.length === 0) return;
+    const { backend } = this;
+    // A filter (not a list of points) so unknown ids are skipped instead of failing the call.
+    await backend.call('touch memories', () =>
+      backend.client.setPayload(backend.collection, {
+        wait: true,
+        payload: { lastAccessedAt: at },
+        filter: { must: [{ has_id: [...new Set(ids)].map(memoryPointId) }, { key: 'kind', match: { value: 'memory' } }] },
+      }),
+    );
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  private async search(operation: string, request: { query: number[] | { indices: number[]; values: number[] }; using: string }, filter: Filter, limit: number): Promise<ScoredMemory[]> {
+    const { backend } = this;
+    const response = await backend.call(operation, () =>
+      backend.client.query(backend.collection, {
+        query: request.query,
+        using: request.using,
+        filter,
+        limit,
+        with_payload: true,
+        with_vector: false,
+        ...(backend.options.readConsistency !== undefined ? { consistency: backend.options.readConsistency } : {}),
+      }),
+    );
+    return response.points
+      .map((point) => ({ memory: fromMemoryPayload(point.payload), score: point.score }))
+      .sort((a, b) => b.score - a.score || (a.memory.id < b.memory.id ? -1 : a.memory.id > b.memory.id ? 1 : 0));
+  }
+
+  /** The first `offset + limit` by a timestamp, ordered by Qdrant; ties at the page edge are completed and broken by id here. */
+  private async listOrdered(filter: Filter, key: Exclude<OrderKey, 'id'>, direction: 'asc' | 'desc', offset: number, limit: number): Promise<MemoryRecord[]> {
+    const { backend } = this;
+    const field = ORDER_FIELDS[key];
+    const wanted = offset + limit;
+    const page = await backend.call('list memories', () =>
+      backend.client.scroll(backend.collection, {
+        filter,
+        limit: wanted,
+        order_by: { key: field, direction },
+        with_payload: true,
+        with_vector: false,
+        ...(backend.options.readConsistency !== undefined ? { consistency: backend.options.readConsistency } : {}),
+      }),
+    );
+    let records = page.points.map((point: PointRecord) => fromMemoryPayload(point.payload));
+    const edge = records[records.length - 1];
+    if (records.length >= wanted && edge) {
+      const edgeMs = Date.parse(edge[key]);
+      const ties = await this.scroll('list memories', { must: [filter, { key: field, range: { gte: edgeMs, lte: edgeMs } }] });
+      records = [...records.filter((record) => Date.parse(record[key]) !== edgeMs), ...ties];
+    }
+    return records.sort(compareBy(key, direction)).slice(offset, wanted);
+  }
+
+  private async scroll(operation: string, filter: Filter): Promise<MemoryRecord[]> {
+    const points = await scrollAll(this.backend, operation, filter, true, this.backend.options.readConsistency);
+    return points.map((point) => fromMemoryPayload(point.payload));
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new MemloomError({ code: 'CLOSED', backend: this.name, message: 'store is closed' });
+  }
+}
+
+function compareBy(key: OrderKey, direction: 'asc' | 'desc'): (a: MemoryRecord, b: MemoryRecord) => number {
+  const sign = direction === 'desc' ? -1 : 1;
+  return (a, b) => {
+    const primary = a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : 0;
+    return sign * (primary || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  };
+}

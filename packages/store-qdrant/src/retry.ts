@@ -1,0 +1,130 @@
+import { MemloomError } from '@memloom/core';
+
+export interface RetryPolicy {
+  attempts: number;
+  initialDelayMs: number;
+  maxDelayMs: number;
+  sleep?: ((ms: number) => Promise<void>) | undefined;
+  random?: (() => number) | undefined;
+}
+
+/** What a failed request tells us. */
+export interface FailureFacts {
+  /** HTTP status when the server answered. */
+  status: number | undefined;
+  /** Worth another try: timeouts, 429, 5xx, dropped connections. */
+  transient: boolean;
+  timeout: boolean;
+  /** Seconds the server asked us to wait (429 with retry-after). */
+  retryAfterSeconds: number | undefined;
+  /** The server's own words, when it gave any. */
+  detail: string;
+}
+
+export type QdrantCall = <T>(operation: string, request: () => Promise<T>) => Promise<T>;
+
+/**
+ * Wrap every request: retry transient failures with exponential backoff and
+ * full jitter, never retry client errors (4xx), and turn whatever is left into
+ * a MemloomError that names Qdrant and the operation.
+ */
+export function createCaller(policy: RetryPolicy, collection: string): QdrantCall {
+  const sleep = policy.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const random = policy.random ?? Math.random;
+  return async <T>(operation: string, request: () => Promise<T>): Promise<T> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await request();
+      } catch (error) {
+        if (MemloomError.isInstance(error)) throw error;
+        const facts = describeFailure(error);
+        if (!facts.transient || attempt >= policy.attempts) throw toStoreError(operation, collection, error, facts, attempt);
+        const ceiling = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (attempt - 1));
+        const asked = facts.retryAfterSeconds !== undefined ? facts.retryAfterSeconds * 1000 : 0;
+        await sleep(Math.max(asked, Math.floor(random() * ceiling)));
+      }
+    }
+  };
+}
+
+const TRANSIENT_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CLOSED',
+]);
+
+/** Classify an error thrown by `@qdrant/js-client-rest` (or by fetch underneath it). */
+export function describeFailure(error: unknown): FailureFacts {
+  const value = error as { name?: unknown; status?: unknown; message?: unknown; data?: unknown; retry_after?: unknown; code?: unknown; cause?: unknown };
+  const name = typeof value?.name === 'string' ? value.name : '';
+  const message = typeof value?.message === 'string' ? value.message : String(error);
+  if (name === 'QdrantClientTimeoutError' || name === 'AbortError' || name === 'TimeoutError') {
+    return { status: undefined, transient: true, timeout: true, retryAfterSeconds: undefined, detail: message || 'request timed out' };
+  }
+  if (name === 'QdrantClientResourceExhaustedError') {
+    const seconds = typeof value.retry_after === 'number' && Number.isFinite(value.retry_after) ? value.retry_after : undefined;
+    return { status: 429, transient: true, timeout: false, retryAfterSeconds: seconds, detail: message };
+  }
+  let status = typeof value?.status === 'number' ? value.status : undefined;
+  // QdrantClientUnexpectedResponseError carries the status only in its message.
+  if (status === undefined && name === 'QdrantClientUnexpectedResponseError') {
+    const found = /Unexpected Response: (\d{3})/.exec(message);
+    if (found) status = Number(found[1]);
+  }
+  if (status !== undefined) {
+    const transient = status === 408 || status === 429 || status >= 500;
+    return { status, transient, timeout: status === 408 || status === 504, retryAfterSeconds: undefined, detail: serverDetail(value.data) ?? message };
+  }
+  const code = networkCode(error);
+  if (code !== undefined) {
+    return { status: undefined, transient: TRANSIENT_CODES.has(code), timeout: code.includes('TIMEOUT') || code === 'ETIMEDOUT', retryAfterSeconds: undefined, detail: `${message} (${code})` };
+  }
+  // fetch reports a dropped connection as a bare TypeError("fetch failed").
+  if (name === 'TypeError' && /fetch failed|network/i.test(message)) {
+    return { status: undefined, transient: true, timeout: false, retryAfterSeconds: undefined, detail: message };
+  }
+  return { status: undefined, transient: false, timeout: false, retryAfterSeconds: undefined, detail: message };
+}
+
+function toStoreError(operation: string, collection: string, error: unknown, facts: FailureFacts, attempts: number): MemloomError {
+  const tries = attempts > 1 ? ` after ${attempts} tries` : '';
+  const status = facts.status !== undefined ? ` (HTTP ${facts.status})` : '';
+  const hint =
+    facts.status === 401 || facts.status === 403
+      ? ': check apiKey'
+      : facts.status === 404
+        ? `: does collection "${collection}" exist? open() creates it`
+        : '';
+  return new MemloomError({
+    code: facts.timeout ? 'TIMEOUT' : 'STORE_ERROR',
+    backend: 'qdrant',
+    message: `${operation} failed${status}${tries}${hint}: ${facts.detail}`,
+    cause: error,
+    details: { operation, collection, attempts, ...(facts.status !== undefined ? { status: facts.status } : {}) },
+  });
+}
+
+function serverDetail(data: unknown): string | undefined {
+  const error = (data as { status?: { error?: unknown } } | undefined)?.status?.error;
+  return typeof error === 'string' ? error : undefined;
+}
+
+function networkCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

@@ -1,0 +1,154 @@
+import { MemloomError } from '@memloom/core';
+import { describe, expect, it } from 'vitest';
+import { createQdrantStore } from '../src/index.js';
+import { META_POINT_ID } from '../src/point-ids.js';
+import { collectionInfo, metaPoint, scriptedClient } from './fake-client.js';
+
+const OPEN = { dimension: 8, embedderId: 'test/embedder' };
+const WRITES = ['createCollection', 'createPayloadIndex', 'upsert', 'delete', 'setPayload'];
+
+async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(MemloomError.isInstance(error)).toBe(true);
+    return (error as MemloomError).code;
+  }
+  return undefined;
+}
+
+describe('open: a missing collection', () => {
+  it('is created with the embedder dimension, cosine distance, a BM25 sparse vector and the cluster settings', async () => {
+    let created = false;
+    const fake = scriptedClient({
+      collectionExists: () => ({ exists: created }),
+      createCollection: () => ((created = true), true),
+      retrieve: () => (fake.bodies('upsert').length > 0 ? [metaPoint()] : []),
+    });
+    const store = createQdrantStore({ client: fake.client, collection: 'mem', shardNumber: 6, replicationFactor: 2, writeConsistencyFactor: 2 });
+    await store.open(OPEN);
+
+    const [create] = fake.calls.filter((call) => call.method === 'createCollection');
+    expect(create?.collection).toBe('mem');
+    expect(create?.body).toMatchObject({
+      vectors: { dense: { size: 8, distance: 'Cosine' } },
+      sparse_vectors: { text: { modifier: 'idf' } },
+      shard_number: 6,
+      replication_factor: 2,
+      write_consistency_factor: 2,
+      on_disk_payload: true,
+    });
+    expect(create?.body.hnsw_config).toBeUndefined();
+  });
+
+  it('gets a tenant index on userId and an index on every field filters and ordering use', async () => {
+    const fake = scriptedClient({ retrieve: () => [metaPoint()] });
+    const store = createQdrantStore({ client: fake.client, metadataIndexes: { topic: 'keyword' } });
+    await store.open(OPEN);
+    const indexes = Object.fromEntries(fake.bodies('createPayloadIndex').map((body) => [body.field_name, body.field_schema]));
+    expect(indexes.userId).toEqual({ type: 'keyword', is_tenant: true });
+    for (const field of ['agentId', 'sessionId', 'kind', 'memoryId', 'category', 'type', 'level', 'source', 'tags']) {
+      expect(indexes[field], field).toBe('keyword');
+    }
+    expect(indexes.verified).toBe('bool');
+    expect(indexes.revision).toBe('integer');
+    expect(indexes.createdAtMs).toMatchObject({ type: 'integer', range: true });
+    expect(indexes.updatedAtMs).toMatchObject({ type: 'integer', range: true });
+    expect(indexes['metadata.topic']).toBe('keyword');
+    expect(fake.bodies('createPayloadIndex').every((body) => body.wait === true)).toBe(true);
+  });
+
+  it('creates only the payload indexes that are missing', async () => {
+    const fake = scriptedClient({
+      getCollection: () => collectionInfo({ payloadSchema: { userId: {}, agentId: {}, sessionId: {}, kind: {}, memoryId: {}, category: {}, type: {}, level: {}, source: {}, verified: {}, tags: {}, revision: {}, createdAtMs: {} } }),
+      retrieve: () => [metaPoint()],
+    });
+    await createQdrantStore({ client: fake.client }).open(OPEN);
+    expect(fake.bodies('createPayloadIndex').map((body) => body.field_name)).toEqual(['updatedAtMs']);
+  });
+
+  it('builds per-tenant HNSW graphs when asked', async () => {
+    let created = false;
+    const fake = scriptedClient({
+      collectionExists: () => ({ exists: created }),
+      createCollection: () => ((created = true), true),
+      retrieve: () => [metaPoint()],
+    });
+    await createQdrantStore({ client: fake.client, perTenantIndex: true }).open(OPEN);
+    expect(fake.bodies('createCollection')[0].hnsw_config).toEqual({ payload_m: 16, m: 0 });
+  });
+
+  it('records the embedder with an insert-only write of the metadata point', async () => {
+    const fake = scriptedClient({ retrieve: () => (fake.bodies('upsert').length > 0 ? [metaPoint()] : []) });
+    await createQdrantStore({ client: fake.client }).open(OPEN);
+    const [upsert] = fake.bodies('upsert');
+    expect(upsert.update_mode).toBe('insert_only');
+    expect(upsert.points).toEqual([
+      { id: META_POINT_ID, vector: {}, payload: { kind: 'meta', schemaVersion: 1, embedderId: 'test/embedder', dimension: 8 } },
+    ]);
+  });
+
+  it('uses the collection another process created at the same moment', async () => {
+    let checks = 0;
+    const fake = scriptedClient({
+      collectionExists: () => ({ exists: checks++ > 0 }),
+      createCollection: () => {
+        throw Object.assign(new Error('conflict'), { status: 409, data: { status: { error: 'Collection `memloom` already exists!' } } });
+      },
+      retrieve: () => [metaPoint()],
+    });
+    await createQdrantStore({ client: fake.client }).open(OPEN);
+    expect(fake.methods()).toContain('createPayloadIndex');
+  });
+});
+
+describe('open: an existing collection of another kind is refused and left unchanged', () => {
+  const cases: Array<[string, Parameters<typeof collectionInfo>[0], string, unknown?]> = [
+    ['another dimension', { size: 384 }, 'DIMENSION_MISMATCH'],
+    ['another distance', { distance: 'Dot' }, 'STORE_CORRUPT'],
+    ['an unnamed vector', { vectors: { size: 8, distance: 'Cosine' } }, 'STORE_CORRUPT'],
+    ['no BM25 sparse vector', { sparse: {} }, 'STORE_CORRUPT'],
+    ['a sparse vector without idf', { sparse: { text: {} } }, 'STORE_CORRUPT'],
+  ];
+  for (const [what, info, code] of cases) {
+    it(`${what}: ${code}`, async () => {
+      const fake = scriptedClient({ getCollection: () => collectionInfo(info), retrieve: () => [metaPoint()] });
+      expect(await codeOf(createQdrantStore({ client: fake.client }).open(OPEN))).toBe(code);
+      expect(fake.methods().filter((method) => WRITES.includes(method))).toEqual([]);
+    });
+  }
+
+  it('another embedder: EMBEDDER_MISMATCH', async () => {
+    const fake = scriptedClient({ retrieve: () => [metaPoint('another/model')] });
+    expect(await codeOf(createQdrantStore({ client: fake.client }).open(OPEN))).toBe('EMBEDDER_MISMATCH');
+    expect(fake.methods().filter((method) => WRITES.includes(method))).toEqual([]);
+  });
+
+  it('a newer schema: SCHEMA_TOO_NEW', async () => {
+    const fake = scriptedClient({ retrieve: () => [metaPoint('test/embedder', 99)] });
+    expect(await codeOf(createQdrantStore({ client: fake.client }).open(OPEN))).toBe('SCHEMA_TOO_NEW');
+    expect(fake.methods().filter((method) => WRITES.includes(method))).toEqual([]);
+  });
+
+  it('a server older than 1.17: NOT_SUPPORTED before anything else', async () => {
+    const fake = scriptedClient({ versionInfo: () => ({ title: 'qdrant', version: '1.16.3' }) });
+    expect(await codeOf(createQdrantStore({ client: fake.client }).open(OPEN))).toBe('NOT_SUPPORTED');
+    expect(fake.methods()).toEqual(['versionInfo']);
+  });
+});
+
+describe('options', () => {
+  it('are validated at the boundary with INVALID_OPTIONS naming the field', () => {
+    expect(() => createQdrantStore({ url: 'localhost:6333' })).toThrow(/url/);
+    expect(() => createQdrantStore({ collection: 'has space' })).toThrow(/collection/);
+    expect(() => createQdrantStore({ replicationFactor: 1, writeConsistencyFactor: 2 })).toThrow(/writeConsistencyFactor/);
+    let caught: unknown;
+    try {
+      createQdrantStore({ batchSize: 0 });
+    } catch (error) {
+      caught = error;
+    }
+    expect((caught as MemloomError).code).toBe('INVALID_OPTIONS');
+    expect((caught as MemloomError).message).toMatch(/^\[memloom\] \[qdrant\] .*batchSize/);
+  });
+});

@@ -1,0 +1,235 @@
+import type { MemoryRecord } from '@memloom/core';
+import { describe, expect, it } from 'vitest';
+import { createQdrantStore } from '../src/index.js';
+import { toMemoryPayload, toVersionPayload } from '../src/payload.js';
+import { memoryPointId } from '../src/point-ids.js';
+import { queryVector, termIndex } from '../src/sparse-text.js';
+import { scriptedClient } from './fake-client.js';
+
+function record(overrides: Partial<MemoryRecord> = {}): MemoryRecord {
+  return {
+    id: 'm1',
+    content: 'the user drinks espresso',
+    level: 'full',
+    weight: 0.5,
+    baseWeight: 0.5,
+    importance: 1,
+    baseImportance: 1,
+    category: 'fact',
+    type: 'user',
+    scope: { userId: 'alice' },
+    createdAt: '2024-01-01T00:00:00.000Z',
+    updatedAt: '2024-01-02T00:00:00.000Z',
+    lastAccessedAt: '2024-01-03T00:00:00.000Z',
+    source: 'user',
+    verified: true,
+    sources: ['t1'],
+    tags: ['drink'],
+    metadata: { topic: 'coffee', nested: { a: [1, null] } },
+    revision: 1,
+    ...overrides,
+  };
+}
+
+function point(memory: MemoryRecord, writeId = 'w1') {
+  return { id: memoryPointId(memory.id), payload: { ...toMemoryPayload(memory, writeId) } };
+}
+
+const KIND_MEMORY = { key: 'kind', match: { value: 'memory' } };
+
+describe('filters are sent to Qdrant, never applied in JavaScript', () => {
+  it('scope fields match exactly; exactScope asks for the others to be empty', async () => {
+    const fake = scriptedClient();
+    const store = createQdrantStore({ client: fake.client });
+    await store.vectorSearch({ vector: new Array(8).fill(0.1), scope: { userId: "alice' OR '1'='1" }, exactScope: true, limit: 3 });
+    await store.vectorSearch({ vector: new Array(8).fill(0.1), scope: { sessionId: 's1' }, limit: 3 });
+    const [exact, partial] = fake.bodies('query');
+    expect(exact.filter).toEqual({
+      must: [KIND_MEMORY, { key: 'userId', match: { value: "alice' OR '1'='1" } }, { is_empty: { key: 'agentId' } }, { is_empty: { key: 'sessionId' } }],
+    });
+    expect(partial.filter).toEqual({ must: [KIND_MEMORY, { key: 'sessionId', match: { value: 's1' } }] });
+  });
+
+  it('every MemoryFilter field becomes a condition', async () => {
+    const fake = scriptedClient();
+    const store = createQdrantStore({ client: fake.client });
+    await store.count({
+      scope: { userId: 'bob' },
+      filter: {
+        category: ['fact', 'core'],
+        type: 'project',
+        level: ['summary'],
+        source: 'user',
+        verified: false,
+        tags: ['morning', 'work'],
+        metadata: { topic: 'coffee', rank: 2, pinned: true, score: 0.5 },
+      },
+    });
+    const [count] = fake.bodies('count');
+    expect(count.exact).toBe(true);
+    expect(count.filter.must).toEqual([
+      KIND_MEMORY,
+      { key: 'userId', match: { value: 'bob' } },
+      { key: 'category', match: { any: ['fact', 'core'] } },
+      { key: 'type', match: { value: 'project' } },
+      { key: 'level', match: { any: ['summary'] } },
+      { key: 'source', match: { value: 'user' } },
+      { key: 'verified', match: { value: false } },
+      { key: 'tags', match: { any: ['morning', 'work'] } },
+      { key: 'metadata.topic', match: { value: 'coffee' } },
+      { key: 'metadata.rank', match: { value: 2 } },
+      { key: 'metadata.pinned', match: { value: true } },
+      { key: 'metadata.score', range: { gte: 0.5, lte: 0.5 } },
+    ]);
+  });
+});
+
+describe('searches', () => {
+  it('vector search queries the dense vector with the filter and limit and returns cosine scores', async () => {
+    const near = record({ id: 'near' });
+    const far = record({ id: 'far' });
+    const fake = scriptedClient({
+      query: () => ({ points: [{ ...point(far), score: 0.2 }, { ...point(near), score: 0.9 }] }),
+    });
+    const store = createQdrantStore({ client: fake.client });
+    const hits = await store.vectorSearch({ vector: [1, 0, 0, 0, 0, 0, 0, 0], limit: 5 });
+    expect(fake.bodies('query')[0]).toMatchObject({ query: [1, 0, 0, 0, 0, 0, 0, 0], using: 'dense', limit: 5, with_payload: true });
+    expect(hits.map((hit) => [hit.memory.id, hit.score])).toEqual([['near', 0.9], ['far', 0.2]]);
+    expect(hits[0]?.memory).toEqual(near);
+  });
+
+  it('text search sends core-tokenized terms as a sparse query with unit weights', async () => {
+    const fake = scriptedClient({ query: () => ({ points: [{ ...point(record()), score: 2.5 }] }) });
+    const store = createQdrantStore({ client: fake.client });
+    const hits = await store.textSearch!({ text: 'Runs, running marathons!', scope: { userId: 'alice' }, limit: 4 });
+    const [body] = fake.bodies('query');
+    expect(body.using).toBe('text');
+    // "runs" and "running" stem to one term: it is sent once.
+    expect(body.query).toEqual({ indices: [termIndex('run'), termIndex('marathon')].sort((a, b) => a - b), values: [1, 1] });
+    expect(body.filter.must).toContainEqual({ key: 'userId', match: { value: 'alice' } });
+    expect(hits.map((hit) => hit.score)).toEqual([2.5]);
+  });
+
+  it('text search with no searchable terms asks Qdrant nothing', async () => {
+    const fake = scriptedClient();
+    const store = createQdrantStore({ client: fake.client });
+    expect(await store.textSearch!({ text: 'the of and ?!', limit: 4 })).toEqual([]);
+    expect(queryVector(':')).toBeUndefined();
+    expect(fake.methods()).toEqual([]);
+  });
+});
+
+describe('reads', () => {
+  it('getMany keeps the order asked and skips unknown ids', async () => {
+    const first = record({ id: 'first' });
+    const second = record({ id: 'second' });
+    const fake = scriptedClient({ retrieve: () => [point(first), point(second)] });
+    const store = createQdrantStore({ client: fake.client });
+    const found = await store.getMany(['second', 'missing', 'first']);
+    expect(found.map((memory) => memory.id)).toEqual(['second', 'first']);
+    expect(fake.bodies('retrieve')[0].ids).toEqual([memoryPointId('second'), memoryPointId('missing'), memoryPointId('first')]);
+  });
+
+  it('list by a timestamp is ordered by Qdrant, and ties at the page edge are completed and broken by id', async () => {
+    const at = (day: number) => `2024-01-0${day}T00:00:00.000Z`;
+    const a = record({ id: 'a', createdAt: at(1) });
+    const c = record({ id: 'c', createdAt: at(2) });
+    const b = record({ id: 'b', createdAt: at(2) });
+    const fake = scriptedClient({
+      scroll: (_collection: string, body: any) =>
+        body.order_by ? { points: [point(a), point(c)], next_page_offset: null } : { points: [point(c), point(b)], next_page_offset: null },
+    });
+    const store = createQdrantStore({ client: fake.client });
+    const listed = await store.list({ scope: { userId: 'alice' }, orderBy: 'createdAt', limit: 2 });
+    expect(listed.map((memory) => memory.id)).toEqual(['a', 'b']);
+    const [ordered, ties] = fake.bodies('scroll');
+    expect(ordered.order_by).toEqual({ key: 'createdAtMs', direction: 'asc' });
+    expect(ordered.limit).toBe(2);
+    expect(ties.filter.must[1]).toEqual({ key: 'createdAtMs', range: { gte: Date.parse(at(2)), lte: Date.parse(at(2)) } });
+  });
+
+  it('history follows the chain from the memory and ignores versions of writes that never landed', async () => {
+    const v1 = record({ content: 'one' });
+    const v2 = record({ content: 'two', revision: 2 });
+    const lost = record({ content: 'lost race', revision: 2 });
+    const entry = (after: MemoryRecord, before: MemoryRecord | null) => ({
+      memoryId: 'm1', version: after.revision, at: after.updatedAt, trigger: 'manual_edit' as const, action: 'edit' as const, reason: 'r', before, after,
+    });
+    const fake = scriptedClient({
+      retrieve: () => [point(v2, 'w2')],
+      scroll: () => ({
+        points: [
+          { id: 'x', payload: { ...toVersionPayload(entry(lost, v1), 'w-lost', 'w1') } },
+          { id: 'y', payload: { ...toVersionPayload(entry(v2, v1), 'w2', 'w1') } },
+          { id: 'z', payload: { ...toVersionPayload(entry(v1, null), 'w1', null) } },
+        ],
+        next_page_offset: null,
+      }),
+    });
+    const store = createQdrantStore({ client: fake.client });
+    const versions = await store.history('m1');
+    expect(versions.map((version) => version.after.content)).toEqual(['one', 'two']);
+    expect(fake.bodies('scroll')[0].filter).toEqual({ must: [{ key: 'kind', match: { value: 'version' } }, { key: 'memoryId', match: { value: 'm1' } }] });
+  });
+
+  it('history asks the majority before calling a chain broken, and reports STORE_CORRUPT if it still is', async () => {
+    const v1 = record({ content: 'one' });
+    const v2 = record({ content: 'two', revision: 2 });
+    const entry = (after: MemoryRecord, before: MemoryRecord | null) => ({
+      memoryId: 'm1', version: after.revision, at: after.updatedAt, trigger: 'manual_edit' as const, action: 'edit' as const, reason: 'r', before, after,
+    });
+    const first = { id: 'z', payload: { ...toVersionPayload(entry(v1, null), 'w1', null) } };
+    const second = { id: 'y', payload: { ...toVersionPayload(entry(v2, v1), 'w2', 'w1') } };
+    let lagging = true;
+    const fake = scriptedClient({
+      retrieve: () => [point(v2, 'w2')],
+      scroll: (_collection: string, body: any) => ({ points: body.consistency === 'majority' && !lagging ? [first, second] : [first], next_page_offset: null }),
+    });
+    const store = createQdrantStore({ client: fake.client });
+    await expect(store.history('m1')).rejects.toMatchObject({ code: 'STORE_CORRUPT', details: { id: 'm1', writeId: 'w2' } });
+    lagging = false;
+    expect((await store.history('m1')).map((version) => version.version)).toEqual([1, 2]);
+    expect(fake.bodies('scroll').map((body) => body.consistency)).toEqual([undefined, 'majority', undefined, 'majority']);
+  });
+
+  it('history of an unknown memory is empty without reading versions', async () => {
+    const fake = scriptedClient();
+    expect(await createQdrantStore({ client: fake.client }).history('nope')).toEqual([]);
+    expect(fake.methods()).toEqual(['retrieve']);
+  });
+
+  it('touch sets lastAccessedAt through a filter, so unknown ids are skipped', async () => {
+    const fake = scriptedClient();
+    await createQdrantStore({ client: fake.client }).touch(['m1', 'm1', 'missing'], '2025-05-05T05:05:05.000Z');
+    expect(fake.bodies('setPayload')).toEqual([
+      {
+        wait: true,
+        payload: { lastAccessedAt: '2025-05-05T05:05:05.000Z' },
+        filter: { must: [{ has_id: [memoryPointId('m1'), memoryPointId('missing')] }, KIND_MEMORY] },
+      },
+    ]);
+  });
+
+  it('deleteByScope deletes page by page: memories by id, then their versions', async () => {
+    let pages = 2;
+    const fake = scriptedClient({
+      scroll: () =>
+        pages-- > 0 ? { points: [{ id: memoryPointId(`m${pages}`), payload: { id: `m${pages}` } }], next_page_offset: null } : { points: [], next_page_offset: null },
+    });
+    const deleted = await createQdrantStore({ client: fake.client, batchSize: 1 }).deleteByScope({ userId: 'alice' });
+    expect(deleted).toBe(2);
+    expect(fake.bodies('scroll')[0].filter).toEqual({ must: [KIND_MEMORY, { key: 'userId', match: { value: 'alice' } }] });
+    const deletes = fake.bodies('delete');
+    expect(deletes[0].points).toEqual([memoryPointId('m1')]);
+    expect(deletes[1].filter).toEqual({ must: [{ key: 'kind', match: { value: 'version' } }, { key: 'memoryId', match: { any: ['m1'] } }] });
+    expect(deletes[2].points).toEqual([memoryPointId('m0')]);
+  });
+
+  it('refuses calls after close', async () => {
+    const fake = scriptedClient();
+    const store = createQdrantStore({ client: fake.client });
+    await store.close();
+    await expect(store.get('x')).rejects.toMatchObject({ code: 'CLOSED' });
+    expect(fake.methods()).toEqual([]);
+  });
+});

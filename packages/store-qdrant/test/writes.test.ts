@@ -1,0 +1,230 @@
+import type { MemoryChange, MemoryRecord, MemoryVersion } from '@memloom/core';
+import { describe, expect, it } from 'vitest';
+import { createQdrantStore } from '../src/index.js';
+import { toMemoryPayload, toVersionPayload } from '../src/payload.js';
+import { memoryPointId, versionPointId } from '../src/point-ids.js';
+import { documentVector } from '../src/sparse-text.js';
+import { metaPoint, scriptedClient } from './fake-client.js';
+
+const VECTOR = [1, 0, 0, 0, 0, 0, 0, 0];
+
+function record(id: string, overrides: Partial<MemoryRecord> = {}): MemoryRecord {
+  return {
+    id, content: `memory ${id} about espresso`, level: 'full', weight: 1, baseWeight: 1, importance: 1, baseImportance: 1,
+    category: 'fact', type: 'user', scope: { userId: 'alice' }, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:00.000Z',
+    lastAccessedAt: '2024-01-01T00:00:00.000Z', source: 'user', verified: true, sources: [], tags: [], metadata: {}, revision: 1, ...overrides,
+  };
+}
+
+function version(before: MemoryRecord | null, after: MemoryRecord): MemoryVersion {
+  return { memoryId: after.id, version: after.revision, at: after.updatedAt, trigger: 'manual_edit', action: before ? 'edit' : 'create', reason: 'test', before, after };
+}
+
+function create(memory: MemoryRecord, vector: number[] | undefined = VECTOR): MemoryChange {
+  return { op: 'put', memory, ...(vector ? { vector } : {}), expectedRevision: 0, version: version(null, memory) };
+}
+
+function replace(before: MemoryRecord, patch: Partial<MemoryRecord>, vector?: number[]): MemoryChange {
+  const after = { ...before, ...patch, revision: before.revision + 1 };
+  return { op: 'put', memory: after, ...(vector ? { vector } : {}), expectedRevision: before.revision, version: version(before, after) };
+}
+
+/** A stored memory as the revision read returns it. */
+function stored(memory: MemoryRecord, writeId: string) {
+  return { id: memoryPointId(memory.id), payload: { ...toMemoryPayload(memory, writeId) }, vector: { dense: [0, 1, 0, 0, 0, 0, 0, 0] } };
+}
+
+type Stage = 'revisions' | 'verify' | 'verify-delete' | 'other';
+function stageOf(body: any): Stage {
+  if (Array.isArray(body.with_vector) && body.with_vector.includes('dense') && body.consistency === 'majority') return 'revisions';
+  if (Array.isArray(body.with_payload) && body.with_payload.includes('revision')) return 'verify';
+  if (Array.isArray(body.with_payload) && body.with_payload.includes('writeId')) return 'verify-delete';
+  return 'other';
+}
+
+/**
+ * Script: the revision read returns `existing`; the write verification
+ * answers with what `landed(pointId, ourWriteId)` says is stored now.
+ */
+function script(options: {
+  existing?: ReturnType<typeof stored>[];
+  landed?: (pointId: string, ours: { writeId: string; revision: number }) => { writeId: string; revision: number } | undefined;
+  remaining?: string[];
+}) {
+  const fake = scriptedClient({
+    retrieve: (_collection: string, body: any) => {
+      const stage = stageOf(body);
+      if (stage === 'revisions') return (options.existing ?? []).filter((point) => body.ids.includes(point.id));
+      if (stage === 'verify') {
+        const written = new Map<string, { writeId: string; revision: number }>();
+        for (const upsert of fake.bodies('upsert')) {
+          for (const point of upsert.points) if (point.payload.kind === 'memory') written.set(point.id, point.payload);
+        }
+        return body.ids.flatMap((id: string) => {
+          const ours = written.get(id);
+          const now = ours && (options.landed ? options.landed(id, ours) : ours);
+          return now ? [{ id, payload: now }] : [];
+        });
+      }
+      if (stage === 'verify-delete') return (options.remaining ?? []).map((id) => ({ id, payload: { writeId: 'theirs' } }));
+      return [metaPoint()];
+    },
+  });
+  return fake;
+}
+
+const memoryUpserts = (fake: ReturnType<typeof scriptedClient>) => fake.bodies('upsert').filter((body) => body.points[0]?.payload.kind === 'memory');
+const versionUpserts = (fake: ReturnType<typeof scriptedClient>) => fake.bodies('upsert').filter((body) => body.points[0]?.payload.kind === 'version');
+
+describe('apply: creating', () => {
+  it('reads revisions, writes versions, then the memory insert-only, then verifies, in that order', async () => {
+    const fake = script({});
+    const memory = record('m1');
+    await createQdrantStore({ client: fake.client }).apply([create(memory)]);
+    expect(fake.methods()).toEqual(['retrieve', 'upsert', 'upsert', 'retrieve']);
+
+    const [revisions, , ] = fake.bodies('retrieve');
+    expect(revisions).toMatchObject({ ids: [memoryPointId('m1')], with_vector: ['dense'], consistency: 'majority' });
+
+    const [versions] = versionUpserts(fake);
+    const versionPoint = versions.points[0];
+    expect(versionPoint.vector).toEqual({});
+    expect(versionPoint.payload).toMatchObject({ kind: 'version', memoryId: 'm1', version: 1, parentWriteId: null, userId: 'alice' });
+    expect(versionPoint.payload.entry).toEqual(version(null, memory));
+    expect(versionPoint.id).toBe(versionPointId('m1', 1, versionPoint.payload.writeId));
+
+    const [memories] = memoryUpserts(fake);
+    expect(memories).toMatchObject({ wait: true, ordering: 'strong', update_mode: 'insert_only' });
+    expect(memories.update_filter).toBeUndefined();
+    const memoryPoint = memories.points[0];
+    expect(memoryPoint.id).toBe(memoryPointId('m1'));
+    expect(memoryPoint.vector).toEqual({ dense: VECTOR, text: documentVector(memory.content, { k1: 1.2, b: 0.75, averageLength: 16 }) });
+    expect(memoryPoint.payload).toEqual({ ...toMemoryPayload(memory, versionPoint.payload.writeId) });
+  });
+
+  it('sends upserts in batches of batchSize', async () => {
+    const fake = script({});
+    const changes = ['a', 'b', 'c', 'd', 'e'].map((id) => create(record(id)));
+    await createQdrantStore({ client: fake.client, batchSize: 2 }).apply(changes);
+    expect(memoryUpserts(fake).map((body) => body.points.length)).toEqual([2, 2, 1]);
+    expect(versionUpserts(fake).map((body) => body.points.length)).toEqual([2, 2, 1]);
+  });
+
+  it('refuses a vector of the wrong dimension before sending anything', async () => {
+    const fake = script({});
+    const store = createQdrantStore({ client: fake.client });
+    await store.open({ dimension: 8, embedderId: 'test/embedder' });
+    const before = fake.calls.length;
+    await expect(store.apply([create(record('m1'), [1, 0, 0])])).rejects.toMatchObject({ code: 'DIMENSION_MISMATCH', backend: 'qdrant' });
+    expect(fake.calls.length).toBe(before);
+  });
+
+  it('refuses a new memory without a vector (INVALID_INPUT) and writes nothing', async () => {
+    const fake = script({});
+    const withoutVector = { ...create(record('m1')), vector: undefined } as MemoryChange;
+    await expect(createQdrantStore({ client: fake.client }).apply([withoutVector])).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    expect(fake.methods()).toEqual(['retrieve']);
+  });
+});
+
+describe('apply: replacing', () => {
+  it('keeps the stored vector, links the version to the stored write and updates only at the revision read', async () => {
+    const before = record('m1');
+    const fake = script({ existing: [stored(before, 'w-stored')] });
+    await createQdrantStore({ client: fake.client }).apply([replace(before, { content: 'edited' })]);
+    const [versions] = versionUpserts(fake);
+    expect(versions.points[0].payload.parentWriteId).toBe('w-stored');
+    const [memories] = memoryUpserts(fake);
+    expect(memories.update_mode).toBe('update_only');
+    expect(memories.update_filter).toEqual({
+      should: [{ must: [{ has_id: [memoryPointId('m1')] }, { key: 'revision', match: { value: 1 } }] }],
+    });
+    expect(memories.points[0].vector.dense).toEqual([0, 1, 0, 0, 0, 0, 0, 0]);
+    expect(memories.points[0].payload).toMatchObject({ content: 'edited', revision: 2 });
+  });
+
+  it('a stale expectedRevision is a CONFLICT found before anything is written', async () => {
+    const current = record('m1', { revision: 3 });
+    const fake = script({ existing: [stored(current, 'w3')] });
+    const stale = replace(record('m1', { revision: 2 }), { content: 'lost update' });
+    await expect(createQdrantStore({ client: fake.client }).apply([create(record('m2')), stale])).rejects.toMatchObject({ code: 'CONFLICT', backend: 'qdrant' });
+    expect(fake.methods()).toEqual(['retrieve']);
+  });
+
+  it('a write that lost a race is a CONFLICT: its versions are removed and the batch\'s won writes are undone', async () => {
+    const contended = record('m1');
+    const fake = script({
+      existing: [stored(contended, 'w1')],
+      // m2 (a creation) lands; m1 was replaced by another writer first.
+      landed: (pointId, ours) => (pointId === memoryPointId('m1') ? { writeId: 'theirs', revision: 2 } : ours),
+    });
+    const store = createQdrantStore({ client: fake.client });
+    await expect(store.apply([create(record('m2')), replace(contended, { content: 'mine' })])).rejects.toMatchObject({
+      code: 'CONFLICT',
+      details: { id: 'm1', ids: ['m1'] },
+    });
+    const writeIdOf = (id: string) => memoryUpserts(fake).flatMap((body) => body.points).find((point) => point.id === memoryPointId(id)).payload.writeId;
+    const deletes = fake.bodies('delete');
+    // The creation that landed is removed only if it is still this call's write.
+    expect(deletes).toContainEqual(
+      expect.objectContaining({ filter: { must: [{ has_id: [memoryPointId('m2')] }, { key: 'writeId', match: { value: writeIdOf('m2') } }] } }),
+    );
+    // The losing write's version point goes; nobody's history points at it.
+    expect(deletes).toContainEqual(expect.objectContaining({ points: [versionPointId('m1', 2, writeIdOf('m1'))] }));
+  });
+
+  it('a write another writer already built upon counts as landed when it is on their history chain', async () => {
+    const before = record('m1');
+    const fake = scriptedClient({
+      retrieve: (_collection: string, body: any) => {
+        const stage = stageOf(body);
+        if (stage === 'revisions') return [stored(before, 'w1')];
+        return [{ id: memoryPointId('m1'), payload: { writeId: 'w-next', revision: 3 } }];
+      },
+      scroll: () => {
+        const ours = versionUpserts(fake)[0].points[0].payload;
+        const after = { ...before, revision: 3 };
+        const next = { memoryId: 'm1', version: 3, at: '', trigger: 'manual_edit', action: 'edit', reason: '', before, after };
+        return {
+          points: [
+            { id: 'v1', payload: { ...toVersionPayload(version(null, before), 'w1', null) } },
+            { id: 'v2', payload: ours },
+            { id: 'v3', payload: { ...toVersionPayload(next as MemoryVersion, 'w-next', ours.writeId) } },
+          ],
+          next_page_offset: null,
+        };
+      },
+    });
+    await createQdrantStore({ client: fake.client }).apply([replace(before, { content: 'mine' })]);
+    expect(fake.bodies('delete')).toEqual([]);
+  });
+});
+
+describe('apply: deleting', () => {
+  it('deletes the memory point, then its versions', async () => {
+    const memory = record('m1');
+    const fake = script({ existing: [stored(memory, 'w1')] });
+    await createQdrantStore({ client: fake.client }).apply([{ op: 'delete', id: 'm1' }]);
+    const [point, versions] = fake.bodies('delete');
+    expect(point).toMatchObject({ points: [memoryPointId('m1')], ordering: 'strong' });
+    expect(versions.filter).toEqual({ must: [{ key: 'kind', match: { value: 'version' } }, { key: 'memoryId', match: { any: ['m1'] } }] });
+  });
+
+  it('an unknown id is a no-op; with an expectedRevision it is a CONFLICT', async () => {
+    const fake = script({});
+    const store = createQdrantStore({ client: fake.client });
+    await store.apply([{ op: 'delete', id: 'ghost' }]);
+    expect(fake.bodies('delete')).toEqual([]);
+    await expect(store.apply([{ op: 'delete', id: 'ghost', expectedRevision: 1 }])).rejects.toMatchObject({ code: 'CONFLICT' });
+  });
+
+  it('a delete with expectedRevision is conditional on the revision, and fails if the point survived it', async () => {
+    const memory = record('m1', { revision: 2 });
+    const fake = script({ existing: [stored(memory, 'w2')], remaining: [memoryPointId('m1')] });
+    await expect(createQdrantStore({ client: fake.client }).apply([{ op: 'delete', id: 'm1', expectedRevision: 2 }])).rejects.toMatchObject({ code: 'CONFLICT' });
+    const [conditional] = fake.bodies('delete');
+    expect(conditional.filter).toEqual({ should: [{ must: [{ has_id: [memoryPointId('m1')] }, { key: 'revision', match: { value: 2 } }] }] });
+    // Its versions stay: the memory is still there.
+    expect(fake.bodies('delete').some((body) => body.filter?.must?.[0]?.match?.value === 'version')).toBe(false);
+  });
+});

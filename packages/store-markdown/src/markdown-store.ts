@@ -177,8 +177,7 @@ class MarkdownFileStore implements MarkdownStore {
     for (const entry of this.entries.values()) {
       const vector = entry.vector;
       if (!vector || !inScope(entry.record.scope, query.scope, query.exactScope) || !matchesFilter(entry.record, query.filter)) continue;
-      let dot = 0;
-      for (let index = 0; index < vector.length; index++) dot += (vector[index] as number) * (probe[index] as number);
+      const dot = dotProduct(vector, probe);
       const hit = { entry, score: queryNorm === 0 || entry.norm === 0 ? 0 : Math.max(-1, Math.min(1, dot / (queryNorm * entry.norm))) };
       if (best.length === limit && (limit === 0 || !worse(best[limit - 1] as typeof hit, hit))) continue;
       let position = best.length;
@@ -693,6 +692,24 @@ async function removeEmptyParents(directory: string, root: string): Promise<void
     }
     current = path.dirname(current);
   }
+}
+
+/** Dot product, unrolled by four (the hot loop of vector search). */
+function dotProduct(a: Float32Array, b: Float64Array): number {
+  const length = Math.min(a.length, b.length);
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let index = 0;
+  for (; index + 3 < length; index += 4) {
+    s0 += (a[index] as number) * (b[index] as number);
+    s1 += (a[index + 1] as number) * (b[index + 1] as number);
+    s2 += (a[index + 2] as number) * (b[index + 2] as number);
+    s3 += (a[index + 3] as number) * (b[index + 3] as number);
+  }
+  for (; index < length; index++) s0 += (a[index] as number) * (b[index] as number);
+  return s0 + s1 + s2 + s3;
 }
 
 function pickHeader(options: StoreOpenOptions): VectorHeader {

@@ -26,7 +26,9 @@ export interface MarkdownPolicyStorageOptions {
  * Seed 001's policy files for one scope: `memory/policy_overrides.json`
  * (the overrides; deleting it rolls back to the configuration) and
  * `memory/policy_snapshots/YYYYMMDD_HHMMSS.json` (the overrides as they
- * were before each write). Writes are atomic and take the store lock.
+ * were before each write), and each scope's `memory/.last_longterm_compress`
+ * (when its long-term memory was last compressed). Writes are atomic and
+ * take the store lock.
  */
 export function createMarkdownPolicyStorage(options: MarkdownPolicyStorageOptions): PolicyStorage & { readonly file: string; readonly snapshots: string } {
   if (!options || typeof options.root !== 'string' || options.root === '') {
@@ -65,6 +67,21 @@ export function createMarkdownPolicyStorage(options: MarkdownPolicyStorageOption
     async readOverrides() {
       return (await read())?.value;
     },
+    async readLastCompression(of: Scope) {
+      const marker = compressionMarker(root, of);
+      const text = (await readIfExists(marker))?.trim();
+      if (!text) return undefined;
+      const at = new Date(text);
+      if (Number.isNaN(at.getTime())) {
+        const shown = path.relative(root, marker).split(path.sep).join('/');
+        throw storeError('STORE_CORRUPT', `${shown}:1: not a timestamp ("${text.slice(0, 40)}"); delete the file to reset it`, { path: shown, line: 1 });
+      }
+      return at;
+    },
+    async writeLastCompression(of: Scope, at: Date) {
+      const marker = compressionMarker(root, of);
+      await lock.run(() => writeFileAtomic(marker, `${at.toISOString()}\n`, durability));
+    },
     async writeOverrides(overrides: PolicyOverrides, at: Date) {
       const parsed = policyOverridesSchema.safeParse(overrides);
       if (!parsed.success) throw storeError('INVALID_INPUT', `policy overrides are not valid: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
@@ -80,6 +97,11 @@ export function createMarkdownPolicyStorage(options: MarkdownPolicyStorageOption
       });
     },
   };
+}
+
+/** Seed 001's `memory/.last_longterm_compress` of a scope (validated before it names a folder). */
+function compressionMarker(root: string, scope: Scope): string {
+  return path.join(memoryDirectory(root, assertSafeScope(scope ?? {})), '.last_longterm_compress');
 }
 
 /** `YYYYMMDD_HHMMSS.json` (seed 001), or `YYYYMMDD_HHMMSS-N.json` past the highest taken in that second. */

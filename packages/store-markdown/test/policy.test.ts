@@ -76,3 +76,22 @@ describe('policy overrides (seed 001)', () => {
     await store.close();
   });
 });
+
+describe('the time of the last long-term compression (seed 001)', () => {
+  it('is kept per scope in memory/.last_longterm_compress and survives a new storage', async () => {
+    const root = await tempRoot();
+    roots.push(root);
+    const policy = createMarkdownPolicyStorage({ root });
+    expect(await policy.readLastCompression!({ userId: 'alice' })).toBeUndefined();
+    await policy.writeLastCompression!({ userId: 'alice' }, new Date('2024-03-02T09:00:00.000Z'));
+    await policy.writeLastCompression!({}, new Date('2024-03-01T00:00:00.000Z'));
+    expect(await readFile(path.join(root, 'users', 'alice', 'memory', '.last_longterm_compress'), 'utf8')).toBe('2024-03-02T09:00:00.000Z\n');
+    const again = createMarkdownPolicyStorage({ root, scope: { userId: 'bob' } });
+    expect((await again.readLastCompression!({ userId: 'alice' }))?.toISOString()).toBe('2024-03-02T09:00:00.000Z');
+    expect((await again.readLastCompression!({}))?.toISOString()).toBe('2024-03-01T00:00:00.000Z');
+    expect(await again.readLastCompression!({ userId: 'bob' })).toBeUndefined();
+    await writeFile(path.join(root, 'memory', '.last_longterm_compress'), 'yesterday\n');
+    await expect(again.readLastCompression!({})).rejects.toMatchObject({ code: 'STORE_CORRUPT', details: { path: 'memory/.last_longterm_compress', line: 1 } });
+    await expect(again.writeLastCompression!({ userId: '../x' }, new Date())).rejects.toMatchObject({ code: 'INVALID_SCOPE' });
+  });
+});

@@ -116,12 +116,15 @@ export function parseMemoryFile(text: string, context: ParseContext): ParsedFile
     const heading = ((blockLines[0] as string).match(HEADING)?.[1] ?? '').trim();
     let bodyStart = 1;
     let meta: Meta | undefined;
-    const second = blockLines[1] ?? '';
-    if (META_START.test(second)) {
-      bodyStart = 2;
-      const parsed = parseMeta(second);
+    // The field line is the first non-blank line under the heading (a blank line slipped in is harmless).
+    let metaIndex = 1;
+    while (metaIndex < blockLines.length && (blockLines[metaIndex] as string).trim() === '') metaIndex++;
+    const candidate = blockLines[metaIndex] ?? '';
+    if (META_START.test(candidate)) {
+      bodyStart = metaIndex + 1;
+      const parsed = parseMeta(candidate);
       if ('error' in parsed) {
-        problems.push({ path: context.path, line: start + 2, message: parsed.error });
+        problems.push({ path: context.path, line: start + metaIndex + 1, message: parsed.error });
         continue;
       }
       meta = parsed.meta;
@@ -168,7 +171,8 @@ export function renderBlock(record: MemoryRecord): string {
 function renderUncached(record: MemoryRecord): string {
   const body = bodyFor(record.content);
   const shown = contentFrom(body.split('\n'));
-  const meta: Meta = metaFor(record, shown === record.content ? undefined : record.content);
+  // Text the block cannot show exactly (or no text at all) is kept whole in `raw`.
+  const meta: Meta = metaFor(record, shown === record.content && shown !== '' ? undefined : record.content);
   meta.sum = checksum(shown, meta);
   return `## ${record.createdAt.slice(0, 10)}\n${renderMeta(meta)}\n${body}\n\n`;
 }

@@ -498,6 +498,10 @@ class MarkdownFileStore implements MarkdownStore {
     }
     if (plan.needsWrite) {
       for (const { scope } of plan.dirtyLayouts) await writeScopeValueFiles(this.root, scope.scope);
+      // Compact a vector log that is mostly superseded records.
+      for (const scope of new Set(plan.vectorRecords.map((record) => record.scope))) {
+        if (scope.vectorRecords > 2 * scope.vectors.size + 1000) plan.vectorRewrites.add(scope);
+      }
       const transaction = this.newTransaction();
       await plan.stage(transaction, this.header);
       const backedUp: Array<{ scope: ScopeState; name: string }> = [];

@@ -169,6 +169,18 @@ describe('edits made by a person', () => {
     expect(await readdir(path.join(second.store.directoryFor(scope), '.history'))).toEqual([]);
   });
 
+  it('does not mistake a blank line slipped in under the heading for an edit', async () => {
+    const { store, memory, file } = await rig();
+    const added = await memory.add('The user plays chess on Tuesdays.', { scope });
+    const text = await readFile(file, 'utf8');
+    const heading = text.indexOf('## ');
+    const lineEnd = text.indexOf('\n', heading);
+    await writeFile(file, `${text.slice(0, lineEnd + 1)}\n${text.slice(lineEnd + 1)}`);
+    const report = await store.sync();
+    expect(report).toMatchObject({ created: [], edited: [], deleted: [], problems: [] });
+    expect((await store.get(added.memory.id))?.revision).toBe(1);
+  });
+
   it('keeps text that looks like Markdown structure inside a memory exactly', async () => {
     const { store, memory } = await rig();
     const tricky = [
@@ -201,5 +213,15 @@ describe('edits made by a person', () => {
     const reopened = createMarkdownStore({ root: store.root });
     stores.push(reopened);
     expect((await reopened.get('odd-1'))?.content).toBe(odd);
+    // Even no text at all round-trips, and leaves the file readable.
+    const empty = { ...record, id: 'empty-1', content: '' };
+    await reopened.open({ dimension: 16, embedderId: 'memloom/test-embedder' });
+    await reopened.apply([{ op: 'put', memory: empty, vector: new Array(16).fill(0.25), expectedRevision: 0, version: {
+      memoryId: 'empty-1', version: 1, at: record.createdAt, trigger: 'import', action: 'create', reason: 'test', before: null, after: empty,
+    } }]);
+    const third = createMarkdownStore({ root: store.root });
+    stores.push(third);
+    expect((await third.get('empty-1'))?.content).toBe('');
+    expect((await third.sync()).problems).toEqual([]);
   });
 });

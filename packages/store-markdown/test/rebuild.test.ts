@@ -112,3 +112,38 @@ describe('the derived index', () => {
     expect(MemloomError.hasCode(error, 'EMBEDDER_MISMATCH')).toBe(true);
   });
 });
+
+describe('the vector log', () => {
+  it('is compacted once it is mostly superseded records, keeping the latest vector', async () => {
+    const root = await tempRoot();
+    roots.push(root);
+    const store = createMarkdownStore({ root, fsync: false });
+    await store.open({ dimension: 4, embedderId: 'test' });
+    const at = '2024-01-01T00:00:00.000Z';
+    const base = {
+      id: 'moving', content: 'a memory that moves a lot', level: 'full' as const, weight: 1, baseWeight: 1, importance: 1, baseImportance: 1,
+      category: 'fact' as const, type: 'user' as const, scope: alice, createdAt: at, updatedAt: at, lastAccessedAt: at,
+      source: 'user' as const, verified: true, sources: [], tags: [], metadata: {},
+    };
+    const put = (revision: number) => {
+      const memory = { ...base, revision };
+      return {
+        op: 'put' as const, memory, vector: [1, revision, 0, 0], expectedRevision: revision - 1,
+        version: { memoryId: 'moving', version: revision, at, trigger: 'import' as const, action: revision === 1 ? ('create' as const) : ('edit' as const), reason: 'test', before: null, after: memory },
+      };
+    };
+    await store.apply([put(1)]);
+    await store.apply(Array.from({ length: 1100 }, (_, index) => put(index + 2)));
+    const file = path.join(store.directoryFor(alice), '.index', 'vectors.bin');
+    const { stat } = await import('node:fs/promises');
+    const grown = (await stat(file)).size;
+    await store.apply([put(1102)]);
+    const compacted = (await stat(file)).size;
+    expect(compacted).toBeLessThan(grown / 100);
+    await store.close();
+    const reopened = createMarkdownStore({ root });
+    expect(await reopened.getVector('moving')).toEqual([1, 1102, 0, 0]);
+    expect(await reopened.history('moving')).toHaveLength(1102);
+    await reopened.close();
+  });
+});

@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { promises as fs, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isMissing, readIfExists, signatureOf } from './atomic-file.js';
 import { decodeAccessLog, decodeHistory, decodeVectorHeader, decodeVectorRecords, type VectorHeader } from './index-logs.js';
@@ -8,31 +8,34 @@ import { accessFile, MEMORY_FILE, vectorFile, type ScopeState } from './world.js
 const MONTH = /^\d{6}$/u;
 const DAY_FILE = /^\d{8}\.md$/u;
 
-/** The Markdown files of a scope (`MEMORY.md`, `YYYYMM/YYYYMMDD.md`) with their signatures. */
-export async function listMarkdownFiles(directory: string): Promise<Map<string, string>> {
+/**
+ * The Markdown files of a scope (`MEMORY.md`, `YYYYMM/YYYYMMDD.md`) with
+ * their signatures. Synchronous, like discoverScopes: it runs before reads.
+ */
+export function listMarkdownFiles(directory: string): Map<string, string> {
   const files = new Map<string, string>();
   let entries;
   try {
-    entries = await fs.readdir(directory, { withFileTypes: true });
+    entries = readdirSync(directory, { withFileTypes: true });
   } catch (error) {
     if (isMissing(error)) return files;
     throw error;
   }
   for (const entry of entries) {
     if (entry.isFile() && entry.name === MEMORY_FILE) {
-      const signature = await statSignature(path.join(directory, MEMORY_FILE));
+      const signature = statSignature(path.join(directory, MEMORY_FILE));
       if (signature) files.set(MEMORY_FILE, signature);
     } else if (entry.isDirectory() && MONTH.test(entry.name)) {
       let days: string[];
       try {
-        days = await fs.readdir(path.join(directory, entry.name));
+        days = readdirSync(path.join(directory, entry.name));
       } catch (error) {
         if (isMissing(error)) continue;
         throw error;
       }
       for (const day of days.sort()) {
         if (!DAY_FILE.test(day) || day.slice(0, 6) !== entry.name) continue;
-        const signature = await statSignature(path.join(directory, entry.name, day));
+        const signature = statSignature(path.join(directory, entry.name, day));
         if (signature) files.set(`${entry.name}/${day}`, signature);
       }
     }
@@ -48,9 +51,10 @@ export function fileOrder(a: string, b: string): number {
   return a < b ? -1 : 1;
 }
 
-export async function statSignature(file: string): Promise<string | undefined> {
+/** Signature of a regular file, or undefined when there is none (synchronous: a single stat). */
+export function statSignature(file: string): string | undefined {
   try {
-    const stat = await fs.stat(file);
+    const stat = statSync(file);
     return stat.isFile() ? signatureOf(stat) : undefined;
   } catch (error) {
     if (isMissing(error)) return undefined;
@@ -117,7 +121,7 @@ export async function loadAccess(scope: ScopeState): Promise<void> {
   const { entries, lines } = decodeAccessLog(text);
   scope.access = entries;
   scope.accessLines = lines;
-  scope.accessSignature = await statSignature(accessFile(scope));
+  scope.accessSignature = statSignature(accessFile(scope));
 }
 
 /** Ids that have a history file in this scope. */

@@ -377,16 +377,16 @@ class MarkdownFileStore implements MarkdownStore {
 
   /** A cheap look (directory listings and stats, no reading) for anything that changed. */
   private async changedOnDisk(): Promise<boolean> {
-    if ((await statSignature(this.journalFile)) !== undefined) return true;
-    const found = await discoverScopes(this.root);
+    if (statSignature(this.journalFile) !== undefined) return true;
+    const found = discoverScopes(this.root);
     if (found.length !== this.scopes.size) return true;
     for (const { scope } of found) {
       const state = this.scopes.get(scopeKey(scope));
       if (!state) return true;
-      const files = await listMarkdownFiles(state.directory);
+      const files = listMarkdownFiles(state.directory);
       if (files.size !== state.files.size) return true;
       for (const [rel, signature] of files) if (state.files.get(rel)?.signature !== signature) return true;
-      if ((await statSignature(accessFile(state))) !== state.accessSignature) return true;
+      if (statSignature(accessFile(state)) !== state.accessSignature) return true;
     }
     return false;
   }
@@ -594,7 +594,7 @@ class MarkdownFileStore implements MarkdownStore {
     const lines = [...scope.access].filter(([id]) => this.entries.has(id)).map(([id, entry]) => encodeAccess(id, entry.revision, entry.at));
     await writeFileAtomic(accessFile(scope), lines.join(''), this.durability);
     scope.accessLines = lines.length;
-    scope.accessSignature = await statSignature(accessFile(scope));
+    scope.accessSignature = statSignature(accessFile(scope));
   }
 
   private exclusive<T>(task: () => Promise<T>): Promise<T> {
@@ -675,12 +675,12 @@ async function backUp(
   atMs: number,
   durability: Durability,
 ): Promise<boolean> {
-  const before = await statSignature(file);
+  const before = statSignature(file);
   if (before !== expected) throw new RetrySignal(`${file} changed while it was being written`);
   if (before === undefined) return false;
   const data = await fs.readFile(file);
   await writeFileAtomic(await freeStampedName(directory, atMs, name), data, durability);
-  if ((await statSignature(file)) !== expected) throw new RetrySignal(`${file} changed while it was being backed up`);
+  if (statSignature(file) !== expected) throw new RetrySignal(`${file} changed while it was being backed up`);
   return true;
 }
 

@@ -79,7 +79,7 @@ export class Reconciler {
     const report: SyncReport = { created: [], edited: [], deleted: [], embedded: 0, unembedded: [], problems: [], notices: [] };
     const recovered = await recoverJournal(parts.journalFile, parts.durability);
     await sweepTemps(path.dirname(parts.journalFile), false);
-    const found = (await discoverScopes(parts.root)).sort((a, b) => (scopeKey(a.scope) < scopeKey(b.scope) ? -1 : 1));
+    const found = discoverScopes(parts.root).sort((a, b) => (scopeKey(a.scope) < scopeKey(b.scope) ? -1 : 1));
     // Temp files are only ever written under the lock, which we hold: any left is from a killed writer.
     for (const item of found) if (recovered !== 'none' || !parts.scopes.has(scopeKey(item.scope))) await sweepTemps(item.directory, true);
     const foundKeys = new Set(found.map((item) => scopeKey(item.scope)));
@@ -94,9 +94,9 @@ export class Reconciler {
         state = newScopeState(parts.root, item.scope);
         parts.scopes.set(key, state);
       }
-      const listing = await listMarkdownFiles(state.directory);
+      const listing = listMarkdownFiles(state.directory);
       const vectorsChanged = (await syncVectors(state, this.header)) || fresh;
-      const accessChanged = fresh || (await statSignature(accessFile(state))) !== state.accessSignature;
+      const accessChanged = fresh || statSignature(accessFile(state)) !== state.accessSignature;
       if (accessChanged) await loadAccess(state);
       const changed: ChangedFile[] = [];
       for (const [rel, signature] of listing) {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { promises as fs, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SCOPE_KEYS, type Scope, type ScopeKey } from '@memloom/core';
 import { isMissing } from './atomic-file.js';
@@ -123,34 +123,46 @@ export interface FoundScope {
   directory: string;
 }
 
-/** Walk the root and return every scope folder that has a `memory/` folder. */
-export async function discoverScopes(root: string): Promise<FoundScope[]> {
+/**
+ * Walk the root and return every scope folder that has a `memory/` folder.
+ * Synchronous on purpose: it runs before reads, and a few hundred sync
+ * directory listings cost a fraction of their promise-based equivalents.
+ */
+export function discoverScopes(root: string): FoundScope[] {
   const found: FoundScope[] = [];
-  await walk(root, {}, 0, found);
+  walk(root, {}, 0, found);
   return found;
 }
 
-async function walk(directory: string, scope: Scope, depth: number, found: FoundScope[]): Promise<void> {
-  const entries = await readDirectory(directory);
+function walk(directory: string, scope: Scope, depth: number, found: FoundScope[]): void {
+  const entries = readDirectory(directory);
   if (entries.includes('memory')) found.push({ scope, directory: path.join(directory, 'memory') });
   for (const [index, key] of SCOPE_KEYS.entries()) {
     if (index < depth) continue;
     const kind = KIND_FOLDERS[key];
     if (!entries.includes(kind)) continue;
     const kindDirectory = path.join(directory, kind);
-    for (const name of await readDirectory(kindDirectory)) {
-      const value = name.startsWith('~')
-        ? await fs.readFile(path.join(kindDirectory, name, SCOPE_VALUE_FILE), 'utf8').catch(() => undefined)
-        : decodeSegment(name);
+    for (const name of readDirectory(kindDirectory)) {
+      const value = name.startsWith('~') ? readValueFile(path.join(kindDirectory, name, SCOPE_VALUE_FILE)) : decodeSegment(name);
       if (value === undefined || encodeSegment(value) !== name) continue;
-      await walk(path.join(kindDirectory, name), { ...scope, [key]: value }, index + 1, found);
+      walk(path.join(kindDirectory, name), { ...scope, [key]: value }, index + 1, found);
     }
   }
 }
 
-async function readDirectory(directory: string): Promise<string[]> {
+function readValueFile(file: string): string | undefined {
   try {
-    return (await fs.readdir(directory, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function readDirectory(directory: string): string[] {
+  try {
+    return readdirSync(directory, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
   } catch (error) {
     if (isMissing(error)) return [];
     throw error;

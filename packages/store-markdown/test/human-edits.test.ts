@@ -143,6 +143,55 @@ describe('edits made by a person', () => {
     expect((await store.get(report.created[0] as string))?.content).toBe('The user runs on Sundays and Wednesdays.');
   });
 
+  it('takes a block moved by hand into another scope folder as an edit of its scope, history and all', async () => {
+    const { store, memory, file } = await rig();
+    const added = await memory.add('The user is learning Portuguese.', { scope });
+    const text = await readFile(file, 'utf8');
+    const start = text.indexOf('## ');
+    const block = text.slice(start);
+    const bob = { userId: 'bob' };
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(store.directoryFor(bob), { recursive: true });
+    await writeFile(path.join(store.directoryFor(bob), 'MEMORY.md'), `# Bob\n\n${block}`);
+    await writeFile(file, text.slice(0, start));
+
+    const report = await store.sync();
+    expect(report.edited).toEqual([added.memory.id]);
+    expect(report.deleted).toEqual([]);
+    const moved = await store.get(added.memory.id);
+    expect(moved).toMatchObject({ scope: bob, revision: 2, content: 'The user is learning Portuguese.' });
+    const history = await store.history(added.memory.id);
+    expect(history.map((version) => [version.action, version.after.scope])).toEqual([
+      ['create', scope],
+      ['edit', bob],
+    ]);
+    expect(history[1]?.reason).toMatch(/moved by hand to users\/bob\/memory\/MEMORY\.md/u);
+    expect(await store.count({ scope })).toBe(0);
+    expect((await memory.search('learning Portuguese', { scope: bob }))[0]?.memory.id).toBe(added.memory.id);
+  });
+
+  it('takes a deleted daily note as the deletion of every memory in it', async () => {
+    const { store, memory } = await rig();
+    const first = await memory.add('Stand-up about the release.', { scope, category: 'episode' });
+    const second = await memory.add('Lunch with the design team.', { scope, category: 'episode' });
+    const kept = await memory.add('The user lives in Lyon.', { scope });
+    const { rm } = await import('node:fs/promises');
+    await rm(path.join(store.directoryFor(scope), '202403', '20240302.md'));
+    const report = await store.sync();
+    expect([...report.deleted].sort()).toEqual([first.memory.id, second.memory.id].sort());
+    expect((await store.list({ scope })).map((item) => item.id)).toEqual([kept.memory.id]);
+  });
+
+  it('keeps access times (touch) across a reopen, without a version', async () => {
+    const root = await tempRoot();
+    const first = await rig(root);
+    const added = await first.memory.add('The user likes green tea.', { scope });
+    await first.store.touch([added.memory.id], '2025-01-01T00:00:00.000Z');
+    await first.store.close();
+    const second = await rig(root);
+    expect(await second.store.get(added.memory.id)).toMatchObject({ lastAccessedAt: '2025-01-01T00:00:00.000Z', revision: 1 });
+  });
+
   it('picks up edits made while no process had the store open', async () => {
     const root = await tempRoot();
     const first = await rig(root);

@@ -107,3 +107,18 @@ export function isMissing(error: unknown): boolean {
   const code = (error as { code?: string } | undefined)?.code;
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
+
+/** Remove `directory` and its parents up to (not including) `root` while they hold nothing but scope value files. */
+export async function removeEmptyFolders(directory: string, root: string): Promise<void> {
+  let current = directory;
+  while (current.startsWith(root) && current !== root) {
+    try {
+      const names = (await fs.readdir(current)).filter((name) => name !== '.scope-value');
+      if (names.length > 0) return;
+      await fs.rm(current, { recursive: true, force: true });
+    } catch {
+      return;
+    }
+    current = path.dirname(current);
+  }
+}

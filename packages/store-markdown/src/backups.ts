@@ -1,6 +1,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { isMissing } from './atomic-file.js';
+import { isMissing, writeFileAtomic, type Durability } from './atomic-file.js';
+import { RetrySignal } from './errors.js';
+import { statSignature } from './loader.js';
 
 /** `YYYYMMDD_HHMMSS` in UTC, as in seed 001's backup and snapshot names. */
 export function stamp(atMs: number): string {
@@ -52,4 +54,26 @@ async function listNames(directory: string): Promise<string[]> {
     if (isMissing(error)) return [];
     throw error;
   }
+}
+
+/**
+ * Copy `file` to `backups/<stamp>_<name>` before it is overwritten, after
+ * checking it is still the version that was read (else RetrySignal: someone
+ * saved it meanwhile). Returns false when there was no file to back up.
+ */
+export async function backUp(
+  file: string,
+  expected: string | undefined,
+  directory: string,
+  name: string,
+  atMs: number,
+  durability: Durability,
+): Promise<boolean> {
+  const before = statSignature(file);
+  if (before !== expected) throw new RetrySignal(`${file} changed while it was being written`);
+  if (before === undefined) return false;
+  const data = await fs.readFile(file);
+  await writeFileAtomic(await freeStampedName(directory, atMs, name), data, durability);
+  if (statSignature(file) !== expected) throw new RetrySignal(`${file} changed while it was being backed up`);
+  return true;
 }

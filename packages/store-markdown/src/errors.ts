@@ -14,3 +14,6 @@ export function ioError(error: unknown, what: string): MemloomError {
   const text = error instanceof Error ? error.message : String(error);
   return storeError('STORE_ERROR', `${what}: ${text}`, undefined, error);
 }
+
+/** A file changed under a writer's feet; the write starts over from a fresh read. */
+export class RetrySignal extends Error {}

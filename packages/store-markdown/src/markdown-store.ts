@@ -1,13 +1,12 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import {
-  assertValidVector,
   inScope,
   matchesFilter,
-  MemloomError,
   scopeKey,
   TextIndex,
   type ListQuery,
+  type MemloomError,
   type MemoryChange,
   type MemoryFilter,
   type MemoryRecord,
@@ -20,20 +19,22 @@ import {
   type TextQuery,
   type VectorQuery,
 } from '@memloom/core';
-import { appendDurable, readIfExists, writeFileAtomic, type Durability } from './atomic-file.js';
-import { freeStampedName, pruneBackups } from './backups.js';
+import { appendDurable, readIfExists, removeEmptyFolders, writeFileAtomic, type Durability } from './atomic-file.js';
 import type { FileProblem } from './block-format.js';
-import { BACKEND, ioError, storeError } from './errors.js';
+import { BACKEND, ioError, RetrySignal, storeError } from './errors.js';
 import { FileLock } from './file-lock.js';
 import { decodeHistory, encodeAccess, type VectorHeader } from './index-logs.js';
-import { listMarkdownFiles, statSignature, syncVectors } from './loader.js';
+import { listMarkdownFiles, statSignature } from './loader.js';
 import { resolveOptions, type MarkdownStoreOptions, type ResolvedOptions } from './options.js';
 import { createMarkdownPolicyStorage } from './policy-storage.js';
-import { Reconciler, RetrySignal, type SyncReport } from './reconcile.js';
-import { assertSafeScope, discoverScopes, memoryDirectory, writeScopeValueFiles } from './scope-path.js';
-import { Transaction } from './transaction.js';
+import { listRecords, matching, nearest } from './queries.js';
+import { Reconciler, type SyncReport } from './reconcile.js';
+import { assertSafeScope, discoverScopes, memoryDirectory } from './scope-path.js';
 import { newScopeState } from './scope-state.js';
-import { accessFile, historyFile, Plan, vectorNorm, type Entry, type ScopeState } from './world.js';
+import { checkDimension, checkHeader, pickHeader, readStoreFile, validateChange } from './store-file.js';
+import { commitPlan, newTransaction } from './commit.js';
+import type { Transaction } from './transaction.js';
+import { accessFile, historyFile, Plan, type Entry, type ScopeState } from './world.js';
 
 /** A memloom store over Markdown files, plus what only a file store can do. */
 export interface MarkdownStore extends MemoryStore {
@@ -72,14 +73,14 @@ class MarkdownFileStore implements MarkdownStore {
   readonly name = BACKEND;
   readonly capabilities = { textSearch: true, persistent: true, multiProcess: true };
   readonly root: string;
-  private readonly options: ResolvedOptions;
-  private readonly durability: Durability;
-  private readonly stateDirectory: string;
+  readonly options: ResolvedOptions;
+  readonly durability: Durability;
+  readonly stateDirectory: string;
   private readonly lock: FileLock;
-  private readonly entries = new Map<string, Entry>();
-  private readonly scopes = new Map<string, ScopeState>();
-  private readonly text = new TextIndex();
-  private header: VectorHeader | undefined;
+  readonly entries = new Map<string, Entry>();
+  readonly scopes = new Map<string, ScopeState>();
+  readonly text = new TextIndex();
+  header: VectorHeader | undefined;
   private loaded = false;
   private lastCheck = Number.NEGATIVE_INFINITY;
   private closed = false;
@@ -148,44 +149,18 @@ class MarkdownFileStore implements MarkdownStore {
 
   async list(query: ListQuery): Promise<MemoryRecord[]> {
     await this.fresh();
-    const key = query.orderBy ?? 'createdAt';
-    const sign = query.direction === 'desc' ? -1 : 1;
-    const records = this.matching(query.scope, query.filter, query.exactScope).sort((a, b) => {
-      const primary = a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : 0;
-      return sign * (primary || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    });
-    const offset = query.offset ?? 0;
-    const end = query.limit === undefined ? undefined : offset + query.limit;
-    return records.slice(offset, end).map((record) => structuredClone(record));
+    return listRecords(this.entries.values(), query);
   }
 
   async count(query: { scope?: Scope; filter?: MemoryFilter }): Promise<number> {
     await this.fresh();
-    return this.matching(query.scope, query.filter, false).length;
+    return matching(this.entries.values(), query.scope, query.filter).length;
   }
 
   async vectorSearch(query: VectorQuery): Promise<ScoredMemory[]> {
     await this.fresh();
-    this.checkDimension(query.vector);
-    const probe = Float64Array.from(query.vector);
-    const queryNorm = vectorNorm(probe);
-    const limit = Math.max(0, Math.floor(query.limit));
-    // Keep only the best `limit` hits (sorted, best first) instead of sorting every score.
-    const best: Array<{ entry: Entry; score: number }> = [];
-    const worse = (a: { entry: Entry; score: number }, b: { entry: Entry; score: number }) =>
-      a.score < b.score || (a.score === b.score && a.entry.record.id > b.entry.record.id);
-    for (const entry of this.entries.values()) {
-      const vector = entry.vector;
-      if (!vector || !inScope(entry.record.scope, query.scope, query.exactScope) || !matchesFilter(entry.record, query.filter)) continue;
-      const dot = dotProduct(vector, probe);
-      const hit = { entry, score: queryNorm === 0 || entry.norm === 0 ? 0 : Math.max(-1, Math.min(1, dot / (queryNorm * entry.norm))) };
-      if (best.length === limit && (limit === 0 || !worse(best[limit - 1] as typeof hit, hit))) continue;
-      let position = best.length;
-      while (position > 0 && worse(best[position - 1] as typeof hit, hit)) position--;
-      best.splice(position, 0, hit);
-      if (best.length > limit) best.pop();
-    }
-    return best.map((hit) => ({ memory: structuredClone(hit.entry.record), score: hit.score }));
+    checkDimension(this.header, query.vector);
+    return nearest(this.entries.values(), query);
   }
 
   async textSearch(query: TextQuery): Promise<ScoredMemory[]> {
@@ -256,7 +231,7 @@ class MarkdownFileStore implements MarkdownStore {
   async apply(changes: readonly MemoryChange[]): Promise<void> {
     this.assertOpen();
     if (!Array.isArray(changes)) throw storeError('INVALID_INPUT', 'apply needs an array of changes');
-    const scopes = changes.map((change) => this.validateChange(change));
+    const scopes = changes.map((change) => validateChange(change, this.header));
     if (changes.length === 0) return;
     await this.exclusive(async () => {
       for (let attempt = 0; ; attempt++) {
@@ -290,7 +265,7 @@ class MarkdownFileStore implements MarkdownStore {
       }
       for (const state of doomed) {
         this.dropScope(state);
-        await removeEmptyParents(path.dirname(state.directory), this.root);
+        await removeEmptyFolders(path.dirname(state.directory), this.root);
       }
       return ids.length;
     });
@@ -432,30 +407,6 @@ class MarkdownFileStore implements MarkdownStore {
   // planning and committing
   // -------------------------------------------------------------------------
 
-  private validateChange(change: MemoryChange): Scope | undefined {
-    if (!change || typeof change !== 'object' || (change.op !== 'put' && change.op !== 'delete')) {
-      throw storeError('INVALID_INPUT', 'a change must be { op: "put", … } or { op: "delete", id }');
-    }
-    if (change.op === 'delete') {
-      if (typeof change.id !== 'string' || change.id === '') throw storeError('INVALID_INPUT', 'a delete needs an id');
-      return undefined;
-    }
-    const { memory, version } = change;
-    if (!memory || typeof memory.id !== 'string' || memory.id === '' || memory.id.length > 256) {
-      throw storeError('INVALID_INPUT', 'a memory id must be a non-empty string of at most 256 characters');
-    }
-    if (typeof memory.content !== 'string') throw storeError('INVALID_INPUT', `memory ${memory.id} has no text content`);
-    const scope = assertSafeScope(memory.scope ?? {});
-    if (!Number.isInteger(change.expectedRevision) || !version || typeof version !== 'object') {
-      throw storeError('INVALID_INPUT', `memory ${memory.id}: a put needs an integer expectedRevision and a version`);
-    }
-    if (change.vector !== undefined) {
-      this.checkDimension(change.vector);
-      assertValidVector(change.vector, change.vector.length, `the vector of memory ${memory.id}`, BACKEND);
-    }
-    return scope;
-  }
-
   private planChange(plan: Plan, change: MemoryChange, scope: Scope | undefined): void {
     if (change.op === 'delete') {
       const current = plan.entry(change.id);
@@ -485,74 +436,8 @@ class MarkdownFileStore implements MarkdownStore {
   }
 
   /** Write a plan: Markdown through temp files with a backup of each overwritten file, logs, journal. */
-  private async commit(plan: Plan): Promise<void> {
-    for (const { scope, layout } of plan.dirtyLayouts) {
-      const problem = layout.problems[0];
-      if (problem) {
-        throw storeError(
-          'STORE_CORRUPT',
-          `${problem.path}:${problem.line}: ${problem.message}. Fix the file (it is left as it is) before memloom writes to it again`,
-          { path: problem.path, line: problem.line, scope: scope.scope },
-        );
-      }
-    }
-    if (plan.needsWrite) {
-      for (const { scope } of plan.dirtyLayouts) await writeScopeValueFiles(this.root, scope.scope);
-      // Compact a vector log that is mostly superseded records.
-      for (const scope of new Set(plan.vectorRecords.map((record) => record.scope))) {
-        if (scope.vectorRecords > 2 * scope.vectors.size + 1000) plan.vectorRewrites.add(scope);
-      }
-      const transaction = this.newTransaction();
-      await plan.stage(transaction, this.header);
-      const backedUp: Array<{ scope: ScopeState; name: string }> = [];
-      await transaction.commit(async () => {
-        for (const { scope, layout } of plan.dirtyLayouts) {
-          const file = path.join(scope.directory, layout.rel);
-          const name = path.basename(layout.rel);
-          if (await backUp(file, layout.signature, path.join(scope.directory, 'backups'), name, this.options.clock.now(), this.durability)) {
-            backedUp.push({ scope, name });
-          }
-        }
-      });
-      this.swap(plan, transaction);
-      for (const { scope, name } of backedUp) {
-        await pruneBackups(path.join(scope.directory, 'backups'), name, this.options.backupRetention).catch(() => undefined);
-      }
-      for (const scope of new Set(plan.vectorRecords.map((record) => record.scope))) {
-        await syncVectors(scope, this.header).catch(() => undefined);
-      }
-    } else {
-      this.swap(plan, undefined);
-    }
-  }
-
-  /** Make a committed plan the current state. */
-  private swap(plan: Plan, transaction: Transaction | undefined): void {
-    for (const [id, entry] of plan.entries) {
-      const old = this.entries.get(id);
-      if (entry === null) {
-        this.entries.delete(id);
-        this.text.delete(id);
-        continue;
-      }
-      const scope = this.scopes.get(entry.scopeKey);
-      const access = scope?.access.get(id);
-      if (access && access.revision === entry.record.revision && access.at !== entry.record.lastAccessedAt) {
-        entry.record = { ...entry.record, lastAccessedAt: access.at };
-      }
-      this.entries.set(id, entry);
-      if (!old || old.record.content !== entry.record.content) this.text.set(id, entry.record.content);
-    }
-    for (const { scope, layout } of plan.layouts.values()) {
-      const file = path.join(scope.directory, layout.rel);
-      const signature = transaction?.signatures.get(file) ?? layout.signature;
-      scope.files.set(layout.rel, { ...layout, signature });
-    }
-    for (const { scope, rel } of plan.removedFiles) scope.files.delete(rel);
-    for (const record of plan.vectorRecords) {
-      if (record.vector) record.scope.vectors.set(record.id, record.vector);
-      else record.scope.vectors.delete(record.id);
-    }
+  private commit(plan: Plan): Promise<void> {
+    return commitPlan(this, plan);
   }
 
   private newPlan(): Plan {
@@ -560,7 +445,7 @@ class MarkdownFileStore implements MarkdownStore {
   }
 
   private newTransaction(): Transaction {
-    return new Transaction(this.journalFile, path.join(this.stateDirectory, 'trash'), this.durability);
+    return newTransaction(this);
   }
 
   /** The state of a scope, registered (empty) when it has no folder yet. */
@@ -607,7 +492,7 @@ class MarkdownFileStore implements MarkdownStore {
     return run;
   }
 
-  private get journalFile(): string {
+  get journalFile(): string {
     return path.join(this.stateDirectory, 'journal.json');
   }
 
@@ -615,34 +500,8 @@ class MarkdownFileStore implements MarkdownStore {
     return path.join(this.stateDirectory, 'store.json');
   }
 
-  private async readStoreFile(): Promise<VectorHeader | undefined> {
-    const text = await readIfExists(this.storeFile);
-    if (text === undefined) return undefined;
-    try {
-      const value = JSON.parse(text) as Partial<VectorHeader>;
-      if (typeof value.embedderId === 'string' && Number.isInteger(value.dimension)) {
-        return { embedderId: value.embedderId, dimension: value.dimension as number };
-      }
-    } catch {
-      // Reported below.
-    }
-    throw storeError('STORE_CORRUPT', `${this.display(this.storeFile)} cannot be read; delete it to let the next open write it again`, {
-      path: this.display(this.storeFile),
-    });
-  }
-
-  private matching(scope: Scope | undefined, filter: MemoryFilter | undefined, exact: boolean | undefined): MemoryRecord[] {
-    const records: MemoryRecord[] = [];
-    for (const entry of this.entries.values()) {
-      if (inScope(entry.record.scope, scope, exact) && matchesFilter(entry.record, filter)) records.push(entry.record);
-    }
-    return records;
-  }
-
-  private checkDimension(vector: readonly number[]): void {
-    if (this.header && vector.length !== this.header.dimension) {
-      throw storeError('DIMENSION_MISMATCH', `vector of dimension ${vector.length}; this store holds ${this.header.dimension}`);
-    }
+  private readStoreFile(): Promise<VectorHeader | undefined> {
+    return readStoreFile(this.storeFile, this.display(this.storeFile));
   }
 
   private conflict(id: string): MemloomError {
@@ -662,72 +521,3 @@ class MarkdownFileStore implements MarkdownStore {
   }
 }
 
-/**
- * Copy `file` to `backups/<stamp>_<name>` before it is overwritten, after
- * checking it is still the version that was read (else RetrySignal: someone
- * saved it meanwhile). Returns false when there was no file to back up.
- */
-async function backUp(
-  file: string,
-  expected: string | undefined,
-  directory: string,
-  name: string,
-  atMs: number,
-  durability: Durability,
-): Promise<boolean> {
-  const before = statSignature(file);
-  if (before !== expected) throw new RetrySignal(`${file} changed while it was being written`);
-  if (before === undefined) return false;
-  const data = await fs.readFile(file);
-  await writeFileAtomic(await freeStampedName(directory, atMs, name), data, durability);
-  if (statSignature(file) !== expected) throw new RetrySignal(`${file} changed while it was being backed up`);
-  return true;
-}
-
-async function removeEmptyParents(directory: string, root: string): Promise<void> {
-  let current = directory;
-  while (current.startsWith(root) && current !== root) {
-    try {
-      const names = (await fs.readdir(current)).filter((name) => name !== '.scope-value');
-      if (names.length > 0) return;
-      await fs.rm(current, { recursive: true, force: true });
-    } catch {
-      return;
-    }
-    current = path.dirname(current);
-  }
-}
-
-/** Dot product, unrolled by four (the hot loop of vector search). */
-function dotProduct(a: Float32Array, b: Float64Array): number {
-  const length = Math.min(a.length, b.length);
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  let index = 0;
-  for (; index + 3 < length; index += 4) {
-    s0 += (a[index] as number) * (b[index] as number);
-    s1 += (a[index + 1] as number) * (b[index + 1] as number);
-    s2 += (a[index + 2] as number) * (b[index + 2] as number);
-    s3 += (a[index + 3] as number) * (b[index + 3] as number);
-  }
-  for (; index < length; index++) s0 += (a[index] as number) * (b[index] as number);
-  return s0 + s1 + s2 + s3;
-}
-
-function pickHeader(options: StoreOpenOptions): VectorHeader {
-  return { embedderId: options.embedderId, dimension: options.dimension };
-}
-
-function checkHeader(current: VectorHeader, options: StoreOpenOptions): void {
-  if (current.dimension !== options.dimension) {
-    throw storeError('DIMENSION_MISMATCH', `store holds vectors of dimension ${current.dimension}; the embedder gives ${options.dimension}`);
-  }
-  if (current.embedderId !== options.embedderId) {
-    throw storeError(
-      'EMBEDDER_MISMATCH',
-      `store was indexed by ${current.embedderId}, not ${options.embedderId}; delete root/.memloom/store.json and the memory/.index folders, then open with the new embedder to rebuild`,
-    );
-  }
-}

@@ -12,9 +12,6 @@ import { recoverJournal } from './transaction.js';
 import { accessFile, historyFile, MEMORY_FILE, vectorNorm, type Entry, type LayoutPart, type Plan, type ScopeState } from './world.js';
 import { newScopeState } from './scope-state.js';
 
-/** A file changed under the writer's feet; the write starts over from a fresh read. */
-export class RetrySignal extends Error {}
-
 /** What a look at the files found and did. */
 export interface SyncReport {
   /** Memories made from blocks written by hand. */

@@ -44,7 +44,7 @@ export async function commitPlan(store: StoreState, plan: Plan): Promise<void> {
     }
   }
   if (plan.needsWrite) {
-    for (const { scope } of plan.dirtyLayouts) await writeScopeValueFiles(store.root, scope.scope);
+    for (const { scope } of plan.dirtyLayouts) await writeScopeValueFiles(store.root, scope.scope, store.durability);
     // Compact a vector log that is mostly superseded records.
     for (const scope of new Set(plan.vectorRecords.map((record) => record.scope))) {
       if (scope.vectorRecords > 2 * scope.vectors.size + 1000) plan.vectorRewrites.add(scope);

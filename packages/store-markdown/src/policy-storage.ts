@@ -16,9 +16,9 @@ export interface MarkdownPolicyStorageOptions {
   clock?: Clock;
   /** fsync on every write. @default true */
   fsync?: boolean;
-  /** @default 10000 */
+  /** Longest wait for the store lock before a write fails with TIMEOUT. @default 10000 */
   lockTimeoutMs?: number;
-  /** @default 30000 */
+  /** A lock not refreshed for this long is taken over. @default 30000 */
   lockStaleMs?: number;
 }
 

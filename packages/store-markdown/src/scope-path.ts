@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { promises as fs, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SCOPE_KEYS, type Scope, type ScopeKey } from '@memloom/core';
-import { isMissing } from './atomic-file.js';
+import { isMissing, writeFileAtomic, type Durability } from './atomic-file.js';
 import { storeError } from './errors.js';
 
 /** Folder that holds the values of each scope field, in nesting order. */
@@ -102,18 +102,16 @@ export function memoryDirectory(root: string, scope: Scope): string {
   return path.join(root, scopeFolder(scope), 'memory');
 }
 
-/** Write the value files that hashed folder names need (idempotent). */
-export async function writeScopeValueFiles(root: string, scope: Scope): Promise<void> {
+/** Write the value files that hashed folder names need (idempotent, atomic). */
+export async function writeScopeValueFiles(root: string, scope: Scope, durability: Durability): Promise<void> {
   let current = root;
   for (const key of SCOPE_KEYS) {
     const value = scope[key];
     if (value === undefined) continue;
     const segment = encodeSegment(value);
     current = path.join(current, KIND_FOLDERS[key], segment);
-    if (segment.startsWith('~')) {
-      await fs.mkdir(current, { recursive: true });
-      await fs.writeFile(path.join(current, SCOPE_VALUE_FILE), value, 'utf8');
-    }
+    const file = path.join(current, SCOPE_VALUE_FILE);
+    if (segment.startsWith('~') && readValueFile(file) !== value) await writeFileAtomic(file, value, durability);
   }
 }
 

@@ -63,6 +63,14 @@ export interface AddOptions {
   at?: Date | string | number;
   /** @default 'user_mention' */
   trigger?: 'user_mention' | 'extraction' | 'import';
+  /**
+   * `false` stores the content as an independent new memory without comparing
+   * it to existing ones: no merge, no keep-both, no boost of a neighbour. For
+   * verbatim records that an adapter addresses by its own key (chat
+   * transcripts, key-value items), where merging two records would lose one.
+   * @default true
+   */
+  merge?: boolean;
 }
 
 export interface AddResult {
@@ -167,6 +175,15 @@ export interface Memory {
 }
 
 const MAX_CONFLICT_RETRIES = 5;
+
+/** The decision reported by `add(…, { merge: false })`. */
+const VERBATIM_DECISION: UpdateDecision = {
+  strategy: 'create_new',
+  shouldRefreshTimestamp: false,
+  shouldUpgradeLevel: false,
+  reason: 'stored verbatim: merging was turned off for this add',
+  similarity: 0,
+};
 
 /**
  * Build a Memory over an explicit store and embedder. Options are validated
@@ -279,18 +296,21 @@ class MemloomMemory implements Memory {
     const trigger = options.trigger ?? 'user_mention';
     // Candidates: the same scope, and the same layer (facts and core facts merge; episodes and system memories only with their own kind).
     const category = options.category ?? this.config.defaults.category;
-    const [nearestHit] = await this.store.vectorSearch({
-      vector,
-      scope,
-      exactScope: true,
-      filter: { category: mergeFamily(category) },
-      limit: 1,
-    });
+    const [nearestHit] =
+      options.merge === false
+        ? []
+        : await this.store.vectorSearch({
+            vector,
+            scope,
+            exactScope: true,
+            filter: { category: mergeFamily(category) },
+            limit: 1,
+          });
     const nearest = nearestHit?.memory;
-    const decision = decideUpdate(
-      nearest ? { id: nearest.id, level: nearest.level, similarity: nearestHit.score } : undefined,
-      this.config.strategy,
-    );
+    const decision =
+      options.merge === false
+        ? { ...VERBATIM_DECISION }
+        : decideUpdate(nearest ? { id: nearest.id, level: nearest.level, similarity: nearestHit.score } : undefined, this.config.strategy);
 
     if (nearest && decision.strategy === 'merge_update') {
       const merged = await this.text.merge(nearest.content, nearest.level, text);

@@ -57,6 +57,7 @@ export const addOptionsSchema = z
     /** When the content was said; defaults to the clock. Used for imports and replays. */
     at: timestamp.optional(),
     trigger: z.enum(['user_mention', 'extraction', 'import']).optional(),
+    merge: z.boolean().optional(),
   })
   .strict();
 

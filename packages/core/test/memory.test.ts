@@ -109,6 +109,20 @@ describe('add', () => {
     expect(merged.modelFallback).toMatch(reason);
   });
 
+  it('stores content verbatim with merge: false, leaving its identical neighbour untouched', async () => {
+    const { memory } = rig({}, { ok: axisVector(DIM, 0) });
+    const first = await memory.add('ok', { scope: { userId: 'a' } });
+    const second = await memory.add('ok', { scope: { userId: 'a' }, merge: false });
+    expect(second.decision.strategy).toBe('create_new');
+    expect(second.decision.reason).toMatch(/verbatim/);
+    expect(second.memory.id).not.toBe(first.memory.id);
+    expect(second.boosted).toBeUndefined();
+    expect(await memory.get(first.memory.id)).toEqual(first.memory);
+    expect(await memory.count({ scope: { userId: 'a' } })).toBe(2);
+    const merged = await memory.add('ok', { scope: { userId: 'a' } });
+    expect(merged.decision.strategy).toBe('merge_update');
+  });
+
   it('stores historical times given with `at`', async () => {
     const { memory } = rig();
     const result = await memory.add('Went to the support group', { scope: { userId: 'a' }, at: '2023-05-08T13:56:00.000Z' });

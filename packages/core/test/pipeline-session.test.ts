@@ -45,6 +45,25 @@ describe('planSessionSummary and forceCompression (pure)', () => {
     expect(plan).toMatchObject({ action: 'none', tokens: 3, reason: 'nothing older than the last 3 messages to summarize' });
   });
 
+  it('never keeps tool results without the assistant message that called them', () => {
+    const messages: ConversationMessage[] = [
+      { role: 'user', content: 'find flights', id: 'u1' },
+      { role: 'assistant', content: '[called search]', id: 'a1' },
+      { role: 'tool', content: 'two flights', id: 't1' },
+      { role: 'tool', content: 'one more', id: 't2' },
+      { role: 'assistant', content: 'Three flights.', id: 'a2' },
+    ];
+    const policy = { ...DEFAULT_POLICY, session_summary_message_threshold: 2, session_summary_keep_count: 2 };
+    const plan = planSessionSummary(messages, { policy });
+    expect(plan.older.map((message) => message.id)).toEqual(['u1']);
+    expect(plan.kept.map((message) => message.id)).toEqual(['a1', 't1', 't2', 'a2']);
+    const onlyTools = planSessionSummary(messages.slice(1, 4), { policy: { ...policy, session_summary_keep_count: 1 } });
+    expect(onlyTools).toMatchObject({ action: 'none', older: [] }); // a call and its results only: nothing to cut off
+    const { kept, dropped } = forceCompression(messages.slice(0, 4));
+    expect(dropped.map((message) => message.id)).toEqual(['u1', 'a1', 't1', 't2']);
+    expect(kept).toEqual([]);
+  });
+
   it('forceCompression drops the oldest half, rounded down', () => {
     const { kept, dropped } = forceCompression(conversation(5));
     expect(dropped.map((message) => message.id)).toEqual(['m1', 'm2']);

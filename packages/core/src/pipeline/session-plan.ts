@@ -48,8 +48,11 @@ export function planSessionSummary(messages: readonly ConversationMessage[], opt
   }
   const overMessages = messages.length > policy.session_summary_message_threshold;
   const overTokens = contextPercent !== undefined && contextPercent > policy.session_summary_token_percent;
-  const keep = Math.min(policy.session_summary_keep_count, messages.length);
-  const older = messages.slice(0, messages.length - keep);
+  // The kept part must not start with tool results whose call would be summarized away: keep the call too.
+  let cut = messages.length - Math.min(policy.session_summary_keep_count, messages.length);
+  while (cut > 0 && messages[cut]?.role === 'tool') cut--;
+  const keep = messages.length - cut;
+  const older = messages.slice(0, cut);
   if (!overMessages && !overTokens) {
     return { ...base, action: 'none', reason: 'under the message and token thresholds', older: [], kept: [...messages] };
   }
@@ -59,12 +62,17 @@ export function planSessionSummary(messages: readonly ConversationMessage[], opt
   const reason = overMessages
     ? `${messages.length} messages > session_summary_message_threshold ${policy.session_summary_message_threshold}`
     : `context ${round(contextPercent ?? 0)}% > session_summary_token_percent ${policy.session_summary_token_percent}`;
-  return { ...base, action: 'summarize', reason, older, kept: messages.slice(messages.length - keep) };
+  return { ...base, action: 'summarize', reason, older, kept: messages.slice(cut) };
 }
 
-/** Seed 001's `forceCompression`: drop the oldest half of the messages (rounded down), keep the rest. Pure. */
+/**
+ * Seed 001's `forceCompression`: drop the oldest half of the messages (rounded
+ * down), keep the rest; tool results at the cut are dropped with the call they
+ * answer, so the kept part never starts with an orphaned tool result. Pure.
+ */
 export function forceCompression(messages: readonly ConversationMessage[]): { kept: ConversationMessage[]; dropped: ConversationMessage[] } {
-  const cut = Math.floor(messages.length / 2);
+  let cut = Math.floor(messages.length / 2);
+  while (cut < messages.length && messages[cut]?.role === 'tool') cut++;
   return { kept: messages.slice(cut), dropped: messages.slice(0, cut) };
 }
 

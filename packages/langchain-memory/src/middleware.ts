@@ -1,0 +1,302 @@
+import { AIMessage, RemoveMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { REMOVE_ALL_MESSAGES } from '@langchain/langgraph';
+import { createMiddleware } from 'langchain';
+import {
+  createMemoryPipeline,
+  MemloomError,
+  resolvePolicy,
+  scopeKey,
+  toMemloomError,
+  WorkingMemoryTracker,
+  type AfterTurnReport,
+  type LanguageModel,
+  type Memory,
+  type MemoryFilter,
+  type MemoryPipeline,
+  type MemoryRecord,
+  type PolicyOverrides,
+  type Scope,
+  type WorkingMemoryConfigInput,
+} from '@memloom/core';
+import { z } from 'zod';
+import { toLanguageModel, type ChatModelLike } from './adapters.js';
+import { fromSessionSummary, summarizedEpisodeIds, toConversation } from './conversation.js';
+import { latestUserInput, messageText } from './messages.js';
+import { overviewScope, readOverview, WORKING_MEMORY_TOOL, workingMemoryWriteTool } from './overview.js';
+import { buildMemoryPrompt } from './prompt.js';
+import { resolveScope, threadOf, type RunInfo, type ScopeOption } from './scope.js';
+import { contextWindowOf, countMessageTokens, type TokenCounter } from './tokens.js';
+import { createMemloomTools, DEFAULT_RECALL_FILTER } from './tools.js';
+
+/** The step of the middleware that failed, as given to `onError`. */
+export type MemloomMiddlewareStep = 'retrieve' | 'record' | 'review' | 'summarize' | 'compress' | 'evolve';
+
+export interface MemloomMiddlewareOptions {
+  /**
+   * Whose memories to use. @default `userId`, `agentId`, `sessionId` from `runtime.context`, then
+   * `configurable` (snake_case accepted). A run with no scope at all fails with INVALID_SCOPE.
+   */
+  scope?: ScopeOption;
+  /**
+   * The chat model (or memloom language model) for extraction and session summaries: a LangChain
+   * chat model is adapted with `fromLangChainChatModel`. `null`: deterministic paths only.
+   * @default the memory's `languageModel`, else the deterministic paths
+   */
+  model?: ChatModelLike | LanguageModel | null;
+  /** Seed 001's policy (`retrieve_limit`, `recent_days`, `session_summary_*`, …); unset keys keep their defaults. */
+  policy?: PolicyOverrides;
+  /**
+   * A pipeline made with core's `createMemoryPipeline` (for policy storage, evolution or its own
+   * limits). It brings its own model and policy, so `model` and `policy` must not be given too.
+   * @default a pipeline over `memory` with `model` and `policy`
+   */
+  pipeline?: MemoryPipeline;
+  /** Which memories are injected and seen by the tools. @default facts, core facts and episodes ({@link DEFAULT_RECALL_FILTER}) */
+  filter?: MemoryFilter;
+  /** Register `memory_search`, `memory_append` and `memory_forget` with the agent. @default true */
+  tools?: boolean;
+  /** After each turn, extract what is worth remembering (seed 002's background monitor). @default true */
+  recordTurns?: boolean;
+  /** After a turn, summarize the conversation when it passes the policy's message or token threshold. @default true */
+  summarize?: boolean;
+  /**
+   * Seed 003's working memory: the thread's overview in every prompt, the `working_memory_write`
+   * tool, and a reminder after too many rounds without an update. `false` turns all of it off.
+   * @default {} (maxRounds 5, minRounds 3, tokenThresholdPercent 70)
+   */
+  workingMemory?: WorkingMemoryConfigInput | false;
+  /** Tool calls that count as updating the overview (a successful result resets the count). @default ['working_memory_write'] */
+  overviewTools?: string[];
+  /** The model's context window, for the token thresholds. @default the model's profile `maxInputTokens`, once seen */
+  contextWindowTokens?: number;
+  /** Tokens of one message's text. @default core's `estimateTokens` (about four characters, or one CJK character, per token) */
+  countTokens?: TokenCounter;
+  /**
+   * Called instead of throwing when a memory step fails, so the agent goes on without it.
+   * @default none: the error propagates and the run fails
+   */
+  onError?: (error: MemloomError, step: MemloomMiddlewareStep) => void;
+}
+
+/** Most threads whose rounds and retrieved memories are tracked at once; the least recently used is dropped. */
+const MAX_TRACKED_THREADS = 1000;
+
+/** The pipeline's after-turn steps, as the middleware names them. */
+const STEP_NAMES: Record<AfterTurnReport['errors'][number]['step'], MemloomMiddlewareStep> = {
+  extraction: 'record',
+  review: 'review',
+  session: 'summarize',
+  compression: 'compress',
+  evolution: 'evolve',
+};
+
+/** Context fields the middleware reads (LangChain hands a middleware only the context keys it declares). */
+const contextSchema = z.object({
+  userId: z.string().optional(),
+  user_id: z.string().optional(),
+  agentId: z.string().optional(),
+  agent_id: z.string().optional(),
+  sessionId: z.string().optional(),
+  session_id: z.string().optional(),
+});
+
+/**
+ * Memory for a `createAgent` agent:
+ * - before each model call, the memories relevant to the user's latest message (and the last
+ *   `recent_days` of daily notes) go into the system prompt, fenced in `<memories>` with
+ *   seed 000's freshness notes, followed by the thread's working-memory overview and, when due,
+ *   seed 003's reminder;
+ * - after each turn, core's pipeline extracts what the user said (with the model when there is
+ *   one, deterministically when not) through the strategy engine, and summarizes the
+ *   conversation past seed 001's thresholds: older messages are replaced by one summary message
+ *   and kept as an episode of the thread;
+ * - the agent gets `memory_search`, `memory_append`, `memory_forget` and `working_memory_write`.
+ */
+export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewareOptions = {}) {
+  assertMemory(memory);
+  const pipeline = pipelineFor(memory, options);
+  const filter = options.filter ?? DEFAULT_RECALL_FILTER;
+  const countText = options.countTokens;
+  const workingMemory = options.workingMemory === false ? undefined : (options.workingMemory ?? {});
+  const trackerConfig = workingMemory && { overviewPath: WORKING_MEMORY_TOOL, detailPath: 'memory_append (slot "today")', ...workingMemory };
+  // Fail on bad working-memory options now, not at the first model call.
+  if (trackerConfig) new WorkingMemoryTracker(trackerConfig);
+  const overviewTools = new Set(options.overviewTools ?? [WORKING_MEMORY_TOOL]);
+  const trackers = new Map<string, WorkingMemoryTracker>();
+  const retrievedByThread = new Map<string, MemoryRecord[]>();
+  let contextWindow = options.contextWindowTokens;
+  const scopeOption = options.scope ? { scope: options.scope } : {};
+
+  const tools = [
+    ...(options.tools === false
+      ? []
+      : createMemloomTools(memory, { filter, defaultLimit: resolvePolicy([{ source: 'options.policy', values: options.policy }]).retrieve_limit, ...scopeOption })),
+    ...(workingMemory ? [workingMemoryWriteTool(memory, scopeOption)] : []),
+  ];
+
+  const fail = (error: unknown, step: MemloomMiddlewareStep): void => {
+    const wrapped = toMemloomError(error, { code: 'STORE_ERROR', backend: 'langchain', message: `memory step "${step}" failed` });
+    if (!options.onError) throw wrapped;
+    options.onError(wrapped, step);
+  };
+
+  return createMiddleware({
+    name: 'MemloomMiddleware',
+    contextSchema,
+    tools,
+
+    wrapModelCall: async (request, handler) => {
+      const run = runInfo(request.runtime);
+      let addition = '';
+      try {
+        const scope = await resolveScope(options.scope, run, 'createMemloomMiddleware');
+        contextWindow ??= contextWindowOf(request.model);
+        const key = threadOf(run) ?? scopeKey(scope);
+        const threadScope = overviewScope(scope, run);
+        let workingMemoryPart: { overview: string; reminder: string } | undefined;
+        if (trackerConfig) {
+          const tracker = touch(trackers, key, () => new WorkingMemoryTracker(trackerConfig));
+          if (wroteOverview(request.messages, overviewTools)) tracker.markUpdated();
+          const overview = (await readOverview(memory, threadScope))?.content ?? '';
+          const check = tracker.checkRound({
+            tokensUsed: countMessageTokens([request.systemMessage, ...request.messages], countText),
+            tokensMax: contextWindow ?? 0,
+            messageCount: request.messages.length,
+            overviewBytes: Buffer.byteLength(overview, 'utf8'),
+          });
+          workingMemoryPart = { overview, reminder: check.reminder };
+        }
+        const prompt = await buildMemoryPrompt(memory, {
+          scope,
+          query: latestUserInput(request.messages).map(messageText).join('\n').trim(),
+          filter,
+          policy: await pipeline.policy(),
+          exclude: summarizedEpisodeIds(request.messages),
+          ...(workingMemoryPart ? { workingMemory: workingMemoryPart } : {}),
+        });
+        const known = touch(retrievedByThread, key, () => []);
+        for (const record of prompt.retrieved) if (!known.some((entry) => entry.id === record.id)) known.push(record);
+        addition = prompt.text;
+      } catch (error) {
+        fail(error, 'retrieve');
+      }
+      if (addition === '') return handler(request);
+      const separator = messageText(request.systemMessage).trim() === '' ? '' : '\n\n';
+      return handler({ ...request, systemMessage: request.systemMessage.concat(`${separator}${addition}`) });
+    },
+
+    afterAgent: async (state, runtime) => {
+      const record = options.recordTurns !== false;
+      const summarize = options.summarize !== false;
+      if (!record && !summarize) return undefined;
+      const run = runInfo(runtime);
+      let scope: Scope;
+      try {
+        scope = await resolveScope(options.scope, run, 'createMemloomMiddleware');
+      } catch (error) {
+        fail(error, record ? 'record' : 'summarize');
+        return undefined;
+      }
+      const key = threadOf(run) ?? scopeKey(scope);
+      const retrieved = retrievedByThread.get(key) ?? [];
+      retrievedByThread.delete(key);
+      const input = latestUserInput(state.messages);
+      const userText = input.map(messageText).join('\n').trim();
+      const session = summarize
+        ? {
+            messages: toConversation(state.messages),
+            episodeScope: overviewScope(scope, run),
+            ...(contextWindow !== undefined ? { contextWindowTokens: contextWindow } : {}),
+            ...(countText ? { countTokens: countText } : {}),
+          }
+        : undefined;
+
+      let summarized: BaseMessage[] | undefined;
+      if (record && userText !== '') {
+        const answer = [...state.messages].reverse().find((message) => AIMessage.isInstance(message));
+        const lastInput = input.at(-1);
+        const report = await pipeline
+          .afterTurn({
+            scope,
+            user: { content: userText, ...(lastInput?.id ? { id: lastInput.id } : {}) },
+            ...(answer ? { assistant: { content: messageText(answer), ...(answer.id ? { id: answer.id } : {}) } } : {}),
+            retrieved,
+            ...session,
+          })
+          .catch((error: unknown) => {
+            fail(error, 'record');
+            return undefined;
+          });
+        for (const entry of report?.errors ?? []) fail(entry.error, STEP_NAMES[entry.step]);
+        if (report?.session && report.session.action !== 'none') summarized = fromSessionSummary(report.session, state.messages);
+      } else if (session) {
+        try {
+          const result = await pipeline.summarizeSession(session.messages, {
+            scope: session.episodeScope,
+            ...(session.contextWindowTokens !== undefined ? { contextWindowTokens: session.contextWindowTokens } : {}),
+            ...(session.countTokens ? { countTokens: session.countTokens } : {}),
+          });
+          if (result.action !== 'none') summarized = fromSessionSummary(result, state.messages);
+        } catch (error) {
+          fail(error, 'summarize');
+        }
+      }
+      return summarized ? { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...summarized] } : undefined;
+    },
+  });
+}
+
+/** The pipeline the middleware runs after each turn: the one given, or one over `memory`. */
+function pipelineFor(memory: Memory, options: MemloomMiddlewareOptions): MemoryPipeline {
+  if (options.pipeline) {
+    if (options.model !== undefined || options.policy !== undefined) {
+      throw invalidOptions('give either a pipeline or model / policy: a pipeline brings its own model and policy');
+    }
+    if (options.pipeline.memory !== memory) throw invalidOptions('the pipeline must be made over the same memory as the middleware');
+    return options.pipeline;
+  }
+  const model = options.model;
+  return createMemoryPipeline({
+    memory,
+    ...(model === null ? { languageModel: null } : model ? { languageModel: toLanguageModel(model) } : {}),
+    ...(options.policy ? { policy: options.policy } : {}),
+  });
+}
+
+/**
+ * Whether the model's previous step wrote the overview: a successful result of
+ * an overview tool among the messages after the last AI message. Each step's
+ * results are seen by exactly one model call, so nothing is counted twice.
+ */
+function wroteOverview(messages: readonly BaseMessage[], overviewTools: ReadonlySet<string>): boolean {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index] as BaseMessage;
+    if (AIMessage.isInstance(message)) return false;
+    if (ToolMessage.isInstance(message) && message.status !== 'error' && message.name && overviewTools.has(message.name)) return true;
+  }
+  return false;
+}
+
+/** The entry for `key`, made when missing, moved to the most recently used end; the oldest entry goes past the limit. */
+function touch<T>(map: Map<string, T>, key: string, make: () => T): T {
+  const value = map.get(key) ?? make();
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > MAX_TRACKED_THREADS) map.delete(map.keys().next().value as string);
+  return value;
+}
+
+function runInfo(runtime: { context?: unknown; configurable?: Record<string, unknown> }): RunInfo {
+  return { context: runtime.context, ...(runtime.configurable ? { configurable: runtime.configurable } : {}) };
+}
+
+function assertMemory(memory: unknown): asserts memory is Memory {
+  const candidate = memory as Partial<Memory> | undefined;
+  if (!candidate || typeof candidate.search !== 'function' || typeof candidate.add !== 'function') {
+    throw invalidOptions('createMemloomMiddleware needs a Memory (from createMemory) as its first argument');
+  }
+}
+
+function invalidOptions(message: string): MemloomError {
+  return new MemloomError({ code: 'INVALID_OPTIONS', backend: 'langchain', message });
+}

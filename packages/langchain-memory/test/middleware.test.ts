@@ -1,0 +1,201 @@
+import { AIMessage, HumanMessage } from '@langchain/core/messages';
+import { fakeModel } from '@langchain/core/testing';
+import { MemorySaver } from '@langchain/langgraph';
+import { createAgent } from 'langchain';
+import { describe, expect, it } from 'vitest';
+import { createMemoryPipeline } from '@memloom/core';
+import { createMemloomMiddleware, type MemloomMiddlewareOptions } from '../src/index.js';
+import { isSummaryMessage, messageText } from '../src/messages.js';
+import { errorOf, memoriesBlock, rig, systemPromptOf } from './helpers.js';
+
+const REMINDER = 'WORKING MEMORY UPDATE NEEDED';
+
+function threadAgent(memory: Parameters<typeof createMemloomMiddleware>[0], model: ReturnType<typeof fakeModel>, options: MemloomMiddlewareOptions = {}) {
+  const agent = createAgent({ model, tools: [], middleware: [createMemloomMiddleware(memory, options)], checkpointer: new MemorySaver() });
+  const config = { context: { userId: 'erin' }, configurable: { thread_id: 'thread-1' } };
+  return (text: string) => agent.invoke({ messages: [new HumanMessage(text)] }, config);
+}
+
+describe('seed 003: working-memory reminders', () => {
+  it('reminds after more than 5 rounds without an overview update, and a working_memory_write resets the count', async () => {
+    const { memory } = rig();
+    const model = fakeModel();
+    for (let round = 1; round <= 6; round++) model.respond(new AIMessage(`answer ${round}`));
+    model.respondWithTools([{ name: 'working_memory_write', args: { content: '# Task\nPlan the Oslo trip. Flights booked.' } }]);
+    model.respond(new AIMessage('Overview updated.'));
+    const say = threadAgent(memory, model, { recordTurns: false });
+    for (let round = 1; round <= 7; round++) await say(`message ${round}`);
+
+    const prompts = model.calls.map((_, index) => systemPromptOf(model.calls, index));
+    expect(prompts.slice(0, 5).some((prompt) => prompt.includes(REMINDER))).toBe(false);
+    expect(prompts[5]).toContain(REMINDER);
+    expect(prompts[5]).toContain('You have not updated your working memory for 6 rounds.');
+    expect(prompts[5]).toContain('- Messages in history: 11');
+    expect(prompts[5]).toContain('Write the updated overview to: working_memory_write');
+    expect(prompts[6]).toContain('for 7 rounds');
+    // The call after the write: no reminder, and the overview is in the prompt.
+    expect(prompts[7]).not.toContain(REMINDER);
+    expect(prompts[7]).toContain('<working-memory>');
+    expect(prompts[7]).toContain('# Task\nPlan the Oslo trip. Flights booked.');
+    const [overview] = await memory.list({ scope: { userId: 'erin', sessionId: 'thread-1' }, filter: { tags: ['working-memory'] } });
+    expect(overview?.category).toBe('system');
+  });
+
+  it('reminds after more than 3 rounds when the context is over 70% full', async () => {
+    const { memory } = rig();
+    const model = fakeModel();
+    for (let round = 1; round <= 4; round++) model.respond(new AIMessage('ok'));
+    const say = threadAgent(memory, model, { recordTurns: false, summarize: false, contextWindowTokens: 400 });
+    const long = 'word '.repeat(80); // ~100 tokens per message
+    for (let round = 1; round <= 4; round++) await say(`${round} ${long}`);
+    const prompts = model.calls.map((_, index) => systemPromptOf(model.calls, index));
+    expect(prompts.slice(0, 3).some((prompt) => prompt.includes(REMINDER))).toBe(false);
+    expect(prompts[3]).toContain('You have not updated your working memory for 4 rounds.');
+    expect(prompts[3]).toMatch(/Token use: (7[1-9]|[89]\d|\d{3})%/);
+  });
+
+  it('can count another tool as the overview update, and can be turned off', async () => {
+    const { memory } = rig();
+    const off = fakeModel();
+    for (let round = 1; round <= 7; round++) off.respond(new AIMessage('ok'));
+    const sayOff = threadAgent(memory, off, { recordTurns: false, workingMemory: false });
+    for (let round = 1; round <= 7; round++) await sayOff(`m${round}`);
+    // With nothing to add, the model gets no system prompt at all.
+    expect(off.calls.every((call) => call.messages[0]?.type === 'human')).toBe(true);
+
+    const model = fakeModel();
+    for (let round = 1; round <= 5; round++) model.respond(new AIMessage('ok'));
+    model.respondWithTools([{ name: 'memory_append', args: { content: 'Erin finished the report', slot: 'today' } }]);
+    model.respond(new AIMessage('noted'));
+    const say = threadAgent(rig().memory, model, { recordTurns: false, overviewTools: ['memory_append'], workingMemory: { maxRounds: 5 } });
+    for (let round = 1; round <= 6; round++) await say(`m${round}`);
+    const prompts = model.calls.map((_, index) => systemPromptOf(model.calls, index));
+    expect(prompts[5]).toContain(REMINDER);
+    expect(prompts[6]).not.toContain(REMINDER);
+  });
+
+  it('rejects bad working-memory options when the middleware is made', async () => {
+    const { memory } = rig();
+    expect((await errorOf(() => createMemloomMiddleware(memory, { workingMemory: { maxRounds: -1 } }))).code).toBe('INVALID_OPTIONS');
+    expect((await errorOf(() => createMemloomMiddleware(memory, { policy: { retrieve_limit: 0 } }))).code).toBe('INVALID_CONFIG');
+  });
+});
+
+describe('seed 001: session summaries, after the turn', () => {
+  it('past the message threshold, older messages become one summary message and an episode of the thread', async () => {
+    const { memory } = rig();
+    const model = fakeModel();
+    for (let round = 1; round <= 5; round++) model.respond(new AIMessage(`reply ${round}`));
+    const say = threadAgent(memory, model, { recordTurns: false, policy: { session_summary_message_threshold: 6, session_summary_keep_count: 2 } });
+    await say('I am planning a trip to Oslo in March.');
+    await say('I need a hotel near the harbour.');
+    const third = await say('My budget is 200 euros a night.');
+    expect(third.messages).toHaveLength(6); // not past 6 yet
+    const fourth = await say('Can you also find a museum?'); // 8 messages after this turn
+    expect(fourth.messages.map((message) => (isSummaryMessage(message) ? 'summary' : messageText(message)))).toEqual([
+      'summary',
+      'Can you also find a museum?',
+      'reply 4',
+    ]);
+    const summary = messageText(fourth.messages[0]!);
+    expect(summary).toMatch(/^Summary of the earlier conversation: Talked about .*\. The user said: I am planning a trip to Oslo in March\. \/ I need a hotel/);
+
+    // The next turn starts from the summary (the checkpointer holds it).
+    await say('Thanks!');
+    expect(model.calls[4]!.messages.filter((message) => message.type !== 'system').map((message) => (isSummaryMessage(message) ? 'summary' : messageText(message)))).toEqual([
+      'summary',
+      'Can you also find a museum?',
+      'reply 4',
+      'Thanks!',
+    ]);
+
+    const episodes = await memory.list({ scope: { userId: 'erin' }, filter: { category: 'episode' } });
+    expect(episodes).toHaveLength(1);
+    expect(episodes[0]?.scope).toEqual({ userId: 'erin', sessionId: 'thread-1' });
+    expect(episodes[0]?.content).toMatch(/^\[2024-05-01 09:00\] Talked about /);
+    expect(episodes[0]?.sources).toHaveLength(6); // the six messages it replaced
+    expect(fourth.messages[0]?.id).toBe(`memloom-summary:${episodes[0]?.id}`);
+    // The thread already holds its summary, so it is not repeated among the memories…
+    expect(memoriesBlock(systemPromptOf(model.calls, 4))).not.toContain('Oslo');
+    // …but another thread of the same user recalls it as an episode (seed 002).
+    const other = fakeModel().respond(new AIMessage('You were planning Oslo.'));
+    const agent = createAgent({ model: other, tools: [], middleware: [createMemloomMiddleware(memory, { recordTurns: false })] });
+    await agent.invoke({ messages: [new HumanMessage('What trip was I planning?')] }, { context: { userId: 'erin' }, configurable: { thread_id: 'thread-2' } });
+    expect(memoriesBlock(systemPromptOf(other.calls, 0))).toMatch(/\(episode\) \[2024-05-01 09:00\] Talked about .*I am planning a trip to Oslo in March/);
+  });
+
+  it('past the token share of the context window, too', async () => {
+    const { memory } = rig();
+    const model = fakeModel();
+    for (let round = 1; round <= 4; round++) model.respond(new AIMessage('ok'));
+    const say = threadAgent(memory, model, { recordTurns: false, workingMemory: false, contextWindowTokens: 300, policy: { session_summary_keep_count: 1 } });
+    const long = 'harbour hotel '.repeat(25); // about 90 tokens
+    expect((await say(`first ${long}`)).messages).toHaveLength(2);
+    expect((await say(`second ${long}`)).messages).toHaveLength(4); // about 180 tokens: 60%
+    const third = await say(`third ${long}`); // about 270 tokens: 90% > 75%
+    expect(third.messages.map((message) => (isSummaryMessage(message) ? 'summary' : messageText(message)))).toEqual(['summary', 'ok']);
+  });
+
+  it('uses the chat model given for the summary', async () => {
+    const { memory } = rig();
+    const writer = fakeModel().respond(new AIMessage('They planned a March trip to Oslo.'));
+    const model = fakeModel().respond(new AIMessage('a')).respond(new AIMessage('b'));
+    const say = threadAgent(memory, model, { recordTurns: false, model: writer, policy: { session_summary_message_threshold: 3, session_summary_keep_count: 1 } });
+    await say('I am planning a trip to Oslo.');
+    const second = await say('In March.');
+    expect(messageText(second.messages[0]!)).toBe('Summary of the earlier conversation: They planned a March trip to Oslo.');
+    expect(writer.callCount).toBe(1);
+  });
+});
+
+describe('after the turn', () => {
+  it('without a model, records the user’s first-person statements through the strategy engine, not questions', async () => {
+    const { memory } = rig();
+    const model = fakeModel().respond(new AIMessage('Nice!')).respond(new AIMessage('Still Lisbon.'));
+    const say = threadAgent(memory, model);
+    await say("Hi! I live in Lisbon and work as a nurse. What's the weather like there?");
+    const [fact] = await memory.list({ scope: { userId: 'erin' }, filter: { category: 'fact' } });
+    expect(fact).toMatchObject({ content: 'I live in Lisbon and work as a nurse.', verified: true, scope: { userId: 'erin' } });
+    expect(fact?.sources).toHaveLength(2); // the user's message and the answer
+    const [created] = await memory.history(fact!.id);
+    expect(created).toMatchObject({ trigger: 'extraction', action: 'create' });
+
+    await say('I live in Lisbon and work as a nurse.');
+    expect(await memory.count({ scope: { userId: 'erin' }, filter: { category: 'fact' } })).toBe(1);
+    expect((await memory.history(fact!.id)).map((version) => version.action)).toEqual(['create', 'merge']);
+  });
+
+  it('with a chat model, applies its operations on the memories retrieved for the turn', async () => {
+    const { memory } = rig();
+    const tea = await memory.add('Erin drinks green tea', { scope: { userId: 'erin' } });
+    const extractor = fakeModel().respond(new AIMessage(`[UPDATE:${tea.memory.id} USER] Erin drinks black coffee now`));
+    const model = fakeModel().respond(new AIMessage('Coffee it is.'));
+    const say = threadAgent(memory, model, { model: extractor });
+    await say('I switched from green tea to black coffee.');
+    expect(extractor.callCount).toBe(1);
+    const prompt = extractor.calls[0]!.messages.map(messageText).join('\n');
+    expect(prompt).toContain(tea.memory.id);
+    expect(prompt).toContain('I switched from green tea to black coffee.');
+    expect(prompt).toContain('Coffee it is.');
+    expect((await memory.get(tea.memory.id))?.content).toBe('Erin drinks black coffee now');
+    expect((await memory.history(tea.memory.id)).at(-1)).toMatchObject({ trigger: 'extraction', action: 'edit' });
+    expect(await memory.count({ scope: { userId: 'erin' }, filter: { category: 'fact' } })).toBe(1);
+  });
+
+  it('can take a pipeline made with core, but not together with model or policy', async () => {
+    const { memory } = rig();
+    const pipeline = createMemoryPipeline({ memory, languageModel: null, policy: { session_summary_message_threshold: 2, session_summary_keep_count: 1 } });
+    const say = threadAgent(memory, fakeModel().respond(new AIMessage('a')).respond(new AIMessage('b')), { pipeline, recordTurns: false });
+    expect(await say('I live in Lisbon.').then((state) => state.messages.length)).toBe(2);
+    expect((await say('I work nights.')).messages.map((message) => (isSummaryMessage(message) ? 'summary' : messageText(message)))).toEqual(['summary', 'b']);
+    expect((await errorOf(() => createMemloomMiddleware(memory, { pipeline, policy: {} }))).code).toBe('INVALID_OPTIONS');
+    expect((await errorOf(() => createMemloomMiddleware(rig().memory, { pipeline }))).code).toBe('INVALID_OPTIONS');
+  });
+
+  it('can be turned off', async () => {
+    const { memory } = rig();
+    const say = threadAgent(memory, fakeModel().respond(new AIMessage('Nice!')), { recordTurns: false });
+    await say('I live in Lisbon.');
+    expect(await memory.count()).toBe(0);
+  });
+});

@@ -1,0 +1,285 @@
+import { AIMessage, HumanMessage } from '@langchain/core/messages';
+import { fakeModel } from '@langchain/core/testing';
+import { tool, type ToolRuntime } from '@langchain/core/tools';
+import { InMemoryStore, type BaseStore, type Item } from '@langchain/langgraph';
+import { createMemory } from '@memloom/core';
+import { createAgent } from 'langchain';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { MemloomStore, MemloomEmbeddings } from '../src/index.js';
+import { errorOf, rig } from './helpers.js';
+
+function storeRig() {
+  const parts = rig();
+  return { ...parts, store: new MemloomStore(parts.memory), backing: parts.store };
+}
+
+const keysOf = (items: Item[]) => items.map((item) => item.key);
+
+describe('MemloomStore: put and get', () => {
+  it('stores a value under namespace and key, replaces it on put (keeping createdAt), and deletes', async () => {
+    const { store, clock } = storeRig();
+    expect(await store.get(['alice', 'prefs'], 'drink')).toBeNull();
+    await store.put(['alice', 'prefs'], 'drink', { text: 'green tea', strength: 2, tags: ['hot'] });
+    const first = await store.get(['alice', 'prefs'], 'drink');
+    expect(first).toMatchObject({ namespace: ['alice', 'prefs'], key: 'drink', value: { text: 'green tea', strength: 2, tags: ['hot'] } });
+    expect(first?.createdAt).toBeInstanceOf(Date);
+    expect(first?.createdAt.toISOString()).toBe('2024-05-01T09:00:00.000Z');
+
+    clock.advance(60_000);
+    await store.put(['alice', 'prefs'], 'drink', { text: 'black coffee' });
+    const second = await store.get(['alice', 'prefs'], 'drink');
+    expect(second?.value).toEqual({ text: 'black coffee' });
+    expect(second?.createdAt.toISOString()).toBe('2024-05-01T09:00:00.000Z');
+    expect(second?.updatedAt.toISOString()).toBe('2024-05-01T09:01:00.000Z');
+
+    // The same key in another namespace is another item.
+    await store.put(['alice', 'work'], 'drink', { text: 'water' });
+    expect((await store.get(['alice', 'prefs'], 'drink'))?.value).toEqual({ text: 'black coffee' });
+
+    await store.delete(['alice', 'prefs'], 'drink');
+    expect(await store.get(['alice', 'prefs'], 'drink')).toBeNull();
+    await store.delete(['alice', 'prefs'], 'drink'); // deleting what is gone is a no-op
+    expect((await store.get(['alice', 'work'], 'drink'))?.value).toEqual({ text: 'water' });
+  });
+
+  it('keeps one memory per item, in the scope of its namespace, with its history', async () => {
+    const { store, memory } = storeRig();
+    await store.put(['alice', 'prefs'], 'drink', { text: 'green tea' });
+    await store.put(['alice', 'prefs'], 'drink', { text: 'green tea' });
+    await Promise.all([store.put(['bob'], 'k', { n: 1 }), store.put(['bob'], 'k', { n: 2 })]);
+    const alices = await memory.list({ scope: { userId: 'alice' } });
+    expect(alices).toHaveLength(1);
+    expect(alices[0]).toMatchObject({ category: 'system', tags: ['langgraph-item'], content: '{"text":"green tea"}' });
+    expect((await memory.history(alices[0]!.id)).map((version) => version.action)).toEqual(['create', 'edit']);
+    expect(await memory.count({ scope: { userId: 'bob' } })).toBe(1);
+    expect((await store.get(['bob'], 'k'))?.value).toEqual({ n: 2 });
+  });
+
+  it('rejects what LangGraph rejects, writing nothing', async () => {
+    const { store, memory } = storeRig();
+    await expect(store.put([], 'k', { a: 1 })).rejects.toThrow(/empty/);
+    await expect(store.put(['a.b'], 'k', { a: 1 })).rejects.toThrow(/periods|"\."/);
+    await expect(store.put(['langgraph', 'x'], 'k', { a: 1 })).rejects.toThrow(/langgraph/);
+    expect((await errorOf(store.batch([{ namespace: ['alice'], key: 'k', value: ['not', 'an', 'object'] as never }]))).code).toBe('INVALID_INPUT');
+    expect((await errorOf(store.batch([{ namespace: [], key: 'k', value: { a: 1 } }]))).code).toBe('INVALID_INPUT');
+    expect(await memory.count()).toBe(0);
+  });
+
+  it('runs a batch in order and answers each operation', async () => {
+    const { store } = storeRig();
+    const results = await store.batch([
+      { namespace: ['alice'], key: 'a', value: { n: 1 } },
+      { namespace: ['alice'], key: 'a' },
+      { namespacePrefix: ['alice'], limit: 10, offset: 0 },
+      { matchConditions: undefined, limit: 10, offset: 0 },
+      { namespace: ['alice'], key: 'a', value: null },
+      { namespace: ['alice'], key: 'a' },
+    ] as const);
+    expect(results[0]).toBeUndefined();
+    expect(results[1]?.value).toEqual({ n: 1 });
+    expect(keysOf(results[2] as Item[])).toEqual(['a']);
+    expect(results[3]).toEqual([['alice']]);
+    expect(results[5]).toBeNull();
+  });
+});
+
+describe('MemloomStore: search', () => {
+  async function seeded() {
+    const parts = storeRig();
+    const { store, clock } = parts;
+    await store.put(['alice', 'memories'], 'm1', { text: 'Alice drinks green tea every morning', kind: 'habit', score: 3 });
+    clock.advance(1000);
+    await store.put(['alice', 'memories'], 'm2', { text: 'Alice plays chess on Tuesdays', kind: 'hobby', score: 5 });
+    clock.advance(1000);
+    await store.put(['alice', 'projects'], 'p1', { text: 'Alice is writing a book about tea', kind: 'project', score: 8 });
+    clock.advance(1000);
+    await store.put(['alicex'], 'x1', { text: 'someone else entirely drinks tea' });
+    await store.put(['bob', 'memories'], 'b1', { text: 'Bob drinks green tea too', kind: 'habit', score: 4 });
+    return parts;
+  }
+
+  it('matches namespace prefixes label by label, newest first without a query', async () => {
+    const { store } = await seeded();
+    expect(keysOf(await store.search(['alice']))).toEqual(['p1', 'm2', 'm1']);
+    expect(keysOf(await store.search(['alice', 'memories']))).toEqual(['m2', 'm1']);
+    expect(keysOf(await store.search(['bob']))).toEqual(['b1']);
+    expect((await store.search([])).map((item) => item.key).sort()).toEqual(['b1', 'm1', 'm2', 'p1', 'x1']);
+    expect(await store.search(['carol'])).toEqual([]);
+    expect((await store.search(['alice']))[0]?.score).toBeUndefined();
+  });
+
+  it('filters on value fields, exactly or with comparison operators', async () => {
+    const { store } = await seeded();
+    expect(keysOf(await store.search(['alice'], { filter: { kind: 'habit' } }))).toEqual(['m1']);
+    expect(keysOf(await store.search([], { filter: { kind: 'habit' } })).sort()).toEqual(['b1', 'm1']);
+    expect(keysOf(await store.search(['alice'], { filter: { score: { $gt: 4 } } }))).toEqual(['p1', 'm2']);
+    expect(keysOf(await store.search(['alice'], { filter: { score: { $gte: 3, $lt: 8 } } }))).toEqual(['m2', 'm1']);
+    expect(keysOf(await store.search(['alice'], { filter: { kind: { $ne: 'hobby' } } }))).toEqual(['p1', 'm1']);
+    expect(keysOf(await store.search(['alice'], { filter: { kind: { $in: ['hobby', 'project'] } } }))).toEqual(['p1', 'm2']);
+    expect(keysOf(await store.search(['alice'], { filter: { kind: { $nin: ['hobby', 'project'] } } }))).toEqual(['m1']);
+    expect(keysOf(await store.search(['alice'], { filter: { kind: 'habit', score: 4 } }))).toEqual([]);
+  });
+
+  it('pages with limit (default 10) and offset', async () => {
+    const { store } = storeRig();
+    for (let index = 0; index < 14; index++) await store.put(['alice', 'notes'], `n${String(index).padStart(2, '0')}`, { text: `note ${index}` });
+    expect(await store.search(['alice'])).toHaveLength(10);
+    const all = keysOf(await store.search(['alice'], { limit: 100 }));
+    expect(all).toHaveLength(14);
+    expect(keysOf(await store.search(['alice'], { limit: 5, offset: 5 }))).toEqual(all.slice(5, 10));
+    expect(keysOf(await store.search(['alice'], { limit: 5, offset: 12 }))).toEqual(all.slice(12));
+    expect(keysOf(await store.search(['alice'], { query: 'note', limit: 4, offset: 2 }))).toEqual(
+      keysOf(await store.search(['alice'], { query: 'note', limit: 6 })).slice(2),
+    );
+  });
+
+  it('ranks by memloom retrieval with a query, with scores, inside the prefix', async () => {
+    const { store } = await seeded();
+    const results = await store.search(['alice'], { query: 'green tea in the morning' });
+    expect(results[0]?.key).toBe('m1');
+    expect(results.map((item) => item.key)).not.toContain('x1');
+    expect(results.map((item) => item.key)).not.toContain('b1');
+    const scores = results.map((item) => item.score as number);
+    expect(scores.every((score) => score > 0 && score <= 1)).toBe(true);
+    expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+    expect(keysOf(await store.search(['alice'], { query: 'tea', filter: { kind: 'project' } }))).toEqual(['p1']);
+  });
+
+  it('indexes the fields asked for, and puts unindexed items after the ranked ones', async () => {
+    const parts = storeRig();
+    const store = new MemloomStore(parts.memory, { fields: ['text'] });
+    await store.put(['alice'], 'a', { text: 'sailing on the fjord', secret: 'volcano' });
+    await store.put(['alice'], 'b', { text: 'volcano hiking' });
+    await store.put(['alice'], 'c', { title: 'volcano' }, false);
+    await store.put(['alice'], 'd', { body: 'volcano notes', text: 'unrelated' }, ['body']);
+    const results = await store.search(['alice'], { query: 'volcano' });
+    expect(results.slice(0, 2).map((item) => item.key).sort()).toEqual(['b', 'd']);
+    expect(results.at(-1)).toMatchObject({ key: 'c', score: undefined });
+    const [b] = await parts.memory.list({ filter: { metadata: { lgKey: 'b' } } });
+    expect(b?.content).toBe('volcano hiking');
+  });
+});
+
+describe('MemloomStore: listNamespaces', () => {
+  it('lists namespaces by prefix, suffix and wildcard, to a depth, paged and sorted', async () => {
+    const { store } = storeRig();
+    await store.put(['alice', 'memories'], 'k', { a: 1 });
+    await store.put(['alice', 'projects', 'v1'], 'k', { a: 1 });
+    await store.put(['alice', 'projects', 'v2'], 'k', { a: 1 });
+    await store.put(['bob', 'memories'], 'k', { a: 1 });
+    await store.put(['bob', 'projects', 'v1'], 'k', { a: 1 });
+
+    expect(await store.listNamespaces()).toEqual([
+      ['alice', 'memories'],
+      ['alice', 'projects', 'v1'],
+      ['alice', 'projects', 'v2'],
+      ['bob', 'memories'],
+      ['bob', 'projects', 'v1'],
+    ]);
+    expect(await store.listNamespaces({ prefix: ['alice'] })).toEqual([
+      ['alice', 'memories'],
+      ['alice', 'projects', 'v1'],
+      ['alice', 'projects', 'v2'],
+    ]);
+    expect(await store.listNamespaces({ suffix: ['v1'] })).toEqual([
+      ['alice', 'projects', 'v1'],
+      ['bob', 'projects', 'v1'],
+    ]);
+    expect(await store.listNamespaces({ prefix: ['*', 'memories'] })).toEqual([
+      ['alice', 'memories'],
+      ['bob', 'memories'],
+    ]);
+    expect(await store.listNamespaces({ prefix: ['alice'], suffix: ['v2'] })).toEqual([['alice', 'projects', 'v2']]);
+    expect(await store.listNamespaces({ maxDepth: 2 })).toEqual([
+      ['alice', 'memories'],
+      ['alice', 'projects'],
+      ['bob', 'memories'],
+      ['bob', 'projects'],
+    ]);
+    expect(await store.listNamespaces({ maxDepth: 1 })).toEqual([['alice'], ['bob']]);
+    expect(await store.listNamespaces({ limit: 2, offset: 1 })).toEqual([
+      ['alice', 'projects', 'v1'],
+      ['alice', 'projects', 'v2'],
+    ]);
+    await store.delete(['bob', 'memories'], 'k');
+    expect(await store.listNamespaces({ prefix: ['bob'] })).toEqual([['bob', 'projects', 'v1']]);
+  });
+
+  it('answers like LangGraph’s own InMemoryStore for the same operations', async () => {
+    const ours = storeRig().store;
+    const theirs = new InMemoryStore();
+    const run = async (store: BaseStore) => {
+      await store.put(['u1', 'a'], 'k1', { text: 'one', n: 1 });
+      await store.put(['u1', 'a'], 'k2', { text: 'two', n: 2 });
+      await store.put(['u1', 'b', 'c'], 'k3', { text: 'three', n: 3 });
+      await store.put(['u2'], 'k4', { text: 'four', n: 4 });
+      await store.put(['u1', 'a'], 'k1', { text: 'one again', n: 10 });
+      await store.delete(['u1', 'a'], 'k2');
+      const sorted = (items: Item[]) => items.map((item) => [item.namespace, item.key, item.value]).sort((a, b) => String(a[1]).localeCompare(String(b[1])));
+      return {
+        get: [await store.get(['u1', 'a'], 'k1'), await store.get(['u1', 'a'], 'k2'), await store.get(['u1'], 'k1')].map((item) => item && [item.key, item.value]),
+        all: sorted(await store.search([])),
+        prefix: sorted(await store.search(['u1'])),
+        filtered: sorted(await store.search([], { filter: { n: { $gte: 3 } } })),
+        namespaces: await store.listNamespaces(),
+        depth: await store.listNamespaces({ maxDepth: 1 }),
+        suffix: await store.listNamespaces({ suffix: ['c'] }),
+      };
+    };
+    expect(await run(ours)).toEqual(await run(theirs));
+  });
+});
+
+describe('MemloomStore in LangGraph', () => {
+  it('serves createAgent({ store }): tools read and write it through runtime.store', async () => {
+    const { store, memory } = storeRig();
+    const save = tool(
+      async ({ fact }, runtime: ToolRuntime) => {
+        await (runtime.store as unknown as BaseStore).put(['alice', 'facts'], 'f1', { text: fact });
+        return 'saved';
+      },
+      { name: 'save_fact', description: 'save', schema: z.object({ fact: z.string() }) },
+    );
+    const recall = tool(
+      async ({ query }, runtime: ToolRuntime) => {
+        const found = await (runtime.store as unknown as BaseStore).search(['alice'], { query });
+        return found.map((item) => String(item.value.text)).join('; ');
+      },
+      { name: 'recall', description: 'recall', schema: z.object({ query: z.string() }) },
+    );
+    const model = fakeModel()
+      .respondWithTools([{ name: 'save_fact', args: { fact: 'Alice was born in Porto' } }])
+      .respondWithTools([{ name: 'recall', args: { query: 'where was Alice born' } }])
+      .respond(new AIMessage('Porto.'));
+    const agent = createAgent({ model, tools: [save, recall], store });
+    const result = await agent.invoke({ messages: [new HumanMessage('Where was I born?')] });
+    expect(result.messages.map((message) => message.content)).toContain('Alice was born in Porto');
+    expect((await memory.list({ scope: { userId: 'alice' } }))[0]?.content).toBe('{"text":"Alice was born in Porto"}');
+  });
+
+  it('maps namespaces to scopes as configured, and items survive a new Memory over the same store', async () => {
+    const parts = rig();
+    const store = new MemloomStore(parts.memory, { scopeFromNamespace: (namespace) => ({ userId: namespace[1] }) });
+    await store.put(['memories', 'alice'], 'k', { text: 'hello' });
+    await store.put(['memories', 'bob'], 'k', { text: 'hi' });
+    expect((await parts.memory.list({ scope: { userId: 'alice' } })).map((record) => record.metadata.lgKey)).toEqual(['k']);
+    expect(keysOf(await store.search(['memories']))).toHaveLength(2);
+    expect((await store.search(['memories', 'bob'])).map((item) => item.value)).toEqual([{ text: 'hi' }]);
+
+    const reopened = new MemloomStore(createMemory({ store: parts.store, embedder: parts.embedder, clock: parts.clock }), {
+      scopeFromNamespace: (namespace) => ({ userId: namespace[1] }),
+    });
+    expect((await reopened.get(['memories', 'alice'], 'k'))?.value).toEqual({ text: 'hello' });
+  });
+
+  it('MemloomEmbeddings lets LangGraph’s InMemoryStore index with a memloom embedder', async () => {
+    const { embedder } = rig();
+    const embeddings = new MemloomEmbeddings(embedder);
+    const store = new InMemoryStore({ index: { dims: embeddings.dimension, embeddings } });
+    await store.put(['docs'], 'a', { text: 'sailing boats on the fjord' });
+    await store.put(['docs'], 'b', { text: 'chess openings for beginners' });
+    const [best] = await store.search(['docs'], { query: 'chess openings' });
+    expect(best?.key).toBe('b');
+  });
+});

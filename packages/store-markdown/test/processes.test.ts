@@ -57,7 +57,8 @@ function run(args: string[], env: Record<string, string> = {}, onLine?: (line: s
     });
     child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
     child.on('error', reject);
-    child.on('exit', (code, signal) => resolve({ code, signal, output, errors }));
+    // 'close' (not 'exit'): every line the child printed has been read by then.
+    child.on('close', (code, signal) => resolve({ code, signal, output, errors }));
   });
 }
 

@@ -43,6 +43,8 @@ export type {
   VectorQuery,
   TextQuery,
   MemoryChange,
+  ReindexStatus,
+  StagedVector,
 } from './contracts.js';
 
 // Configuration
@@ -136,6 +138,10 @@ export type {
   RenderOptions,
   Logger,
 } from './memory.js';
+
+// Re-index: move a store to another embedder
+export { reindex } from './reindex.js';
+export type { ReindexOptions, ReindexProgress, ReindexReport } from './reindex.js';
 
 // Policy (seed 001)
 export { policySchema, policyOverridesSchema, DEFAULT_POLICY, resolvePolicy } from './policy.js';

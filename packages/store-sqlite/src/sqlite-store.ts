@@ -30,6 +30,7 @@ import { userKey, Writer, type VectorTables } from './writes.js';
 export interface SqliteStore extends MemoryStore {
   /** The database file (absolute), or `:memory:`. */
   readonly path: string;
+  textSearch(query: TextQuery): Promise<ScoredMemory[]>;
   beginReindex(target: StoreOpenOptions): Promise<ReindexStatus>;
   pendingReindex(limit: number): Promise<MemoryRecord[]>;
   stageReindex(vectors: readonly StagedVector[]): Promise<number>;

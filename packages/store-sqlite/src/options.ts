@@ -40,6 +40,13 @@ export interface SqliteStoreOptions {
    */
   vectorChunkSize?: number;
   /**
+   * Bytes of the file SQLite may read through a memory map (`PRAGMA
+   * mmap_size`). Searches that scan many vectors read them without a copy
+   * through the page cache; 0 turns it off.
+   * @default 1073741824 (1 GiB of address space, used only as the file grows)
+   */
+  mmapSizeBytes?: number;
+  /**
    * Run SQLite's `quick_check` when the file is opened, reading every page.
    * Damage is otherwise reported (STORE_CORRUPT) when a read reaches it.
    * @default false

@@ -52,8 +52,6 @@ const MIGRATIONS: ReadonlyArray<(database: Database) => void> = [
       CREATE INDEX memories_by_user ON memories (user_id, created_at);
       CREATE INDEX memories_by_agent ON memories (agent_id);
       CREATE INDEX memories_by_session ON memories (session_id);
-      CREATE INDEX memories_by_created ON memories (created_at);
-      CREATE INDEX memories_by_updated ON memories (updated_at);
 
       CREATE TABLE versions (
         memory_row INTEGER NOT NULL,

@@ -64,11 +64,15 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   if (!Number.isInteger(chunkSize) || chunkSize < 8 || chunkSize % 8 !== 0) {
     throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `vectorChunkSize must be a positive multiple of 8, got ${String(chunkSize)}` });
   }
+  const mmapSizeBytes = options.mmapSizeBytes ?? 1024 ** 3;
+  if (!Number.isInteger(mmapSizeBytes) || mmapSizeBytes < 0) {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `mmapSizeBytes must be an integer >= 0, got ${String(mmapSizeBytes)}` });
+  }
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   if (!Number.isFinite(busyTimeoutMs) || busyTimeoutMs < 0) {
     throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `busyTimeoutMs must be a number >= 0, got ${String(busyTimeoutMs)}` });
   }
-  return new SqliteMemoryStore({ ...options, vectorChunkSize: chunkSize, busyTimeoutMs });
+  return new SqliteMemoryStore({ ...options, vectorChunkSize: chunkSize, busyTimeoutMs, mmapSizeBytes });
 }
 
 /** The store at the documented default path (MEMLOOM_SQLITE_PATH, else ./.memloom/memory.db). */
@@ -80,13 +84,13 @@ class SqliteMemoryStore implements SqliteStore {
   readonly name = BACKEND;
   readonly path: string;
   readonly capabilities: StoreCapabilities;
-  private readonly options: SqliteStoreOptions & { vectorChunkSize: number; busyTimeoutMs: number };
+  private readonly options: SqliteStoreOptions & { vectorChunkSize: number; busyTimeoutMs: number; mmapSizeBytes: number };
   private database: Database | undefined;
   private writer: Writer | undefined;
   private readonly statements = new Map<string, Statement>();
   private closed = false;
 
-  constructor(options: SqliteStoreOptions & { vectorChunkSize: number; busyTimeoutMs: number }) {
+  constructor(options: SqliteStoreOptions & { vectorChunkSize: number; busyTimeoutMs: number; mmapSizeBytes: number }) {
     this.options = options;
     const injected = options.database;
     const memory = injected ? injected.memory : isMemoryPath(options.path as string);
@@ -387,17 +391,32 @@ class SqliteMemoryStore implements SqliteStore {
     let k = where.beyondUser ? Math.min(MAX_KNN, Math.max(limit * 4, 64)) : Math.min(MAX_KNN, limit);
     for (;;) {
       const neighbours = knn.all(blob, k, ...partitionParams) as { rowid: number; distance: number }[];
-      const distance = new Map(neighbours.map((hit) => [hit.rowid, hit.distance]));
-      const rows = this.sql(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE m.row_id IN (SELECT value FROM json_each(?)) AND ${where.sql}`).all(
-        JSON.stringify(neighbours.map((hit) => hit.rowid)),
-        ...where.params,
-      ) as MemoryRow[];
-      if (rows.length >= limit || neighbours.length < k) {
-        return rows.map((row) => ({ memory: rowToRecord(row), score: cosineFromDistance(distance.get(row.row_id) as number) }));
+      let kept = neighbours;
+      if (where.beyondUser) {
+        const passing = new Set(
+          (
+            this.sql(`SELECT m.row_id FROM memories m WHERE m.row_id IN (SELECT value FROM json_each(?)) AND ${where.sql}`).all(
+              JSON.stringify(neighbours.map((hit) => hit.rowid)),
+              ...where.params,
+            ) as { row_id: number }[]
+          ).map((row) => row.row_id),
+        );
+        kept = neighbours.filter((hit) => passing.has(hit.rowid));
       }
+      if (kept.length >= limit || neighbours.length < k) return this.withRecords(kept.slice(0, limit));
       if (k >= MAX_KNN) return this.exactSearch(binding, blob, where, limit);
       k = Math.min(MAX_KNN, k * 4);
     }
+  }
+
+  /** Full records for the best neighbours only, scored by cosine. */
+  private withRecords(hits: { rowid: number; distance: number }[]): ScoredMemory[] {
+    if (hits.length === 0) return [];
+    const rows = this.sql(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE m.row_id IN (SELECT value FROM json_each(?))`).all(
+      JSON.stringify(hits.map((hit) => hit.rowid)),
+    ) as MemoryRow[];
+    const distance = new Map(hits.map((hit) => [hit.rowid, hit.distance]));
+    return rows.map((row) => ({ memory: rowToRecord(row), score: cosineFromDistance(distance.get(row.row_id) as number) }));
   }
 
   /** Every vector in the scope and filter, compared one by one: for selective filters and very large limits. */
@@ -420,7 +439,10 @@ class SqliteMemoryStore implements SqliteStore {
       loadVectorExtension(database);
       if (!database.memory) {
         database.pragma('journal_mode = WAL');
+        // WAL with NORMAL: a commit is atomic and survives a process crash; only a power loss may drop the last commits.
         database.pragma('synchronous = NORMAL');
+        database.pragma(`mmap_size = ${this.options.mmapSizeBytes}`);
+        database.pragma('cache_size = -32768');
       }
       if (injected) database.pragma(`busy_timeout = ${this.options.busyTimeoutMs}`);
       if (this.options.checkIntegrity) {

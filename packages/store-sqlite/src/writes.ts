@@ -10,12 +10,14 @@ export interface VectorTables {
   staged: string | undefined;
 }
 
-interface Current {
+type Current = Record<string, string | number | null> & {
   row_id: number;
   revision: number;
   user_id: string | null;
   content: string;
-}
+};
+
+const CURRENT_COLUMNS = ['row_id', ...WRITABLE_COLUMNS].join(', ');
 
 /**
  * Writes inside one transaction, for `apply`, `deleteByScope` and the
@@ -29,7 +31,7 @@ export class Writer {
   /** One change; throws CONFLICT (rolling the whole transaction back) when the revision moved on. */
   change(change: MemoryChange, blob: Buffer | undefined, tables: VectorTables): void {
     const id = change.op === 'delete' ? change.id : change.memory.id;
-    const current = this.sql('SELECT row_id, revision, user_id, content FROM memories WHERE id = ?').get(id) as Current | undefined;
+    const current = this.sql(`SELECT ${CURRENT_COLUMNS} FROM memories WHERE id = ?`).get(id) as Current | undefined;
     if (change.op === 'delete') {
       if (change.expectedRevision !== undefined && current?.revision !== change.expectedRevision) throw conflict(id);
       if (current) this.remove(current.row_id, tables);
@@ -116,10 +118,10 @@ export class Writer {
   private update(current: Current, memory: MemoryRecord, blob: Buffer | undefined, tables: VectorTables): number {
     const rowId = current.row_id;
     const params = recordParams(memory);
-    this.sql(`UPDATE memories SET ${WRITABLE_COLUMNS.map((column) => `${column} = @${column}`).join(', ')} WHERE row_id = @row_id`).run({
-      ...params,
-      row_id: rowId,
-    });
+    // Only the columns that changed, so indexes on the others are left alone (maintenance rewrites many rows).
+    const changed = WRITABLE_COLUMNS.filter((column) => params[column] !== current[column]);
+    const values = Object.fromEntries(changed.map((column) => [column, params[column]]));
+    this.sql(`UPDATE memories SET ${changed.map((column) => `${column} = @${column}`).join(', ')} WHERE row_id = @row_id`).run({ ...values, row_id: rowId });
     if (memory.content !== current.content) {
       this.sql('DELETE FROM memory_text WHERE rowid = ?').run(rowId);
       this.sql('INSERT INTO memory_text (rowid, terms) VALUES (?, ?)').run(rowId, indexTerms(memory.content));

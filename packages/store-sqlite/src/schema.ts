@@ -53,6 +53,8 @@ const MIGRATIONS: ReadonlyArray<(database: Database) => void> = [
       CREATE INDEX memories_by_agent ON memories (agent_id);
       CREATE INDEX memories_by_session ON memories (session_id);
 
+      -- A rowid table: its rows (two JSON records, ~1.5 KB) fit in a leaf page, where a
+      -- WITHOUT ROWID table would spill each into an overflow page of its own.
       CREATE TABLE versions (
         memory_row INTEGER NOT NULL,
         version INTEGER NOT NULL,
@@ -61,11 +63,14 @@ const MIGRATIONS: ReadonlyArray<(database: Database) => void> = [
         change_action TEXT NOT NULL,
         reason TEXT NOT NULL,
         before_json TEXT,
-        after_json TEXT NOT NULL,
-        PRIMARY KEY (memory_row, version)
-      ) WITHOUT ROWID;
+        after_json TEXT NOT NULL
+      );
+      CREATE UNIQUE INDEX versions_by_memory ON versions (memory_row, version);
 
-      CREATE VIRTUAL TABLE memory_text USING fts5(terms, tokenize = "${TERMS_TOKENIZER}");
+      -- Contentless: the index only; rows are deleted by rowid without reading their text back.
+      CREATE VIRTUAL TABLE memory_text USING fts5(
+        terms, scope_terms, content = '', contentless_delete = 1, tokenize = "${TERMS_TOKENIZER}"
+      );
 
       CREATE TABLE reindex_staged (
         row_id INTEGER PRIMARY KEY,

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import {
+  inScope,
   MemloomError,
   type ListQuery,
   type MemoryChange,
@@ -208,15 +209,31 @@ class SqliteMemoryStore implements SqliteStore {
   }
 
   async textSearch(query: TextQuery): Promise<ScoredMemory[]> {
-    const match = matchExpression(query.text);
+    const match = matchExpression(query.text, query.scope, query.exactScope);
     if (!match || query.limit <= 0) {
       this.connect();
       return [];
     }
     const where = buildWhere(query.scope, query.filter, query.exactScope);
     return this.read('searching text', () => {
+      if (!query.filter) {
+        // The scope is in the MATCH (scope tokens): rank inside FTS5, then read the records returned.
+        const hits = this.sql('SELECT rowid, bm25(memory_text, 1.0, 0.0) AS rank FROM memory_text WHERE memory_text MATCH ? ORDER BY rank LIMIT ?').all(
+          match,
+          query.limit,
+        ) as { rowid: number; rank: number }[];
+        if (hits.length === 0) return [];
+        const rank = new Map(hits.map((hit) => [hit.rowid, hit.rank]));
+        const rows = this.sql(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE m.row_id IN (SELECT value FROM json_each(?))`).all(
+          JSON.stringify(hits.map((hit) => hit.rowid)),
+        ) as MemoryRow[];
+        return rows
+          .map((row) => ({ memory: rowToRecord(row), score: -(rank.get(row.row_id) as number) }))
+          .filter((hit) => inScope(hit.memory.scope, query.scope, query.exactScope))
+          .sort((a, b) => b.score - a.score || (a.memory.id < b.memory.id ? -1 : 1));
+      }
       const rows = this.sql(
-        `SELECT ${RECORD_COLUMNS}, bm25(memory_text) AS rank FROM memory_text JOIN memories m ON m.row_id = memory_text.rowid
+        `SELECT ${RECORD_COLUMNS}, bm25(memory_text, 1.0, 0.0) AS rank FROM memory_text JOIN memories m ON m.row_id = memory_text.rowid
          WHERE memory_text MATCH ? AND ${where.sql} ORDER BY rank, m.id LIMIT ?`,
       ).all(match, ...where.params, query.limit) as (MemoryRow & { rank: number })[];
       return rows.map((row) => ({ memory: rowToRecord(row), score: -row.rank }));

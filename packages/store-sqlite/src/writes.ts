@@ -2,7 +2,7 @@ import { MemloomError, type MemoryChange, type MemoryRecord } from '@memloom/cor
 import type { Database, Statement } from 'better-sqlite3';
 import { BACKEND } from './connection.js';
 import { recordParams, WRITABLE_COLUMNS } from './rows.js';
-import { indexTerms } from './text.js';
+import { indexTerms, scopeTerms } from './text.js';
 
 /** The vector tables a write keeps in step: the live one, and the re-index target's while one runs. */
 export interface VectorTables {
@@ -110,7 +110,7 @@ export class Writer {
       params,
     );
     const rowId = Number(result.lastInsertRowid);
-    this.sql('INSERT INTO memory_text (rowid, terms) VALUES (?, ?)').run(rowId, indexTerms(memory.content));
+    this.sql('INSERT INTO memory_text (rowid, terms, scope_terms) VALUES (?, ?, ?)').run(rowId, indexTerms(memory.content), scopeTerms(memory.scope));
     this.putVector(requireTable(tables), rowId, blob, userKey(memory.scope.userId), 'insert');
     return rowId;
   }
@@ -122,9 +122,9 @@ export class Writer {
     const changed = WRITABLE_COLUMNS.filter((column) => params[column] !== current[column]);
     const values = Object.fromEntries(changed.map((column) => [column, params[column]]));
     this.sql(`UPDATE memories SET ${changed.map((column) => `${column} = @${column}`).join(', ')} WHERE row_id = @row_id`).run({ ...values, row_id: rowId });
-    if (memory.content !== current.content) {
+    if (changed.some((column) => column === 'content' || column === 'user_id' || column === 'agent_id' || column === 'session_id')) {
       this.sql('DELETE FROM memory_text WHERE rowid = ?').run(rowId);
-      this.sql('INSERT INTO memory_text (rowid, terms) VALUES (?, ?)').run(rowId, indexTerms(memory.content));
+      this.sql('INSERT INTO memory_text (rowid, terms, scope_terms) VALUES (?, ?, ?)').run(rowId, indexTerms(memory.content), scopeTerms(memory.scope));
     }
     const table = requireTable(tables);
     const movedUser = (memory.scope.userId ?? null) !== current.user_id;

@@ -112,6 +112,22 @@ describe('text search', () => {
     await store.close();
   });
 
+  it('follows a memory moved to another scope', async () => {
+    const store = createSqliteStore({ path: ':memory:' });
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    const before = newRecord('moved', 'the turquoise notebook', 'alice');
+    await store.apply([createChange(before, vectorFor(1))]);
+    const after: MemoryRecord = { ...before, scope: { userId: 'bob', sessionId: 's9' }, revision: 2 };
+    await store.apply([
+      { op: 'put', memory: after, expectedRevision: 1, version: { memoryId: 'moved', version: 2, at: after.updatedAt, trigger: 'manual_edit', action: 'edit', reason: 'moved', before, after } },
+    ]);
+    expect(await store.textSearch({ text: 'turquoise', limit: 5, scope: { userId: 'alice' } })).toEqual([]);
+    expect((await store.textSearch({ text: 'turquoise', limit: 5, scope: { userId: 'bob', sessionId: 's9' }, exactScope: true })).map((hit) => hit.memory.id)).toEqual(['moved']);
+    expect(await store.vectorSearch({ vector: vectorFor(1), limit: 5, scope: { userId: 'alice' } })).toEqual([]);
+    expect((await store.vectorSearch({ vector: vectorFor(1), limit: 5, scope: { userId: 'bob' } })).map((hit) => hit.memory.id)).toEqual(['moved']);
+    await store.close();
+  });
+
   it('works through the Memory facade on a file, in Chinese', async () => {
     const store = createSqliteStore({ path: file() });
     const memory = createMemory({ store, embedder: createTestEmbedder({ dimension: 16, id: 'test/zh' }) });

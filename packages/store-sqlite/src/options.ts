@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
+import { MemloomError } from '@memloom/core';
 import type { Database } from 'better-sqlite3';
+import { BACKEND } from './connection.js';
 
 /**
  * Where the embedded default keeps its memories, relative to the working
@@ -62,4 +64,29 @@ export function resolveDefaultSqlitePath(env: Record<string, string | undefined>
   const fromEnv = env[SQLITE_PATH_ENV]?.trim();
   if (fromEnv === ':memory:') return fromEnv;
   return resolve(cwd, fromEnv ? fromEnv : DEFAULT_SQLITE_PATH);
+}
+
+export type ResolvedOptions = SqliteStoreOptions & { vectorChunkSize: number; busyTimeoutMs: number; mmapSizeBytes: number };
+
+/** Check options at the boundary and fill in the defaults; INVALID_OPTIONS names the field. */
+export function resolveOptions(options: SqliteStoreOptions): ResolvedOptions {
+  if (!options || typeof options !== 'object') {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: 'createSqliteStore needs an options object with a path' });
+  }
+  if (options.database === undefined && (typeof options.path !== 'string' || options.path.trim() === '')) {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: "options.path must be a file path or ':memory:'" });
+  }
+  const vectorChunkSize = options.vectorChunkSize ?? 256;
+  if (!Number.isInteger(vectorChunkSize) || vectorChunkSize < 8 || vectorChunkSize % 8 !== 0) {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `vectorChunkSize must be a positive multiple of 8, got ${String(vectorChunkSize)}` });
+  }
+  const mmapSizeBytes = options.mmapSizeBytes ?? 1024 ** 3;
+  if (!Number.isInteger(mmapSizeBytes) || mmapSizeBytes < 0) {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `mmapSizeBytes must be an integer >= 0, got ${String(mmapSizeBytes)}` });
+  }
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  if (!Number.isFinite(busyTimeoutMs) || busyTimeoutMs < 0) {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `busyTimeoutMs must be a number >= 0, got ${String(busyTimeoutMs)}` });
+  }
+  return { ...options, vectorChunkSize, busyTimeoutMs, mmapSizeBytes };
 }

@@ -80,6 +80,13 @@ const MIGRATIONS: ReadonlyArray<(database: Database) => void> = [
   },
 ];
 
+/** Which embedder a vector table holds vectors of. Kept in `meta` as JSON. */
+export interface VectorBinding {
+  dimension: number;
+  embedderId: string;
+  table: string;
+}
+
 export interface FileState {
   schemaVersion: number;
   applicationId: number;

@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
 import {
-  inScope,
   MemloomError,
   type ListQuery,
   type MemoryChange,
@@ -18,14 +17,22 @@ import {
   type VectorQuery,
 } from '@memloom/core';
 import type { Database, Statement } from 'better-sqlite3';
-import { BACKEND, isMemoryPath, loadVectorExtension, openConnection, toStoreError, withBusyRetry } from './connection.js';
-import { resolveDefaultSqlitePath, type SqliteStoreOptions } from './options.js';
+import { BACKEND, isMemoryPath, withBusyRetry } from './connection.js';
+import { openDatabase } from './open-database.js';
+import { resolveDefaultSqlitePath, resolveOptions, type ResolvedOptions, type SqliteStoreOptions } from './options.js';
 import { RECORD_COLUMNS, rowToRecord, rowToVersion, type MemoryRow, type VersionRow } from './rows.js';
-import { assertUsable, createVectorTable, dropVectorTable, migrate, readFileState, readMeta, SCHEMA_VERSION, writeMeta } from './schema.js';
+import {
+  createVectorTable,
+  dropVectorTable,
+  readMeta,
+  writeMeta,
+  type VectorBinding,
+} from './schema.js';
+import { exactSearch, knnSearch, MAX_KNN, searchText, type Statements } from './search.js';
 import { matchExpression } from './text.js';
-import { cosineFromDistance, fromVectorBlob, toVectorBlob } from './vectors.js';
-import { buildWhere, type SqlValue, type Where } from './where.js';
-import { userKey, Writer, type VectorTables } from './writes.js';
+import { fromVectorBlob, toVectorBlob } from './vectors.js';
+import { buildWhere } from './where.js';
+import { userKey, validateChange, Writer, type VectorTables } from './writes.js';
 
 /** A MemoryStore in one SQLite file, with the re-index methods always present. */
 export interface SqliteStore extends MemoryStore {
@@ -39,41 +46,13 @@ export interface SqliteStore extends MemoryStore {
   abortReindex(): Promise<void>;
 }
 
-/** Which embedder a vector table holds vectors of. Kept in `meta` as JSON. */
-interface VectorBinding {
-  dimension: number;
-  embedderId: string;
-  table: string;
-}
-
-/** sqlite-vec answers at most this many neighbours per query. */
-const MAX_KNN = 4096;
-
 /**
  * The embedded default store: records, versions, FTS5 text terms and
  * sqlite-vec vectors in one SQLite file (WAL mode), every write in one
  * transaction. See the package README for the layout and guarantees.
  */
 export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
-  if (!options || typeof options !== 'object') {
-    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: 'createSqliteStore needs an options object with a path' });
-  }
-  if (options.database === undefined && (typeof options.path !== 'string' || options.path.trim() === '')) {
-    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: "options.path must be a file path or ':memory:'" });
-  }
-  const chunkSize = options.vectorChunkSize ?? 256;
-  if (!Number.isInteger(chunkSize) || chunkSize < 8 || chunkSize % 8 !== 0) {
-    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `vectorChunkSize must be a positive multiple of 8, got ${String(chunkSize)}` });
-  }
-  const mmapSizeBytes = options.mmapSizeBytes ?? 1024 ** 3;
-  if (!Number.isInteger(mmapSizeBytes) || mmapSizeBytes < 0) {
-    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `mmapSizeBytes must be an integer >= 0, got ${String(mmapSizeBytes)}` });
-  }
-  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
-  if (!Number.isFinite(busyTimeoutMs) || busyTimeoutMs < 0) {
-    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `busyTimeoutMs must be a number >= 0, got ${String(busyTimeoutMs)}` });
-  }
-  return new SqliteMemoryStore({ ...options, vectorChunkSize: chunkSize, busyTimeoutMs, mmapSizeBytes });
+  return new SqliteMemoryStore(resolveOptions(options));
 }
 
 /** The store at the documented default path (MEMLOOM_SQLITE_PATH, else ./.memloom/memory.db). */
@@ -85,13 +64,15 @@ class SqliteMemoryStore implements SqliteStore {
   readonly name = BACKEND;
   readonly path: string;
   readonly capabilities: StoreCapabilities;
-  private readonly options: SqliteStoreOptions & { vectorChunkSize: number; busyTimeoutMs: number; mmapSizeBytes: number };
+  private readonly options: ResolvedOptions;
   private database: Database | undefined;
   private writer: Writer | undefined;
-  private readonly statements = new Map<string, Statement>();
+  /** Prepared statements, cached by their text. */
+  private readonly statements: Statements = { sql: (text) => this.sql(text) };
+  private readonly prepared = new Map<string, Statement>();
   private closed = false;
 
-  constructor(options: SqliteStoreOptions & { vectorChunkSize: number; busyTimeoutMs: number; mmapSizeBytes: number }) {
+  constructor(options: ResolvedOptions) {
     this.options = options;
     const injected = options.database;
     const memory = injected ? injected.memory : isMemoryPath(options.path as string);
@@ -146,7 +127,7 @@ class SqliteMemoryStore implements SqliteStore {
     this.closed = true;
     const database = this.database;
     this.database = undefined;
-    this.statements.clear();
+    this.prepared.clear();
     if (database && !this.options.database && database.open) database.close();
   }
 
@@ -203,7 +184,10 @@ class SqliteMemoryStore implements SqliteStore {
       const scope = query.scope ?? {};
       // Scoped by agent or session without a user: the indexes find the few rows, no partition helps.
       const exactScan = scope.userId === undefined && (scope.agentId !== undefined || scope.sessionId !== undefined);
-      const hits = exactScan || query.limit > MAX_KNN ? this.exactSearch(binding, blob, where, query.limit) : this.knnSearch(binding, blob, where, scope, query.limit);
+      const hits =
+        exactScan || query.limit > MAX_KNN
+          ? exactSearch(this.statements, binding.table, blob, where, query.limit)
+          : knnSearch(this.statements, binding.table, blob, where, scope, query.limit);
       return hits.sort((a, b) => b.score - a.score || (a.memory.id < b.memory.id ? -1 : 1)).slice(0, query.limit);
     });
   }
@@ -215,29 +199,7 @@ class SqliteMemoryStore implements SqliteStore {
       return [];
     }
     const where = buildWhere(query.scope, query.filter, query.exactScope);
-    return this.read('searching text', () => {
-      if (!query.filter) {
-        // The scope is in the MATCH (scope tokens): rank inside FTS5, then read the records returned.
-        const hits = this.sql('SELECT rowid, bm25(memory_text, 1.0, 0.0) AS rank FROM memory_text WHERE memory_text MATCH ? ORDER BY rank LIMIT ?').all(
-          match,
-          query.limit,
-        ) as { rowid: number; rank: number }[];
-        if (hits.length === 0) return [];
-        const rank = new Map(hits.map((hit) => [hit.rowid, hit.rank]));
-        const rows = this.sql(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE m.row_id IN (SELECT value FROM json_each(?))`).all(
-          JSON.stringify(hits.map((hit) => hit.rowid)),
-        ) as MemoryRow[];
-        return rows
-          .map((row) => ({ memory: rowToRecord(row), score: -(rank.get(row.row_id) as number) }))
-          .filter((hit) => inScope(hit.memory.scope, query.scope, query.exactScope))
-          .sort((a, b) => b.score - a.score || (a.memory.id < b.memory.id ? -1 : 1));
-      }
-      const rows = this.sql(
-        `SELECT ${RECORD_COLUMNS}, bm25(memory_text, 1.0, 0.0) AS rank FROM memory_text JOIN memories m ON m.row_id = memory_text.rowid
-         WHERE memory_text MATCH ? AND ${where.sql} ORDER BY rank, m.id LIMIT ?`,
-      ).all(match, ...where.params, query.limit) as (MemoryRow & { rank: number })[];
-      return rows.map((row) => ({ memory: rowToRecord(row), score: -row.rank }));
-    });
+    return this.read('searching text', () => searchText(this.statements, match, where, query));
   }
 
   async history(id: string): Promise<MemoryVersion[]> {
@@ -399,84 +361,10 @@ class SqliteMemoryStore implements SqliteStore {
   // helpers
   // -------------------------------------------------------------------------
 
-  /** Nearest neighbours from sqlite-vec inside the user's partition, then the rest of the scope and filter in SQL. */
-  private knnSearch(binding: VectorBinding, blob: Buffer, where: Where, scope: Scope, limit: number): ScoredMemory[] {
-    const partition = scope.userId !== undefined ? ' AND user_key = ?' : '';
-    const knn = this.sql(`SELECT rowid, distance FROM ${binding.table} WHERE embedding MATCH ? AND k = ?${partition}`);
-    const partitionParams: SqlValue[] = scope.userId !== undefined ? [userKey(scope.userId)] : [];
-    // Ask for more neighbours than needed when SQL drops some of them, more again if that was not enough.
-    let k = where.beyondUser ? Math.min(MAX_KNN, Math.max(limit * 4, 64)) : Math.min(MAX_KNN, limit);
-    for (;;) {
-      const neighbours = knn.all(blob, k, ...partitionParams) as { rowid: number; distance: number }[];
-      let kept = neighbours;
-      if (where.beyondUser) {
-        const passing = new Set(
-          (
-            this.sql(`SELECT m.row_id FROM memories m WHERE m.row_id IN (SELECT value FROM json_each(?)) AND ${where.sql}`).all(
-              JSON.stringify(neighbours.map((hit) => hit.rowid)),
-              ...where.params,
-            ) as { row_id: number }[]
-          ).map((row) => row.row_id),
-        );
-        kept = neighbours.filter((hit) => passing.has(hit.rowid));
-      }
-      if (kept.length >= limit || neighbours.length < k) return this.withRecords(kept.slice(0, limit));
-      if (k >= MAX_KNN) return this.exactSearch(binding, blob, where, limit);
-      k = Math.min(MAX_KNN, k * 4);
-    }
-  }
-
-  /** Full records for the best neighbours only, scored by cosine. */
-  private withRecords(hits: { rowid: number; distance: number }[]): ScoredMemory[] {
-    if (hits.length === 0) return [];
-    const rows = this.sql(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE m.row_id IN (SELECT value FROM json_each(?))`).all(
-      JSON.stringify(hits.map((hit) => hit.rowid)),
-    ) as MemoryRow[];
-    const distance = new Map(hits.map((hit) => [hit.rowid, hit.distance]));
-    return rows.map((row) => ({ memory: rowToRecord(row), score: cosineFromDistance(distance.get(row.row_id) as number) }));
-  }
-
-  /** Every vector in the scope and filter, compared one by one: for selective filters and very large limits. */
-  private exactSearch(binding: VectorBinding, blob: Buffer, where: Where, limit: number): ScoredMemory[] {
-    const rows = this.sql(
-      `SELECT ${RECORD_COLUMNS}, vec_distance_l2(v.embedding, ?) AS distance FROM memories m JOIN ${binding.table} v ON v.rowid = m.row_id
-       WHERE ${where.sql} ORDER BY distance, m.id LIMIT ?`,
-    ).all(blob, ...where.params, limit) as (MemoryRow & { distance: number })[];
-    return rows.map((row) => ({ memory: rowToRecord(row), score: cosineFromDistance(row.distance) }));
-  }
-
   private connect(): Database {
     if (this.closed) throw new MemloomError({ code: 'CLOSED', backend: BACKEND, message: 'store is closed' });
     if (this.database) return this.database;
-    const injected = this.options.database;
-    const database = injected ?? openConnection(this.path, this.options.busyTimeoutMs);
-    try {
-      const state = readFileState(database);
-      assertUsable(state, this.path);
-      loadVectorExtension(database);
-      if (!database.memory) {
-        database.pragma('journal_mode = WAL');
-        // WAL with NORMAL: a commit is atomic and survives a process crash; only a power loss may drop the last commits.
-        database.pragma('synchronous = NORMAL');
-        database.pragma(`mmap_size = ${this.options.mmapSizeBytes}`);
-        database.pragma('cache_size = -32768');
-      }
-      if (injected) database.pragma(`busy_timeout = ${this.options.busyTimeoutMs}`);
-      if (this.options.checkIntegrity) {
-        const result = database.pragma('quick_check', { simple: true });
-        if (result !== 'ok') throw new MemloomError({ code: 'STORE_CORRUPT', backend: BACKEND, message: `${this.path} failed quick_check: ${String(result)}` });
-      }
-      if (state.schemaVersion < SCHEMA_VERSION) {
-        // Another process may be migrating the same file: check again under the write lock.
-        database.transaction(() => {
-          assertUsable(readFileState(database), this.path);
-          migrate(database);
-        }).immediate();
-      }
-    } catch (error) {
-      if (!injected && database.open) database.close();
-      throw toStoreError(error, `opening ${this.path}`);
-    }
+    const database = openDatabase(this.path, this.options);
     this.database = database;
     this.writer = new Writer(database);
     return database;
@@ -484,10 +372,10 @@ class SqliteMemoryStore implements SqliteStore {
 
   private sql(text: string): Statement {
     const database = this.connect();
-    let statement = this.statements.get(text);
+    let statement = this.prepared.get(text);
     if (!statement) {
       statement = database.prepare(text);
-      this.statements.set(text, statement);
+      this.prepared.set(text, statement);
     }
     return statement;
   }
@@ -541,19 +429,5 @@ class SqliteMemoryStore implements SqliteStore {
       .filter((digits): digits is string => digits !== undefined)
       .map(Number);
     return `memory_vectors_${Math.max(0, ...names) + 1}`;
-  }
-}
-
-function validateChange(change: MemoryChange): void {
-  if (!change || (change.op !== 'put' && change.op !== 'delete')) {
-    throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: 'a change must be { op: "put" | "delete", ... }' });
-  }
-  if (change.op === 'delete') {
-    if (typeof change.id !== 'string' || change.id === '') throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: 'a delete needs an id' });
-    return;
-  }
-  const { memory, version } = change;
-  if (!memory || typeof memory.id !== 'string' || memory.id === '' || typeof memory.content !== 'string' || !version) {
-    throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: 'a put needs a memory with an id and content, and a version' });
   }
 }

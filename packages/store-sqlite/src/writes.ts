@@ -156,3 +156,18 @@ function requireTable(tables: VectorTables): string {
 function conflict(id: string): MemloomError {
   return new MemloomError({ code: 'CONFLICT', backend: BACKEND, message: `memory ${id} was changed by someone else`, details: { id } });
 }
+
+/** The shape every change must have before a transaction starts; revision rules are checked inside it. */
+export function validateChange(change: MemoryChange): void {
+  if (!change || (change.op !== 'put' && change.op !== 'delete')) {
+    throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: 'a change must be { op: "put" | "delete", ... }' });
+  }
+  if (change.op === 'delete') {
+    if (typeof change.id !== 'string' || change.id === '') throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: 'a delete needs an id' });
+    return;
+  }
+  const { memory, version } = change;
+  if (!memory || typeof memory.id !== 'string' || memory.id === '' || typeof memory.content !== 'string' || !version) {
+    throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: 'a put needs a memory with an id and content, and a version' });
+  }
+}

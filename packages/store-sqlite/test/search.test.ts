@@ -79,6 +79,14 @@ describe('scoped vector search', () => {
       expect(hits.map((hit) => hit.memory.id)).toEqual(['fact']);
       expect(hits[0]?.score).toBeCloseTo(0, 5);
     }
+    // More filtered-out neighbours than sqlite-vec returns at once (4096): the store compares the rest one by one.
+    const crowd = Array.from({ length: 4200 }, (_, index) => ({ ...newRecord(`c-${index}`, `crowd ${index}`, 'alice'), category: 'episode' as const }));
+    for (let start = 0; start < crowd.length; start += 500) {
+      await store.apply(crowd.slice(start, start + 500).map((memory) => createChange(memory, unit(0))));
+    }
+    const beyond = await store.vectorSearch({ vector: unit(0), limit: 2, scope: { userId: 'alice' }, filter: { category: 'fact', tags: ['rare'] } });
+    expect(beyond.map((hit) => hit.memory.id)).toEqual(['fact']);
+    expect((await store.vectorSearch({ vector: unit(0), limit: 5000, scope: { userId: 'alice' } })).length).toBe(4501);
     // exactScope: only memories without agent or session.
     const inSession: MemoryRecord = { ...newRecord('in-session', 'session memory', 'alice'), scope: { userId: 'alice', sessionId: 's1' } };
     await store.apply([createChange(inSession, unit(2))]);

@@ -62,7 +62,7 @@ describe('files the store must not write to', () => {
     expect(readFileSync(path).equals(bytes)).toBe(true);
   });
 
-  it('reports a truncated file as STORE_CORRUPT when a read reaches the missing pages', async () => {
+  it('reports a truncated file as STORE_CORRUPT on open with checkIntegrity, and leaves it as it is', async () => {
     const path = file();
     const store = createSqliteStore({ path });
     await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });

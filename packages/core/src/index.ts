@@ -43,6 +43,8 @@ export type {
   VectorQuery,
   TextQuery,
   MemoryChange,
+  ReindexStatus,
+  StagedVector,
 } from './contracts.js';
 
 // Configuration
@@ -140,6 +142,10 @@ export type {
 // Moving memories between stores
 export { copyMemories } from './copy-memories.js';
 export type { CopyMemoriesOptions, CopyProgress } from './copy-memories.js';
+
+// Re-index: move a store to another embedder
+export { reindex } from './reindex.js';
+export type { ReindexOptions, ReindexProgress, ReindexReport } from './reindex.js';
 
 // Policy (seed 001)
 export { policySchema, policyOverridesSchema, DEFAULT_POLICY, resolvePolicy } from './policy.js';

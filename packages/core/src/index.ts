@@ -137,7 +137,7 @@ export type {
   ScopedOptions,
   RenderOptions,
   Logger,
-} from './memory.js';
+} from './memory-types.js';
 
 // Moving memories between stores
 export { copyMemories } from './copy-memories.js';

@@ -476,18 +476,3 @@ function assertEmbedder(embedder: unknown): asserts embedder is Embedder {
     throw new MemloomError({ code: 'INVALID_OPTIONS', message: `embedder.dimension must be a positive integer, got ${String(candidate.dimension)}` });
   }
 }
-
-export type {
-  AddOptions,
-  AddResult,
-  CreateMemoryOptions,
-  ListOptions,
-  Logger,
-  Memory,
-  RenderOptions,
-  ScopedOptions,
-  SearchOptions,
-  SearchResult,
-  UpdateOptions,
-  UpdatePatch,
-} from './memory-types.js';

@@ -1,20 +1,170 @@
 #!/usr/bin/env node
-// Dispatcher for `pnpm bench <suite> [options]` (the root script builds first).
-// Each suite is a TypeScript file under src/, run with tsx against the built packages.
-//   embeddings [--data <locomo dir>] [--only a,b] [--skip-speed] [--skip-quality] [--model-path <dir>] [--retrieval <json>]
+// Benchmark dispatcher: `pnpm bench <command> [options]` (the root script builds first).
+//   store [--sizes 10000,100000]   SQLite store vs in-memory store vs a brute-force JS scan
+//   markdown [options]              the Markdown store (see src/markdown-bench.ts)
+//   embeddings [options]            embedders: speed, load, RSS, LoCoMo and Chinese recall (see src/embeddings-bench.ts)
+//     [--data <locomo dir>] [--only a,b] [--skip-speed] [--skip-quality] [--model-path <dir>] [--retrieval <json>]
 import { spawnSync } from 'node:child_process';
-import path from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const suites = {
-  embeddings: 'src/embeddings-bench.ts',
-};
+const here = dirname(fileURLToPath(import.meta.url));
+const [command, ...rest] = process.argv.slice(2);
+const commands = { store: runStore, markdown: runMarkdown, embeddings: runEmbeddings };
 
-const [name, ...args] = process.argv.slice(2);
-if (!name || !(name in suites)) {
-  console.error(`usage: pnpm bench <suite> [options]\nsuites: ${Object.keys(suites).join(', ')}`);
-  process.exit(name ? 1 : 0);
+if (!commands[command]) {
+  console.error(`usage: pnpm bench <${Object.keys(commands).join('|')}> [options]`);
+  process.exit(2);
 }
-const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(here, suites[name]), ...args], { cwd: here, stdio: 'inherit' });
-process.exit(result.status ?? 1);
+await commands[command](rest);
+
+function runMarkdown(args) {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', join('src', 'markdown-bench.ts'), ...args], { cwd: here, stdio: 'inherit' });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
+
+function runEmbeddings(args) {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', join('src', 'embeddings-bench.ts'), ...args], { cwd: here, stdio: 'inherit' });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
+
+async function runStore(args) {
+  const sizesArg = valueOf(args, '--sizes') ?? '10000,100000';
+  const sizes = sizesArg.split(',').map(Number);
+  const runs = [];
+  const loadBefore = loadavg();
+  for (const size of sizes) {
+    for (const backend of ['sqlite', 'memory', 'brute']) {
+      process.stderr.write(`store bench: ${backend} at ${size.toLocaleString('en')} memories ...\n`);
+      const child = spawnSync(process.execPath, ['--import', 'tsx', join('src', 'store-bench.ts'), backend, String(size)], {
+        cwd: here,
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      if (child.status !== 0) {
+        process.stderr.write(child.stderr);
+        throw new Error(`store bench ${backend} ${size} failed with ${child.status ?? child.signal}`);
+      }
+      runs.push(JSON.parse(child.stdout.trim().split('\n').at(-1)));
+    }
+  }
+  for (const size of sizes) {
+    const of = (backend) => runs.find((run) => run.size === size && run.backend === backend);
+    const sqlite = of('sqlite');
+    const brute = of('brute');
+    // sqlite-vec is exact: its top 10 should be the brute-force top 10 (up to float32 rounding).
+    const overlap = sqlite.top10.map((ids, index) => ids.filter((id) => brute.top10[index].includes(id)).length / 10);
+    sqlite.top10AgreementWithBruteForce = overlap.reduce((sum, value) => sum + value, 0) / overlap.length;
+  }
+  const stamp = new Date().toISOString();
+  const report = {
+    benchmark: 'store',
+    date: stamp,
+    command: `pnpm bench store --sizes ${sizesArg}`,
+    machine: {
+      cores: cpus().length,
+      cpu: cpus()[0]?.model,
+      ramGiB: Math.round(totalmem() / 1024 ** 3),
+      node: process.version,
+      platform: `${process.platform} ${process.arch}`,
+      // Other work on the same cores skews every number: say how busy the machine was.
+      loadAverage1mBeforeAfter: [round2(loadBefore[0]), round2(loadavg()[0])],
+    },
+    versions: versions(),
+    data: {
+      sizes,
+      users: 100,
+      perUser: sizes.map((size) => size / 100),
+      vectors: 'seeded random unit vectors, dimension 384 (no embedder)',
+      text: '8-17 words from a 162-word vocabulary, Zipf-like',
+      ages: 'uniform over the 200 days before the maintenance instant',
+    },
+    runs: runs.map(({ top10, ...run }) => run),
+  };
+  const resultsDir = join(here, 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  const file = join(resultsDir, `store-${stamp.slice(0, 19).replaceAll(':', '-')}.json`);
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  printStoreTable(report);
+  console.log(`\nwritten to bench/results/${file.split('/').at(-1)}`);
+}
+
+function printStoreTable(report) {
+  const { machine, versions: v } = report;
+  console.log(`\nstore bench, ${report.date}: ${machine.cores} cores, ${machine.ramGiB} GiB, Node ${machine.node}; SQLite ${v.sqlite}, sqlite-vec ${v.sqliteVec}`);
+  console.log(`load average (1 min) before / after: ${machine.loadAverage1mBeforeAfter.join(' / ')}`);
+  for (const size of report.data.sizes) {
+    const of = (backend) => report.runs.find((run) => run.size === size && run.backend === backend);
+    const [sqlite, memory, brute] = [of('sqlite'), of('memory'), of('brute')];
+    console.log(`\n${size.toLocaleString('en')} memories (100 users x ${(size / 100).toLocaleString('en')}), 384-dim random unit vectors`);
+    const rows = [['metric', 'sqlite', 'in-memory', 'brute-force JS', 'sqlite / in-memory', 'sqlite / brute']];
+    const ratio = (a, b) => (a === undefined || b === undefined || b === 0 ? '' : `${(a / b).toFixed(2)}x`);
+    rows.push(['add, store.apply x100 (memories/s)', sqlite.addBatchPerSecond, memory.addBatchPerSecond, '', ratio(sqlite.addBatchPerSecond, memory.addBatchPerSecond), '']);
+    rows.push(['add, memory.add one by one (/s)', sqlite.addFacadePerSecond, memory.addFacadePerSecond, '', ratio(sqlite.addFacadePerSecond, memory.addFacadePerSecond), '']);
+    for (const key of ['vectorScoped', 'vectorUnscoped', 'textScoped', 'textUnscoped', 'hybridScoped', 'hybridUnscoped']) {
+      const cell = (run) => (run?.search?.[key] ? `${run.search[key].p50} / ${run.search[key].p95}` : '');
+      rows.push([
+        `${key} p50 / p95 (ms)`,
+        cell(sqlite),
+        cell(memory),
+        cell(brute),
+        ratio(sqlite.search[key]?.p50, memory.search[key]?.p50),
+        ratio(sqlite.search[key]?.p50, brute.search?.[key]?.p50),
+      ]);
+    }
+    rows.push(['maintenance pass (s)', sqlite.maintenance.seconds, memory.maintenance.seconds, '', ratio(sqlite.maintenance.seconds, memory.maintenance.seconds), '']);
+    rows.push(['file size (MB)', sqlite.fileMb, '', '', '', '']);
+    rows.push(['peak RSS (MB)', sqlite.peakRssMb, memory.peakRssMb, brute.peakRssMb, ratio(sqlite.peakRssMb, memory.peakRssMb), '']);
+    rows.push(['top-10 agreement with brute force', sqlite.top10AgreementWithBruteForce, '', '', '', '']);
+    const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => String(row[column] ?? '').length)));
+    for (const row of rows) console.log(row.map((cell, column) => String(cell ?? '').padEnd(widths[column])).join('  '));
+    const m = sqlite.maintenance;
+    console.log(`maintenance changed: ${m.compressed} compressed, ${m.decayed} decayed, ${m.deleted} deleted, ${m.unchanged} unchanged of ${m.scanned}`);
+    for (const [name, run] of [['sqlite', sqlite], ['in-memory', memory]]) {
+      const inStore = Object.entries(run.maintenance.storeSeconds).map(([method, seconds]) => `${method} ${seconds}s`).join(', ');
+      console.log(`maintenance time (${name}): ${run.maintenance.seconds}s = core ${run.maintenance.coreSeconds}s + inside the store ${inStore}`);
+    }
+    if (sqlite.fileMbByTable) console.log(`file by table (MB): ${Object.entries(sqlite.fileMbByTable).map(([name, mb]) => `${name} ${mb}`).join(', ')}`);
+    if (size >= 100_000) {
+      const goals = [
+        ['scoped search p50 < 10 ms (hybrid, one user)', sqlite.search.hybridScoped.p50 < 10],
+        ['unscoped hybrid p50 < 50 ms', sqlite.search.hybridUnscoped.p50 < 50],
+        ['add >= 2,000 memories/s with vectors given (store.apply)', sqlite.addBatchPerSecond >= 2000],
+        ['maintenance pass < 5 s', sqlite.maintenance.seconds < 5],
+      ];
+      for (const [goal, met] of goals) console.log(`goal ${met ? 'MET   ' : 'MISSED'} ${goal}`);
+    }
+  }
+}
+
+function versions() {
+  const require = createRequire(join(here, 'package.json'));
+  // Direct dependencies are linked under bench/node_modules; some packages do not export their package.json.
+  const version = (name) => JSON.parse(readFileSync(join(here, 'node_modules', name, 'package.json'), 'utf8')).version;
+  const Database = require('better-sqlite3');
+  const sqliteVec = require('sqlite-vec');
+  const database = new Database(':memory:');
+  sqliteVec.load(database);
+  const row = database.prepare('SELECT sqlite_version() AS sqlite, vec_version() AS vec').get();
+  database.close();
+  return {
+    '@memloom/core': version('@memloom/core'),
+    '@memloom/store-sqlite': version('@memloom/store-sqlite'),
+    'better-sqlite3': version('better-sqlite3'),
+    'sqlite-vec': version('sqlite-vec'),
+    sqlite: row.sqlite,
+    sqliteVec: row.vec,
+  };
+}
+
+function round2(value) {
+  return Math.round(value * 100) / 100;
+}
+
+function valueOf(args, name) {
+  const index = args.indexOf(name);
+  return index >= 0 ? args[index + 1] : undefined;
+}

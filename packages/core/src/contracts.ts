@@ -61,6 +61,30 @@ export interface StoreCapabilities {
   persistent: boolean;
   /** Several processes may open the same store at once without losing writes. */
   multiProcess: boolean;
+  /**
+   * The store can move its vectors to another embedder in place, resumably:
+   * `beginReindex`, `pendingReindex`, `stageReindex`, `commitReindex` and
+   * `abortReindex` are implemented. Drive them with core's `reindex()`.
+   * Absent means false.
+   */
+  reindex?: boolean;
+}
+
+/** Where a re-index stands: how many memories already have a vector for the target. */
+export interface ReindexStatus {
+  /** The embedder (and its dimension) the store is moving to. */
+  target: StoreOpenOptions;
+  /** Memories that already hold a vector for the target. */
+  done: number;
+  /** Memories in the store. */
+  total: number;
+}
+
+/** A vector for the re-index target, computed from a memory as it was at `revision`. */
+export interface StagedVector {
+  id: string;
+  revision: number;
+  vector: readonly number[];
 }
 
 export interface StoreOpenOptions {
@@ -165,4 +189,29 @@ export interface MemoryStore {
   /** Set lastAccessedAt on these memories (unknown ids are ignored) without making a version. */
   touch(ids: readonly string[], at: string): Promise<void>;
   close(): Promise<void>;
+
+  // Re-index, present when `capabilities.reindex`. The store keeps serving
+  // the current embedder's vectors until `commitReindex`, and keeps the
+  // staged ones across a crash so that a second run resumes.
+
+  /**
+   * Start moving to `target`, or resume a move to the same target. A move to
+   * another target in progress is discarded. Needs no `open()` for the target.
+   */
+  beginReindex?(target: StoreOpenOptions): Promise<ReindexStatus>;
+  /** Up to `limit` memories that hold no vector for the target yet, in a stable order. */
+  pendingReindex?(limit: number): Promise<MemoryRecord[]>;
+  /**
+   * Keep vectors for the target. A vector whose memory is gone or moved past
+   * `revision` is skipped (the memory stays pending). Returns how many were kept.
+   * Until the commit, a put that carries a new vector makes its memory pending again.
+   */
+  stageReindex?(vectors: readonly StagedVector[]): Promise<number>;
+  /**
+   * Switch at once: the staged vectors replace the old ones and the store
+   * belongs to the target from now on. CONFLICT while any memory is pending.
+   */
+  commitReindex?(): Promise<void>;
+  /** Drop the staged vectors and stay with the current embedder. */
+  abortReindex?(): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import type { MemoryChange, MemoryStore, StoreOpenOptions } from './contracts.js';
 import { MemloomError } from './errors.js';
-import type { Memory } from './memory.js';
+import type { Memory } from './memory-types.js';
 import type { MemoryRecord, MemoryVersion, Scope } from './types.js';
 
 export interface CopyProgress {

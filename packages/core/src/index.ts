@@ -43,6 +43,8 @@ export type {
   VectorQuery,
   TextQuery,
   MemoryChange,
+  ReindexStatus,
+  StagedVector,
 } from './contracts.js';
 
 // Configuration
@@ -94,7 +96,7 @@ export {
   MAX_INDEX_BYTES,
 } from './freshness.js';
 export type { TruncatedIndex } from './freshness.js';
-export { renderIndex, renderContextBlock, indexLine, escapeFence } from './render.js';
+export { renderIndex, renderContextBlock, renderIndexBlock, indexLine, escapeFence } from './render.js';
 
 // Retrieval
 export { rankCandidates, combineScore, recencyScore } from './retrieval.js';
@@ -135,11 +137,15 @@ export type {
   ScopedOptions,
   RenderOptions,
   Logger,
-} from './memory.js';
+} from './memory-types.js';
 
 // Moving memories between stores
 export { copyMemories } from './copy-memories.js';
 export type { CopyMemoriesOptions, CopyProgress } from './copy-memories.js';
+
+// Re-index: move a store to another embedder
+export { reindex } from './reindex.js';
+export type { ReindexOptions, ReindexProgress, ReindexReport } from './reindex.js';
 
 // Policy (seed 001)
 export { policySchema, policyOverridesSchema, DEFAULT_POLICY, resolvePolicy } from './policy.js';

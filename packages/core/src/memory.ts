@@ -1,9 +1,24 @@
-import { systemClock, type Clock, type Embedder, type LanguageModel, type MemoryChange, type MemoryStore } from './contracts.js';
+import { systemClock, type Clock, type Embedder, type LanguageModel, type MemoryStore } from './contracts.js';
 import type { FreshnessConfig } from './config.js';
 import { baseImportanceFor, baseWeightFor, daysBetween } from './decay.js';
 import { MemloomError, toMemloomError } from './errors.js';
 import { freshnessNote, freshnessThresholdMs } from './freshness.js';
 import { KeyedLock } from './keyed-lock.js';
+import { applyMention } from './mention.js';
+import type {
+  AddOptions,
+  AddResult,
+  CreateMemoryOptions,
+  ListOptions,
+  Logger,
+  Memory,
+  RenderOptions,
+  ScopedOptions,
+  SearchOptions,
+  SearchResult,
+  UpdateOptions,
+  UpdatePatch,
+} from './memory-types.js';
 import { runMaintenance, type MaintainOptions, type MaintenanceReport } from './maintenance.js';
 import {
   addOptionsSchema,
@@ -15,175 +30,18 @@ import {
   updateOptionsSchema,
   updatePatchSchema,
   type EngineConfig,
-  type EngineConfigInput,
+  type ParsedAddOptions,
 } from './options.js';
 import { defaultPrompts, type Prompts } from './prompts.js';
-import { createRecord, unique, validateContent, validateId, versionOf } from './records.js';
-import { renderContextBlock, renderIndex } from './render.js';
+import { unique, validateContent, validateId, versionOf } from './records.js';
+import { renderContextBlock, renderIndex, renderIndexBlock } from './render.js';
 import { rankCandidates } from './retrieval.js';
 import { inScope, isEmptyScope, scopeKey, validateScope } from './scope.js';
 import { TextOperations } from './text-operations.js';
-import type { MemoryFilter, MemoryRecord, MemoryVersion, Scope, ScoreParts } from './types.js';
-import { boostedWeight, decideUpdate, upgradedLevel, type UpdateDecision } from './update-strategy.js';
+import type { MemoryFilter, MemoryRecord, MemoryVersion, Scope } from './types.js';
 import { assertValidVector } from './vector.js';
 
-export interface Logger {
-  debug?(message: string, details?: Record<string, unknown>): void;
-  warn?(message: string, details?: Record<string, unknown>): void;
-}
-
-export interface CreateMemoryOptions extends EngineConfigInput {
-  store: MemoryStore;
-  embedder: Embedder;
-  /** Used for merge and compression text when given; a deterministic fallback otherwise. */
-  languageModel?: LanguageModel;
-  /** Injected time. @default the system clock */
-  clock?: Clock;
-  /** Id generator for new memories. @default crypto.randomUUID */
-  generateId?: () => string;
-  /** Scope applied when a call gives none (e.g. `{ userId: 'alice' }` for a single-user app). */
-  scope?: Scope;
-  /** Override any prompt sent to the language model. */
-  prompts?: Partial<Prompts>;
-  logger?: Logger;
-}
-
-export interface AddOptions {
-  scope?: Scope;
-  category?: MemoryRecord['category'];
-  type?: MemoryRecord['type'];
-  importance?: number;
-  source?: MemoryRecord['source'];
-  verified?: boolean;
-  /** Ids of the messages or turns this content came from. */
-  sources?: string[];
-  tags?: string[];
-  metadata?: Record<string, unknown>;
-  /** When the content was said. @default now */
-  at?: Date | string | number;
-  /** @default 'user_mention' */
-  trigger?: 'user_mention' | 'extraction' | 'import';
-  /**
-   * `false` stores the content as an independent new memory without comparing
-   * it to existing ones: no merge, no keep-both, no boost of a neighbour. For
-   * verbatim records that an adapter addresses by its own key (chat
-   * transcripts, key-value items), where merging two records would lose one.
-   * @default true
-   */
-  merge?: boolean;
-}
-
-export interface AddResult {
-  decision: UpdateDecision;
-  /** The memory created, or the one merged into. */
-  memory: MemoryRecord;
-  /** For keep-both and new: the nearest old memory after its weight boost (content, level and timestamp unchanged). */
-  boosted?: MemoryRecord;
-  /** Set when a language model was asked and its answer was not used. */
-  modelFallback?: string;
-}
-
-export interface SearchOptions {
-  scope?: Scope;
-  /** @default retrieval.defaultLimit (10) */
-  limit?: number;
-  filter?: MemoryFilter;
-  /** Drop results scoring below this (0..1). */
-  minScore?: number;
-}
-
-export interface SearchResult {
-  memory: MemoryRecord;
-  /** Combined score in 0..1. */
-  score: number;
-  parts: ScoreParts;
-  /** Seed 000's warning when the memory is older than its freshness threshold, else undefined. */
-  freshness?: string;
-}
-
-export interface ListOptions {
-  scope?: Scope;
-  filter?: MemoryFilter;
-  limit?: number;
-  offset?: number;
-  orderBy?: 'createdAt' | 'updatedAt' | 'id';
-  direction?: 'asc' | 'desc';
-}
-
-export interface UpdatePatch {
-  content?: string;
-  category?: MemoryRecord['category'];
-  type?: MemoryRecord['type'];
-  level?: MemoryRecord['level'];
-  importance?: number;
-  weight?: number;
-  verified?: boolean;
-  /** Replaces the provenance list (ids of the messages or turns the memory came from). */
-  sources?: string[];
-  tags?: string[];
-  metadata?: Record<string, unknown>;
-}
-
-export interface UpdateOptions {
-  /** Only touch the memory when it is in this scope (NOT_FOUND otherwise). */
-  scope?: Scope;
-  /** Why, for the history. @default 'manual edit' */
-  reason?: string;
-  /** Treat the edit as an activation and refresh updatedAt. @default false */
-  refreshTimestamp?: boolean;
-  /** What caused the change, for the history (the pipeline uses `review` and `extraction`). @default 'manual_edit' */
-  trigger?: 'manual_edit' | 'review' | 'extraction';
-  /** What the change did, for the history. @default 'edit' */
-  action?: 'edit' | 'boost' | 'promote' | 'review';
-}
-
-export interface ScopedOptions {
-  /** Only see the memory when it is in this scope (NOT_FOUND / undefined otherwise). */
-  scope?: Scope;
-}
-
-export interface RenderOptions {
-  scope?: Scope;
-  filter?: MemoryFilter;
-  /** Most memories read for the index (the most recently updated). @default 1000 */
-  limit?: number;
-}
-
-/** The memory layer: what applications and adapters call. */
-export interface Memory {
-  readonly config: EngineConfig;
-  readonly store: MemoryStore;
-  readonly embedder: Embedder;
-  readonly languageModel: LanguageModel | undefined;
-  readonly clock: Clock;
-  /** The prompts in use: the defaults with `createMemory({ prompts })` applied. */
-  readonly prompts: Prompts;
-  add(content: string, options?: AddOptions): Promise<AddResult>;
-  search(query: string, options?: SearchOptions): Promise<SearchResult[]>;
-  get(id: string, options?: ScopedOptions): Promise<MemoryRecord | undefined>;
-  list(options?: ListOptions): Promise<MemoryRecord[]>;
-  count(options?: { scope?: Scope; filter?: MemoryFilter }): Promise<number>;
-  update(id: string, patch: UpdatePatch, options?: UpdateOptions): Promise<MemoryRecord>;
-  delete(id: string, options?: ScopedOptions): Promise<void>;
-  deleteAll(scope: Scope): Promise<number>;
-  history(id: string, options?: ScopedOptions): Promise<MemoryVersion[]>;
-  restore(id: string, version: number, options?: ScopedOptions & { reason?: string }): Promise<MemoryRecord>;
-  maintain(options?: MaintainOptions): Promise<MaintenanceReport>;
-  renderIndex(options?: RenderOptions): Promise<string>;
-  renderContext(query?: string, options?: SearchOptions): Promise<string>;
-  close(): Promise<void>;
-}
-
 const MAX_CONFLICT_RETRIES = 5;
-
-/** The decision reported by `add(…, { merge: false })`. */
-const VERBATIM_DECISION: UpdateDecision = {
-  strategy: 'create_new',
-  shouldRefreshTimestamp: false,
-  shouldUpgradeLevel: false,
-  reason: 'stored verbatim: merging was turned off for this add',
-  similarity: 0,
-};
 
 /**
  * Build a Memory over an explicit store and embedder. Options are validated
@@ -285,115 +143,11 @@ class MemloomMemory implements Memory {
     });
   }
 
-  private async addOnce(
-    text: string,
-    vector: number[],
-    scope: Scope,
-    options: ReturnType<typeof addOptionsSchema.parse>,
-    atMs: number,
-  ): Promise<AddResult> {
-    const atIso = new Date(atMs).toISOString();
-    const trigger = options.trigger ?? 'user_mention';
-    // Candidates: the same scope, and the same layer (facts and core facts merge; episodes and system memories only with their own kind).
-    const category = options.category ?? this.config.defaults.category;
-    const [nearestHit] =
-      options.merge === false
-        ? []
-        : await this.store.vectorSearch({
-            vector,
-            scope,
-            exactScope: true,
-            filter: { category: mergeFamily(category) },
-            limit: 1,
-          });
-    const nearest = nearestHit?.memory;
-    const decision =
-      options.merge === false
-        ? { ...VERBATIM_DECISION }
-        : decideUpdate(nearest ? { id: nearest.id, level: nearest.level, similarity: nearestHit.score } : undefined, this.config.strategy);
-
-    if (nearest && decision.strategy === 'merge_update') {
-      const merged = await this.text.merge(nearest.content, nearest.level, text);
-      const mergedContent = validateContent(merged.text, this.config.limits.maxContentLength, 'merged content');
-      const weight = boostedWeight(nearest.weight, 'merge_update', this.config.strategy);
-      const after: MemoryRecord = {
-        ...nearest,
-        content: mergedContent,
-        level: upgradedLevel(nearest.level, decision.similarity, this.config.strategy),
-        weight,
-        baseWeight: weight,
-        baseImportance: Math.max(nearest.importance, options.importance ?? 0),
-        importance: Math.max(nearest.importance, options.importance ?? 0),
-        updatedAt: atIso,
-        lastAccessedAt: atIso,
-        source: options.source === 'user' ? 'user' : nearest.source,
-        verified: nearest.verified || (options.verified ?? options.source === 'user'),
-        sources: unique([...nearest.sources, ...(options.sources ?? [])]),
-        tags: unique([...nearest.tags, ...(options.tags ?? [])]),
-        metadata: { ...nearest.metadata, ...(options.metadata ?? {}) },
-        revision: nearest.revision + 1,
-      };
-      const mergedVector = mergedContent === text ? vector : await this.embedOne(mergedContent, 'document');
-      await this.store.apply([
-        {
-          op: 'put',
-          memory: after,
-          vector: mergedVector,
-          expectedRevision: nearest.revision,
-          version: versionOf(nearest, after, { trigger, action: 'merge', reason: decision.reason, atIso }),
-        },
-      ]);
-      return { decision, memory: after, ...(merged.fallbackReason ? { modelFallback: merged.fallbackReason } : {}) };
-    }
-
-    const created = createRecord(
-      {
-        id: this.generateId(),
-        content: text,
-        scope,
-        atIso,
-        ...(options.category ? { category: options.category } : {}),
-        ...(options.type ? { type: options.type } : {}),
-        ...(options.importance !== undefined ? { importance: options.importance } : {}),
-        ...(options.source ? { source: options.source } : {}),
-        ...(options.verified !== undefined ? { verified: options.verified } : {}),
-        ...(options.sources ? { sources: options.sources } : {}),
-        ...(options.tags ? { tags: options.tags } : {}),
-        ...(options.metadata ? { metadata: options.metadata } : {}),
-      },
-      this.config.defaults,
+  private addOnce(text: string, vector: number[], scope: Scope, options: ParsedAddOptions, atMs: number): Promise<AddResult> {
+    return applyMention(
+      { store: this.store, config: this.config, text: this.text, generateId: this.generateId, embed: (content) => this.embedOne(content, 'document') },
+      { text, vector, scope, options, atMs },
     );
-    const changes: MemoryChange[] = [
-      {
-        op: 'put',
-        memory: created,
-        vector,
-        expectedRevision: 0,
-        version: versionOf(null, created, { trigger, action: 'create', reason: decision.reason, atIso }),
-      },
-    ];
-    let boosted: MemoryRecord | undefined;
-    if (nearest) {
-      const weight = boostedWeight(nearest.weight, decision.strategy, this.config.strategy);
-      if (weight !== nearest.weight) {
-        const ageDays = daysBetween(nearest.updatedAt, atMs);
-        boosted = {
-          ...nearest,
-          weight,
-          baseWeight: baseWeightFor(weight, ageDays, this.config.decay.weightAlpha),
-          revision: nearest.revision + 1,
-        };
-        const reason = `mentioned again at similarity ${decision.similarity.toFixed(3)} (${decision.strategy}): weight ${nearest.weight} -> ${weight}; content, level and timestamp unchanged`;
-        changes.push({
-          op: 'put',
-          memory: boosted,
-          expectedRevision: nearest.revision,
-          version: versionOf(nearest, boosted, { trigger, action: 'boost', reason, atIso }),
-        });
-      }
-    }
-    await this.store.apply(changes);
-    return { decision, memory: created, ...(boosted ? { boosted } : {}) };
   }
 
   // -------------------------------------------------------------------------
@@ -623,7 +377,8 @@ class MemloomMemory implements Memory {
 
   async renderContext(query?: string, options: SearchOptions = {}): Promise<string> {
     if (query === undefined || query.trim() === '') {
-      return this.renderIndex({ ...(options.scope ? { scope: options.scope } : {}), ...(options.filter ? { filter: options.filter } : {}) });
+      const index = await this.renderIndex({ ...(options.scope ? { scope: options.scope } : {}), ...(options.filter ? { filter: options.filter } : {}) });
+      return renderIndexBlock(index);
     }
     const results = await this.search(query, options);
     return renderContextBlock(
@@ -699,10 +454,6 @@ class MemloomMemory implements Memory {
   }
 }
 
-/** Categories a new memory of `category` may merge with. */
-function mergeFamily(category: MemoryRecord['category']): MemoryRecord['category'][] {
-  return category === 'fact' || category === 'core' ? ['fact', 'core'] : [category];
-}
 
 function assertStore(store: unknown): asserts store is MemoryStore {
   const candidate = store as Partial<MemoryStore> | undefined;

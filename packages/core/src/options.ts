@@ -60,6 +60,7 @@ export const addOptionsSchema = z
     merge: z.boolean().optional(),
   })
   .strict();
+export type ParsedAddOptions = z.output<typeof addOptionsSchema>;
 
 export const searchOptionsSchema = z
   .object({

@@ -1,6 +1,6 @@
 import type { Clock, LanguageModel } from '../contracts.js';
 import { ageString } from '../freshness.js';
-import type { Logger, Memory } from '../memory.js';
+import type { Logger, Memory } from '../memory-types.js';
 import { callModel } from '../model-text.js';
 import type { PromptMemory, Prompts, PromptText } from '../prompts.js';
 import type { MemoryRecord } from '../types.js';

@@ -1,7 +1,7 @@
 import type { Clock, LanguageModel } from '../contracts.js';
 import { formatZodIssues } from '../config.js';
 import { MemloomError, toMemloomError } from '../errors.js';
-import type { Logger, Memory } from '../memory.js';
+import type { Logger, Memory } from '../memory-types.js';
 import { resolvePolicy, type Policy, type PolicyOverrides, type PolicyStorage } from '../policy.js';
 import type { Prompts } from '../prompts.js';
 import { scopeKey, validateScope } from '../scope.js';

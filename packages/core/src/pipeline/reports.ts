@@ -1,4 +1,4 @@
-import type { AddResult } from '../memory.js';
+import type { AddResult } from '../memory-types.js';
 import type { MemoryRecord } from '../types.js';
 
 /** Something the pipeline was asked (by the model or the caller) to do and did not, with why. */

@@ -1,5 +1,5 @@
 import { compressDeterministic } from '../compression.js';
-import type { AddResult } from '../memory.js';
+import type { AddResult } from '../memory-types.js';
 import { cleanModelText } from '../model-text.js';
 import type { Policy } from '../policy.js';
 import { keywords } from '../text/keywords.js';

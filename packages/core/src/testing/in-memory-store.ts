@@ -1,4 +1,13 @@
-import type { ListQuery, MemoryChange, MemoryStore, StoreOpenOptions, TextQuery, VectorQuery } from '../contracts.js';
+import type {
+  ListQuery,
+  MemoryChange,
+  MemoryStore,
+  ReindexStatus,
+  StagedVector,
+  StoreOpenOptions,
+  TextQuery,
+  VectorQuery,
+} from '../contracts.js';
 import { MemloomError } from '../errors.js';
 import { inScope, matchesFilter } from '../scope.js';
 import { TextIndex } from '../text/bm25.js';
@@ -21,13 +30,15 @@ export function createInMemoryStore(): MemoryStore {
 
 class InMemoryStore implements MemoryStore {
   readonly name = 'memory';
-  readonly capabilities = { textSearch: true, persistent: false, multiProcess: false };
+  readonly capabilities = { textSearch: true, persistent: false, multiProcess: false, reindex: true };
   private readonly entries = new Map<string, Entry>();
   private readonly versions = new Map<string, MemoryVersion[]>();
   private readonly text = new TextIndex();
   private dimension: number | undefined;
   private embedderId: string | undefined;
   private closed = false;
+  /** A re-index in progress: its target and the vectors staged for it so far. */
+  private next: { target: StoreOpenOptions; vectors: Map<string, number[]> } | undefined;
 
   async open(options: StoreOpenOptions): Promise<void> {
     this.assertOpen();
@@ -139,10 +150,12 @@ class InMemoryStore implements MemoryStore {
         this.entries.delete(change.id);
         this.versions.delete(change.id);
         this.text.delete(change.id);
+        this.next?.vectors.delete(change.id);
         continue;
       }
       const previous = this.entries.get(change.memory.id);
       const vector = change.vector ? [...change.vector] : (previous as Entry).vector;
+      if (change.vector) this.next?.vectors.delete(change.memory.id);
       this.entries.set(change.memory.id, { record: structuredClone(change.memory), vector });
       const history = this.versions.get(change.memory.id) ?? [];
       history.push(structuredClone(change.version));
@@ -158,6 +171,7 @@ class InMemoryStore implements MemoryStore {
       this.entries.delete(record.id);
       this.versions.delete(record.id);
       this.text.delete(record.id);
+      this.next?.vectors.delete(record.id);
     }
     return doomed.length;
   }
@@ -185,6 +199,68 @@ class InMemoryStore implements MemoryStore {
     this.closed = true;
   }
 
+  async beginReindex(target: StoreOpenOptions): Promise<ReindexStatus> {
+    this.assertOpen();
+    if (!this.next || this.next.target.dimension !== target.dimension || this.next.target.embedderId !== target.embedderId) {
+      this.next = { target: { ...target }, vectors: new Map() };
+    }
+    return { target: { ...this.next.target }, done: this.next.vectors.size, total: this.entries.size };
+  }
+
+  async pendingReindex(limit: number): Promise<MemoryRecord[]> {
+    this.assertOpen();
+    const next = this.requireReindex();
+    const pending: MemoryRecord[] = [];
+    for (const [id, entry] of this.entries) {
+      if (pending.length >= limit) break;
+      if (!next.vectors.has(id)) pending.push(structuredClone(entry.record));
+    }
+    return pending;
+  }
+
+  async stageReindex(vectors: readonly StagedVector[]): Promise<number> {
+    this.assertOpen();
+    const next = this.requireReindex();
+    for (const staged of vectors) {
+      if (staged.vector.length !== next.target.dimension) {
+        throw new MemloomError({
+          code: 'DIMENSION_MISMATCH',
+          backend: this.name,
+          message: `vector of dimension ${staged.vector.length}; the re-index target holds ${next.target.dimension}`,
+        });
+      }
+    }
+    let kept = 0;
+    for (const staged of vectors) {
+      if (this.entries.get(staged.id)?.record.revision !== staged.revision) continue;
+      next.vectors.set(staged.id, [...staged.vector]);
+      kept++;
+    }
+    return kept;
+  }
+
+  async commitReindex(): Promise<void> {
+    this.assertOpen();
+    const next = this.requireReindex();
+    const pending = [...this.entries.keys()].filter((id) => !next.vectors.has(id)).length;
+    if (pending > 0) {
+      throw new MemloomError({
+        code: 'CONFLICT',
+        backend: this.name,
+        message: `${pending} memories have no vector from ${next.target.embedderId} yet; run reindex() again`,
+      });
+    }
+    for (const [id, entry] of this.entries) entry.vector = next.vectors.get(id) as number[];
+    this.dimension = next.target.dimension;
+    this.embedderId = next.target.embedderId;
+    this.next = undefined;
+  }
+
+  async abortReindex(): Promise<void> {
+    this.assertOpen();
+    this.next = undefined;
+  }
+
   private matching(scope: Scope | undefined, filter: MemoryFilter | undefined, exact: boolean | undefined): MemoryRecord[] {
     const records: MemoryRecord[] = [];
     for (const entry of this.entries.values()) {
@@ -201,6 +277,11 @@ class InMemoryStore implements MemoryStore {
         message: `vector of dimension ${vector.length}; this store holds ${this.dimension}`,
       });
     }
+  }
+
+  private requireReindex(): { target: StoreOpenOptions; vectors: Map<string, number[]> } {
+    if (!this.next) throw new MemloomError({ code: 'INVALID_INPUT', backend: this.name, message: 'no re-index in progress; call beginReindex first' });
+    return this.next;
   }
 
   private conflict(id: string): MemloomError {

@@ -1,0 +1,275 @@
+/**
+ * Markdown store benchmark: add throughput, search latency, cold open with
+ * and without the derived index, full rebuild. Not a test: it prints a
+ * table and writes JSON to bench/results/.
+ *
+ *   pnpm bench markdown [--sizes 1000,10000] [--queries 200] [--single 100]
+ *
+ * Vectors come from core's deterministic test embedder at 384 dimensions
+ * (a hashed bag of words), standing in for the default offline embedder
+ * that is being built in parallel: embedding cost is therefore near zero
+ * here, and rebuild times will grow by the real embedder's time per text.
+ */
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { MemoryChange, MemoryRecord } from '@memloom/core';
+import { createTestEmbedder } from '@memloom/core/testing';
+import { createMarkdownStore, type MarkdownStore } from '@memloom/store-markdown';
+
+const DIMENSION = 384;
+const BATCH = 500;
+const scope = { userId: 'alice' };
+
+const args = parseArgs(process.argv.slice(2));
+const sizes = (args.sizes ?? '1000,10000').split(',').map(Number);
+const queryCount = Number(args.queries ?? 200);
+const singleCount = Number(args.single ?? 100);
+const embedder = createTestEmbedder({ dimension: DIMENSION, id: 'memloom/test-embedder-384' });
+
+interface SizeResult {
+  size: number;
+  bulkAddPerSecond: number;
+  singleAddPerSecond: number;
+  singleAddMs: Stats;
+  vectorSearchMs: Stats;
+  textSearchMs: Stats;
+  coldOpenIndexPresentMs: Stats;
+  coldOpenIndexMissingMs: Stats;
+  rebuildIndexMs: Stats;
+  memoryFileBytes: number;
+}
+
+interface Stats {
+  p50: number;
+  p95: number;
+  runs: number;
+}
+
+
+async function benchSize(size: number): Promise<SizeResult> {
+  const root = await mkdtemp(path.join(os.tmpdir(), `memloom-md-bench-${size}-`));
+  try {
+    const texts = Array.from({ length: size + singleCount }, (_, index) => sentence(index));
+    const vectors = await embedder.embed(texts);
+    const open = async (store: MarkdownStore) => {
+      await store.open({ dimension: DIMENSION, embedderId: embedder.id });
+      return store;
+    };
+
+    // Bulk import: apply in batches of BATCH (one Markdown rewrite per batch).
+    const store = await open(createMarkdownStore({ root, embedder }));
+    let started = performance.now();
+    for (let start = 0; start < size; start += BATCH) {
+      const changes: MemoryChange[] = [];
+      for (let index = start; index < Math.min(size, start + BATCH); index++) changes.push(create(index, texts[index]!, vectors[index]!));
+      await store.apply(changes);
+    }
+    const bulkSeconds = (performance.now() - started) / 1000;
+
+    // Single adds at this size: one apply per memory, as the Memory facade does.
+    const singleTimes: number[] = [];
+    for (let index = size; index < size + singleCount; index++) {
+      const begin = performance.now();
+      await store.apply([create(index, texts[index]!, vectors[index]!)]);
+      singleTimes.push(performance.now() - begin);
+    }
+
+    // Search with the index warm (the default checks the files before each read).
+    const queries = Array.from({ length: queryCount }, (_, index) => sentence(size * 7 + index * 13, 6));
+    const queryVectors = await embedder.embed(queries, { purpose: 'query' });
+    for (let index = 0; index < 10; index++) await store.vectorSearch({ vector: queryVectors[index]!, scope, limit: 10 });
+    const vectorTimes: number[] = [];
+    for (const vector of queryVectors) {
+      const begin = performance.now();
+      await store.vectorSearch({ vector, scope, limit: 10 });
+      vectorTimes.push(performance.now() - begin);
+    }
+    const textTimes: number[] = [];
+    for (const query of queries) {
+      const begin = performance.now();
+      await store.textSearch({ text: query, scope, limit: 10 });
+      textTimes.push(performance.now() - begin);
+    }
+    await store.close();
+    const memoryFileBytes = (await stat(path.join(root, 'users', 'alice', 'memory', 'MEMORY.md'))).size;
+
+    // Cold open with the index present: a new store, open, first read.
+    const coldPresent: number[] = [];
+    for (let run = 0; run < 3; run++) {
+      const begin = performance.now();
+      const cold = await open(createMarkdownStore({ root }));
+      await cold.count({});
+      coldPresent.push(performance.now() - begin);
+      await cold.close();
+    }
+
+    // Cold open with the index missing: the vectors are rebuilt from the Markdown by the embedder.
+    const coldMissing: number[] = [];
+    for (let run = 0; run < 3; run++) {
+      await rm(path.join(root, 'users', 'alice', 'memory', '.index'), { recursive: true, force: true });
+      const begin = performance.now();
+      const cold = await open(createMarkdownStore({ root, embedder }));
+      await cold.count({});
+      coldMissing.push(performance.now() - begin);
+      const sample = await cold.getVector(id(0));
+      if (!sample) throw new Error('rebuild left memories without vectors');
+      await cold.close();
+    }
+
+    // rebuildIndex on an open store: re-embed everything and rewrite the vector logs.
+    const rebuilds: number[] = [];
+    const warm = await open(createMarkdownStore({ root, embedder }));
+    await warm.count({});
+    for (let run = 0; run < 3; run++) {
+      const begin = performance.now();
+      await warm.rebuildIndex();
+      rebuilds.push(performance.now() - begin);
+    }
+    await warm.close();
+
+    const singleSeconds = singleTimes.reduce((sum, value) => sum + value, 0) / 1000;
+    return {
+      size,
+      bulkAddPerSecond: Math.round(size / bulkSeconds),
+      singleAddPerSecond: Math.round(singleCount / singleSeconds),
+      singleAddMs: stats(singleTimes),
+      vectorSearchMs: stats(vectorTimes),
+      textSearchMs: stats(textTimes),
+      coldOpenIndexPresentMs: stats(coldPresent),
+      coldOpenIndexMissingMs: stats(coldMissing),
+      rebuildIndexMs: stats(rebuilds),
+      memoryFileBytes,
+    };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+function id(index: number): string {
+  return `bench-${index.toString().padStart(6, '0')}`;
+}
+
+function create(index: number, content: string, vector: number[]): MemoryChange {
+  const at = new Date(Date.UTC(2024, 0, 1) + index * 60_000).toISOString();
+  const memory: MemoryRecord = {
+    id: id(index),
+    content,
+    level: 'full',
+    weight: 1,
+    baseWeight: 1,
+    importance: 1,
+    baseImportance: 1,
+    category: 'fact',
+    type: 'user',
+    scope,
+    createdAt: at,
+    updatedAt: at,
+    lastAccessedAt: at,
+    source: 'user',
+    verified: true,
+    sources: [`turn-${index}`],
+    tags: [],
+    metadata: {},
+    revision: 1,
+  };
+  return {
+    op: 'put',
+    memory,
+    vector,
+    expectedRevision: 0,
+    version: { memoryId: memory.id, version: 1, at, trigger: 'import', action: 'create', reason: 'bench', before: null, after: memory },
+  };
+}
+
+const WORDS = (
+  'user likes coffee tea latte espresso project deadline march april meeting friday monday running marathon hiking ' +
+  'morning evening work python typescript rust memory agent store lyon paris madrid sister brother dog cat garden ' +
+  'piano cello guitar novel poetry travel train flight hotel budget invoice client design review release sprint ' +
+  'allergy peanuts vegetarian doctor dentist gym swimming cycling birthday anniversary gift recipe pasta curry'
+).split(' ');
+
+/** A deterministic sentence of `length` words (PRNG seeded by index). */
+function sentence(seed: number, length = 14 + (seed % 9)): string {
+  let state = (seed + 1) * 2654435761;
+  const next = () => {
+    state = (state ^ (state << 13)) >>> 0;
+    state = (state ^ (state >>> 17)) >>> 0;
+    state = (state ^ (state << 5)) >>> 0;
+    return state;
+  };
+  const words = Array.from({ length }, () => WORDS[next() % WORDS.length]);
+  return `The ${words.join(' ')} (note ${seed}).`;
+}
+
+function stats(values: number[]): Stats {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (quantile: number) => sorted[Math.min(sorted.length - 1, Math.floor(quantile * sorted.length))] ?? 0;
+  return { p50: round(at(0.5)), p95: round(at(0.95)), runs: values.length };
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}
+
+function printTable(rows: SizeResult[]): void {
+  const lines: Array<[string, ...string[]]> = [
+    ['metric', ...rows.map((row) => `${row.size} memories`)],
+    ['bulk add (batches of 500), memories/s', ...rows.map((row) => String(row.bulkAddPerSecond))],
+    ['single add (1 per apply), memories/s', ...rows.map((row) => String(row.singleAddPerSecond))],
+    ['single add p50 / p95 ms', ...rows.map((row) => `${row.singleAddMs.p50} / ${row.singleAddMs.p95}`)],
+    ['vector search p50 / p95 ms (warm)', ...rows.map((row) => `${row.vectorSearchMs.p50} / ${row.vectorSearchMs.p95}`)],
+    ['text search p50 / p95 ms (warm)', ...rows.map((row) => `${row.textSearchMs.p50} / ${row.textSearchMs.p95}`)],
+    ['cold open, index present, median ms', ...rows.map((row) => String(row.coldOpenIndexPresentMs.p50))],
+    ['cold open, index missing (rebuild), median ms', ...rows.map((row) => String(row.coldOpenIndexMissingMs.p50))],
+    ['rebuildIndex() on an open store, median ms', ...rows.map((row) => String(row.rebuildIndexMs.p50))],
+    ['MEMORY.md size, KB', ...rows.map((row) => String(Math.round(row.memoryFileBytes / 1024)))],
+  ];
+  const widths = lines[0]!.map((_, column) => Math.max(...lines.map((line) => (line[column] ?? '').length)));
+  for (const [index, line] of lines.entries()) {
+    console.log(line.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  '));
+    if (index === 0) console.log(widths.map((width) => '-'.repeat(width)).join('  '));
+  }
+}
+
+async function saveResults(rows: SizeResult[]): Promise<string> {
+  const now = new Date();
+  const directory = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'results');
+  await mkdir(directory, { recursive: true });
+  const file = path.join(directory, `markdown-${now.toISOString().slice(0, 10)}-${rows.map((row) => row.size).join('-')}.json`);
+  const machine = {
+    cores: os.cpus().length,
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    ramGiB: Math.round(os.totalmem() / 1024 ** 3),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+  };
+  const report = {
+    suite: 'markdown',
+    date: now.toISOString(),
+    command: `pnpm bench markdown${process.argv.slice(2).length ? ` ${process.argv.slice(2).join(' ')}` : ''}`,
+    machine,
+    embedder: `${embedder.id} (core test embedder, ${DIMENSION} dims; stands in for the default embedder)`,
+    settings: { fsync: true, checkIntervalMs: 0, batch: BATCH, queries: queryCount, singleAdds: singleCount, scopes: 1 },
+    results: rows,
+  };
+  await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
+  return file;
+}
+
+function parseArgs(list: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let index = 0; index < list.length; index++) {
+    const key = list[index];
+    if (key?.startsWith('--')) out[key.slice(2)] = list[index + 1] ?? '';
+    if (key?.startsWith('--')) index++;
+  }
+  return out;
+}
+
+const results: SizeResult[] = [];
+for (const size of sizes) results.push(await benchSize(size));
+printTable(results);
+const written = await saveResults(results);
+console.log(`\nresults written to ${path.relative(process.cwd(), written)}`);

@@ -1,0 +1,143 @@
+import type { Embedder, MemoryChange, MemoryRecord } from '@memloom/core';
+
+/** Vectors are random unit vectors of this dimension (no embedder runs in the store bench). */
+export const DIMENSION = 384;
+export const USERS = 100;
+export const EMBEDDER_ID = 'bench/random-unit-384';
+/** The instant the data set is generated against; ages run back from here. */
+export const NOW_MS = Date.UTC(2025, 5, 1);
+const DAY_MS = 86_400_000;
+
+/** mulberry32: a small seeded generator, so every process builds the same data. */
+export function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let value = state;
+    value = Math.imul(value ^ (value >>> 15), value | 1);
+    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
+    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function unitVector(next: () => number): Float32Array {
+  const vector = new Float32Array(DIMENSION);
+  let norm = 0;
+  for (let index = 0; index < DIMENSION; index += 2) {
+    // Box-Muller: two normal draws per pair of uniforms.
+    const radius = Math.sqrt(-2 * Math.log(1 - next()));
+    const angle = 2 * Math.PI * next();
+    vector[index] = radius * Math.cos(angle);
+    if (index + 1 < DIMENSION) vector[index + 1] = radius * Math.sin(angle);
+  }
+  for (const value of vector) norm += value * value;
+  const scale = 1 / Math.sqrt(norm);
+  for (let index = 0; index < DIMENSION; index++) vector[index]! *= scale;
+  return vector;
+}
+
+const WORDS = `
+coffee tea breakfast lunch dinner meeting project deadline budget report client travel flight hotel train
+city beach mountain hiking running swimming cycling football tennis music guitar piano concert movie book
+novel author poem garden flower tree dog cat bird horse doctor nurse teacher engineer designer manager
+office remote laptop phone email calendar schedule birthday wedding holiday vacation family sister brother
+mother father daughter son friend neighbour colleague team startup company salary promotion interview
+allergy peanut gluten vegetarian vegan recipe pasta pizza sushi curry salad soup bread cheese chocolate
+wine beer juice water yoga gym doctor dentist medicine sleep morning evening weekend monday friday spring
+summer autumn winter rain snow sunny cold warm language french spanish german chinese japanese python
+typescript database server cloud deploy release bug feature review design user customer support ticket
+invoice payment bank loan rent apartment house car bicycle bus subway airport museum gallery painting
+photo camera video podcast newsletter blog article research paper thesis exam course lesson homework
+`.split(/\s+/).filter(Boolean);
+
+/** A word by Zipf-like rank: common words often, rare words seldom. */
+function word(next: () => number): string {
+  const rank = Math.floor(WORDS.length * next() ** 2.2);
+  return WORDS[Math.min(WORDS.length - 1, rank)]!;
+}
+
+export interface Dataset {
+  records: MemoryRecord[];
+  vectors: Float32Array[];
+}
+
+/** `size` memories, USERS users with size / USERS each, ages spread over 200 days. */
+export function dataset(size: number, seed = 1): Dataset {
+  const next = random(seed);
+  const records: MemoryRecord[] = [];
+  const vectors: Float32Array[] = [];
+  for (let index = 0; index < size; index++) {
+    const length = 8 + Math.floor(next() * 10);
+    const words = Array.from({ length }, () => word(next));
+    const at = new Date(NOW_MS - next() * 200 * DAY_MS).toISOString();
+    const roll = next();
+    records.push({
+      id: `bench-${index.toString().padStart(7, '0')}`,
+      content: `${words.join(' ')} (note ${index})`,
+      level: 'full',
+      weight: 1,
+      baseWeight: 1,
+      importance: 1,
+      baseImportance: 1,
+      category: roll < 0.8 ? 'fact' : roll < 0.95 ? 'episode' : 'core',
+      type: 'user',
+      scope: { userId: userOf(index) },
+      createdAt: at,
+      updatedAt: at,
+      lastAccessedAt: at,
+      source: 'user',
+      verified: true,
+      sources: [`turn-${index}`],
+      tags: next() < 0.1 ? ['pinned'] : [],
+      metadata: {},
+      revision: 1,
+    });
+    vectors.push(unitVector(next));
+  }
+  return { records, vectors };
+}
+
+export function userOf(index: number): string {
+  return `user-${(index % USERS).toString().padStart(3, '0')}`;
+}
+
+export function createChange(memory: MemoryRecord, vector: Float32Array): MemoryChange {
+  return {
+    op: 'put',
+    memory,
+    vector: Array.from(vector),
+    expectedRevision: 0,
+    version: { memoryId: memory.id, version: 1, at: memory.createdAt, trigger: 'import', action: 'create', reason: 'bench load', before: null, after: memory },
+  };
+}
+
+export interface Query {
+  text: string;
+  vector: Float32Array;
+  userId: string;
+}
+
+/** Queries: 2-3 words each with a random unit vector and a user to scope to. */
+export function queries(count: number, seed = 7): Query[] {
+  const next = random(seed);
+  return Array.from({ length: count }, () => ({
+    text: Array.from({ length: 2 + Math.floor(next() * 2) }, () => WORDS[Math.floor(next() * WORDS.length)]!).join(' '),
+    vector: unitVector(next),
+    userId: userOf(Math.floor(next() * USERS)),
+  }));
+}
+
+/** An embedder that returns the vector chosen for a text (queries, contents), random for any other. */
+export function lookupEmbedder(chosen: Map<string, Float32Array>): Embedder {
+  let fallback = random(99);
+  return {
+    id: EMBEDDER_ID,
+    dimension: DIMENSION,
+    async embed(texts) {
+      return texts.map((text) => Array.from(chosen.get(text) ?? unitVector(fallback)));
+    },
+    async close() {
+      fallback = random(99);
+    },
+  };
+}

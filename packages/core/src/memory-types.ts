@@ -1,0 +1,153 @@
+import type { Clock, Embedder, LanguageModel, MemoryStore } from './contracts.js';
+import type { MaintainOptions, MaintenanceReport } from './maintenance.js';
+import type { EngineConfig, EngineConfigInput } from './options.js';
+import type { Prompts } from './prompts.js';
+import type { MemoryFilter, MemoryRecord, MemoryVersion, Scope, ScoreParts } from './types.js';
+import type { UpdateDecision } from './update-strategy.js';
+
+export interface Logger {
+  debug?(message: string, details?: Record<string, unknown>): void;
+  warn?(message: string, details?: Record<string, unknown>): void;
+}
+
+export interface CreateMemoryOptions extends EngineConfigInput {
+  store: MemoryStore;
+  embedder: Embedder;
+  /** Used for merge and compression text when given; a deterministic fallback otherwise. */
+  languageModel?: LanguageModel;
+  /** Injected time. @default the system clock */
+  clock?: Clock;
+  /** Id generator for new memories. @default crypto.randomUUID */
+  generateId?: () => string;
+  /** Scope applied when a call gives none (e.g. `{ userId: 'alice' }` for a single-user app). */
+  scope?: Scope;
+  /** Override any prompt sent to the language model. */
+  prompts?: Partial<Prompts>;
+  logger?: Logger;
+}
+
+export interface AddOptions {
+  scope?: Scope;
+  category?: MemoryRecord['category'];
+  type?: MemoryRecord['type'];
+  importance?: number;
+  source?: MemoryRecord['source'];
+  verified?: boolean;
+  /** Ids of the messages or turns this content came from. */
+  sources?: string[];
+  tags?: string[];
+  metadata?: Record<string, unknown>;
+  /** When the content was said. @default now */
+  at?: Date | string | number;
+  /** @default 'user_mention' */
+  trigger?: 'user_mention' | 'extraction' | 'import';
+  /**
+   * `false` stores the content as an independent new memory without comparing
+   * it to existing ones: no merge, no keep-both, no boost of a neighbour. For
+   * verbatim records that an adapter addresses by its own key (chat
+   * transcripts, key-value items), where merging two records would lose one.
+   * @default true
+   */
+  merge?: boolean;
+}
+
+export interface AddResult {
+  decision: UpdateDecision;
+  /** The memory created, or the one merged into. */
+  memory: MemoryRecord;
+  /** For keep-both and new: the nearest old memory after its weight boost (content, level and timestamp unchanged). */
+  boosted?: MemoryRecord;
+  /** Set when a language model was asked and its answer was not used. */
+  modelFallback?: string;
+}
+
+export interface SearchOptions {
+  scope?: Scope;
+  /** @default retrieval.defaultLimit (10) */
+  limit?: number;
+  filter?: MemoryFilter;
+  /** Drop results scoring below this (0..1). */
+  minScore?: number;
+}
+
+export interface SearchResult {
+  memory: MemoryRecord;
+  /** Combined score in 0..1. */
+  score: number;
+  parts: ScoreParts;
+  /** Seed 000's warning when the memory is older than its freshness threshold, else undefined. */
+  freshness?: string;
+}
+
+export interface ListOptions {
+  scope?: Scope;
+  filter?: MemoryFilter;
+  limit?: number;
+  offset?: number;
+  orderBy?: 'createdAt' | 'updatedAt' | 'id';
+  direction?: 'asc' | 'desc';
+}
+
+export interface UpdatePatch {
+  content?: string;
+  category?: MemoryRecord['category'];
+  type?: MemoryRecord['type'];
+  level?: MemoryRecord['level'];
+  importance?: number;
+  weight?: number;
+  verified?: boolean;
+  /** Replaces the provenance list (ids of the messages or turns the memory came from). */
+  sources?: string[];
+  tags?: string[];
+  metadata?: Record<string, unknown>;
+}
+
+export interface UpdateOptions {
+  /** Only touch the memory when it is in this scope (NOT_FOUND otherwise). */
+  scope?: Scope;
+  /** Why, for the history. @default 'manual edit' */
+  reason?: string;
+  /** Treat the edit as an activation and refresh updatedAt. @default false */
+  refreshTimestamp?: boolean;
+  /** What caused the change, for the history (the pipeline uses `review` and `extraction`). @default 'manual_edit' */
+  trigger?: 'manual_edit' | 'review' | 'extraction';
+  /** What the change did, for the history. @default 'edit' */
+  action?: 'edit' | 'boost' | 'promote' | 'review';
+}
+
+export interface ScopedOptions {
+  /** Only see the memory when it is in this scope (NOT_FOUND / undefined otherwise). */
+  scope?: Scope;
+}
+
+export interface RenderOptions {
+  scope?: Scope;
+  filter?: MemoryFilter;
+  /** Most memories read for the index (the most recently updated). @default 1000 */
+  limit?: number;
+}
+
+/** The memory layer: what applications and adapters call. */
+export interface Memory {
+  readonly config: EngineConfig;
+  readonly store: MemoryStore;
+  readonly embedder: Embedder;
+  readonly languageModel: LanguageModel | undefined;
+  readonly clock: Clock;
+  /** The prompts in use: the defaults with `createMemory({ prompts })` applied. */
+  readonly prompts: Prompts;
+  add(content: string, options?: AddOptions): Promise<AddResult>;
+  search(query: string, options?: SearchOptions): Promise<SearchResult[]>;
+  get(id: string, options?: ScopedOptions): Promise<MemoryRecord | undefined>;
+  list(options?: ListOptions): Promise<MemoryRecord[]>;
+  count(options?: { scope?: Scope; filter?: MemoryFilter }): Promise<number>;
+  update(id: string, patch: UpdatePatch, options?: UpdateOptions): Promise<MemoryRecord>;
+  delete(id: string, options?: ScopedOptions): Promise<void>;
+  deleteAll(scope: Scope): Promise<number>;
+  history(id: string, options?: ScopedOptions): Promise<MemoryVersion[]>;
+  restore(id: string, version: number, options?: ScopedOptions & { reason?: string }): Promise<MemoryRecord>;
+  maintain(options?: MaintainOptions): Promise<MaintenanceReport>;
+  renderIndex(options?: RenderOptions): Promise<string>;
+  renderContext(query?: string, options?: SearchOptions): Promise<string>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,153 @@
+import type { MemoryChange, MemoryStore } from './contracts.js';
+import { baseWeightFor, daysBetween } from './decay.js';
+import type { AddResult } from './memory-types.js';
+import type { EngineConfig, ParsedAddOptions } from './options.js';
+import { createRecord, unique, validateContent, versionOf } from './records.js';
+import type { TextOperations } from './text-operations.js';
+import type { MemoryRecord, Scope } from './types.js';
+import { boostedWeight, decideUpdate, upgradedLevel, type UpdateDecision } from './update-strategy.js';
+
+/** What applying a mention needs from the Memory that owns it. */
+export interface MentionDeps {
+  store: MemoryStore;
+  config: EngineConfig;
+  text: TextOperations;
+  generateId: () => string;
+  /** Embed a document (used when a merge changes the text). */
+  embed: (content: string) => Promise<number[]>;
+}
+
+export interface MentionInput {
+  /** Validated, trimmed content. */
+  text: string;
+  vector: number[];
+  scope: Scope;
+  options: ParsedAddOptions;
+  atMs: number;
+}
+
+/** The decision reported by `add(…, { merge: false })`. */
+const VERBATIM_DECISION: UpdateDecision = {
+  strategy: 'create_new',
+  shouldRefreshTimestamp: false,
+  shouldUpgradeLevel: false,
+  reason: 'stored verbatim: merging was turned off for this add',
+  similarity: 0,
+};
+
+/**
+ * Seed 004 for one piece of new content: find the nearest memory in the same
+ * scope and layer, decide merge / keep both / new, and write the result (with
+ * the nearest memory's boost) in one atomic `apply`. Throws CONFLICT when the
+ * nearest memory changed underneath; the caller decides again.
+ */
+export async function applyMention(deps: MentionDeps, input: MentionInput): Promise<AddResult> {
+  const { text, vector, scope, options, atMs } = input;
+  const atIso = new Date(atMs).toISOString();
+  const trigger = options.trigger ?? 'user_mention';
+  // Candidates: the same scope, and the same layer (facts and core facts merge; episodes and system memories only with their own kind).
+  const category = options.category ?? deps.config.defaults.category;
+  const [nearestHit] =
+    options.merge === false
+      ? []
+      : await deps.store.vectorSearch({
+          vector,
+          scope,
+          exactScope: true,
+          filter: { category: mergeFamily(category) },
+          limit: 1,
+        });
+  const nearest = nearestHit?.memory;
+  const decision =
+    options.merge === false
+      ? { ...VERBATIM_DECISION }
+      : decideUpdate(nearest ? { id: nearest.id, level: nearest.level, similarity: nearestHit.score } : undefined, deps.config.strategy);
+
+  if (nearest && decision.strategy === 'merge_update') {
+    const merged = await deps.text.merge(nearest.content, nearest.level, text);
+    const mergedContent = validateContent(merged.text, deps.config.limits.maxContentLength, 'merged content');
+    const weight = boostedWeight(nearest.weight, 'merge_update', deps.config.strategy);
+    const after: MemoryRecord = {
+      ...nearest,
+      content: mergedContent,
+      level: upgradedLevel(nearest.level, decision.similarity, deps.config.strategy),
+      weight,
+      baseWeight: weight,
+      baseImportance: Math.max(nearest.importance, options.importance ?? 0),
+      importance: Math.max(nearest.importance, options.importance ?? 0),
+      updatedAt: atIso,
+      lastAccessedAt: atIso,
+      source: options.source === 'user' ? 'user' : nearest.source,
+      verified: nearest.verified || (options.verified ?? options.source === 'user'),
+      sources: unique([...nearest.sources, ...(options.sources ?? [])]),
+      tags: unique([...nearest.tags, ...(options.tags ?? [])]),
+      metadata: { ...nearest.metadata, ...(options.metadata ?? {}) },
+      revision: nearest.revision + 1,
+    };
+    const mergedVector = mergedContent === text ? vector : await deps.embed(mergedContent);
+    await deps.store.apply([
+      {
+        op: 'put',
+        memory: after,
+        vector: mergedVector,
+        expectedRevision: nearest.revision,
+        version: versionOf(nearest, after, { trigger, action: 'merge', reason: decision.reason, atIso }),
+      },
+    ]);
+    return { decision, memory: after, ...(merged.fallbackReason ? { modelFallback: merged.fallbackReason } : {}) };
+  }
+
+  const created = createRecord(
+    {
+      id: deps.generateId(),
+      content: text,
+      scope,
+      atIso,
+      ...(options.category ? { category: options.category } : {}),
+      ...(options.type ? { type: options.type } : {}),
+      ...(options.importance !== undefined ? { importance: options.importance } : {}),
+      ...(options.source ? { source: options.source } : {}),
+      ...(options.verified !== undefined ? { verified: options.verified } : {}),
+      ...(options.sources ? { sources: options.sources } : {}),
+      ...(options.tags ? { tags: options.tags } : {}),
+      ...(options.metadata ? { metadata: options.metadata } : {}),
+    },
+    deps.config.defaults,
+  );
+  const changes: MemoryChange[] = [
+    {
+      op: 'put',
+      memory: created,
+      vector,
+      expectedRevision: 0,
+      version: versionOf(null, created, { trigger, action: 'create', reason: decision.reason, atIso }),
+    },
+  ];
+  let boosted: MemoryRecord | undefined;
+  if (nearest) {
+    const weight = boostedWeight(nearest.weight, decision.strategy, deps.config.strategy);
+    if (weight !== nearest.weight) {
+      const ageDays = daysBetween(nearest.updatedAt, atMs);
+      boosted = {
+        ...nearest,
+        weight,
+        baseWeight: baseWeightFor(weight, ageDays, deps.config.decay.weightAlpha),
+        revision: nearest.revision + 1,
+      };
+      const reason = `mentioned again at similarity ${decision.similarity.toFixed(3)} (${decision.strategy}): weight ${nearest.weight} -> ${weight}; content, level and timestamp unchanged`;
+      changes.push({
+        op: 'put',
+        memory: boosted,
+        expectedRevision: nearest.revision,
+        version: versionOf(nearest, boosted, { trigger, action: 'boost', reason, atIso }),
+      });
+    }
+  }
+  await deps.store.apply(changes);
+  return { decision, memory: created, ...(boosted ? { boosted } : {}) };
+}
+
+/** Categories a new memory of `category` may merge with. */
+function mergeFamily(category: MemoryRecord['category']): MemoryRecord['category'][] {
+  return category === 'fact' || category === 'core' ? ['fact', 'core'] : [category];
+}

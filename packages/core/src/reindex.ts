@@ -1,0 +1,119 @@
+import type { Embedder, MemoryStore, ReindexStatus, StagedVector } from './contracts.js';
+import { MemloomError, toMemloomError } from './errors.js';
+import { assertValidVector } from './vector.js';
+
+export interface ReindexOptions {
+  /** A store whose `capabilities.reindex` is true. */
+  store: MemoryStore;
+  /** The embedder to move to; every memory's content is embedded with it. */
+  embedder: Embedder;
+  /** Memories embedded per call to the embedder (and per store write). @default 64 */
+  batchSize?: number;
+  /** Called once at the start (with what an earlier run already did) and after each batch. */
+  onProgress?: (progress: ReindexProgress) => void;
+  /** Stops between batches (throwing the signal's reason); what was staged so far is kept for the next run. */
+  signal?: AbortSignal;
+}
+
+export interface ReindexProgress {
+  /** Memories that hold a vector from the new embedder. */
+  done: number;
+  /** Memories in the store. */
+  total: number;
+  embedderId: string;
+}
+
+export interface ReindexReport {
+  embedderId: string;
+  dimension: number;
+  /** Memories in the store when the switch happened. */
+  total: number;
+  /** Memories embedded by this run. */
+  embedded: number;
+  /** Memories an earlier, interrupted run had already embedded. */
+  resumed: number;
+}
+
+/** Rounds in a row that may stage nothing (memories changing underneath) before giving up. */
+const MAX_IDLE_ROUNDS = 5;
+
+/**
+ * Move a store to another embedder: embed every memory's content with
+ * `embedder`, stage the vectors batch by batch, then switch the store over
+ * in one step. The store keeps answering with its old vectors until the
+ * switch. Interrupted (crash, abort), a second call resumes where the first
+ * stopped. Fails with NOT_SUPPORTED when the store cannot re-index.
+ */
+export async function reindex(options: ReindexOptions): Promise<ReindexReport> {
+  const { store, embedder } = options;
+  const batchSize = options.batchSize ?? 64;
+  if (!Number.isInteger(batchSize) || batchSize < 1) {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', message: `batchSize must be a positive integer, got ${String(batchSize)}` });
+  }
+  const methods = reindexMethods(store);
+  const target = { dimension: embedder.dimension, embedderId: embedder.id };
+  let status: ReindexStatus = await methods.begin(target);
+  const resumed = status.done;
+  let embedded = 0;
+  const report = (current: ReindexStatus) => options.onProgress?.({ done: current.done, total: current.total, embedderId: embedder.id });
+  report(status);
+
+  for (let idleRounds = 0; ; ) {
+    // The caller's own abort: rethrow its reason, as fetch() does. Staged vectors stay for the next run.
+    options.signal?.throwIfAborted();
+    const batch = await methods.pending(batchSize);
+    if (batch.length === 0) break;
+    const vectors = await embedBatch(embedder, batch.map((memory) => memory.content));
+    const staged: StagedVector[] = batch.map((memory, index) => ({ id: memory.id, revision: memory.revision, vector: vectors[index]! }));
+    const kept = await methods.stage(staged);
+    embedded += kept;
+    status = { ...status, done: status.done + kept };
+    report(status);
+    idleRounds = kept === 0 ? idleRounds + 1 : 0;
+    if (idleRounds >= MAX_IDLE_ROUNDS) {
+      throw new MemloomError({
+        code: 'CONFLICT',
+        backend: store.name,
+        message: `re-index to ${embedder.id}: memories keep changing while they are embedded; run reindex() again when writes calm down`,
+      });
+    }
+  }
+  await methods.commit();
+  return { embedderId: embedder.id, dimension: embedder.dimension, total: status.total, embedded, resumed };
+}
+
+function reindexMethods(store: MemoryStore) {
+  const { beginReindex, pendingReindex, stageReindex, commitReindex } = store;
+  if (!store.capabilities.reindex || !beginReindex || !pendingReindex || !stageReindex || !commitReindex) {
+    throw new MemloomError({
+      code: 'NOT_SUPPORTED',
+      backend: store.name,
+      message: 'this store cannot re-index in place; export the memories and add them to a new store with the new embedder',
+    });
+  }
+  return {
+    begin: beginReindex.bind(store),
+    pending: pendingReindex.bind(store),
+    stage: stageReindex.bind(store),
+    commit: commitReindex.bind(store),
+  };
+}
+
+async function embedBatch(embedder: Embedder, texts: string[]): Promise<number[][]> {
+  let vectors: unknown;
+  try {
+    vectors = await embedder.embed(texts, { purpose: 'document' });
+  } catch (error) {
+    throw toMemloomError(error, { code: 'EMBEDDER_ERROR', backend: 'embeddings', message: `embedder ${embedder.id} failed` });
+  }
+  if (!Array.isArray(vectors) || vectors.length !== texts.length) {
+    throw new MemloomError({
+      code: 'INVALID_EMBEDDING',
+      message: `embedder ${embedder.id} returned ${Array.isArray(vectors) ? vectors.length : 'no'} vectors for ${texts.length} texts`,
+    });
+  }
+  return vectors.map((vector: unknown) => {
+    assertValidVector(vector, embedder.dimension, `embedder ${embedder.id}`);
+    return Array.from(vector);
+  });
+}

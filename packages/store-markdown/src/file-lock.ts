@@ -1,0 +1,141 @@
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { isMissing } from './atomic-file.js';
+import { storeError } from './errors.js';
+
+export interface FileLockOptions {
+  /** Give up after this long. */
+  timeoutMs: number;
+  /** A lock whose holder stopped refreshing it for this long is broken. */
+  staleMs: number;
+}
+
+interface Owner {
+  pid: number;
+  host: string;
+  token: string;
+}
+
+/**
+ * A cross-process lock: a folder created with mkdir (atomic everywhere),
+ * holding its owner's pid, host and a random token. The holder touches it
+ * while it works. Another process breaks it when the holder's process is
+ * gone (same host) or the lock was not touched for `staleMs`. Breaking goes
+ * through a second, short-lived folder so two breakers cannot both win.
+ */
+export class FileLock {
+  private readonly breaker: string;
+
+  constructor(
+    private readonly directory: string,
+    private readonly options: FileLockOptions,
+  ) {
+    this.breaker = `${directory}.break`;
+  }
+
+  /** Run `task` while holding the lock. */
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    const release = await this.acquire();
+    try {
+      return await task();
+    } finally {
+      await release();
+    }
+  }
+
+  async acquire(): Promise<() => Promise<void>> {
+    const owner: Owner = { pid: process.pid, host: os.hostname(), token: randomBytes(12).toString('hex') };
+    const deadline = Date.now() + this.options.timeoutMs;
+    let wait = 2;
+    await fs.mkdir(path.dirname(this.directory), { recursive: true });
+    for (;;) {
+      if (await this.tryCreate(owner)) break;
+      await this.breakIfStale();
+      if (Date.now() > deadline) {
+        throw storeError('TIMEOUT', `could not take the store lock within ${this.options.timeoutMs} ms (held by another process)`, {
+          lock: this.directory,
+        });
+      }
+      await sleep(wait + Math.random() * wait);
+      wait = Math.min(wait * 2, 50);
+    }
+    const refresh = setInterval(() => {
+      const now = new Date();
+      void fs.utimes(this.directory, now, now).catch(() => undefined);
+    }, Math.max(100, Math.floor(this.options.staleMs / 3)));
+    refresh.unref();
+    return async () => {
+      clearInterval(refresh);
+      const current = await readOwner(this.directory);
+      if (current?.token === owner.token) await fs.rm(this.directory, { recursive: true, force: true });
+    };
+  }
+
+  private async tryCreate(owner: Owner): Promise<boolean> {
+    try {
+      await fs.mkdir(this.directory);
+    } catch (error) {
+      if ((error as { code?: string }).code === 'EEXIST') return false;
+      throw error;
+    }
+    await fs.writeFile(path.join(this.directory, 'owner.json'), JSON.stringify(owner));
+    return true;
+  }
+
+  private async breakIfStale(): Promise<void> {
+    if (!(await this.isStale(this.directory))) return;
+    try {
+      await fs.mkdir(this.breaker);
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'EEXIST') throw error;
+      // Someone else is breaking it; clear their breaker only if it is left over.
+      if (await this.isStale(this.breaker, 5_000)) await fs.rm(this.breaker, { recursive: true, force: true });
+      return;
+    }
+    try {
+      await fs.writeFile(path.join(this.breaker, 'owner.json'), JSON.stringify({ pid: process.pid, host: os.hostname(), token: 'breaker' }));
+      // Check again under the breaker: the lock may have been released and taken anew.
+      if (await this.isStale(this.directory)) await fs.rm(this.directory, { recursive: true, force: true });
+    } finally {
+      await fs.rm(this.breaker, { recursive: true, force: true });
+    }
+  }
+
+  private async isStale(directory: string, staleMs = this.options.staleMs): Promise<boolean> {
+    let stat;
+    try {
+      stat = await fs.stat(directory);
+    } catch (error) {
+      if (isMissing(error)) return false;
+      throw error;
+    }
+    const owner = await readOwner(directory);
+    if (owner && owner.host === os.hostname() && owner.pid !== process.pid && !isAlive(owner.pid)) return true;
+    // No owner file yet: the holder is between mkdir and writing it, unless that was long ago.
+    return Date.now() - stat.mtimeMs > staleMs;
+  }
+}
+
+async function readOwner(directory: string): Promise<Owner | undefined> {
+  try {
+    const owner = JSON.parse(await fs.readFile(path.join(directory, 'owner.json'), 'utf8')) as Owner;
+    return typeof owner.pid === 'number' && typeof owner.token === 'string' ? owner : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === 'EPERM';
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

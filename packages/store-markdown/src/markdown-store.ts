@@ -1,0 +1,523 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import {
+  inScope,
+  matchesFilter,
+  scopeKey,
+  TextIndex,
+  type ListQuery,
+  type MemloomError,
+  type MemoryChange,
+  type MemoryFilter,
+  type MemoryRecord,
+  type MemoryStore,
+  type MemoryVersion,
+  type PolicyStorage,
+  type Scope,
+  type ScoredMemory,
+  type StoreOpenOptions,
+  type TextQuery,
+  type VectorQuery,
+} from '@memloom/core';
+import { appendDurable, readIfExists, removeEmptyFolders, writeFileAtomic, type Durability } from './atomic-file.js';
+import type { FileProblem } from './block-format.js';
+import { BACKEND, ioError, RetrySignal, storeError } from './errors.js';
+import { FileLock } from './file-lock.js';
+import { decodeHistory, encodeAccess, type VectorHeader } from './index-logs.js';
+import { listMarkdownFiles, statSignature } from './loader.js';
+import { resolveOptions, type MarkdownStoreOptions, type ResolvedOptions } from './options.js';
+import { createMarkdownPolicyStorage } from './policy-storage.js';
+import { listRecords, matching, nearest } from './queries.js';
+import { Reconciler, type SyncReport } from './reconcile.js';
+import { assertSafeScope, discoverScopes, memoryDirectory } from './scope-path.js';
+import { newScopeState } from './scope-state.js';
+import { checkDimension, checkHeader, pickHeader, readStoreFile, validateChange } from './store-file.js';
+import { commitPlan, newTransaction } from './commit.js';
+import type { Transaction } from './transaction.js';
+import { accessFile, historyFile, Plan, type Entry, type ScopeState } from './world.js';
+
+/** A memloom store over Markdown files, plus what only a file store can do. */
+export interface MarkdownStore extends MemoryStore {
+  /** The folder given as `root`. */
+  readonly root: string;
+  /** BM25 over core's tokenizer; always present here. */
+  textSearch(query: TextQuery): Promise<ScoredMemory[]>;
+  /**
+   * Look at the files now: pick up a person's edits (changed blocks become
+   * `manual_edit` versions, deleted blocks deletions, new blocks new
+   * memories), embed what lacks a vector, and report unreadable files.
+   */
+  sync(): Promise<SyncReport>;
+  /** Drop every derived vector and embed all memories again from the Markdown (needs `embedder`). */
+  rebuildIndex(): Promise<SyncReport>;
+  /** Problems found in the files by the last look at them (path, line, message). */
+  problems(): FileProblem[];
+  /** Seed 001's policy overrides file and snapshots for one scope. */
+  policyStorage(scope?: Scope): PolicyStorage;
+  /** Absolute path of a scope's `memory/` folder (the scope is validated first). */
+  directoryFor(scope: Scope): string;
+}
+
+/**
+ * Create a store whose source of truth is Markdown a person can read, edit
+ * and keep in git (seed 001's layout), with a derived search index in
+ * hidden folders. Options are validated at once (INVALID_OPTIONS).
+ */
+export function createMarkdownStore(options: MarkdownStoreOptions): MarkdownStore {
+  return new MarkdownFileStore(resolveOptions(options));
+}
+
+const MAX_RETRIES = 8;
+
+class MarkdownFileStore implements MarkdownStore {
+  readonly name = BACKEND;
+  readonly capabilities = { textSearch: true, persistent: true, multiProcess: true };
+  readonly root: string;
+  readonly options: ResolvedOptions;
+  readonly durability: Durability;
+  readonly stateDirectory: string;
+  private readonly lock: FileLock;
+  readonly entries = new Map<string, Entry>();
+  readonly scopes = new Map<string, ScopeState>();
+  readonly text = new TextIndex();
+  header: VectorHeader | undefined;
+  private loaded = false;
+  private lastCheck = Number.NEGATIVE_INFINITY;
+  private closed = false;
+  private queue: Promise<unknown> = Promise.resolve();
+  private currentProblems: FileProblem[] = [];
+
+  constructor(options: ResolvedOptions) {
+    this.options = options;
+    this.root = path.resolve(options.root);
+    this.durability = { fsync: options.fsync };
+    this.stateDirectory = path.join(this.root, '.memloom');
+    this.lock = new FileLock(path.join(this.stateDirectory, 'lock'), {
+      timeoutMs: options.lockTimeoutMs,
+      staleMs: options.lockStaleMs,
+    });
+  }
+
+  // -------------------------------------------------------------------------
+  // open / close
+  // -------------------------------------------------------------------------
+
+  async open(options: StoreOpenOptions): Promise<void> {
+    this.assertOpen();
+    const embedder = this.options.embedder;
+    if (embedder && (embedder.id !== options.embedderId || embedder.dimension !== options.dimension)) {
+      throw storeError(
+        'EMBEDDER_MISMATCH',
+        `the store's embedder option is ${embedder.id} (${embedder.dimension} dims) but it is opened for ${options.embedderId} (${options.dimension} dims); give both the same embedder`,
+      );
+    }
+    await this.exclusive(async () => {
+      const stored = await this.readStoreFile();
+      const current = stored ?? this.header;
+      if (current) checkHeader(current, options);
+      if (!stored) await writeFileAtomic(this.storeFile, JSON.stringify({ format: 1, ...pickHeader(options) }, null, 2), this.durability);
+      const changed = !this.header || this.header.embedderId !== options.embedderId || this.header.dimension !== options.dimension;
+      this.header = pickHeader(options);
+      if (changed && this.loaded) this.reset();
+      await this.refresh();
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.queue.catch(() => undefined);
+    this.closed = true;
+  }
+
+  // -------------------------------------------------------------------------
+  // reads
+  // -------------------------------------------------------------------------
+
+  async get(id: string): Promise<MemoryRecord | undefined> {
+    await this.fresh();
+    const entry = this.entries.get(id);
+    return entry ? structuredClone(entry.record) : undefined;
+  }
+
+  async getMany(ids: readonly string[]): Promise<MemoryRecord[]> {
+    await this.fresh();
+    return ids.flatMap((id) => {
+      const entry = this.entries.get(id);
+      return entry ? [structuredClone(entry.record)] : [];
+    });
+  }
+
+  async list(query: ListQuery): Promise<MemoryRecord[]> {
+    await this.fresh();
+    return listRecords(this.entries.values(), query);
+  }
+
+  async count(query: { scope?: Scope; filter?: MemoryFilter }): Promise<number> {
+    await this.fresh();
+    return matching(this.entries.values(), query.scope, query.filter).length;
+  }
+
+  async vectorSearch(query: VectorQuery): Promise<ScoredMemory[]> {
+    await this.fresh();
+    checkDimension(this.header, query.vector);
+    return nearest(this.entries.values(), query);
+  }
+
+  async textSearch(query: TextQuery): Promise<ScoredMemory[]> {
+    await this.fresh();
+    const accept = (id: string) => {
+      const record = this.entries.get(id)?.record;
+      return !!record && inScope(record.scope, query.scope, query.exactScope) && matchesFilter(record, query.filter);
+    };
+    return this.text.search(query.text, query.limit, accept).map((hit) => ({
+      memory: structuredClone((this.entries.get(hit.id) as Entry).record),
+      score: hit.score,
+    }));
+  }
+
+  async history(id: string): Promise<MemoryVersion[]> {
+    await this.fresh();
+    const entry = this.entries.get(id);
+    if (!entry) return [];
+    const scope = this.scopes.get(entry.scopeKey) as ScopeState;
+    const file = historyFile(scope, id);
+    let text: string | undefined;
+    try {
+      text = await readIfExists(file);
+    } catch (error) {
+      throw ioError(error, `cannot read the history of memory ${id}`);
+    }
+    if (text === undefined) return [];
+    const { versions, badLine } = decodeHistory(text);
+    if (badLine !== undefined) {
+      throw storeError('STORE_CORRUPT', `history file ${this.display(file)} cannot be read at line ${badLine}`, {
+        path: this.display(file),
+        line: badLine,
+      });
+    }
+    // Lines past the current revision belong to a write that has not committed yet.
+    return versions.filter((version) => version.version <= entry.record.revision);
+  }
+
+  async getVector(id: string): Promise<number[] | undefined> {
+    await this.fresh();
+    const vector = this.entries.get(id)?.vector;
+    return vector ? Array.from(vector) : undefined;
+  }
+
+  problems(): FileProblem[] {
+    return this.currentProblems.map((problem) => ({ ...problem }));
+  }
+
+  directoryFor(scope: Scope): string {
+    return memoryDirectory(this.root, assertSafeScope(scope));
+  }
+
+  policyStorage(scope: Scope = {}): PolicyStorage {
+    return createMarkdownPolicyStorage({
+      root: this.root,
+      scope,
+      clock: this.options.clock,
+      fsync: this.options.fsync,
+      lockTimeoutMs: this.options.lockTimeoutMs,
+      lockStaleMs: this.options.lockStaleMs,
+    });
+  }
+
+  // -------------------------------------------------------------------------
+  // writes
+  // -------------------------------------------------------------------------
+
+  async apply(changes: readonly MemoryChange[]): Promise<void> {
+    this.assertOpen();
+    if (!Array.isArray(changes)) throw storeError('INVALID_INPUT', 'apply needs an array of changes');
+    const scopes = changes.map((change) => validateChange(change, this.header));
+    if (changes.length === 0) return;
+    await this.exclusive(async () => {
+      for (let attempt = 0; ; attempt++) {
+        await this.refresh();
+        const plan = this.newPlan();
+        for (const [index, change] of changes.entries()) this.planChange(plan, change, scopes[index]);
+        try {
+          await this.commit(plan);
+          return;
+        } catch (error) {
+          if (!(error instanceof RetrySignal) || attempt >= MAX_RETRIES) throw this.wrap(error, 'cannot write the changes');
+        }
+      }
+    });
+  }
+
+  async deleteByScope(scope: Scope): Promise<number> {
+    this.assertOpen();
+    return this.exclusive(async () => {
+      await this.refresh();
+      const doomed = [...this.scopes.values()].filter((state) => inScope(state.scope, scope));
+      const ids = [...this.entries.values()].filter((entry) => doomed.some((state) => state.key === entry.scopeKey));
+      if (doomed.length === 0) return 0;
+      // The whole memory/ folder goes: Markdown, backups (they hold the text), history, index, policy.
+      const transaction = this.newTransaction();
+      for (const state of doomed) transaction.remove(state.directory);
+      try {
+        await transaction.commit();
+      } catch (error) {
+        throw this.wrap(error, 'cannot delete the scope');
+      }
+      for (const state of doomed) {
+        this.dropScope(state);
+        await removeEmptyFolders(path.dirname(state.directory), this.root);
+      }
+      return ids.length;
+    });
+  }
+
+  async touch(ids: readonly string[], at: string): Promise<void> {
+    this.assertOpen();
+    if (ids.length === 0) return;
+    await this.exclusive(async () => {
+      await this.refresh();
+      const byScope = new Map<ScopeState, string[]>();
+      for (const id of new Set(ids)) {
+        const entry = this.entries.get(id);
+        if (!entry) continue;
+        const scope = this.scopes.get(entry.scopeKey) as ScopeState;
+        const lines = byScope.get(scope) ?? [];
+        lines.push(encodeAccess(id, entry.record.revision, at));
+        byScope.set(scope, lines);
+      }
+      for (const [scope, lines] of byScope) {
+        try {
+          scope.accessSignature = await appendDurable(accessFile(scope), lines.join(''), this.durability);
+        } catch (error) {
+          throw ioError(error, 'cannot record the access time');
+        }
+        scope.accessLines += lines.length;
+        for (const id of new Set(ids)) {
+          const entry = this.entries.get(id);
+          if (!entry || entry.scopeKey !== scope.key) continue;
+          scope.access.set(id, { revision: entry.record.revision, at });
+          entry.record = { ...entry.record, lastAccessedAt: at };
+        }
+        if (scope.accessLines > 2 * scope.access.size + 1000) await this.compactAccess(scope);
+      }
+    });
+  }
+
+  async sync(): Promise<SyncReport> {
+    this.assertOpen();
+    return this.exclusive(() => this.refresh());
+  }
+
+  async rebuildIndex(): Promise<SyncReport> {
+    this.assertOpen();
+    if (!this.options.embedder) {
+      throw storeError('NOT_SUPPORTED', 'rebuildIndex needs the embedder option: vectors are made from the Markdown by it');
+    }
+    return this.exclusive(async () => {
+      await this.refresh();
+      for (const scope of this.scopes.values()) {
+        scope.vectorRecords = -1;
+        scope.vectors = new Map();
+      }
+      for (const entry of this.entries.values()) {
+        entry.vector = undefined;
+        entry.norm = 0;
+      }
+      return this.refresh({ rewriteVectors: true });
+    });
+  }
+
+  // -------------------------------------------------------------------------
+  // reading the files
+  // -------------------------------------------------------------------------
+
+  /** Make sure what reads see matches the files (every `checkIntervalMs`). */
+  private async fresh(): Promise<void> {
+    this.assertOpen();
+    if (!this.loaded) {
+      await this.exclusive(() => this.refresh());
+      return;
+    }
+    const now = performance.now();
+    if (now - this.lastCheck < this.options.checkIntervalMs) return;
+    let changed: boolean;
+    try {
+      changed = await this.changedOnDisk();
+    } catch (error) {
+      throw ioError(error, 'cannot look at the memory files');
+    }
+    if (changed) await this.exclusive(() => this.refresh());
+    this.lastCheck = now;
+  }
+
+  /** A cheap look (directory listings and stats, no reading) for anything that changed. */
+  private async changedOnDisk(): Promise<boolean> {
+    if (statSignature(this.journalFile) !== undefined) return true;
+    const found = discoverScopes(this.root);
+    if (found.length !== this.scopes.size) return true;
+    for (const { scope } of found) {
+      const state = this.scopes.get(scopeKey(scope));
+      if (!state) return true;
+      const files = listMarkdownFiles(state.directory);
+      if (files.size !== state.files.size) return true;
+      for (const [rel, signature] of files) if (state.files.get(rel)?.signature !== signature) return true;
+      if (statSignature(accessFile(state)) !== state.accessSignature) return true;
+    }
+    return false;
+  }
+
+  /** Read what changed on disk and take in a person's edits. Runs under the lock. */
+  private async refresh(options: { rewriteVectors?: boolean } = {}): Promise<SyncReport> {
+    const reconciler = new Reconciler({
+      root: this.root,
+      options: this.options,
+      durability: this.durability,
+      journalFile: this.journalFile,
+      entries: this.entries,
+      scopes: this.scopes,
+      header: this.header ?? (await this.readStoreFile()),
+      newPlan: () => this.newPlan(),
+      commit: (plan) => this.commit(plan),
+      dropScope: (state) => this.dropScope(state),
+    });
+    let report: SyncReport;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        report = await reconciler.run(options);
+        break;
+      } catch (error) {
+        if (!(error instanceof RetrySignal) || attempt >= MAX_RETRIES) throw this.wrap(error, 'cannot read the memory files');
+      }
+    }
+    if (!this.header && reconciler.header) this.header = reconciler.header;
+    this.loaded = true;
+    this.lastCheck = performance.now();
+    this.currentProblems = report.problems;
+    for (const problem of report.problems) this.options.logger.warn?.(`[memloom] [markdown] ${problem.path}:${problem.line}: ${problem.message}`, { ...problem });
+    if (report.unembedded.length > 0) {
+      this.options.logger.warn?.(
+        `[memloom] [markdown] ${report.unembedded.length} memories have no vector; give the store an embedder to make them`,
+        { ids: report.unembedded },
+      );
+    }
+    return report;
+  }
+
+  // -------------------------------------------------------------------------
+  // planning and committing
+  // -------------------------------------------------------------------------
+
+  private planChange(plan: Plan, change: MemoryChange, scope: Scope | undefined): void {
+    if (change.op === 'delete') {
+      const current = plan.entry(change.id);
+      if (change.expectedRevision !== undefined && current?.record.revision !== change.expectedRevision) throw this.conflict(change.id);
+      if (current) plan.delete(change.id);
+      return;
+    }
+    const current = plan.entry(change.memory.id);
+    if ((current?.record.revision ?? 0) !== change.expectedRevision) throw this.conflict(change.memory.id);
+    const { memory, version } = change;
+    if (memory.revision !== change.expectedRevision + 1 || version.version !== memory.revision) {
+      throw storeError(
+        'INVALID_INPUT',
+        `memory ${memory.id}: revision ${memory.revision} and version ${version.version} must both be ${change.expectedRevision + 1}`,
+      );
+    }
+    if (!current && change.vector === undefined) {
+      throw storeError('INVALID_INPUT', `memory ${change.memory.id} is new and needs a vector`);
+    }
+    if (!this.header && change.vector) {
+      this.header = { embedderId: this.options.embedder?.id ?? 'unspecified', dimension: change.vector.length };
+    }
+    const state = this.scopeState(scope ?? {});
+    const record = structuredClone({ ...change.memory, scope: { ...(scope ?? {}) } });
+    const vector = change.vector ? Float32Array.from(change.vector) : 'keep';
+    plan.put(record, structuredClone(change.version), vector, state);
+  }
+
+  /** Write a plan: Markdown through temp files with a backup of each overwritten file, logs, journal. */
+  private commit(plan: Plan): Promise<void> {
+    return commitPlan(this, plan);
+  }
+
+  private newPlan(): Plan {
+    return new Plan(this.entries, (key) => this.scopes.get(key) as ScopeState);
+  }
+
+  private newTransaction(): Transaction {
+    return newTransaction(this);
+  }
+
+  /** The state of a scope, registered (empty) when it has no folder yet. */
+  private scopeState(scope: Scope): ScopeState {
+    const key = scopeKey(scope);
+    let state = this.scopes.get(key);
+    if (!state) {
+      state = newScopeState(this.root, scope);
+      this.scopes.set(key, state);
+    }
+    return state;
+  }
+
+  private dropScope(state: ScopeState): void {
+    for (const [id, entry] of this.entries) {
+      if (entry.scopeKey !== state.key) continue;
+      this.entries.delete(id);
+      this.text.delete(id);
+    }
+    this.scopes.delete(state.key);
+  }
+
+  private reset(): void {
+    for (const id of this.entries.keys()) this.text.delete(id);
+    this.entries.clear();
+    this.scopes.clear();
+    this.loaded = false;
+  }
+
+  private async compactAccess(scope: ScopeState): Promise<void> {
+    const lines = [...scope.access].filter(([id]) => this.entries.has(id)).map(([id, entry]) => encodeAccess(id, entry.revision, entry.at));
+    await writeFileAtomic(accessFile(scope), lines.join(''), this.durability);
+    scope.accessLines = lines.length;
+    scope.accessSignature = statSignature(accessFile(scope));
+  }
+
+  private exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(async () => {
+      this.assertOpen();
+      await fs.mkdir(this.stateDirectory, { recursive: true });
+      return this.lock.run(task);
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  get journalFile(): string {
+    return path.join(this.stateDirectory, 'journal.json');
+  }
+
+  private get storeFile(): string {
+    return path.join(this.stateDirectory, 'store.json');
+  }
+
+  private readStoreFile(): Promise<VectorHeader | undefined> {
+    return readStoreFile(this.storeFile, this.display(this.storeFile));
+  }
+
+  private conflict(id: string): MemloomError {
+    return storeError('CONFLICT', `memory ${id} was changed by someone else`, { id });
+  }
+
+  private wrap(error: unknown, what: string): MemloomError {
+    return ioError(error, what);
+  }
+
+  private display(file: string): string {
+    return path.relative(this.root, file).split(path.sep).join('/');
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw storeError('CLOSED', 'store is closed');
+  }
+}
+

@@ -1,0 +1,117 @@
+import path from 'node:path';
+import { policyOverridesSchema, systemClock, type Clock, type PolicyOverrides, type PolicyStorage, type Scope } from '@memloom/core';
+import { readIfExists, writeFileAtomic } from './atomic-file.js';
+import { readdir } from 'node:fs/promises';
+import { stamp } from './backups.js';
+import { storeError } from './errors.js';
+import { FileLock } from './file-lock.js';
+import { assertSafeScope, memoryDirectory } from './scope-path.js';
+
+export interface MarkdownPolicyStorageOptions {
+  /** The store's root folder. */
+  root: string;
+  /** Whose policy: the scope folder the files live in. @default {} (the root's own `memory/`) */
+  scope?: Scope;
+  /** Names the snapshots when `writeOverrides` is given no time. @default the system clock */
+  clock?: Clock;
+  /** fsync on every write. @default true */
+  fsync?: boolean;
+  /** Longest wait for the store lock before a write fails with TIMEOUT. @default 10000 */
+  lockTimeoutMs?: number;
+  /** A lock not refreshed for this long is taken over. @default 30000 */
+  lockStaleMs?: number;
+}
+
+/**
+ * Seed 001's policy files for one scope: `memory/policy_overrides.json`
+ * (the overrides; deleting it rolls back to the configuration) and
+ * `memory/policy_snapshots/YYYYMMDD_HHMMSS.json` (the overrides as they
+ * were before each write), and each scope's `memory/.last_longterm_compress`
+ * (when its long-term memory was last compressed). Writes are atomic and
+ * take the store lock.
+ */
+export function createMarkdownPolicyStorage(options: MarkdownPolicyStorageOptions): PolicyStorage & { readonly file: string; readonly snapshots: string } {
+  if (!options || typeof options.root !== 'string' || options.root === '') {
+    throw storeError('INVALID_OPTIONS', 'createMarkdownPolicyStorage needs { root, scope? }');
+  }
+  const root = path.resolve(options.root);
+  const directory = memoryDirectory(root, assertSafeScope(options.scope ?? {}));
+  const file = path.join(directory, 'policy_overrides.json');
+  const snapshots = path.join(directory, 'policy_snapshots');
+  const durability = { fsync: options.fsync ?? true };
+  const clock = options.clock ?? systemClock;
+  const lock = new FileLock(path.join(root, '.memloom', 'lock'), {
+    timeoutMs: options.lockTimeoutMs ?? 10_000,
+    staleMs: options.lockStaleMs ?? 30_000,
+  });
+  const display = path.relative(root, file).split(path.sep).join('/');
+
+  async function read(): Promise<{ text: string; value: unknown } | undefined> {
+    const text = await readIfExists(file);
+    if (text === undefined || text.trim() === '') return undefined;
+    try {
+      return { text, value: JSON.parse(text) };
+    } catch (error) {
+      const position = Number((error as Error).message.match(/position (\d+)/u)?.[1] ?? NaN);
+      const line = Number.isFinite(position) ? text.slice(0, position).split('\n').length : 1;
+      throw storeError('STORE_CORRUPT', `${display}:${line}: not valid JSON (${(error as Error).message}); fix or delete the file`, {
+        path: display,
+        line,
+      });
+    }
+  }
+
+  return {
+    file,
+    snapshots,
+    async readOverrides() {
+      return (await read())?.value;
+    },
+    async readLastCompression(of: Scope) {
+      const marker = compressionMarker(root, of);
+      const text = (await readIfExists(marker))?.trim();
+      if (!text) return undefined;
+      const at = new Date(text);
+      if (Number.isNaN(at.getTime())) {
+        const shown = path.relative(root, marker).split(path.sep).join('/');
+        throw storeError('STORE_CORRUPT', `${shown}:1: not a timestamp ("${text.slice(0, 40)}"); delete the file to reset it`, { path: shown, line: 1 });
+      }
+      return at;
+    },
+    async writeLastCompression(of: Scope, at: Date) {
+      const marker = compressionMarker(root, of);
+      await lock.run(() => writeFileAtomic(marker, `${at.toISOString()}\n`, durability));
+    },
+    async writeOverrides(overrides: PolicyOverrides, at: Date) {
+      const parsed = policyOverridesSchema.safeParse(overrides);
+      if (!parsed.success) throw storeError('INVALID_INPUT', `policy overrides are not valid: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+      const atMs = at instanceof Date && !Number.isNaN(at.getTime()) ? at.getTime() : clock.now();
+      await lock.run(async () => {
+        const current = await readIfExists(file);
+        if (current !== undefined && current.trim() !== '') {
+          await writeFileAtomic(await freeSnapshotName(snapshots, atMs), current, durability);
+        }
+        // Only the keys given: the schema's defaults are the configuration's business, not an override.
+        const given = Object.fromEntries(Object.keys(overrides).map((key) => [key, (parsed.data as Record<string, unknown>)[key]]));
+        await writeFileAtomic(file, `${JSON.stringify(given, null, 2)}\n`, durability);
+      });
+    },
+  };
+}
+
+/** Seed 001's `memory/.last_longterm_compress` of a scope (validated before it names a folder). */
+function compressionMarker(root: string, scope: Scope): string {
+  return path.join(memoryDirectory(root, assertSafeScope(scope ?? {})), '.last_longterm_compress');
+}
+
+/** `YYYYMMDD_HHMMSS.json` (seed 001), or `YYYYMMDD_HHMMSS-N.json` past the highest taken in that second. */
+async function freeSnapshotName(directory: string, atMs: number): Promise<string> {
+  const base = stamp(atMs);
+  const names = await readdir(directory).catch(() => [] as string[]);
+  let highest = 0;
+  for (const name of names) {
+    const match = name.match(/^(\d{8}_\d{6})(?:-(\d+))?\.json$/u);
+    if (match?.[1] === base) highest = Math.max(highest, Number(match[2] ?? 1));
+  }
+  return path.join(directory, highest === 0 ? `${base}.json` : `${base}-${highest + 1}.json`);
+}

@@ -1,0 +1,345 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { scopeKey, type MemoryRecord, type MemoryVersion } from '@memloom/core';
+import { isMissing, isTempName, readIfExists, type Durability } from './atomic-file.js';
+import { parseMemoryFile, type FileProblem, type ParsedFile } from './block-format.js';
+import { storeError } from './errors.js';
+import { decodeHistory, type VectorHeader } from './index-logs.js';
+import { fileOrder, historyIds, listMarkdownFiles, loadAccess, statSignature, syncVectors } from './loader.js';
+import type { ResolvedOptions } from './options.js';
+import { discoverScopes } from './scope-path.js';
+import { recoverJournal } from './transaction.js';
+import { accessFile, historyFile, MEMORY_FILE, vectorNorm, type Entry, type LayoutPart, type Plan, type ScopeState } from './world.js';
+import { newScopeState } from './scope-state.js';
+
+/** What a look at the files found and did. */
+export interface SyncReport {
+  /** Memories made from blocks written by hand. */
+  created: string[];
+  /** Memories whose block was changed by hand (a `manual_edit` version each). */
+  edited: string[];
+  /** Memories whose block was deleted by hand. */
+  deleted: string[];
+  /** Vectors the embedder made (hand-written blocks, a missing or rebuilt index). */
+  embedded: number;
+  /** Memories without a vector because no embedder was given. */
+  unembedded: string[];
+  /** Files that cannot be read, with path and line; they are left as they are. */
+  problems: FileProblem[];
+  /** Other things worth knowing (a copied block given a new id). */
+  notices: string[];
+}
+
+export interface ReconcilerParts {
+  root: string;
+  options: ResolvedOptions;
+  durability: Durability;
+  journalFile: string;
+  entries: Map<string, Entry>;
+  scopes: Map<string, ScopeState>;
+  header: VectorHeader | undefined;
+  newPlan: () => Plan;
+  commit: (plan: Plan) => Promise<void>;
+  dropScope: (state: ScopeState) => void;
+}
+
+interface ChangedFile {
+  rel: string;
+  signature: string;
+  parsed: ParsedFile;
+}
+
+interface PendingScope {
+  state: ScopeState;
+  fresh: boolean;
+  changed: ChangedFile[];
+  removed: string[];
+}
+
+const EMBED_BATCH = 64;
+
+/**
+ * Brings the store's state in line with the files: reads what changed,
+ * tells blocks memloom wrote from blocks a person changed, wrote or
+ * deleted, and commits those as versions (rewriting the files, with
+ * backups, to record ids and revisions). Runs under the store lock.
+ */
+export class Reconciler {
+  header: VectorHeader | undefined;
+
+  constructor(private readonly parts: ReconcilerParts) {
+    this.header = parts.header;
+  }
+
+  async run(options: { rewriteVectors?: boolean }): Promise<SyncReport> {
+    const { parts } = this;
+    const report: SyncReport = { created: [], edited: [], deleted: [], embedded: 0, unembedded: [], problems: [], notices: [] };
+    const recovered = await recoverJournal(parts.journalFile, parts.durability);
+    await sweepTemps(path.dirname(parts.journalFile), false);
+    const found = discoverScopes(parts.root).sort((a, b) => (scopeKey(a.scope) < scopeKey(b.scope) ? -1 : 1));
+    // Temp files are only ever written under the lock, which we hold: any left is from a killed writer.
+    for (const item of found) if (recovered !== 'none' || !parts.scopes.has(scopeKey(item.scope))) await sweepTemps(item.directory, true);
+    const foundKeys = new Set(found.map((item) => scopeKey(item.scope)));
+    for (const state of [...parts.scopes.values()]) if (!foundKeys.has(state.key)) parts.dropScope(state);
+
+    const pending: PendingScope[] = [];
+    for (const item of found) {
+      const key = scopeKey(item.scope);
+      let state = parts.scopes.get(key);
+      const fresh = !state;
+      if (!state) {
+        state = newScopeState(parts.root, item.scope);
+        parts.scopes.set(key, state);
+      }
+      const listing = listMarkdownFiles(state.directory);
+      const vectorsChanged = (await syncVectors(state, this.header)) || fresh;
+      const accessChanged = fresh || statSignature(accessFile(state)) !== state.accessSignature;
+      if (accessChanged) await loadAccess(state);
+      const changed: ChangedFile[] = [];
+      for (const [rel, signature] of listing) {
+        if (state.files.get(rel)?.signature === signature) continue;
+        const text = await readIfExists(path.join(state.directory, rel));
+        if (text === undefined) continue;
+        changed.push({ rel, signature, parsed: this.parse(state, rel, text) });
+      }
+      const removed = [...state.files.keys()].filter((rel) => !listing.has(rel) && state.files.get(rel)?.signature !== undefined);
+      if (fresh || changed.length > 0 || removed.length > 0 || vectorsChanged || accessChanged || options.rewriteVectors) {
+        pending.push({ state, fresh, changed: changed.sort((a, b) => fileOrder(a.rel, b.rel)), removed });
+      }
+    }
+    if (pending.length === 0) {
+      report.problems = this.allProblems(undefined);
+      return report;
+    }
+
+    const plan = parts.newPlan();
+    const nowIso = new Date(parts.options.clock.now()).toISOString();
+    const changedKeys = new Set<string>();
+    for (const item of pending) {
+      for (const file of item.changed) changedKeys.add(fileKey(item.state.key, file.rel));
+      for (const rel of item.removed) changedKeys.add(fileKey(item.state.key, rel));
+    }
+    const seen = new Set<string>();
+    for (const [id, entry] of parts.entries) if (!changedKeys.has(fileKey(entry.scopeKey, entry.file))) seen.add(id);
+
+    const adopted: Array<{ state: ScopeState; rel: string; record: MemoryRecord }> = [];
+    const creates: Array<{ state: ScopeState; rel: string; record: MemoryRecord; line: number }> = [];
+    const edits: Array<{ state: ScopeState; rel: string; record: MemoryRecord; previous: Entry | undefined; line: number }> = [];
+    const brokenScopes = new Set<string>();
+
+    for (const item of pending) {
+      const { state } = item;
+      for (const file of item.changed) {
+        const broken = file.parsed.problems.length > 0;
+        if (broken) {
+          brokenScopes.add(state.key);
+          // Keep what this file held until a person fixes it: nothing in it is taken as deleted.
+          for (const [id, entry] of parts.entries) if (entry.scopeKey === state.key && entry.file === file.rel) seen.add(id);
+        }
+        const layoutParts: LayoutPart[] = [];
+        for (const segment of file.parsed.segments) {
+          if (segment.kind === 'text') {
+            layoutParts.push(segment);
+            continue;
+          }
+          const { block } = segment;
+          const id = block.record.id;
+          if (broken) {
+            if (block.status === 'intact' && !seen.has(id)) adopted.push({ state, rel: file.rel, record: block.record });
+            if (block.status !== 'new') seen.add(id);
+            continue;
+          }
+          if (block.status === 'new' || seen.has(id)) {
+            if (block.status !== 'new') {
+              report.notices.push(`${state.displayPath}/${file.rel}:${block.line}: memory ${id} appears twice; this copy becomes a new memory`);
+            }
+            const record = { ...block.record, id: parts.options.generateId(), revision: 1 };
+            creates.push({ state, rel: file.rel, record, line: block.line });
+            seen.add(record.id);
+            layoutParts.push({ kind: 'record', id: record.id });
+            continue;
+          }
+          seen.add(id);
+          layoutParts.push({ kind: 'record', id });
+          const previous = parts.entries.get(id);
+          if (block.status === 'edited' || (previous && previous.scopeKey !== state.key)) {
+            edits.push({ state, rel: file.rel, record: block.record, previous, line: block.line });
+          } else {
+            adopted.push({ state, rel: file.rel, record: block.record });
+          }
+        }
+        plan.adoptLayout(state, { rel: file.rel, signature: file.signature, parts: layoutParts, problems: file.parsed.problems });
+      }
+      for (const rel of item.removed) plan.removedFiles.push({ scope: state, rel });
+      // Entries of unchanged files pick up vectors and access times other processes wrote.
+      for (const entry of parts.entries.values()) {
+        if (entry.scopeKey !== state.key || changedKeys.has(fileKey(entry.scopeKey, entry.file))) continue;
+        plan.adoptEntry(this.withLogs(state, entry.file, entry.record));
+      }
+    }
+
+    for (const { state, rel, record } of adopted) plan.adoptEntry(this.withLogs(state, rel, record));
+
+    // Blocks that are gone from changed files were deleted by hand.
+    for (const [id, entry] of parts.entries) {
+      if (changedKeys.has(fileKey(entry.scopeKey, entry.file)) && !seen.has(id)) {
+        plan.delete(id, false);
+        report.deleted.push(id);
+      }
+    }
+    // On a first read, history without a block means the block was deleted while no process ran.
+    for (const item of pending) {
+      if (!item.fresh || brokenScopes.has(item.state.key)) continue;
+      for (const id of await historyIds(item.state)) {
+        if (seen.has(id) || plan.entry(id)) continue;
+        plan.forget(item.state, id);
+        report.deleted.push(id);
+      }
+    }
+
+    const vectors = await this.embedAll(
+      [
+        ...creates.map((item) => item.record),
+        ...edits.filter((item) => needsNewVector(item.previous, item.record, item.state)).map((item) => item.record),
+        ...[...plan.entries.values()].flatMap((entry) => (entry && !entry.vector ? [entry.record] : [])),
+      ],
+      report,
+    );
+
+    for (const { state, rel, record, line } of creates) {
+      const version = versionOf(null, record, 'create', `written by hand in ${state.displayPath}/${rel} (line ${line})`, nowIso);
+      plan.put(record, version, vectors.get(record.id), state, rel);
+      report.created.push(record.id);
+    }
+    for (const { state, rel, record, previous, line } of edits) {
+      const before = previous?.record ?? (await this.historyTail(state, record.id)) ?? null;
+      const after: MemoryRecord = { ...record, scope: { ...state.scope }, revision: Math.max(before?.revision ?? 0, record.revision) + 1 };
+      const moved = previous && previous.scopeKey !== state.key;
+      const reason = moved
+        ? `moved by hand to ${state.displayPath}/${rel} (line ${line})`
+        : `edited by hand in ${state.displayPath}/${rel} (line ${line})`;
+      const fresh = vectors.get(record.id);
+      const vector = fresh ?? (needsNewVector(previous, record, state) ? undefined : 'keep');
+      plan.put(after, versionOf(before, after, 'edit', reason, nowIso), vector, state, rel);
+      report.edited.push(record.id);
+    }
+    for (const [id, entry] of plan.entries) {
+      if (entry && !entry.vector && vectors.has(id) && !report.created.includes(id) && !report.edited.includes(id)) {
+        plan.setVector(id, vectors.get(id) as Float32Array);
+      }
+    }
+    if (options.rewriteVectors) for (const item of pending) plan.vectorRewrites.add(item.state);
+    if (!this.header && this.parts.options.embedder && vectors.size > 0) {
+      this.header = { embedderId: this.parts.options.embedder.id, dimension: this.parts.options.embedder.dimension };
+    }
+
+    await parts.commit(plan);
+    report.problems = this.allProblems(plan);
+    for (const entry of parts.entries.values()) if (!entry.vector && !report.unembedded.includes(entry.record.id)) report.unembedded.push(entry.record.id);
+    return report;
+  }
+
+  private parse(state: ScopeState, rel: string, text: string): ParsedFile {
+    return parseMemoryFile(text, {
+      path: `${state.displayPath}/${rel}`,
+      scope: state.scope,
+      defaults: { category: rel === MEMORY_FILE ? 'fact' : 'episode', atIso: new Date(this.parts.options.clock.now()).toISOString() },
+    });
+  }
+
+  /** An entry for a record read from disk, with its logged vector and access time. */
+  private withLogs(state: ScopeState, rel: string, record: MemoryRecord): Entry {
+    const access = state.access.get(record.id);
+    const withAccess = access && access.revision === record.revision ? { ...record, lastAccessedAt: access.at } : record;
+    const vector = state.vectors.get(record.id);
+    return { record: withAccess, vector, norm: vectorNorm(vector), scopeKey: state.key, file: rel };
+  }
+
+  private async embedAll(records: MemoryRecord[], report: SyncReport): Promise<Map<string, Float32Array>> {
+    const vectors = new Map<string, Float32Array>();
+    const unique = [...new Map(records.map((record) => [record.id, record])).values()];
+    if (unique.length === 0) return vectors;
+    const embedder = this.parts.options.embedder;
+    if (!embedder || (this.header && (this.header.embedderId !== embedder.id || this.header.dimension !== embedder.dimension))) {
+      return vectors;
+    }
+    for (let start = 0; start < unique.length; start += EMBED_BATCH) {
+      const batch = unique.slice(start, start + EMBED_BATCH);
+      let output: number[][];
+      try {
+        output = await embedder.embed(
+          batch.map((record) => record.content),
+          { purpose: 'document' },
+        );
+      } catch (error) {
+        throw storeError('EMBEDDER_ERROR', `embedder ${embedder.id} failed on hand-written memories`, undefined, error);
+      }
+      batch.forEach((record, index) => {
+        const vector = output[index];
+        if (!vector || vector.length !== embedder.dimension || !vector.every(Number.isFinite)) {
+          throw storeError('INVALID_EMBEDDING', `embedder ${embedder.id} returned an unusable vector for memory ${record.id}`);
+        }
+        vectors.set(record.id, Float32Array.from(vector));
+      });
+    }
+    report.embedded += vectors.size;
+    return vectors;
+  }
+
+  private async historyTail(state: ScopeState, id: string): Promise<MemoryRecord | undefined> {
+    try {
+      const text = await fs.readFile(historyFile(state, id), 'utf8');
+      const { versions } = decodeHistory(text);
+      return versions.at(-1)?.after;
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+  }
+
+  private allProblems(plan: Plan | undefined): FileProblem[] {
+    const problems: FileProblem[] = [];
+    for (const state of this.parts.scopes.values()) {
+      for (const layout of state.files.values()) problems.push(...layout.problems);
+    }
+    void plan;
+    return problems.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
+  }
+}
+
+/** Remove temp files a killed writer left in `directory` (and its subfolders when `deep`). */
+async function sweepTemps(directory: string, deep: boolean): Promise<void> {
+  let entries;
+  try {
+    entries = await fs.readdir(directory, { withFileTypes: true });
+  } catch (error) {
+    if (isMissing(error)) return;
+    throw error;
+  }
+  for (const entry of entries) {
+    const full = path.join(directory, entry.name);
+    if (entry.isFile() && isTempName(entry.name)) await fs.rm(full, { force: true });
+    else if (deep && entry.isDirectory()) await sweepTemps(full, true);
+  }
+}
+
+function needsNewVector(previous: Entry | undefined, record: MemoryRecord, state: ScopeState): boolean {
+  return !previous || previous.record.content !== record.content || !state.vectors.has(record.id);
+}
+
+function versionOf(before: MemoryRecord | null, after: MemoryRecord, action: 'create' | 'edit', reason: string, atIso: string): MemoryVersion {
+  return {
+    memoryId: after.id,
+    version: after.revision,
+    at: atIso,
+    trigger: 'manual_edit',
+    action,
+    reason,
+    before: before ? structuredClone(before) : null,
+    after: structuredClone(after),
+  };
+}
+
+function fileKey(scope: string, rel: string): string {
+  return `${scope}\u0000${rel}`;
+}

@@ -1,0 +1,73 @@
+import type { MemoryChange, Scope, StoreOpenOptions } from '@memloom/core';
+import { assertValidVector } from '@memloom/core';
+import { readIfExists } from './atomic-file.js';
+import { BACKEND, storeError } from './errors.js';
+import type { VectorHeader } from './index-logs.js';
+import { assertSafeScope } from './scope-path.js';
+
+/** `.memloom/store.json`: which embedder's vectors the store holds. Undefined when not written yet. */
+export async function readStoreFile(file: string, display: string): Promise<VectorHeader | undefined> {
+  const text = await readIfExists(file);
+  if (text === undefined) return undefined;
+  try {
+    const value = JSON.parse(text) as Partial<VectorHeader>;
+    if (typeof value.embedderId === 'string' && Number.isInteger(value.dimension)) {
+      return { embedderId: value.embedderId, dimension: value.dimension as number };
+    }
+  } catch {
+    // Reported below.
+  }
+  throw storeError('STORE_CORRUPT', `${display} cannot be read; delete it to let the next open write it again`, { path: display });
+}
+
+export function pickHeader(options: StoreOpenOptions): VectorHeader {
+  return { embedderId: options.embedderId, dimension: options.dimension };
+}
+
+/** Refuse to open a store for another dimension or embedder than its vectors were made with. */
+export function checkHeader(current: VectorHeader, options: StoreOpenOptions): void {
+  if (current.dimension !== options.dimension) {
+    throw storeError('DIMENSION_MISMATCH', `store holds vectors of dimension ${current.dimension}; the embedder gives ${options.dimension}`);
+  }
+  if (current.embedderId !== options.embedderId) {
+    throw storeError(
+      'EMBEDDER_MISMATCH',
+      `store was indexed by ${current.embedderId}, not ${options.embedderId}; delete root/.memloom/store.json and the memory/.index folders, then open with the new embedder to rebuild`,
+    );
+  }
+}
+
+export function checkDimension(header: VectorHeader | undefined, vector: readonly number[]): void {
+  if (header && vector.length !== header.dimension) {
+    throw storeError('DIMENSION_MISMATCH', `vector of dimension ${vector.length}; this store holds ${header.dimension}`);
+  }
+}
+
+/**
+ * Check a change's shape before any lock is taken: ids, a scope that can
+ * name a folder (INVALID_SCOPE), vectors of the store's dimension with
+ * finite values. Returns the put's clean scope.
+ */
+export function validateChange(change: MemoryChange, header: VectorHeader | undefined): Scope | undefined {
+  if (!change || typeof change !== 'object' || (change.op !== 'put' && change.op !== 'delete')) {
+    throw storeError('INVALID_INPUT', 'a change must be { op: "put", … } or { op: "delete", id }');
+  }
+  if (change.op === 'delete') {
+    if (typeof change.id !== 'string' || change.id === '') throw storeError('INVALID_INPUT', 'a delete needs an id');
+    return undefined;
+  }
+  const { memory, version } = change;
+  if (!memory || typeof memory.id !== 'string' || memory.id === '' || memory.id.length > 256) {
+    throw storeError('INVALID_INPUT', 'a memory id must be a non-empty string of at most 256 characters');
+  }
+  if (typeof memory.content !== 'string') throw storeError('INVALID_INPUT', `memory ${memory.id} has no text content`);
+  const scope = assertSafeScope(memory.scope ?? {});
+  if (!Number.isInteger(change.expectedRevision) || !version || typeof version !== 'object') {
+    throw storeError('INVALID_INPUT', `memory ${memory.id}: a put needs an integer expectedRevision and a version`);
+  }
+  if (change.vector !== undefined) {
+    checkDimension(header, change.vector);
+    assertValidVector(change.vector, change.vector.length, `the vector of memory ${memory.id}`, BACKEND);
+  }
+  return scope;
+}

@@ -1,0 +1,172 @@
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { appendDurable, isMissing, readIfExists, sizeOf, syncDirectory, tempPathFor, writeDurable, writeFileAtomic, type Durability } from './atomic-file.js';
+import { storeError } from './errors.js';
+
+interface JournalEntry {
+  txid: string;
+  state: 'prepare' | 'commit';
+  /** Logs appended to, with their size before, to cut them back on rollback. */
+  appends: Array<{ file: string; size: number }>;
+  /** Temp files renamed over their targets at commit. */
+  writes: Array<{ temp: string; target: string }>;
+  /** Files or folders removed at commit (moved to trash first). */
+  removes: Array<{ target: string; trash: string }>;
+}
+
+/**
+ * All the file changes of one write, applied all together or not at all,
+ * even across a crash. Logs are appended and new files written to temp
+ * files first; a journal (written atomically) then flips from `prepare` to
+ * `commit`, and only then are temps renamed over their targets and removed
+ * paths moved away. Recovery cuts logs back (prepare) or finishes the
+ * renames (commit). Callers hold the store lock.
+ */
+export class Transaction {
+  private readonly txid = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+  private readonly appends = new Map<string, Array<string | Buffer>>();
+  private readonly writes = new Map<string, string | Buffer>();
+  private readonly removes = new Set<string>();
+  /** Signature of each written or appended file once committed. */
+  readonly signatures = new Map<string, string>();
+
+  constructor(
+    private readonly journalFile: string,
+    private readonly trashDirectory: string,
+    private readonly durability: Durability,
+  ) {}
+
+  get isEmpty(): boolean {
+    return this.appends.size === 0 && this.writes.size === 0 && this.removes.size === 0;
+  }
+
+  append(file: string, data: string | Buffer): void {
+    const chunks = this.appends.get(file) ?? [];
+    chunks.push(data);
+    this.appends.set(file, chunks);
+  }
+
+  write(file: string, content: string | Buffer): void {
+    this.removes.delete(file);
+    this.writes.set(file, content);
+  }
+
+  remove(target: string): void {
+    this.writes.delete(target);
+    this.appends.delete(target);
+    this.removes.add(target);
+  }
+
+  /** Files this transaction will write (targets). */
+  get writtenFiles(): string[] {
+    return [...this.writes.keys()];
+  }
+
+  /**
+   * Run the transaction. `beforeCommit` runs after every temp file is on
+   * disk and before the commit point (backups go there).
+   */
+  async commit(beforeCommit?: () => Promise<void>): Promise<void> {
+    if (this.isEmpty) return;
+    const journal: JournalEntry = {
+      txid: this.txid,
+      state: 'prepare',
+      appends: [],
+      writes: [],
+      removes: [],
+    };
+    for (const file of this.appends.keys()) journal.appends.push({ file, size: (await sizeOf(file)) ?? -1 });
+    for (const target of this.writes.keys()) journal.writes.push({ temp: tempPathFor(target, this.txid), target });
+    for (const [index, target] of [...this.removes].entries()) {
+      journal.removes.push({ target, trash: path.join(this.trashDirectory, `${this.txid}-${index}`) });
+    }
+    await writeFileAtomic(this.journalFile, JSON.stringify(journal), this.durability);
+    failpoint('after-journal');
+    try {
+      for (const [file, chunks] of this.appends) {
+        const data = Buffer.concat(chunks.map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk)));
+        this.signatures.set(file, await appendDurable(file, data, this.durability));
+      }
+      for (const { temp, target } of journal.writes) {
+        await fs.mkdir(path.dirname(target), { recursive: true });
+        // A rename keeps inode, size and mtime, so the temp's signature is the target's.
+        this.signatures.set(target, await writeDurable(temp, this.writes.get(target) as string | Buffer, this.durability));
+      }
+      failpoint('before-backup');
+      await beforeCommit?.();
+      failpoint('before-commit');
+    } catch (error) {
+      await rollBack(journal).catch(() => undefined);
+      await fs.rm(this.journalFile, { force: true });
+      throw error;
+    }
+    journal.state = 'commit';
+    await writeFileAtomic(this.journalFile, JSON.stringify(journal), this.durability);
+    failpoint('after-commit');
+    await rollForward(journal, this.durability);
+    await fs.rm(this.journalFile, { force: true });
+  }
+}
+
+/** Finish or undo a transaction a crashed process left behind. Call under the store lock. */
+export async function recoverJournal(journalFile: string, durability: Durability): Promise<'none' | 'rolled-back' | 'rolled-forward'> {
+  const text = await readIfExists(journalFile);
+  if (text === undefined) return 'none';
+  let journal: JournalEntry;
+  try {
+    journal = JSON.parse(text) as JournalEntry;
+  } catch (error) {
+    // The journal is written atomically, so this is damage from outside.
+    throw storeError('STORE_CORRUPT', `the write journal ${journalFile} cannot be read; move it away to continue`, { path: journalFile }, error);
+  }
+  if (journal.state === 'commit') {
+    await rollForward(journal, durability);
+  } else {
+    await rollBack(journal);
+  }
+  await fs.rm(journalFile, { force: true });
+  return journal.state === 'commit' ? 'rolled-forward' : 'rolled-back';
+}
+
+async function rollBack(journal: JournalEntry): Promise<void> {
+  for (const { file, size } of journal.appends) {
+    if (size < 0) await fs.rm(file, { force: true });
+    else await fs.truncate(file, size).catch((error: unknown) => (isMissing(error) ? undefined : Promise.reject(error)));
+  }
+  for (const { temp } of journal.writes) await fs.rm(temp, { force: true });
+}
+
+async function rollForward(journal: JournalEntry, durability: Durability): Promise<void> {
+  const folders = new Set<string>();
+  for (const { temp, target } of journal.writes) {
+    try {
+      await fs.rename(temp, target);
+      folders.add(path.dirname(target));
+      failpoint('after-first-rename');
+    } catch (error) {
+      // Already renamed by an earlier, interrupted roll-forward.
+      if (!isMissing(error)) throw error;
+    }
+  }
+  for (const { target, trash } of journal.removes) {
+    try {
+      await fs.mkdir(path.dirname(trash), { recursive: true });
+      await fs.rename(target, trash);
+      folders.add(path.dirname(target));
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+    }
+  }
+  for (const folder of folders) await syncDirectory(folder, durability);
+  for (const { trash } of journal.removes) await fs.rm(trash, { recursive: true, force: true });
+}
+
+/**
+ * Crash tests: when MEMLOOM_MARKDOWN_FAILPOINT names this point, the
+ * process kills itself there with SIGKILL (no cleanup, like a power cut
+ * for the process). Unset in normal use.
+ */
+function failpoint(name: string): void {
+  if (process.env.MEMLOOM_MARKDOWN_FAILPOINT === name) process.kill(process.pid, 'SIGKILL');
+}

@@ -1,0 +1,281 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { MemoryRecord, MemoryVersion, Scope } from '@memloom/core';
+import { signatureOf } from './atomic-file.js';
+import { defaultPreamble, renderFile, type FileProblem } from './block-format.js';
+import { encodeAccess, encodeVectorHeader, encodeVectorRecord, encodeVersion, type AccessEntry, type VectorHeader } from './index-logs.js';
+import { encodeSegment } from './scope-path.js';
+import type { Transaction } from './transaction.js';
+
+/** One memory as the store holds it in process memory. */
+export interface Entry {
+  record: MemoryRecord;
+  vector: Float32Array | undefined;
+  norm: number;
+  scopeKey: string;
+  /** The Markdown file it lives in, relative to the scope's `memory/` folder. */
+  file: string;
+}
+
+export type LayoutPart = { kind: 'text'; text: string } | { kind: 'record'; id: string };
+
+/** A Markdown file as last read or written: its parts in order. */
+export interface FileLayout {
+  rel: string;
+  /** Signature on disk when read or written; undefined for a file not written yet. */
+  signature: string | undefined;
+  parts: LayoutPart[];
+  problems: FileProblem[];
+}
+
+export interface ScopeState {
+  key: string;
+  scope: Scope;
+  /** Absolute `memory/` folder. */
+  directory: string;
+  /** `memory/` folder relative to the store root (forward slashes), for messages. */
+  displayPath: string;
+  files: Map<string, FileLayout>;
+  access: Map<string, AccessEntry>;
+  accessLines: number;
+  accessSignature: string | undefined;
+  /** The vector log as read: last vector per id. */
+  vectors: Map<string, Float32Array>;
+  /** Records in vectors.bin, live or not; -1 when the file must be written anew (missing, other embedder). */
+  vectorRecords: number;
+  vectorSignature: string | undefined;
+  /** Bytes of vectors.bin read so far. */
+  vectorSize: number;
+}
+
+export const MEMORY_FILE = 'MEMORY.md';
+
+/** Where a new memory goes: episodes to the daily note of their creation day, the rest to MEMORY.md. */
+export function placeFor(record: MemoryRecord): string {
+  if (record.category !== 'episode') return MEMORY_FILE;
+  const day = record.createdAt.slice(0, 10).replace(/-/gu, '');
+  return /^\d{8}$/u.test(day) ? `${day.slice(0, 6)}/${day}.md` : MEMORY_FILE;
+}
+
+export function historyFile(scope: ScopeState, id: string): string {
+  return path.join(scope.directory, '.history', `${encodeSegment(id)}.jsonl`);
+}
+
+export function vectorFile(scope: ScopeState): string {
+  return path.join(scope.directory, '.index', 'vectors.bin');
+}
+
+export function accessFile(scope: ScopeState): string {
+  return path.join(scope.directory, '.index', 'accessed.log');
+}
+
+export function vectorNorm(vector: ArrayLike<number> | undefined): number {
+  if (!vector) return 0;
+  let sum = 0;
+  for (let index = 0; index < vector.length; index++) sum += (vector[index] as number) ** 2;
+  return Math.sqrt(sum);
+}
+
+/**
+ * Changes to the store staged over the current state: entries, file
+ * layouts and log records. Nothing changes in memory or on disk until
+ * `stage` has filled a Transaction and it committed; `swap` then makes
+ * the staged state current.
+ */
+export class Plan {
+  readonly entries = new Map<string, Entry | null>();
+  readonly layouts = new Map<string, { scope: ScopeState; layout: FileLayout; dirty: boolean }>();
+  /** Files that are gone from disk (removed by hand). */
+  readonly removedFiles: Array<{ scope: ScopeState; rel: string }> = [];
+  private readonly versions: Array<{ scope: ScopeState; id: string; version: MemoryVersion }> = [];
+  readonly vectorRecords: Array<{ scope: ScopeState; id: string; revision: number; vector: Float32Array | undefined }> = [];
+  readonly historyRemoves: Array<{ scope: ScopeState; id: string }> = [];
+  private readonly historyMoves: Array<{ from: ScopeState; to: ScopeState; id: string }> = [];
+  /** Scopes whose vectors.bin is written whole (compaction or a new embedder). */
+  readonly vectorRewrites = new Set<ScopeState>();
+
+  constructor(
+    private readonly baseEntries: Map<string, Entry>,
+    private readonly scopeOf: (key: string) => ScopeState,
+  ) {}
+
+  /** True when nothing needs writing to disk. */
+  get needsWrite(): boolean {
+    return (
+      this.dirtyLayouts.length > 0 ||
+      this.versions.length > 0 ||
+      this.vectorRecords.length > 0 ||
+      this.historyRemoves.length > 0 ||
+      this.vectorRewrites.size > 0
+    );
+  }
+
+  entry(id: string): Entry | undefined {
+    const staged = this.entries.get(id);
+    if (staged === null) return undefined;
+    return staged ?? this.baseEntries.get(id);
+  }
+
+  /** A layout to change (copied on first use). */
+  layout(scope: ScopeState, rel: string): FileLayout {
+    const key = `${scope.key}\u0000${rel}`;
+    const staged = this.layouts.get(key);
+    if (staged) {
+      staged.dirty = true;
+      return staged.layout;
+    }
+    const current = scope.files.get(rel);
+    const layout: FileLayout = current
+      ? { ...current, parts: [...current.parts], problems: [...current.problems] }
+      : { rel, signature: undefined, parts: [{ kind: 'text', text: defaultPreamble(titleFor(rel)) }], problems: [] };
+    this.layouts.set(key, { scope, layout, dirty: true });
+    return layout;
+  }
+
+  /** Use this layout as the base for a file (freshly read from disk). */
+  adoptLayout(scope: ScopeState, layout: FileLayout): void {
+    this.layouts.set(`${scope.key}\u0000${layout.rel}`, { scope, layout, dirty: false });
+  }
+
+  /** Take an entry as it is on disk (no version, nothing written). */
+  adoptEntry(entry: Entry): void {
+    this.entries.set(entry.record.id, entry);
+  }
+
+  /** Put a record: in place when it stays in its file, else moved. */
+  put(record: MemoryRecord, version: MemoryVersion | undefined, vector: Float32Array | undefined | 'keep', scope: ScopeState, inFile?: string): Entry {
+    const old = this.entry(record.id);
+    const file = inFile ?? (old && old.scopeKey === scope.key ? old.file : placeFor(record));
+    if (old && (old.scopeKey !== scope.key || old.file !== file)) this.detach(old);
+    const layout = this.layout(scope, file);
+    if (!layout.parts.some((part) => part.kind === 'record' && part.id === record.id)) layout.parts.push({ kind: 'record', id: record.id });
+    const keptVector = vector === 'keep' ? old?.vector : vector;
+    const entry: Entry = { record, vector: keptVector, norm: vectorNorm(keptVector), scopeKey: scope.key, file };
+    this.entries.set(record.id, entry);
+    if (old && old.scopeKey !== scope.key) {
+      this.historyMoves.push({ from: this.scopeOf(old.scopeKey), to: scope, id: record.id });
+      this.vectorRecords.push({ scope: this.scopeOf(old.scopeKey), id: record.id, revision: -1, vector: undefined });
+      if (keptVector) this.vectorRecords.push({ scope, id: record.id, revision: record.revision, vector: keptVector });
+    } else if (vector !== 'keep' && (vector || old?.vector)) {
+      this.vectorRecords.push({ scope, id: record.id, revision: record.revision, vector });
+    }
+    if (version) this.versions.push({ scope, id: record.id, version });
+    return entry;
+  }
+
+  delete(id: string, detach = true): Entry | undefined {
+    const old = this.entry(id);
+    if (!old) return undefined;
+    if (detach) this.detach(old);
+    this.entries.set(id, null);
+    const scope = this.scopeOf(old.scopeKey);
+    this.historyRemoves.push({ scope, id });
+    if (old.vector) this.vectorRecords.push({ scope, id, revision: -1, vector: undefined });
+    return old;
+  }
+
+  /** Remove what is left of a memory that is gone from the Markdown (its history, its vector). */
+  forget(scope: ScopeState, id: string): void {
+    this.historyRemoves.push({ scope, id });
+    if (scope.vectors.has(id)) this.vectorRecords.push({ scope, id, revision: -1, vector: undefined });
+  }
+
+  /** Give an entry a vector (rebuild) without a version. */
+  setVector(id: string, vector: Float32Array): void {
+    const old = this.entry(id);
+    if (!old) return;
+    this.entries.set(id, { ...old, vector, norm: vectorNorm(vector) });
+    this.vectorRecords.push({ scope: this.scopeOf(old.scopeKey), id, revision: old.record.revision, vector });
+  }
+
+  /** Files (scope, layout) that must be written. */
+  get dirtyLayouts(): Array<{ scope: ScopeState; layout: FileLayout }> {
+    return [...this.layouts.values()].filter((staged) => staged.dirty);
+  }
+
+  /**
+   * Fill the transaction: rendered Markdown, history lines and removals,
+   * vector records. Returns the files that will be overwritten.
+   */
+  async stage(transaction: Transaction, header: VectorHeader | undefined): Promise<void> {
+    for (const { scope, layout } of this.dirtyLayouts) {
+      const parts = layout.parts.flatMap((part): Array<{ kind: 'text'; text: string } | { kind: 'record'; record: MemoryRecord }> => {
+        if (part.kind === 'text') return [part];
+        const entry = this.entry(part.id);
+        return entry ? [{ kind: 'record' as const, record: entry.record }] : [];
+      });
+      transaction.write(path.join(scope.directory, layout.rel), renderFile(parts));
+    }
+    for (const { from, to, id } of this.historyMoves) {
+      const previous = await fs.readFile(historyFile(from, id), 'utf8').catch(() => '');
+      transaction.write(historyFile(to, id), previous + this.versions.filter((item) => item.id === id).map((item) => encodeVersion(item.version)).join(''));
+      transaction.remove(historyFile(from, id));
+    }
+    const moved = new Set(this.historyMoves.map((move) => move.id));
+    for (const { scope, id, version } of this.versions) {
+      if (!moved.has(id)) transaction.append(historyFile(scope, id), encodeVersion(version));
+    }
+    for (const { scope, id } of this.historyRemoves) transaction.remove(historyFile(scope, id));
+
+    if (header) {
+      const byScope = new Map<ScopeState, Buffer[]>();
+      for (const record of this.vectorRecords) {
+        if (record.vector && record.vector.length !== header.dimension) continue;
+        const list = byScope.get(record.scope) ?? [];
+        list.push(encodeVectorRecord(record.id, record.revision, record.vector));
+        byScope.set(record.scope, list);
+      }
+      for (const scope of new Set([...byScope.keys(), ...this.vectorRewrites])) {
+        if (scope.vectorRecords < 0 || this.vectorRewrites.has(scope)) {
+          transaction.write(vectorFile(scope), Buffer.concat([encodeVectorHeader(header), ...this.liveVectors(scope)]));
+        } else {
+          transaction.append(vectorFile(scope), Buffer.concat(byScope.get(scope) ?? []));
+        }
+      }
+    }
+  }
+
+  /** Scopes whose vector log grew, with how many records were added (or -1 when rewritten whole). */
+  vectorGrowth(): Map<ScopeState, number> {
+    const growth = new Map<ScopeState, number>();
+    for (const record of this.vectorRecords) growth.set(record.scope, (growth.get(record.scope) ?? 0) + 1);
+    for (const scope of this.vectorRewrites) growth.set(scope, -1);
+    for (const scope of growth.keys()) if (scope.vectorRecords < 0) growth.set(scope, -1);
+    return growth;
+  }
+
+  /** Encoded records for every live vector of a scope, as staged. */
+  liveVectors(scope: ScopeState): Buffer[] {
+    const ids = new Set<string>();
+    for (const [id, entry] of this.baseEntries) if (entry.scopeKey === scope.key) ids.add(id);
+    for (const [id, entry] of this.entries) if (entry?.scopeKey === scope.key) ids.add(id);
+    const buffers: Buffer[] = [];
+    for (const id of ids) {
+      const entry = this.entry(id);
+      if (entry?.vector && entry.scopeKey === scope.key) buffers.push(encodeVectorRecord(id, entry.record.revision, entry.vector));
+    }
+    return buffers;
+  }
+
+  private detach(entry: Entry): void {
+    const layout = this.layout(this.scopeOf(entry.scopeKey), entry.file);
+    layout.parts = layout.parts.filter((part) => part.kind !== 'record' || part.id !== entry.record.id);
+  }
+}
+
+/** Access log line for a touch. */
+export { encodeAccess };
+
+/** Signature of a file on disk, or undefined when missing. */
+export async function diskSignature(file: string): Promise<string | undefined> {
+  try {
+    return signatureOf(await fs.stat(file));
+  } catch {
+    return undefined;
+  }
+}
+
+function titleFor(rel: string): string {
+  const day = rel.match(/(\d{4})(\d{2})(\d{2})\.md$/u);
+  return day ? `Daily notes ${day[1]}-${day[2]}-${day[3]}` : 'Long-term memory';
+}

@@ -1,0 +1,24 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createMarkdownStore, type MarkdownStore, type MarkdownStoreOptions } from '../src/index.js';
+
+const roots = new WeakMap<object, string>();
+
+/** A fresh temp folder. */
+export async function tempRoot(prefix = 'memloom-md-'): Promise<string> {
+  return mkdtemp(path.join(os.tmpdir(), prefix));
+}
+
+/** A store over a fresh temp folder; remember the folder for cleanup. */
+export async function tempStore(options: Partial<MarkdownStoreOptions> = {}): Promise<MarkdownStore> {
+  const root = options.root ?? (await tempRoot());
+  const store = createMarkdownStore({ ...options, root });
+  roots.set(store, root);
+  return store;
+}
+
+export async function removeStoreFiles(store: object): Promise<void> {
+  const root = roots.get(store) ?? (store as MarkdownStore).root;
+  await rm(root, { recursive: true, force: true });
+}

@@ -1,0 +1,276 @@
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { createMemory, type MemoryRecord } from '@memloom/core';
+import { createFakeClock, createTestEmbedder } from '@memloom/core/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createMarkdownStore, type MarkdownStore } from '../src/index.js';
+import { removeStoreFiles, tempRoot } from './helpers.js';
+
+const scope = { userId: 'alice' };
+let stores: MarkdownStore[] = [];
+
+async function rig(root?: string) {
+  const embedder = createTestEmbedder({ dimension: 16 });
+  const clock = createFakeClock('2024-03-02T09:00:00.000Z');
+  const store = createMarkdownStore({ root: root ?? (await tempRoot()), embedder, clock });
+  stores.push(store);
+  const memory = createMemory({ store, embedder, clock });
+  const file = path.join(store.directoryFor(scope), 'MEMORY.md');
+  return { store, memory, embedder, clock, file };
+}
+
+afterEach(async () => {
+  for (const store of stores) {
+    await store.close();
+    await removeStoreFiles(store);
+  }
+  stores = [];
+});
+
+async function backups(store: MarkdownStore): Promise<string[]> {
+  return (await readdir(path.join(store.directoryFor(scope), 'backups')).catch(() => [])).sort();
+}
+
+describe('edits made by a person', () => {
+  it('turns a changed block into a manual_edit version, keeps the rest, and backs the edit up before rewriting', async () => {
+    const { store, memory, file } = await rig();
+    const coffee = await memory.add('The user drinks sugar-free latte, large.', { scope });
+    const dog = await memory.add('The dog is called Bob.', { scope });
+    const original = await readFile(file, 'utf8');
+    const edited = original.replace('sugar-free latte, large.', 'oat flat white, small.');
+    await writeFile(file, edited);
+
+    const stored = await store.get(coffee.memory.id);
+    expect(stored?.content).toBe('The user drinks oat flat white, small.');
+    expect(stored?.revision).toBe(2);
+    const history = await store.history(coffee.memory.id);
+    expect(history.map((version) => [version.version, version.trigger, version.action])).toEqual([
+      [1, 'user_mention', 'create'],
+      [2, 'manual_edit', 'edit'],
+    ]);
+    expect(history[1]?.before?.content).toBe('The user drinks sugar-free latte, large.');
+    expect(history[1]?.after).toEqual(stored);
+    expect(history[1]?.reason).toMatch(/edited by hand in users\/alice\/memory\/MEMORY\.md \(line \d+\)/u);
+    // The other memory did not change.
+    expect((await store.get(dog.memory.id))?.revision).toBe(1);
+    // The file now records revision 2, and the person's exact text is in a backup.
+    const rewritten = await readFile(file, 'utf8');
+    expect(rewritten).toContain('"revision":2');
+    expect(rewritten).toContain('oat flat white, small.');
+    const saved = await Promise.all((await backups(store)).map((name) => readFile(path.join(store.directoryFor(scope), 'backups', name), 'utf8')));
+    expect(saved).toContain(edited);
+    // The new text is what search finds.
+    const hits = await memory.search('flat white', { scope });
+    expect(hits[0]?.memory.id).toBe(coffee.memory.id);
+  });
+
+  it('takes a hand edit of a field (category) as an edit too', async () => {
+    const { store, memory, file } = await rig();
+    const added = await memory.add('Always answer in French.', { scope });
+    await writeFile(file, (await readFile(file, 'utf8')).replace('"category":"fact"', '"category":"core"'));
+    const report = await store.sync();
+    expect(report.edited).toEqual([added.memory.id]);
+    expect((await store.get(added.memory.id))?.category).toBe('core');
+  });
+
+  it('turns a deleted block into a deletion', async () => {
+    const { store, memory, file } = await rig();
+    const doomed = await memory.add('Zanzibar is the password hint.', { scope });
+    const kept = await memory.add('The user lives in Lyon.', { scope });
+    const text = await readFile(file, 'utf8');
+    const start = text.indexOf('## ', text.indexOf(doomed.memory.id) - 200);
+    const end = text.indexOf('## ', start + 3);
+    await writeFile(file, text.slice(0, start) + text.slice(end));
+
+    const report = await store.sync();
+    expect(report.deleted).toEqual([doomed.memory.id]);
+    expect(await store.get(doomed.memory.id)).toBeUndefined();
+    expect(await store.history(doomed.memory.id)).toEqual([]);
+    expect(await store.textSearch({ text: 'zanzibar', limit: 5 })).toEqual([]);
+    expect((await store.get(kept.memory.id))?.content).toBe('The user lives in Lyon.');
+  });
+
+  it('turns a block written by hand into a new memory, gives it an id and writes it back after a backup', async () => {
+    const { store, memory, file, embedder } = await rig();
+    await memory.add('The user lives in Lyon.', { scope });
+    const before = await readFile(file, 'utf8');
+    const withNew = `${before}\n## 2024-02-10\nThe user's sister is called Maria.\nShe lives in Madrid.\n`;
+    await writeFile(file, withNew);
+
+    const report = await store.sync();
+    expect(report.created).toHaveLength(1);
+    const id = report.created[0] as string;
+    const created = (await store.get(id)) as MemoryRecord;
+    expect(created).toMatchObject({
+      content: "The user's sister is called Maria.\nShe lives in Madrid.",
+      scope,
+      revision: 1,
+      category: 'fact',
+      source: 'user',
+      createdAt: '2024-02-10T00:00:00.000Z',
+    });
+    expect((await store.history(id)).map((version) => [version.trigger, version.action])).toEqual([['manual_edit', 'create']]);
+    expect(await readFile(file, 'utf8')).toContain(`"id":"${id}"`);
+    const saved = await Promise.all((await backups(store)).map((name) => readFile(path.join(store.directoryFor(scope), 'backups', name), 'utf8')));
+    expect(saved).toContain(withNew);
+    // Its vector came from the store's embedder, the same one the Memory uses.
+    const [expected] = await embedder.embed([created.content]);
+    const vector = await store.getVector(id);
+    expect(vector?.map((value) => Math.round(value * 1e5))).toEqual(expected?.map((value) => Math.round(value * 1e5)));
+    expect((await memory.search('sister Maria Madrid', { scope }))[0]?.memory.id).toBe(id);
+  });
+
+  it('makes a new memory of a block added to a daily note, as an episode', async () => {
+    const { store, memory } = await rig();
+    await memory.add('Talked about the Lyon trip.', { scope, category: 'episode' });
+    const daily = path.join(store.directoryFor(scope), '202403', '20240302.md');
+    await writeFile(daily, `${await readFile(daily, 'utf8')}\n## 2024-03-02\nBooked the train for Friday.\n`);
+    const report = await store.sync();
+    expect(report.created).toHaveLength(1);
+    expect(await store.get(report.created[0] as string)).toMatchObject({ category: 'episode', content: 'Booked the train for Friday.' });
+  });
+
+  it('gives a copied block (same id twice) a new id instead of merging the two', async () => {
+    const { store, memory, file } = await rig();
+    const original = await memory.add('The user runs on Sundays.', { scope });
+    const text = await readFile(file, 'utf8');
+    const block = text.slice(text.indexOf('## '));
+    await writeFile(file, `${text}\n${block.replace('on Sundays', 'on Sundays and Wednesdays')}`);
+    const report = await store.sync();
+    expect(report.created).toHaveLength(1);
+    expect(report.notices[0]).toMatch(/appears twice/u);
+    expect((await store.get(original.memory.id))?.content).toBe('The user runs on Sundays.');
+    expect((await store.get(report.created[0] as string))?.content).toBe('The user runs on Sundays and Wednesdays.');
+  });
+
+  it('takes a block moved by hand into another scope folder as an edit of its scope, history and all', async () => {
+    const { store, memory, file } = await rig();
+    const added = await memory.add('The user is learning Portuguese.', { scope });
+    const text = await readFile(file, 'utf8');
+    const start = text.indexOf('## ');
+    const block = text.slice(start);
+    const bob = { userId: 'bob' };
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(store.directoryFor(bob), { recursive: true });
+    await writeFile(path.join(store.directoryFor(bob), 'MEMORY.md'), `# Bob\n\n${block}`);
+    await writeFile(file, text.slice(0, start));
+
+    const report = await store.sync();
+    expect(report.edited).toEqual([added.memory.id]);
+    expect(report.deleted).toEqual([]);
+    const moved = await store.get(added.memory.id);
+    expect(moved).toMatchObject({ scope: bob, revision: 2, content: 'The user is learning Portuguese.' });
+    const history = await store.history(added.memory.id);
+    expect(history.map((version) => [version.action, version.after.scope])).toEqual([
+      ['create', scope],
+      ['edit', bob],
+    ]);
+    expect(history[1]?.reason).toMatch(/moved by hand to users\/bob\/memory\/MEMORY\.md/u);
+    expect(await store.count({ scope })).toBe(0);
+    expect((await memory.search('learning Portuguese', { scope: bob }))[0]?.memory.id).toBe(added.memory.id);
+  });
+
+  it('takes a deleted daily note as the deletion of every memory in it', async () => {
+    const { store, memory } = await rig();
+    const first = await memory.add('Stand-up about the release.', { scope, category: 'episode' });
+    const second = await memory.add('Lunch with the design team.', { scope, category: 'episode' });
+    const kept = await memory.add('The user lives in Lyon.', { scope });
+    const { rm } = await import('node:fs/promises');
+    await rm(path.join(store.directoryFor(scope), '202403', '20240302.md'));
+    const report = await store.sync();
+    expect([...report.deleted].sort()).toEqual([first.memory.id, second.memory.id].sort());
+    expect((await store.list({ scope })).map((item) => item.id)).toEqual([kept.memory.id]);
+  });
+
+  it('keeps access times (touch) across a reopen, without a version', async () => {
+    const root = await tempRoot();
+    const first = await rig(root);
+    const added = await first.memory.add('The user likes green tea.', { scope });
+    await first.store.touch([added.memory.id], '2025-01-01T00:00:00.000Z');
+    await first.store.close();
+    const second = await rig(root);
+    expect(await second.store.get(added.memory.id)).toMatchObject({ lastAccessedAt: '2025-01-01T00:00:00.000Z', revision: 1 });
+  });
+
+  it('picks up edits made while no process had the store open', async () => {
+    const root = await tempRoot();
+    const first = await rig(root);
+    const added = await first.memory.add('The user likes green tea.', { scope });
+    await first.store.close();
+    await writeFile(first.file, (await readFile(first.file, 'utf8')).replace('green tea', 'jasmine tea'));
+
+    const second = await rig(root);
+    expect((await second.store.get(added.memory.id))?.content).toBe('The user likes jasmine tea.');
+    expect((await second.store.history(added.memory.id)).map((version) => version.action)).toEqual(['create', 'edit']);
+  });
+
+  it('sees a block deleted while no process had the store open as a deletion', async () => {
+    const root = await tempRoot();
+    const first = await rig(root);
+    const added = await first.memory.add('A memory to forget.', { scope });
+    await first.store.close();
+    const text = await readFile(first.file, 'utf8');
+    await writeFile(first.file, text.slice(0, text.indexOf('## ')));
+
+    const second = await rig(root);
+    expect(await second.store.get(added.memory.id)).toBeUndefined();
+    expect(await second.store.count({})).toBe(0);
+    expect(await readdir(path.join(second.store.directoryFor(scope), '.history'))).toEqual([]);
+  });
+
+  it('does not mistake a blank line slipped in under the heading for an edit', async () => {
+    const { store, memory, file } = await rig();
+    const added = await memory.add('The user plays chess on Tuesdays.', { scope });
+    const text = await readFile(file, 'utf8');
+    const heading = text.indexOf('## ');
+    const lineEnd = text.indexOf('\n', heading);
+    await writeFile(file, `${text.slice(0, lineEnd + 1)}\n${text.slice(lineEnd + 1)}`);
+    const report = await store.sync();
+    expect(report).toMatchObject({ created: [], edited: [], deleted: [], problems: [] });
+    expect((await store.get(added.memory.id))?.revision).toBe(1);
+  });
+
+  it('keeps text that looks like Markdown structure inside a memory exactly', async () => {
+    const { store, memory } = await rig();
+    const tricky = [
+      'Meeting notes',
+      '## not a heading, part of the memory',
+      '\\## starts with a backslash',
+      '<!-- memloom {"id":"fake"} -->',
+      '  indented line',
+    ].join('\n');
+    const added = await memory.add(tricky, { scope });
+    const reopened = createMarkdownStore({ root: store.root });
+    stores.push(reopened);
+    expect((await reopened.get(added.memory.id))?.content).toBe(tricky);
+    expect(await reopened.count({})).toBe(1);
+    expect((await reopened.sync()).edited).toEqual([]);
+  });
+
+  it('keeps content the Markdown cannot show (edge blank lines, CR) exactly through the raw field', async () => {
+    const { store } = await rig();
+    const odd = '\n  leading blank line\r\nand CRLF  \n\n';
+    const record: MemoryRecord = {
+      id: 'odd-1', content: odd, level: 'full', weight: 1, baseWeight: 1, importance: 1, baseImportance: 1,
+      category: 'fact', type: 'user', scope, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:00.000Z',
+      lastAccessedAt: '2024-01-01T00:00:00.000Z', source: 'user', verified: true, sources: [], tags: [], metadata: {}, revision: 1,
+    };
+    await store.open({ dimension: 16, embedderId: 'memloom/test-embedder' });
+    await store.apply([{ op: 'put', memory: record, vector: new Array(16).fill(0.25), expectedRevision: 0, version: {
+      memoryId: 'odd-1', version: 1, at: record.createdAt, trigger: 'import', action: 'create', reason: 'test', before: null, after: record,
+    } }]);
+    const reopened = createMarkdownStore({ root: store.root });
+    stores.push(reopened);
+    expect((await reopened.get('odd-1'))?.content).toBe(odd);
+    // Even no text at all round-trips, and leaves the file readable.
+    const empty = { ...record, id: 'empty-1', content: '' };
+    await reopened.open({ dimension: 16, embedderId: 'memloom/test-embedder' });
+    await reopened.apply([{ op: 'put', memory: empty, vector: new Array(16).fill(0.25), expectedRevision: 0, version: {
+      memoryId: 'empty-1', version: 1, at: record.createdAt, trigger: 'import', action: 'create', reason: 'test', before: null, after: empty,
+    } }]);
+    const third = createMarkdownStore({ root: store.root });
+    stores.push(third);
+    expect((await third.get('empty-1'))?.content).toBe('');
+    expect((await third.sync()).problems).toEqual([]);
+  });
+});

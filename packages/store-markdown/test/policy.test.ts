@@ -1,0 +1,97 @@
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { DEFAULT_POLICY, MemloomError, resolvePolicy } from '@memloom/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createMarkdownPolicyStorage, createMarkdownStore } from '../src/index.js';
+import { tempRoot } from './helpers.js';
+
+const roots: string[] = [];
+afterEach(async () => {
+  for (const root of roots.splice(0)) await rm(root, { recursive: true, force: true });
+});
+
+async function storage() {
+  const root = await tempRoot();
+  roots.push(root);
+  return createMarkdownPolicyStorage({ root, scope: { userId: 'alice' } });
+}
+
+describe('policy overrides (seed 001)', () => {
+  it('has no overrides at first, so the policy is the configuration', async () => {
+    const policy = await storage();
+    expect(await policy.readOverrides()).toBeUndefined();
+    expect(resolvePolicy([{ source: 'overrides', values: await policy.readOverrides() }])).toEqual(DEFAULT_POLICY);
+  });
+
+  it('snapshots the current overrides before each write, then replaces them', async () => {
+    const policy = await storage();
+    await policy.writeOverrides({ retrieve_limit: 15 }, new Date('2024-03-02T09:00:00Z'));
+    // Nothing to snapshot before the first write.
+    expect(await readdir(policy.snapshots).catch(() => [])).toEqual([]);
+    await policy.writeOverrides({ retrieve_limit: 20, recent_days: 5 }, new Date('2024-03-02T10:30:00Z'));
+    await policy.writeOverrides({ recent_days: 7 }, new Date('2024-03-02T10:30:00Z'));
+
+    expect(await policy.readOverrides()).toEqual({ recent_days: 7 });
+    expect(path.relative(path.dirname(policy.file), policy.file)).toBe('policy_overrides.json');
+    const names = (await readdir(policy.snapshots)).sort();
+    expect(names).toEqual(['20240302_103000-2.json', '20240302_103000.json']);
+    expect(JSON.parse(await readFile(path.join(policy.snapshots, '20240302_103000.json'), 'utf8'))).toEqual({ retrieve_limit: 15 });
+    expect(JSON.parse(await readFile(path.join(policy.snapshots, '20240302_103000-2.json'), 'utf8'))).toEqual({
+      retrieve_limit: 20,
+      recent_days: 5,
+    });
+    expect(resolvePolicy([{ source: 'overrides', values: await policy.readOverrides() }]).recent_days).toBe(7);
+  });
+
+  it('rolls back to the configuration when the overrides file is deleted', async () => {
+    const policy = await storage();
+    await policy.writeOverrides({ evolution_enabled: true }, new Date());
+    await rm(policy.file);
+    expect(await policy.readOverrides()).toBeUndefined();
+    expect(resolvePolicy([{ source: 'config', values: { recent_days: 2 } }, { source: 'overrides', values: await policy.readOverrides() }])).toEqual({
+      ...DEFAULT_POLICY,
+      recent_days: 2,
+    });
+  });
+
+  it('reports an overrides file that is not JSON with its path and line, and refuses overrides that are not a policy', async () => {
+    const policy = await storage();
+    await policy.writeOverrides({ retrieve_limit: 12 }, new Date());
+    await writeFile(policy.file, '{\n  "retrieve_limit": 12,\n  oops\n}\n');
+    const error = await policy.readOverrides().catch((caught: unknown) => caught);
+    expect(MemloomError.hasCode(error, 'STORE_CORRUPT')).toBe(true);
+    expect((error as MemloomError).details).toMatchObject({ path: 'users/alice/memory/policy_overrides.json', line: 3 });
+    await expect(policy.writeOverrides({ retrieve_limit: -1 } as never, new Date())).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+  });
+
+  it('is reachable from the store for a scope, in that scope folder', async () => {
+    const root = await tempRoot();
+    roots.push(root);
+    const store = createMarkdownStore({ root });
+    const policy = store.policyStorage({ userId: 'bob' });
+    await policy.writeOverrides({ retrieve_limit: 3 }, new Date());
+    expect(JSON.parse(await readFile(path.join(store.directoryFor({ userId: 'bob' }), 'policy_overrides.json'), 'utf8'))).toEqual({
+      retrieve_limit: 3,
+    });
+    await store.close();
+  });
+});
+
+describe('the time of the last long-term compression (seed 001)', () => {
+  it('is kept per scope in memory/.last_longterm_compress and survives a new storage', async () => {
+    const root = await tempRoot();
+    roots.push(root);
+    const policy = createMarkdownPolicyStorage({ root });
+    expect(await policy.readLastCompression!({ userId: 'alice' })).toBeUndefined();
+    await policy.writeLastCompression!({ userId: 'alice' }, new Date('2024-03-02T09:00:00.000Z'));
+    await policy.writeLastCompression!({}, new Date('2024-03-01T00:00:00.000Z'));
+    expect(await readFile(path.join(root, 'users', 'alice', 'memory', '.last_longterm_compress'), 'utf8')).toBe('2024-03-02T09:00:00.000Z\n');
+    const again = createMarkdownPolicyStorage({ root, scope: { userId: 'bob' } });
+    expect((await again.readLastCompression!({ userId: 'alice' }))?.toISOString()).toBe('2024-03-02T09:00:00.000Z');
+    expect((await again.readLastCompression!({}))?.toISOString()).toBe('2024-03-01T00:00:00.000Z');
+    expect(await again.readLastCompression!({ userId: 'bob' })).toBeUndefined();
+    await writeFile(path.join(root, 'memory', '.last_longterm_compress'), 'yesterday\n');
+    await expect(again.readLastCompression!({})).rejects.toMatchObject({ code: 'STORE_CORRUPT', details: { path: 'memory/.last_longterm_compress', line: 1 } });
+    await expect(again.writeLastCompression!({ userId: '../x' }, new Date())).rejects.toMatchObject({ code: 'INVALID_SCOPE' });
+  });
+});

@@ -1,0 +1,149 @@
+import { cp, mkdir, readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { createMemory, MemloomError } from '@memloom/core';
+import { createFakeClock, createTestEmbedder } from '@memloom/core/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createMarkdownStore } from '../src/index.js';
+import { tempRoot } from './helpers.js';
+
+const roots: string[] = [];
+afterEach(async () => {
+  for (const root of roots.splice(0)) await rm(root, { recursive: true, force: true });
+});
+
+const alice = { userId: 'alice' };
+const bob = { userId: 'bob', sessionId: 's1' };
+const facts = [
+  ['The user drinks sugar-free latte, large.', alice],
+  ['Project A is due on March 15.', alice],
+  ['The dog is called Bob.', alice],
+  ['Bob sails on weekends.', bob],
+] as const;
+
+async function written() {
+  const root = await tempRoot();
+  roots.push(root);
+  const embedder = createTestEmbedder({ dimension: 16 });
+  const store = createMarkdownStore({ root, embedder });
+  const memory = createMemory({ store, embedder, clock: createFakeClock('2024-03-02T09:00:00.000Z') });
+  const ids: string[] = [];
+  for (const [content, scope] of facts) ids.push((await memory.add(content, { scope })).memory.id);
+  ids.push((await memory.add('Talked about the trip to Lyon.', { scope: alice, category: 'episode' })).memory.id);
+  const records = await store.list({ orderBy: 'id' });
+  await store.close();
+  return { root, embedder, ids, records };
+}
+
+/** Copy only the Markdown files: what a person keeps in git. */
+async function markdownOnly(from: string): Promise<string> {
+  const to = await tempRoot();
+  roots.push(to);
+  for (const entry of await readdir(from, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.md')) continue;
+    const rel = path.relative(from, path.join(entry.parentPath, entry.name));
+    if (rel.split(path.sep).some((part) => part.startsWith('.') || part === 'backups')) continue;
+    await mkdir(path.dirname(path.join(to, rel)), { recursive: true });
+    await cp(path.join(from, rel), path.join(to, rel));
+  }
+  return to;
+}
+
+describe('the derived index', () => {
+  it('is rebuilt from the Markdown alone: records, vectors from the embedder, text search', async () => {
+    const { root, embedder, records } = await written();
+    const copy = await markdownOnly(root);
+    expect((await readdir(copy, { recursive: true })).some((name) => name.includes('.index') || name.includes('.history'))).toBe(false);
+
+    const store = createMarkdownStore({ root: copy, embedder });
+    await store.open({ dimension: embedder.dimension, embedderId: embedder.id });
+    expect(await store.list({ orderBy: 'id' })).toEqual(records);
+    for (const record of records) {
+      const [expected] = await embedder.embed([record.content]);
+      const vector = await store.getVector(record.id);
+      expect(vector?.map((value) => value.toFixed(5))).toEqual(expected?.map((value) => value.toFixed(5)));
+    }
+    const [query] = await embedder.embed(['Project A is due on March 15.']);
+    expect((await store.vectorSearch({ vector: query!, limit: 1, scope: alice }))[0]?.memory.content).toBe('Project A is due on March 15.');
+    expect((await store.textSearch({ text: 'sails weekends', limit: 5 }))[0]?.memory.content).toBe('Bob sails on weekends.');
+    // The rebuilt index is on disk: a second open needs no embedder.
+    await store.close();
+    const again = createMarkdownStore({ root: copy });
+    expect((await again.sync()).unembedded).toEqual([]);
+    expect((await again.vectorSearch({ vector: query!, limit: 1, scope: alice }))[0]?.memory.content).toBe('Project A is due on March 15.');
+    await again.close();
+  });
+
+  it('without an embedder, a missing index leaves memories findable by text and listed as unembedded; sync with one fills it', async () => {
+    const { root, embedder, ids } = await written();
+    for (const scope of [alice, bob]) await rm(path.join(createMarkdownStore({ root }).directoryFor(scope), '.index'), { recursive: true });
+
+    const bare = createMarkdownStore({ root });
+    const report = await bare.sync();
+    expect([...report.unembedded].sort()).toEqual([...ids].sort());
+    const [query] = await embedder.embed(['The dog is called Bob.']);
+    expect(await bare.vectorSearch({ vector: query!, limit: 5 })).toEqual([]);
+    expect((await bare.textSearch({ text: 'dog', limit: 5 }))[0]?.memory.content).toBe('The dog is called Bob.');
+    await bare.close();
+
+    const equipped = createMarkdownStore({ root, embedder });
+    const filled = await equipped.sync();
+    expect(filled.embedded).toBe(ids.length);
+    expect(filled.unembedded).toEqual([]);
+    expect((await equipped.vectorSearch({ vector: query!, limit: 1 }))[0]?.memory.content).toBe('The dog is called Bob.');
+    await equipped.close();
+  });
+
+  it('rebuildIndex re-embeds everything, and needs an embedder', async () => {
+    const { root, embedder, ids } = await written();
+    const store = createMarkdownStore({ root, embedder });
+    const report = await store.rebuildIndex();
+    expect(report.embedded).toBe(ids.length);
+    expect(await store.count({})).toBe(ids.length);
+    await store.close();
+    const error = await createMarkdownStore({ root }).rebuildIndex().catch((caught: unknown) => caught);
+    expect(MemloomError.hasCode(error, 'NOT_SUPPORTED')).toBe(true);
+  });
+
+  it('refuses an embedder option that is not the one the store is opened for', async () => {
+    const root = await tempRoot();
+    roots.push(root);
+    const store = createMarkdownStore({ root, embedder: createTestEmbedder({ dimension: 16, id: 'one' }) });
+    const error = await store.open({ dimension: 16, embedderId: 'two' }).catch((caught: unknown) => caught);
+    expect(MemloomError.hasCode(error, 'EMBEDDER_MISMATCH')).toBe(true);
+  });
+});
+
+describe('the vector log', () => {
+  it('is compacted once it is mostly superseded records, keeping the latest vector', async () => {
+    const root = await tempRoot();
+    roots.push(root);
+    const store = createMarkdownStore({ root, fsync: false });
+    await store.open({ dimension: 4, embedderId: 'test' });
+    const at = '2024-01-01T00:00:00.000Z';
+    const base = {
+      id: 'moving', content: 'a memory that moves a lot', level: 'full' as const, weight: 1, baseWeight: 1, importance: 1, baseImportance: 1,
+      category: 'fact' as const, type: 'user' as const, scope: alice, createdAt: at, updatedAt: at, lastAccessedAt: at,
+      source: 'user' as const, verified: true, sources: [], tags: [], metadata: {},
+    };
+    const put = (revision: number) => {
+      const memory = { ...base, revision };
+      return {
+        op: 'put' as const, memory, vector: [1, revision, 0, 0], expectedRevision: revision - 1,
+        version: { memoryId: 'moving', version: revision, at, trigger: 'import' as const, action: revision === 1 ? ('create' as const) : ('edit' as const), reason: 'test', before: null, after: memory },
+      };
+    };
+    await store.apply([put(1)]);
+    await store.apply(Array.from({ length: 1100 }, (_, index) => put(index + 2)));
+    const file = path.join(store.directoryFor(alice), '.index', 'vectors.bin');
+    const { stat } = await import('node:fs/promises');
+    const grown = (await stat(file)).size;
+    await store.apply([put(1102)]);
+    const compacted = (await stat(file)).size;
+    expect(compacted).toBeLessThan(grown / 100);
+    await store.close();
+    const reopened = createMarkdownStore({ root });
+    expect(await reopened.getVector('moving')).toEqual([1, 1102, 0, 0]);
+    expect(await reopened.history('moving')).toHaveLength(1102);
+    await reopened.close();
+  });
+});

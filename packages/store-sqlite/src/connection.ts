@@ -1,0 +1,128 @@
+import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { MemloomError } from '@memloom/core';
+import BetterSqlite3, { type Database } from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
+
+export const BACKEND = 'sqlite';
+
+const SQLITE_HEADER = 'SQLite format 3\u0000';
+
+/** True for a path SQLite keeps in memory only. */
+export function isMemoryPath(path: string): boolean {
+  return path === ':memory:' || path === '';
+}
+
+/**
+ * Open the file without writing to it: refuse (STORE_CORRUPT) a file that is
+ * not an SQLite database before SQLite sees it, and create the folder of a
+ * file that does not exist yet.
+ */
+export function openConnection(path: string, busyTimeoutMs: number): Database {
+  if (!isMemoryPath(path)) {
+    if (existsSync(path)) assertSqliteHeader(path);
+    else mkdirSync(dirname(path), { recursive: true });
+  }
+  let database: Database;
+  try {
+    database = new BetterSqlite3(path, { timeout: busyTimeoutMs });
+  } catch (error) {
+    throw toStoreError(error, `cannot open ${path}`);
+  }
+  return database;
+}
+
+/** Load sqlite-vec into a connection. */
+export function loadVectorExtension(database: Database): void {
+  try {
+    sqliteVec.load(database);
+  } catch (error) {
+    throw new MemloomError({
+      code: 'MISSING_RESOURCE',
+      backend: BACKEND,
+      message: `cannot load the sqlite-vec extension: ${(error as Error).message}`,
+      cause: error,
+    });
+  }
+}
+
+function assertSqliteHeader(path: string): void {
+  if (!statSync(path).isFile()) {
+    throw new MemloomError({ code: 'STORE_CORRUPT', backend: BACKEND, message: `${path} is not a file`, details: { path } });
+  }
+  const header = Buffer.alloc(16);
+  const descriptor = openSync(path, 'r');
+  let read: number;
+  try {
+    read = readSync(descriptor, header, 0, 16, 0);
+  } finally {
+    closeSync(descriptor);
+  }
+  // An empty file is a new database to SQLite; anything else must carry its header.
+  if (read === 0) return;
+  if (read < 16 || header.toString('latin1') !== SQLITE_HEADER) {
+    throw new MemloomError({
+      code: 'STORE_CORRUPT',
+      backend: BACKEND,
+      message: `${path} is not an SQLite database; it was left untouched. Point the store at another path, or move the file away`,
+      details: { path },
+    });
+  }
+}
+
+interface SqliteFailure {
+  code?: unknown;
+  message?: unknown;
+}
+
+/** SQLITE_BUSY and SQLITE_LOCKED (with their extended codes): another connection holds the lock. */
+export function isBusy(error: unknown): boolean {
+  const code = (error as SqliteFailure | undefined)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+}
+
+/** Wrap a driver failure: damage becomes STORE_CORRUPT, anything else STORE_ERROR. MemloomErrors pass through. */
+export function toStoreError(error: unknown, doing: string): MemloomError {
+  if (MemloomError.isInstance(error)) return error;
+  const code = (error as SqliteFailure | undefined)?.code;
+  const text = error instanceof Error ? error.message : String(error);
+  const corrupt = typeof code === 'string' && (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB');
+  return new MemloomError({
+    code: corrupt ? 'STORE_CORRUPT' : 'STORE_ERROR',
+    backend: BACKEND,
+    message: corrupt
+      ? `${doing}: the database file is damaged (${text}); it was not modified. Restore it from a backup`
+      : `${doing}: ${text}`,
+    cause: error,
+    ...(typeof code === 'string' ? { details: { sqliteCode: code } } : {}),
+  });
+}
+
+/** Retries after SQLITE_BUSY, on top of the busy timeout each attempt already waited. */
+const BUSY_RETRIES = 6;
+
+/**
+ * Run `task` (one transaction or one read), retrying while another
+ * connection holds the lock so that "database is locked" never reaches the
+ * caller unless the lock outlasts every retry.
+ */
+export async function withBusyRetry<T>(task: () => T, doing: string): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return task();
+    } catch (error) {
+      if (!isBusy(error) || attempt >= BUSY_RETRIES) {
+        if (isBusy(error)) {
+          throw new MemloomError({
+            code: 'STORE_ERROR',
+            backend: BACKEND,
+            message: `${doing}: another connection kept the database locked through ${BUSY_RETRIES + 1} attempts; try again later`,
+            cause: error,
+          });
+        }
+        throw toStoreError(error, doing);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt + Math.random() * 20));
+    }
+  }
+}

@@ -1,0 +1,92 @@
+import { resolve } from 'node:path';
+import { MemloomError } from '@memloom/core';
+import type { Database } from 'better-sqlite3';
+import { BACKEND } from './connection.js';
+
+/**
+ * Where the embedded default keeps its memories, relative to the working
+ * directory: one file, with `-wal` and `-shm` files beside it while open.
+ */
+export const DEFAULT_SQLITE_PATH = '.memloom/memory.db';
+
+/** Environment variable that overrides DEFAULT_SQLITE_PATH. */
+export const SQLITE_PATH_ENV = 'MEMLOOM_SQLITE_PATH';
+
+export interface SqliteStoreOptions {
+  /**
+   * The database file, created with its folder when missing, or `':memory:'`
+   * for a store that lives and dies with the process. Relative paths resolve
+   * against the working directory. Required unless `database` is given.
+   */
+  path?: string;
+  /**
+   * An open better-sqlite3 connection to use instead of opening `path` (for
+   * tests or a custom build). sqlite-vec is loaded into it. `close()` leaves
+   * it open: whoever opened it closes it.
+   * @default undefined (the store opens `path` itself)
+   */
+  database?: Database;
+  /**
+   * How long one attempt waits for another connection's write lock, in
+   * milliseconds. A write that still finds the file locked is retried a few
+   * times with backoff before it fails with STORE_ERROR.
+   * @default 5000
+   */
+  busyTimeoutMs?: number;
+  /**
+   * Vectors per sqlite-vec chunk. Each user's vectors live in chunks of
+   * their own, so one chunk (chunkSize x dimension x 4 bytes) is the least a
+   * user costs on disk; larger chunks scan a little faster. Used when the
+   * vector table is created; a multiple of 8.
+   * @default 256
+   */
+  vectorChunkSize?: number;
+  /**
+   * Bytes of the file SQLite may read through a memory map (`PRAGMA
+   * mmap_size`). Searches that scan many vectors read them without a copy
+   * through the page cache; 0 turns it off.
+   * @default 1073741824 (1 GiB of address space, used only as the file grows)
+   */
+  mmapSizeBytes?: number;
+  /**
+   * Run SQLite's `quick_check` when the file is opened, reading every page.
+   * Damage is otherwise reported (STORE_CORRUPT) when a read reaches it.
+   * @default false
+   */
+  checkIntegrity?: boolean;
+}
+
+/**
+ * The path the embedded default uses: `MEMLOOM_SQLITE_PATH` when set, else
+ * DEFAULT_SQLITE_PATH under `cwd`, as an absolute path.
+ */
+export function resolveDefaultSqlitePath(env: Record<string, string | undefined> = process.env, cwd: string = process.cwd()): string {
+  const fromEnv = env[SQLITE_PATH_ENV]?.trim();
+  if (fromEnv === ':memory:') return fromEnv;
+  return resolve(cwd, fromEnv ? fromEnv : DEFAULT_SQLITE_PATH);
+}
+
+export type ResolvedOptions = SqliteStoreOptions & { vectorChunkSize: number; busyTimeoutMs: number; mmapSizeBytes: number };
+
+/** Check options at the boundary and fill in the defaults; INVALID_OPTIONS names the field. */
+export function resolveOptions(options: SqliteStoreOptions): ResolvedOptions {
+  if (!options || typeof options !== 'object') {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: 'createSqliteStore needs an options object with a path' });
+  }
+  if (options.database === undefined && (typeof options.path !== 'string' || options.path.trim() === '')) {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: "options.path must be a file path or ':memory:'" });
+  }
+  const vectorChunkSize = options.vectorChunkSize ?? 256;
+  if (!Number.isInteger(vectorChunkSize) || vectorChunkSize < 8 || vectorChunkSize % 8 !== 0) {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `vectorChunkSize must be a positive multiple of 8, got ${String(vectorChunkSize)}` });
+  }
+  const mmapSizeBytes = options.mmapSizeBytes ?? 1024 ** 3;
+  if (!Number.isInteger(mmapSizeBytes) || mmapSizeBytes < 0) {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `mmapSizeBytes must be an integer >= 0, got ${String(mmapSizeBytes)}` });
+  }
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  if (!Number.isFinite(busyTimeoutMs) || busyTimeoutMs < 0) {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `busyTimeoutMs must be a number >= 0, got ${String(busyTimeoutMs)}` });
+  }
+  return { ...options, vectorChunkSize, busyTimeoutMs, mmapSizeBytes };
+}

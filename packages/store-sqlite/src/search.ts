@@ -1,0 +1,85 @@
+import { inScope, type ScoredMemory, type Scope, type TextQuery } from '@memloom/core';
+import type { Statement } from 'better-sqlite3';
+import { RECORD_COLUMNS, rowToRecord, type MemoryRow } from './rows.js';
+import { cosineFromDistance } from './vectors.js';
+import type { SqlValue, Where } from './where.js';
+import { userKey } from './writes.js';
+
+/** sqlite-vec answers at most this many neighbours per query. */
+export const MAX_KNN = 4096;
+
+/** Where queries get their prepared statements. */
+export interface Statements {
+  sql(text: string): Statement;
+}
+
+/** Nearest neighbours from sqlite-vec inside the user's partition, then the rest of the scope and filter in SQL. */
+export function knnSearch(statements: Statements, table: string, blob: Buffer, where: Where, scope: Scope, limit: number): ScoredMemory[] {
+  const partition = scope.userId !== undefined ? ' AND user_key = ?' : '';
+  const knn = statements.sql(`SELECT rowid, distance FROM ${table} WHERE embedding MATCH ? AND k = ?${partition}`);
+  const partitionParams: SqlValue[] = scope.userId !== undefined ? [userKey(scope.userId)] : [];
+  // Ask for more neighbours than needed when SQL drops some of them, more again if that was not enough.
+  let k = where.beyondUser ? Math.min(MAX_KNN, Math.max(limit * 4, 64)) : Math.min(MAX_KNN, limit);
+  for (;;) {
+    const neighbours = knn.all(blob, k, ...partitionParams) as { rowid: number; distance: number }[];
+    let kept = neighbours;
+    if (where.beyondUser) {
+      const passing = new Set(
+        (
+          statements.sql(`SELECT m.row_id FROM memories m WHERE m.row_id IN (SELECT value FROM json_each(?)) AND ${where.sql}`).all(
+            JSON.stringify(neighbours.map((hit) => hit.rowid)),
+            ...where.params,
+          ) as { row_id: number }[]
+        ).map((row) => row.row_id),
+      );
+      kept = neighbours.filter((hit) => passing.has(hit.rowid));
+    }
+    if (kept.length >= limit || neighbours.length < k) return withRecords(statements, kept.slice(0, limit));
+    if (k >= MAX_KNN) return exactSearch(statements, table, blob, where, limit);
+    k = Math.min(MAX_KNN, k * 4);
+  }
+}
+
+/** Full records for the best neighbours only, scored by cosine. */
+function withRecords(statements: Statements, hits: { rowid: number; distance: number }[]): ScoredMemory[] {
+  if (hits.length === 0) return [];
+  const rows = statements.sql(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE m.row_id IN (SELECT value FROM json_each(?))`).all(
+    JSON.stringify(hits.map((hit) => hit.rowid)),
+  ) as MemoryRow[];
+  const distance = new Map(hits.map((hit) => [hit.rowid, hit.distance]));
+  return rows.map((row) => ({ memory: rowToRecord(row), score: cosineFromDistance(distance.get(row.row_id) as number) }));
+}
+
+/** Every vector in the scope and filter, compared one by one: for selective filters and very large limits. */
+export function exactSearch(statements: Statements, table: string, blob: Buffer, where: Where, limit: number): ScoredMemory[] {
+  const rows = statements.sql(
+    `SELECT ${RECORD_COLUMNS}, vec_distance_l2(v.embedding, ?) AS distance FROM memories m JOIN ${table} v ON v.rowid = m.row_id
+     WHERE ${where.sql} ORDER BY distance, m.id LIMIT ?`,
+  ).all(blob, ...where.params, limit) as (MemoryRow & { distance: number })[];
+  return rows.map((row) => ({ memory: rowToRecord(row), score: cosineFromDistance(row.distance) }));
+}
+
+/** Keyword search: the scope is in `match` (scope tokens); a filter, when given, joins the records. */
+export function searchText(statements: Statements, match: string, where: Where, query: TextQuery): ScoredMemory[] {
+  if (!query.filter) {
+    // The scope is in the MATCH (scope tokens): rank inside FTS5, then read the records returned.
+    const hits = statements.sql('SELECT rowid, bm25(memory_text, 1.0, 0.0) AS rank FROM memory_text WHERE memory_text MATCH ? ORDER BY rank LIMIT ?').all(
+      match,
+      query.limit,
+    ) as { rowid: number; rank: number }[];
+    if (hits.length === 0) return [];
+    const rank = new Map(hits.map((hit) => [hit.rowid, hit.rank]));
+    const rows = statements.sql(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE m.row_id IN (SELECT value FROM json_each(?))`).all(
+      JSON.stringify(hits.map((hit) => hit.rowid)),
+    ) as MemoryRow[];
+    return rows
+      .map((row) => ({ memory: rowToRecord(row), score: -(rank.get(row.row_id) as number) }))
+      .filter((hit) => inScope(hit.memory.scope, query.scope, query.exactScope))
+      .sort((a, b) => b.score - a.score || (a.memory.id < b.memory.id ? -1 : 1));
+  }
+  const rows = statements.sql(
+    `SELECT ${RECORD_COLUMNS}, bm25(memory_text, 1.0, 0.0) AS rank FROM memory_text JOIN memories m ON m.row_id = memory_text.rowid
+     WHERE memory_text MATCH ? AND ${where.sql} ORDER BY rank, m.id LIMIT ?`,
+  ).all(match, ...where.params, query.limit) as (MemoryRow & { rank: number })[];
+  return rows.map((row) => ({ memory: rowToRecord(row), score: -row.rank }));
+}

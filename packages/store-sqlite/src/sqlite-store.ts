@@ -1,0 +1,433 @@
+import { resolve } from 'node:path';
+import {
+  MemloomError,
+  type ListQuery,
+  type MemoryChange,
+  type MemoryFilter,
+  type MemoryRecord,
+  type MemoryStore,
+  type MemoryVersion,
+  type ReindexStatus,
+  type Scope,
+  type ScoredMemory,
+  type StagedVector,
+  type StoreCapabilities,
+  type StoreOpenOptions,
+  type TextQuery,
+  type VectorQuery,
+} from '@memloom/core';
+import type { Database, Statement } from 'better-sqlite3';
+import { BACKEND, isMemoryPath, withBusyRetry } from './connection.js';
+import { openDatabase } from './open-database.js';
+import { resolveDefaultSqlitePath, resolveOptions, type ResolvedOptions, type SqliteStoreOptions } from './options.js';
+import { RECORD_COLUMNS, rowToRecord, rowToVersion, type MemoryRow, type VersionRow } from './rows.js';
+import {
+  createVectorTable,
+  dropVectorTable,
+  readMeta,
+  writeMeta,
+  type VectorBinding,
+} from './schema.js';
+import { exactSearch, knnSearch, MAX_KNN, searchText, type Statements } from './search.js';
+import { matchExpression } from './text.js';
+import { fromVectorBlob, toVectorBlob } from './vectors.js';
+import { buildWhere } from './where.js';
+import { userKey, validateChange, Writer, type VectorTables } from './writes.js';
+
+/** A MemoryStore in one SQLite file, with the re-index methods always present. */
+export interface SqliteStore extends MemoryStore {
+  /** The database file (absolute), or `:memory:`. */
+  readonly path: string;
+  textSearch(query: TextQuery): Promise<ScoredMemory[]>;
+  beginReindex(target: StoreOpenOptions): Promise<ReindexStatus>;
+  pendingReindex(limit: number): Promise<MemoryRecord[]>;
+  stageReindex(vectors: readonly StagedVector[]): Promise<number>;
+  commitReindex(): Promise<void>;
+  abortReindex(): Promise<void>;
+}
+
+/**
+ * The embedded default store: records, versions, FTS5 text terms and
+ * sqlite-vec vectors in one SQLite file (WAL mode), every write in one
+ * transaction. See the package README for the layout and guarantees.
+ */
+export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
+  return new SqliteMemoryStore(resolveOptions(options));
+}
+
+/** The store at the documented default path (MEMLOOM_SQLITE_PATH, else ./.memloom/memory.db). */
+export function createDefaultSqliteStore(options: Omit<SqliteStoreOptions, 'path' | 'database'> = {}): SqliteStore {
+  return createSqliteStore({ ...options, path: resolveDefaultSqlitePath() });
+}
+
+class SqliteMemoryStore implements SqliteStore {
+  readonly name = BACKEND;
+  readonly path: string;
+  readonly capabilities: StoreCapabilities;
+  private readonly options: ResolvedOptions;
+  private database: Database | undefined;
+  private writer: Writer | undefined;
+  /** Prepared statements, cached by their text. */
+  private readonly statements: Statements = { sql: (text) => this.sql(text) };
+  private readonly prepared = new Map<string, Statement>();
+  private closed = false;
+
+  constructor(options: ResolvedOptions) {
+    this.options = options;
+    const injected = options.database;
+    const memory = injected ? injected.memory : isMemoryPath(options.path as string);
+    this.path = memory ? ':memory:' : resolve(injected ? injected.name : (options.path as string));
+    this.capabilities = { textSearch: true, persistent: !memory, multiProcess: !memory, reindex: true };
+  }
+
+  // -------------------------------------------------------------------------
+  // open / close
+  // -------------------------------------------------------------------------
+
+  async open(options: StoreOpenOptions): Promise<void> {
+    const database = this.connect();
+    if (!Number.isInteger(options?.dimension) || options.dimension <= 0 || typeof options.embedderId !== 'string' || options.embedderId === '') {
+      throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: 'open() needs a positive integer dimension and an embedderId' });
+    }
+    let binding = this.binding();
+    if (!binding) {
+      binding = await this.write('recording the vector dimension', () => {
+        const existing = this.binding();
+        if (existing) return existing;
+        const created: VectorBinding = { dimension: options.dimension, embedderId: options.embedderId, table: 'memory_vectors_1' };
+        createVectorTable(database, created.table, created.dimension, this.options.vectorChunkSize);
+        writeMeta(database, 'vectors', JSON.stringify(created));
+        return created;
+      });
+    }
+    const pending = this.reindexTarget();
+    const advice = pending
+      ? `a re-index to ${pending.embedderId} is in progress; run reindex({ store, embedder }) from @memloom/core again to finish it`
+      : `to switch, run reindex({ store, embedder }) from @memloom/core with the new embedder: it re-embeds every memory, shows progress, and resumes if interrupted`;
+    if (binding.dimension !== options.dimension) {
+      throw new MemloomError({
+        code: 'DIMENSION_MISMATCH',
+        backend: BACKEND,
+        message: `${this.path} holds vectors of dimension ${binding.dimension} from ${binding.embedderId}; the embedder ${options.embedderId} gives ${options.dimension}. ${advice}`,
+        details: { expected: binding.dimension, actual: options.dimension, embedderId: binding.embedderId },
+      });
+    }
+    if (binding.embedderId !== options.embedderId) {
+      throw new MemloomError({
+        code: 'EMBEDDER_MISMATCH',
+        backend: BACKEND,
+        message: `${this.path} was indexed by ${binding.embedderId}, not ${options.embedderId}. ${advice}`,
+        details: { stored: binding.embedderId, requested: options.embedderId },
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const database = this.database;
+    this.database = undefined;
+    this.prepared.clear();
+    if (database && !this.options.database && database.open) database.close();
+  }
+
+  // -------------------------------------------------------------------------
+  // reads
+  // -------------------------------------------------------------------------
+
+  async get(id: string): Promise<MemoryRecord | undefined> {
+    return this.read('reading a memory', () => {
+      const row = this.sql(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE m.id = ?`).get(id) as MemoryRow | undefined;
+      return row ? rowToRecord(row) : undefined;
+    });
+  }
+
+  async getMany(ids: readonly string[]): Promise<MemoryRecord[]> {
+    if (ids.length === 0) return [];
+    return this.read('reading memories', () => {
+      const rows = this.sql(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE m.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as MemoryRow[];
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      return ids.flatMap((id) => {
+        const row = byId.get(id);
+        return row ? [rowToRecord(row)] : [];
+      });
+    });
+  }
+
+  async list(query: ListQuery): Promise<MemoryRecord[]> {
+    const where = buildWhere(query.scope, query.filter, query.exactScope);
+    const column = { createdAt: 'm.created_at', updatedAt: 'm.updated_at', id: 'm.id' }[query.orderBy ?? 'createdAt'];
+    const direction = query.direction === 'desc' ? 'DESC' : 'ASC';
+    const order = column === 'm.id' ? `m.id ${direction}` : `${column} ${direction}, m.id ${direction}`;
+    return this.read('listing memories', () => {
+      const rows = this.sql(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE ${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(
+        ...where.params,
+        query.limit ?? -1,
+        query.offset ?? 0,
+      ) as MemoryRow[];
+      return rows.map(rowToRecord);
+    });
+  }
+
+  async count(query: { scope?: Scope; filter?: MemoryFilter }): Promise<number> {
+    const where = buildWhere(query.scope, query.filter);
+    return this.read('counting memories', () => (this.sql(`SELECT count(*) AS n FROM memories m WHERE ${where.sql}`).get(...where.params) as { n: number }).n);
+  }
+
+  async vectorSearch(query: VectorQuery): Promise<ScoredMemory[]> {
+    return this.read('searching vectors', () => {
+      const binding = this.binding();
+      if (!binding) return [];
+      const blob = toVectorBlob(query.vector, binding.dimension, 'the query vector');
+      if (query.limit <= 0) return [];
+      const where = buildWhere(query.scope, query.filter, query.exactScope);
+      const scope = query.scope ?? {};
+      // Scoped by agent or session without a user: the indexes find the few rows, no partition helps.
+      const exactScan = scope.userId === undefined && (scope.agentId !== undefined || scope.sessionId !== undefined);
+      const hits =
+        exactScan || query.limit > MAX_KNN
+          ? exactSearch(this.statements, binding.table, blob, where, query.limit)
+          : knnSearch(this.statements, binding.table, blob, where, scope, query.limit);
+      return hits.sort((a, b) => b.score - a.score || (a.memory.id < b.memory.id ? -1 : 1)).slice(0, query.limit);
+    });
+  }
+
+  async textSearch(query: TextQuery): Promise<ScoredMemory[]> {
+    const match = matchExpression(query.text, query.scope, query.exactScope);
+    if (!match || query.limit <= 0) {
+      this.connect();
+      return [];
+    }
+    const where = buildWhere(query.scope, query.filter, query.exactScope);
+    return this.read('searching text', () => searchText(this.statements, match, where, query));
+  }
+
+  async history(id: string): Promise<MemoryVersion[]> {
+    return this.read('reading history', () => {
+      const rows = this.sql(
+        `SELECT v.version, v.at, v.change_trigger, v.change_action, v.reason, v.before_json, v.after_json
+         FROM versions v JOIN memories m ON m.row_id = v.memory_row WHERE m.id = ? ORDER BY v.version`,
+      ).all(id) as VersionRow[];
+      return rows.map((row) => rowToVersion(id, row));
+    });
+  }
+
+  async getVector(id: string): Promise<number[] | undefined> {
+    return this.read('reading a vector', () => {
+      const binding = this.binding();
+      if (!binding) return undefined;
+      const row = this.sql(`SELECT v.embedding FROM memories m JOIN ${binding.table} v ON v.rowid = m.row_id WHERE m.id = ?`).get(id) as
+        | { embedding: Buffer }
+        | undefined;
+      return row ? fromVectorBlob(row.embedding) : undefined;
+    });
+  }
+
+  // -------------------------------------------------------------------------
+  // writes
+  // -------------------------------------------------------------------------
+
+  async apply(changes: readonly MemoryChange[]): Promise<void> {
+    this.connect();
+    if (changes.length === 0) return;
+    for (const change of changes) validateChange(change);
+    await this.write('applying changes', () => {
+      const binding = this.binding();
+      const tables = this.vectorTables(binding);
+      // Check every vector before the first row is written, so nothing is half done.
+      const blobs = changes.map((change) =>
+        change.op === 'put' && change.vector !== undefined
+          ? toVectorBlob(change.vector, binding?.dimension ?? change.vector.length, `the vector of memory ${change.memory.id}`)
+          : undefined,
+      );
+      const writer = this.writerFor();
+      changes.forEach((change, index) => writer.change(change, blobs[index], tables));
+    });
+  }
+
+  async deleteByScope(scope: Scope): Promise<number> {
+    const where = buildWhere(scope, undefined);
+    this.connect();
+    return this.write('deleting a scope', () => {
+      const tables = this.vectorTables(this.binding());
+      const rows = this.sql(`SELECT m.row_id FROM memories m WHERE ${where.sql}`).all(...where.params) as { row_id: number }[];
+      const writer = this.writerFor();
+      for (const row of rows) writer.remove(row.row_id, tables);
+      return rows.length;
+    });
+  }
+
+  async touch(ids: readonly string[], at: string): Promise<void> {
+    this.connect();
+    if (ids.length === 0) return;
+    await this.write('recording access', () => {
+      this.sql('UPDATE memories SET last_accessed_at = ? WHERE id IN (SELECT value FROM json_each(?))').run(at, JSON.stringify(ids));
+    });
+  }
+
+  // -------------------------------------------------------------------------
+  // re-index
+  // -------------------------------------------------------------------------
+
+  async beginReindex(target: StoreOpenOptions): Promise<ReindexStatus> {
+    const database = this.connect();
+    if (!Number.isInteger(target?.dimension) || target.dimension <= 0 || typeof target.embedderId !== 'string' || target.embedderId === '') {
+      throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: 'a re-index target needs a positive integer dimension and an embedderId' });
+    }
+    return this.write('starting a re-index', () => {
+      let next = this.reindexTarget();
+      if (next && (next.dimension !== target.dimension || next.embedderId !== target.embedderId)) {
+        dropVectorTable(database, next.table);
+        this.sql('DELETE FROM reindex_staged').run();
+        next = undefined;
+      }
+      if (!next) {
+        next = { dimension: target.dimension, embedderId: target.embedderId, table: this.freeVectorTableName() };
+        createVectorTable(database, next.table, next.dimension, this.options.vectorChunkSize);
+        this.sql('DELETE FROM reindex_staged').run();
+        writeMeta(database, 'reindex', JSON.stringify(next));
+      }
+      return this.reindexStatus(next);
+    });
+  }
+
+  async pendingReindex(limit: number): Promise<MemoryRecord[]> {
+    return this.read('listing memories to re-index', () => {
+      this.requireReindex();
+      const rows = this.sql(
+        `SELECT ${RECORD_COLUMNS} FROM memories m WHERE NOT EXISTS (SELECT 1 FROM reindex_staged s WHERE s.row_id = m.row_id) ORDER BY m.row_id LIMIT ?`,
+      ).all(limit) as MemoryRow[];
+      return rows.map(rowToRecord);
+    });
+  }
+
+  async stageReindex(vectors: readonly StagedVector[]): Promise<number> {
+    this.connect();
+    return this.write('staging re-index vectors', () => {
+      const next = this.requireReindex();
+      const blobs = vectors.map((staged) => toVectorBlob(staged.vector, next.dimension, `the re-index vector of memory ${staged.id}`));
+      const writer = this.writerFor();
+      let kept = 0;
+      vectors.forEach((staged, index) => {
+        const row = this.sql('SELECT row_id, revision, user_id FROM memories WHERE id = ?').get(staged.id) as
+          | { row_id: number; revision: number; user_id: string | null }
+          | undefined;
+        if (!row || row.revision !== staged.revision) return;
+        const replacing = this.sql('SELECT 1 FROM reindex_staged WHERE row_id = ?').get(row.row_id) !== undefined;
+        writer.putVector(next.table, row.row_id, blobs[index] as Buffer, userKey(row.user_id), replacing ? 'update' : 'insert');
+        this.sql('INSERT INTO reindex_staged (row_id, revision) VALUES (?, ?) ON CONFLICT (row_id) DO UPDATE SET revision = excluded.revision').run(
+          row.row_id,
+          row.revision,
+        );
+        kept++;
+      });
+      return kept;
+    });
+  }
+
+  async commitReindex(): Promise<void> {
+    const database = this.connect();
+    await this.write('switching to the re-indexed vectors', () => {
+      const next = this.requireReindex();
+      const status = this.reindexStatus(next);
+      if (status.done < status.total) {
+        throw new MemloomError({
+          code: 'CONFLICT',
+          backend: BACKEND,
+          message: `${status.total - status.done} of ${status.total} memories have no vector from ${next.embedderId} yet; run reindex() again`,
+          details: { done: status.done, total: status.total },
+        });
+      }
+      const previous = this.binding();
+      if (previous) dropVectorTable(database, previous.table);
+      writeMeta(database, 'vectors', JSON.stringify(next));
+      writeMeta(database, 'reindex', undefined);
+      this.sql('DELETE FROM reindex_staged').run();
+    });
+  }
+
+  async abortReindex(): Promise<void> {
+    const database = this.connect();
+    await this.write('abandoning a re-index', () => {
+      const next = this.reindexTarget();
+      if (!next) return;
+      dropVectorTable(database, next.table);
+      writeMeta(database, 'reindex', undefined);
+      this.sql('DELETE FROM reindex_staged').run();
+    });
+  }
+
+  // -------------------------------------------------------------------------
+  // helpers
+  // -------------------------------------------------------------------------
+
+  private connect(): Database {
+    if (this.closed) throw new MemloomError({ code: 'CLOSED', backend: BACKEND, message: 'store is closed' });
+    if (this.database) return this.database;
+    const database = openDatabase(this.path, this.options);
+    this.database = database;
+    this.writer = new Writer(database);
+    return database;
+  }
+
+  private sql(text: string): Statement {
+    const database = this.connect();
+    let statement = this.prepared.get(text);
+    if (!statement) {
+      statement = database.prepare(text);
+      this.prepared.set(text, statement);
+    }
+    return statement;
+  }
+
+  private writerFor(): Writer {
+    this.connect();
+    return this.writer as Writer;
+  }
+
+  private read<T>(doing: string, task: () => T): Promise<T> {
+    this.connect();
+    return withBusyRetry(task, doing);
+  }
+
+  /** One IMMEDIATE transaction: it takes the write lock first, so it never fails half way for want of it. */
+  private write<T>(doing: string, task: () => T): Promise<T> {
+    const database = this.connect();
+    const transaction = database.transaction(task);
+    return withBusyRetry(() => transaction.immediate(), doing);
+  }
+
+  private binding(): VectorBinding | undefined {
+    const value = readMeta(this.connect(), 'vectors');
+    return value === undefined ? undefined : (JSON.parse(value) as VectorBinding);
+  }
+
+  private reindexTarget(): VectorBinding | undefined {
+    const value = readMeta(this.connect(), 'reindex');
+    return value === undefined ? undefined : (JSON.parse(value) as VectorBinding);
+  }
+
+  private requireReindex(): VectorBinding {
+    const next = this.reindexTarget();
+    if (!next) throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: 'no re-index in progress; call beginReindex first' });
+    return next;
+  }
+
+  private reindexStatus(next: VectorBinding): ReindexStatus {
+    const done = (this.sql('SELECT count(*) AS n FROM reindex_staged').get() as { n: number }).n;
+    const total = (this.sql('SELECT count(*) AS n FROM memories').get() as { n: number }).n;
+    return { target: { dimension: next.dimension, embedderId: next.embedderId }, done, total };
+  }
+
+  private vectorTables(binding: VectorBinding | undefined): VectorTables {
+    return { live: binding?.table, staged: this.reindexTarget()?.table };
+  }
+
+  private freeVectorTableName(): string {
+    const names = (this.sql("SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'memory_vectors_[0-9]*'").all() as { name: string }[])
+      .map((row) => /^memory_vectors_(\d+)$/.exec(row.name)?.[1])
+      .filter((digits): digits is string => digits !== undefined)
+      .map(Number);
+    return `memory_vectors_${Math.max(0, ...names) + 1}`;
+  }
+}

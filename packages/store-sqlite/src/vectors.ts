@@ -1,0 +1,38 @@
+import { MemloomError } from '@memloom/core';
+import { BACKEND } from './connection.js';
+
+/** A vector as sqlite-vec stores it: float32, scaled to unit length. */
+export function toVectorBlob(vector: readonly number[], dimension: number, what: string): Buffer {
+  if (vector.length !== dimension) {
+    throw new MemloomError({
+      code: 'DIMENSION_MISMATCH',
+      backend: BACKEND,
+      message: `${what} has dimension ${vector.length}; this store holds vectors of dimension ${dimension}`,
+      details: { expected: dimension, actual: vector.length },
+    });
+  }
+  let norm = 0;
+  for (const value of vector) {
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: `${what} holds a value that is not a finite number` });
+    }
+    norm += value * value;
+  }
+  if (norm === 0) {
+    throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: `${what} is all zeros and has no direction to compare` });
+  }
+  const scale = 1 / Math.sqrt(norm);
+  const floats = new Float32Array(dimension);
+  for (let index = 0; index < dimension; index++) floats[index] = (vector[index] as number) * scale;
+  return Buffer.from(floats.buffer, floats.byteOffset, floats.byteLength);
+}
+
+export function fromVectorBlob(blob: Buffer): number[] {
+  const floats = new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
+  return Array.from(floats);
+}
+
+/** Cosine similarity of two unit vectors from their L2 distance: |a - b|^2 = 2 - 2 cos. */
+export function cosineFromDistance(distance: number): number {
+  return Math.max(-1, Math.min(1, 1 - (distance * distance) / 2));
+}

@@ -1,0 +1,173 @@
+import { MemloomError, type MemoryChange, type MemoryRecord } from '@memloom/core';
+import type { Database, Statement } from 'better-sqlite3';
+import { BACKEND } from './connection.js';
+import { recordParams, WRITABLE_COLUMNS } from './rows.js';
+import { indexTerms, scopeTerms } from './text.js';
+
+/** The vector tables a write keeps in step: the live one, and the re-index target's while one runs. */
+export interface VectorTables {
+  live: string | undefined;
+  staged: string | undefined;
+}
+
+type Current = Record<string, string | number | null> & {
+  row_id: number;
+  revision: number;
+  user_id: string | null;
+  content: string;
+};
+
+const CURRENT_COLUMNS = ['row_id', ...WRITABLE_COLUMNS].join(', ');
+
+/**
+ * Writes inside one transaction, for `apply`, `deleteByScope` and the
+ * re-index. Each keeps a memory's row, vector, FTS row and versions in step.
+ */
+export class Writer {
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(private readonly database: Database) {}
+
+  /** One change; throws CONFLICT (rolling the whole transaction back) when the revision moved on. */
+  change(change: MemoryChange, blob: Buffer | undefined, tables: VectorTables): void {
+    const id = change.op === 'delete' ? change.id : change.memory.id;
+    const current = this.sql(`SELECT ${CURRENT_COLUMNS} FROM memories WHERE id = ?`).get(id) as Current | undefined;
+    if (change.op === 'delete') {
+      if (change.expectedRevision !== undefined && current?.revision !== change.expectedRevision) throw conflict(id);
+      if (current) this.remove(current.row_id, tables);
+      return;
+    }
+    if ((current?.revision ?? 0) !== change.expectedRevision) throw conflict(id);
+    if (change.memory.revision !== change.expectedRevision + 1 || change.version.version !== change.memory.revision) {
+      throw new MemloomError({
+        code: 'INVALID_INPUT',
+        backend: BACKEND,
+        message: `memory ${id}: revision ${String(change.memory.revision)} and version ${String(change.version.version)} must both be ${change.expectedRevision + 1}`,
+      });
+    }
+    if (!current && !blob) {
+      throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: `memory ${id} is new and needs a vector` });
+    }
+    const rowId = current ? this.update(current, change.memory, blob, tables) : this.insert(change.memory, blob as Buffer, tables);
+    const { version } = change;
+    this.sql(
+      'INSERT INTO versions (memory_row, version, at, change_trigger, change_action, reason, before_json, after_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    ).run(
+      rowId,
+      version.version,
+      version.at,
+      version.trigger,
+      version.action,
+      version.reason,
+      version.before === null ? null : JSON.stringify(version.before),
+      JSON.stringify(version.after),
+    );
+  }
+
+  /** Delete a memory with its vectors, text row, history and staged re-index vector. */
+  remove(rowId: number, tables: VectorTables): void {
+    this.sql('DELETE FROM memories WHERE row_id = ?').run(rowId);
+    this.sql('DELETE FROM versions WHERE memory_row = ?').run(rowId);
+    this.sql('DELETE FROM memory_text WHERE rowid = ?').run(rowId);
+    if (tables.live) this.sql(`DELETE FROM ${tables.live} WHERE rowid = ?`).run(BigInt(rowId));
+    this.unstage(rowId, tables);
+  }
+
+  /** Forget a staged re-index vector, so the memory is pending again. */
+  unstage(rowId: number, tables: VectorTables): void {
+    if (!tables.staged) return;
+    if (this.sql('DELETE FROM reindex_staged WHERE row_id = ?').run(rowId).changes > 0) {
+      this.sql(`DELETE FROM ${tables.staged} WHERE rowid = ?`).run(BigInt(rowId));
+    }
+  }
+
+  /**
+   * Put a vector for `rowId` into `table`: `insert` a new one, `update` one in
+   * place (same user), or `move` it to another user's partition (partition
+   * keys cannot be updated in place).
+   */
+  putVector(table: string, rowId: number, blob: Buffer, userKey: string, mode: 'insert' | 'update' | 'move'): void {
+    if (mode === 'update') {
+      this.sql(`UPDATE ${table} SET embedding = ? WHERE rowid = ?`).run(blob, BigInt(rowId));
+      return;
+    }
+    if (mode === 'move') this.sql(`DELETE FROM ${table} WHERE rowid = ?`).run(BigInt(rowId));
+    this.sql(`INSERT INTO ${table} (rowid, embedding, user_key) VALUES (?, ?, ?)`).run(BigInt(rowId), blob, userKey);
+  }
+
+  sql(text: string): Statement {
+    let statement = this.statements.get(text);
+    if (!statement) {
+      statement = this.database.prepare(text);
+      this.statements.set(text, statement);
+    }
+    return statement;
+  }
+
+  private insert(memory: MemoryRecord, blob: Buffer, tables: VectorTables): number {
+    const params = recordParams(memory);
+    const result = this.sql(`INSERT INTO memories (${WRITABLE_COLUMNS.join(', ')}) VALUES (${WRITABLE_COLUMNS.map((column) => `@${column}`).join(', ')})`).run(
+      params,
+    );
+    const rowId = Number(result.lastInsertRowid);
+    this.sql('INSERT INTO memory_text (rowid, terms, scope_terms) VALUES (?, ?, ?)').run(rowId, indexTerms(memory.content), scopeTerms(memory.scope));
+    this.putVector(requireTable(tables), rowId, blob, userKey(memory.scope.userId), 'insert');
+    return rowId;
+  }
+
+  private update(current: Current, memory: MemoryRecord, blob: Buffer | undefined, tables: VectorTables): number {
+    const rowId = current.row_id;
+    const params = recordParams(memory);
+    // Only the columns that changed, so indexes on the others are left alone (maintenance rewrites many rows).
+    const changed = WRITABLE_COLUMNS.filter((column) => params[column] !== current[column]);
+    const values = Object.fromEntries(changed.map((column) => [column, params[column]]));
+    this.sql(`UPDATE memories SET ${changed.map((column) => `${column} = @${column}`).join(', ')} WHERE row_id = @row_id`).run({ ...values, row_id: rowId });
+    if (changed.some((column) => column === 'content' || column === 'user_id' || column === 'agent_id' || column === 'session_id')) {
+      this.sql('DELETE FROM memory_text WHERE rowid = ?').run(rowId);
+      this.sql('INSERT INTO memory_text (rowid, terms, scope_terms) VALUES (?, ?, ?)').run(rowId, indexTerms(memory.content), scopeTerms(memory.scope));
+    }
+    const table = requireTable(tables);
+    const movedUser = (memory.scope.userId ?? null) !== current.user_id;
+    if (blob) {
+      // A new vector under the current embedder: the staged one is out of date.
+      this.putVector(table, rowId, blob, userKey(memory.scope.userId), movedUser ? 'move' : 'update');
+      this.unstage(rowId, tables);
+    } else if (movedUser) {
+      const row = this.sql(`SELECT embedding FROM ${table} WHERE rowid = ?`).get(BigInt(rowId)) as { embedding: Buffer } | undefined;
+      if (row) this.putVector(table, rowId, row.embedding, userKey(memory.scope.userId), 'move');
+      this.unstage(rowId, tables);
+    }
+    return rowId;
+  }
+}
+
+/** The partition key for a user: absent and every given id stay distinct. */
+export function userKey(userId: string | undefined | null): string {
+  return userId === undefined || userId === null ? '' : `=${userId}`;
+}
+
+function requireTable(tables: VectorTables): string {
+  if (!tables.live) {
+    throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: 'the store has no vector dimension yet; call open() first' });
+  }
+  return tables.live;
+}
+
+function conflict(id: string): MemloomError {
+  return new MemloomError({ code: 'CONFLICT', backend: BACKEND, message: `memory ${id} was changed by someone else`, details: { id } });
+}
+
+/** The shape every change must have before a transaction starts; revision rules are checked inside it. */
+export function validateChange(change: MemoryChange): void {
+  if (!change || (change.op !== 'put' && change.op !== 'delete')) {
+    throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: 'a change must be { op: "put" | "delete", ... }' });
+  }
+  if (change.op === 'delete') {
+    if (typeof change.id !== 'string' || change.id === '') throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: 'a delete needs an id' });
+    return;
+  }
+  const { memory, version } = change;
+  if (!memory || typeof memory.id !== 'string' || memory.id === '' || typeof memory.content !== 'string' || !version) {
+    throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: 'a put needs a memory with an id and content, and a version' });
+  }
+}

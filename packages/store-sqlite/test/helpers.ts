@@ -1,0 +1,86 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** A fresh folder under the OS temp dir, removed by `dispose`. */
+export function tempFolder(prefix = 'memloom-sqlite-'): { path: string; file: (name?: string) => string; dispose: () => void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return {
+    path,
+    file: (name = 'memory.db') => join(path, name),
+    dispose: () => rmSync(path, { recursive: true, force: true }),
+  };
+}
+
+export interface ChildResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Run a plain-JS fixture from test/fixtures in its own Node process. The
+ * fixtures import the built package (dist), which `turbo run test` builds first.
+ */
+export function runFixture(name: string, args: string[], onStdout?: (text: string, kill: () => void) => void): Promise<ChildResult> {
+  if (!existsSync(join(here, '..', 'dist', 'index.js'))) {
+    throw new Error('dist/index.js is missing: build @memloom/store-sqlite first (pnpm build, or pnpm test from the root)');
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(here, 'fixtures', name), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => {
+      stdout += text;
+      onStdout?.(stdout, () => child.kill('SIGKILL'));
+    });
+    child.stderr.setEncoding('utf8').on('data', (text: string) => {
+      stderr += text;
+    });
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+export interface Consistency {
+  memories: number;
+  vectors: number;
+  textRows: number;
+  /** Memories lacking a vector, a text row, or whose version count is not their revision. */
+  incomplete: number;
+  /** Vectors, text rows or versions with no memory. */
+  orphans: number;
+  integrity: string;
+}
+
+/** Look at the raw file: every memory whole (row, vector, FTS row, one version per revision), nothing orphaned. */
+export function inspect(path: string, table = 'memory_vectors_1'): Consistency {
+  const database = new Database(path, { readonly: true });
+  sqliteVec.load(database);
+  try {
+    const count = (sql: string) => (database.prepare(sql).get() as { n: number }).n;
+    return {
+      memories: count('SELECT count(*) AS n FROM memories'),
+      vectors: count(`SELECT count(*) AS n FROM ${table}`),
+      textRows: count('SELECT count(*) AS n FROM memory_text'),
+      incomplete:
+        count(`SELECT count(*) AS n FROM memories m WHERE NOT EXISTS (SELECT 1 FROM ${table} v WHERE v.rowid = m.row_id)`) +
+        count('SELECT count(*) AS n FROM memories m WHERE NOT EXISTS (SELECT 1 FROM memory_text t WHERE t.rowid = m.row_id)') +
+        count('SELECT count(*) AS n FROM memories m WHERE (SELECT count(*) FROM versions v WHERE v.memory_row = m.row_id) != m.revision'),
+      orphans:
+        count(`SELECT count(*) AS n FROM ${table} v WHERE v.rowid NOT IN (SELECT row_id FROM memories)`) +
+        count('SELECT count(*) AS n FROM memory_text t WHERE t.rowid NOT IN (SELECT row_id FROM memories)') +
+        count('SELECT count(*) AS n FROM versions v WHERE v.memory_row NOT IN (SELECT row_id FROM memories)'),
+      integrity: database.pragma('integrity_check', { simple: true }) as string,
+    };
+  } finally {
+    database.close();
+  }
+}

@@ -1,0 +1,130 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDefaultSqliteStore, createSqliteStore, DEFAULT_SQLITE_PATH, resolveDefaultSqlitePath, SCHEMA_VERSION, SQLITE_PATH_ENV } from '../src/index.js';
+import { createChange, DIMENSION, EMBEDDER_ID, newRecord, replaceChange, vectorFor } from './fixtures/records.mjs';
+import { inspect, tempFolder } from './helpers.js';
+
+let dispose: (() => void) | undefined;
+afterEach(() => {
+  dispose?.();
+  dispose = undefined;
+});
+
+function folder() {
+  const created = tempFolder();
+  dispose = created.dispose;
+  return created;
+}
+
+describe('reopening a file', () => {
+  it('finds every memory, vector, text entry, filter field and version again', async () => {
+    const path = folder().file();
+    const store = createSqliteStore({ path });
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    const memories = Array.from({ length: 30 }, (_, index) => ({
+      ...newRecord(`m-${index}`, index === 7 ? '我喜欢喝咖啡' : `note ${index} about turquoise`, index % 2 ? 'alice' : 'bob'),
+      tags: index % 3 === 0 ? ['triple'] : [],
+      metadata: { index, even: index % 2 === 0 },
+    }));
+    await store.apply(memories.map((memory, index) => createChange(memory, vectorFor(index))));
+    const edited = { ...memories[3]!, content: 'note 3, edited', revision: 2 };
+    await store.apply([replaceChange(memories[3]!, edited)]);
+    await store.apply([{ op: 'delete', id: 'm-4' }]);
+    await store.touch(['m-5'], '2025-01-01T00:00:00.000Z');
+    await store.close();
+
+    const reopened = createSqliteStore({ path });
+    await reopened.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    expect(await reopened.count({})).toBe(29);
+    expect(await reopened.get('m-3')).toEqual(edited);
+    expect(await reopened.get('m-4')).toBeUndefined();
+    expect((await reopened.get('m-5'))?.lastAccessedAt).toBe('2025-01-01T00:00:00.000Z');
+    expect((await reopened.history('m-3')).map((version) => version.after.content)).toEqual(['note 3 about turquoise', 'note 3, edited']);
+    // vectorFor repeats every 8 indexes: bob's m-2, m-10, m-18 and m-26 share one vector.
+    const hits = await reopened.vectorSearch({ vector: vectorFor(10), limit: 4, scope: { userId: 'bob' } });
+    expect(hits.map((hit) => hit.memory.id).sort()).toEqual(['m-10', 'm-18', 'm-2', 'm-26']);
+    expect(hits.every((hit) => Math.abs(hit.score - 1) < 1e-5)).toBe(true);
+    expect((await reopened.textSearch({ text: '咖啡', limit: 5 })).map((hit) => hit.memory.id)).toEqual(['m-7']);
+    expect(await reopened.count({ filter: { tags: ['triple'] } })).toBe(10);
+    expect((await reopened.list({ filter: { metadata: { index: 12, even: true } } })).map((memory) => memory.id)).toEqual(['m-12']);
+    await reopened.close();
+    expect(inspect(path)).toMatchObject({ memories: 29, vectors: 29, textRows: 29, incomplete: 0, orphans: 0, integrity: 'ok' });
+  });
+});
+
+describe('the schema', () => {
+  it('is created on first open, stamped with its version and memloom application id, in WAL mode', async () => {
+    const path = join(folder().path, 'nested', 'deeper', 'memory.db');
+    const store = createSqliteStore({ path });
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    await store.close();
+    const raw = new Database(path, { readonly: true });
+    expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(raw.pragma('application_id', { simple: true })).toBe(0x4d4c4f4d);
+    expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+    const tables = (raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((row) => row.name);
+    expect(tables).toEqual(expect.arrayContaining(['meta', 'memories', 'versions', 'memory_text', 'memory_vectors_1', 'reindex_staged']));
+    raw.close();
+  });
+
+  it('migrates an empty file and an empty SQLite database in place', async () => {
+    const { file } = folder();
+    writeFileSync(file('empty.db'), '');
+    new Database(file('blank.db')).close();
+    for (const name of ['empty.db', 'blank.db']) {
+      const store = createSqliteStore({ path: file(name) });
+      await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+      await store.apply([createChange(newRecord('one', 'one memory', 'alice'), vectorFor(1))]);
+      expect(await store.count({})).toBe(1);
+      await store.close();
+    }
+  });
+});
+
+describe('an injected connection', () => {
+  it('is used as it is, and left open by close()', async () => {
+    const database = new Database(':memory:');
+    const store = createSqliteStore({ database });
+    expect(store.capabilities).toMatchObject({ persistent: false, multiProcess: false });
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    await store.apply([createChange(newRecord('one', 'one memory', 'alice'), vectorFor(1))]);
+    await store.close();
+    expect(database.open).toBe(true);
+    expect((database.prepare('SELECT count(*) AS n FROM memories').get() as { n: number }).n).toBe(1);
+    database.close();
+  });
+});
+
+describe('the default path', () => {
+  it('is .memloom/memory.db under the working directory, unless MEMLOOM_SQLITE_PATH says otherwise', () => {
+    expect(DEFAULT_SQLITE_PATH).toBe('.memloom/memory.db');
+    expect(resolveDefaultSqlitePath({}, '/srv/app')).toBe('/srv/app/.memloom/memory.db');
+    expect(resolveDefaultSqlitePath({ [SQLITE_PATH_ENV]: 'data/agent.db' }, '/srv/app')).toBe('/srv/app/data/agent.db');
+    expect(resolveDefaultSqlitePath({ [SQLITE_PATH_ENV]: '/var/lib/memloom.db' }, '/srv/app')).toBe('/var/lib/memloom.db');
+    expect(resolveDefaultSqlitePath({ [SQLITE_PATH_ENV]: ':memory:' }, '/srv/app')).toBe(':memory:');
+    expect(resolveDefaultSqlitePath({ [SQLITE_PATH_ENV]: '  ' }, '/srv/app')).toBe('/srv/app/.memloom/memory.db');
+  });
+
+  it('is where createDefaultSqliteStore() keeps its file, folder created on open', async () => {
+    const target = join(folder().path, 'from-env', 'memory.db');
+    const previous = process.env[SQLITE_PATH_ENV];
+    process.env[SQLITE_PATH_ENV] = target;
+    try {
+      const store = createDefaultSqliteStore();
+      expect(store.path).toBe(target);
+      await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+      await store.close();
+      expect(existsSync(target)).toBe(true);
+    } finally {
+      if (previous === undefined) delete process.env[SQLITE_PATH_ENV];
+      else process.env[SQLITE_PATH_ENV] = previous;
+    }
+  });
+
+  it('refuses options without a path', () => {
+    expect(() => createSqliteStore({} as never)).toThrow(/options.path/);
+    expect(() => createSqliteStore({ path: 'x.db', vectorChunkSize: 7 })).toThrow(/vectorChunkSize/);
+  });
+});

@@ -1,0 +1,170 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { MemloomError } from '@memloom/core';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSqliteStore, SCHEMA_VERSION } from '../src/index.js';
+import { createChange, DIMENSION, EMBEDDER_ID, newRecord, vectorFor } from './fixtures/records.mjs';
+import { tempFolder } from './helpers.js';
+
+let dispose: (() => void) | undefined;
+afterEach(() => {
+  dispose?.();
+  dispose = undefined;
+});
+
+function file(): string {
+  const folder = tempFolder();
+  dispose = folder.dispose;
+  return folder.file();
+}
+
+async function rejection(promise: Promise<unknown>): Promise<MemloomError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (MemloomError.isInstance(error)) return error;
+    throw new Error(`expected a MemloomError, got ${String(error)}`, { cause: error });
+  }
+  throw new Error('expected a MemloomError, but the call succeeded');
+}
+
+async function seeded(path: string): Promise<void> {
+  const store = createSqliteStore({ path });
+  await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+  await store.apply(Array.from({ length: 20 }, (_, index) => createChange(newRecord(`m-${index}`, `memory ${index}`, 'alice'), vectorFor(index))));
+  await store.close();
+}
+
+const open = (path: string) => createSqliteStore({ path }).open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+
+describe('files the store must not write to', () => {
+  it('reports a file that is not SQLite as STORE_CORRUPT and leaves it byte for byte', async () => {
+    const path = file();
+    const bytes = Buffer.from('# my notes\nThis is not a database, and must stay exactly as it is.\n'.repeat(200));
+    writeFileSync(path, bytes);
+    const error = await rejection(open(path));
+    expect(error.code).toBe('STORE_CORRUPT');
+    expect(error.backend).toBe('sqlite');
+    expect(error.message).toMatch(/not an SQLite database/);
+    expect(readFileSync(path).equals(bytes)).toBe(true);
+  });
+
+  it('reports a damaged memloom file as STORE_CORRUPT and leaves it byte for byte', async () => {
+    const path = file();
+    await seeded(path);
+    const bytes = readFileSync(path);
+    // Keep the 100-byte header, scribble over the rest of page 1 (the schema).
+    for (let offset = 100; offset < 4096; offset++) bytes[offset] = (offset * 31) & 0xff;
+    writeFileSync(path, bytes);
+    const error = await rejection(open(path));
+    expect(error.code).toBe('STORE_CORRUPT');
+    expect(error.message).toMatch(/damaged/);
+    expect(readFileSync(path).equals(bytes)).toBe(true);
+  });
+
+  it('reports a truncated file as STORE_CORRUPT on open with checkIntegrity, and leaves it as it is', async () => {
+    const path = file();
+    const store = createSqliteStore({ path });
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    await store.apply(Array.from({ length: 200 }, (_, index) => createChange(newRecord(`m-${index}`, `memory ${index} `.repeat(40), 'alice'), vectorFor(index))));
+    await store.close();
+    const bytes = readFileSync(path);
+    const truncated = bytes.subarray(0, Math.floor(bytes.length / 2));
+    writeFileSync(path, truncated);
+    const reopened = createSqliteStore({ path, checkIntegrity: true });
+    const error = await rejection(reopened.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID }));
+    expect(error.code).toBe('STORE_CORRUPT');
+    expect(readFileSync(path).equals(truncated)).toBe(true);
+  });
+
+  it("refuses another application's SQLite database and leaves it untouched", async () => {
+    const path = file();
+    const other = new Database(path);
+    other.exec("CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL); INSERT INTO invoices (total) VALUES (12.5)");
+    other.close();
+    const bytes = readFileSync(path);
+    const error = await rejection(open(path));
+    expect(error.code).toBe('STORE_CORRUPT');
+    expect(error.message).toMatch(/not a memloom one/);
+    expect(readFileSync(path).equals(bytes)).toBe(true);
+  });
+
+  it('refuses a database written by a newer schema with SCHEMA_TOO_NEW and never rewrites it', async () => {
+    const path = file();
+    await seeded(path);
+    const raw = new Database(path);
+    raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    raw.pragma('journal_mode = DELETE');
+    raw.close();
+    const bytes = readFileSync(path);
+    const error = await rejection(open(path));
+    expect(error.code).toBe('SCHEMA_TOO_NEW');
+    expect(error.message).toMatch(/newer @memloom\/store-sqlite/);
+    expect(readFileSync(path).equals(bytes)).toBe(true);
+    // Reads are refused too: nothing is served from a schema this version does not know.
+    expect((await rejection(createSqliteStore({ path }).get('m-1'))).code).toBe('SCHEMA_TOO_NEW');
+  });
+});
+
+describe('the embedder a file was indexed by', () => {
+  it('remembers the dimension and embedder across a reopen and refuses others with advice to re-index', async () => {
+    const path = file();
+    await seeded(path);
+    const store = createSqliteStore({ path });
+    const dimension = await rejection(store.open({ dimension: 384, embedderId: EMBEDDER_ID }));
+    expect(dimension.code).toBe('DIMENSION_MISMATCH');
+    expect(dimension.details).toMatchObject({ expected: DIMENSION, actual: 384 });
+    const embedder = await rejection(store.open({ dimension: DIMENSION, embedderId: 'another/model' }));
+    expect(embedder.code).toBe('EMBEDDER_MISMATCH');
+    expect(embedder.message).toContain(EMBEDDER_ID);
+    expect(embedder.message).toMatch(/reindex\(\{ store, embedder \}\)/);
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    expect(await store.count({})).toBe(20);
+    const wrong = await rejection(store.apply([createChange(newRecord('x', 'x', 'alice'), [1, 0, 0])]));
+    expect(wrong.code).toBe('DIMENSION_MISMATCH');
+    expect(await store.get('x')).toBeUndefined();
+    await store.close();
+  });
+
+  it('refuses vectors with no direction or non-finite values and writes nothing', async () => {
+    const store = createSqliteStore({ path: ':memory:' });
+    await store.open({ dimension: 3, embedderId: EMBEDDER_ID });
+    for (const vector of [[0, 0, 0], [1, Number.NaN, 0], [Number.POSITIVE_INFINITY, 0, 0]]) {
+      expect((await rejection(store.apply([createChange(newRecord('v', 'v', 'alice'), vector)]))).code).toBe('INVALID_INPUT');
+    }
+    expect(await store.count({})).toBe(0);
+    await store.close();
+  });
+});
+
+describe('a lock held by another connection', () => {
+  it('is waited out and retried, so a write succeeds once the lock is released', async () => {
+    const path = file();
+    await seeded(path);
+    const blocker = new Database(path);
+    blocker.exec('BEGIN IMMEDIATE');
+    setTimeout(() => blocker.exec('COMMIT'), 300);
+    const store = createSqliteStore({ path, busyTimeoutMs: 20 });
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    await store.apply([createChange(newRecord('late', 'written after the lock', 'alice'), vectorFor(1))]);
+    expect((await store.get('late'))?.content).toBe('written after the lock');
+    await store.close();
+    blocker.close();
+  });
+
+  it('that never goes away fails as a typed STORE_ERROR, not a raw "database is locked"', async () => {
+    const path = file();
+    await seeded(path);
+    const blocker = new Database(path);
+    blocker.exec('BEGIN IMMEDIATE');
+    const store = createSqliteStore({ path, busyTimeoutMs: 5 });
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    const error = await rejection(store.apply([createChange(newRecord('blocked', 'never written', 'alice'), vectorFor(1))]));
+    expect(error.code).toBe('STORE_ERROR');
+    expect(error.message).toMatch(/\[memloom\] \[sqlite\] .*kept the database locked/);
+    blocker.exec('ROLLBACK');
+    blocker.close();
+    expect(await store.get('blocked')).toBeUndefined();
+    await store.close();
+  });
+});

@@ -1,0 +1,150 @@
+import { createMemory, type MemoryRecord } from '@memloom/core';
+import { createTestEmbedder } from '@memloom/core/testing';
+import Database from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSqliteStore } from '../src/index.js';
+import { createChange, DIMENSION, EMBEDDER_ID, newRecord, vectorFor } from './fixtures/records.mjs';
+import { tempFolder } from './helpers.js';
+
+let dispose: (() => void) | undefined;
+afterEach(() => {
+  dispose?.();
+  dispose = undefined;
+});
+
+function file(): string {
+  const folder = tempFolder();
+  dispose = folder.dispose;
+  return folder.file();
+}
+
+function unit(index: number, dimension = DIMENSION): number[] {
+  const vector = new Array<number>(dimension).fill(0);
+  vector[index] = 1;
+  return vector;
+}
+
+describe('scoped vector search', () => {
+  it("reads only the user's own vectors: it still answers when every other user's vector chunk is destroyed", async () => {
+    const path = file();
+    const store = createSqliteStore({ path, vectorChunkSize: 8 });
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    const users = ['alice', 'bob', 'carol', "alice' OR '1'='1", 'alice%'];
+    await store.apply(
+      users.flatMap((user, userIndex) =>
+        Array.from({ length: 20 }, (_, index) => createChange(newRecord(`${userIndex}-${index}`, `memory ${index} of ${user}`, user), vectorFor(index))),
+      ),
+    );
+    await store.close();
+
+    // Overwrite every vector chunk outside alice's partition with a blob of the wrong size.
+    const raw = new Database(path);
+    sqliteVec.load(raw);
+    const destroyed = raw
+      .prepare(
+        `UPDATE memory_vectors_1_vector_chunks00 SET vectors = zeroblob(3)
+         WHERE rowid IN (SELECT chunk_id FROM memory_vectors_1_chunks WHERE partition00 != '=alice')`,
+      )
+      .run().changes;
+    raw.close();
+    expect(destroyed).toBeGreaterThanOrEqual(4 * 3);
+
+    const reopened = createSqliteStore({ path });
+    await reopened.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    const hits = await reopened.vectorSearch({ vector: vectorFor(3), limit: 5, scope: { userId: 'alice' } });
+    expect(hits).toHaveLength(5);
+    expect(hits.every((hit) => hit.memory.scope.userId === 'alice')).toBe(true);
+    expect(hits[0]?.score).toBeCloseTo(1, 5);
+    // Through the facade too: a scoped hybrid search never touches the destroyed chunks.
+    const memory = createMemory({ store: reopened, embedder: createTestEmbedder({ dimension: DIMENSION, id: EMBEDDER_ID }) });
+    const results = await memory.search('memory of alice', { scope: { userId: 'alice' } });
+    expect(results.length).toBeGreaterThan(0);
+    expect(results.every((result) => result.memory.scope.userId === 'alice')).toBe(true);
+    // Whereas any search that has to read them fails.
+    await expect(reopened.vectorSearch({ vector: vectorFor(3), limit: 5 })).rejects.toMatchObject({ backend: 'sqlite' });
+    await expect(reopened.vectorSearch({ vector: vectorFor(3), limit: 5, scope: { userId: 'bob' } })).rejects.toMatchObject({ backend: 'sqlite' });
+    await reopened.close();
+  });
+
+  it('finds filtered memories beyond the nearest neighbours, exactly', async () => {
+    const store = createSqliteStore({ path: ':memory:' });
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    // 300 episodes right at the query and one far-away fact: the fact is the only match for the filter.
+    const episodes = Array.from({ length: 300 }, (_, index) => ({ ...newRecord(`e-${index}`, `episode ${index}`, 'alice'), category: 'episode' as const }));
+    const fact = { ...newRecord('fact', 'the one fact', 'alice'), tags: ['rare'] };
+    await store.apply([...episodes.map((memory) => createChange(memory, unit(0))), createChange(fact, unit(1))]);
+    for (const filter of [{ category: 'fact' as const }, { tags: ['rare'] }]) {
+      const hits = await store.vectorSearch({ vector: unit(0), limit: 3, scope: { userId: 'alice' }, filter });
+      expect(hits.map((hit) => hit.memory.id)).toEqual(['fact']);
+      expect(hits[0]?.score).toBeCloseTo(0, 5);
+    }
+    // More filtered-out neighbours than sqlite-vec returns at once (4096): the store compares the rest one by one.
+    const crowd = Array.from({ length: 4200 }, (_, index) => ({ ...newRecord(`c-${index}`, `crowd ${index}`, 'alice'), category: 'episode' as const }));
+    for (let start = 0; start < crowd.length; start += 500) {
+      await store.apply(crowd.slice(start, start + 500).map((memory) => createChange(memory, unit(0))));
+    }
+    const beyond = await store.vectorSearch({ vector: unit(0), limit: 2, scope: { userId: 'alice' }, filter: { category: 'fact', tags: ['rare'] } });
+    expect(beyond.map((hit) => hit.memory.id)).toEqual(['fact']);
+    expect((await store.vectorSearch({ vector: unit(0), limit: 5000, scope: { userId: 'alice' } })).length).toBe(4501);
+    // exactScope: only memories without agent or session.
+    const inSession: MemoryRecord = { ...newRecord('in-session', 'session memory', 'alice'), scope: { userId: 'alice', sessionId: 's1' } };
+    await store.apply([createChange(inSession, unit(2))]);
+    const nearest = await store.vectorSearch({ vector: unit(2), limit: 1, scope: { userId: 'alice' }, exactScope: true });
+    expect(nearest[0]?.memory.id).not.toBe('in-session');
+    // Scoped by session alone: no partition to use, the session's rows are compared one by one.
+    const bySession = await store.vectorSearch({ vector: unit(0), limit: 10, scope: { sessionId: 's1' } });
+    expect(bySession.map((hit) => hit.memory.id)).toEqual(['in-session']);
+    await store.close();
+  });
+});
+
+describe('text search', () => {
+  it('finds Chinese words inside Chinese sentences, and mixed Chinese and English', async () => {
+    const store = createSqliteStore({ path: ':memory:' });
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    const texts = {
+      coffee: '我每天早上都喝一杯咖啡',
+      tea: '她更喜欢喝绿茶',
+      beijing: '我在北京做AI工程师',
+      english: 'The user drinks espresso',
+    };
+    await store.apply(Object.entries(texts).map(([id, content], index) => createChange(newRecord(id, content, 'alice'), vectorFor(index))));
+    const ids = async (text: string) => (await store.textSearch({ text, limit: 5 })).map((hit) => hit.memory.id);
+    expect(await ids('咖啡')).toEqual(['coffee']);
+    expect(await ids('绿茶')).toEqual(['tea']);
+    expect((await ids('北京的工程师'))[0]).toBe('beijing');
+    expect(await ids('AI')).toEqual(['beijing']);
+    expect((await ids('喝'))).toEqual(expect.arrayContaining(['coffee', 'tea']));
+    expect(await ids('espresso 咖啡')).toEqual(expect.arrayContaining(['coffee', 'english']));
+    await store.close();
+  });
+
+  it('follows a memory moved to another scope', async () => {
+    const store = createSqliteStore({ path: ':memory:' });
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    const before = newRecord('moved', 'the turquoise notebook', 'alice');
+    await store.apply([createChange(before, vectorFor(1))]);
+    const after: MemoryRecord = { ...before, scope: { userId: 'bob', sessionId: 's9' }, revision: 2 };
+    await store.apply([
+      { op: 'put', memory: after, expectedRevision: 1, version: { memoryId: 'moved', version: 2, at: after.updatedAt, trigger: 'manual_edit', action: 'edit', reason: 'moved', before, after } },
+    ]);
+    expect(await store.textSearch({ text: 'turquoise', limit: 5, scope: { userId: 'alice' } })).toEqual([]);
+    expect((await store.textSearch({ text: 'turquoise', limit: 5, scope: { userId: 'bob', sessionId: 's9' }, exactScope: true })).map((hit) => hit.memory.id)).toEqual(['moved']);
+    expect(await store.vectorSearch({ vector: vectorFor(1), limit: 5, scope: { userId: 'alice' } })).toEqual([]);
+    expect((await store.vectorSearch({ vector: vectorFor(1), limit: 5, scope: { userId: 'bob' } })).map((hit) => hit.memory.id)).toEqual(['moved']);
+    await store.close();
+  });
+
+  it('works through the Memory facade on a file, in Chinese', async () => {
+    const store = createSqliteStore({ path: file() });
+    const memory = createMemory({ store, embedder: createTestEmbedder({ dimension: 16, id: 'test/zh' }) });
+    await memory.add('我喜欢喝咖啡，每天早上一杯拿铁', { scope: { userId: '用户甲' } });
+    await memory.add('我是一名AI工程师，在北京工作', { scope: { userId: '用户甲' } });
+    await memory.add('我喜欢喝咖啡', { scope: { userId: '用户乙' } });
+    const results = await memory.search('拿铁', { scope: { userId: '用户甲' } });
+    expect(results[0]?.memory.content).toContain('拿铁');
+    expect(results.every((result) => result.memory.scope.userId === '用户甲')).toBe(true);
+    await memory.close();
+  });
+});

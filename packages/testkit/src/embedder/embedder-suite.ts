@@ -21,6 +21,12 @@ export interface EmbedderSuiteOptions {
   meaningful?: boolean;
   /** Skip the whole suite, saying why (e.g. a model that is not installed). */
   skip?: string | false;
+  /**
+   * Time each case (and loading) may take before vitest gives up, in ms. Generous on purpose:
+   * speed belongs in the benchmarks, and CI machines are shared.
+   * @default 60000
+   */
+  timeout?: number;
 }
 
 const SAMPLES = [
@@ -45,17 +51,18 @@ export function testEmbedder(options: EmbedderSuiteOptions): void {
   const tolerance = options.tolerance ?? 1e-5;
   const longText = options.longText ?? 'memory '.repeat(2_000) + '长文本'.repeat(2_000);
   const skip = options.skip || false;
+  const timeout = options.timeout ?? 60_000;
 
-  describe.skipIf(!!skip)(`embedder conformance: ${options.name}${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  describe.skipIf(!!skip)(`embedder conformance: ${options.name}${skip ? ` (skipped: ${skip})` : ''}`, { timeout }, () => {
     let embedder: Embedder;
 
     beforeAll(async () => {
       embedder = await options.create();
-    });
+    }, timeout);
 
     afterAll(async () => {
       await embedder?.close?.();
-    });
+    }, timeout);
 
     it('has a string id and a positive whole dimension', () => {
       expect(typeof embedder.id).toBe('string');

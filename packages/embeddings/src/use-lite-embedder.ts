@@ -7,6 +7,13 @@ export interface UseLiteEmbedderOptions {
    * @default 64
    */
   batchSize?: number;
+  /**
+   * Characters of each text the model reads; the rest is cut. Its tokenizer
+   * slows down faster than the text grows (20,000 characters take about a
+   * second), and one 512-dimension average says little about pages of text.
+   * @default 4000
+   */
+  maxCharacters?: number;
 }
 
 interface UseLiteModel {
@@ -34,7 +41,16 @@ export function createUseLiteEmbedder(options: UseLiteEmbedderOptions = {}): Emb
       message: `use-lite embedder: batchSize must be a whole number >= 1, got ${String(options.batchSize)}`,
     });
   }
-  const id = 'energetic-ai/use-lite-en@0.2';
+  const maxCharacters = options.maxCharacters ?? 4_000;
+  if (!Number.isInteger(maxCharacters) || maxCharacters < 1) {
+    throw new MemloomError({
+      code: 'INVALID_OPTIONS',
+      backend: 'embeddings',
+      message: `use-lite embedder: maxCharacters must be a whole number >= 1, got ${String(options.maxCharacters)}`,
+    });
+  }
+  // The cut changes vectors of long texts, so it is part of the vector space's name (default kept short).
+  const id = maxCharacters === 4_000 ? 'energetic-ai/use-lite-en@0.2' : `energetic-ai/use-lite-en@0.2:max${maxCharacters}`;
   let loading: Promise<UseLiteModel> | undefined;
   // TensorFlow.js graph execution is not re-entrant friendly; one call at a time keeps memory flat.
   let queue: Promise<unknown> = Promise.resolve();
@@ -54,7 +70,8 @@ export function createUseLiteEmbedder(options: UseLiteEmbedderOptions = {}): Emb
       assertTexts(texts, id);
       if (texts.length === 0) return [];
       const loaded = await model();
-      const run = queue.then(() => embedAll(loaded, texts, batchSize));
+      const cut = texts.map((text) => (text.length > maxCharacters ? cutAt(text, maxCharacters) : text));
+      const run = queue.then(() => embedAll(loaded, cut, batchSize));
       queue = run.catch(() => undefined);
       return run;
     },
@@ -107,6 +124,12 @@ async function loadUseLite(): Promise<UseLiteModel> {
   } catch (error) {
     throw new MemloomError({ code: 'EMBEDDER_ERROR', backend: 'embeddings', message: `could not load USE-lite: ${String(error)}`, cause: error });
   }
+}
+
+/** The first `limit` characters, without splitting a surrogate pair. */
+function cutAt(text: string, limit: number): string {
+  const code = text.charCodeAt(limit - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? limit - 1 : limit);
 }
 
 function unit(values: readonly number[]): number[] {

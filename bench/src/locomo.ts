@@ -1,0 +1,229 @@
+/**
+ * LoCoMo loader and the project's retrieval metric (see the data folder's
+ * README): every turn is ingested in order as one memory whose text is
+ * `"<speaker>: <text>"` (plus the shared image's caption), timestamped with
+ * its session's date, its `dia_id` kept as the memory's source. Each question
+ * of category 1-4 is searched with its text; its recall@k is the share of its
+ * evidence ids found among the sources of the top k results.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export const CATEGORY_NAMES: Readonly<Record<number, string>> = {
+  1: 'multi-hop',
+  2: 'temporal',
+  3: 'open-domain',
+  4: 'single-hop',
+  5: 'adversarial',
+};
+
+export interface LocomoTurn {
+  /** `D<session>:<n>`, the id evidence refers to. */
+  diaId: string;
+  speaker: string;
+  text: string;
+  /** Caption of the image the speaker shared, when there is one. */
+  caption?: string;
+  session: number;
+  /** The session's date. */
+  at: Date;
+}
+
+export interface LocomoQuestion {
+  question: string;
+  evidence: string[];
+  category: number;
+}
+
+export interface LocomoConversation {
+  /** File name without `.json`, e.g. `conv-26`. */
+  id: string;
+  speakers: [string, string];
+  /** In conversation order. */
+  turns: LocomoTurn[];
+  /** Every question of the file, adversarial ones included. */
+  questions: LocomoQuestion[];
+}
+
+/** Load every `conv-*.json` of a LoCoMo folder, sorted by name, checking the shape as it goes. */
+export async function loadLocomo(dir: string): Promise<LocomoConversation[]> {
+  const names = (await readdir(dir)).filter((name) => /^conv-.*\.json$/.test(name)).sort();
+  if (names.length === 0) throw new Error(`no conv-*.json files in ${dir}`);
+  const conversations: LocomoConversation[] = [];
+  for (const name of names) {
+    const raw: unknown = JSON.parse(await readFile(join(dir, name), 'utf8'));
+    conversations.push(parseConversation(name.replace(/\.json$/, ''), raw));
+  }
+  return conversations;
+}
+
+/** The memory text of one turn, as the metric defines it. */
+export function turnText(turn: LocomoTurn): string {
+  const text = `${turn.speaker}: ${turn.text}`;
+  return turn.caption ? `${text} [shared an image: ${turn.caption}]` : text;
+}
+
+/** Questions that count for retrieval: categories 1-4 with at least one evidence id. */
+export function scoredQuestions(conversation: LocomoConversation): LocomoQuestion[] {
+  return conversation.questions.filter((question) => question.category >= 1 && question.category <= 4 && question.evidence.length > 0);
+}
+
+/** Share of `evidence` found among the sources of the first `k` results (each result may carry several sources). */
+export function recallAt(evidence: readonly string[], resultSources: readonly (readonly string[])[], k: number): number {
+  if (evidence.length === 0) return 0;
+  const found = new Set<string>();
+  for (const sources of resultSources.slice(0, k)) for (const source of sources) found.add(source);
+  return evidence.filter((id) => found.has(id)).length / evidence.length;
+}
+
+export interface RecallSummary {
+  questions: number;
+  /** Mean recall per k, e.g. `{ 5: 0.52, 10: 0.61 }`. */
+  overall: Record<number, number>;
+  /** Per category name, mean recall per k and the question count. */
+  byCategory: Record<string, { questions: number; recall: Record<number, number> }>;
+}
+
+/** Accumulates per-question recall into overall and per-category means. */
+export class RecallTally {
+  private readonly rows: { category: number; recall: Record<number, number> }[] = [];
+
+  constructor(readonly ks: readonly number[]) {}
+
+  add(question: LocomoQuestion, resultSources: readonly (readonly string[])[]): void {
+    const recall: Record<number, number> = {};
+    for (const k of this.ks) recall[k] = recallAt(question.evidence, resultSources, k);
+    this.rows.push({ category: question.category, recall });
+  }
+
+  summary(): RecallSummary {
+    const byCategory: RecallSummary['byCategory'] = {};
+    for (const category of [...new Set(this.rows.map((row) => row.category))].sort()) {
+      const rows = this.rows.filter((row) => row.category === category);
+      byCategory[CATEGORY_NAMES[category] ?? String(category)] = { questions: rows.length, recall: this.mean(rows) };
+    }
+    return { questions: this.rows.length, overall: this.mean(this.rows), byCategory };
+  }
+
+  private mean(rows: readonly { recall: Record<number, number> }[]): Record<number, number> {
+    const means: Record<number, number> = {};
+    for (const k of this.ks) means[k] = rows.length === 0 ? 0 : rows.reduce((sum, row) => sum + (row.recall[k] ?? 0), 0) / rows.length;
+    return means;
+  }
+}
+
+/**
+ * Something that can be measured: it ingests a conversation's turns, then
+ * answers questions with ranked results, each carrying the turn ids it came
+ * from. One retriever is created per conversation.
+ */
+export interface LocomoRetriever {
+  ingest(turns: readonly LocomoTurn[]): Promise<void>;
+  search(question: string, k: number): Promise<string[][]>;
+  /** Memories held after ingest (fewer than turns when some were merged). */
+  size(): Promise<number>;
+  close?(): Promise<void>;
+}
+
+export interface LocomoRun extends RecallSummary {
+  memories: number;
+  turns: number;
+  ingestMs: number;
+  searchMs: number;
+}
+
+/** Run the metric over conversations with a fresh retriever for each. */
+export async function runLocomo(
+  conversations: readonly LocomoConversation[],
+  createRetriever: (conversation: LocomoConversation) => Promise<LocomoRetriever> | LocomoRetriever,
+  ks: readonly number[] = [5, 10],
+): Promise<LocomoRun> {
+  const tally = new RecallTally(ks);
+  const maxK = Math.max(...ks);
+  let memories = 0;
+  let turns = 0;
+  let ingestMs = 0;
+  let searchMs = 0;
+  for (const conversation of conversations) {
+    const retriever = await createRetriever(conversation);
+    let started = performance.now();
+    await retriever.ingest(conversation.turns);
+    ingestMs += performance.now() - started;
+    turns += conversation.turns.length;
+    memories += await retriever.size();
+    started = performance.now();
+    for (const question of scoredQuestions(conversation)) tally.add(question, await retriever.search(question.question, maxK));
+    searchMs += performance.now() - started;
+    await retriever.close?.();
+  }
+  return { ...tally.summary(), memories, turns, ingestMs, searchMs };
+}
+
+// ---------------------------------------------------------------------------
+
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+
+/** `"1:56 pm on 8 May, 2023"` → a UTC date. */
+export function parseSessionDate(text: string): Date {
+  const match = /^\s*(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$/i.exec(text);
+  const month = match ? MONTHS.indexOf((match[5] as string).toLowerCase()) : -1;
+  if (!match || month < 0) throw new Error(`unreadable session date: ${JSON.stringify(text)}`);
+  let hour = Number(match[1]) % 12;
+  if ((match[3] as string).toLowerCase() === 'pm') hour += 12;
+  return new Date(Date.UTC(Number(match[6]), month, Number(match[4]), hour, Number(match[2])));
+}
+
+function parseConversation(id: string, raw: unknown): LocomoConversation {
+  if (!isRecord(raw)) throw new Error(`${id}: not a JSON object`);
+  const speakerA = raw.speaker_a;
+  const speakerB = raw.speaker_b;
+  if (typeof speakerA !== 'string' || typeof speakerB !== 'string') throw new Error(`${id}: speaker_a / speaker_b missing`);
+
+  const sessions = Object.keys(raw)
+    .map((key) => /^session_(\d+)$/.exec(key))
+    .filter((match): match is RegExpExecArray => match !== null)
+    .map((match) => Number(match[1]))
+    .sort((a, b) => a - b);
+  const turns: LocomoTurn[] = [];
+  for (const session of sessions) {
+    const list = raw[`session_${session}`];
+    const date = raw[`session_${session}_date_time`];
+    if (!Array.isArray(list)) continue;
+    if (typeof date !== 'string') throw new Error(`${id}: session_${session} has no date`);
+    const at = parseSessionDate(date);
+    for (const [index, item] of list.entries()) {
+      if (!isRecord(item) || typeof item.speaker !== 'string' || typeof item.dia_id !== 'string' || typeof item.text !== 'string') {
+        throw new Error(`${id}: session_${session} turn ${index} lacks speaker, dia_id or text`);
+      }
+      const caption = typeof item.blip_caption === 'string' && item.blip_caption.trim() ? item.blip_caption.trim() : undefined;
+      turns.push({ diaId: item.dia_id, speaker: item.speaker, text: item.text, session, at, ...(caption ? { caption } : {}) });
+    }
+  }
+
+  if (!Array.isArray(raw.qa)) throw new Error(`${id}: qa is not a list`);
+  const questions = raw.qa.map((item, index): LocomoQuestion => {
+    if (!isRecord(item) || typeof item.question !== 'string' || typeof item.category !== 'number') {
+      throw new Error(`${id}: qa ${index} lacks question or category`);
+    }
+    const evidence = Array.isArray(item.evidence) ? item.evidence.filter((value): value is string => typeof value === 'string') : [];
+    return { question: item.question, category: item.category, evidence: [...new Set(evidence.flatMap(evidenceIds))] };
+  });
+  return { id, speakers: [speakerA, speakerB], turns, questions };
+}
+
+/**
+ * The data has three malformed evidence entries: two ids in one string
+ * ("D8:6; D9:17"), a stray colon ("D:11:26") and a bare "D". Split the first,
+ * repair the second, drop what names no turn.
+ */
+function evidenceIds(value: string): string[] {
+  return value
+    .split(/[;,\s]+/)
+    .map((part) => /^D:?(\d+):(\d+)$/.exec(part))
+    .filter((match): match is RegExpExecArray => match !== null)
+    .map((match) => `D${match[1]}:${match[2]}`);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

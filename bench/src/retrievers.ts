@@ -1,0 +1,84 @@
+/**
+ * The retrievers the benchmarks compare: plain BM25 over the turns, an
+ * embedder alone (cosine only, through core's search with every other
+ * channel weighted 0), and memloom's hybrid search as it ships.
+ */
+import { createMemory, TextIndex, type Embedder, type RetrievalConfigInput } from '@memloom/core';
+import { createFakeClock, createInMemoryStore } from '@memloom/core/testing';
+import { turnText, type LocomoConversation, type LocomoRetriever, type LocomoTurn } from './locomo.js';
+
+/** Plain BM25 (core's TextIndex, k1 1.2, b 0.75) over the turn texts; no merging. */
+export function createBm25Retriever(): LocomoRetriever {
+  const index = new TextIndex();
+  const sourceOf = new Map<string, string>();
+  return {
+    async ingest(turns) {
+      for (const [position, turn] of turns.entries()) {
+        const id = String(position);
+        index.set(id, turnText(turn));
+        sourceOf.set(id, turn.diaId);
+      }
+    },
+    async search(question, k) {
+      return index.search(question, k).map((hit) => [sourceOf.get(hit.id) as string]);
+    },
+    async size() {
+      return index.size;
+    },
+  };
+}
+
+/** Cosine of the embedder's vectors only: semantic weight 1, text, weight and recency 0. */
+export const VECTOR_ONLY: RetrievalConfigInput = { weights: { semantic: 1, text: 0, weight: 0, recency: 0 } };
+
+export interface MemoryRetrieverOptions {
+  embedder: Embedder;
+  /** Retrieval settings passed to createMemory; omitted for the defaults as they ship. */
+  retrieval?: RetrievalConfigInput;
+  /** Embed every turn and question in batches first, so that ingest and search hit a warm cache. */
+  prewarm?: (texts: string[], purpose: 'document' | 'query') => Promise<void>;
+}
+
+/**
+ * memloom itself: createMemory over the in-memory store (BM25 text channel
+ * included), each turn added in order with its session date and dia_id as
+ * source. The clock stands at the last session's date, when the questions
+ * are asked.
+ */
+export function createMemoryRetriever(conversation: LocomoConversation, options: MemoryRetrieverOptions): LocomoRetriever {
+  const lastTurn = conversation.turns[conversation.turns.length - 1] as LocomoTurn;
+  const clock = createFakeClock(lastTurn.at.getTime());
+  const memory = createMemory({
+    store: createInMemoryStore(),
+    embedder: options.embedder,
+    clock,
+    // Ids in order of arrival, so ties rank the same in every run.
+    generateId: counter(),
+    ...(options.retrieval ? { retrieval: options.retrieval } : {}),
+  });
+  return {
+    async ingest(turns) {
+      if (options.prewarm) {
+        await options.prewarm(turns.map(turnText), 'document');
+        await options.prewarm(
+          conversation.questions.map((question) => question.question),
+          'query',
+        );
+      }
+      for (const turn of turns) {
+        await memory.add(turnText(turn), { at: turn.at, sources: [turn.diaId], trigger: 'import' });
+      }
+    },
+    async search(question, k) {
+      const results = await memory.search(question, { limit: k });
+      return results.map((result) => result.memory.sources);
+    },
+    size: () => memory.count(),
+    close: () => memory.close(),
+  };
+}
+
+function counter(): () => string {
+  let next = 0;
+  return () => `m${String(++next).padStart(6, '0')}`;
+}

@@ -1,0 +1,204 @@
+import { createHash } from 'node:crypto';
+import { MemloomError, type Embedder, type EmbedOptions } from '@memloom/core';
+import { assertTexts } from './lexical-embedder.js';
+
+/**
+ * Where vectors outlive the process. A store may offer one so that
+ * re-indexing after a restart does not re-embed what it already holds
+ * (described here, implemented by stores that choose to).
+ *
+ * Keys are opaque strings made by the cache (embedder id, purpose and text
+ * hashed together); a store keeps them in a table of its own beside the
+ * memories, e.g. `embedding_cache(key TEXT PRIMARY KEY, vector BLOB, used_at)`,
+ * and may drop any entry at any time: a miss only costs an embedding.
+ */
+export interface PersistentEmbeddingCache {
+  /** Vectors for the keys it holds; missing keys are simply absent from the map. */
+  getMany(keys: readonly string[]): Promise<Map<string, number[]>>;
+  /** Remember vectors. Best effort: a failure is counted in `stats().persistentErrors`, never thrown. */
+  setMany(entries: ReadonlyMap<string, readonly number[]>): Promise<void>;
+}
+
+export interface CachedEmbedderOptions {
+  /**
+   * Most vectors kept in memory; the least recently used go first. 0 keeps
+   * none in memory (useful with `persistent` alone).
+   * @default 10000
+   */
+  maxEntries?: number;
+  /**
+   * Whether query and document embeddings of the same text share an entry.
+   * Leave it false for models that embed the two differently (e5, bge with
+   * instructions); true saves work for symmetric ones.
+   * @default false
+   */
+  sharePurposes?: boolean;
+  /** A second, lasting level (e.g. a store's cache table), asked after a memory miss. */
+  persistent?: PersistentEmbeddingCache;
+}
+
+export interface CachedEmbedder extends Embedder {
+  /** Counters since creation (or the last `clear`). */
+  stats(): { hits: number; misses: number; persistentHits: number; persistentErrors: number; entries: number };
+  /** Forget every in-memory entry and reset the counters. */
+  clear(): void;
+  /** Forget every entry and close the inner embedder. */
+  close(): Promise<void>;
+}
+
+/**
+ * Wrap an embedder so the same text is never embedded twice: re-adding,
+ * re-indexing or searching the same words again costs a map lookup. The key
+ * is the embedder id, the purpose (unless shared) and the text, so two
+ * embedders never mix their vectors. Concurrent calls for the same text share
+ * one embedding. Vectors are copied in and out, so callers cannot corrupt the
+ * cache.
+ */
+export function createCachedEmbedder(embedder: Embedder, options: CachedEmbedderOptions = {}): CachedEmbedder {
+  if (!embedder || typeof embedder.embed !== 'function' || typeof embedder.id !== 'string') {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: 'createCachedEmbedder needs an embedder' });
+  }
+  const maxEntries = options.maxEntries ?? 10_000;
+  if (!Number.isInteger(maxEntries) || maxEntries < 0) {
+    throw new MemloomError({
+      code: 'INVALID_OPTIONS',
+      backend: 'embeddings',
+      message: `cached embedder: maxEntries must be a whole number >= 0, got ${String(options.maxEntries)}`,
+    });
+  }
+  const sharePurposes = options.sharePurposes ?? false;
+  const persistent = options.persistent;
+  // A Map iterates in insertion order: delete + set moves an entry to the young end.
+  const entries = new Map<string, number[]>();
+  const pending = new Map<string, Promise<number[]>>();
+  let hits = 0;
+  let misses = 0;
+  let persistentHits = 0;
+  let persistentErrors = 0;
+
+  const keyOf = (text: string, purpose: 'document' | 'query') =>
+    `${embedder.id}\u0000${sharePurposes ? '*' : purpose}\u0000${text}`;
+
+  function remember(key: string, vector: number[]): void {
+    if (maxEntries === 0) return;
+    entries.delete(key);
+    entries.set(key, vector);
+    while (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
+  }
+
+  function recall(key: string): number[] | undefined {
+    const vector = entries.get(key);
+    if (vector === undefined) return undefined;
+    entries.delete(key);
+    entries.set(key, vector);
+    return vector;
+  }
+
+  async function embedMissing(keys: string[], texts: string[], embedOptions: EmbedOptions | undefined): Promise<Map<string, number[]>> {
+    const found = new Map<string, number[]>();
+    let todoKeys = keys;
+    let todoTexts = texts;
+    if (persistent) {
+      // The lasting level is an optimisation: when it fails, embed as if it were empty.
+      const stored = await persistent.getMany(keys.map(persistentKey)).catch(() => {
+        persistentErrors++;
+        return new Map<string, number[]>();
+      });
+      todoKeys = [];
+      todoTexts = [];
+      keys.forEach((key, index) => {
+        const vector = stored.get(persistentKey(key));
+        if (Array.isArray(vector) && vector.length === embedder.dimension && vector.every(Number.isFinite)) {
+          persistentHits++;
+          found.set(key, [...vector]);
+        } else {
+          todoKeys.push(key);
+          todoTexts.push(texts[index] as string);
+        }
+      });
+    }
+    if (todoTexts.length > 0) {
+      const vectors = await embedder.embed(todoTexts, embedOptions);
+      if (!Array.isArray(vectors) || vectors.length !== todoTexts.length) {
+        throw new MemloomError({
+          code: 'INVALID_EMBEDDING',
+          backend: 'embeddings',
+          message: `${embedder.id} returned ${Array.isArray(vectors) ? vectors.length : 'no'} vectors for ${todoTexts.length} texts`,
+        });
+      }
+      const fresh = new Map<string, number[]>();
+      todoKeys.forEach((key, index) => {
+        const vector = Array.from(vectors[index] as ArrayLike<number>);
+        found.set(key, vector);
+        fresh.set(persistentKey(key), vector);
+      });
+      if (persistent) {
+        await persistent.setMany(fresh).catch(() => {
+          persistentErrors++;
+        });
+      }
+    }
+    return found;
+  }
+
+  return {
+    id: embedder.id,
+    dimension: embedder.dimension,
+    async embed(texts: readonly string[], embedOptions?: EmbedOptions): Promise<number[][]> {
+      assertTexts(texts, embedder.id);
+      const purpose = embedOptions?.purpose ?? 'document';
+      const keys = texts.map((text) => keyOf(text, purpose));
+      const results: (number[] | Promise<number[]> | undefined)[] = new Array(keys.length);
+      const missing = new Map<string, string>();
+      keys.forEach((key, index) => {
+        const cached = recall(key) ?? pending.get(key);
+        if (cached) {
+          hits++;
+          results[index] = cached;
+        } else if (!missing.has(key)) {
+          misses++;
+          missing.set(key, texts[index] as string);
+        }
+      });
+
+      if (missing.size > 0) {
+        const missingKeys = [...missing.keys()];
+        const batch = embedMissing(missingKeys, [...missing.values()], embedOptions);
+        for (const key of missingKeys) {
+          const one = batch.then((found) => found.get(key) as number[]);
+          // Every waiter sees the batch's rejection; this keeps Node from flagging the copies as unhandled.
+          one.catch(() => undefined);
+          pending.set(key, one);
+        }
+        try {
+          const found = await batch;
+          for (const [key, vector] of found) remember(key, vector);
+          keys.forEach((key, index) => {
+            results[index] ??= found.get(key);
+          });
+        } finally {
+          for (const key of missingKeys) pending.delete(key);
+        }
+      }
+      const vectors = await Promise.all(results);
+      return vectors.map((vector) => [...(vector as number[])]);
+    },
+    async close() {
+      entries.clear();
+      await embedder.close?.();
+    },
+    stats: () => ({ hits, misses, persistentHits, persistentErrors, entries: entries.size }),
+    clear() {
+      entries.clear();
+      hits = 0;
+      misses = 0;
+      persistentHits = 0;
+      persistentErrors = 0;
+    },
+  };
+}
+
+/** Keys for the lasting level: fixed length whatever the text, so a store can index them. */
+function persistentKey(key: string): string {
+  return createHash('sha256').update(key).digest('base64url');
+}

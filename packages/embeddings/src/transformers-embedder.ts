@@ -1,0 +1,298 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { MemloomError, type Embedder, type EmbedOptions } from '@memloom/core';
+import { assertTexts } from './lexical-embedder.js';
+
+/** Weight formats transformers.js can load; each maps to a file in the model's `onnx/` folder. */
+export type TransformersDtype = 'fp32' | 'fp16' | 'q8' | 'int8' | 'uint8' | 'q4' | 'bnb4' | 'q4f16';
+
+/** The multilingual default for users who can download it (50+ languages, 384 dimensions, ~120 MB quantized). */
+export const DEFAULT_TRANSFORMERS_MODEL = 'Xenova/paraphrase-multilingual-MiniLM-L12-v2';
+
+export interface TransformersEmbedderOptions {
+  /**
+   * A sentence-transformers model exported to ONNX: a Hub id such as
+   * `Xenova/all-MiniLM-L6-v2`, looked up under `localModelPath` and `cacheDir`.
+   * @default 'Xenova/paraphrase-multilingual-MiniLM-L12-v2'
+   */
+  model?: string;
+  /**
+   * A folder that holds this model's files directly (`config.json`,
+   * `tokenizer.json`, `tokenizer_config.json`, `onnx/model_quantized.onnx`).
+   * When set, nothing else is searched and nothing is downloaded.
+   */
+  modelPath?: string;
+  /**
+   * A folder of models by id: the model is read from `<localModelPath>/<model>/`.
+   * @default transformers.js's own (`env.localModelPath`)
+   */
+  localModelPath?: string;
+  /**
+   * Where downloaded models are cached, by id.
+   * @default transformers.js's own (`env.cacheDir`)
+   */
+  cacheDir?: string;
+  /**
+   * Fetch the model from the Hugging Face Hub when it is not found locally.
+   * Off by default: memloom never reaches the network unless told to.
+   * @default false
+   */
+  allowDownload?: boolean;
+  /**
+   * Weights to load: `q8` is `onnx/model_quantized.onnx` (4x smaller, nearly
+   * as good), `fp32` is `onnx/model.onnx`.
+   * @default 'q8'
+   */
+  dtype?: TransformersDtype;
+  /** How token vectors become one text vector. @default 'mean' */
+  pooling?: 'mean' | 'cls';
+  /** Texts per forward pass; larger inputs are split. @default 32 */
+  batchSize?: number;
+  /** Prepended to queries, for models trained with one (e5: `'query: '`). @default '' */
+  queryPrefix?: string;
+  /** Prepended to documents (e5: `'passage: '`). @default '' */
+  documentPrefix?: string;
+  /**
+   * The transformers.js module, for tests or bundlers. Loaded with a dynamic
+   * `import('@huggingface/transformers')` when omitted.
+   */
+  runtime?: TransformersRuntime;
+}
+
+/** The part of `@huggingface/transformers` this embedder uses. */
+export interface TransformersRuntime {
+  pipeline(task: 'feature-extraction', model: string, options: Record<string, unknown>): Promise<FeatureExtractor>;
+  env: { localModelPath: string; cacheDir: string | null };
+}
+
+interface FeatureExtractor {
+  (texts: string[], options: { pooling: 'mean' | 'cls'; normalize: boolean }): Promise<{ dims: number[]; tolist(): unknown }>;
+  dispose?(): Promise<void>;
+}
+
+export interface TransformersEmbedder extends Embedder {
+  /** The folder the model was loaded from, or the Hub id when it was downloaded. */
+  readonly source: string;
+  /** Wait for running batches, then free the ONNX session; later calls fail with CLOSED. */
+  close(): Promise<void>;
+}
+
+const REQUIRED_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json'] as const;
+
+/**
+ * Load a sentence-transformers ONNX model with transformers.js and embed
+ * with mean pooling and L2 normalization. The model is loaded here, so a
+ * missing model fails now (MISSING_RESOURCE, naming the files and where to
+ * put them) rather than on the first `add`.
+ *
+ * `@huggingface/transformers` is an optional peer dependency (it brings
+ * onnxruntime, ~400 MB installed): install it to use this embedder.
+ */
+export async function createTransformersEmbedder(options: TransformersEmbedderOptions = {}): Promise<TransformersEmbedder> {
+  const settings = resolveOptions(options);
+  const runtime = options.runtime ?? (await loadRuntime());
+  const candidates = candidateFolders(settings, runtime);
+  const weightsFile = `onnx/${weightsFileName(settings.dtype)}`;
+  const present = candidates.find((folder) => missingFiles(folder, weightsFile).length === 0);
+
+  if (!present && !settings.allowDownload) throw missingModelError(settings, candidates, weightsFile);
+
+  const source = present ?? settings.model;
+  let extractor: FeatureExtractor;
+  try {
+    extractor = await runtime.pipeline('feature-extraction', present ?? settings.model, {
+      dtype: settings.dtype,
+      // A folder path is read as is; a Hub id is downloaded (allowDownload) into the cache.
+      local_files_only: !!present || !settings.allowDownload,
+      ...(settings.cacheDir ? { cache_dir: settings.cacheDir } : {}),
+    });
+  } catch (error) {
+    if (!present) throw missingModelError(settings, candidates, weightsFile, error);
+    throw new MemloomError({
+      code: 'EMBEDDER_ERROR',
+      backend: 'embeddings',
+      message: `could not load ${settings.model} from ${present}: ${firstLine(error)}`,
+      cause: error,
+      details: { folder: present },
+    });
+  }
+
+  const dimension = await probeDimension(extractor, settings);
+  const id = `transformers:${settings.model}:${settings.dtype}:${settings.pooling}`;
+  // One forward pass at a time: onnxruntime already uses every core, and queuing keeps memory flat.
+  let queue: Promise<unknown> = Promise.resolve();
+  let closed = false;
+
+  return {
+    id,
+    dimension,
+    source,
+    async embed(texts: readonly string[], embedOptions?: EmbedOptions): Promise<number[][]> {
+      assertTexts(texts, id);
+      if (closed) throw new MemloomError({ code: 'CLOSED', backend: 'embeddings', message: `${id} was closed` });
+      if (texts.length === 0) return [];
+      const prefix = embedOptions?.purpose === 'query' ? settings.queryPrefix : settings.documentPrefix;
+      const inputs = texts.map((text) => prefix + text);
+      const run = queue.then(() => embedBatches(extractor, inputs, settings, dimension, id));
+      queue = run.catch(() => undefined);
+      return run;
+    },
+    async close() {
+      closed = true;
+      await queue;
+      await extractor.dispose?.();
+    },
+  };
+}
+
+interface Settings {
+  model: string;
+  modelPath: string | undefined;
+  localModelPath: string | undefined;
+  cacheDir: string | undefined;
+  allowDownload: boolean;
+  dtype: TransformersDtype;
+  pooling: 'mean' | 'cls';
+  batchSize: number;
+  queryPrefix: string;
+  documentPrefix: string;
+}
+
+const DTYPES: readonly TransformersDtype[] = ['fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4', 'bnb4', 'q4f16'];
+
+function resolveOptions(options: TransformersEmbedderOptions): Settings {
+  if (options === null || typeof options !== 'object') throw invalid('options must be an object');
+  const text = (name: keyof TransformersEmbedderOptions, fallback: string | undefined) => {
+    const value = options[name];
+    if (value === undefined) return fallback;
+    if (typeof value !== 'string' || (name !== 'queryPrefix' && name !== 'documentPrefix' && value.trim() === '')) {
+      throw invalid(`${name} must be a non-empty string`);
+    }
+    return value;
+  };
+  const settings: Settings = {
+    model: text('model', DEFAULT_TRANSFORMERS_MODEL) as string,
+    modelPath: text('modelPath', undefined),
+    localModelPath: text('localModelPath', undefined),
+    cacheDir: text('cacheDir', undefined),
+    allowDownload: options.allowDownload ?? false,
+    dtype: options.dtype ?? 'q8',
+    pooling: options.pooling ?? 'mean',
+    batchSize: options.batchSize ?? 32,
+    queryPrefix: text('queryPrefix', '') as string,
+    documentPrefix: text('documentPrefix', '') as string,
+  };
+  if (typeof settings.allowDownload !== 'boolean') throw invalid('allowDownload must be true or false');
+  if (!DTYPES.includes(settings.dtype)) throw invalid(`dtype must be one of ${DTYPES.join(', ')}, got ${String(settings.dtype)}`);
+  if (settings.pooling !== 'mean' && settings.pooling !== 'cls') throw invalid(`pooling must be 'mean' or 'cls'`);
+  if (!Number.isInteger(settings.batchSize) || settings.batchSize < 1) throw invalid('batchSize must be a whole number >= 1');
+  if (settings.model.includes('..')) throw invalid('model must be a Hub id such as Xenova/all-MiniLM-L6-v2 (use modelPath for a folder)');
+  return settings;
+}
+
+/** Where to look, in order: the explicit folder, else `<localModelPath>/<id>` then `<cacheDir>/<id>`. */
+function candidateFolders(settings: Settings, runtime: TransformersRuntime): string[] {
+  if (settings.modelPath) return [resolve(settings.modelPath)];
+  const roots = [settings.localModelPath ?? runtime.env.localModelPath, settings.cacheDir ?? runtime.env.cacheDir ?? undefined];
+  const folders = roots.filter((root): root is string => !!root).map((root) => resolve(root, settings.model));
+  return [...new Set(folders)];
+}
+
+function weightsFileName(dtype: TransformersDtype): string {
+  const suffix: Record<TransformersDtype, string> = {
+    fp32: '',
+    fp16: '_fp16',
+    q8: '_quantized',
+    int8: '_int8',
+    uint8: '_uint8',
+    q4: '_q4',
+    bnb4: '_bnb4',
+    q4f16: '_q4f16',
+  };
+  return `model${suffix[dtype]}.onnx`;
+}
+
+function missingFiles(folder: string, weightsFile: string): string[] {
+  return [...REQUIRED_FILES, weightsFile].filter((file) => !existsSync(join(folder, file)));
+}
+
+function missingModelError(settings: Settings, candidates: string[], weightsFile: string, cause?: unknown): MemloomError {
+  const where = candidates.map((folder) => `${folder} (missing: ${missingFiles(folder, weightsFile).join(', ')})`).join('; ');
+  const target = candidates[0] ?? '<folder>';
+  const download = settings.allowDownload
+    ? `the download failed (${firstLine(cause)}); `
+    : 'downloads are off (allowDownload: false); ';
+  return new MemloomError({
+    code: 'MISSING_RESOURCE',
+    backend: 'embeddings',
+    message:
+      `model ${settings.model} (${settings.dtype}) not found: looked in ${where}. ${download}` +
+      `put config.json, tokenizer.json, tokenizer_config.json and ${weightsFile} from the model's Hub repository into ${target}, ` +
+      `or pass modelPath pointing at a folder that holds them`,
+    ...(cause === undefined ? {} : { cause }),
+    details: { model: settings.model, folders: candidates, files: [...REQUIRED_FILES, weightsFile] },
+  });
+}
+
+async function probeDimension(extractor: FeatureExtractor, settings: Settings): Promise<number> {
+  let output: { dims: number[] };
+  try {
+    output = await extractor(['dimension probe'], { pooling: settings.pooling, normalize: true });
+  } catch (error) {
+    throw new MemloomError({ code: 'EMBEDDER_ERROR', backend: 'embeddings', message: `${settings.model} failed its first run: ${firstLine(error)}`, cause: error });
+  }
+  const dimension = output.dims[output.dims.length - 1];
+  if (output.dims.length !== 2 || !dimension) {
+    throw new MemloomError({
+      code: 'EMBEDDER_ERROR',
+      backend: 'embeddings',
+      message: `${settings.model} gave output of shape [${output.dims.join(', ')}]; a sentence embedding model gives [batch, dimension]`,
+    });
+  }
+  return dimension;
+}
+
+async function embedBatches(extractor: FeatureExtractor, texts: string[], settings: Settings, dimension: number, id: string): Promise<number[][]> {
+  const vectors: number[][] = [];
+  for (let start = 0; start < texts.length; start += settings.batchSize) {
+    const batch = texts.slice(start, start + settings.batchSize);
+    let rows: unknown;
+    try {
+      rows = (await extractor(batch, { pooling: settings.pooling, normalize: true })).tolist();
+    } catch (error) {
+      throw new MemloomError({ code: 'EMBEDDER_ERROR', backend: 'embeddings', message: `${id} failed: ${firstLine(error)}`, cause: error });
+    }
+    if (!Array.isArray(rows) || rows.length !== batch.length) {
+      throw new MemloomError({ code: 'INVALID_EMBEDDING', backend: 'embeddings', message: `${id} returned ${Array.isArray(rows) ? rows.length : 'no'} rows for ${batch.length} texts` });
+    }
+    for (const row of rows) {
+      if (!Array.isArray(row) || row.length !== dimension) {
+        throw new MemloomError({ code: 'INVALID_EMBEDDING', backend: 'embeddings', message: `${id} returned a row of length ${Array.isArray(row) ? row.length : 0}; expected ${dimension}` });
+      }
+      vectors.push(row as number[]);
+    }
+  }
+  return vectors;
+}
+
+async function loadRuntime(): Promise<TransformersRuntime> {
+  try {
+    return (await import('@huggingface/transformers')) as unknown as TransformersRuntime;
+  } catch (error) {
+    throw new MemloomError({
+      code: 'MISSING_RESOURCE',
+      backend: 'embeddings',
+      message: 'the transformers.js embedder needs the optional peer dependency @huggingface/transformers: install it (e.g. `pnpm add @huggingface/transformers@4`)',
+      cause: error,
+    });
+  }
+}
+
+function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split('\n')[0] ?? text;
+}
+
+function invalid(message: string): MemloomError {
+  return new MemloomError({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: `transformers embedder: ${message}` });
+}

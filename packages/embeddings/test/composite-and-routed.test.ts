@@ -1,0 +1,72 @@
+import { cosineSimilarity, MemloomError, type Embedder } from '@memloom/core';
+import { createTestEmbedder } from '@memloom/core/testing';
+import { testEmbedder } from '@memloom/testkit';
+import { describe, expect, it } from 'vitest';
+import { cjkShare, createCompositeEmbedder, createLexicalEmbedder, createScriptRoutedEmbedder } from '../src/index.js';
+
+testEmbedder({
+  name: 'composite (test + lexical)',
+  create: () => createCompositeEmbedder([{ embedder: createTestEmbedder(), weight: 1 }, { embedder: createLexicalEmbedder(), weight: 3 }]),
+  tolerance: 1e-12,
+});
+testEmbedder({
+  name: 'script-routed (test for Latin, lexical for CJK)',
+  create: () => createScriptRoutedEmbedder({ latin: createTestEmbedder(), cjk: createLexicalEmbedder() }),
+  tolerance: 1e-12,
+});
+
+describe('composite embedder', () => {
+  it('has cosine equal to the weighted mean of its parts', async () => {
+    const first = createTestEmbedder({ dimension: 16 });
+    const second = createLexicalEmbedder({ wordDimension: 64, charDimension: 0 });
+    const composite = createCompositeEmbedder([{ embedder: first, weight: 1 }, { embedder: second, weight: 3 }]);
+    const texts = ['coffee every morning', 'morning tea and coffee'];
+    const [a, b] = await composite.embed(texts);
+    const [a1, b1] = await first.embed(texts);
+    const [a2, b2] = await second.embed(texts);
+    const expected = 0.25 * cosineSimilarity(a1 as number[], b1 as number[]) + 0.75 * cosineSimilarity(a2 as number[], b2 as number[]);
+    expect(cosineSimilarity(a as number[], b as number[])).toBeCloseTo(expected, 10);
+    expect(composite.dimension).toBe(16 + 64);
+  });
+
+  it('rejects no parts and non-positive weights', () => {
+    expect(() => createCompositeEmbedder([])).toThrow(MemloomError);
+    expect(() => createCompositeEmbedder([{ embedder: createTestEmbedder(), weight: 0 }])).toThrow(/positive weight/);
+  });
+
+  it('reports a part that returns the wrong dimension', async () => {
+    const liar: Embedder = { id: 'liar', dimension: 8, embed: async (texts) => texts.map(() => [1, 0]) };
+    const composite = createCompositeEmbedder([{ embedder: liar, weight: 1 }]);
+    await expect(composite.embed(['x'])).rejects.toMatchObject({ code: 'INVALID_EMBEDDING' });
+  });
+});
+
+describe('script-routed embedder', () => {
+  it('measures the CJK share of a text in words', () => {
+    expect(cjkShare('The user drinks coffee')).toBe(0);
+    expect(cjkShare('用户每天喝咖啡')).toBe(1);
+    expect(cjkShare('')).toBe(0);
+    const mixed = cjkShare('我的 GitHub 用户名是 lin-wei');
+    expect(mixed).toBeGreaterThan(0.3);
+    expect(mixed).toBeLessThan(0.7);
+  });
+
+  it('sends each text only to the embedder of its script', async () => {
+    const latin = createTestEmbedder({ id: 'latin', dimension: 8 });
+    const cjk = createTestEmbedder({ id: 'cjk', dimension: 8 });
+    const routed = createScriptRoutedEmbedder({ latin, cjk });
+    const [english, chinese, mixed] = await routed.embed(['drinks coffee', '喝咖啡', 'drinks 咖啡']);
+    expect(latin.calls).toEqual([['drinks coffee', 'drinks 咖啡']]);
+    expect(cjk.calls).toEqual([['喝咖啡', 'drinks 咖啡']]);
+    expect((english as number[]).slice(8).every((value) => value === 0)).toBe(true);
+    expect((chinese as number[]).slice(0, 8).every((value) => value === 0)).toBe(true);
+    expect((mixed as number[]).some((value, index) => index < 8 && value !== 0)).toBe(true);
+    expect((mixed as number[]).some((value, index) => index >= 8 && value !== 0)).toBe(true);
+    // An English and a Chinese text share no part: they are orthogonal.
+    expect(cosineSimilarity(english as number[], chinese as number[])).toBe(0);
+  });
+
+  it('needs both embedders', () => {
+    expect(() => createScriptRoutedEmbedder({ latin: createTestEmbedder() } as never)).toThrow(/latin and a cjk/);
+  });
+});

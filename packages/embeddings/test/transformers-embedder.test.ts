@@ -1,0 +1,148 @@
+import { fileURLToPath } from 'node:url';
+import { cosineSimilarity, MemloomError } from '@memloom/core';
+import { testEmbedder } from '@memloom/testkit';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createTransformersEmbedder, type TransformersRuntime } from '../src/index.js';
+
+/**
+ * The model path, offline: memloom/tiny-bert is a BERT-shaped ONNX model
+ * with a WordPiece tokenizer made by fixtures/models/generate-tiny-bert.py
+ * (60 KB). Every request for the network goes to a spy that fails, and the
+ * tests check that it was never called.
+ */
+const MODELS = fileURLToPath(new URL('./fixtures/models', import.meta.url));
+const requests: string[] = [];
+const offlineFetch = vi.fn(async (input: unknown) => {
+  requests.push(String(input));
+  throw new Error(`network disabled in tests: ${String(input)}`);
+});
+vi.stubGlobal('fetch', offlineFetch);
+
+let runtime: TransformersRuntime & { env: { fetch: unknown; allowRemoteModels: boolean } };
+
+beforeAll(async () => {
+  runtime = (await import('@huggingface/transformers')) as never;
+  runtime.env.fetch = offlineFetch;
+});
+
+afterAll(() => {
+  vi.unstubAllGlobals();
+});
+
+const tiny = (options: Parameters<typeof createTransformersEmbedder>[0] = {}) =>
+  createTransformersEmbedder({ model: 'memloom/tiny-bert', localModelPath: MODELS, ...options });
+
+// The tiny model's vectors mean nothing, so the "rewording scores closer" case is off.
+testEmbedder({ name: 'transformers.js (tiny-bert, q8)', create: () => tiny(), meaningful: false, tolerance: 1e-5 });
+testEmbedder({ name: 'transformers.js (tiny-bert, fp32)', create: () => tiny({ dtype: 'fp32' }), meaningful: false, tolerance: 1e-5 });
+
+describe('transformers.js embedder on the tiny fixture', () => {
+  it('loads from a folder of models by id and reports shape, id and source', async () => {
+    const embedder = await tiny();
+    expect(embedder.dimension).toBe(16);
+    expect(embedder.id).toBe('transformers:memloom/tiny-bert:q8:mean');
+    expect(embedder.source).toBe(`${MODELS}/memloom/tiny-bert`);
+    const vectors = await embedder.embed(['the user likes coffee', '用户喜欢喝咖啡', 'hello world']);
+    expect(vectors).toHaveLength(3);
+    for (const vector of vectors) {
+      expect(vector).toHaveLength(16);
+      expect(Math.hypot(...vector)).toBeCloseTo(1, 5);
+    }
+    await embedder.close();
+    await expect(embedder.embed(['after close'])).rejects.toMatchObject({ code: 'CLOSED' });
+  });
+
+  it('gives the pinned vectors for quantized and full weights', async () => {
+    const quantized = await tiny({ dtype: 'q8' });
+    const full = await tiny({ dtype: 'fp32' });
+    const [q] = await quantized.embed(['the user likes coffee']);
+    const [f] = await full.embed(['the user likes coffee']);
+    expect((q as number[]).slice(0, 4)).toEqual([0.061734, 0.116756, 0.155697, -0.225502].map((value) => expect.closeTo(value, 5)));
+    expect((f as number[]).slice(0, 4)).toEqual([0.060148, 0.114645, 0.155366, -0.218468].map((value) => expect.closeTo(value, 5)));
+    // int8 weights move the vector a little, not a lot.
+    expect(cosineSimilarity(q as number[], f as number[])).toBeGreaterThan(0.99);
+    expect(cosineSimilarity(q as number[], f as number[])).toBeLessThan(1 - 1e-7);
+    const [chinese] = await quantized.embed(['用户喜欢喝咖啡']);
+    expect((chinese as number[]).slice(0, 4)).toEqual([0.057, 0.023456, -0.244596, -0.265134].map((value) => expect.closeTo(value, 5)));
+  });
+
+  it('mean-pools token vectors over the attention mask and normalizes', async () => {
+    const raw = await runtime.pipeline('feature-extraction', `${MODELS}/memloom/tiny-bert`, { dtype: 'q8', local_files_only: true });
+    const texts = ['hello', 'the user likes coffee every morning'];
+    const tokens = (await (raw as unknown as (t: string[], o: object) => Promise<{ tolist(): number[][][] }>)([texts[1] as string], {})).tolist()[0] as number[][];
+    const mean = tokens[0]!.map((_, column) => tokens.reduce((sum, row) => sum + (row[column] as number), 0) / tokens.length);
+    const norm = Math.hypot(...mean);
+    const embedder = await tiny();
+    // Embedded in a batch beside a shorter text, so padding is present and must be ignored.
+    const [, pooled] = await embedder.embed(texts);
+    (pooled as number[]).forEach((value, index) => expect(value).toBeCloseTo((mean[index] as number) / norm, 5));
+  });
+
+  it('loads from an explicit model folder and supports query and document prefixes', async () => {
+    const plain = await createTransformersEmbedder({ modelPath: `${MODELS}/memloom/tiny-bert` });
+    const prefixed = await createTransformersEmbedder({ modelPath: `${MODELS}/memloom/tiny-bert`, queryPrefix: 'query: ' });
+    const [document] = await prefixed.embed(['coffee'], { purpose: 'document' });
+    const [query] = await prefixed.embed(['coffee'], { purpose: 'query' });
+    const [same] = await plain.embed(['coffee']);
+    expect(document).toEqual(same);
+    expect(query).not.toEqual(same);
+  });
+
+  it('never touched the network', () => {
+    expect(requests).toEqual([]);
+    expect(offlineFetch).not.toHaveBeenCalled();
+  });
+});
+
+describe('transformers.js embedder without its model', () => {
+  it('fails at once with MISSING_RESOURCE naming the files and the folder to put them in', async () => {
+    const started = Date.now();
+    const error = await createTransformersEmbedder({ model: 'Xenova/not-here', localModelPath: MODELS, cacheDir: `${MODELS}/../no-cache` }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(MemloomError.hasCode(error, 'MISSING_RESOURCE')).toBe(true);
+    const message = (error as Error).message;
+    expect(message).toMatch(/^\[memloom\] \[embeddings\] model Xenova\/not-here \(q8\) not found/);
+    for (const file of ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx']) expect(message).toContain(file);
+    expect(message).toContain(`${MODELS}/Xenova/not-here`);
+    expect(message).toContain('allowDownload: false');
+    expect((error as MemloomError).details).toMatchObject({ model: 'Xenova/not-here' });
+    expect(requests).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+
+  it('names the weights file of the dtype asked for', async () => {
+    const error = await tiny({ dtype: 'fp16' }).catch((caught: unknown) => caught);
+    expect(MemloomError.hasCode(error, 'MISSING_RESOURCE')).toBe(true);
+    expect((error as Error).message).toContain('missing: onnx/model_fp16.onnx');
+  });
+
+  it('turns a failed download into MISSING_RESOURCE instead of hanging or leaking a deep stack', async () => {
+    const error = await createTransformersEmbedder({
+      model: 'Xenova/not-here',
+      localModelPath: MODELS,
+      cacheDir: `${MODELS}/../no-cache`,
+      allowDownload: true,
+    }).catch((caught: unknown) => caught);
+    expect(MemloomError.hasCode(error, 'MISSING_RESOURCE')).toBe(true);
+    expect((error as Error).message).toContain('the download failed');
+    // This is the one test that asks for the network: the spy saw it, and refused.
+    expect(requests.length).toBeGreaterThan(0);
+    expect(requests.every((url) => url.includes('Xenova/not-here'))).toBe(true);
+    requests.length = 0;
+    offlineFetch.mockClear();
+  });
+
+  it.each([
+    [{ dtype: 'q16' }, 'dtype'],
+    [{ batchSize: 0 }, 'batchSize'],
+    [{ model: '' }, 'model'],
+    [{ model: '../etc' }, 'model'],
+    [{ pooling: 'max' }, 'pooling'],
+    [{ allowDownload: 'yes' }, 'allowDownload'],
+  ])('rejects bad options %j', async (options, field) => {
+    const error = await createTransformersEmbedder(options as never).catch((caught: unknown) => caught);
+    expect(MemloomError.hasCode(error, 'INVALID_OPTIONS')).toBe(true);
+    expect((error as Error).message).toContain(field);
+  });
+});

@@ -1,0 +1,115 @@
+import { MemloomError, type Embedder, type MemoryStore } from '@memloom/core';
+import { resolveIn, type ConfigLayer } from './load-config.js';
+import type { EmbedderConfig, StoreConfig } from './config-schema.js';
+
+type StoreObject = Exclude<StoreConfig, string>;
+type EmbedderObject = Exclude<EmbedderConfig, string>;
+
+const STORE_TYPES = ['sqlite', 'markdown', 'qdrant', 'memory'] as const;
+
+/** `sqlite:./memory.db` → `{ type: 'sqlite', path: './memory.db' }`; objects pass through. */
+export function parseStoreConfig(config: StoreConfig, source: string): StoreObject {
+  if (typeof config !== 'string') return config;
+  const colon = config.indexOf(':');
+  const type = (colon < 0 ? config : config.slice(0, colon)).trim();
+  const rest = colon < 0 ? '' : config.slice(colon + 1).trim();
+  switch (type) {
+    case 'sqlite':
+      return rest ? { type, path: rest } : { type };
+    case 'markdown':
+      if (!rest) throw invalidConfig(source, 'store', 'markdown needs a folder: "markdown:./memory"');
+      return { type, root: rest };
+    case 'qdrant':
+      return rest ? { type, url: rest } : { type };
+    case 'memory':
+      return { type };
+    default:
+      throw invalidConfig(source, 'store', `unknown store "${type}" (expected one of ${STORE_TYPES.join(', ')}, e.g. "sqlite:./memory.db")`);
+  }
+}
+
+/** `transformers:Xenova/all-MiniLM-L6-v2` → `{ type: 'transformers', model: … }`. */
+export function parseEmbedderConfig(config: EmbedderConfig, source: string): EmbedderObject {
+  if (typeof config !== 'string') return config;
+  const colon = config.indexOf(':');
+  const type = (colon < 0 ? config : config.slice(0, colon)).trim();
+  const rest = colon < 0 ? '' : config.slice(colon + 1).trim();
+  switch (type) {
+    case 'default':
+    case 'lexical':
+    case 'use-lite':
+      return { type };
+    case 'transformers':
+      return rest ? { type, model: rest } : { type };
+    default:
+      throw invalidConfig(source, 'embedder', `unknown embedder "${type}" (expected default, lexical, use-lite or transformers:<model id>)`);
+  }
+}
+
+/** Build the store a layer asks for, importing its package only when it is used. */
+export async function createStoreFrom(layer: ConfigLayer, embedder: Embedder, env: Record<string, string | undefined>): Promise<MemoryStore> {
+  const config = parseStoreConfig(layer.config.store ?? 'sqlite', layer.source);
+  const { type, ...options } = config as StoreObject & Record<string, unknown>;
+  switch (type) {
+    case 'sqlite': {
+      const sqlite = await import('@memloom/store-sqlite');
+      if (typeof options.path === 'string') return sqlite.createSqliteStore({ ...options, path: resolveIn(layer, options.path) });
+      // The embedded default: MEMLOOM_SQLITE_PATH, else .memloom/memory.db, in the working directory.
+      const path = env[sqlite.SQLITE_PATH_ENV]?.trim() || sqlite.DEFAULT_SQLITE_PATH;
+      return sqlite.createSqliteStore({ ...options, path: resolveIn(layer, path) });
+    }
+    case 'markdown': {
+      const markdown = await importOptional(() => import('@memloom/store-markdown'), '@memloom/store-markdown', layer.source);
+      return markdown.createMarkdownStore({ ...options, root: resolveIn(layer, String(options.root)), embedder });
+    }
+    case 'qdrant': {
+      const qdrant = await importOptional(() => import('@memloom/store-qdrant'), '@memloom/store-qdrant', layer.source);
+      const apiKey = options.apiKey ?? env.QDRANT_API_KEY;
+      return qdrant.createQdrantStore({ ...options, ...(apiKey ? { apiKey: String(apiKey) } : {}) });
+    }
+    case 'memory': {
+      const { createInMemoryStore } = await import('@memloom/core/testing');
+      return createInMemoryStore();
+    }
+  }
+}
+
+/** Build the embedder a layer asks for (the offline default when it says nothing). */
+export async function createEmbedderFrom(layer: ConfigLayer | undefined): Promise<Embedder> {
+  const embeddings = await import('@memloom/embeddings');
+  const config = parseEmbedderConfig(layer?.config.embedder ?? 'default', layer?.source ?? 'defaults');
+  const { type, ...options } = config as EmbedderObject & Record<string, unknown>;
+  // Each factory validates its own options and names the bad field.
+  switch (type) {
+    case 'default':
+      return embeddings.createDefaultEmbedder(options as Parameters<typeof embeddings.createDefaultEmbedder>[0]);
+    case 'lexical':
+      return embeddings.createLexicalEmbedder(options as Parameters<typeof embeddings.createLexicalEmbedder>[0]);
+    case 'use-lite':
+      return embeddings.createUseLiteEmbedder(options as Parameters<typeof embeddings.createUseLiteEmbedder>[0]);
+    case 'transformers':
+      return embeddings.createTransformersEmbedder(options as Parameters<typeof embeddings.createTransformersEmbedder>[0]);
+  }
+}
+
+export async function importOptional<T>(load: () => Promise<T>, name: string, source: string): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && String((error as Error).message).includes(name)) {
+      throw new MemloomError({
+        code: 'MISSING_RESOURCE',
+        backend: 'config',
+        message: `${source} asks for a store from ${name}, which is not installed: run "npm install ${name}"`,
+        cause: error,
+        details: { package: name, source },
+      });
+    }
+    throw error;
+  }
+}
+
+function invalidConfig(source: string, field: string, message: string): MemloomError {
+  return new MemloomError({ code: 'INVALID_CONFIG', backend: 'config', message: `invalid configuration in ${source}: ${field}: ${message}`, details: { source, field } });
+}

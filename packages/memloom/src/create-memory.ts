@@ -1,0 +1,143 @@
+import {
+  createMemory as createCoreMemory,
+  type CreateMemoryOptions,
+  type Embedder,
+  type Memory,
+  type MemoryStore,
+  type Policy,
+  resolvePolicy,
+} from '@memloom/core';
+import { createEmbedderFrom, createStoreFrom, parseEmbedderConfig, parseStoreConfig } from './backends.js';
+import type { EmbedderConfig, MemloomConfig, StoreConfig } from './config-schema.js';
+import { configFromEnv, findConfigFile, loadConfigFile, validateConfig, type ConfigLayer } from './load-config.js';
+
+/** Options of the umbrella `createMemory`: core's options with everything optional. */
+export interface MemloomOptions extends Partial<Omit<CreateMemoryOptions, 'store' | 'embedder'>> {
+  /** A store object, or its configuration (`'sqlite:./memory.db'`, `{ type: 'qdrant', url }`, …). @default the SQLite store at `.memloom/memory.db` */
+  store?: MemoryStore | StoreConfig;
+  /** An embedder object, or its configuration (`'default'`, `'transformers:<model>'`, …). @default the offline default embedder */
+  embedder?: Embedder | EmbedderConfig;
+  /** Seed 001 policy values, over those of the configuration file and MEMLOOM_POLICY. */
+  policy?: MemloomConfig['policy'];
+  /** Where to look for memloom.config.* (and its parents). @default process.cwd() */
+  cwd?: string;
+  /** A configuration file to use, or false to read none. @default the nearest memloom.config.* from `cwd` */
+  configFile?: string | false;
+  /** Environment to read MEMLOOM_* from, or false to ignore it. @default process.env */
+  env?: Record<string, string | undefined> | false;
+}
+
+/** What the configuration resolved to, and where each part came from. */
+export interface ResolvedConfig {
+  /** Highest precedence first: options, configuration file, environment. */
+  layers: ConfigLayer[];
+  store: { config: StoreConfig; source: string };
+  embedder: { config: EmbedderConfig; source: string };
+  policy: Policy;
+  /** The merged engine configuration (strategy, decay, freshness, retrieval, limits, scope…). */
+  engine: Omit<MemloomConfig, 'store' | 'embedder' | 'policy'>;
+}
+
+const ENGINE_KEYS = ['strategy', 'decay', 'freshness', 'retrieval', 'limits', 'defaults', 'modelTimeoutMs', 'trackAccess', 'scope'] as const;
+
+/**
+ * Create a Memory from options, else the nearest `memloom.config.json`
+ * (or `.mjs`/`.js`/`.ts`), else `MEMLOOM_*` environment variables, else the
+ * embedded default: SQLite at `.memloom/memory.db` and the offline embedder.
+ * The same application code runs on SQLite, Markdown or Qdrant by changing
+ * configuration alone.
+ */
+export async function createMemory(options: MemloomOptions = {}): Promise<Memory> {
+  const resolved = await resolveMemloomConfig(options);
+  const env = options.env === false ? {} : (options.env ?? process.env);
+  const embedder = isEmbedder(options.embedder) ? options.embedder : await createEmbedderFrom(layerFor(resolved, 'embedder'));
+  const store = isStore(options.store) ? options.store : await createStoreFrom(layerFor(resolved, 'store') ?? defaultLayer(options), embedder, env);
+  const { store: _store, embedder: _embedder, policy: _policy, cwd: _cwd, configFile: _file, env: _env, ...instances } = options;
+  return createCoreMemory({ ...resolved.engine, ...pickInstances(instances), store, embedder });
+}
+
+/** Resolve the configuration layers without creating anything (used by the CLI and `memloom stats`). */
+export async function resolveMemloomConfig(options: MemloomOptions = {}): Promise<ResolvedConfig> {
+  const cwd = options.cwd ?? process.cwd();
+  const layers: ConfigLayer[] = [];
+  layers.push({ source: 'options', baseDir: cwd, config: validateConfig(configPart(options), 'createMemory options') });
+  const file = options.configFile === false ? undefined : (options.configFile ?? findConfigFile(cwd));
+  if (file) layers.push(await loadConfigFile(file));
+  if (options.env !== false) {
+    const fromEnv = configFromEnv(options.env ?? process.env, cwd);
+    if (fromEnv) layers.push(fromEnv);
+  }
+  const storeLayer = layers.find((layer) => layer.config.store !== undefined);
+  const embedderLayer = layers.find((layer) => layer.config.embedder !== undefined);
+  if (storeLayer) parseStoreConfig(storeLayer.config.store!, storeLayer.source);
+  if (embedderLayer) parseEmbedderConfig(embedderLayer.config.embedder!, embedderLayer.source);
+  const engine: Record<string, unknown> = {};
+  for (const layer of [...layers].reverse()) {
+    for (const key of ENGINE_KEYS) {
+      const value = layer.config[key];
+      if (value !== undefined) engine[key] = mergeValues(engine[key], value);
+    }
+  }
+  const policy = resolvePolicy(
+    [...layers].reverse().map((layer) => ({ source: layer.source, values: layer.config.policy })),
+  );
+  return {
+    layers,
+    store: { config: storeLayer?.config.store ?? (isStore(options.store) ? `object (${options.store.name})` : 'sqlite'), source: storeLayer?.source ?? (isStore(options.store) ? 'options' : 'default') },
+    embedder: {
+      config: embedderLayer?.config.embedder ?? (isEmbedder(options.embedder) ? `object (${options.embedder.id})` : 'default'),
+      source: embedderLayer?.source ?? (isEmbedder(options.embedder) ? 'options' : 'default'),
+    },
+    policy,
+    engine,
+  };
+}
+
+function configPart(options: MemloomOptions): MemloomConfig {
+  const config: Record<string, unknown> = {};
+  for (const key of ENGINE_KEYS) if (options[key] !== undefined) config[key] = options[key];
+  if (options.store !== undefined && !isStore(options.store)) config.store = options.store;
+  if (options.embedder !== undefined && !isEmbedder(options.embedder)) config.embedder = options.embedder;
+  if (options.policy !== undefined) config.policy = options.policy;
+  return config as MemloomConfig;
+}
+
+function pickInstances(options: Partial<CreateMemoryOptions>): Partial<CreateMemoryOptions> {
+  const { languageModel, clock, generateId, prompts, logger } = options;
+  return {
+    ...(languageModel ? { languageModel } : {}),
+    ...(clock ? { clock } : {}),
+    ...(generateId ? { generateId } : {}),
+    ...(prompts ? { prompts } : {}),
+    ...(logger ? { logger } : {}),
+  };
+}
+
+function layerFor(resolved: ResolvedConfig, key: 'store' | 'embedder'): ConfigLayer | undefined {
+  return resolved.layers.find((layer) => layer.config[key] !== undefined);
+}
+
+function defaultLayer(options: MemloomOptions): ConfigLayer {
+  return { source: 'defaults', baseDir: options.cwd ?? process.cwd(), config: {} };
+}
+
+/** Plain objects merge key by key (the higher layer wins); anything else is replaced. */
+function mergeValues(lower: unknown, higher: unknown): unknown {
+  if (!isPlainObject(lower) || !isPlainObject(higher)) return higher;
+  const merged: Record<string, unknown> = { ...lower };
+  for (const [key, value] of Object.entries(higher)) merged[key] = mergeValues(lower[key], value);
+  return merged;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+function isStore(value: unknown): value is MemoryStore {
+  return typeof value === 'object' && value !== null && typeof (value as MemoryStore).apply === 'function';
+}
+
+function isEmbedder(value: unknown): value is Embedder {
+  return typeof value === 'object' && value !== null && typeof (value as Embedder).embed === 'function';
+}
+

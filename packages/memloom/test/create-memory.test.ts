@@ -1,0 +1,132 @@
+import { mkdtempSync, rmSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { importOptional } from '../src/backends.js';
+import { createMemory, MemloomError, resolveMemloomConfig, type Memory } from '../src/index.js';
+import { createInMemoryStore, createTestEmbedder } from '@memloom/core/testing';
+
+let cwd: string;
+const opened: Memory[] = [];
+
+beforeEach(() => {
+  cwd = mkdtempSync(join(tmpdir(), 'memloom-umbrella-'));
+});
+
+afterEach(async () => {
+  for (const memory of opened.splice(0)) await memory.close().catch(() => undefined);
+  rmSync(cwd, { recursive: true, force: true });
+});
+
+async function open(options: Parameters<typeof createMemory>[0]): Promise<Memory> {
+  const memory = await createMemory(options);
+  opened.push(memory);
+  return memory;
+}
+
+async function errorOf(promise: Promise<unknown>): Promise<MemloomError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (MemloomError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a MemloomError');
+}
+
+describe('createMemory() defaults', () => {
+  it('uses the SQLite store at .memloom/memory.db and the offline embedder when nothing is configured', async () => {
+    const memory = await open({ cwd, env: {} });
+    expect(memory.store.name).toBe('sqlite');
+    await memory.add('I keep my bike in the garage', { scope: { userId: 'u1' } });
+    expect(existsSync(join(cwd, '.memloom', 'memory.db'))).toBe(true);
+    const results = await memory.search('where is the bike?', { scope: { userId: 'u1' } });
+    expect(results[0]?.memory.content).toBe('I keep my bike in the garage');
+    const resolved = await resolveMemloomConfig({ cwd, env: {} });
+    expect(resolved.store).toEqual({ config: 'sqlite', source: 'default' });
+    expect(resolved.embedder).toEqual({ config: 'default', source: 'default' });
+  });
+
+  it('honours MEMLOOM_SQLITE_PATH for the default store', async () => {
+    const memory = await open({ cwd, env: { MEMLOOM_SQLITE_PATH: 'data/elsewhere.db' } });
+    await memory.add('a note', { scope: { userId: 'u1' } });
+    expect(existsSync(join(cwd, 'data', 'elsewhere.db'))).toBe(true);
+  });
+});
+
+describe('createMemory() by configuration', () => {
+  it('reads the store from MEMLOOM_STORE', async () => {
+    const memory = await open({ cwd, env: { MEMLOOM_STORE: 'memory:', MEMLOOM_EMBEDDER: 'lexical' } });
+    expect(memory.store.name).toBe('memory');
+    expect(memory.embedder.id).toMatch(/lexical/);
+  });
+
+  it('reads memloom.config.json from the working directory or a parent, resolving paths against the file', async () => {
+    writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ store: { type: 'markdown', root: './notes' }, embedder: 'lexical' }));
+    const nested = join(cwd, 'app', 'src');
+    mkdirSync(nested, { recursive: true });
+    const memory = await open({ cwd: nested, env: { MEMLOOM_STORE: 'memory:' } });
+    expect(memory.store.name).toBe('markdown');
+    await memory.add('Remember the milk', { scope: { userId: 'u1' } });
+    expect(existsSync(join(cwd, 'notes'))).toBe(true);
+  });
+
+  it('lets options win over the file, and the file over the environment, field by field', async () => {
+    writeFileSync(
+      join(cwd, 'memloom.config.json'),
+      JSON.stringify({ store: 'memory:', retrieval: { defaultLimit: 3, recencyHalfLifeDays: 10 }, policy: { retrieve_limit: 7 } }),
+    );
+    const env = { MEMLOOM_STORE: 'sqlite:./env.db', MEMLOOM_POLICY: '{"recent_days":1,"retrieve_limit":2}' };
+    const resolved = await resolveMemloomConfig({ cwd, env, retrieval: { defaultLimit: 5 } });
+    expect(resolved.store.source).toBe(join(cwd, 'memloom.config.json'));
+    expect(resolved.engine.retrieval).toEqual({ defaultLimit: 5, recencyHalfLifeDays: 10 });
+    expect(resolved.policy.retrieve_limit).toBe(7);
+    expect(resolved.policy.recent_days).toBe(1);
+    const memory = await open({ cwd, env, retrieval: { defaultLimit: 5 } });
+    expect(memory.config.retrieval.defaultLimit).toBe(5);
+    expect(memory.config.retrieval.recencyHalfLifeDays).toBe(10);
+  });
+
+  it('takes store and embedder objects as they are', async () => {
+    const store = createInMemoryStore();
+    const embedder = createTestEmbedder();
+    const memory = await open({ cwd, env: { MEMLOOM_STORE: 'qdrant:http://nowhere:6333' }, store, embedder });
+    expect(memory.store).toBe(store);
+    expect(memory.embedder).toBe(embedder);
+  });
+});
+
+describe('configuration errors name the field and where it came from', () => {
+  it('a bad field in the file', async () => {
+    writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ strategy: { highSimilarity: 3 } }));
+    const error = await errorOf(createMemory({ cwd, env: {} }));
+    expect(error.code).toBe('INVALID_CONFIG');
+    expect(error.message).toContain('memloom.config.json');
+    expect(error.message).toContain('strategy.highSimilarity');
+  });
+
+  it('an unknown key, broken JSON, an unknown store, a bad MEMLOOM_POLICY', async () => {
+    writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ stroe: 'sqlite' }));
+    expect((await errorOf(createMemory({ cwd, env: {} }))).message).toMatch(/memloom\.config\.json.*stroe/);
+    writeFileSync(join(cwd, 'memloom.config.json'), '{ "store": ');
+    expect((await errorOf(createMemory({ cwd, env: {} }))).message).toMatch(/memloom\.config\.json is not valid JSON/);
+    const unknown = await errorOf(createMemory({ cwd, configFile: false, env: { MEMLOOM_STORE: 'postgres:x' } }));
+    expect(unknown.message).toMatch(/environment.*store: unknown store "postgres"/);
+    const policy = await errorOf(createMemory({ cwd, configFile: false, env: { MEMLOOM_POLICY: '{"retrieve_limit": 0}' } }));
+    expect(policy.message).toMatch(/MEMLOOM_POLICY|environment/);
+    expect(policy.message).toContain('retrieve_limit');
+  });
+
+  it('a store package that is not installed names the package to install', async () => {
+    const notInstalled = Object.assign(new Error("Cannot find package '@memloom/store-qdrant' imported from memloom"), {
+      code: 'ERR_MODULE_NOT_FOUND',
+    });
+    const error = await errorOf(importOptional(() => Promise.reject(notInstalled), '@memloom/store-qdrant', 'environment (MEMLOOM_*)'));
+    expect(error.code).toBe('MISSING_RESOURCE');
+    expect(error.message).toContain('npm install @memloom/store-qdrant');
+    expect(error.message).toContain('environment (MEMLOOM_*)');
+    // Any other failure inside the package is not mistaken for a missing package.
+    const inner = Object.assign(new Error("Cannot find package 'left-pad'"), { code: 'ERR_MODULE_NOT_FOUND' });
+    await expect(importOptional(() => Promise.reject(inner), '@memloom/store-qdrant', 'x')).rejects.toBe(inner);
+  });
+});

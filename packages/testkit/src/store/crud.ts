@@ -64,6 +64,24 @@ export function crudCases(context: StoreContext & { replace(store: import('@meml
       expect(hits[0]?.score).toBeCloseTo(1, 5);
     });
 
+    it('applies successive changes to one memory within one call, in order', async () => {
+      const memory = record({ content: 'first words' });
+      const second = { ...memory, content: 'second words', revision: 2 };
+      await context.store.apply([create(memory, axis(1)), replace(memory, { content: 'second words' }), replace(second, { content: 'third words' })]);
+      const stored = await context.store.get(memory.id);
+      expect(stored?.content).toBe('third words');
+      expect(stored?.revision).toBe(3);
+      expect((await context.store.history(memory.id)).map((entry) => entry.after.content)).toEqual(['first words', 'second words', 'third words']);
+      if (options.capabilities.textSearch) {
+        expect((await context.store.textSearch!({ text: 'third', limit: 5 })).map((hit) => hit.memory.id)).toEqual([memory.id]);
+        expect(await context.store.textSearch!({ text: 'first', limit: 5 })).toEqual([]);
+      }
+      const deleted = record({ content: 'short lived' });
+      await context.store.apply([create(deleted, axis(2)), { op: 'delete', id: deleted.id }]);
+      expect(await context.store.get(deleted.id)).toBeUndefined();
+      expect(await context.store.history(deleted.id)).toEqual([]);
+    });
+
     it('lists in the order asked, with limit and offset, and counts', async () => {
       const memories = [0, 1, 2, 3].map((index) =>
         record({

@@ -51,7 +51,7 @@ export async function exportMemories(memory: Memory, options: ExportOptions): Pr
 }
 
 export interface ImportOptions {
-  /** The export, line by line (blank lines are ignored). */
+  /** The export, line by line (blank lines are ignored). A readline interface must be created right before the call. */
   lines: AsyncIterable<string> | Iterable<string>;
   /** Named in errors: a file path or `stdin`. @default 'the export' */
   source?: string;
@@ -89,7 +89,13 @@ export async function importMemories(memory: Memory, options: ImportOptions): Pr
   const scope = options.scope && Object.keys(options.scope).length > 0 ? options.scope : undefined;
   const counts = options.counts ? { ...options.counts } : emptyCounts(mode);
   const wanted = (line: ExportLine) => !scope || inScope(line.memory.scope, scope);
-  await memory.count(); // open the store for the memory's embedder
+  // Open the store (for the memory's embedder) only once reading has begun: a
+  // readline interface drops the lines it emits before anyone iterates it.
+  let opened = false;
+  const open = async () => {
+    if (!opened) await memory.count();
+    opened = true;
+  };
 
   let header: ExportHeader | undefined;
   let lineNumber = 0;
@@ -99,6 +105,7 @@ export async function importMemories(memory: Memory, options: ImportOptions): Pr
     if (batch.length === 0) return;
     options.signal?.throwIfAborted();
     const inScope = batch.filter(wanted);
+    await open();
     await applyExact(memory, inScope, header!, counts, options.onConflict ?? 'error');
     counts.done += inScope.length;
     counts.outOfScope += batch.length - inScope.length;
@@ -123,6 +130,7 @@ export async function importMemories(memory: Memory, options: ImportOptions): Pr
     }
     options.signal?.throwIfAborted();
     if (wanted(line)) {
+      await open();
       await mergeOne(memory, line, counts);
       counts.done++;
     } else {

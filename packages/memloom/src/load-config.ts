@@ -149,7 +149,7 @@ async function importConfigModule(file: string): Promise<unknown> {
   } catch (error) {
     if (!typescript || (error as { code?: string }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw cannotLoad(file, error);
   }
-  const tsImport = findTsx(file);
+  const tsImport = await findTsx(file);
   if (!tsImport) {
     throw new MemloomError({
       code: 'MISSING_RESOURCE',
@@ -165,15 +165,24 @@ async function importConfigModule(file: string): Promise<unknown> {
   }
 }
 
-/** tsx's `tsImport`, from the configuration's project first, then from memloom's own dependencies. */
-function findTsx(file: string): TsImport | undefined {
+/**
+ * tsx's `tsImport`, from the configuration's project first, then from
+ * memloom's own dependencies. Its ESM entry is used (read from tsx's exports
+ * map): the CommonJS one cannot import ES modules.
+ */
+async function findTsx(file: string): Promise<TsImport | undefined> {
   for (const base of [file, import.meta.url]) {
+    let manifest: string;
     try {
-      const api = createRequire(base)('tsx/esm/api') as { tsImport?: TsImport };
-      if (typeof api.tsImport === 'function') return api.tsImport;
+      manifest = createRequire(base).resolve('tsx/package.json');
     } catch {
-      // not installed there
+      continue; // not installed there
     }
+    const exports = (JSON.parse(await readFile(manifest, 'utf8')) as { exports?: Record<string, { import?: { default?: string } }> }).exports;
+    const entry = exports?.['./esm/api']?.import?.default;
+    if (!entry) continue;
+    const api = (await import(pathToFileURL(join(dirname(manifest), entry)).href)) as { tsImport?: TsImport };
+    if (typeof api.tsImport === 'function') return api.tsImport;
   }
   return undefined;
 }

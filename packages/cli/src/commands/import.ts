@@ -55,8 +55,6 @@ export const importCommand: CommandSpec = {
     const checkpointPath = merge ? (given ? resolve(context.io.cwd, given) : path ? `${path}.import-checkpoint.json` : undefined) : undefined;
     if (merge && !checkpointPath) context.note('Reading stdin without --checkpoint: an interrupted --merge import cannot resume.');
 
-    const stream: Readable = path ? createReadStream(path) : context.io.stdin;
-    const lines = createInterface({ input: stream, crlfDelay: Infinity });
     const scope = context.globals.scope;
 
     return withMemory(context, async ({ memory }) => {
@@ -64,6 +62,9 @@ export const importCommand: CommandSpec = {
       let checkpoint: Checkpoint | undefined;
       let header: ExportHeader | undefined;
       const resumed = checkpointPath && existsSync(checkpointPath) ? await resumeFrom(checkpointPath, path, context) : undefined;
+      // Created just before reading starts: readline drops lines emitted before it is iterated.
+      const stream: Readable = path ? createReadStream(path) : context.io.stdin;
+      const lines = createInterface({ input: stream, crlfDelay: Infinity });
       let result;
       try {
         result = await importMemories(memory, {

@@ -1,3 +1,8 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createMemory } from '@memloom/core';
 import { axisVector, createFakeClock, createInMemoryStore, createTestEmbedder, vectorWithSimilarity } from '@memloom/core/testing';
 import { heading, printDecision, printMemories } from './print.js';
@@ -25,7 +30,8 @@ async function main(): Promise<void> {
   const memory = createMemory({ store: createInMemoryStore(), embedder, clock });
   const scope = { userId: 'zhangsan' };
 
-  console.log('memloom demo: seed 004 on the in-memory store, simulated clock, scripted similarities');
+  console.log('memloom demo, part 1: seed 004 on the in-memory store, simulated clock, scripted similarities');
+  console.log('(the similarities are chosen to be the seed\'s, not computed: part 2 uses a real embedder)');
   await tellStory(memory, clock, SEED_004_STORY, scope);
 
   heading('Day 105: what the user has now');
@@ -48,6 +54,38 @@ async function main(): Promise<void> {
     console.log(`  v${version.version} ${version.at.slice(0, 10)} ${version.trigger}/${version.action}: ${version.after.content}`);
   }
   await memory.close();
+
+  configuredBackends();
+}
+
+/**
+ * Part 2: one application file (configured.ts) run twice, in a temporary
+ * folder each time, with nothing changed but the configuration: first none
+ * at all (the embedded default: SQLite + the offline embedder), then
+ * MEMLOOM_STORE=markdown:<folder>. Offline: no server, no key, no download.
+ */
+function configuredBackends(): void {
+  heading('Part 2: the same application code on two backends, chosen by configuration alone');
+  const script = join(dirname(fileURLToPath(import.meta.url)), 'configured.js');
+  const root = mkdtempSync(join(tmpdir(), 'memloom-demo-'));
+  // The demo's own configuration only: none of the caller's MEMLOOM_* variables.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MEMLOOM_')));
+  try {
+    const runs = [
+      { label: 'no configuration at all', folder: join(root, 'default'), env },
+      { label: `MEMLOOM_STORE=markdown:${join(root, 'markdown', 'memory')}`, folder: join(root, 'markdown'), env: { ...env, MEMLOOM_STORE: `markdown:${join(root, 'markdown', 'memory')}` } },
+    ];
+    for (const run of runs) {
+      mkdirSync(run.folder, { recursive: true });
+      console.log(`\n$ node configured.js   # ${run.label}`);
+      const result = spawnSync(process.execPath, [script], { cwd: run.folder, env: run.env, stdio: 'inherit' });
+      if (result.status !== 0) throw new Error(`configured.js failed with ${run.label} (exit ${result.status})`);
+    }
+    heading('What the Markdown run left on disk: users/alice/memory/MEMORY.md');
+    console.log(readFileSync(join(root, 'markdown', 'memory', 'users', 'alice', 'memory', 'MEMORY.md'), 'utf8'));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 }
 
 main().catch((error: unknown) => {

@@ -1,5 +1,5 @@
 import { MemloomError, type Embedder, type MemoryStore } from '@memloom/core';
-import { resolveIn, type ConfigLayer } from './load-config.js';
+import { resolveIn, sourceOf, type ConfigLayer } from './load-config.js';
 import type { EmbedderConfig, StoreConfig } from './config-schema.js';
 
 type StoreObject = Exclude<StoreConfig, string>;
@@ -48,47 +48,69 @@ export function parseEmbedderConfig(config: EmbedderConfig, source: string): Emb
 
 /** Build the store a layer asks for, importing its package only when it is used. */
 export async function createStoreFrom(layer: ConfigLayer, embedder: Embedder, env: Record<string, string | undefined>): Promise<MemoryStore> {
-  const config = parseStoreConfig(layer.config.store ?? 'sqlite', layer.source);
+  const source = sourceOf(layer, 'store');
+  const config = parseStoreConfig(layer.config.store ?? 'sqlite', source);
   const { type, ...options } = config as StoreObject & Record<string, unknown>;
-  switch (type) {
-    case 'sqlite': {
-      const sqlite = await import('@memloom/store-sqlite');
-      if (typeof options.path === 'string') return sqlite.createSqliteStore({ ...options, path: resolveIn(layer, options.path) });
-      // The embedded default: MEMLOOM_SQLITE_PATH, else .memloom/memory.db, in the working directory.
-      const path = env[sqlite.SQLITE_PATH_ENV]?.trim() || sqlite.DEFAULT_SQLITE_PATH;
-      return sqlite.createSqliteStore({ ...options, path: resolveIn(layer, path) });
+  // Each factory validates its own options; its error is re-raised naming where they came from.
+  return namingSource(source, 'store', async () => {
+    switch (type) {
+      case 'sqlite': {
+        const sqlite = await import('@memloom/store-sqlite');
+        if (typeof options.path === 'string') return sqlite.createSqliteStore({ ...options, path: resolveIn(layer, options.path) });
+        // The embedded default: MEMLOOM_SQLITE_PATH, else .memloom/memory.db, in the working directory.
+        const path = env[sqlite.SQLITE_PATH_ENV]?.trim() || sqlite.DEFAULT_SQLITE_PATH;
+        return sqlite.createSqliteStore({ ...options, path: resolveIn(layer, path) });
+      }
+      case 'markdown': {
+        const markdown = await importOptional(() => import('@memloom/store-markdown'), '@memloom/store-markdown', source);
+        return markdown.createMarkdownStore({ ...options, root: resolveIn(layer, String(options.root)), embedder });
+      }
+      case 'qdrant': {
+        const qdrant = await importOptional(() => import('@memloom/store-qdrant'), '@memloom/store-qdrant', source);
+        const apiKey = options.apiKey ?? env.QDRANT_API_KEY;
+        return qdrant.createQdrantStore({ ...options, ...(apiKey ? { apiKey: String(apiKey) } : {}) });
+      }
+      case 'memory': {
+        const { createInMemoryStore } = await import('@memloom/core/testing');
+        return createInMemoryStore();
+      }
     }
-    case 'markdown': {
-      const markdown = await importOptional(() => import('@memloom/store-markdown'), '@memloom/store-markdown', layer.source);
-      return markdown.createMarkdownStore({ ...options, root: resolveIn(layer, String(options.root)), embedder });
-    }
-    case 'qdrant': {
-      const qdrant = await importOptional(() => import('@memloom/store-qdrant'), '@memloom/store-qdrant', layer.source);
-      const apiKey = options.apiKey ?? env.QDRANT_API_KEY;
-      return qdrant.createQdrantStore({ ...options, ...(apiKey ? { apiKey: String(apiKey) } : {}) });
-    }
-    case 'memory': {
-      const { createInMemoryStore } = await import('@memloom/core/testing');
-      return createInMemoryStore();
-    }
-  }
+  });
 }
 
 /** Build the embedder a layer asks for (the offline default when it says nothing). */
 export async function createEmbedderFrom(layer: ConfigLayer | undefined): Promise<Embedder> {
-  const embeddings = await import('@memloom/embeddings');
-  const config = parseEmbedderConfig(layer?.config.embedder ?? 'default', layer?.source ?? 'defaults');
+  const source = layer ? sourceOf(layer, 'embedder') : 'defaults';
+  const config = parseEmbedderConfig(layer?.config.embedder ?? 'default', source);
   const { type, ...options } = config as EmbedderObject & Record<string, unknown>;
-  // Each factory validates its own options and names the bad field.
-  switch (type) {
-    case 'default':
-      return embeddings.createDefaultEmbedder(options as Parameters<typeof embeddings.createDefaultEmbedder>[0]);
-    case 'lexical':
-      return embeddings.createLexicalEmbedder(options as Parameters<typeof embeddings.createLexicalEmbedder>[0]);
-    case 'use-lite':
-      return embeddings.createUseLiteEmbedder(options as Parameters<typeof embeddings.createUseLiteEmbedder>[0]);
-    case 'transformers':
-      return embeddings.createTransformersEmbedder(options as Parameters<typeof embeddings.createTransformersEmbedder>[0]);
+  return namingSource(source, 'embedder', async () => {
+    const embeddings = await import('@memloom/embeddings');
+    switch (type) {
+      case 'default':
+        return embeddings.createDefaultEmbedder(options as Parameters<typeof embeddings.createDefaultEmbedder>[0]);
+      case 'lexical':
+        return embeddings.createLexicalEmbedder(options as Parameters<typeof embeddings.createLexicalEmbedder>[0]);
+      case 'use-lite':
+        return embeddings.createUseLiteEmbedder(options as Parameters<typeof embeddings.createUseLiteEmbedder>[0]);
+      case 'transformers':
+        return embeddings.createTransformersEmbedder(options as Parameters<typeof embeddings.createTransformersEmbedder>[0]);
+    }
+  });
+}
+
+/** Run a factory; its INVALID_OPTIONS becomes INVALID_CONFIG naming the field and the source. */
+async function namingSource<T>(source: string, field: string, create: () => Promise<T>): Promise<T> {
+  try {
+    return await create();
+  } catch (error) {
+    if (!MemloomError.hasCode(error, 'INVALID_OPTIONS')) throw error;
+    throw new MemloomError({
+      code: 'INVALID_CONFIG',
+      backend: 'config',
+      message: `invalid configuration in ${source}: ${field}: ${error.message.replace(/^\[memloom\] (\[[^\]]*\] )?/, '')}`,
+      cause: error,
+      details: { source, field },
+    });
   }
 }
 

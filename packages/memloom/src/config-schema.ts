@@ -47,3 +47,11 @@ export const memloomConfigSchema = engineConfigSchema
   })
   .strict();
 export type MemloomConfig = z.input<typeof memloomConfigSchema>;
+
+/**
+ * Type a `memloom.config.ts` (or `.mjs`) without importing a type:
+ * `export default defineConfig({ store: 'sqlite:./memory.db' })`.
+ */
+export function defineConfig(config: MemloomConfig): MemloomConfig {
+  return config;
+}

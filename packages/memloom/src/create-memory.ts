@@ -2,6 +2,7 @@ import {
   createMemory as createCoreMemory,
   type CreateMemoryOptions,
   type Embedder,
+  MemloomError,
   type Memory,
   type MemoryStore,
   type Policy,
@@ -9,7 +10,7 @@ import {
 } from '@memloom/core';
 import { createEmbedderFrom, createStoreFrom, parseEmbedderConfig, parseStoreConfig } from './backends.js';
 import type { EmbedderConfig, MemloomConfig, StoreConfig } from './config-schema.js';
-import { configFromEnv, findConfigFile, loadConfigFile, validateConfig, type ConfigLayer } from './load-config.js';
+import { configFromEnv, findConfigFile, loadConfigFile, sourceOf, validateConfig, type ConfigLayer } from './load-config.js';
 
 /** Options of the umbrella `createMemory`: core's options with everything optional. */
 export interface MemloomOptions extends Partial<Omit<CreateMemoryOptions, 'store' | 'embedder'>> {
@@ -53,7 +54,20 @@ export async function createMemory(options: MemloomOptions = {}): Promise<Memory
   const embedder = isEmbedder(options.embedder) ? options.embedder : await createEmbedderFrom(layerFor(resolved, 'embedder'));
   const store = isStore(options.store) ? options.store : await createStoreFrom(layerFor(resolved, 'store') ?? defaultLayer(options), embedder, env);
   const { store: _store, embedder: _embedder, policy: _policy, cwd: _cwd, configFile: _file, env: _env, ...instances } = options;
-  return createCoreMemory({ ...resolved.engine, ...pickInstances(instances), store, embedder });
+  try {
+    return createCoreMemory({ ...resolved.engine, ...pickInstances(instances), store, embedder });
+  } catch (error) {
+    // The default scope is merged from several layers: name each that set one.
+    if (!MemloomError.hasCode(error, 'INVALID_SCOPE')) throw error;
+    const sources = resolved.layers.filter((layer) => layer.config.scope !== undefined).map((layer) => sourceOf(layer, 'scope'));
+    throw new MemloomError({
+      code: 'INVALID_CONFIG',
+      backend: 'config',
+      message: `invalid configuration in ${sources.join(' or ') || 'createMemory options'}: scope: ${error.message.replace(/^\[memloom\] (\[[^\]]*\] )?/, '')}`,
+      cause: error,
+      details: { sources, field: 'scope' },
+    });
+  }
 }
 
 /** Resolve the configuration layers without creating anything (used by the CLI and `memloom stats`). */
@@ -69,8 +83,8 @@ export async function resolveMemloomConfig(options: MemloomOptions = {}): Promis
   }
   const storeLayer = layers.find((layer) => layer.config.store !== undefined);
   const embedderLayer = layers.find((layer) => layer.config.embedder !== undefined);
-  if (storeLayer) parseStoreConfig(storeLayer.config.store!, storeLayer.source);
-  if (embedderLayer) parseEmbedderConfig(embedderLayer.config.embedder!, embedderLayer.source);
+  if (storeLayer) parseStoreConfig(storeLayer.config.store!, sourceOf(storeLayer, 'store'));
+  if (embedderLayer) parseEmbedderConfig(embedderLayer.config.embedder!, sourceOf(embedderLayer, 'embedder'));
   const engine: Record<string, unknown> = {};
   for (const layer of [...layers].reverse()) {
     for (const key of ENGINE_KEYS) {
@@ -79,14 +93,17 @@ export async function resolveMemloomConfig(options: MemloomOptions = {}): Promis
     }
   }
   const policy = resolvePolicy(
-    [...layers].reverse().map((layer) => ({ source: layer.source, values: layer.config.policy })),
+    [...layers].reverse().map((layer) => ({ source: sourceOf(layer, 'policy'), values: layer.config.policy })),
   );
   return {
     layers,
-    store: { config: storeLayer?.config.store ?? (isStore(options.store) ? `object (${options.store.name})` : 'sqlite'), source: storeLayer?.source ?? (isStore(options.store) ? 'options' : 'default') },
+    store: {
+      config: storeLayer?.config.store ?? (isStore(options.store) ? `object (${options.store.name})` : 'sqlite'),
+      source: storeLayer ? sourceOf(storeLayer, 'store') : isStore(options.store) ? 'options' : 'default',
+    },
     embedder: {
       config: embedderLayer?.config.embedder ?? (isEmbedder(options.embedder) ? `object (${options.embedder.id})` : 'default'),
-      source: embedderLayer?.source ?? (isEmbedder(options.embedder) ? 'options' : 'default'),
+      source: embedderLayer ? sourceOf(embedderLayer, 'embedder') : isEmbedder(options.embedder) ? 'options' : 'default',
     },
     policy,
     engine,

@@ -1,7 +1,7 @@
 // The umbrella: createMemory() with defaults and configuration-driven backends.
 export { createMemory, resolveMemloomConfig } from './create-memory.js';
 export type { MemloomOptions, ResolvedConfig } from './create-memory.js';
-export { memloomConfigSchema, storeConfigSchema, embedderConfigSchema } from './config-schema.js';
+export { memloomConfigSchema, storeConfigSchema, embedderConfigSchema, defineConfig } from './config-schema.js';
 export type { MemloomConfig, StoreConfig, EmbedderConfig } from './config-schema.js';
 export { CONFIG_FILE_NAMES, findConfigFile, loadConfigFile, configFromEnv, validateConfig } from './load-config.js';
 export type { ConfigLayer } from './load-config.js';

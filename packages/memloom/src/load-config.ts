@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { formatZodIssues, MemloomError } from '@memloom/core';
 import { memloomConfigSchema, type MemloomConfig } from './config-schema.js';
@@ -10,8 +11,10 @@ export const CONFIG_FILE_NAMES = ['memloom.config.json', 'memloom.config.mjs', '
 
 /** One layer of configuration and where it came from (for error messages and `memloom stats`). */
 export interface ConfigLayer {
-  /** `options`, a file path, or `environment`. */
+  /** `createMemory options`, a file path, or `environment (MEMLOOM_*)`. */
   source: string;
+  /** Where single fields came from when that is narrower than `source` (the variable that set them). */
+  fieldSources?: Partial<Record<string, string>>;
   /** Folder that relative paths in this layer resolve against. */
   baseDir: string;
   config: MemloomConfig;
@@ -32,9 +35,10 @@ export function findConfigFile(cwd: string = process.cwd()): string | undefined 
 }
 
 /**
- * Read and validate a configuration file. JSON is parsed; `.mjs`/`.js`
- * (and `.ts` when the process can import TypeScript) are imported and
- * their default export used. Every error names the file and the field.
+ * Read and validate a configuration file. JSON is parsed; `.mjs`/`.js` are
+ * imported and their default export used; `.ts` is imported natively when
+ * Node can (Node 22.18+, or a process already run by tsx), else through
+ * `tsx` when it is installed. Every error names the file and the field.
  */
 export async function loadConfigFile(path: string): Promise<ConfigLayer> {
   const file = resolve(path);
@@ -58,19 +62,7 @@ export async function loadConfigFile(path: string): Promise<ConfigLayer> {
       });
     }
   } else {
-    try {
-      const module = (await import(pathToFileURL(file).href)) as { default?: unknown };
-      raw = module.default;
-    } catch (error) {
-      const hint = file.endsWith('.ts') ? ' (a .ts config needs a TypeScript loader such as tsx; use memloom.config.mjs otherwise)' : '';
-      throw new MemloomError({
-        code: 'INVALID_CONFIG',
-        backend: 'config',
-        message: `cannot load ${file}${hint}: ${(error as Error).message}`,
-        cause: error,
-        details: { file },
-      });
-    }
+    raw = await importConfigModule(file);
   }
   return { source: file, baseDir: dirname(file), config: validateConfig(raw, file) };
 }
@@ -99,32 +91,115 @@ export function validateConfig(raw: unknown, source: string): MemloomConfig {
  */
 export function configFromEnv(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): ConfigLayer | undefined {
   const config: Record<string, unknown> = {};
+  const fieldSources: Record<string, string> = {};
+  // Each variable is validated on its own, so an error names the variable that holds the bad value.
+  const take = (variable: string, field: string, value: unknown) => {
+    const source = `environment variable ${variable}`;
+    Object.assign(config, validateConfig({ [field]: value }, source));
+    fieldSources[field] = source;
+  };
   const store = env.MEMLOOM_STORE?.trim();
-  if (store) config.store = store;
+  if (store) take('MEMLOOM_STORE', 'store', store);
   const embedder = env.MEMLOOM_EMBEDDER?.trim();
-  if (embedder) config.embedder = embedder;
+  if (embedder) take('MEMLOOM_EMBEDDER', 'embedder', embedder);
   const policy = env.MEMLOOM_POLICY?.trim();
   if (policy) {
+    let parsed: unknown;
     try {
-      config.policy = JSON.parse(policy);
+      parsed = JSON.parse(policy);
     } catch (error) {
       throw new MemloomError({
         code: 'INVALID_CONFIG',
         backend: 'config',
-        message: `MEMLOOM_POLICY must be a JSON object such as {"retrieve_limit":5}: ${(error as Error).message}`,
+        message: `invalid configuration in environment variable MEMLOOM_POLICY: policy: must be a JSON object such as {"retrieve_limit":5}: ${(error as Error).message}`,
         cause: error,
-        details: { source: 'MEMLOOM_POLICY' },
+        details: { source: 'environment variable MEMLOOM_POLICY', field: 'policy' },
       });
     }
+    take('MEMLOOM_POLICY', 'policy', parsed);
   }
   const userId = env.MEMLOOM_USER_ID?.trim();
-  if (userId) config.scope = { userId };
+  if (userId) take('MEMLOOM_USER_ID', 'scope', { userId });
   if (Object.keys(config).length === 0) return undefined;
-  return { source: 'environment (MEMLOOM_*)', baseDir: cwd, config: validateConfig(config, 'environment (MEMLOOM_*)') };
+  return { source: ENV_SOURCE, baseDir: cwd, config: config as MemloomConfig, fieldSources };
+}
+
+/** The source named for a whole environment layer. */
+export const ENV_SOURCE = 'environment (MEMLOOM_*)';
+
+/** Where one field of a layer came from: the variable that set it, else the layer's source. */
+export function sourceOf(layer: ConfigLayer, field: string): string {
+  return layer.fieldSources?.[field] ?? layer.source;
 }
 
 /** Resolve a path written in a layer against that layer's folder. */
 export function resolveIn(layer: ConfigLayer, path: string): string {
   if (path === ':memory:' || isAbsolute(path)) return path;
   return resolve(layer.baseDir, path);
+}
+
+type TsImport = (specifier: string, parent: string) => Promise<Record<string, unknown>>;
+
+/** The default export of a JavaScript or TypeScript configuration module. */
+async function importConfigModule(file: string): Promise<unknown> {
+  const url = pathToFileURL(file).href;
+  const typescript = /\.[cm]?ts$/.test(file);
+  try {
+    return defaultExport(await import(url));
+  } catch (error) {
+    if (!typescript || (error as { code?: string }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw cannotLoad(file, error);
+  }
+  const tsImport = await findTsx(file);
+  if (!tsImport) {
+    throw new MemloomError({
+      code: 'MISSING_RESOURCE',
+      backend: 'config',
+      message: `cannot load ${file}: this Node.js cannot import TypeScript by itself; run "npm install --save-dev tsx" or rename it memloom.config.mjs`,
+      details: { file, package: 'tsx' },
+    });
+  }
+  try {
+    return defaultExport(await tsImport(url, url));
+  } catch (error) {
+    throw cannotLoad(file, error);
+  }
+}
+
+/**
+ * tsx's `tsImport`, from the configuration's project first, then from
+ * memloom's own dependencies. Its ESM entry is used (read from tsx's exports
+ * map): the CommonJS one cannot import ES modules.
+ */
+async function findTsx(file: string): Promise<TsImport | undefined> {
+  for (const base of [file, import.meta.url]) {
+    let manifest: string;
+    try {
+      manifest = createRequire(base).resolve('tsx/package.json');
+    } catch {
+      continue; // not installed there
+    }
+    const exports = (JSON.parse(await readFile(manifest, 'utf8')) as { exports?: Record<string, { import?: { default?: string } }> }).exports;
+    const entry = exports?.['./esm/api']?.import?.default;
+    if (!entry) continue;
+    const api = (await import(pathToFileURL(join(dirname(manifest), entry)).href)) as { tsImport?: TsImport };
+    if (typeof api.tsImport === 'function') return api.tsImport;
+  }
+  return undefined;
+}
+
+function defaultExport(module: unknown): unknown {
+  let value = (module as { default?: unknown }).default;
+  // A TypeScript module compiled to CommonJS wraps its default export once more.
+  if (value && typeof value === 'object' && (value as { __esModule?: boolean }).__esModule && 'default' in value) value = (value as { default: unknown }).default;
+  return value;
+}
+
+function cannotLoad(file: string, error: unknown): MemloomError {
+  return new MemloomError({
+    code: 'INVALID_CONFIG',
+    backend: 'config',
+    message: `cannot load ${file}: ${(error as Error).message}`,
+    cause: error,
+    details: { file },
+  });
 }

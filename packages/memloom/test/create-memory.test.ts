@@ -111,10 +111,27 @@ describe('configuration errors name the field and where it came from', () => {
     writeFileSync(join(cwd, 'memloom.config.json'), '{ "store": ');
     expect((await errorOf(createMemory({ cwd, env: {} }))).message).toMatch(/memloom\.config\.json is not valid JSON/);
     const unknown = await errorOf(createMemory({ cwd, configFile: false, env: { MEMLOOM_STORE: 'postgres:x' } }));
-    expect(unknown.message).toMatch(/environment.*store: unknown store "postgres"/);
+    expect(unknown.message).toMatch(/environment variable MEMLOOM_STORE: store: unknown store "postgres"/);
     const policy = await errorOf(createMemory({ cwd, configFile: false, env: { MEMLOOM_POLICY: '{"retrieve_limit": 0}' } }));
-    expect(policy.message).toMatch(/MEMLOOM_POLICY|environment/);
-    expect(policy.message).toContain('retrieve_limit');
+    expect(policy.message).toMatch(/environment variable MEMLOOM_POLICY: policy\.retrieve_limit/);
+    const brokenPolicy = await errorOf(createMemory({ cwd, configFile: false, env: { MEMLOOM_POLICY: '{retrieve_limit' } }));
+    expect(brokenPolicy.message).toMatch(/environment variable MEMLOOM_POLICY: policy: must be a JSON object/);
+    const embedder = await errorOf(createMemory({ cwd, configFile: false, env: { MEMLOOM_EMBEDDER: 'word2vec' } }));
+    expect(embedder.message).toMatch(/environment variable MEMLOOM_EMBEDDER: embedder: unknown embedder "word2vec"/);
+    const user = await errorOf(createMemory({ cwd, configFile: false, env: { MEMLOOM_USER_ID: 'a'.repeat(300) } }));
+    expect(user.code).toBe('INVALID_CONFIG');
+    expect(user.message).toMatch(/environment variable MEMLOOM_USER_ID: scope: /);
+  });
+
+  it("a store or embedder option its own factory refuses, named with the file", async () => {
+    writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ store: { type: 'sqlite', path: './m.db', vectorChunkSize: 7 } }));
+    const store = await errorOf(createMemory({ cwd, env: {} }));
+    expect(store.code).toBe('INVALID_CONFIG');
+    expect(store.message).toMatch(/invalid configuration in .*memloom\.config\.json: store: vectorChunkSize must be a positive multiple of 8/);
+    writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ store: 'memory:', embedder: { type: 'lexical', wordDimension: -3 } }));
+    const embedder = await errorOf(createMemory({ cwd, env: {} }));
+    expect(embedder.code).toBe('INVALID_CONFIG');
+    expect(embedder.message).toMatch(/memloom\.config\.json: embedder: lexical embedder: /);
   });
 
   it('a store package that is not installed names the package to install', async () => {
@@ -128,5 +145,39 @@ describe('configuration errors name the field and where it came from', () => {
     // Any other failure inside the package is not mistaken for a missing package.
     const inner = Object.assign(new Error("Cannot find package 'left-pad'"), { code: 'ERR_MODULE_NOT_FOUND' });
     await expect(importOptional(() => Promise.reject(inner), '@memloom/store-qdrant', 'x')).rejects.toBe(inner);
+  });
+});
+
+describe('configuration modules', () => {
+  it('reads the default export of memloom.config.mjs', async () => {
+    writeFileSync(join(cwd, 'memloom.config.mjs'), "export default { store: 'memory:', embedder: 'lexical', scope: { userId: 'mjs' } };\n");
+    const resolved = await resolveMemloomConfig({ cwd, env: {} });
+    expect(resolved.store).toEqual({ config: 'memory:', source: join(cwd, 'memloom.config.mjs') });
+    expect(resolved.engine.scope).toEqual({ userId: 'mjs' });
+  });
+
+  it('reads the default export of memloom.config.ts (the CLI tests load one in plain Node, through tsx)', async () => {
+    writeFileSync(
+      join(cwd, 'memloom.config.ts'),
+      [
+        "import type { MemloomConfig } from 'memloom';",
+        "const userId: string = 'typed';",
+        "const config: MemloomConfig = { store: 'memory:', embedder: 'lexical', scope: { userId } };",
+        'export default config;',
+        '',
+      ].join('\n'),
+    );
+    const memory = await open({ cwd, env: {} });
+    expect(memory.store.name).toBe('memory');
+    const resolved = await resolveMemloomConfig({ cwd, env: {} });
+    expect(resolved.engine.scope).toEqual({ userId: 'typed' });
+  });
+
+  it('names the .ts file and the field when its configuration is wrong', async () => {
+    writeFileSync(join(cwd, 'memloom.config.ts'), "export default { store: 'memory:', retrieval: { defaultLimit: 'ten' as unknown as number } };\n");
+    const error = await errorOf(createMemory({ cwd, env: {} }));
+    expect(error.code).toBe('INVALID_CONFIG');
+    expect(error.message).toContain(join(cwd, 'memloom.config.ts'));
+    expect(error.message).toContain('retrieval.defaultLimit');
   });
 });

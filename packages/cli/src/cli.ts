@@ -1,0 +1,207 @@
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { MemloomError } from '@memloom/core';
+import { createMemory, resolveMemloomConfig, type MemloomOptions } from 'memloom';
+import { COMMANDS, findCommand } from './commands/index.js';
+import type { CommandContext, CommandSpec, GlobalOptions, OptionSpec, OptionValues } from './command.js';
+import { EXIT_CODES, exitCodeFor, UsageError, type ExitCode } from './exit-codes.js';
+import { commandHelp, mainHelp } from './help.js';
+import { styles, type CliIo } from './io.js';
+import { Progress } from './progress.js';
+
+/** Options every command takes, listed once in each command's --help. */
+export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
+  user: { type: 'string', value: 'id', description: 'scope: the user whose memories to use' },
+  agent: { type: 'string', value: 'id', description: 'scope: the agent' },
+  session: { type: 'string', value: 'id', description: 'scope: the session' },
+  json: { type: 'boolean', description: 'print JSON on stdout for scripts (errors as JSON on stderr)' },
+  config: { type: 'string', value: 'file', description: 'use this configuration file instead of the nearest memloom.config.*' },
+  'no-config': { type: 'boolean', description: 'read no configuration file (environment and options only)' },
+  store: { type: 'string', value: 'spec', description: 'store to use, over the configuration: sqlite:./memory.db, markdown:./memory, qdrant:http://host:6333, memory:' },
+  embedder: { type: 'string', value: 'spec', description: 'embedder to use, over the configuration: default, lexical, use-lite, transformers:<model>' },
+  quiet: { type: 'boolean', short: 'q', description: 'no progress or notes on stderr' },
+  verbose: { type: 'boolean', description: 'on failure, print the stack trace and causes' },
+  help: { type: 'boolean', short: 'h', description: 'show this help' },
+};
+
+/**
+ * Run the CLI on `argv` (without `node` and the script) and return the exit
+ * code. Never throws: every failure is printed and mapped to a code.
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCode> {
+  const [first, ...rest] = argv;
+  if (first === undefined) {
+    io.stderr.write(mainHelp(COMMANDS));
+    return EXIT_CODES.USAGE;
+  }
+  if (first === '--help' || first === '-h') {
+    io.stdout.write(mainHelp(COMMANDS));
+    return EXIT_CODES.OK;
+  }
+  if (first === '--version' || first === '-v') {
+    io.stdout.write(`${cliVersion()}\n`);
+    return EXIT_CODES.OK;
+  }
+  if (first === 'help') {
+    const command = rest[0] === undefined ? undefined : findCommand(rest[0]);
+    if (rest[0] !== undefined && !command) return usageFailure(io, new UsageError(`unknown command "${rest[0]}"`), false);
+    io.stdout.write(command ? commandHelp(command, GLOBAL_OPTIONS) : mainHelp(COMMANDS));
+    return EXIT_CODES.OK;
+  }
+  const command = findCommand(first);
+  if (!command) {
+    const hint = first.startsWith('-') ? 'the command comes first: memloom <command> [options]' : `unknown command "${first}"`;
+    return usageFailure(io, new UsageError(hint), rest.includes('--json'));
+  }
+
+  let values: OptionValues;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: [...rest],
+      options: { ...toParseArgs(GLOBAL_OPTIONS), ...toParseArgs(command.options ?? {}) },
+      allowPositionals: true,
+      strict: true,
+    }) as { values: OptionValues; positionals: string[] });
+  } catch (error) {
+    return usageFailure(io, new UsageError(cleanParseError(error), command.name), rest.includes('--json'));
+  }
+  if (values.help === true) {
+    io.stdout.write(commandHelp(command, GLOBAL_OPTIONS));
+    return EXIT_CODES.OK;
+  }
+
+  let globals: GlobalOptions;
+  try {
+    globals = readGlobals(values);
+  } catch (error) {
+    return usageFailure(io, new UsageError((error as Error).message, command.name), values.json === true);
+  }
+  const context = createContext(io, globals, values, positionals);
+  try {
+    return (await command.run(context)) ?? EXIT_CODES.OK;
+  } catch (error) {
+    return reportFailure(io, command, globals, error);
+  }
+}
+
+export function cliVersion(): string {
+  const require = createRequire(import.meta.url);
+  return (require('../package.json') as { version: string }).version;
+}
+
+function createContext(io: CliIo, globals: GlobalOptions, values: OptionValues, positionals: string[]): CommandContext {
+  const out = styles(io.stdout, io.env);
+  const memloomOptions = (embedder?: string): MemloomOptions => ({
+    cwd: io.cwd,
+    env: io.env,
+    ...(globals.noConfig ? { configFile: false } : globals.config ? { configFile: resolve(io.cwd, globals.config) } : {}),
+    ...(globals.store ? { store: globals.store } : {}),
+    ...((embedder ?? globals.embedder) ? { embedder: embedder ?? globals.embedder } : {}),
+  });
+  return {
+    io,
+    positionals,
+    values,
+    globals,
+    print: (text = '') => void io.stdout.write(`${text}\n`),
+    printJson: (value) => void io.stdout.write(`${JSON.stringify(value, null, 2)}\n`),
+    note: (text) => {
+      if (!globals.quiet) io.stderr.write(`${text}\n`);
+    },
+    openMemory: async (overrides = {}) => {
+      const options = memloomOptions(overrides.embedder);
+      const resolved = await resolveMemloomConfig(options);
+      const memory = await createMemory(options);
+      return { memory, resolved };
+    },
+    resolveConfig: () => resolveMemloomConfig(memloomOptions()),
+    progress: (label) => new Progress(io.stderr, label, !globals.quiet),
+    bold: out.bold,
+    dim: out.dim,
+  };
+}
+
+function readGlobals(values: OptionValues): GlobalOptions {
+  const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+  const scope: GlobalOptions['scope'] = {};
+  if (text('user') !== undefined) scope.userId = text('user');
+  if (text('agent') !== undefined) scope.agentId = text('agent');
+  if (text('session') !== undefined) scope.sessionId = text('session');
+  if (values.config !== undefined && values['no-config'] === true) throw new UsageError('--config and --no-config cannot be used together');
+  return {
+    json: values.json === true,
+    verbose: values.verbose === true,
+    quiet: values.quiet === true,
+    noConfig: values['no-config'] === true,
+    scope,
+    ...(text('config') !== undefined ? { config: text('config') } : {}),
+    ...(text('store') !== undefined ? { store: text('store') } : {}),
+    ...(text('embedder') !== undefined ? { embedder: text('embedder') } : {}),
+  };
+}
+
+function toParseArgs(options: Record<string, OptionSpec>) {
+  const config: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {};
+  for (const [name, spec] of Object.entries(options)) {
+    config[name] = { type: spec.type, ...(spec.short ? { short: spec.short } : {}), ...(spec.multiple ? { multiple: true } : {}) };
+  }
+  return config;
+}
+
+function cleanParseError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  // Node appends advice about "--" that reads oddly here; keep the first sentence.
+  return message.split('. To specify')[0]!.replace(/\.$/, '');
+}
+
+function usageFailure(io: CliIo, error: UsageError, json: boolean): ExitCode {
+  if (json) {
+    io.stderr.write(`${JSON.stringify({ error: { code: 'USAGE', message: error.message, exitCode: EXIT_CODES.USAGE } })}\n`);
+  } else {
+    const where = error.command ? `memloom ${error.command}` : 'memloom';
+    io.stderr.write(`${where}: ${error.message}\nRun "${where} --help" for usage.\n`);
+  }
+  return EXIT_CODES.USAGE;
+}
+
+function reportFailure(io: CliIo, command: CommandSpec, globals: GlobalOptions, error: unknown): ExitCode {
+  const exitCode = exitCodeFor(error);
+  if (error instanceof UsageError) return usageFailure(io, new UsageError(error.message, error.command ?? command.name), globals.json);
+  const memloomError = MemloomError.isInstance(error) ? error : undefined;
+  const message = error instanceof Error ? error.message : String(error);
+  if (globals.json) {
+    const code = memloomError?.code ?? (exitCode === EXIT_CODES.INTERRUPTED ? 'INTERRUPTED' : 'ERROR');
+    io.stderr.write(`${JSON.stringify({ error: { code, message, exitCode, ...(memloomError ? { details: memloomError.details } : {}) } })}\n`);
+  } else {
+    const prefix = memloomError || exitCode === EXIT_CODES.INTERRUPTED ? 'memloom' : 'memloom: unexpected error';
+    io.stderr.write(`${prefix}: ${message.replace(/^\[memloom\] /, '')}\n`);
+    const hint = memloomError ? hintFor(memloomError) : undefined;
+    if (hint) io.stderr.write(`${hint}\n`);
+  }
+  if (globals.verbose) {
+    let current: unknown = error;
+    for (let depth = 0; current && depth < 5; depth++) {
+      if (current instanceof Error && current.stack) io.stderr.write(`${depth === 0 ? '' : 'caused by: '}${current.stack}\n`);
+      current = current instanceof Error ? current.cause : undefined;
+    }
+  } else if (exitCode === EXIT_CODES.ERROR && !memloomError) {
+    io.stderr.write('Run again with --verbose for the stack trace.\n');
+  }
+  return exitCode;
+}
+
+function hintFor(error: MemloomError): string | undefined {
+  switch (error.code) {
+    case 'EMBEDDER_MISMATCH':
+    case 'DIMENSION_MISMATCH':
+      return 'The store holds vectors from another embedder: configure that embedder again, or move the store to this one with "memloom reindex <embedder>".';
+    case 'NOT_FOUND':
+      return '"memloom list" shows the memories and their ids (add --user/--agent/--session for a scope).';
+    case 'CONFLICT':
+      return 'Someone changed the memory meanwhile; run the command again.';
+    default:
+      return undefined;
+  }
+}

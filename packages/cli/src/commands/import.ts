@@ -1,0 +1,157 @@
+import { createReadStream, existsSync } from 'node:fs';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { choiceOption, flag, numberOption, requirePositionals, stringOption, type CommandContext, type CommandSpec } from '../command.js';
+import { InterruptedError, UsageError } from '../exit-codes.js';
+import type { ExportHeader } from '../export-format.js';
+import type { ImportCounts, OnConflict } from '../import-exact.js';
+import { importMemories } from '../transfer.js';
+import { withMemory } from './shared.js';
+
+export const importCommand: CommandSpec = {
+  name: 'import',
+  summary: 'read an export into the configured store (resumable, with progress and counts)',
+  usage: ['import <file> [options]', 'import - [options]          (the export on stdin)'],
+  description: [
+    'By default every memory is written as it was exported: same id, same fields, the whole history.',
+    'A memory already in the store at the same revision is kept as it is (so running the import again',
+    'after an interruption resumes it); one the store holds at an earlier revision of the same history is',
+    'merged: the missing versions are appended. One that differs is a conflict: --on-conflict decides.',
+    'Vectors in the file are used when they come from the configured embedder; otherwise the content is',
+    'embedded again.',
+    '',
+    'With --merge, each memory\'s content is instead added through the strategy engine, as "memloom add"',
+    'would: merged into a similar memory, kept beside a related one, or created. Progress is kept in a',
+    'checkpoint file, so an interrupted --merge import resumes where it stopped.',
+    '',
+    'Prints how many memories were created, merged and kept (and skipped or replaced on conflict).',
+  ].join('\n'),
+  options: {
+    'on-conflict': { type: 'string', value: 'what', description: 'error (default: stop, exit 5), skip (keep the store\'s), replace (take the file\'s)' },
+    merge: { type: 'boolean', description: 'add each memory through the strategy engine instead of copying it' },
+    checkpoint: { type: 'string', value: 'file', description: 'with --merge: where progress is kept (default <file>.import-checkpoint.json)' },
+    'batch-size': { type: 'string', value: 'n', description: 'memories per store write (default 100)' },
+  },
+  examples: [
+    'memloom import backup.jsonl',
+    'memloom import backup.jsonl --store markdown:./memory',
+    'memloom import team-notes.jsonl --merge --user alice',
+    'memloom export --store sqlite:./old.db | memloom import - --store qdrant:http://localhost:6333',
+  ],
+  async run(context) {
+    const [input] = requirePositionals(context, ['file']);
+    const merge = flag(context.values, 'merge');
+    const onConflict = choiceOption(context.values, 'on-conflict', ['error', 'skip', 'replace'] as const) ?? 'error';
+    if (merge && context.values['on-conflict'] !== undefined) throw new UsageError('--on-conflict applies to copying; --merge never conflicts');
+    if (!merge && context.values.checkpoint !== undefined) throw new UsageError('--checkpoint goes with --merge (a plain import resumes by itself)');
+    const batchSize = numberOption(context.values, 'batch-size', { min: 1, max: 10_000, integer: true }) ?? 100;
+    const fromStdin = input === '-';
+    const path = fromStdin ? undefined : resolve(context.io.cwd, input!);
+    if (path && !existsSync(path)) throw new UsageError(`${input} does not exist`);
+    const source = path ?? 'stdin';
+    const given = stringOption(context.values, 'checkpoint');
+    const checkpointPath = merge ? (given ? resolve(context.io.cwd, given) : path ? `${path}.import-checkpoint.json` : undefined) : undefined;
+    if (merge && !checkpointPath) context.note('Reading stdin without --checkpoint: an interrupted --merge import cannot resume.');
+
+    const scope = context.globals.scope;
+
+    return withMemory(context, async ({ memory }) => {
+      const progress = context.progress('import');
+      let checkpoint: Checkpoint | undefined;
+      let header: ExportHeader | undefined;
+      const resumed = checkpointPath && existsSync(checkpointPath) ? await resumeFrom(checkpointPath, path, context) : undefined;
+      // Created just before reading starts: readline drops lines emitted before it is iterated.
+      const stream: Readable = path ? createReadStream(path) : context.io.stdin;
+      const lines = createInterface({ input: stream, crlfDelay: Infinity });
+      let result;
+      try {
+        result = await importMemories(memory, {
+          lines,
+          source,
+          mode: merge ? 'merge' : 'copy',
+          onConflict: onConflict as OnConflict,
+          scope,
+          batchSize,
+          ...(resumed ? { skip: resumed.done, counts: resumed.counts } : {}),
+          onHeader: (read) => {
+            header = read;
+            if (resumed && resumed.exportedAt !== read.exportedAt) {
+              throw new UsageError(`${checkpointPath} belongs to another export (made ${resumed.exportedAt}); delete it to start over`);
+            }
+          },
+          onProgress: async (position, read, counts) => {
+            if (checkpointPath) {
+              checkpoint = { source: path ?? 'stdin', exportedAt: read.exportedAt, done: position, counts };
+              await writeCheckpoint(checkpointPath, checkpoint);
+            }
+            progress.update(position, read.count, countsText(counts));
+          },
+          ...(context.io.signal ? { signal: context.io.signal } : {}),
+        });
+      } catch (error) {
+        if (context.io.signal?.aborted) throw interrupted(checkpoint?.done, header, merge, checkpointPath);
+        throw error;
+      } finally {
+        progress.finish();
+        lines.close();
+      }
+      const { counts } = result;
+      if (checkpointPath) await rm(checkpointPath, { force: true });
+      if (context.globals.json) return context.printJson({ source, ...counts });
+      context.print(`imported ${counts.done} memories from ${source}: ${countsText(counts)}`);
+      if (counts.outOfScope > 0) context.print(context.dim(`${counts.outOfScope} memories outside the scope were left out`));
+      if (result.header.embedder.id !== memory.embedder.id) context.print(context.dim(`embedded again with ${memory.embedder.id} (the export came from ${result.header.embedder.id})`));
+      return undefined;
+    });
+  },
+};
+
+export function countsText(counts: ImportCounts): string {
+  const parts =
+    counts.mode === 'merge'
+      ? [`${counts.merged} merged`, `${counts.kept} kept beside a similar memory`, `${counts.created} created`]
+      : [`${counts.created} created`, `${counts.merged} merged (newer history)`, `${counts.kept} kept (already there)`];
+  if (counts.skipped > 0) parts.push(`${counts.skipped} skipped (conflict)`);
+  if (counts.replaced > 0) parts.push(`${counts.replaced} replaced (conflict)`);
+  return parts.join(', ');
+}
+
+interface Checkpoint {
+  source: string;
+  exportedAt: string;
+  /** Memory lines of the file handled so far, in file order. */
+  done: number;
+  counts: ImportCounts;
+}
+
+/** The skip and counts of an interrupted --merge import of the same export. */
+async function resumeFrom(path: string, source: string | undefined, context: CommandContext): Promise<Checkpoint> {
+  let checkpoint: Checkpoint;
+  try {
+    checkpoint = JSON.parse(await readFile(path, 'utf8')) as Checkpoint;
+  } catch {
+    throw new UsageError(`${path} is not an import checkpoint; delete it to start over`);
+  }
+  if (source && checkpoint.source !== source) throw new UsageError(`${path} belongs to the import of ${checkpoint.source}; delete it to start over`);
+  context.note(`Resuming from ${path}: ${checkpoint.done} memories of the file were handled before.`);
+  return checkpoint;
+}
+
+async function writeCheckpoint(path: string, checkpoint: Checkpoint): Promise<void> {
+  const temporary = `${path}.tmp`;
+  await writeFile(temporary, JSON.stringify(checkpoint));
+  await rename(temporary, path);
+}
+
+function interrupted(position: number | undefined, header: ExportHeader | undefined, merge: boolean, checkpointPath: string | undefined): InterruptedError {
+  const how = merge
+    ? checkpointPath
+      ? `progress is in ${checkpointPath}: run the same command again to resume`
+      : 'this --merge import read stdin without --checkpoint and cannot resume'
+    : 'run the same command again to resume (memories already imported are kept)';
+  const where = position === undefined ? '' : ` after ${position}${header ? ` of ${header.count}` : ''} memories`;
+  return new InterruptedError(`import interrupted${where}; ${how}`);
+}
+

@@ -1,0 +1,133 @@
+import { existsSync, statSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_TYPES, parseStoreConfig, type Memory, type ResolvedConfig, type Scope } from 'memloom';
+import { numberOption, requirePositionals, type CommandSpec } from '../command.js';
+import type { CliIo } from '../io.js';
+import { FILTER_OPTIONS, filterFrom, scopeOption, withMemory } from './shared.js';
+
+export const indexCommand: CommandSpec = {
+  name: 'index',
+  summary: 'print the MEMORY.md index (with freshness notes)',
+  usage: ['index [options]'],
+  description: 'The index an agent gets in its prompt when there is no query: the most recently updated memories, grouped by category, each with seed 000\'s "last updated N days ago" note when it is stale.',
+  options: {
+    limit: { type: 'string', short: 'n', value: 'n', description: 'most memories read (default 1000)' },
+    ...FILTER_OPTIONS,
+  },
+  examples: ['memloom index --user alice', 'memloom index --user alice > MEMORY.md'],
+  async run(context) {
+    requirePositionals(context, []);
+    const limit = numberOption(context.values, 'limit', { min: 1, integer: true });
+    const filter = filterFrom(context.values);
+    await withMemory(context, async ({ memory }) => {
+      const index = await memory.renderIndex({ ...scopeOption(context), ...(limit ? { limit } : {}), ...(filter ? { filter } : {}) });
+      if (context.globals.json) return context.printJson({ index });
+      context.io.stdout.write(index.endsWith('\n') ? index : `${index}\n`);
+    });
+  },
+};
+
+export const statsCommand: CommandSpec = {
+  name: 'stats',
+  summary: 'which store and embedder are configured, from where, and what they hold',
+  usage: ['stats [options]'],
+  description: 'Shows the store (and where it is), the embedder, the configuration source of each, and counts by level, category and type in the scope.',
+  examples: ['memloom stats', 'memloom stats --user alice --json', 'MEMLOOM_STORE=markdown:./notes memloom stats'],
+  async run(context) {
+    requirePositionals(context, []);
+    await withMemory(context, async ({ memory, resolved }) => {
+      const stats = await collectStats(memory, resolved, context.io, context.globals.scope);
+      if (context.globals.json) return context.printJson(stats);
+      const { bold } = context;
+      context.print(`${bold('store')}      ${stats.store.name}${stats.store.location ? ` at ${stats.store.location}` : ''}${stats.store.bytes !== undefined ? ` (${formatBytes(stats.store.bytes)})` : ''}`);
+      context.print(`           from ${stats.store.source}`);
+      context.print(`           ${Object.entries(stats.store.capabilities).map(([name, on]) => `${name} ${on ? 'yes' : 'no'}`).join(', ')}`);
+      context.print(`${bold('embedder')}   ${stats.embedder.id} (${stats.embedder.dimension} dimensions)`);
+      context.print(`           from ${stats.embedder.source}`);
+      context.print(`${bold('config')}     ${stats.configFile ?? 'no configuration file'}`);
+      context.print(`${bold('memories')}   ${stats.total}${Object.keys(context.globals.scope).length > 0 ? ' in scope' : ''}`);
+      if (stats.total === 0) return;
+      context.print(`  by level     ${pairs(stats.byLevel)}`);
+      context.print(`  by category  ${pairs(stats.byCategory)}`);
+      context.print(`  by type      ${pairs(stats.byType)}`);
+      if (stats.oldestUpdate) context.print(`  updated      ${stats.oldestUpdate.slice(0, 10)} .. ${stats.newestUpdate?.slice(0, 10)}`);
+    });
+  },
+};
+
+export interface Stats {
+  store: { name: string; location?: string; bytes?: number; source: string; capabilities: Record<string, boolean> };
+  embedder: { id: string; dimension: number; source: string };
+  configFile?: string;
+  scope: Scope;
+  total: number;
+  byLevel: Record<string, number>;
+  byCategory: Record<string, number>;
+  byType: Record<string, number>;
+  oldestUpdate?: string;
+  newestUpdate?: string;
+}
+
+async function collectStats(memory: Memory, resolved: ResolvedConfig, io: CliIo, scope: Scope): Promise<Stats> {
+  const scoped = Object.keys(scope).length > 0 ? { scope } : {};
+  const countBy = async <T extends string>(field: 'level' | 'category' | 'type', names: readonly T[]) => {
+    const counts: Record<string, number> = {};
+    for (const name of names) {
+      const count = await memory.count({ ...scoped, filter: { [field]: name } });
+      if (count > 0) counts[name] = count;
+    }
+    return counts;
+  };
+  const [oldest] = await memory.list({ ...scoped, orderBy: 'updatedAt', direction: 'asc', limit: 1 });
+  const [newest] = await memory.list({ ...scoped, orderBy: 'updatedAt', direction: 'desc', limit: 1 });
+  const location = storeLocation(resolved, io);
+  const file = resolved.layers.find((layer) => isAbsolute(layer.source));
+  return {
+    store: {
+      name: memory.store.name,
+      ...location,
+      source: resolved.store.source,
+      capabilities: { ...memory.store.capabilities },
+    },
+    embedder: { id: memory.embedder.id, dimension: memory.embedder.dimension, source: resolved.embedder.source },
+    ...(file ? { configFile: file.source } : {}),
+    scope,
+    total: await memory.count(scoped),
+    byLevel: await countBy('level', MEMORY_LEVELS),
+    byCategory: await countBy('category', MEMORY_CATEGORIES),
+    byType: await countBy('type', MEMORY_TYPES),
+    ...(oldest ? { oldestUpdate: oldest.updatedAt } : {}),
+    ...(newest ? { newestUpdate: newest.updatedAt } : {}),
+  };
+}
+
+/** Where the configured store keeps its data, as far as the configuration says. */
+function storeLocation(resolved: ResolvedConfig, io: CliIo): { location?: string; bytes?: number } {
+  if (typeof resolved.store.config === 'string' && resolved.store.config.startsWith('object (')) return {};
+  const layer = resolved.layers.find((candidate) => candidate.config.store !== undefined);
+  const baseDir = layer?.baseDir ?? io.cwd;
+  const config = parseStoreConfig(resolved.store.config, resolved.store.source) as { type: string; path?: string; root?: string; url?: string };
+  const inBase = (path: string) => (isAbsolute(path) || path === ':memory:' ? path : resolve(baseDir, path));
+  switch (config.type) {
+    case 'sqlite': {
+      const path = inBase(config.path ?? (io.env.MEMLOOM_SQLITE_PATH?.trim() || '.memloom/memory.db'));
+      return { location: path, ...(existsSync(path) ? { bytes: statSync(path).size } : {}) };
+    }
+    case 'markdown':
+      return config.root ? { location: inBase(config.root) } : {};
+    case 'qdrant':
+      return { location: config.url ?? '(the Qdrant default: QDRANT_URL or localhost)' };
+    default:
+      return {};
+  }
+}
+
+function pairs(counts: Record<string, number>): string {
+  return Object.entries(counts).map(([name, count]) => `${name} ${count}`).join(', ') || '-';
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}

@@ -1,0 +1,59 @@
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CONFIG_FILE_NAMES, createMemory, findConfigFile, parseEmbedderConfig, parseStoreConfig, validateConfig, type MemloomConfig } from 'memloom';
+import { flag, requirePositionals, type CommandSpec } from '../command.js';
+import { UsageError } from '../exit-codes.js';
+
+const DEFAULT_STORE = 'sqlite:./.memloom/memory.db';
+
+export const initCommand: CommandSpec = {
+  name: 'init',
+  summary: 'write memloom.config.json here and create the store',
+  usage: ['init [--store <spec>] [--embedder <spec>] [--user <id>] [--force]'],
+  description: [
+    'Writes memloom.config.json in the current folder with the store, the embedder and the default',
+    'scope you give (SQLite at ./.memloom/memory.db and the offline embedder when you give none), then',
+    'opens the store once so that it exists. Every memloom command (and createMemory() in your code)',
+    'run in this folder or below then uses it.',
+  ].join('\n'),
+  options: { force: { type: 'boolean', description: 'overwrite an existing memloom.config.* in this folder' } },
+  examples: ['memloom init', 'memloom init --store markdown:./memory --user me', 'memloom init --store qdrant:http://localhost:6333 --force'],
+  async run(context) {
+    requirePositionals(context, []);
+    const { globals, io } = context;
+    if (globals.config || globals.noConfig) throw new UsageError('init writes the configuration: --config and --no-config do not apply');
+    const existing = CONFIG_FILE_NAMES.map((name) => join(io.cwd, name)).find((path) => existsSync(path));
+    if (existing && !flag(context.values, 'force')) throw new UsageError(`${existing} already exists: edit it, or run again with --force to replace it`);
+    const file = join(io.cwd, 'memloom.config.json');
+    const config: MemloomConfig = {
+      store: globals.store ?? DEFAULT_STORE,
+      embedder: globals.embedder ?? 'default',
+      ...(Object.keys(globals.scope).length > 0 ? { scope: globals.scope } : {}),
+    };
+    // Check it the way createMemory will, naming the flag that is wrong.
+    validateConfig(config, 'the command line');
+    parseStoreConfig(config.store!, '--store');
+    parseEmbedderConfig(config.embedder!, '--embedder');
+    const parent = findConfigFile(io.cwd);
+    await writeFile(file, `${JSON.stringify(config, null, 2)}\n`);
+
+    // Open the store once, the way every later command will, so it exists and fits the embedder.
+    const memory = await createMemory({ cwd: io.cwd, env: { ...io.env, MEMLOOM_STORE: undefined, MEMLOOM_EMBEDDER: undefined }, configFile: file });
+    try {
+      await memory.count();
+    } finally {
+      await memory.close();
+    }
+    if (globals.json) return context.printJson({ file, config });
+    context.print(`Wrote ${file}`);
+    context.print(`  store     ${String(config.store)}`);
+    context.print(`  embedder  ${String(config.embedder)}`);
+    if (config.scope) context.print(`  scope     ${JSON.stringify(config.scope)}`);
+    if (parent && parent !== file && parent !== existing) context.note(context.dim(`It takes the place of ${parent} in this folder and below.`));
+    if (existing && existing !== file) context.note(context.dim(`${existing} is now ignored: memloom.config.json comes first.`));
+    if (String(config.store).includes('.memloom/')) context.note(context.dim('Add .memloom/ to .gitignore if you do not want the store in git.'));
+    context.print('');
+    context.print('Next: memloom add "something to remember"   then   memloom search "something"');
+  },
+};

@@ -1,0 +1,59 @@
+import type { MemoryRecord } from 'memloom';
+import { dateOption, flag, requirePositionals, type CommandSpec } from '../command.js';
+import { oneLine } from '../format.js';
+import { scopeOption, withMemory } from './shared.js';
+
+export const maintainCommand: CommandSpec = {
+  name: 'maintain',
+  summary: 'compress, decay and delete by age (or, with --dry-run, say what would happen and why)',
+  usage: ['maintain [--now <date>] [--dry-run] [options]'],
+  description: [
+    'Passive maintenance (seeds 004 and 002): by age since the last update, full text is compressed',
+    'to summary (7 days), tag (30), trace (90) and archive (180); weight decays as w0 / (1 + 0.01 days);',
+    'episodes lose importance and go after 14 days, facts fade below 0.3 and go. Timestamps are never',
+    'refreshed, and the full text stays in the history. --dry-run writes nothing.',
+  ].join('\n'),
+  options: {
+    now: { type: 'string', value: 'date', description: 'maintain as if it were this date (default now)' },
+    'dry-run': { type: 'boolean', description: 'report what would be compressed, decayed or deleted and why; change nothing' },
+  },
+  examples: ['memloom maintain --dry-run', 'memloom maintain --now 2025-01-01 --user alice', 'memloom maintain --json'],
+  async run(context) {
+    requirePositionals(context, []);
+    const now = dateOption(context.values, 'now');
+    const dryRun = flag(context.values, 'dry-run');
+    await withMemory(context, async ({ memory }) => {
+      // Read the memories first: the report names ids, and deleted ones are gone afterwards.
+      const before = context.globals.json ? new Map<string, MemoryRecord>() : new Map((await memory.list(scopeOption(context))).map((record) => [record.id, record]));
+      const progress = context.progress('maintain');
+      const report = await memory.maintain({
+        ...scopeOption(context),
+        ...(now ? { now } : {}),
+        dryRun,
+        onProgress: (done, total) => progress.update(done, total),
+      });
+      progress.finish();
+      if (context.globals.json) return context.printJson(report);
+      const verb = dryRun ? 'would be' : 'were';
+      context.print(
+        `${context.bold(dryRun ? 'Dry run' : 'Maintained')} at ${report.now}: ${report.scanned} memories scanned; ${report.compressed} ${verb} compressed, ${report.decayed} decayed, ${report.deleted} deleted; ${report.unchanged} unchanged.`,
+      );
+      if (report.conflicts > 0) context.print(`${report.conflicts} changed meanwhile and were left for the next pass.`);
+      if (report.modelFallbacks > 0) context.print(`${report.modelFallbacks} compressions used the deterministic text (the model failed).`);
+      for (const change of report.changes) {
+        const record = before.get(change.id);
+        const what = [
+          change.fromLevel ? `${change.fromLevel} -> ${change.toLevel}` : '',
+          change.weight ? `weight ${change.weight.from.toFixed(3)} -> ${change.weight.to.toFixed(3)}` : '',
+          change.importance ? `importance ${change.importance.from.toFixed(2)} -> ${change.importance.to.toFixed(2)}` : '',
+        ]
+          .filter(Boolean)
+          .join(', ');
+        context.print(`${context.bold(change.action.padEnd(8))} ${change.id}${what ? `  ${what}` : ''}`);
+        if (record) context.print(`    ${oneLine(record.content)}`);
+        if (change.content) context.print(context.dim(`    now: ${oneLine(change.content)}`));
+        context.print(context.dim(`    why: ${change.reasons.join('; ')}`));
+      }
+    });
+  },
+};

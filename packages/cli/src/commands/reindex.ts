@@ -1,0 +1,60 @@
+import { reindex } from 'memloom';
+import { numberOption, requirePositionals, type CommandSpec } from '../command.js';
+import { InterruptedError } from '../exit-codes.js';
+import { withMemory } from './shared.js';
+
+export const reindexCommand: CommandSpec = {
+  name: 'reindex',
+  summary: 'move the store to another embedder (with progress; resumes when run again)',
+  usage: ['reindex <embedder> [--batch-size <n>] [options]'],
+  description: [
+    'Embeds every memory again with <embedder> (default, lexical, use-lite, transformers:<model>) and',
+    'switches the store over in one step at the end; until then the store keeps answering with its old',
+    'vectors. Interrupted, it resumes where it stopped when run again with the same embedder. Afterwards,',
+    'configure the new embedder ("embedder" in memloom.config.json, MEMLOOM_EMBEDDER or --embedder).',
+    'Stores that cannot re-index in place (Markdown, which rebuilds its derived index from the files',
+    'for a new embedder by itself) exit 4.',
+  ].join('\n'),
+  options: { 'batch-size': { type: 'string', value: 'n', description: 'memories embedded per call (default 64)' } },
+  examples: ['memloom reindex lexical', 'memloom reindex transformers:Xenova/paraphrase-multilingual-MiniLM-L12-v2 --batch-size 32'],
+  async run(context) {
+    const [target] = requirePositionals(context, ['embedder']);
+    if (context.globals.embedder) context.note('--embedder is ignored: reindex moves the store to <embedder>.');
+    const batchSize = numberOption(context.values, 'batch-size', { min: 1, max: 4096, integer: true });
+    const abort = new AbortController();
+    context.io.signal?.addEventListener('abort', () => abort.abort(), { once: true });
+    // The memory is built with the target embedder but never opened for it: reindex() works on the store.
+    await withMemory(
+      context,
+      async ({ memory, resolved }) => {
+        const progress = context.progress(`reindex ${memory.embedder.id}`);
+        let last = { done: 0, total: 0 };
+        let report;
+        try {
+          report = await reindex({
+            store: memory.store,
+            embedder: memory.embedder,
+            ...(batchSize ? { batchSize } : {}),
+            signal: abort.signal,
+            onProgress: (status) => {
+              last = status;
+              progress.update(status.done, status.total);
+            },
+          });
+        } catch (error) {
+          if (abort.signal.aborted) throw new InterruptedError(`reindex interrupted at ${last.done} of ${last.total} memories; run the same command again to resume`);
+          throw error;
+        } finally {
+          progress.finish();
+        }
+        if (context.globals.json) return context.printJson(report);
+        context.print(
+          `re-indexed ${report.total} memories with ${report.embedderId} (${report.dimension} dimensions): ${report.embedded} embedded now${report.resumed > 0 ? `, ${report.resumed} by an earlier run` : ''}`,
+        );
+        const where = resolved.embedder.source === 'default' ? 'memloom.config.json' : resolved.embedder.source;
+        context.print(`Now use it: set "embedder": "${target}" in ${where} (or MEMLOOM_EMBEDDER=${target}, or --embedder ${target}).`);
+      },
+      { embedder: target! },
+    );
+  },
+};

@@ -1,0 +1,40 @@
+import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_TYPES, type Memory, type MemoryFilter } from 'memloom';
+import { choiceList, type CommandContext, type OpenedMemory, type OptionSpec, type OptionValues } from '../command.js';
+
+/** --category / --type / --level, comma-separated or repeated. */
+export const FILTER_OPTIONS: Record<string, OptionSpec> = {
+  category: { type: 'string', multiple: true, value: 'name', description: `only these categories: ${MEMORY_CATEGORIES.join(', ')}` },
+  type: { type: 'string', multiple: true, value: 'name', description: `only these types: ${MEMORY_TYPES.join(', ')}` },
+  level: { type: 'string', multiple: true, value: 'name', description: `only these levels: ${MEMORY_LEVELS.join(', ')}` },
+};
+
+export function filterFrom(values: OptionValues): MemoryFilter | undefined {
+  const filter: MemoryFilter = {};
+  const category = choiceList(values, 'category', MEMORY_CATEGORIES);
+  const type = choiceList(values, 'type', MEMORY_TYPES);
+  const level = choiceList(values, 'level', MEMORY_LEVELS);
+  if (category.length > 0) filter.category = category;
+  if (type.length > 0) filter.type = type;
+  if (level.length > 0) filter.level = level;
+  return Object.keys(filter).length > 0 ? filter : undefined;
+}
+
+/** Open the configured memory, run `work`, and close it whatever happens. */
+export async function withMemory<T>(context: CommandContext, work: (opened: OpenedMemory) => Promise<T>, overrides?: { embedder?: string }): Promise<T> {
+  const opened = await context.openMemory(overrides);
+  try {
+    return await work(opened);
+  } finally {
+    await opened.memory.close().catch(() => undefined);
+  }
+}
+
+/** The scope of a command: --user/--agent/--session when given (the configured default scope fills the rest). */
+export function scopeOption(context: CommandContext) {
+  return Object.keys(context.globals.scope).length > 0 ? { scope: context.globals.scope } : {};
+}
+
+/** Force the store open (it opens lazily on first use) so that later store calls may go to it directly. */
+export async function openStore(memory: Memory): Promise<void> {
+  await memory.count();
+}

@@ -1,0 +1,79 @@
+import type { MemoryRecord, MemoryVersion, SearchResult } from 'memloom';
+import type { CommandContext } from './command.js';
+import { describeScope } from './command.js';
+
+/** One line per memory: id, level, category, day of the last update, scope, the text cut to the terminal. */
+export function memoryLine(context: CommandContext, memory: MemoryRecord): string {
+  const head = `${memory.id}  ${memory.level.padEnd(7)} ${memory.category.padEnd(7)} ${memory.updatedAt.slice(0, 10)}`;
+  const scope = scopeLabel(memory);
+  return `${head}  ${context.dim(scope)}${scope ? '  ' : ''}${clip(context, oneLine(memory.content), head.length + scope.length + 4)}`;
+}
+
+export function searchLine(context: CommandContext, result: SearchResult, rank: number): string[] {
+  const { memory } = result;
+  const head = `${String(rank).padStart(2)}. ${result.score.toFixed(3)}  ${memory.id}`;
+  const lines = [`${head}  ${clip(context, oneLine(memory.content), head.length + 2)}`];
+  const parts = result.parts;
+  lines.push(
+    context.dim(
+      `    ${memory.category}, ${memory.level}, updated ${memory.updatedAt.slice(0, 10)}; semantic ${parts.semantic.toFixed(2)}, text ${parts.text.toFixed(2)}, weight ${parts.weight.toFixed(2)}, recency ${parts.recency.toFixed(2)}`,
+    ),
+  );
+  if (result.freshness) lines.push(context.dim(`    ${oneLine(result.freshness)}`));
+  return lines;
+}
+
+/** Every field of a memory, one per line. */
+export function memoryDetails(memory: MemoryRecord): string[] {
+  return [
+    `id           ${memory.id}`,
+    `content      ${memory.content.replace(/\n/g, '\n             ')}`,
+    `scope        ${describeScope(memory.scope)}`,
+    `level        ${memory.level}`,
+    `category     ${memory.category}`,
+    `type         ${memory.type}`,
+    `weight       ${memory.weight.toFixed(3)} (base ${memory.baseWeight.toFixed(3)})`,
+    `importance   ${memory.importance.toFixed(3)} (base ${memory.baseImportance.toFixed(3)})`,
+    `source       ${memory.source}${memory.verified ? ', verified' : ''}`,
+    `created      ${memory.createdAt}`,
+    `updated      ${memory.updatedAt}`,
+    `accessed     ${memory.lastAccessedAt}`,
+    `revision     ${memory.revision}`,
+    ...(memory.tags.length > 0 ? [`tags         ${memory.tags.join(', ')}`] : []),
+    ...(memory.sources.length > 0 ? [`sources      ${memory.sources.join(', ')}`] : []),
+    ...(Object.keys(memory.metadata).length > 0 ? [`metadata     ${JSON.stringify(memory.metadata)}`] : []),
+  ];
+}
+
+export function versionLines(context: CommandContext, version: MemoryVersion): string[] {
+  const after = version.after;
+  const changes: string[] = [];
+  if (version.before) {
+    if (version.before.level !== after.level) changes.push(`level ${version.before.level} -> ${after.level}`);
+    if (version.before.weight !== after.weight) changes.push(`weight ${version.before.weight.toFixed(3)} -> ${after.weight.toFixed(3)}`);
+    if (version.before.importance !== after.importance) changes.push(`importance ${version.before.importance.toFixed(2)} -> ${after.importance.toFixed(2)}`);
+    if (version.before.updatedAt !== after.updatedAt) changes.push('timestamp refreshed');
+  }
+  return [
+    `${context.bold(`v${version.version}`)}  ${version.at}  ${version.trigger}/${version.action}: ${version.reason}`,
+    ...(changes.length > 0 ? [context.dim(`    ${changes.join('; ')}`)] : []),
+    `    ${oneLine(after.content)}`,
+  ];
+}
+
+export function scopeLabel(memory: MemoryRecord): string {
+  const { userId, agentId, sessionId } = memory.scope;
+  return [userId && `user:${userId}`, agentId && `agent:${agentId}`, sessionId && `session:${sessionId}`].filter(Boolean).join(' ');
+}
+
+export function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ⏎ ');
+}
+
+/** Cut text to what is left of the terminal's width (only on a terminal: pipes get everything). */
+export function clip(context: CommandContext, text: string, used: number): string {
+  const columns = context.io.stdout.isTTY ? context.io.stdout.columns : undefined;
+  if (!columns) return text;
+  const room = Math.max(20, columns - used);
+  return text.length > room ? `${text.slice(0, room - 1)}…` : text;
+}

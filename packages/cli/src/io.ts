@@ -1,0 +1,40 @@
+import type { Readable } from 'node:stream';
+
+/** Where a command writes: a stream with `write`, and whether a person is watching it. */
+export interface OutputStream {
+  write(text: string): unknown;
+  isTTY?: boolean;
+  columns?: number;
+}
+
+/** Everything the CLI touches outside itself, so that tests can run it in process. */
+export interface CliIo {
+  stdout: OutputStream;
+  stderr: OutputStream;
+  stdin: Readable & { isTTY?: boolean };
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** Fires when the user asks the command to stop (Ctrl-C). */
+  signal?: AbortSignal;
+}
+
+/** The real process. */
+export function processIo(signal?: AbortSignal): CliIo {
+  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd(), ...(signal ? { signal } : {}) };
+}
+
+/** Read all of a stream as UTF-8. */
+export async function readAll(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Bold and dim only for a terminal that shows them, never for pipes or NO_COLOR. */
+export function styles(stream: OutputStream, env: Record<string, string | undefined>) {
+  const on = Boolean(stream.isTTY) && !env.NO_COLOR && env.TERM !== 'dumb';
+  return {
+    bold: (text: string) => (on ? `\u001b[1m${text}\u001b[22m` : text),
+    dim: (text: string) => (on ? `\u001b[2m${text}\u001b[22m` : text),
+  };
+}

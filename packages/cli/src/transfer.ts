@@ -1,0 +1,165 @@
+import { inScope, MemloomError, type Memory, type Scope } from '@memloom/core';
+import { EXPORT_FORMAT, parseHeader, parseLine, type ExportHeader, type ExportLine } from './export-format.js';
+import { applyExact, emptyCounts, type ImportCounts, type OnConflict } from './import-exact.js';
+
+const PAGE_SIZE = 200;
+
+export interface ExportOptions {
+  /** Export only this scope. @default every memory */
+  scope?: Scope;
+  /** Include each memory's vector. @default false */
+  vectors?: boolean;
+  /** Receives the file, line by line (each ends with a newline). */
+  write: (text: string) => Promise<void> | void;
+  onProgress?: (done: number, total: number) => void;
+  /** Checked between pages; an aborted export throws the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/** Write a memloom export (JSON Lines: a header, then one memory with its history per line). Returns how many memories. */
+export async function exportMemories(memory: Memory, options: ExportOptions): Promise<{ header: ExportHeader; exported: number }> {
+  const scoped = options.scope && Object.keys(options.scope).length > 0 ? { scope: options.scope } : {};
+  const total = await memory.count(scoped);
+  const header: ExportHeader = {
+    memloom: 'export',
+    format: EXPORT_FORMAT,
+    exportedAt: new Date(memory.clock.now()).toISOString(),
+    store: memory.store.name,
+    embedder: { id: memory.embedder.id, dimension: memory.embedder.dimension },
+    scope: options.scope ?? {},
+    count: total,
+    vectors: options.vectors ?? false,
+  };
+  await options.write(`${JSON.stringify(header)}\n`);
+  let exported = 0;
+  for (let offset = 0; ; offset += PAGE_SIZE) {
+    options.signal?.throwIfAborted();
+    const page = await memory.list({ ...scoped, orderBy: 'createdAt', direction: 'asc', limit: PAGE_SIZE, offset });
+    for (const record of page) {
+      const line: ExportLine = { memory: record, versions: await memory.store.history(record.id) };
+      if (options.vectors) {
+        const vector = await memory.store.getVector(record.id);
+        if (vector) line.vector = vector;
+      }
+      await options.write(`${JSON.stringify(line)}\n`);
+      exported++;
+    }
+    options.onProgress?.(exported, total);
+    if (page.length < PAGE_SIZE) break;
+  }
+  return { header, exported };
+}
+
+export interface ImportOptions {
+  /** The export, line by line (blank lines are ignored). A readline interface must be created right before the call. */
+  lines: AsyncIterable<string> | Iterable<string>;
+  /** Named in errors: a file path or `stdin`. @default 'the export' */
+  source?: string;
+  /** `copy` writes memories as they were; `merge` adds each through the strategy engine. @default 'copy' */
+  mode?: 'copy' | 'merge';
+  /** copy mode: a memory the store holds with another history. @default 'error' */
+  onConflict?: OnConflict;
+  /** Import only memories in this scope. */
+  scope?: Scope;
+  /** Memories per store write. @default 100 */
+  batchSize?: number;
+  /** Memory lines already handled by an earlier run (merge mode's checkpoint): read and passed over. @default 0 */
+  skip?: number;
+  /** Counts to continue from (merge mode's checkpoint). */
+  counts?: ImportCounts;
+  /** Called once the header is read. */
+  onHeader?: (header: ExportHeader) => void;
+  /** Called after each batch (copy) or memory (merge) with the memory lines handled so far. */
+  onProgress?: (position: number, header: ExportHeader, counts: ImportCounts) => Promise<void> | void;
+  /** Checked between batches (copy) or memories (merge). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Read a memloom export into a memory's store. In copy mode every memory
+ * keeps its id, fields and whole history; running the import again keeps
+ * what is there (so it resumes). Merge mode adds each memory's content
+ * through the strategy engine.
+ */
+export async function importMemories(memory: Memory, options: ImportOptions): Promise<{ header: ExportHeader; counts: ImportCounts }> {
+  const source = options.source ?? 'the export';
+  const mode = options.mode ?? 'copy';
+  const batchSize = options.batchSize ?? 100;
+  const skip = options.skip ?? 0;
+  const scope = options.scope && Object.keys(options.scope).length > 0 ? options.scope : undefined;
+  const counts = options.counts ? { ...options.counts } : emptyCounts(mode);
+  const wanted = (line: ExportLine) => !scope || inScope(line.memory.scope, scope);
+  // Open the store (for the memory's embedder) only once reading has begun: a
+  // readline interface drops the lines it emits before anyone iterates it.
+  let opened = false;
+  const open = async () => {
+    if (!opened) await memory.count();
+    opened = true;
+  };
+
+  let header: ExportHeader | undefined;
+  let lineNumber = 0;
+  let position = 0;
+  let batch: ExportLine[] = [];
+  const flush = async () => {
+    if (batch.length === 0) return;
+    options.signal?.throwIfAborted();
+    const inScope = batch.filter(wanted);
+    await open();
+    await applyExact(memory, inScope, header!, counts, options.onConflict ?? 'error');
+    counts.done += inScope.length;
+    counts.outOfScope += batch.length - inScope.length;
+    batch = [];
+    await options.onProgress?.(position, header!, counts);
+  };
+  for await (const text of options.lines) {
+    lineNumber++;
+    if (text.trim() === '') continue;
+    if (!header) {
+      header = parseHeader(text, source);
+      options.onHeader?.(header);
+      continue;
+    }
+    const line = parseLine(text, source, lineNumber);
+    position++;
+    if (position <= skip) continue;
+    if (mode === 'copy') {
+      batch.push(line);
+      if (batch.length >= batchSize) await flush();
+      continue;
+    }
+    options.signal?.throwIfAborted();
+    if (wanted(line)) {
+      await open();
+      await mergeOne(memory, line, counts);
+      counts.done++;
+    } else {
+      counts.outOfScope++;
+    }
+    await options.onProgress?.(position, header, counts);
+  }
+  if (!header) throw new MemloomError({ code: 'INVALID_INPUT', backend: 'cli', message: `${source} is empty: expected a memloom export` });
+  await flush();
+  return { header, counts };
+}
+
+/** Through the strategy engine, as `memloom add` would, keeping the memory's fields and its time. */
+async function mergeOne(memory: Memory, line: ExportLine, counts: ImportCounts): Promise<void> {
+  const record = line.memory;
+  const result = await memory.add(record.content, {
+    scope: record.scope,
+    category: record.category,
+    type: record.type,
+    importance: record.importance,
+    source: record.source,
+    verified: record.verified,
+    sources: record.sources,
+    tags: record.tags,
+    metadata: record.metadata,
+    at: record.updatedAt,
+    trigger: 'import',
+  });
+  if (result.decision.strategy === 'merge_update') counts.merged++;
+  else if (result.decision.strategy === 'keep_both') counts.kept++;
+  else counts.created++;
+}

@@ -1,0 +1,321 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { COMMANDS, EXIT_CODES } from '../src/index.js';
+import { json, run, tempFolder } from './helpers.js';
+
+let dir: string;
+let cleanup: () => void;
+beforeEach(() => {
+  ({ dir, cleanup } = tempFolder());
+  // Every test here works on one SQLite file in its own folder, with the lexical embedder (helpers).
+  writeFileSync(join(dir, 'memloom.config.json'), JSON.stringify({ store: 'sqlite:./memory.db' }));
+});
+afterEach(() => cleanup());
+
+const cli = (...args: string[]) => run(dir, args);
+
+describe('help and usage', () => {
+  it.each(COMMANDS.map((command) => command.name))('memloom %s --help shows usage, options and examples', async (name) => {
+    const result = await cli(name, '--help');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(new RegExp(`^Usage: memloom ${name}`));
+    expect(result.stdout).toContain('Examples:\n  memloom ');
+    expect(result.stdout).toContain('--user <id>');
+  });
+
+  it('lists every command and the exit codes; no command is a usage error', async () => {
+    const help = await cli('--help');
+    expect(help.code).toBe(0);
+    for (const command of COMMANDS) expect(help.stdout).toContain(`  ${command.name} `);
+    expect(help.stdout).toMatch(/Exit codes:[\s\S]*3 +no memory with that id/);
+    const bare = await cli();
+    expect(bare.code).toBe(EXIT_CODES.USAGE);
+    expect(bare.stderr).toContain('Usage: memloom <command>');
+  });
+
+  it('answers unknown commands, unknown options, missing and bad arguments with exit 2 and what to do', async () => {
+    const unknown = await cli('remember', 'x');
+    expect(unknown).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "remember"') });
+    const option = await cli('list', '--colour');
+    expect(option.code).toBe(2);
+    expect(option.stderr).toContain("Unknown option '--colour'");
+    expect(option.stderr).toContain('Run "memloom list --help" for usage.');
+    expect((await cli('show')).stderr).toContain('missing <id>');
+    expect((await cli('search', 'x', '--limit', 'ten')).stderr).toContain('--limit must be an integer >= 1, got "ten"');
+    expect((await cli('maintain', '--now', 'yesterday-ish')).code).toBe(2);
+    expect((await cli('list', '--category', 'gossip')).stderr).toContain('--category must be one of system, core, fact, episode');
+    expect((await cli('add', '   ')).code).toBe(2); // EMPTY_CONTENT from core
+  });
+
+  it('prints the version', async () => {
+    const result = await cli('--version');
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(result.stdout.trim()).toBe(pkg.version);
+  });
+});
+
+describe('remembering and reading back', () => {
+  it('add decides merge / new, search finds, list, show and history read it, restore brings a version back', async () => {
+    const first = json(await run(dir, ['add', 'I live in Lisbon and work as a nurse', '--user', 'alice', '--json']));
+    expect(first.decision.strategy).toBe('create_new');
+    const again = json(await run(dir, ['add', 'I live in Lisbon and work as a nurse', '--user', 'alice', '--at', '2030-01-01', '--json']));
+    expect(again.decision.strategy).toBe('merge_update');
+    expect(again.memory.id).toBe(first.memory.id);
+    const other = await run(dir, ['add', 'My sister Emma lives in Porto', '--user', 'alice', '--tag', 'family', '--category', 'core']);
+    expect(other.code).toBe(0);
+    expect(other.stdout).toMatch(/^create_new \(similarity [0-9.]+\): created /);
+    await run(dir, ['add', 'Bob keeps bees', '--user', 'bob']);
+
+    const found = json(await cli('search', 'where does my sister live', '--user', 'alice', '--limit', '1', '--json'));
+    expect(found).toHaveLength(1);
+    expect(found[0].memory.content).toBe('My sister Emma lives in Porto');
+    expect(found[0].parts).toHaveProperty('semantic');
+
+    const alice = json(await cli('list', '--user', 'alice', '--json'));
+    expect(alice.map((memory: { content: string }) => memory.content).sort()).toEqual(['I live in Lisbon and work as a nurse', 'My sister Emma lives in Porto']);
+    expect(json(await cli('list', '--json'))).toHaveLength(3); // no scope: everyone's
+    expect(json(await cli('list', '--category', 'core', '--json'))).toHaveLength(1);
+    const listed = await cli('list', '--user', 'alice');
+    expect(listed.stdout).toContain(`${first.memory.id}  full    fact `);
+
+    const shown = await cli('show', first.memory.id);
+    expect(shown.stdout).toMatch(/content +I live in Lisbon and work as a nurse\n/);
+    expect(shown.stdout).toMatch(/updated +2030-01-01T00:00:00\.000Z/);
+    expect(shown.stdout).toMatch(/revision +2/);
+
+    const history = json(await cli('history', first.memory.id, '--json'));
+    expect(history.map((version: { action: string }) => version.action)).toEqual(['create', 'merge']);
+    expect((await cli('history', first.memory.id)).stdout).toMatch(/v2 .* user_mention\/merge: similarity/);
+
+    const restored = json(await cli('restore', first.memory.id, '1', '--reason', 'shorter is better', '--json'));
+    expect(restored).toMatchObject({ content: 'I live in Lisbon and work as a nurse', updatedAt: first.memory.updatedAt, revision: 3 });
+    const afterRestore = json(await cli('history', first.memory.id, '--json'));
+    expect(afterRestore.at(-1)).toMatchObject({ trigger: 'restore', reason: 'shorter is better' });
+  });
+
+  it('reads content from stdin with "-"', async () => {
+    const result = await run(dir, ['add', '-', '--user', 'alice', '--json'], { stdin: 'Prefers short answers\n' });
+    expect(json(result).memory.content).toBe('Prefers short answers');
+  });
+
+  it('not found is exit 3, in the human and the JSON form', async () => {
+    const missing = await cli('show', 'no-such-id');
+    expect(missing.code).toBe(EXIT_CODES.NOT_FOUND);
+    expect(missing.stderr).toMatch(/^memloom: \[sqlite\] no memory no-such-id/);
+    expect(missing.stderr).not.toContain('    at ');
+    const { memory } = json(await cli('add', 'A note', '--user', 'alice', '--json'));
+    expect((await cli('show', memory.id, '--user', 'bob')).code).toBe(3); // outside the scope
+    const version = await cli('restore', memory.id, '7', '--json');
+    expect(version.code).toBe(3);
+    expect(JSON.parse(version.stderr)).toMatchObject({ error: { code: 'VERSION_NOT_FOUND', exitCode: 3 } });
+    expect((await cli('restore', memory.id, 'two')).code).toBe(2);
+  });
+});
+
+describe('forget', () => {
+  it('deletes one memory, or a whole scope only with --yes', async () => {
+    const { memory } = json(await cli('add', 'A passing thought', '--user', 'alice', '--json'));
+    await cli('add', 'Alice likes jazz', '--user', 'alice');
+    await cli('add', 'Bob likes folk', '--user', 'bob');
+    expect(json(await cli('forget', memory.id, '--json'))).toEqual({ deleted: 1, id: memory.id });
+    expect((await cli('show', memory.id)).code).toBe(3);
+
+    const dry = await cli('forget', '--scope', '--user', 'alice');
+    expect(dry.code).toBe(EXIT_CODES.USAGE);
+    expect(dry.stdout).toContain('1 memories in scope user alice would be forgotten: run again with --yes');
+    expect(json(await cli('list', '--json'))).toHaveLength(2);
+    expect((await cli('forget', '--scope')).stderr).toContain('--scope needs --user, --agent or --session');
+
+    expect(json(await cli('forget', '--scope', '--user', 'alice', '--yes', '--json'))).toEqual({ deleted: 1, scope: { userId: 'alice' } });
+    expect(json(await cli('list', '--json')).map((record: { content: string }) => record.content)).toEqual(['Bob likes folk']);
+  });
+});
+
+describe('maintain', () => {
+  it('--dry-run says what would be compressed, decayed or deleted and why, and changes nothing', async () => {
+    await cli('add', 'We chose Postgres for the billing service', '--user', 'alice', '--at', '2024-01-01');
+    await cli('add', 'Standup notes from Monday', '--user', 'alice', '--category', 'episode', '--at', '2024-01-01');
+    await cli('add', 'The company was founded in 2009', '--user', 'alice', '--category', 'core', '--at', '2024-01-01');
+
+    const dry = await cli('maintain', '--dry-run', '--now', '2024-01-16');
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain('Dry run at 2024-01-16T00:00:00.000Z: 3 memories scanned; 1 would be compressed, 0 decayed, 1 deleted; 1 unchanged.');
+    expect(dry.stdout).toMatch(/compress +\S+ +full -> summary, weight 1\.000 -> 0\.870/);
+    expect(dry.stdout).toContain('    We chose Postgres for the billing service');
+    expect(dry.stdout).toMatch(/delete +\S+\n +Standup notes from Monday\n +why: .*episode/);
+    expect(json(await cli('list', '--json')).map((record: { level: string }) => record.level)).toEqual(['full', 'full', 'full']);
+
+    const report = json(await cli('maintain', '--now', '2024-01-16', '--json'));
+    expect(report).toMatchObject({ dryRun: false, compressed: 1, deleted: 1, unchanged: 1 });
+    const [compressed] = json(await cli('list', '--level', 'summary', '--json'));
+    const history = json(await cli('history', compressed.id, '--json'));
+    expect(history.at(-1)).toMatchObject({ trigger: 'passive_decay', action: 'compress' });
+    expect(history.at(-1).after.updatedAt).toBe(history[0].after.updatedAt); // never refreshed
+  });
+});
+
+describe('index and stats', () => {
+  it('prints the MEMORY.md index of a scope', async () => {
+    await cli('add', 'Alice is allergic to shellfish', '--user', 'alice', '--category', 'core');
+    await cli('add', 'Bob keeps bees', '--user', 'bob');
+    const index = await cli('index', '--user', 'alice');
+    expect(index.stdout).toMatch(/^# MEMORY\.md/);
+    expect(index.stdout).toContain('Alice is allergic to shellfish');
+    expect(index.stdout).not.toContain('bees');
+  });
+
+  it('names the store, the embedder and where each came from, and counts what is there', async () => {
+    await cli('add', 'Alice is allergic to shellfish', '--user', 'alice', '--category', 'core');
+    await cli('add', 'Alice likes jazz', '--user', 'alice');
+    const stats = json(await cli('stats', '--json'));
+    expect(stats).toMatchObject({
+      store: { name: 'sqlite', location: join(dir, 'memory.db'), source: join(dir, 'memloom.config.json') },
+      embedder: { source: 'environment variable MEMLOOM_EMBEDDER' },
+      configFile: join(dir, 'memloom.config.json'),
+      total: 2,
+      byCategory: { core: 1, fact: 1 },
+      byLevel: { full: 2 },
+    });
+    expect(stats.embedder.id).toMatch(/lexical/);
+    expect((await cli('stats')).stdout).toMatch(/store +sqlite at .*memory\.db/);
+  });
+});
+
+describe('configuration', () => {
+  it('init writes memloom.config.json and creates the store; a second init needs --force', async () => {
+    const { dir: fresh, cleanup: done } = tempFolder();
+    try {
+      const init = await run(fresh, ['init', '--store', 'markdown:./notes', '--user', 'me']);
+      expect(init.code).toBe(0);
+      expect(JSON.parse(readFileSync(join(fresh, 'memloom.config.json'), 'utf8'))).toEqual({ store: 'markdown:./notes', embedder: 'default', scope: { userId: 'me' } });
+      expect(existsSync(join(fresh, 'notes'))).toBe(true);
+      expect((await run(fresh, ['init'])).code).toBe(EXIT_CODES.USAGE);
+      expect((await run(fresh, ['init', '--store', 'postgres:x', '--force'])).code).toBe(EXIT_CODES.CONFIG);
+      // The default scope from the file applies when no --user is given.
+      await run(fresh, ['add', 'I write with a fountain pen']);
+      expect(json(await run(fresh, ['list', '--json']))[0].scope).toEqual({ userId: 'me' });
+    } finally {
+      done();
+    }
+  });
+
+  it('a bad configuration is exit 4 naming the file and the field; --store and --no-config override it', async () => {
+    writeFileSync(join(dir, 'memloom.config.json'), JSON.stringify({ store: 'sqlite:./memory.db', retrieval: { defaultLimit: 0 } }));
+    const bad = await cli('list');
+    expect(bad.code).toBe(EXIT_CODES.CONFIG);
+    expect(bad.stderr).toContain(`invalid configuration in ${join(dir, 'memloom.config.json')}: retrieval.defaultLimit`);
+    expect((await cli('list', '--no-config', '--store', 'memory:')).code).toBe(0);
+    const env = await run(dir, ['list', '--no-config'], { env: { MEMLOOM_STORE: 'mongodb:x' } });
+    expect(env.code).toBe(4);
+    expect(env.stderr).toContain('environment variable MEMLOOM_STORE: store: unknown store "mongodb"');
+    expect((await cli('list', '--config', 'missing.json')).code).toBe(4);
+    expect((await cli('list', '--config', 'x.json', '--no-config')).code).toBe(2);
+  });
+
+  it('a store built by another embedder is exit 4 with what to do', async () => {
+    await cli('add', 'A note');
+    const other = await run(dir, ['list'], { env: { MEMLOOM_EMBEDDER: 'use-lite' } });
+    expect(other.code).toBe(EXIT_CODES.CONFIG);
+    expect(other.stderr).toContain('memloom reindex <embedder>');
+  });
+
+  it('--verbose adds the stack trace', async () => {
+    const verbose = await cli('show', 'nope', '--verbose');
+    expect(verbose.stderr).toMatch(/MemloomError: \[memloom\] \[sqlite\] no memory nope\n +at /);
+  });
+});
+
+describe('export, import, reindex', () => {
+  it('export then import into a Markdown store by --store loses nothing; import counts and resumes', async () => {
+    const { memory } = json(await cli('add', 'I live in Lisbon', '--user', 'alice', '--json'));
+    await cli('add', 'I live in Lisbon', '--user', 'alice'); // merges: a second version
+    await cli('add', 'Bob keeps bees', '--user', 'bob', '--tag', 'hobby');
+    const exported = await cli('export', '-o', 'backup.jsonl', '--vectors');
+    expect(exported.stdout).toBe(`exported 2 memories to ${join(dir, 'backup.jsonl')}\n`);
+    const lines = readFileSync(join(dir, 'backup.jsonl'), 'utf8').trim().split('\n');
+    expect(JSON.parse(lines[0]!)).toMatchObject({ memloom: 'export', format: 1, store: 'sqlite', count: 2, vectors: true });
+    expect(JSON.parse(lines.find((line) => line.includes(memory.id))!).versions).toHaveLength(2);
+
+    const imported = await cli('import', 'backup.jsonl', '--store', 'markdown:./md');
+    expect(imported.stdout).toBe(`imported 2 memories from ${join(dir, 'backup.jsonl')}: 2 created, 0 merged (newer history), 0 kept (already there)\n`);
+    expect(imported.stderr).toMatch(/import 2\/2 \(100%\)/); // progress, not a terminal: plain lines
+    expect(json(await cli('import', 'backup.jsonl', '--store', 'markdown:./md', '--json'))).toMatchObject({ created: 0, kept: 2 });
+    expect(json(await cli('history', memory.id, '--store', 'markdown:./md', '--json'))).toEqual(json(await cli('history', memory.id, '--json')));
+    const markdown = await run(dir, ['export', '--store', 'markdown:./md']);
+    const sqlite = await run(dir, ['export']);
+    const body = (text: string) => text.trim().split('\n').slice(1).sort();
+    expect(body(markdown.stdout)).toEqual(body(sqlite.stdout));
+  });
+
+  it('reads an export from stdin, and refuses a file that is not one (exit 2, naming the line)', async () => {
+    await cli('add', 'Bob keeps bees', '--user', 'bob');
+    const exported = await cli('export');
+    const piped = await run(dir, ['import', '-', '--store', 'sqlite:./copy.db', '--json'], { stdin: exported.stdout });
+    expect(json(piped)).toMatchObject({ source: 'stdin', created: 1 });
+    writeFileSync(join(dir, 'broken.jsonl'), `${exported.stdout.split('\n')[0]}\n{"memory":{"id":"x"},"versions":[]}\n`);
+    const broken = await cli('import', 'broken.jsonl', '--store', 'sqlite:./other.db');
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/broken\.jsonl, line 2: memory\.content/);
+    writeFileSync(join(dir, 'notes.jsonl'), '{"hello":"world"}\n');
+    expect((await cli('import', 'notes.jsonl')).stderr).toContain('notes.jsonl, line 1: the first line is not a memloom export header');
+    expect((await cli('import', 'nowhere.jsonl')).code).toBe(2);
+  });
+
+  it('a conflicting copy is exit 5 unless --on-conflict says what to do', async () => {
+    const { memory } = json(await cli('add', 'I live in Lisbon', '--user', 'alice', '--json'));
+    await cli('export', '-o', 'before.jsonl');
+    await cli('import', 'before.jsonl', '--store', 'sqlite:./copy.db');
+    await cli('restore', memory.id, '1', '--store', 'sqlite:./copy.db'); // the copy moves on
+    await cli('add', 'I live in Lisbon now', '--user', 'alice'); // and so does the original
+    await cli('export', '-o', 'after.jsonl');
+    const conflict = await cli('import', 'after.jsonl', '--store', 'sqlite:./copy.db');
+    expect(conflict.code).toBe(EXIT_CODES.CONFLICT);
+    expect(conflict.stderr).toContain('--on-conflict skip');
+    expect(json(await cli('import', 'after.jsonl', '--store', 'sqlite:./copy.db', '--on-conflict', 'replace', '--json'))).toMatchObject({ replaced: 1 });
+  });
+
+  it('--merge adds through the strategy engine, keeps a checkpoint while it runs and removes it at the end', async () => {
+    await cli('add', 'I live in Lisbon and work as a nurse', '--user', 'alice');
+    await cli('add', 'Bob keeps bees', '--user', 'bob');
+    await cli('export', '-o', 'mine.jsonl');
+    await run(dir, ['add', 'I live in Lisbon and work as a nurse', '--user', 'alice', '--store', 'sqlite:./team.db']);
+    const merged = json(await cli('import', 'mine.jsonl', '--merge', '--store', 'sqlite:./team.db', '--json'));
+    expect(merged).toMatchObject({ mode: 'merge', done: 2, merged: 1, created: 1 });
+    expect(existsSync(join(dir, 'mine.jsonl.import-checkpoint.json'))).toBe(false);
+  });
+
+  it('an interrupted import says how to resume and exits 130; the --merge checkpoint resumes it', async () => {
+    for (const text of ['one fact about tea', 'two facts about jazz', 'three facts about bees']) await cli('add', text, '--user', 'alice');
+    await cli('export', '-o', 'three.jsonl');
+    const stop = new AbortController();
+    stop.abort();
+    const interrupted = await run(dir, ['import', 'three.jsonl', '--store', 'sqlite:./copy.db'], { signal: stop.signal });
+    expect(interrupted.code).toBe(EXIT_CODES.INTERRUPTED);
+    expect(interrupted.stderr).toContain('run the same command again to resume');
+
+    // A checkpoint left by a --merge run that handled the first memory: the rerun does the other two.
+    const header = JSON.parse(readFileSync(join(dir, 'three.jsonl'), 'utf8').split('\n')[0]!);
+    const counts = { mode: 'merge', done: 1, created: 1, merged: 0, kept: 0, skipped: 0, replaced: 0, outOfScope: 0 };
+    writeFileSync(join(dir, 'three.jsonl.import-checkpoint.json'), JSON.stringify({ source: join(dir, 'three.jsonl'), exportedAt: header.exportedAt, done: 1, counts }));
+    const resumed = await cli('import', 'three.jsonl', '--merge', '--store', 'sqlite:./merged.db', '--json');
+    expect(resumed.stderr).toContain('Resuming from');
+    expect(json(resumed)).toMatchObject({ done: 3, created: 3 });
+    expect(json(await cli('list', '--store', 'sqlite:./merged.db', '--json'))).toHaveLength(2);
+  });
+
+  it('reindex moves the store to another embedder; the old one then no longer fits', async () => {
+    await cli('add', 'I live in Lisbon', '--user', 'alice');
+    await cli('add', 'Bob keeps bees', '--user', 'bob');
+    const moved = await cli('reindex', 'use-lite');
+    expect(moved.code).toBe(0);
+    expect(moved.stdout).toMatch(/re-indexed 2 memories with energetic-ai\/use-lite/);
+    expect(moved.stdout).toContain('"embedder": "use-lite"');
+    expect((await cli('list')).code).toBe(EXIT_CODES.CONFIG); // still configured for lexical
+    const search = await run(dir, ['search', 'bees', '--json'], { env: { MEMLOOM_EMBEDDER: 'use-lite' } });
+    expect(json(search)[0].memory.content).toBe('Bob keeps bees');
+    const markdown = await cli('reindex', 'use-lite', '--store', 'markdown:./md');
+    expect(markdown.code).toBe(EXIT_CODES.CONFIG);
+    expect(markdown.stderr).toContain('cannot re-index in place');
+  });
+});

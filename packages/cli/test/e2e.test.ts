@@ -1,0 +1,72 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BIN, runBin, tempFolder } from './helpers.js';
+
+// The built binary as a user runs it: a child process, exit codes, stdout and stderr.
+let dir: string;
+let cleanup: () => void;
+beforeEach(() => {
+  ({ dir, cleanup } = tempFolder('memloom-e2e-'));
+});
+afterEach(() => cleanup());
+
+describe('the memloom binary', () => {
+  it('is built with a shebang, answers --help with 0 and an unknown command with 2', async () => {
+    expect(readFileSync(BIN, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
+    const help = await runBin(dir, ['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: memloom <command>');
+    const unknown = await runBin(dir, ['frobnicate']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown command "frobnicate"');
+  });
+
+  it('init, add and search on the embedded default (SQLite + the offline embedder), then stats', async () => {
+    expect((await runBin(dir, ['init', '--user', 'alice'])).code).toBe(0);
+    expect(existsSync(join(dir, '.memloom', 'memory.db'))).toBe(true);
+    expect((await runBin(dir, ['add', 'I keep my bike in the garage'])).code).toBe(0);
+    expect((await runBin(dir, ['add', 'My sister Emma lives in Porto'])).code).toBe(0);
+    const search = await runBin(dir, ['search', 'where is my bicycle?', '--limit', '1', '--json']);
+    expect(search.code).toBe(0);
+    expect(JSON.parse(search.stdout)[0].memory).toMatchObject({ content: 'I keep my bike in the garage', scope: { userId: 'alice' } });
+    const stats = JSON.parse((await runBin(dir, ['stats', '--json'])).stdout);
+    expect(stats).toMatchObject({ store: { name: 'sqlite' }, total: 2, configFile: join(dir, 'memloom.config.json') });
+    expect(stats.embedder.id).toMatch(/use-lite/);
+  });
+
+  it('exports from SQLite and imports into Markdown chosen by MEMLOOM_STORE, losing nothing', async () => {
+    const env = { MEMLOOM_EMBEDDER: 'lexical', MEMLOOM_STORE: 'sqlite:./memory.db' };
+    await runBin(dir, ['add', 'We deploy on Tuesdays', '--agent', 'ops', '--category', 'core'], env);
+    await runBin(dir, ['add', 'We deploy on Tuesdays', '--agent', 'ops'], env); // a merge: two versions
+    await runBin(dir, ['add', '我养了一只橘猫', '--user', 'li'], env);
+    expect((await runBin(dir, ['export', '-o', 'all.jsonl', '--vectors'], env)).code).toBe(0);
+    const markdownEnv = { ...env, MEMLOOM_STORE: 'markdown:./md' };
+    const imported = await runBin(dir, ['import', 'all.jsonl', '--json'], markdownEnv);
+    expect(imported.code).toBe(0);
+    expect(JSON.parse(imported.stdout)).toMatchObject({ created: 2, merged: 0, kept: 0 });
+    expect(readFileSync(join(dir, 'md', 'agents', 'ops', 'memory', 'MEMORY.md'), 'utf8')).toContain('We deploy on Tuesdays');
+    const again = await runBin(dir, ['export'], markdownEnv);
+    const body = (text: string) => text.trim().split('\n').slice(1).map((line) => JSON.parse(line)).sort((a, b) => a.memory.id.localeCompare(b.memory.id));
+    expect(body(again.stdout)).toEqual(body(readFileSync(join(dir, 'all.jsonl'), 'utf8')).map(({ memory, versions }) => ({ memory, versions })));
+  });
+
+  it('reads memloom.config.ts in plain Node 20 (through tsx)', async () => {
+    writeFileSync(
+      join(dir, 'memloom.config.ts'),
+      "import type { MemloomConfig } from 'memloom';\nconst config: MemloomConfig = { store: 'sqlite:./from-ts.db', embedder: 'lexical' };\nexport default config;\n",
+    );
+    const stats = await runBin(dir, ['stats', '--json']);
+    expect(stats.code).toBe(0);
+    expect(JSON.parse(stats.stdout).store).toMatchObject({ location: join(dir, 'from-ts.db'), source: join(dir, 'memloom.config.ts') });
+  });
+
+  it('a configuration error exits 4 with the file and field and no stack trace; --verbose adds it', async () => {
+    writeFileSync(join(dir, 'memloom.config.json'), JSON.stringify({ store: 'sqlite:./m.db', strategy: { highSimilarity: 2 } }));
+    const result = await runBin(dir, ['list']);
+    expect(result.code).toBe(4);
+    expect(result.stderr).toBe(`memloom: [config] invalid configuration in ${join(dir, 'memloom.config.json')}: strategy.highSimilarity: Too big: expected number to be <=1\n`);
+    const verbose = await runBin(dir, ['list', '--verbose']);
+    expect(verbose.stderr).toMatch(/\n +at /);
+  });
+});

@@ -1,0 +1,209 @@
+import { createMemory, MemloomError, type Memory, type MemoryStore } from '@memloom/core';
+import { axisVector, createFakeClock, createInMemoryStore, createTestEmbedder, vectorWithSimilarity, type FakeClock } from '@memloom/core/testing';
+import { createMarkdownStore } from '@memloom/store-markdown';
+import { createQdrantStore } from '@memloom/store-qdrant';
+import { createSqliteStore } from '@memloom/store-sqlite';
+import { afterEach, describe, expect, it } from 'vitest';
+import { exportMemories, importMemories, type ExportLine } from '../src/index.js';
+import { tempFolder } from './helpers.js';
+
+const DIM = 16;
+const TEXT = {
+  home: 'I live in Lisbon and work as a nurse',
+  homeAgain: 'I live in Lisbon and work as a nurse at Santa Maria',
+  coffee: 'I drink a flat white every morning',
+  tea: 'Lately I prefer green tea to coffee',
+  cat: '我养了一只橘猫，名字叫小橘',
+  deploy: 'Deploys happen on Tuesdays after the stand-up',
+  session: 'This session is about the Kyoto trip',
+  gone: 'A note that will be forgotten',
+};
+// Chosen similarities: homeAgain merges into home (0.95), tea is kept beside coffee (0.7).
+const VECTORS = {
+  [TEXT.home]: axisVector(DIM, 0),
+  [TEXT.homeAgain]: vectorWithSimilarity(DIM, 0, 1, 0.95),
+  [TEXT.coffee]: axisVector(DIM, 2),
+  [TEXT.tea]: vectorWithSimilarity(DIM, 2, 3, 0.7),
+  [TEXT.cat]: axisVector(DIM, 4),
+  [TEXT.deploy]: axisVector(DIM, 5),
+  [TEXT.session]: axisVector(DIM, 6),
+  [TEXT.gone]: axisVector(DIM, 7),
+};
+
+interface StoreKind {
+  name: string;
+  create(dir: string, embedder: ReturnType<typeof createTestEmbedder>): MemoryStore;
+}
+
+const QDRANT_URL = process.env.QDRANT_URL;
+const KINDS: StoreKind[] = [
+  { name: 'memory', create: () => createInMemoryStore() },
+  { name: 'sqlite', create: (dir) => createSqliteStore({ path: `${dir}/memory.db` }) },
+  { name: 'markdown', create: (dir, embedder) => createMarkdownStore({ root: `${dir}/markdown`, embedder }) },
+  // Runs only where QDRANT_URL points at a server; its pairs are listed as skipped otherwise.
+  { name: 'qdrant', create: () => createQdrantStore({ url: QDRANT_URL!, collection: `memloom_cli_${process.pid}_${Math.random().toString(36).slice(2, 8)}` }) },
+];
+if (!QDRANT_URL) console.warn('[memloom cli] QDRANT_URL is not set: the export/import round trips through Qdrant are NOT tested here.');
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function open(kind: StoreKind, clock: FakeClock, embedderId = 'test/round-trip'): Memory {
+  const folder = tempFolder(`memloom-rt-${kind.name}-`);
+  const embedder = createTestEmbedder({ dimension: DIM, vectors: VECTORS, id: embedderId });
+  const memory = createMemory({ store: kind.create(folder.dir, embedder), embedder, clock });
+  cleanups.push(folder.cleanup, () => memory.close());
+  return memory;
+}
+
+/** A store with a bit of everything: merges, keep-both, edits, restores, compression, three scopes, Chinese, a deletion. */
+async function seed(memory: Memory, clock: FakeClock): Promise<void> {
+  const alice = { userId: 'alice' };
+  await memory.add(TEXT.home, { scope: alice, sources: ['msg-1'], tags: ['home'] });
+  await memory.add(TEXT.coffee, { scope: alice, type: 'feedback', importance: 1.5 });
+  await memory.add(TEXT.cat, { scope: alice, verified: true });
+  await memory.add(TEXT.deploy, { scope: { agentId: 'ops' }, category: 'core', source: 'system' });
+  await memory.add(TEXT.session, { scope: { userId: 'bob', sessionId: 's1' }, category: 'episode' });
+  const gone = await memory.add(TEXT.gone, { scope: alice });
+  clock.advanceDays(3);
+  const merged = await memory.add(TEXT.homeAgain, { scope: alice, sources: ['msg-2'] });
+  expect(merged.decision.strategy).toBe('merge_update');
+  expect((await memory.add(TEXT.tea, { scope: alice })).decision.strategy).toBe('keep_both');
+  const [coffee] = await memory.search('flat white', { scope: alice, limit: 1 });
+  await memory.update(coffee!.memory.id, { tags: ['drinks', 'morning'], metadata: { mood: 'sleepy', cups: 2 } }, { reason: 'tagged by hand' });
+  await memory.delete(gone.memory.id);
+  clock.advanceDays(10);
+  await memory.maintain(); // past 7 days: compressed to summaries, weights decayed, the episode loses importance
+  await memory.restore(merged.memory.id, 1, { reason: 'the first wording was better' });
+}
+
+async function exportLines(memory: Memory, vectors = true): Promise<{ header: Record<string, unknown>; lines: ExportLine[] }> {
+  const text: string[] = [];
+  await exportMemories(memory, { vectors, write: (line) => void text.push(line) });
+  const [header, ...lines] = text.map((line) => JSON.parse(line));
+  return { header, lines };
+}
+
+async function importLines(memory: Memory, from: { header: Record<string, unknown>; lines: ExportLine[] }, options: Partial<Parameters<typeof importMemories>[1]> = {}) {
+  const text = [JSON.stringify(from.header), ...from.lines.map((line) => JSON.stringify(line))];
+  return (await importMemories(memory, { lines: text, ...options })).counts;
+}
+
+/** Records and histories must match exactly; vectors to float32 precision (SQLite keeps float32). */
+function expectSameMemories(actual: ExportLine[], expected: ExportLine[]): void {
+  const byId = (lines: ExportLine[]) => [...lines].sort((a, b) => a.memory.id.localeCompare(b.memory.id));
+  const strip = (lines: ExportLine[]) => byId(lines).map(({ memory, versions }) => ({ memory, versions }));
+  expect(strip(actual)).toEqual(strip(expected));
+  const vectors = (lines: ExportLine[]) => byId(lines).map((line) => line.vector ?? []);
+  const [a, b] = [vectors(actual), vectors(expected)];
+  a.forEach((vector, index) => {
+    expect(vector).toHaveLength(b[index]!.length);
+    vector.forEach((value, at) => expect(value).toBeCloseTo(b[index]![at]!, 6));
+  });
+}
+
+describe.each(KINDS.flatMap((from) => KINDS.filter((to) => to !== from).map((to) => [from.name, to.name, from, to] as const)))(
+  'export from %s, import into %s',
+  (fromName, toName, from, to) => {
+    it.skipIf(!QDRANT_URL && (fromName === 'qdrant' || toName === 'qdrant'))('loses nothing: every record, every version, every vector; a second import keeps everything as it is', async () => {
+      const clock = createFakeClock('2024-03-01T09:00:00.000Z');
+      const source = open(from, clock);
+      await seed(source, clock);
+      const exported = await exportLines(source);
+      expect(exported.lines).toHaveLength(6);
+      expect(exported.lines.some((line) => line.memory.level === 'summary')).toBe(true);
+      expect(exported.lines.some((line) => line.versions.length >= 4)).toBe(true);
+
+      const target = open(to, clock);
+      const counts = await importLines(target, exported);
+      expect(counts).toMatchObject({ mode: 'copy', done: 6, created: 6, merged: 0, kept: 0 });
+      expectSameMemories((await exportLines(target)).lines, exported.lines);
+
+      // Resuming (or repeating) an import writes nothing new.
+      expect(await importLines(target, exported)).toMatchObject({ created: 0, merged: 0, kept: 6 });
+      expectSameMemories((await exportLines(target)).lines, exported.lines);
+
+      // The imported store answers searches (which touch lastAccessedAt, so this comes last).
+      const [hit] = await target.search('flat white coffee', { scope: { userId: 'alice' }, limit: 1 });
+      expect(hit?.memory.content).toBe(exported.lines.find((line) => line.memory.id === hit?.memory.id)?.memory.content);
+      expect((await target.history(hit!.memory.id)).length).toBeGreaterThan(1);
+    });
+  },
+);
+
+describe('import into an existing store', () => {
+  const [memoryKind, sqliteKind] = KINDS as [StoreKind, StoreKind];
+
+  it('appends the versions a store is missing (merged), creates the new, keeps the unchanged', async () => {
+    const clock = createFakeClock('2024-03-01T09:00:00.000Z');
+    const source = open(memoryKind, clock);
+    await source.add(TEXT.home, { scope: { userId: 'alice' } });
+    await source.add(TEXT.coffee, { scope: { userId: 'alice' } });
+    const target = open(sqliteKind, clock);
+    await importLines(target, await exportLines(source));
+
+    clock.advanceDays(1);
+    await source.add(TEXT.homeAgain, { scope: { userId: 'alice' } }); // merges: home gets version 2
+    await source.add(TEXT.cat, { scope: { userId: 'alice' } });
+    const later = await exportLines(source);
+    expect(await importLines(target, later)).toMatchObject({ created: 1, merged: 1, kept: 1 });
+    expectSameMemories((await exportLines(target)).lines, later.lines);
+  });
+
+  it('stops at a memory with another history (CONFLICT), or skips or replaces it when asked', async () => {
+    const clock = createFakeClock('2024-03-01T09:00:00.000Z');
+    const source = open(memoryKind, clock);
+    const { memory: home } = await source.add(TEXT.home, { scope: { userId: 'alice' } });
+    const target = open(sqliteKind, clock);
+    await importLines(target, await exportLines(source));
+    await target.update(home.id, { content: 'I live in Porto now' });
+    await source.update(home.id, { content: 'I live in Lisbon, near the river' });
+    const diverged = await exportLines(source);
+
+    const error = await importLines(target, diverged).catch((caught: unknown) => caught);
+    expect(MemloomError.hasCode(error, 'CONFLICT')).toBe(true);
+    expect((await target.get(home.id))?.content).toBe('I live in Porto now');
+
+    expect(await importLines(target, diverged, { onConflict: 'skip' })).toMatchObject({ skipped: 1, replaced: 0 });
+    expect((await target.get(home.id))?.content).toBe('I live in Porto now');
+
+    expect(await importLines(target, diverged, { onConflict: 'replace' })).toMatchObject({ skipped: 0, replaced: 1 });
+    expectSameMemories((await exportLines(target)).lines, diverged.lines);
+  });
+
+  it('embeds the content again when the file has no vectors or another embedder made them', async () => {
+    const clock = createFakeClock('2024-03-01T09:00:00.000Z');
+    const source = open(memoryKind, clock, 'test/one');
+    await source.add(TEXT.coffee, { scope: { userId: 'alice' } });
+    const target = open(sqliteKind, clock, 'test/two');
+    const exported = await exportLines(source);
+    await importLines(target, exported);
+    const [hit] = await target.search('flat white', { scope: { userId: 'alice' } });
+    expect(hit?.memory.id).toBe(exported.lines[0]!.memory.id);
+    expect((target.embedder as ReturnType<typeof createTestEmbedder>).calls.flat()).toContain(TEXT.coffee);
+  });
+
+  it('with merge mode, adds through the strategy engine and counts merged, kept beside and created', async () => {
+    const clock = createFakeClock('2024-03-01T09:00:00.000Z');
+    const source = open(memoryKind, clock);
+    for (const text of [TEXT.homeAgain, TEXT.tea, TEXT.cat]) await source.add(text, { scope: { userId: 'alice' } });
+    const target = open(sqliteKind, clock);
+    await target.add(TEXT.home, { scope: { userId: 'alice' } });
+    await target.add(TEXT.coffee, { scope: { userId: 'alice' } });
+    const counts = await importLines(target, await exportLines(source), { mode: 'merge' });
+    expect(counts).toMatchObject({ mode: 'merge', done: 3, merged: 1, kept: 1, created: 1 });
+    expect(await target.count({ scope: { userId: 'alice' } })).toBe(4);
+  });
+
+  it('imports only the memories of the scope it is given', async () => {
+    const clock = createFakeClock('2024-03-01T09:00:00.000Z');
+    const source = open(memoryKind, clock);
+    await source.add(TEXT.home, { scope: { userId: 'alice' } });
+    await source.add(TEXT.coffee, { scope: { userId: 'bob' } });
+    const target = open(sqliteKind, clock);
+    expect(await importLines(target, await exportLines(source), { scope: { userId: 'bob' } })).toMatchObject({ done: 1, created: 1, outOfScope: 1 });
+    expect((await target.list()).map((record) => record.content)).toEqual([TEXT.coffee]);
+  });
+});

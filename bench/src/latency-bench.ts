@@ -13,11 +13,14 @@
  *   into the file createMemory() then opens; mem0: its own createMemory with
  *   the embedding supplied), because embedding 100,000 texts would take an hour.
  *
- * Then, the same for both: 3 warm-up calls, `--adds` new LoCoMo turns
- * (turns 1,000 onwards, never seen) and `--searches` LoCoMo questions, each
- * timed alone, embedding included. A phase stops early when it has used its
- * budget (`--budget-s` seconds) and reports how many calls it measured.
- * Each (system, size) runs in a process of its own. Writes bench/results/latency-<date>.json.
+ * Then both systems, in the same process and at the same time: 3 warm-up
+ * calls each, `--adds` new LoCoMo turns (turns 1,000 onwards, never seen)
+ * and `--searches` LoCoMo questions, each call timed alone, embedding
+ * included, and the two systems' calls alternating (which goes first flips
+ * every time), so that other work on a shared machine slows both alike. A
+ * system stops a phase once its calls in it have taken `--budget-s` seconds,
+ * and reports how many it measured. One process per size. Writes
+ * bench/results/latency-<date>.json.
  */
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -44,34 +47,36 @@ const WARM_UP = 3;
 const USER = 'bench-user';
 const SYSTEMS = ['memloom', 'mem0'] as const;
 type SystemName = (typeof SYSTEMS)[number];
+const systems = (option(args, '--systems')?.split(',') ?? [...SYSTEMS]) as SystemName[];
+const unknownSystems = systems.filter((system) => !SYSTEMS.includes(system));
+if (unknownSystems.length > 0) throw new Error(`unknown systems ${unknownSystems.join(', ')}; systems: ${SYSTEMS.join(', ')}`);
 
-const worker = option(args, '--worker') as SystemName | undefined;
-if (worker) {
-  console.log(JSON.stringify(await measure(worker, Number(option(args, '--size')))));
+const workerSize = option(args, '--worker');
+if (workerSize) {
+  console.log(JSON.stringify(await measure(Number(workerSize))));
   process.exit(0);
 }
 
 const sizesArg = option(args, '--sizes') ?? '1000,10000,100000';
 const sizes = sizesArg.split(',').map(Number);
-const systems = (option(args, '--systems')?.split(',') ?? [...SYSTEMS]) as SystemName[];
 const started = new Date();
 const loadBefore = loadavg()[0] as number;
 const runs: RunReport[] = [];
 for (const size of sizes) {
-  for (const system of systems) {
-    process.stderr.write(`latency: ${system} at ${size.toLocaleString('en')} memories ...\n`);
-    const loadAtStart = round(loadavg()[0] as number, 2);
-    const outcome = runWorker(
-      fileURLToPath(import.meta.url),
-      ['--worker', system, '--size', String(size), '--data', dataDir, '--embedder', embedderName, '--adds', String(adds), '--searches', String(searches), '--budget-s', String(budgetMs / 1000)],
-      // Both sides get the same heap: mem0's search reads every stored vector into JS arrays.
-      { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=8192`.trim() },
-    );
-    if (outcome.ok) runs.push({ system, size, status: 'ran', loadAverage1mAtStart: loadAtStart, ...(outcome.value as WorkerResult) });
-    else {
-      process.stderr.write(`latency: ${system} at ${size} failed: ${outcome.error}\n`);
-      runs.push({ system, size, status: 'failed', reason: outcome.error, loadAverage1mAtStart: loadAtStart });
-    }
+  process.stderr.write(`latency: ${systems.join(' and ')} at ${size.toLocaleString('en')} memories ...\n`);
+  const loadAtStart = round(loadavg()[0] as number, 2);
+  const outcome = runWorker(
+    fileURLToPath(import.meta.url),
+    ['--worker', String(size), '--systems', systems.join(','), '--data', dataDir, '--embedder', embedderName, '--adds', String(adds), '--searches', String(searches), '--budget-s', String(budgetMs / 1000)],
+    // mem0's search reads every stored vector into JS arrays: give the process room.
+    { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=8192`.trim() },
+  );
+  if (outcome.ok) {
+    const value = outcome.value as { results: WorkerResult[]; loadAverage1mAfter: number };
+    for (const result of value.results) runs.push({ size, status: 'ran', loadAverage1mAtStart: loadAtStart, loadAverage1mAfter: value.loadAverage1mAfter, ...result });
+  } else {
+    process.stderr.write(`latency: ${size} failed: ${outcome.error}\n`);
+    for (const system of systems) runs.push({ system, size, status: 'failed', reason: outcome.error, loadAverage1mAtStart: loadAtStart });
   }
 }
 
@@ -84,11 +89,11 @@ const report = {
   embedder: embedderName,
   setup: {
     scope: `every memory in one user's scope (${USER}); both systems scoped to it`,
-    fill: `sizes <= ${REAL_FILL_MAX}: the first LoCoMo turns through each system's add; larger: synthetic memories (chat-like text, random unit vectors of the embedder's dimension) written with their vectors given`,
-    measured: `${WARM_UP} warm-up calls, then up to ${adds} adds of new LoCoMo turns and ${searches} searches with LoCoMo questions (limit 10), each timed alone, embedding included; a phase stops after ${budgetMs / 1000} s`,
+    fill: `sizes <= ${REAL_FILL_MAX}: the first LoCoMo turns through each system's add; larger: synthetic memories (chat-like text, random unit vectors of the embedder's dimension) written through each system's write path with their vectors given`,
+    measured: `${WARM_UP} warm-up calls each, then up to ${adds} adds of new LoCoMo turns and ${searches} searches with LoCoMo questions (limit 10), each call timed alone, embedding included, the systems' calls alternating in one process; a system stops a phase after its calls took ${budgetMs / 1000} s`,
     memloom: 'createMemory() from memloom (SQLite at .memloom/memory.db in a temp folder, default embedder): add decides merge / keep both / new against the nearest memory',
     mem0: "mem0ai/oss Memory, add(text, { userId, infer: false }) (stores as is, no merge), 'memory' vector store file in a temp folder, SQLite history, the same embedder via the langchain provider; search(query, { filters: { user_id }, topK: 10 })",
-    heap: '--max-old-space-size=8192 for both',
+    heap: '--max-old-space-size=8192',
   },
   runs,
 };
@@ -99,16 +104,19 @@ console.log(`\nwritten to ${file}`);
 // ---------------------------------------------------------------------------
 
 interface WorkerResult {
+  system: SystemName;
   fill: { kind: 'locomo turns via add' | 'synthetic, vectors given'; seconds: number };
   stored: { beforeMeasuring: number; after: number };
   add: Percentiles & { stoppedByBudget: boolean };
   search: Percentiles & { stoppedByBudget: boolean };
   /** memloom only: what add decided for the measured adds. */
   decisions?: Record<string, number>;
-  peakRssMb: number;
 }
 
-type RunReport = { system: SystemName; size: number; loadAverage1mAtStart: number } & (({ status: 'ran' } & WorkerResult) | { status: 'failed'; reason: string });
+type RunReport = { system: SystemName; size: number; loadAverage1mAtStart: number } & (
+  | ({ status: 'ran'; loadAverage1mAfter: number } & WorkerResult)
+  | { status: 'failed'; reason: string }
+);
 
 interface Operations {
   add(text: string, diaId: string): Promise<string | undefined>;
@@ -117,50 +125,75 @@ interface Operations {
   close(): Promise<void>;
 }
 
-async function measure(system: SystemName, size: number): Promise<WorkerResult> {
+interface Subject {
+  system: SystemName;
+  operations: Operations;
+  fillSeconds: number;
+  beforeMeasuring: number;
+  addTimes: number[];
+  searchTimes: number[];
+  decisions: Record<string, number>;
+}
+
+async function measure(size: number): Promise<{ results: WorkerResult[]; loadAverage1mAfter: number }> {
   const conversations = await loadLocomo(dataDir);
   const turns = conversations.flatMap((conversation) => conversation.turns);
   const questions = conversations.flatMap((conversation) => scoredQuestions(conversation)).map((question) => question.question);
   const realFill = size <= REAL_FILL_MAX;
   if (turns.length < REAL_FILL_MAX + WARM_UP + adds) throw new Error(`${dataDir} holds ${turns.length} turns; the latency bench needs ${REAL_FILL_MAX + WARM_UP + adds}`);
-  const fillStart = performance.now();
-  const operations = system === 'memloom' ? await openMemloom(size, realFill) : await openMem0(size, realFill);
-  if (realFill) for (const turn of turns.slice(0, size)) await operations.add(turnText(turn), turn.diaId);
-  const fillSeconds = round((performance.now() - fillStart) / 1000, 1);
-  const beforeMeasuring = await operations.count();
 
-  const warmTurns = turns.slice(REAL_FILL_MAX, REAL_FILL_MAX + WARM_UP);
-  for (const turn of warmTurns) await operations.add(turnText(turn), turn.diaId);
-  for (const question of questions.slice(searches, searches + WARM_UP)) await operations.search(question);
+  const subjects: Subject[] = [];
+  for (const system of systems) {
+    const fillStart = performance.now();
+    const operations = system === 'memloom' ? await openMemloom(size, realFill) : await openMem0(size, realFill);
+    if (realFill) for (const turn of turns.slice(0, size)) await operations.add(turnText(turn), turn.diaId);
+    const fillSeconds = round((performance.now() - fillStart) / 1000, 1);
+    subjects.push({ system, operations, fillSeconds, beforeMeasuring: await operations.count(), addTimes: [], searchTimes: [], decisions: {} });
+  }
+  for (const subject of subjects) {
+    for (const turn of turns.slice(REAL_FILL_MAX, REAL_FILL_MAX + WARM_UP)) await subject.operations.add(turnText(turn), turn.diaId);
+    for (const question of questions.slice(searches, searches + WARM_UP)) await subject.operations.search(question);
+  }
 
-  const decisions: Record<string, number> = {};
-  const addTimes: number[] = [];
-  const addStart = performance.now();
-  for (const turn of turns.slice(REAL_FILL_MAX + WARM_UP, REAL_FILL_MAX + WARM_UP + adds)) {
-    if (performance.now() - addStart > budgetMs) break;
-    const start = performance.now();
-    const decision = await operations.add(turnText(turn), turn.diaId);
-    addTimes.push(performance.now() - start);
-    if (decision) decisions[decision] = (decisions[decision] ?? 0) + 1;
+  const spent = (times: number[]) => times.reduce((sum, time) => sum + time, 0);
+  const measuredTurns = turns.slice(REAL_FILL_MAX + WARM_UP, REAL_FILL_MAX + WARM_UP + adds);
+  for (const [index, turn] of measuredTurns.entries()) {
+    for (const subject of alternate(subjects, index)) {
+      if (spent(subject.addTimes) > budgetMs) continue;
+      const start = performance.now();
+      const decision = await subject.operations.add(turnText(turn), turn.diaId);
+      subject.addTimes.push(performance.now() - start);
+      if (decision) subject.decisions[decision] = (subject.decisions[decision] ?? 0) + 1;
+    }
   }
-  const searchTimes: number[] = [];
-  const searchStart = performance.now();
-  for (const question of questions.slice(0, searches)) {
-    if (performance.now() - searchStart > budgetMs) break;
-    const start = performance.now();
-    await operations.search(question);
-    searchTimes.push(performance.now() - start);
+  for (const [index, question] of questions.slice(0, searches).entries()) {
+    for (const subject of alternate(subjects, index)) {
+      if (spent(subject.searchTimes) > budgetMs) continue;
+      const start = performance.now();
+      await subject.operations.search(question);
+      subject.searchTimes.push(performance.now() - start);
+    }
   }
-  const after = await operations.count();
-  await operations.close();
-  return {
-    fill: { kind: realFill ? 'locomo turns via add' : 'synthetic, vectors given', seconds: fillSeconds },
-    stored: { beforeMeasuring, after },
-    add: { ...percentiles(addTimes), stoppedByBudget: addTimes.length < adds },
-    search: { ...percentiles(searchTimes), stoppedByBudget: searchTimes.length < searches },
-    ...(system === 'memloom' ? { decisions } : {}),
-    peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
-  };
+
+  const results: WorkerResult[] = [];
+  for (const subject of subjects) {
+    const after = await subject.operations.count();
+    await subject.operations.close();
+    results.push({
+      system: subject.system,
+      fill: { kind: realFill ? 'locomo turns via add' : 'synthetic, vectors given', seconds: subject.fillSeconds },
+      stored: { beforeMeasuring: subject.beforeMeasuring, after },
+      add: { ...percentiles(subject.addTimes), stoppedByBudget: subject.addTimes.length < measuredTurns.length },
+      search: { ...percentiles(subject.searchTimes), stoppedByBudget: subject.searchTimes.length < Math.min(searches, questions.length) },
+      ...(subject.system === 'memloom' ? { decisions: subject.decisions } : {}),
+    });
+  }
+  return { results, loadAverage1mAfter: round(loadavg()[0] as number, 2) };
+}
+
+/** The subjects in order on even calls and reversed on odd ones, so neither always goes first. */
+function alternate<T>(items: readonly T[], index: number): readonly T[] {
+  return index % 2 === 0 ? items : [...items].reverse();
 }
 
 /** memloom's shipped default; for synthetic sizes the file it opens is filled first through the SQLite store. */
@@ -267,10 +300,10 @@ function syntheticChange(id: string, content: string, at: string, vector: Float3
 function printReport(): void {
   const { machine } = report;
   console.log(`\nadd / search latency, ${report.date}: ${machine.cores} cores (${machine.cpu}), ${machine.ramGiB} GiB, Node ${machine.node}, load average ${machine.loadAverage1mBeforeAfter.join(' -> ')}`);
-  console.log(`embedder: ${embedderName} (the same for both); ${report.setup.fill}`);
+  console.log(`embedder: ${embedderName} (the same for both); ${report.setup.fill}; calls alternate between the systems in one process`);
   const cell = (value: Percentiles & { stoppedByBudget: boolean }) => `${value.p50} / ${value.p95} (n=${value.n}${value.stoppedByBudget ? ', budget' : ''})`;
   printTable([
-    ['stored', 'system', 'fill', 'add p50 / p95 ms', 'search p50 / p95 ms', 'memories before -> after', 'add decisions', 'peak RSS MB', 'load'],
+    ['stored', 'system', 'fill', 'add p50 / p95 ms', 'search p50 / p95 ms', 'memories before -> after', 'add decisions', 'load start -> end'],
     ...runs.map((run) =>
       run.status === 'ran'
         ? [
@@ -281,8 +314,7 @@ function printReport(): void {
             cell(run.search),
             `${run.stored.beforeMeasuring} -> ${run.stored.after}`,
             run.decisions ? Object.entries(run.decisions).map(([strategy, count]) => `${strategy} ${count}`).join(', ') : 'none (stored as is)',
-            run.peakRssMb,
-            run.loadAverage1mAtStart,
+            `${run.loadAverage1mAtStart} -> ${run.loadAverage1mAfter}`,
           ]
         : [run.size.toLocaleString('en'), run.system, 'FAILED', run.reason],
     ),

@@ -7,7 +7,7 @@
 //   locomo [options]                LoCoMo recall side by side: memloom (default, each store), mem0 OSS, LangChain, BM25
 //     [--data <locomo dir>] [--only row,row] [--embedder default|lexical|use-lite] (see src/locomo-bench.ts)
 //   latency [options]               one add / one search, memloom vs mem0, at 1k, 10k, 100k memories
-//     [--sizes 1000,10000,100000] [--adds 100] [--searches 100] [--budget-s 120] [--systems memloom,mem0] (see src/latency-bench.ts)
+//     [--sizes 1000,10000,100000] [--adds 100] [--searches 100] [--budget-s 120] [--systems memloom,mem0,embedder] (see src/latency-bench.ts)
 //   peers                           locomo, then latency, with their defaults
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * `pnpm bench latency [--sizes 1000,10000,100000] [--adds 100] [--searches 100] [--budget-s 120]
- *   [--systems memloom,mem0] [--embedder default|lexical|use-lite] [--data <locomo dir>]`
+ *   [--systems memloom,mem0,embedder] [--embedder default|lexical|use-lite] [--data <locomo dir>]`
  *
  * Latency of one `add` and one `search` (p50, p95) for memloom's shipped
  * default (createMemory(): SQLite + default embedder) and mem0 OSS
@@ -45,7 +45,8 @@ const budgetMs = Number(option(args, '--budget-s') ?? 120) * 1000;
 const REAL_FILL_MAX = 1000;
 const WARM_UP = 3;
 const USER = 'bench-user';
-const SYSTEMS = ['memloom', 'mem0'] as const;
+/** `embedder`: the shared embedder alone, embedding the same texts: the floor under both systems' times. */
+const SYSTEMS = ['memloom', 'mem0', 'embedder'] as const;
 type SystemName = (typeof SYSTEMS)[number];
 const systems = (option(args, '--systems')?.split(',') ?? [...SYSTEMS]) as SystemName[];
 const unknownSystems = systems.filter((system) => !SYSTEMS.includes(system));
@@ -92,6 +93,7 @@ const report = {
     fill: `sizes <= ${REAL_FILL_MAX}: the first LoCoMo turns through each system's add; larger: synthetic memories (chat-like text, random unit vectors of the embedder's dimension) written through each system's write path with their vectors given`,
     measured: `${WARM_UP} warm-up calls each, then up to ${adds} adds of new LoCoMo turns and ${searches} searches with LoCoMo questions (limit 10), each call timed alone, embedding included, the systems' calls alternating in one process; a system stops a phase after its calls took ${budgetMs / 1000} s`,
     memloom: 'createMemory() from memloom (SQLite at .memloom/memory.db in a temp folder, default embedder): add decides merge / keep both / new against the nearest memory',
+    embedder: 'the same embedder alone (its own instance): embed([text]) for each add, embed([query]) for each search; what both systems pay at least',
     mem0: "mem0ai/oss Memory, add(text, { userId, infer: false }) (stores as is, no merge), 'memory' vector store file in a temp folder, SQLite history, the same embedder via the langchain provider; search(query, { filters: { user_id }, topK: 10 })",
     heap: '--max-old-space-size=8192',
   },
@@ -145,8 +147,8 @@ async function measure(size: number): Promise<{ results: WorkerResult[]; loadAve
   const subjects: Subject[] = [];
   for (const system of systems) {
     const fillStart = performance.now();
-    const operations = system === 'memloom' ? await openMemloom(size, realFill) : await openMem0(size, realFill);
-    if (realFill) for (const turn of turns.slice(0, size)) await operations.add(turnText(turn), turn.diaId);
+    const operations = system === 'memloom' ? await openMemloom(size, realFill) : system === 'mem0' ? await openMem0(size, realFill) : openEmbedderOnly();
+    if (realFill && system !== 'embedder') for (const turn of turns.slice(0, size)) await operations.add(turnText(turn), turn.diaId);
     const fillSeconds = round((performance.now() - fillStart) / 1000, 1);
     subjects.push({ system, operations, fillSeconds, beforeMeasuring: await operations.count(), addTimes: [], searchTimes: [], decisions: {} });
   }
@@ -194,6 +196,20 @@ async function measure(size: number): Promise<{ results: WorkerResult[]; loadAve
 /** The subjects in order on even calls and reversed on odd ones, so neither always goes first. */
 function alternate<T>(items: readonly T[], index: number): readonly T[] {
   return index % 2 === 0 ? items : [...items].reverse();
+}
+
+/** The bench embedder alone (a fresh instance, so nothing is cached): add embeds the text, search the query. */
+function openEmbedderOnly(): Operations {
+  const embedder = createBenchEmbedder(embedderName);
+  return {
+    async add(text) {
+      await embedder.embed([text], { purpose: 'document' });
+      return undefined;
+    },
+    search: (query) => embedder.embed([query], { purpose: 'query' }),
+    count: async () => 0,
+    close: async () => (embedder as { close?: () => Promise<void> }).close?.(),
+  };
 }
 
 /** memloom's shipped default; for synthetic sizes the file it opens is filled first through the SQLite store. */
@@ -309,11 +325,11 @@ function printReport(): void {
         ? [
             run.size.toLocaleString('en'),
             run.system,
-            `${run.fill.kind === 'locomo turns via add' ? 'real' : 'synthetic'} ${run.fill.seconds}s`,
+            run.system === 'embedder' ? '' : `${run.fill.kind === 'locomo turns via add' ? 'real' : 'synthetic'} ${run.fill.seconds}s`,
             cell(run.add),
             cell(run.search),
-            `${run.stored.beforeMeasuring} -> ${run.stored.after}`,
-            run.decisions ? Object.entries(run.decisions).map(([strategy, count]) => `${strategy} ${count}`).join(', ') : 'none (stored as is)',
+            run.system === 'embedder' ? '' : `${run.stored.beforeMeasuring} -> ${run.stored.after}`,
+            run.decisions ? Object.entries(run.decisions).map(([strategy, count]) => `${strategy} ${count}`).join(', ') : run.system === 'mem0' ? 'none (stored as is)' : '',
             `${run.loadAverage1mAtStart} -> ${run.loadAverage1mAfter}`,
           ]
         : [run.size.toLocaleString('en'), run.system, 'FAILED', run.reason],

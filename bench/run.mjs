@@ -99,6 +99,7 @@ async function runStore(args) {
       loadAverage1mBeforeAfter: [round2(loadBefore[0]), round2(loadavg()[0])],
     },
     versions: versions(),
+    packages: await packageSizes(['@memloom/core', '@memloom/store-sqlite', 'better-sqlite3', 'sqlite-vec']),
     data: {
       sizes,
       users: 100,
@@ -183,6 +184,13 @@ function versions() {
     sqlite: row.sqlite,
     sqliteVec: row.vec,
   };
+}
+
+/** Versions and installed sizes, as the peer benchmarks report them (src/bench-report.ts). */
+async function packageSizes(names) {
+  const { tsImport } = await import('tsx/esm/api');
+  const { packageFacts } = await tsImport('./src/bench-report.ts', import.meta.url);
+  return packageFacts(names);
 }
 
 function round2(value) {

@@ -4,16 +4,21 @@
 //   markdown [options]              the Markdown store (see src/markdown-bench.ts)
 //   embeddings [options]            embedders: speed, load, RSS, LoCoMo and Chinese recall (see src/embeddings-bench.ts)
 //     [--data <locomo dir>] [--only a,b] [--skip-speed] [--skip-quality] [--model-path <dir>] [--retrieval <json>]
+//   locomo [options]                LoCoMo recall side by side: memloom (default, each store), mem0 OSS, LangChain, BM25
+//     [--data <locomo dir>] [--only row,row] [--embedder default|lexical|use-lite] (see src/locomo-bench.ts)
+//   latency [options]               one add / one search, memloom vs mem0, at 1k, 10k, 100k memories
+//     [--sizes 1000,10000,100000] [--adds 100] [--searches 100] [--budget-s 120] [--systems memloom,mem0,embedder] (see src/latency-bench.ts)
+//   peers                           locomo, then latency, with their defaults
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const [command, ...rest] = process.argv.slice(2);
-const commands = { store: runStore, markdown: runMarkdown, embeddings: runEmbeddings };
+const commands = { store: runStore, markdown: runMarkdown, embeddings: runEmbeddings, locomo: runLocomoBench, latency: runLatencyBench, peers: runPeers };
 
 if (!commands[command]) {
   console.error(`usage: pnpm bench <${Object.keys(commands).join('|')}> [options]`);
@@ -28,6 +33,26 @@ function runMarkdown(args) {
 
 function runEmbeddings(args) {
   const result = spawnSync(process.execPath, ['--import', 'tsx', join('src', 'embeddings-bench.ts'), ...args], { cwd: here, stdio: 'inherit' });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
+
+function runLocomoBench(args) {
+  runScript('locomo-bench.ts', args);
+}
+
+function runLatencyBench(args) {
+  runScript('latency-bench.ts', args);
+}
+
+function runPeers(args) {
+  runScript('locomo-bench.ts', args);
+  runScript('latency-bench.ts', args.filter((arg, index) => arg !== '--only' && args[index - 1] !== '--only'));
+}
+
+/** Run a bench script from bench/, with --data made absolute against the folder `pnpm bench` was called from. */
+function runScript(script, args) {
+  const absolute = args.map((arg, index) => (args[index - 1] === '--data' ? resolve(process.env.INIT_CWD ?? process.cwd(), arg) : arg));
+  const result = spawnSync(process.execPath, ['--import', 'tsx', join('src', script), ...absolute], { cwd: here, stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
@@ -74,6 +99,7 @@ async function runStore(args) {
       loadAverage1mBeforeAfter: [round2(loadBefore[0]), round2(loadavg()[0])],
     },
     versions: versions(),
+    packages: await packageSizes(['@memloom/core', '@memloom/store-sqlite', 'better-sqlite3', 'sqlite-vec']),
     data: {
       sizes,
       users: 100,
@@ -158,6 +184,13 @@ function versions() {
     sqlite: row.sqlite,
     sqliteVec: row.vec,
   };
+}
+
+/** Versions and installed sizes, as the peer benchmarks report them (src/bench-report.ts). */
+async function packageSizes(names) {
+  const { tsImport } = await import('tsx/esm/api');
+  const { packageFacts } = await tsImport('./src/bench-report.ts', import.meta.url);
+  return packageFacts(names);
 }
 
 function round2(value) {

@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import type { MemoryChange, MemoryRecord } from '@memloom/core';
 import { createTestEmbedder } from '@memloom/core/testing';
 import { createMarkdownStore, type MarkdownStore } from '@memloom/store-markdown';
+import { packageFacts } from './bench-report.js';
 
 const DIMENSION = 384;
 const BATCH = 500;
@@ -244,12 +245,15 @@ async function saveResults(rows: SizeResult[]): Promise<string> {
     ramGiB: Math.round(os.totalmem() / 1024 ** 3),
     node: process.version,
     platform: `${os.platform()} ${os.release()}`,
+    // Other work on the same cores skews every timing: say how busy the machine was.
+    loadAverage1mBeforeAfter: [Math.round(loadBefore * 100) / 100, Math.round((os.loadavg()[0] ?? 0) * 100) / 100],
   };
   const report = {
     suite: 'markdown',
     date: now.toISOString(),
     command: `pnpm bench markdown${process.argv.slice(2).length ? ` ${process.argv.slice(2).join(' ')}` : ''}`,
     machine,
+    packages: packageFacts(['@memloom/core', '@memloom/store-markdown']),
     embedder: `${embedder.id} (core test embedder, ${DIMENSION} dims; stands in for the default embedder)`,
     settings: { fsync: true, checkIntervalMs: 0, batch: BATCH, queries: queryCount, singleAdds: singleCount, scopes: 1 },
     results: rows,
@@ -268,6 +272,7 @@ function parseArgs(list: string[]): Record<string, string> {
   return out;
 }
 
+const loadBefore = os.loadavg()[0] ?? 0;
 const results: SizeResult[] = [];
 for (const size of sizes) results.push(await benchSize(size));
 printTable(results);

@@ -1,3 +1,4 @@
+import { plainAsciiWords } from './ascii-words.js';
 import { CHINESE_STOPWORDS, ENGLISH_STOPWORDS } from './stopwords.js';
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
@@ -29,9 +30,12 @@ export function keywords(text: string, limit = 6): string[] {
  * together (the segmenter splits unknown names: 小|橘 -> 小橘).
  */
 function words(text: string): string[] {
+  const normalized = text.normalize('NFKC');
+  const asciiWords = plainAsciiWords(normalized);
+  if (asciiWords) return asciiWords;
   const result: string[] = [];
   let previousSingleCjk = false;
-  for (const part of segmenter.segment(text.normalize('NFKC'))) {
+  for (const part of segmenter.segment(normalized)) {
     if (!part.isWordLike) {
       previousSingleCjk = false;
       continue;

@@ -393,7 +393,8 @@ class SqliteMemoryStore implements SqliteStore {
   /** One IMMEDIATE transaction: it takes the write lock first, so it never fails half way for want of it. */
   private write<T>(doing: string, task: () => T): Promise<T> {
     const database = this.connect();
-    const transaction = database.transaction(task);
+    const writer = this.writer as Writer;
+    const transaction = database.transaction(() => writer.within(task));
     return withBusyRetry(() => transaction.immediate(), doing);
   }
 

@@ -1,6 +1,7 @@
 import { MemloomError, type MemoryChange, type MemoryRecord } from '@memloom/core';
 import type { Database, Statement } from 'better-sqlite3';
 import { BACKEND } from './connection.js';
+import { PendingText } from './pending-text.js';
 import { recordParams, WRITABLE_COLUMNS } from './rows.js';
 import { indexTerms, scopeTerms } from './text.js';
 
@@ -25,8 +26,24 @@ const CURRENT_COLUMNS = ['row_id', ...WRITABLE_COLUMNS].join(', ');
  */
 export class Writer {
   private readonly statements = new Map<string, Statement>();
+  private readonly text = new PendingText();
 
   constructor(private readonly database: Database) {}
+
+  /** Run `task` inside the caller's transaction; the FTS changes it made are written at its end. */
+  within<T>(task: () => T): T {
+    try {
+      const result = task();
+      this.text.flush({
+        deleteMany: () => this.sql('DELETE FROM memory_text WHERE rowid IN (SELECT value FROM json_each(?))'),
+        insertMany: () =>
+          this.sql("INSERT INTO memory_text (rowid, terms, scope_terms) SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)"),
+      });
+      return result;
+    } finally {
+      this.text.clear();
+    }
+  }
 
   /** One change; throws CONFLICT (rolling the whole transaction back) when the revision moved on. */
   change(change: MemoryChange, blob: Buffer | undefined, tables: VectorTables): void {
@@ -68,7 +85,7 @@ export class Writer {
   remove(rowId: number, tables: VectorTables): void {
     this.sql('DELETE FROM memories WHERE row_id = ?').run(rowId);
     this.sql('DELETE FROM versions WHERE memory_row = ?').run(rowId);
-    this.sql('DELETE FROM memory_text WHERE rowid = ?').run(rowId);
+    this.text.remove(rowId);
     if (tables.live) this.sql(`DELETE FROM ${tables.live} WHERE rowid = ?`).run(BigInt(rowId));
     this.unstage(rowId, tables);
   }
@@ -110,7 +127,7 @@ export class Writer {
       params,
     );
     const rowId = Number(result.lastInsertRowid);
-    this.sql('INSERT INTO memory_text (rowid, terms, scope_terms) VALUES (?, ?, ?)').run(rowId, indexTerms(memory.content), scopeTerms(memory.scope));
+    this.text.put(rowId, indexTerms(memory.content), scopeTerms(memory.scope), false);
     this.putVector(requireTable(tables), rowId, blob, userKey(memory.scope.userId), 'insert');
     return rowId;
   }
@@ -123,8 +140,7 @@ export class Writer {
     const values = Object.fromEntries(changed.map((column) => [column, params[column]]));
     this.sql(`UPDATE memories SET ${changed.map((column) => `${column} = @${column}`).join(', ')} WHERE row_id = @row_id`).run({ ...values, row_id: rowId });
     if (changed.some((column) => column === 'content' || column === 'user_id' || column === 'agent_id' || column === 'session_id')) {
-      this.sql('DELETE FROM memory_text WHERE rowid = ?').run(rowId);
-      this.sql('INSERT INTO memory_text (rowid, terms, scope_terms) VALUES (?, ?, ?)').run(rowId, indexTerms(memory.content), scopeTerms(memory.scope));
+      this.text.put(rowId, indexTerms(memory.content), scopeTerms(memory.scope), true);
     }
     const table = requireTable(tables);
     const movedUser = (memory.scope.userId ?? null) !== current.user_id;

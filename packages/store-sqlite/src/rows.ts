@@ -1,5 +1,6 @@
 import { MemloomError, type MemoryRecord, type MemoryVersion, type Scope } from '@memloom/core';
 import { BACKEND } from './connection.js';
+import { applyBeforePatch } from './version-patch.js';
 
 /** Columns read for a record, prefixed with the `m` alias every query gives `memories`. */
 export const RECORD_COLUMNS = [
@@ -118,7 +119,10 @@ export interface VersionRow {
   change_trigger: string;
   change_action: string;
   reason: string;
+  /** Schema 1 rows, and a `before` that is not a plain record: the whole record. */
   before_json: string | null;
+  /** Schema 2: `before` as a patch against `after` (see version-patch.ts). */
+  before_patch: string | null;
   after_json: string;
 }
 
@@ -130,14 +134,19 @@ export function rowToVersion(memoryId: string, row: VersionRow): MemoryVersion {
     trigger: row.change_trigger as MemoryVersion['trigger'],
     action: row.change_action as MemoryVersion['action'],
     reason: row.reason,
-    before: row.before_json === null ? null : (parseJson(row.before_json, memoryId, 'history') as MemoryRecord),
+    before:
+      row.before_patch !== null
+        ? (parseJson(row.after_json, memoryId, 'history', (afterJson) => applyBeforePatch(afterJson, row.before_patch as string)) as MemoryRecord)
+        : row.before_json === null
+          ? null
+          : (parseJson(row.before_json, memoryId, 'history') as MemoryRecord),
     after: parseJson(row.after_json, memoryId, 'history') as MemoryRecord,
   };
 }
 
-function parseJson(text: string, id: string, field: string): unknown {
+function parseJson(text: string, id: string, field: string, parse: (text: string) => unknown = JSON.parse): unknown {
   try {
-    return JSON.parse(text);
+    return parse(text);
   } catch (error) {
     throw new MemloomError({
       code: 'STORE_CORRUPT',

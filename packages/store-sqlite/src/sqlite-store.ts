@@ -205,7 +205,7 @@ class SqliteMemoryStore implements SqliteStore {
   async history(id: string): Promise<MemoryVersion[]> {
     return this.read('reading history', () => {
       const rows = this.sql(
-        `SELECT v.version, v.at, v.change_trigger, v.change_action, v.reason, v.before_json, v.after_json
+        `SELECT v.version, v.at, v.change_trigger, v.change_action, v.reason, v.before_json, v.before_patch, v.after_json
          FROM versions v JOIN memories m ON m.row_id = v.memory_row WHERE m.id = ? ORDER BY v.version`,
       ).all(id) as VersionRow[];
       return rows.map((row) => rowToVersion(id, row));

@@ -4,6 +4,7 @@ import { BACKEND } from './connection.js';
 import { PendingText } from './pending-text.js';
 import { recordParams, WRITABLE_COLUMNS } from './rows.js';
 import { indexTerms, scopeTerms } from './text.js';
+import { beforePatch } from './version-patch.js';
 
 /** The vector tables a write keeps in step: the live one, and the re-index target's while one runs. */
 export interface VectorTables {
@@ -67,8 +68,9 @@ export class Writer {
     }
     const rowId = current ? this.update(current, change.memory, blob, tables) : this.insert(change.memory, blob as Buffer, tables);
     const { version } = change;
+    const patch = version.before === null ? undefined : beforePatch(version.before, version.after);
     this.sql(
-      'INSERT INTO versions (memory_row, version, at, change_trigger, change_action, reason, before_json, after_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO versions (memory_row, version, at, change_trigger, change_action, reason, before_json, before_patch, after_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ).run(
       rowId,
       version.version,
@@ -76,7 +78,8 @@ export class Writer {
       version.trigger,
       version.action,
       version.reason,
-      version.before === null ? null : JSON.stringify(version.before),
+      version.before === null || patch !== undefined ? null : JSON.stringify(version.before),
+      patch ?? null,
       JSON.stringify(version.after),
     );
   }

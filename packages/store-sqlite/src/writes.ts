@@ -2,7 +2,7 @@ import { MemloomError, type MemoryChange, type MemoryRecord } from '@memloom/cor
 import type { Database, Statement } from 'better-sqlite3';
 import { BACKEND } from './connection.js';
 import { PendingText } from './pending-text.js';
-import { recordParams, WRITABLE_COLUMNS } from './rows.js';
+import { RECORD_COLUMNS, recordValues, rowIdOf, WRITABLE_COLUMNS, type MemoryRow } from './rows.js';
 import { indexTerms, scopeTerms } from './text.js';
 import { beforePatch } from './version-patch.js';
 
@@ -12,14 +12,12 @@ export interface VectorTables {
   staged: string | undefined;
 }
 
-type Current = Record<string, string | number | null> & {
-  row_id: number;
-  revision: number;
-  user_id: string | null;
-  content: string;
-};
+/** Columns whose change rewrites the FTS row: its terms and its scope tokens. */
+const TEXT_COLUMNS = new Set(['content', 'user_id', 'agent_id', 'session_id']);
 
-const CURRENT_COLUMNS = ['row_id', ...WRITABLE_COLUMNS].join(', ');
+/** Where `user_id` and `revision` sit in a MemoryRow. */
+const USER_ID = 1 + WRITABLE_COLUMNS.indexOf('user_id');
+const REVISION = 1 + WRITABLE_COLUMNS.indexOf('revision');
 
 /**
  * Writes inside one transaction, for `apply`, `deleteByScope` and the
@@ -28,6 +26,12 @@ const CURRENT_COLUMNS = ['row_id', ...WRITABLE_COLUMNS].join(', ');
 export class Writer {
   private readonly statements = new Map<string, Statement>();
   private readonly text = new PendingText();
+  /**
+   * The rows `change` works on, read for a whole batch at once (`prefetch`)
+   * and kept as this transaction writes them: [row_id, ...values], or
+   * undefined for an id with no row. Emptied when the transaction ends.
+   */
+  private readonly rows = new Map<string, MemoryRow | undefined>();
 
   constructor(private readonly database: Database) {}
 
@@ -43,19 +47,33 @@ export class Writer {
       return result;
     } finally {
       this.text.clear();
+      this.rows.clear();
     }
+  }
+
+  /** Read the rows of these ids in one statement, for the `change` calls that follow in this transaction. */
+  prefetch(ids: readonly string[]): void {
+    const found = this.sql(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE m.id IN (SELECT value FROM json_each(?))`, true).all(
+      JSON.stringify(ids),
+    ) as MemoryRow[];
+    for (const id of ids) this.rows.set(id, undefined);
+    for (const row of found) this.rows.set(row[1] as string, row);
   }
 
   /** One change; throws CONFLICT (rolling the whole transaction back) when the revision moved on. */
   change(change: MemoryChange, blob: Buffer | undefined, tables: VectorTables): void {
     const id = change.op === 'delete' ? change.id : change.memory.id;
-    const current = this.sql(`SELECT ${CURRENT_COLUMNS} FROM memories WHERE id = ?`).get(id) as Current | undefined;
+    const current = this.rows.has(id)
+      ? this.rows.get(id)
+      : (this.sql(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE m.id = ?`, true).get(id) as MemoryRow | undefined);
+    const revision = current?.[REVISION] as number | undefined;
     if (change.op === 'delete') {
-      if (change.expectedRevision !== undefined && current?.revision !== change.expectedRevision) throw conflict(id);
-      if (current) this.remove(current.row_id, tables);
+      if (change.expectedRevision !== undefined && revision !== change.expectedRevision) throw conflict(id);
+      if (current) this.remove(rowIdOf(current), tables);
+      this.rows.set(id, undefined);
       return;
     }
-    if ((current?.revision ?? 0) !== change.expectedRevision) throw conflict(id);
+    if ((revision ?? 0) !== change.expectedRevision) throw conflict(id);
     if (change.memory.revision !== change.expectedRevision + 1 || change.version.version !== change.memory.revision) {
       throw new MemloomError({
         code: 'INVALID_INPUT',
@@ -115,38 +133,46 @@ export class Writer {
     this.sql(`INSERT INTO ${table} (rowid, embedding, user_key) VALUES (?, ?, ?)`).run(BigInt(rowId), blob, userKey);
   }
 
-  sql(text: string): Statement {
-    let statement = this.statements.get(text);
+  /** A prepared statement, cached by its text; `raw` ones return rows as arrays. */
+  sql(text: string, raw = false): Statement {
+    const key = raw ? `raw:${text}` : text;
+    let statement = this.statements.get(key);
     if (!statement) {
       statement = this.database.prepare(text);
-      this.statements.set(text, statement);
+      if (raw) statement.raw(true);
+      this.statements.set(key, statement);
     }
     return statement;
   }
 
   private insert(memory: MemoryRecord, blob: Buffer, tables: VectorTables): number {
-    const params = recordParams(memory);
-    const result = this.sql(`INSERT INTO memories (${WRITABLE_COLUMNS.join(', ')}) VALUES (${WRITABLE_COLUMNS.map((column) => `@${column}`).join(', ')})`).run(
-      params,
-    );
+    const values = recordValues(memory);
+    const result = this.sql(`INSERT INTO memories (${WRITABLE_COLUMNS.join(', ')}) VALUES (${WRITABLE_COLUMNS.map(() => '?').join(', ')})`).run(values);
     const rowId = Number(result.lastInsertRowid);
+    this.rows.set(memory.id, [rowId, ...values]);
     this.text.put(rowId, indexTerms(memory.content), scopeTerms(memory.scope), false);
     this.putVector(requireTable(tables), rowId, blob, userKey(memory.scope.userId), 'insert');
     return rowId;
   }
 
-  private update(current: Current, memory: MemoryRecord, blob: Buffer | undefined, tables: VectorTables): number {
-    const rowId = current.row_id;
-    const params = recordParams(memory);
+  private update(current: MemoryRow, memory: MemoryRecord, blob: Buffer | undefined, tables: VectorTables): number {
+    const rowId = rowIdOf(current);
+    const values = recordValues(memory);
     // Only the columns that changed, so indexes on the others are left alone (maintenance rewrites many rows).
-    const changed = WRITABLE_COLUMNS.filter((column) => params[column] !== current[column]);
-    const values = Object.fromEntries(changed.map((column) => [column, params[column]]));
-    this.sql(`UPDATE memories SET ${changed.map((column) => `${column} = @${column}`).join(', ')} WHERE row_id = @row_id`).run({ ...values, row_id: rowId });
-    if (changed.some((column) => column === 'content' || column === 'user_id' || column === 'agent_id' || column === 'session_id')) {
+    const changed: number[] = [];
+    for (let index = 0; index < values.length; index++) if (values[index] !== current[index + 1]) changed.push(index);
+    if (changed.length > 0) {
+      this.sql(`UPDATE memories SET ${changed.map((index) => `${WRITABLE_COLUMNS[index] as string} = ?`).join(', ')} WHERE row_id = ?`).run(
+        ...changed.map((index) => values[index]),
+        rowId,
+      );
+    }
+    this.rows.set(memory.id, [rowId, ...values]);
+    if (changed.some((index) => TEXT_COLUMNS.has(WRITABLE_COLUMNS[index] as string))) {
       this.text.put(rowId, indexTerms(memory.content), scopeTerms(memory.scope), true);
     }
     const table = requireTable(tables);
-    const movedUser = (memory.scope.userId ?? null) !== current.user_id;
+    const movedUser = (memory.scope.userId ?? null) !== current[USER_ID];
     if (blob) {
       // A new vector under the current embedder: the staged one is out of date.
       this.putVector(table, rowId, blob, userKey(memory.scope.userId), movedUser ? 'move' : 'update');

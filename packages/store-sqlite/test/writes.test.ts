@@ -89,4 +89,24 @@ describe('the text index inside one batch (written at the end of the transaction
     await store.close();
     expect(inspect(path)).toMatchObject({ memories: 2, textRows: 2, incomplete: 0, orphans: 0, integrity: 'ok' });
   });
+
+  it('sees, within one batch, what earlier changes of the batch did to the same memory', async () => {
+    const { store, path } = await openStore();
+    const first = newRecord('same', 'gannet at sea', 'alice');
+    await store.apply([createChange(first, vectorFor(1))]);
+    const second: MemoryRecord = { ...first, content: 'gannet diving', revision: 2 };
+    const third: MemoryRecord = { ...second, tags: ['birds'], revision: 3 };
+    const reborn = newRecord('same', 'cormorant drying its wings', 'bob');
+    await store.apply([replaceChange(first, second), replaceChange(second, third), { op: 'delete', id: 'same', expectedRevision: 3 }, createChange(reborn, vectorFor(2))]);
+    expect(await store.get('same')).toEqual(reborn);
+    expect((await store.history('same')).map((version) => version.after.content)).toEqual(['cormorant drying its wings']);
+    expect(await textIds(store, 'gannet cormorant')).toEqual(['same']);
+
+    // A change based on a revision an earlier change of the batch already replaced is a conflict.
+    const stale = store.apply([replaceChange(reborn, { ...reborn, content: 'one', revision: 2 }), replaceChange(reborn, { ...reborn, content: 'two', revision: 2 })]);
+    await expect(stale).rejects.toSatisfy((error) => MemloomError.hasCode(error, 'CONFLICT'));
+    expect(await store.get('same')).toEqual(reborn);
+    await store.close();
+    expect(inspect(path)).toMatchObject({ memories: 1, vectors: 1, textRows: 1, incomplete: 0, orphans: 0, integrity: 'ok' });
+  });
 });

@@ -2,7 +2,7 @@ import type { DecayConfig } from './config.js';
 import type { MemoryChange, MemoryStore } from './contracts.js';
 import { planMaintenance } from './decay.js';
 import { MemloomError } from './errors.js';
-import { versionOf } from './records.js';
+import { versionHolding } from './records.js';
 import type { TextOperations } from './text-operations.js';
 import type { MemoryLevel, MemoryRecord, Scope } from './types.js';
 
@@ -143,7 +143,8 @@ export async function runMaintenance(input: {
         op: 'put',
         memory: after,
         expectedRevision: memory.revision,
-        version: versionOf(memory, after, {
+        // The pass made `after` and never changes `memory` (read for it alone): no copies needed.
+        version: versionHolding(memory, after, {
           trigger: 'passive_decay',
           action: plan.compressTo ? 'compress' : 'decay',
           reason: plan.reasons.join('; '),

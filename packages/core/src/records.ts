@@ -44,8 +44,22 @@ export function createRecord(fields: NewRecordFields, defaults: RecordDefaults):
   };
 }
 
-/** The version entry that records `before` becoming `after`. */
+/** The version entry that records `before` becoming `after`, with copies of both. */
 export function versionOf(
+  before: MemoryRecord | null,
+  after: MemoryRecord,
+  change: { trigger: UpdateTrigger; action: VersionAction; reason: string; atIso: string },
+): MemoryVersion {
+  return versionHolding(before ? copyRecord(before) : null, copyRecord(after), change);
+}
+
+/**
+ * The version entry holding `before` and `after` themselves, not copies: for
+ * a caller that made both records for this one change and changes neither
+ * afterwards (a maintenance pass builds tens of thousands; stores copy or
+ * serialize what they keep).
+ */
+export function versionHolding(
   before: MemoryRecord | null,
   after: MemoryRecord,
   change: { trigger: UpdateTrigger; action: VersionAction; reason: string; atIso: string },
@@ -57,8 +71,8 @@ export function versionOf(
     trigger: change.trigger,
     action: change.action,
     reason: change.reason,
-    before: before ? copyRecord(before) : null,
-    after: copyRecord(after),
+    before,
+    after,
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { copyRecord, versionOf } from '../src/records.js';
+import { copyRecord, versionHolding, versionOf } from '../src/records.js';
 import type { MemoryRecord } from '../src/types.js';
 
 function record(overrides: Partial<MemoryRecord> = {}): MemoryRecord {
@@ -92,5 +92,16 @@ describe('versionOf', () => {
     after.scope.userId = 'bob';
     expect(version.before?.tags).toEqual(['drinks']);
     expect(version.after.scope.userId).toBe('alice');
+  });
+});
+
+describe('versionHolding', () => {
+  it('holds the records it is given, for a caller that changes neither afterwards', () => {
+    const before = record();
+    const after = record({ content: 'compressed', revision: 4 });
+    const version = versionHolding(before, after, { trigger: 'passive_decay', action: 'compress', reason: 'age', atIso: '2025-03-01T00:00:00.000Z' });
+    expect(version.before).toBe(before);
+    expect(version.after).toBe(after);
+    expect(version).toEqual(versionOf(before, after, { trigger: 'passive_decay', action: 'compress', reason: 'age', atIso: '2025-03-01T00:00:00.000Z' }));
   });
 });

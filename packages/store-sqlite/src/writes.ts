@@ -2,7 +2,7 @@ import { MemloomError, type MemoryChange, type MemoryRecord } from '@memloom/cor
 import type { Database, Statement } from 'better-sqlite3';
 import { BACKEND } from './connection.js';
 import { PendingText } from './pending-text.js';
-import { RECORD_COLUMNS, recordValues, rowIdOf, WRITABLE_COLUMNS, type MemoryRow } from './rows.js';
+import { recordValues, WRITABLE_COLUMNS } from './rows.js';
 import { indexTerms, scopeTerms } from './text.js';
 import { beforePatch } from './version-patch.js';
 
@@ -12,12 +12,28 @@ export interface VectorTables {
   staged: string | undefined;
 }
 
-/** Columns whose change rewrites the FTS row: its terms and its scope tokens. */
-const TEXT_COLUMNS = new Set(['content', 'user_id', 'agent_id', 'session_id']);
+/**
+ * What a write needs of a memory's current row: where it is, its revision,
+ * and the columns that indexes or its FTS row are built from. The other
+ * columns are written whatever they held.
+ */
+const CURRENT_COLUMNS = ['row_id', 'revision', 'id', 'user_id', 'agent_id', 'session_id', 'created_at', 'content'] as const;
 
-/** Where `user_id` and `revision` sit in a MemoryRow. */
-const USER_ID = 1 + WRITABLE_COLUMNS.indexOf('user_id');
-const REVISION = 1 + WRITABLE_COLUMNS.indexOf('revision');
+type CurrentRow = [rowId: number, revision: number, id: string, userId: string | null, agentId: string | null, sessionId: string | null, createdAt: string, content: string];
+
+/** Indexed columns: an UPDATE that names one rewrites its index entries, so they are named only when they changed. */
+const INDEXED = ['id', 'user_id', 'agent_id', 'session_id', 'created_at'] as const;
+const INDEXED_AT = INDEXED.map((column) => WRITABLE_COLUMNS.indexOf(column));
+const CURRENT_AT = INDEXED.map((column) => CURRENT_COLUMNS.indexOf(column));
+const UNINDEXED_AT = WRITABLE_COLUMNS.flatMap((column, index) => ((INDEXED as readonly string[]).includes(column) ? [] : [index]));
+const CONTENT_AT = WRITABLE_COLUMNS.indexOf('content');
+/** The bits of user_id, agent_id and session_id: the FTS row's scope tokens are built from them. */
+const SCOPE_BITS = 0b01110;
+
+/** The CurrentRow a record leaves in `memories`. */
+function currentOf(rowId: number, values: readonly (string | number | null)[]): CurrentRow {
+  return CURRENT_COLUMNS.map((column) => (column === 'row_id' ? rowId : values[WRITABLE_COLUMNS.indexOf(column)])) as CurrentRow;
+}
 
 /**
  * Writes inside one transaction, for `apply`, `deleteByScope` and the
@@ -27,11 +43,11 @@ export class Writer {
   private readonly statements = new Map<string, Statement>();
   private readonly text = new PendingText();
   /**
-   * The rows `change` works on, read for a whole batch at once (`prefetch`)
-   * and kept as this transaction writes them: [row_id, ...values], or
-   * undefined for an id with no row. Emptied when the transaction ends.
+   * The current rows `change` works on, read for a whole batch at once
+   * (`prefetch`) and kept as this transaction writes them; undefined for an
+   * id with no row. Emptied when the transaction ends.
    */
-  private readonly rows = new Map<string, MemoryRow | undefined>();
+  private readonly rows = new Map<string, CurrentRow | undefined>();
 
   constructor(private readonly database: Database) {}
 
@@ -53,11 +69,11 @@ export class Writer {
 
   /** Read the rows of these ids in one statement, for the `change` calls that follow in this transaction. */
   prefetch(ids: readonly string[]): void {
-    const found = this.sql(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE m.id IN (SELECT value FROM json_each(?))`, true).all(
+    const found = this.sql(`SELECT ${CURRENT_COLUMNS.join(', ')} FROM memories WHERE id IN (SELECT value FROM json_each(?))`, true).all(
       JSON.stringify(ids),
-    ) as MemoryRow[];
+    ) as CurrentRow[];
     for (const id of ids) this.rows.set(id, undefined);
-    for (const row of found) this.rows.set(row[1] as string, row);
+    for (const row of found) this.rows.set(row[2], row);
   }
 
   /** One change; throws CONFLICT (rolling the whole transaction back) when the revision moved on. */
@@ -65,11 +81,11 @@ export class Writer {
     const id = change.op === 'delete' ? change.id : change.memory.id;
     const current = this.rows.has(id)
       ? this.rows.get(id)
-      : (this.sql(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE m.id = ?`, true).get(id) as MemoryRow | undefined);
-    const revision = current?.[REVISION] as number | undefined;
+      : (this.sql(`SELECT ${CURRENT_COLUMNS.join(', ')} FROM memories WHERE id = ?`, true).get(id) as CurrentRow | undefined);
+    const revision = current?.[1];
     if (change.op === 'delete') {
       if (change.expectedRevision !== undefined && revision !== change.expectedRevision) throw conflict(id);
-      if (current) this.remove(rowIdOf(current), tables);
+      if (current) this.remove(current[0], tables);
       this.rows.set(id, undefined);
       return;
     }
@@ -133,6 +149,17 @@ export class Writer {
     this.sql(`INSERT INTO ${table} (rowid, embedding, user_key) VALUES (?, ?, ?)`).run(BigInt(rowId), blob, userKey);
   }
 
+  /** UPDATE of the columns at `written`, cached by which indexed columns it names. */
+  private updateStatement(mask: number, written: readonly number[]): Statement {
+    const key = `update:${mask}`;
+    let statement = this.statements.get(key);
+    if (!statement) {
+      statement = this.database.prepare(`UPDATE memories SET ${written.map((at) => `${WRITABLE_COLUMNS[at] as string} = ?`).join(', ')} WHERE row_id = ?`);
+      this.statements.set(key, statement);
+    }
+    return statement;
+  }
+
   /** A prepared statement, cached by its text; `raw` ones return rows as arrays. */
   sql(text: string, raw = false): Statement {
     const key = raw ? `raw:${text}` : text;
@@ -149,30 +176,28 @@ export class Writer {
     const values = recordValues(memory);
     const result = this.sql(`INSERT INTO memories (${WRITABLE_COLUMNS.join(', ')}) VALUES (${WRITABLE_COLUMNS.map(() => '?').join(', ')})`).run(values);
     const rowId = Number(result.lastInsertRowid);
-    this.rows.set(memory.id, [rowId, ...values]);
+    this.rows.set(memory.id, currentOf(rowId, values));
     this.text.put(rowId, indexTerms(memory.content), scopeTerms(memory.scope), false);
     this.putVector(requireTable(tables), rowId, blob, userKey(memory.scope.userId), 'insert');
     return rowId;
   }
 
-  private update(current: MemoryRow, memory: MemoryRecord, blob: Buffer | undefined, tables: VectorTables): number {
-    const rowId = rowIdOf(current);
+  private update(current: CurrentRow, memory: MemoryRecord, blob: Buffer | undefined, tables: VectorTables): number {
+    const rowId = current[0];
     const values = recordValues(memory);
-    // Only the columns that changed, so indexes on the others are left alone (maintenance rewrites many rows).
-    const changed: number[] = [];
-    for (let index = 0; index < values.length; index++) if (values[index] !== current[index + 1]) changed.push(index);
-    if (changed.length > 0) {
-      this.sql(`UPDATE memories SET ${changed.map((index) => `${WRITABLE_COLUMNS[index] as string} = ?`).join(', ')} WHERE row_id = ?`).run(
-        ...changed.map((index) => values[index]),
-        rowId,
-      );
-    }
-    this.rows.set(memory.id, [rowId, ...values]);
-    if (changed.some((index) => TEXT_COLUMNS.has(WRITABLE_COLUMNS[index] as string))) {
+    // Every unindexed column, and the indexed ones that changed: their indexes are left alone otherwise.
+    let mask = 0;
+    INDEXED_AT.forEach((at, bit) => {
+      if (values[at] !== current[CURRENT_AT[bit] as number]) mask |= 1 << bit;
+    });
+    const written = [...UNINDEXED_AT, ...INDEXED_AT.filter((_, bit) => mask & (1 << bit))];
+    this.updateStatement(mask, written).run(...written.map((at) => values[at]), rowId);
+    this.rows.set(memory.id, currentOf(rowId, values));
+    if ((mask & SCOPE_BITS) !== 0 || values[CONTENT_AT] !== current[7]) {
       this.text.put(rowId, indexTerms(memory.content), scopeTerms(memory.scope), true);
     }
     const table = requireTable(tables);
-    const movedUser = (memory.scope.userId ?? null) !== current[USER_ID];
+    const movedUser = (memory.scope.userId ?? null) !== current[3];
     if (blob) {
       // A new vector under the current embedder: the staged one is out of date.
       this.putVector(table, rowId, blob, userKey(memory.scope.userId), movedUser ? 'move' : 'update');

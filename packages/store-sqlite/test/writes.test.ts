@@ -109,4 +109,31 @@ describe('the text index inside one batch (written at the end of the transaction
     await store.close();
     expect(inspect(path)).toMatchObject({ memories: 1, vectors: 1, textRows: 1, incomplete: 0, orphans: 0, integrity: 'ok' });
   });
+
+  it('writes every field of a put: indexed ones (scope, created) only when they changed, the others always', async () => {
+    const { store, path } = await openStore();
+    const first = { ...newRecord('a', 'kestrel hovering', 'alice'), tags: ['birds'], metadata: { n: 1 } };
+    const other = newRecord('b', 'swift overhead', 'alice');
+    await store.apply([createChange(first, vectorFor(1)), createChange(other, vectorFor(2))]);
+    const moved: MemoryRecord = {
+      ...first,
+      scope: { userId: 'alice', sessionId: 's1' },
+      createdAt: '2020-01-01T00:00:00.000Z',
+      tags: [],
+      metadata: { n: 2, nested: { ok: true } },
+      weight: 0.5,
+      revision: 2,
+    };
+    const sameIndexed: MemoryRecord = { ...other, importance: 2, lastAccessedAt: '2025-05-05T00:00:00.000Z', revision: 2 };
+    await store.apply([replaceChange(first, moved), replaceChange(other, sameIndexed)]);
+    expect(await store.get('a')).toEqual(moved);
+    expect(await store.get('b')).toEqual(sameIndexed);
+    expect((await store.list({ scope: { userId: 'alice' }, orderBy: 'createdAt' })).map((memory) => memory.id)).toEqual(['a', 'b']);
+    expect((await store.list({ scope: { sessionId: 's1' } })).map((memory) => memory.id)).toEqual(['a']);
+    expect(await textIds(store, 'kestrel', 'alice')).toEqual(['a']);
+    expect((await store.textSearch({ text: 'kestrel', limit: 5, scope: { userId: 'alice', sessionId: 's1' }, exactScope: true })).map((hit) => hit.memory.id)).toEqual(['a']);
+    await store.close();
+    expect(inspect(path)).toMatchObject({ memories: 2, textRows: 2, incomplete: 0, orphans: 0, integrity: 'ok' });
+  });
 });
+

@@ -44,8 +44,22 @@ export function createRecord(fields: NewRecordFields, defaults: RecordDefaults):
   };
 }
 
-/** The version entry that records `before` becoming `after`. */
+/** The version entry that records `before` becoming `after`, with copies of both. */
 export function versionOf(
+  before: MemoryRecord | null,
+  after: MemoryRecord,
+  change: { trigger: UpdateTrigger; action: VersionAction; reason: string; atIso: string },
+): MemoryVersion {
+  return versionHolding(before ? copyRecord(before) : null, copyRecord(after), change);
+}
+
+/**
+ * The version entry holding `before` and `after` themselves, not copies: for
+ * a caller that made both records for this one change and changes neither
+ * afterwards (a maintenance pass builds tens of thousands; stores copy or
+ * serialize what they keep).
+ */
+export function versionHolding(
   before: MemoryRecord | null,
   after: MemoryRecord,
   change: { trigger: UpdateTrigger; action: VersionAction; reason: string; atIso: string },
@@ -57,9 +71,53 @@ export function versionOf(
     trigger: change.trigger,
     action: change.action,
     reason: change.reason,
-    before: before ? structuredClone(before) : null,
-    after: structuredClone(after),
+    before,
+    after,
   };
+}
+
+/**
+ * A deep copy of a record, equal to `structuredClone(record)`: plain objects
+ * and arrays (the whole of a record, in practice) are copied here, which is
+ * several times faster than `structuredClone` on objects this small; any
+ * other object inside (a Date in metadata, a class instance), and anything
+ * nested deeper than a record ever is, goes to `structuredClone`, cycles,
+ * errors and all.
+ */
+export function copyRecord(record: MemoryRecord): MemoryRecord {
+  const copy = copyPlain(record, 0);
+  return copy === TOO_DEEP ? structuredClone(record) : (copy as MemoryRecord);
+}
+
+const TOO_DEEP = Symbol('too deep');
+const MAX_COPY_DEPTH = 16;
+
+function copyPlain(value: unknown, depth: number): unknown {
+  if (typeof value !== 'object' || value === null) {
+    // structuredClone refuses functions and symbols (DataCloneError): so does this copy.
+    return typeof value === 'function' || typeof value === 'symbol' ? structuredClone(value) : value;
+  }
+  if (depth > MAX_COPY_DEPTH) return TOO_DEEP;
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  if (prototype === Array.prototype) {
+    const source = value as unknown[];
+    const copy = new Array<unknown>(source.length);
+    for (let index = 0; index < source.length; index++) {
+      if (!(index in source)) continue;
+      const item = copyPlain(source[index], depth + 1);
+      if (item === TOO_DEEP) return TOO_DEEP;
+      copy[index] = item;
+    }
+    return copy;
+  }
+  if (prototype !== Object.prototype && prototype !== null) return structuredClone(value);
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = copyPlain((value as Record<string, unknown>)[key], depth + 1);
+    if (item === TOO_DEEP) return TOO_DEEP;
+    copy[key] = item;
+  }
+  return copy;
 }
 
 /** Validate and trim content; throws EMPTY_CONTENT or CONTENT_TOO_LONG. */

@@ -3,7 +3,7 @@ import type { Database } from 'better-sqlite3';
 import { BACKEND } from './connection.js';
 
 /** The schema this version of the package writes (`PRAGMA user_version`). */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** `PRAGMA application_id` of a memloom file: "MLOM". */
 export const APPLICATION_ID = 0x4d4c4f4d;
@@ -77,6 +77,11 @@ const MIGRATIONS: ReadonlyArray<(database: Database) => void> = [
         revision INTEGER NOT NULL
       );
     `);
+  },
+  // 2: a version's `before` is kept as a patch against its `after` (version-patch.ts), not
+  // as a second whole record. Rows written by schema 1 keep before_json and are read as they are.
+  (database) => {
+    database.exec('ALTER TABLE versions ADD COLUMN before_patch TEXT');
   },
 ];
 

@@ -1,6 +1,6 @@
 import { inScope, type ScoredMemory, type Scope, type TextQuery } from '@memloom/core';
 import type { Statement } from 'better-sqlite3';
-import { RECORD_COLUMNS, rowToRecord, type MemoryRow } from './rows.js';
+import { AFTER_RECORD, RECORD_COLUMNS, rowIdOf, rowToRecord, type MemoryRow } from './rows.js';
 import { cosineFromDistance } from './vectors.js';
 import type { SqlValue, Where } from './where.js';
 import { userKey } from './writes.js';
@@ -11,6 +11,8 @@ export const MAX_KNN = 4096;
 /** Where queries get their prepared statements. */
 export interface Statements {
   sql(text: string): Statement;
+  /** The same, returning rows as arrays: every query reading RECORD_COLUMNS uses these. */
+  raw(text: string): Statement;
 }
 
 /** Nearest neighbours from sqlite-vec inside the user's partition, then the rest of the scope and filter in SQL. */
@@ -43,20 +45,20 @@ export function knnSearch(statements: Statements, table: string, blob: Buffer, w
 /** Full records for the best neighbours only, scored by cosine. */
 function withRecords(statements: Statements, hits: { rowid: number; distance: number }[]): ScoredMemory[] {
   if (hits.length === 0) return [];
-  const rows = statements.sql(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE m.row_id IN (SELECT value FROM json_each(?))`).all(
+  const rows = statements.raw(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE m.row_id IN (SELECT value FROM json_each(?))`).all(
     JSON.stringify(hits.map((hit) => hit.rowid)),
   ) as MemoryRow[];
   const distance = new Map(hits.map((hit) => [hit.rowid, hit.distance]));
-  return rows.map((row) => ({ memory: rowToRecord(row), score: cosineFromDistance(distance.get(row.row_id) as number) }));
+  return rows.map((row) => ({ memory: rowToRecord(row), score: cosineFromDistance(distance.get(rowIdOf(row)) as number) }));
 }
 
 /** Every vector in the scope and filter, compared one by one: for selective filters and very large limits. */
 export function exactSearch(statements: Statements, table: string, blob: Buffer, where: Where, limit: number): ScoredMemory[] {
-  const rows = statements.sql(
+  const rows = statements.raw(
     `SELECT ${RECORD_COLUMNS}, vec_distance_l2(v.embedding, ?) AS distance FROM memories m JOIN ${table} v ON v.rowid = m.row_id
      WHERE ${where.sql} ORDER BY distance, m.id LIMIT ?`,
-  ).all(blob, ...where.params, limit) as (MemoryRow & { distance: number })[];
-  return rows.map((row) => ({ memory: rowToRecord(row), score: cosineFromDistance(row.distance) }));
+  ).all(blob, ...where.params, limit) as MemoryRow[];
+  return rows.map((row) => ({ memory: rowToRecord(row), score: cosineFromDistance(row[AFTER_RECORD] as number) }));
 }
 
 /** Keyword search: the scope is in `match` (scope tokens); a filter, when given, joins the records. */
@@ -69,17 +71,17 @@ export function searchText(statements: Statements, match: string, where: Where, 
     ) as { rowid: number; rank: number }[];
     if (hits.length === 0) return [];
     const rank = new Map(hits.map((hit) => [hit.rowid, hit.rank]));
-    const rows = statements.sql(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE m.row_id IN (SELECT value FROM json_each(?))`).all(
+    const rows = statements.raw(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE m.row_id IN (SELECT value FROM json_each(?))`).all(
       JSON.stringify(hits.map((hit) => hit.rowid)),
     ) as MemoryRow[];
     return rows
-      .map((row) => ({ memory: rowToRecord(row), score: -(rank.get(row.row_id) as number) }))
+      .map((row) => ({ memory: rowToRecord(row), score: -(rank.get(rowIdOf(row)) as number) }))
       .filter((hit) => inScope(hit.memory.scope, query.scope, query.exactScope))
       .sort((a, b) => b.score - a.score || (a.memory.id < b.memory.id ? -1 : 1));
   }
-  const rows = statements.sql(
+  const rows = statements.raw(
     `SELECT ${RECORD_COLUMNS}, bm25(memory_text, 1.0, 0.0) AS rank FROM memory_text JOIN memories m ON m.row_id = memory_text.rowid
      WHERE memory_text MATCH ? AND ${where.sql} ORDER BY rank, m.id LIMIT ?`,
-  ).all(match, ...where.params, query.limit) as (MemoryRow & { rank: number })[];
-  return rows.map((row) => ({ memory: rowToRecord(row), score: -row.rank }));
+  ).all(match, ...where.params, query.limit) as MemoryRow[];
+  return rows.map((row) => ({ memory: rowToRecord(row), score: -(row[AFTER_RECORD] as number) }));
 }

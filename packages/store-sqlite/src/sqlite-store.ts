@@ -68,7 +68,7 @@ class SqliteMemoryStore implements SqliteStore {
   private database: Database | undefined;
   private writer: Writer | undefined;
   /** Prepared statements, cached by their text. */
-  private readonly statements: Statements = { sql: (text) => this.sql(text) };
+  private readonly statements: Statements = { sql: (text) => this.sql(text), raw: (text) => this.raw(text) };
   private readonly prepared = new Map<string, Statement>();
   private closed = false;
 
@@ -137,7 +137,7 @@ class SqliteMemoryStore implements SqliteStore {
 
   async get(id: string): Promise<MemoryRecord | undefined> {
     return this.read('reading a memory', () => {
-      const row = this.sql(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE m.id = ?`).get(id) as MemoryRow | undefined;
+      const row = this.raw(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE m.id = ?`).get(id) as MemoryRow | undefined;
       return row ? rowToRecord(row) : undefined;
     });
   }
@@ -145,8 +145,8 @@ class SqliteMemoryStore implements SqliteStore {
   async getMany(ids: readonly string[]): Promise<MemoryRecord[]> {
     if (ids.length === 0) return [];
     return this.read('reading memories', () => {
-      const rows = this.sql(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE m.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as MemoryRow[];
-      const byId = new Map(rows.map((row) => [row.id, row]));
+      const rows = this.raw(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE m.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as MemoryRow[];
+      const byId = new Map(rows.map((row) => [row[1] as string, row]));
       return ids.flatMap((id) => {
         const row = byId.get(id);
         return row ? [rowToRecord(row)] : [];
@@ -160,7 +160,7 @@ class SqliteMemoryStore implements SqliteStore {
     const direction = query.direction === 'desc' ? 'DESC' : 'ASC';
     const order = column === 'm.id' ? `m.id ${direction}` : `${column} ${direction}, m.id ${direction}`;
     return this.read('listing memories', () => {
-      const rows = this.sql(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE ${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(
+      const rows = this.raw(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE ${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(
         ...where.params,
         query.limit ?? -1,
         query.offset ?? 0,
@@ -205,7 +205,7 @@ class SqliteMemoryStore implements SqliteStore {
   async history(id: string): Promise<MemoryVersion[]> {
     return this.read('reading history', () => {
       const rows = this.sql(
-        `SELECT v.version, v.at, v.change_trigger, v.change_action, v.reason, v.before_json, v.after_json
+        `SELECT v.version, v.at, v.change_trigger, v.change_action, v.reason, v.before_json, v.before_patch, v.after_json
          FROM versions v JOIN memories m ON m.row_id = v.memory_row WHERE m.id = ? ORDER BY v.version`,
       ).all(id) as VersionRow[];
       return rows.map((row) => rowToVersion(id, row));
@@ -241,6 +241,7 @@ class SqliteMemoryStore implements SqliteStore {
           : undefined,
       );
       const writer = this.writerFor();
+      writer.prefetch(changes.map((change) => (change.op === 'delete' ? change.id : change.memory.id)));
       changes.forEach((change, index) => writer.change(change, blobs[index], tables));
     });
   }
@@ -294,7 +295,7 @@ class SqliteMemoryStore implements SqliteStore {
   async pendingReindex(limit: number): Promise<MemoryRecord[]> {
     return this.read('listing memories to re-index', () => {
       this.requireReindex();
-      const rows = this.sql(
+      const rows = this.raw(
         `SELECT ${RECORD_COLUMNS} FROM memories m WHERE NOT EXISTS (SELECT 1 FROM reindex_staged s WHERE s.row_id = m.row_id) ORDER BY m.row_id LIMIT ?`,
       ).all(limit) as MemoryRow[];
       return rows.map(rowToRecord);
@@ -380,6 +381,17 @@ class SqliteMemoryStore implements SqliteStore {
     return statement;
   }
 
+  /** A statement whose rows are arrays (records: see MemoryRow). */
+  private raw(text: string): Statement {
+    const key = `raw:${text}`;
+    let statement = this.prepared.get(key);
+    if (!statement) {
+      statement = this.connect().prepare(text).raw(true);
+      this.prepared.set(key, statement);
+    }
+    return statement;
+  }
+
   private writerFor(): Writer {
     this.connect();
     return this.writer as Writer;
@@ -393,7 +405,8 @@ class SqliteMemoryStore implements SqliteStore {
   /** One IMMEDIATE transaction: it takes the write lock first, so it never fails half way for want of it. */
   private write<T>(doing: string, task: () => T): Promise<T> {
     const database = this.connect();
-    const transaction = database.transaction(task);
+    const writer = this.writer as Writer;
+    const transaction = database.transaction(() => writer.within(task));
     return withBusyRetry(() => transaction.immediate(), doing);
   }
 

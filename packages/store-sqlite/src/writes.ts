@@ -1,8 +1,10 @@
 import { MemloomError, type MemoryChange, type MemoryRecord } from '@memloom/core';
 import type { Database, Statement } from 'better-sqlite3';
 import { BACKEND } from './connection.js';
-import { recordParams, WRITABLE_COLUMNS } from './rows.js';
+import { PendingText } from './pending-text.js';
+import { recordValues, WRITABLE_COLUMNS } from './rows.js';
 import { indexTerms, scopeTerms } from './text.js';
+import { beforePatch } from './version-patch.js';
 
 /** The vector tables a write keeps in step: the live one, and the re-index target's while one runs. */
 export interface VectorTables {
@@ -10,14 +12,28 @@ export interface VectorTables {
   staged: string | undefined;
 }
 
-type Current = Record<string, string | number | null> & {
-  row_id: number;
-  revision: number;
-  user_id: string | null;
-  content: string;
-};
+/**
+ * What a write needs of a memory's current row: where it is, its revision,
+ * and the columns that indexes or its FTS row are built from. The other
+ * columns are written whatever they held.
+ */
+const CURRENT_COLUMNS = ['row_id', 'revision', 'id', 'user_id', 'agent_id', 'session_id', 'created_at', 'content'] as const;
 
-const CURRENT_COLUMNS = ['row_id', ...WRITABLE_COLUMNS].join(', ');
+type CurrentRow = [rowId: number, revision: number, id: string, userId: string | null, agentId: string | null, sessionId: string | null, createdAt: string, content: string];
+
+/** Indexed columns: an UPDATE that names one rewrites its index entries, so they are named only when they changed. */
+const INDEXED = ['id', 'user_id', 'agent_id', 'session_id', 'created_at'] as const;
+const INDEXED_AT = INDEXED.map((column) => WRITABLE_COLUMNS.indexOf(column));
+const CURRENT_AT = INDEXED.map((column) => CURRENT_COLUMNS.indexOf(column));
+const UNINDEXED_AT = WRITABLE_COLUMNS.flatMap((column, index) => ((INDEXED as readonly string[]).includes(column) ? [] : [index]));
+const CONTENT_AT = WRITABLE_COLUMNS.indexOf('content');
+/** The bits of user_id, agent_id and session_id: the FTS row's scope tokens are built from them. */
+const SCOPE_BITS = 0b01110;
+
+/** The CurrentRow a record leaves in `memories`. */
+function currentOf(rowId: number, values: readonly (string | number | null)[]): CurrentRow {
+  return CURRENT_COLUMNS.map((column) => (column === 'row_id' ? rowId : values[WRITABLE_COLUMNS.indexOf(column)])) as CurrentRow;
+}
 
 /**
  * Writes inside one transaction, for `apply`, `deleteByScope` and the
@@ -25,19 +41,55 @@ const CURRENT_COLUMNS = ['row_id', ...WRITABLE_COLUMNS].join(', ');
  */
 export class Writer {
   private readonly statements = new Map<string, Statement>();
+  private readonly text = new PendingText();
+  /**
+   * The current rows `change` works on, read for a whole batch at once
+   * (`prefetch`) and kept as this transaction writes them; undefined for an
+   * id with no row. Emptied when the transaction ends.
+   */
+  private readonly rows = new Map<string, CurrentRow | undefined>();
 
   constructor(private readonly database: Database) {}
+
+  /** Run `task` inside the caller's transaction; the FTS changes it made are written at its end. */
+  within<T>(task: () => T): T {
+    try {
+      const result = task();
+      this.text.flush({
+        deleteMany: () => this.sql('DELETE FROM memory_text WHERE rowid IN (SELECT value FROM json_each(?))'),
+        insertMany: () =>
+          this.sql("INSERT INTO memory_text (rowid, terms, scope_terms) SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)"),
+      });
+      return result;
+    } finally {
+      this.text.clear();
+      this.rows.clear();
+    }
+  }
+
+  /** Read the rows of these ids in one statement, for the `change` calls that follow in this transaction. */
+  prefetch(ids: readonly string[]): void {
+    const found = this.sql(`SELECT ${CURRENT_COLUMNS.join(', ')} FROM memories WHERE id IN (SELECT value FROM json_each(?))`, true).all(
+      JSON.stringify(ids),
+    ) as CurrentRow[];
+    for (const id of ids) this.rows.set(id, undefined);
+    for (const row of found) this.rows.set(row[2], row);
+  }
 
   /** One change; throws CONFLICT (rolling the whole transaction back) when the revision moved on. */
   change(change: MemoryChange, blob: Buffer | undefined, tables: VectorTables): void {
     const id = change.op === 'delete' ? change.id : change.memory.id;
-    const current = this.sql(`SELECT ${CURRENT_COLUMNS} FROM memories WHERE id = ?`).get(id) as Current | undefined;
+    const current = this.rows.has(id)
+      ? this.rows.get(id)
+      : (this.sql(`SELECT ${CURRENT_COLUMNS.join(', ')} FROM memories WHERE id = ?`, true).get(id) as CurrentRow | undefined);
+    const revision = current?.[1];
     if (change.op === 'delete') {
-      if (change.expectedRevision !== undefined && current?.revision !== change.expectedRevision) throw conflict(id);
-      if (current) this.remove(current.row_id, tables);
+      if (change.expectedRevision !== undefined && revision !== change.expectedRevision) throw conflict(id);
+      if (current) this.remove(current[0], tables);
+      this.rows.set(id, undefined);
       return;
     }
-    if ((current?.revision ?? 0) !== change.expectedRevision) throw conflict(id);
+    if ((revision ?? 0) !== change.expectedRevision) throw conflict(id);
     if (change.memory.revision !== change.expectedRevision + 1 || change.version.version !== change.memory.revision) {
       throw new MemloomError({
         code: 'INVALID_INPUT',
@@ -50,8 +102,9 @@ export class Writer {
     }
     const rowId = current ? this.update(current, change.memory, blob, tables) : this.insert(change.memory, blob as Buffer, tables);
     const { version } = change;
+    const patch = version.before === null ? undefined : beforePatch(version.before, version.after);
     this.sql(
-      'INSERT INTO versions (memory_row, version, at, change_trigger, change_action, reason, before_json, after_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO versions (memory_row, version, at, change_trigger, change_action, reason, before_json, before_patch, after_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ).run(
       rowId,
       version.version,
@@ -59,7 +112,8 @@ export class Writer {
       version.trigger,
       version.action,
       version.reason,
-      version.before === null ? null : JSON.stringify(version.before),
+      version.before === null || patch !== undefined ? null : JSON.stringify(version.before),
+      patch ?? null,
       JSON.stringify(version.after),
     );
   }
@@ -68,7 +122,7 @@ export class Writer {
   remove(rowId: number, tables: VectorTables): void {
     this.sql('DELETE FROM memories WHERE row_id = ?').run(rowId);
     this.sql('DELETE FROM versions WHERE memory_row = ?').run(rowId);
-    this.sql('DELETE FROM memory_text WHERE rowid = ?').run(rowId);
+    this.text.remove(rowId);
     if (tables.live) this.sql(`DELETE FROM ${tables.live} WHERE rowid = ?`).run(BigInt(rowId));
     this.unstage(rowId, tables);
   }
@@ -95,39 +149,55 @@ export class Writer {
     this.sql(`INSERT INTO ${table} (rowid, embedding, user_key) VALUES (?, ?, ?)`).run(BigInt(rowId), blob, userKey);
   }
 
-  sql(text: string): Statement {
-    let statement = this.statements.get(text);
+  /** UPDATE of the columns at `written`, cached by which indexed columns it names. */
+  private updateStatement(mask: number, written: readonly number[]): Statement {
+    const key = `update:${mask}`;
+    let statement = this.statements.get(key);
+    if (!statement) {
+      statement = this.database.prepare(`UPDATE memories SET ${written.map((at) => `${WRITABLE_COLUMNS[at] as string} = ?`).join(', ')} WHERE row_id = ?`);
+      this.statements.set(key, statement);
+    }
+    return statement;
+  }
+
+  /** A prepared statement, cached by its text; `raw` ones return rows as arrays. */
+  sql(text: string, raw = false): Statement {
+    const key = raw ? `raw:${text}` : text;
+    let statement = this.statements.get(key);
     if (!statement) {
       statement = this.database.prepare(text);
-      this.statements.set(text, statement);
+      if (raw) statement.raw(true);
+      this.statements.set(key, statement);
     }
     return statement;
   }
 
   private insert(memory: MemoryRecord, blob: Buffer, tables: VectorTables): number {
-    const params = recordParams(memory);
-    const result = this.sql(`INSERT INTO memories (${WRITABLE_COLUMNS.join(', ')}) VALUES (${WRITABLE_COLUMNS.map((column) => `@${column}`).join(', ')})`).run(
-      params,
-    );
+    const values = recordValues(memory);
+    const result = this.sql(`INSERT INTO memories (${WRITABLE_COLUMNS.join(', ')}) VALUES (${WRITABLE_COLUMNS.map(() => '?').join(', ')})`).run(values);
     const rowId = Number(result.lastInsertRowid);
-    this.sql('INSERT INTO memory_text (rowid, terms, scope_terms) VALUES (?, ?, ?)').run(rowId, indexTerms(memory.content), scopeTerms(memory.scope));
+    this.rows.set(memory.id, currentOf(rowId, values));
+    this.text.put(rowId, indexTerms(memory.content), scopeTerms(memory.scope), false);
     this.putVector(requireTable(tables), rowId, blob, userKey(memory.scope.userId), 'insert');
     return rowId;
   }
 
-  private update(current: Current, memory: MemoryRecord, blob: Buffer | undefined, tables: VectorTables): number {
-    const rowId = current.row_id;
-    const params = recordParams(memory);
-    // Only the columns that changed, so indexes on the others are left alone (maintenance rewrites many rows).
-    const changed = WRITABLE_COLUMNS.filter((column) => params[column] !== current[column]);
-    const values = Object.fromEntries(changed.map((column) => [column, params[column]]));
-    this.sql(`UPDATE memories SET ${changed.map((column) => `${column} = @${column}`).join(', ')} WHERE row_id = @row_id`).run({ ...values, row_id: rowId });
-    if (changed.some((column) => column === 'content' || column === 'user_id' || column === 'agent_id' || column === 'session_id')) {
-      this.sql('DELETE FROM memory_text WHERE rowid = ?').run(rowId);
-      this.sql('INSERT INTO memory_text (rowid, terms, scope_terms) VALUES (?, ?, ?)').run(rowId, indexTerms(memory.content), scopeTerms(memory.scope));
+  private update(current: CurrentRow, memory: MemoryRecord, blob: Buffer | undefined, tables: VectorTables): number {
+    const rowId = current[0];
+    const values = recordValues(memory);
+    // Every unindexed column, and the indexed ones that changed: their indexes are left alone otherwise.
+    let mask = 0;
+    INDEXED_AT.forEach((at, bit) => {
+      if (values[at] !== current[CURRENT_AT[bit] as number]) mask |= 1 << bit;
+    });
+    const written = [...UNINDEXED_AT, ...INDEXED_AT.filter((_, bit) => mask & (1 << bit))];
+    this.updateStatement(mask, written).run(...written.map((at) => values[at]), rowId);
+    this.rows.set(memory.id, currentOf(rowId, values));
+    if ((mask & SCOPE_BITS) !== 0 || values[CONTENT_AT] !== current[7]) {
+      this.text.put(rowId, indexTerms(memory.content), scopeTerms(memory.scope), true);
     }
     const table = requireTable(tables);
-    const movedUser = (memory.scope.userId ?? null) !== current.user_id;
+    const movedUser = (memory.scope.userId ?? null) !== current[3];
     if (blob) {
       // A new vector under the current embedder: the staged one is out of date.
       this.putVector(table, rowId, blob, userKey(memory.scope.userId), movedUser ? 'move' : 'update');

@@ -1,3 +1,4 @@
+import { plainAsciiWords } from './ascii-words.js';
 import { CHINESE_STOPWORDS, ENGLISH_STOPWORDS } from './stopwords.js';
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
@@ -9,13 +10,18 @@ const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]
  * Used by the deterministic compressor (tags, traces) when no model is set.
  */
 export function keywords(text: string, limit = 6): string[] {
+  const normalized = text.normalize('NFKC');
+  // Plain ASCII words (see ascii-words.ts) hold no CJK and no apostrophe: the same rules, without the regular expressions.
+  const asciiWords = plainAsciiWords(normalized);
+  const stopword = asciiWords ? isAsciiStopword : isStopword;
+  const score = asciiWords ? asciiKeywordScore : keywordScore;
   const seen = new Map<string, { word: string; position: number; score: number }>();
   let position = 0;
-  for (const word of words(text)) {
+  for (const word of asciiWords ?? words(normalized)) {
     const lower = word.toLowerCase();
     position++;
-    if (seen.has(lower) || isStopword(word, lower)) continue;
-    seen.set(lower, { word, position, score: keywordScore(word) });
+    if (seen.has(lower) || stopword(word, lower)) continue;
+    seen.set(lower, { word, position, score: score(word) });
   }
   return [...seen.values()]
     .sort((a, b) => b.score - a.score || a.position - b.position)
@@ -28,10 +34,10 @@ export function keywords(text: string, limit = 6): string[] {
  * Word-like segments, with runs of single CJK characters joined back
  * together (the segmenter splits unknown names: 小|橘 -> 小橘).
  */
-function words(text: string): string[] {
+function words(normalized: string): string[] {
   const result: string[] = [];
   let previousSingleCjk = false;
-  for (const part of segmenter.segment(text.normalize('NFKC'))) {
+  for (const part of segmenter.segment(normalized)) {
     if (!part.isWordLike) {
       previousSingleCjk = false;
       continue;
@@ -57,6 +63,39 @@ function isStopword(word: string, lower: string): boolean {
   // Short words are kept only when they are numbers or acronyms ("AI", "3D").
   if (lower.length < 3 && !/\d/.test(lower) && !/^\p{Lu}+$/u.test(word)) return true;
   return ENGLISH_STOPWORDS.has(lower.replace(/['’]/gu, ''));
+}
+
+/** isStopword for a run of ASCII letters and digits. */
+function isAsciiStopword(word: string, lower: string): boolean {
+  if (lower.length < 3 && !hasDigit(word) && !isUppercase(word)) return true;
+  return ENGLISH_STOPWORDS.has(lower);
+}
+
+/** keywordScore for a run of ASCII letters and digits. */
+function asciiKeywordScore(word: string): number {
+  let score = Math.min(word.length, 10) / 10;
+  const first = word.charCodeAt(0);
+  if (first >= 0x41 && first <= 0x5a) score += 1;
+  if (hasDigit(word)) score += 0.8;
+  return score;
+}
+
+function hasDigit(word: string): boolean {
+  for (let index = 0; index < word.length; index++) {
+    const code = word.charCodeAt(index);
+    if (code >= 0x30 && code <= 0x39) return true;
+  }
+  return false;
+}
+
+/** Every character A-Z (so not empty, no digit, no lowercase). */
+function isUppercase(word: string): boolean {
+  if (word.length === 0) return false;
+  for (let index = 0; index < word.length; index++) {
+    const code = word.charCodeAt(index);
+    if (code < 0x41 || code > 0x5a) return false;
+  }
+  return true;
 }
 
 function keywordScore(word: string): number {

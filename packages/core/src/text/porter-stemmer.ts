@@ -5,6 +5,27 @@
  */
 export function porterStem(input: string): string {
   if (input.length < 3 || !/^[a-z]+$/.test(input)) return input;
+  if (input.length > MAX_CACHED_LENGTH) return stem(input);
+  let stemmed = stems.get(input);
+  if (stemmed === undefined) {
+    stemmed = stem(input);
+    if (stems.size >= MAX_CACHED_STEMS) stems.clear();
+    stems.set(input, stemmed);
+  }
+  return stemmed;
+}
+
+/**
+ * Stems already computed: the same few thousand words come back in every
+ * text, and stemming one costs about a microsecond. Emptied when full;
+ * numbers and other non-words never get here, so they cannot flood it.
+ */
+const stems = new Map<string, string>();
+const MAX_CACHED_STEMS = 20_000;
+const MAX_CACHED_LENGTH = 40;
+
+/** The stem of a word of three or more letters a-z. */
+function stem(input: string): string {
   let word = input;
   if (word.startsWith('y')) word = `Y${word.slice(1)}`;
 

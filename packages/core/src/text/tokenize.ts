@@ -1,3 +1,4 @@
+import { plainAsciiWords } from './ascii-words.js';
 import { porterStem } from './porter-stemmer.js';
 import { ENGLISH_STOPWORDS } from './stopwords.js';
 
@@ -28,6 +29,11 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
   const useStem = options.stem ?? true;
   const tokens: string[] = [];
   const normalized = text.normalize('NFKC').toLowerCase();
+  const asciiWords = plainAsciiWords(normalized);
+  if (asciiWords) {
+    for (const word of asciiWords) pushLatin(word, tokens, useStopwords, useStem);
+    return tokens;
+  }
 
   for (const part of segmenter.segment(normalized)) {
     if (!part.isWordLike) continue;

@@ -99,6 +99,12 @@ export const retrievalConfigSchema = z.object({
     .prefault({}),
   /** @default 30 */
   recencyHalfLifeDays: positive.default(30),
+  /**
+   * How much `add(content, { context })` moves the memory's vector toward its
+   * context: vector = normalize(v(content) + contextWeight · v(context)).
+   * 0 ignores context. @default 0.7
+   */
+  contextWeight: nonNegative.default(0.7),
   /** Each channel fetches max(limit × candidateMultiplier, minCandidates) candidates. @default 4 */
   candidateMultiplier: positive.default(4),
   /** @default 50 */

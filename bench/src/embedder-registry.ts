@@ -15,6 +15,7 @@ import {
   createScriptRoutedEmbedder,
   createTransformersEmbedder,
   createUseLiteEmbedder,
+  createWordVectorEmbedder,
 } from '@memloom/embeddings';
 
 export const TINY_BERT_MODELS = fileURLToPath(new URL('../../packages/embeddings/test/fixtures/models', import.meta.url));
@@ -71,12 +72,39 @@ export function candidates(options: { modelPath?: string } = {}): Candidate[] {
         ]),
     },
     {
-      name: 'default',
-      description: 'createDefaultEmbedder(): Latin script to USE-lite, CJK to lexical (by word share), cached',
-      speed: () => createOfflineEmbedder(),
-      // Same parts and id as createDefaultEmbedder(), over the shared USE-lite instance.
+      name: 'word-vectors',
+      description: 'static word vectors alone: GloVe 100d (50k words, SIF, all-but-the-top) + CC-CEDICT glosses for Chinese',
+      speed: () => createWordVectorEmbedder(),
+      quality: () => createWordVectorEmbedder(),
+    },
+    {
+      name: 'use-lite+word-vectors+lexical',
+      description: 'concatenation, cosine = 0.4 USE-lite + 0.4 word vectors + 0.2 lexical (is USE-lite still worth its 30 ms?)',
+      speed: () =>
+        createCompositeEmbedder([
+          { embedder: createUseLiteEmbedder(), weight: 0.4 },
+          { embedder: createWordVectorEmbedder(), weight: 0.4 },
+          { embedder: createLexicalEmbedder(), weight: 0.2 },
+        ]),
+      quality: (shared) =>
+        createCompositeEmbedder([
+          { embedder: shared.useLite, weight: 0.4 },
+          { embedder: createWordVectorEmbedder(), weight: 0.4 },
+          { embedder: shared.lexical, weight: 0.2 },
+        ]),
+    },
+    {
+      name: 'previous default',
+      description: 'the default until now: Latin script to USE-lite, CJK to lexical (by word share), cached',
+      speed: () => createScriptRoutedEmbedder({ latin: createUseLiteEmbedder(), cjk: createLexicalEmbedder() }),
       quality: (shared) =>
         createCachedEmbedder(createScriptRoutedEmbedder({ latin: shared.useLite, cjk: shared.lexical }), { sharePurposes: true, maxEntries: 100_000 }),
+    },
+    {
+      name: 'default',
+      description: 'createDefaultEmbedder(): word vectors 0.8 + hashed lexical 0.2 (cosine shares), cached',
+      speed: () => createOfflineEmbedder(),
+      quality: () => createDefaultEmbedder({ cacheEntries: 100_000 }),
       isDefault: true,
     },
     {

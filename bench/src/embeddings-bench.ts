@@ -1,6 +1,6 @@
 /**
  * `pnpm bench embeddings [--data <locomo dir>] [--only a,b] [--skip-speed] [--skip-quality] [--model-path <dir>]
- *   [--retrieval '<json of createMemory retrieval options>']`
+ *   [--retrieval '<json of createMemory retrieval options>'] [--context <turns, default 2>]`
  *
  * Per embedder: load time, texts/s at batch 1, 32 and 256, `memory.add` latency,
  * peak RSS (each in a process of its own); LoCoMo recall@5/@10 for the
@@ -8,11 +8,12 @@
  * ships; recall@1/@5 on the Chinese set. Writes bench/results/embeddings-<date>.json.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, totalmem } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createMemory, type Embedder, type RetrievalConfigInput } from '@memloom/core';
+import { createMemory, type Embedder, type MemoryStore, type RetrievalConfigInput } from '@memloom/core';
+import { createSqliteStore } from '@memloom/store-sqlite';
 import { createInMemoryStore } from '@memloom/core/testing';
 import { createCachedEmbedder } from '@memloom/embeddings';
 import { candidates, sharedParts, shippedDefaultId, type Candidate } from './embedder-registry.js';
@@ -39,6 +40,8 @@ const only = option('--only')?.split(',');
 // Retrieval settings for the hybrid runs instead of core's defaults, e.g. '{"weights":{"recency":0}}'.
 const retrievalOption = option('--retrieval');
 const retrieval = retrievalOption ? (JSON.parse(retrievalOption) as RetrievalConfigInput) : undefined;
+// Preceding turns passed as add(…, { context }) in the "+ context" runs; 0 skips those runs.
+const contextTurns = Number(option('--context') ?? 2);
 const all = candidates(modelPath ? { modelPath } : {});
 const chosen = only ? all.filter((candidate) => only.includes(candidate.name)) : all;
 
@@ -111,6 +114,8 @@ interface SpeedResult {
   textsPerSecond: Record<string, number>;
   /** memory.add of new text with this embedder behind the cache, in-memory store, ms. */
   add: { p50: number; p95: number; count: number };
+  /** The same on the SQLite store in a file (the store createMemory() ships with), ms. */
+  addSqlite: { p50: number; p95: number; count: number };
   peakRssMb: number;
 }
 
@@ -139,21 +144,31 @@ async function measureSpeed(candidate: Candidate): Promise<SpeedResult> {
   }
 
   // What a user feels: memory.add of text never seen before (so the cache cannot help).
-  const memory = createMemory({ store: createInMemoryStore(), embedder: createCachedEmbedder(embedder, { sharePurposes: true }) });
-  const times: number[] = [];
-  for (const text of texts.slice(1000, 1100)) {
-    const start = performance.now();
-    await memory.add(text);
-    times.push(performance.now() - start);
-  }
-  await memory.close();
-  times.sort((a, b) => a - b);
+  const addTimes = async (store: MemoryStore, slice: string[]) => {
+    // Without close(): the same embedder serves both stores, and closing a memory closes its embedder.
+    const shared: Embedder = { id: embedder.id, dimension: embedder.dimension, embed: (texts, options) => embedder.embed(texts, options) };
+    const memory = createMemory({ store, embedder: createCachedEmbedder(shared, { sharePurposes: true }) });
+    await memory.add('warm up the store');
+    const times: number[] = [];
+    for (const text of slice) {
+      const start = performance.now();
+      await memory.add(text);
+      times.push(performance.now() - start);
+    }
+    await memory.close();
+    return times.sort((a, b) => a - b);
+  };
+  const times = await addTimes(createInMemoryStore(), texts.slice(1000, 1100));
+  const dir = mkdtempSync(join(tmpdir(), 'memloom-bench-'));
+  const sqliteTimes = await addTimes(createSqliteStore({ path: join(dir, 'memory.db') }), texts.slice(1100, 1200));
+  rmSync(dir, { recursive: true, force: true });
   return {
     id: embedder.id,
     dimension: embedder.dimension,
     loadMs: round(loadMs, 0),
     textsPerSecond,
     add: { p50: round(percentile(times, 0.5), 2), p95: round(percentile(times, 0.95), 2), count: times.length },
+    addSqlite: { p50: round(percentile(sqliteTimes, 0.5), 2), p95: round(percentile(sqliteTimes, 0.95), 2), count: sqliteTimes.length },
     peakRssMb: round(process.resourceUsage().maxRSS / 1024, 0),
   };
 }
@@ -176,10 +191,30 @@ interface QualityResults {
     conversations: number;
     questions: number;
     bm25: LocomoRun;
-    embedders: Record<string, { vectorOnly: LocomoRun; hybrid: LocomoRun }>;
+    /** Preceding turns given as context in the runs whose name ends in "+ context". */
+    contextTurns: number;
+    /** Per embedder, runs by name (see `locomoRuns`). */
+    embedders: Record<string, Record<string, LocomoRun>>;
   };
-  chinese: Record<string, { vectorOnly: ZhRecall; hybrid: ZhRecall }>;
-  chineseSet: { memories: number; distractors: number; queries: number };
+  /** Per Chinese set file, per embedder: vector only and hybrid. */
+  chinese: Record<string, { set: { memories: number; distractors: number; queries: number }; results: Record<string, { vectorOnly: ZhRecall; hybrid: ZhRecall }> }>;
+}
+
+/** Which LoCoMo runs to make for an embedder; the shipped default gets the store and merge variants too. */
+function locomoRuns(isDefault: boolean): { name: string; options: Omit<Parameters<typeof createMemoryRetriever>[1], 'embedder' | 'prewarm'> }[] {
+  const hybrid = retrieval ? { retrieval } : {};
+  const runs: { name: string; options: Omit<Parameters<typeof createMemoryRetriever>[1], 'embedder' | 'prewarm'> }[] = [
+    { name: 'vector only', options: { retrieval: VECTOR_ONLY } },
+    { name: 'hybrid', options: hybrid },
+  ];
+  if (contextTurns > 0) runs.push({ name: 'hybrid + context', options: { ...hybrid, contextTurns } });
+  if (isDefault) {
+    runs.push({ name: 'hybrid, SQLite store', options: { ...hybrid, store: 'sqlite' } });
+    if (contextTurns > 0) runs.push({ name: 'hybrid + context, SQLite store', options: { ...hybrid, contextTurns, store: 'sqlite' } });
+    runs.push({ name: 'hybrid, no merging', options: { ...hybrid, merge: false } });
+    if (contextTurns > 0) runs.push({ name: 'hybrid + context, no merging', options: { ...hybrid, contextTurns, merge: false } });
+  }
+  return runs;
 }
 
 async function measureQuality(list: Candidate[]): Promise<QualityResults> {
@@ -199,39 +234,42 @@ async function measureQuality(list: Candidate[]): Promise<QualityResults> {
     const bm25 = await runLocomo(conversations, () => createBm25Retriever());
     const results: NonNullable<QualityResults['locomo']>['embedders'] = {};
     for (const [name, embedder] of embedders) {
-      process.stderr.write(`LoCoMo: ${name} ...\n`);
       const prewarm = prewarmer(embedder);
-      const vectorOnly = await runLocomo(conversations, (conversation) => createMemoryRetriever(conversation, { embedder, retrieval: VECTOR_ONLY, prewarm }));
-      const hybrid = await runLocomo(conversations, (conversation) =>
-        createMemoryRetriever(conversation, { embedder, prewarm, ...(retrieval ? { retrieval } : {}) }),
-      );
-      results[name] = { vectorOnly, hybrid };
+      results[name] = {};
+      for (const run of locomoRuns(name === defaultCandidate?.name)) {
+        process.stderr.write(`LoCoMo: ${name}, ${run.name} ...\n`);
+        results[name][run.name] = await runLocomo(conversations, (conversation) => createMemoryRetriever(conversation, { embedder, prewarm, ...run.options }));
+      }
     }
     locomo = {
       data: dataDir.startsWith(repoRoot) ? dataDir.slice(repoRoot.length + 1) : 'shared/data/locomo (or --data)',
       conversations: conversations.length,
       questions: bm25.questions,
       bm25,
+      contextTurns,
       embedders: results,
     };
   } else {
     process.stderr.write(`LoCoMo data not found at ${dataDir}: LoCoMo recall NOT measured (pass --data <dir>)\n`);
   }
 
-  const set = await loadZhMemorySet(join(benchDir, 'data', 'zh-memory.json'));
   const chinese: QualityResults['chinese'] = {};
-  for (const [name, embedder] of embedders) {
-    process.stderr.write(`Chinese set: ${name} ...\n`);
-    chinese[name] = {
-      vectorOnly: await runZhMemorySet(set, embedder, { retrieval: VECTOR_ONLY }),
-      hybrid: await runZhMemorySet(set, embedder, retrieval ? { retrieval } : {}),
-    };
+  // zh-memory.json: the set the default was designed with; zh-heldout.json: written afterwards and never tuned on.
+  for (const file of ['zh-memory.json', 'zh-heldout.json']) {
+    const path = join(benchDir, 'data', file);
+    if (!existsSync(path)) continue;
+    const set = await loadZhMemorySet(path);
+    const results: QualityResults['chinese'][string]['results'] = {};
+    for (const [name, embedder] of embedders) {
+      process.stderr.write(`Chinese set ${file}: ${name} ...\n`);
+      results[name] = {
+        vectorOnly: await runZhMemorySet(set, embedder, { retrieval: VECTOR_ONLY }),
+        hybrid: await runZhMemorySet(set, embedder, retrieval ? { retrieval } : {}),
+      };
+    }
+    chinese[file] = { set: { memories: set.memories.length, distractors: set.distractors.length, queries: set.queries.length }, results };
   }
-  return {
-    ...(locomo ? { locomo } : {}),
-    chinese,
-    chineseSet: { memories: set.memories.length, distractors: set.distractors.length, queries: set.queries.length },
-  };
+  return { ...(locomo ? { locomo } : {}), chinese };
 }
 
 /** Embed a conversation's turns and questions in batches of 256 first, so memory.add and search hit the cache. */
@@ -263,6 +301,11 @@ function packageFacts(): Record<string, { version: string; installedMb: number }
   const sharpDir = existsSync(dirs.sharp as string) ? realpathSync(dirs.sharp as string) : undefined;
   const imgDir = sharpDir ? join(sharpDir, '..', '@img') : undefined;
   if (imgDir && existsSync(imgDir)) for (const name of readdirSync(imgDir)) dirs[`@img/${name}`] = join(imgDir, name);
+  // The default's data files, shipped inside @memloom/embeddings.
+  for (const name of ['word-vectors.bin.gz', 'zh-glosses.bin.gz']) {
+    const path = join(repoRoot, 'packages', 'embeddings', 'data', name);
+    if (existsSync(path)) facts[`@memloom/embeddings data/${name}`] = { version: 'v1', installedMb: round(statSync(path).size / 1024 ** 2, 2) };
+  }
   for (const [name, dir] of Object.entries(dirs)) {
     if (!existsSync(dir)) continue;
     const real = realpathSync(dir);
@@ -291,9 +334,9 @@ function printReport(data: typeof report): void {
   if (retrieval) console.log(`hybrid runs use retrieval ${JSON.stringify(retrieval)} instead of core's defaults`);
 
   if (Object.keys(data.speed).length > 0) {
-    console.log('\nspeed (own process each; add = memory.add of new text, in-memory store)');
+    console.log('\nspeed (own process each; add = memory.add of new text, in-memory store / SQLite store in a file)');
     table([
-      ['embedder', 'dim', 'load ms', 'texts/s b1', 'b32', 'b256', 'add p50 ms', 'add p95 ms', 'peak RSS MB'],
+      ['embedder', 'dim', 'load ms', 'texts/s b1', 'b32', 'b256', 'add p50 ms', 'add p95 ms', 'SQLite add p50 ms', 'SQLite add p95 ms', 'peak RSS MB'],
       ...Object.entries(data.speed).map(([name, result]) => [
         name,
         result.dimension,
@@ -303,6 +346,8 @@ function printReport(data: typeof report): void {
         result.textsPerSecond.batch256,
         result.add.p50,
         result.add.p95,
+        result.addSqlite.p50,
+        result.addSqlite.p95,
         result.peakRssMb,
       ]),
     ]);
@@ -323,18 +368,15 @@ function printReport(data: typeof report): void {
     table([
       ['retriever', 'R@5', 'R@10', ...categories.map((category) => `${category} R@10`), 'mem', 'ingest s', 'search ms/q'],
       row('BM25 alone (core TextIndex)', locomo.bm25),
-      ...Object.entries(locomo.embedders).flatMap(([name, runs]) => [
-        row(`${name}: vector only`, runs.vectorOnly),
-        row(`${name}: memloom hybrid ${retrieval ? '(--retrieval)' : 'as shipped'}`, runs.hybrid),
-      ]),
+      ...Object.entries(locomo.embedders).flatMap(([name, runs]) => Object.entries(runs).map(([run, result]) => row(`${name}: ${run}${run.startsWith('hybrid') && retrieval ? ' (--retrieval)' : ''}`, result))),
     ]);
+    if (locomo.contextTurns > 0) console.log(`"+ context": add(turn, { context }) with the ${locomo.contextTurns} preceding turns of the same session (vector only; content and keyword index hold the turn alone)`);
   }
-  if (data.quality) {
-    const set = data.quality.chineseSet;
-    console.log(`\nChinese memory set (${set.memories} memories + ${set.distractors} distractors, ${set.queries} queries; zh = Chinese-only queries, mixed = English/Chinese)`);
+  for (const [file, { set, results }] of Object.entries(data.quality?.chinese ?? {})) {
+    console.log(`\nChinese set ${file} (${set.memories} memories + ${set.distractors} distractors, ${set.queries} queries; zh = Chinese-only queries, mixed = English/Chinese)`);
     table([
       ['embedder', 'mode', 'R@1', 'R@5', 'zh R@1', 'zh R@5', 'mixed R@5', 'shared term R@5', 'no shared term R@5', 'mem'],
-      ...Object.entries(data.quality.chinese).flatMap(([name, runs]) =>
+      ...Object.entries(results).flatMap(([name, runs]) =>
         (['vectorOnly', 'hybrid'] as const).map((mode) => {
           const result = runs[mode];
           return [name, mode === 'hybrid' ? (retrieval ? 'hybrid (--retrieval)' : 'hybrid as shipped') : 'vector only', fixed(result.overall[1]), fixed(result.overall[5]), fixed(result.chinese.recall[1]), fixed(result.chinese.recall[5]), fixed(result.mixed.recall[5]), `${fixed(result.sharingTerms.recall[5])} (${result.sharingTerms.queries})`, `${fixed(result.sharingNoTerm.recall[5])} (${result.sharingNoTerm.queries})`, result.memories];

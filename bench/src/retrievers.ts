@@ -3,8 +3,9 @@
  * embedder alone (cosine only, through core's search with every other
  * channel weighted 0), and memloom's hybrid search as it ships.
  */
-import { createMemory, TextIndex, type Embedder, type RetrievalConfigInput } from '@memloom/core';
+import { createMemory, TextIndex, type Embedder, type MemoryStore, type RetrievalConfigInput } from '@memloom/core';
 import { createFakeClock, createInMemoryStore } from '@memloom/core/testing';
+import { createSqliteStore } from '@memloom/store-sqlite';
 import { turnText, type LocomoConversation, type LocomoRetriever, type LocomoTurn } from './locomo.js';
 
 /** Plain BM25 (core's TextIndex, k1 1.2, b 0.75) over the turn texts; no merging. */
@@ -37,6 +38,32 @@ export interface MemoryRetrieverOptions {
   retrieval?: RetrievalConfigInput;
   /** Embed every turn and question in batches first, so that ingest and search hit a warm cache. */
   prewarm?: (texts: string[], purpose: 'document' | 'query') => Promise<void>;
+  /**
+   * Pass this many preceding turns of the same session (their memory texts,
+   * oldest first, one per line) as `add(text, { context })`: they shape the
+   * memory's vector only; its content stays the turn's text. 0: no context.
+   */
+  contextTurns?: number;
+  /** Where memories live: core's in-memory store (BM25 TextIndex) or the SQLite store in memory (FTS5). @default 'memory' */
+  store?: 'memory' | 'sqlite';
+  /** false: add every turn with `merge: false` (no merging, one memory per turn). */
+  merge?: boolean;
+}
+
+/** The memory texts of up to `count` turns before `index` in the same session, oldest first, one per line. */
+export function contextOf(turns: readonly LocomoTurn[], index: number, count: number): string | undefined {
+  const lines: string[] = [];
+  const session = turns[index]?.session;
+  for (let back = 1; back <= count; back++) {
+    const turn = turns[index - back];
+    if (!turn || turn.session !== session) break;
+    lines.unshift(turnText(turn));
+  }
+  return lines.length > 0 ? lines.join('\n') : undefined;
+}
+
+function storeFor(kind: 'memory' | 'sqlite' | undefined): MemoryStore {
+  return kind === 'sqlite' ? createSqliteStore({ path: ':memory:' }) : createInMemoryStore();
 }
 
 /**
@@ -49,7 +76,7 @@ export function createMemoryRetriever(conversation: LocomoConversation, options:
   const lastTurn = conversation.turns[conversation.turns.length - 1] as LocomoTurn;
   const clock = createFakeClock(lastTurn.at.getTime());
   const memory = createMemory({
-    store: createInMemoryStore(),
+    store: storeFor(options.store),
     embedder: options.embedder,
     clock,
     // Ids in order of arrival, so ties rank the same in every run.
@@ -58,15 +85,23 @@ export function createMemoryRetriever(conversation: LocomoConversation, options:
   });
   return {
     async ingest(turns) {
+      const contexts = turns.map((_, index) => (options.contextTurns ? contextOf(turns, index, options.contextTurns) : undefined));
       if (options.prewarm) {
-        await options.prewarm(turns.map(turnText), 'document');
+        await options.prewarm([...turns.map(turnText), ...contexts.filter((text): text is string => !!text)], 'document');
         await options.prewarm(
           conversation.questions.map((question) => question.question),
           'query',
         );
       }
-      for (const turn of turns) {
-        await memory.add(turnText(turn), { at: turn.at, sources: [turn.diaId], trigger: 'import' });
+      for (const [index, turn] of turns.entries()) {
+        const context = contexts[index];
+        await memory.add(turnText(turn), {
+          at: turn.at,
+          sources: [turn.diaId],
+          trigger: 'import',
+          ...(context ? { context } : {}),
+          ...(options.merge === false ? { merge: false } : {}),
+        });
       }
     },
     async search(question, k) {

@@ -87,18 +87,29 @@ export type FreshnessConfigInput = z.input<typeof freshnessConfigSchema>;
 export const retrievalConfigSchema = z.object({
   weights: z
     .object({
-      /** Cosine similarity of query and memory vectors (negative clipped to 0). @default 0.55 */
-      semantic: nonNegative.default(0.55),
-      /** Keyword (BM25) score, divided by the best in the candidate set. @default 0.35 */
-      text: nonNegative.default(0.35),
-      /** The memory's weight (decayed, boosted). @default 0.05 */
-      weight: nonNegative.default(0.05),
-      /** 2^(−days since updatedAt / recencyHalfLifeDays). @default 0.05 */
-      recency: nonNegative.default(0.05),
+      /** Cosine similarity of query and memory vectors (negative clipped to 0). @default 0.65 */
+      semantic: nonNegative.default(0.65),
+      /** Keyword (BM25) score, divided by the best in the candidate set. @default 0.3 */
+      text: nonNegative.default(0.3),
+      /** The memory's weight (decayed, boosted). @default 0.03 */
+      weight: nonNegative.default(0.03),
+      /**
+       * 2^(−days since updatedAt / recencyHalfLifeDays). Small on purpose: a
+       * tie-breaker between near-equally relevant memories (a memory from
+       * today gains at most 0.02 over a very old one), not a reason to rank a
+       * recent unrelated memory above an old relevant one. @default 0.02
+       */
+      recency: nonNegative.default(0.02),
     })
     .prefault({}),
   /** @default 30 */
   recencyHalfLifeDays: positive.default(30),
+  /**
+   * How much `add(content, { context })` moves the memory's vector toward its
+   * context: vector = normalize(v(content) + contextWeight · v(context)).
+   * 0 ignores context. @default 0.7
+   */
+  contextWeight: nonNegative.default(0.7),
   /** Each channel fetches max(limit × candidateMultiplier, minCandidates) candidates. @default 4 */
   candidateMultiplier: positive.default(4),
   /** @default 50 */

@@ -111,6 +111,7 @@ export { tokenize, hasCjk } from './text/tokenize.js';
 export type { TokenizeOptions } from './text/tokenize.js';
 export { keywords } from './text/keywords.js';
 export { porterStem } from './text/porter-stemmer.js';
+export { ENGLISH_STOPWORDS, CHINESE_STOPWORDS } from './text/stopwords.js';
 export { TextIndex } from './text/bm25.js';
 export type { TextIndexOptions, TextHit } from './text/bm25.js';
 export { cosineSimilarity, normalizeVector, assertValidVector } from './vector.js';

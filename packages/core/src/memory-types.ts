@@ -49,6 +49,16 @@ export interface AddOptions {
    * @default true
    */
   merge?: boolean;
+  /**
+   * Text around the content that helps find it later, e.g. the turn or two
+   * before it in a conversation. It shapes the memory's vector only (the
+   * content's vector plus `retrieval.contextWeight` times the context's
+   * vector, normalized) and is never stored: the memory's content, keyword
+   * index and history hold the content alone, and whether to merge is decided
+   * on the content alone. A later `update` of the content re-embeds the new
+   * content without it.
+   */
+  context?: string;
 }
 
 export interface AddResult {

@@ -130,11 +130,14 @@ class MemloomMemory implements Memory {
     const atMs = parsed.at === undefined ? this.clock.now() : toEpochMs(parsed.at);
     await this.ensureOpen();
     const vector = await this.embedOne(text, 'document');
+    const context = parsed.context?.trim();
+    const weight = this.config.retrieval.contextWeight;
+    const contextVector = context && weight > 0 ? await this.embedOne(context, 'document') : undefined;
 
     return this.locks.run(scopeKey(scope), async () => {
       for (let attempt = 0; ; attempt++) {
         try {
-          return await this.addOnce(text, vector, scope, parsed, atMs);
+          return await this.addOnce(text, vector, contextVector, scope, parsed, atMs);
         } catch (error) {
           if (!MemloomError.hasCode(error, 'CONFLICT') || attempt >= MAX_CONFLICT_RETRIES) throw error;
           this.logger.debug?.('add: memory changed underneath, deciding again', { attempt });
@@ -143,10 +146,17 @@ class MemloomMemory implements Memory {
     });
   }
 
-  private addOnce(text: string, vector: number[], scope: Scope, options: ParsedAddOptions, atMs: number): Promise<AddResult> {
+  private addOnce(
+    text: string,
+    vector: number[],
+    contextVector: number[] | undefined,
+    scope: Scope,
+    options: ParsedAddOptions,
+    atMs: number,
+  ): Promise<AddResult> {
     return applyMention(
       { store: this.store, config: this.config, text: this.text, generateId: this.generateId, embed: (content) => this.embedOne(content, 'document') },
-      { text, vector, scope, options, atMs },
+      { text, vector, ...(contextVector ? { contextVector } : {}), scope, options, atMs },
     );
   }
 

@@ -20,7 +20,10 @@ export interface MentionDeps {
 export interface MentionInput {
   /** Validated, trimmed content. */
   text: string;
+  /** The content's vector: finds the nearest memory and decides merge / keep both / new. */
   vector: number[];
+  /** The context's vector (`add(…, { context })`): blended into the vector that is stored. */
+  contextVector?: number[];
   scope: Scope;
   options: ParsedAddOptions;
   atMs: number;
@@ -43,6 +46,9 @@ const VERBATIM_DECISION: UpdateDecision = {
  */
 export async function applyMention(deps: MentionDeps, input: MentionInput): Promise<AddResult> {
   const { text, vector, scope, options, atMs } = input;
+  const contextWeight = deps.config.retrieval.contextWeight;
+  // What the store keeps: the content's vector moved toward its context.
+  const indexed = (content: number[]) => (input.contextVector ? blendVectors(content, input.contextVector, contextWeight) : content);
   const atIso = new Date(atMs).toISOString();
   const trigger = options.trigger ?? 'user_mention';
   // Candidates: the same scope, and the same layer (facts and core facts merge; episodes and system memories only with their own kind).
@@ -84,7 +90,7 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
       metadata: { ...nearest.metadata, ...(options.metadata ?? {}) },
       revision: nearest.revision + 1,
     };
-    const mergedVector = mergedContent === text ? vector : await deps.embed(mergedContent);
+    const mergedVector = indexed(mergedContent === text ? vector : await deps.embed(mergedContent));
     await deps.store.apply([
       {
         op: 'put',
@@ -118,7 +124,7 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
     {
       op: 'put',
       memory: created,
-      vector,
+      vector: indexed(vector),
       expectedRevision: 0,
       version: versionOf(null, created, { trigger, action: 'create', reason: decision.reason, atIso }),
     },
@@ -145,6 +151,17 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
   }
   await deps.store.apply(changes);
   return { decision, memory: created, ...(boosted ? { boosted } : {}) };
+}
+
+/** normalize(a + weight·b), for unit vectors a and b; `a` itself when the sum vanishes. */
+export function blendVectors(a: readonly number[], b: readonly number[], weight: number): number[] {
+  if (weight === 0 || a.length !== b.length) return [...a];
+  const sum = a.map((value, index) => value + weight * (b[index] as number));
+  let norm = 0;
+  for (const value of sum) norm += value * value;
+  if (!(norm > 1e-12)) return [...a];
+  const scale = 1 / Math.sqrt(norm);
+  return sum.map((value) => value * scale);
 }
 
 /** Categories a new memory of `category` may merge with. */

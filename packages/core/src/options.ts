@@ -58,6 +58,7 @@ export const addOptionsSchema = z
     at: timestamp.optional(),
     trigger: z.enum(['user_mention', 'extraction', 'import']).optional(),
     merge: z.boolean().optional(),
+    context: z.string().optional(),
   })
   .strict();
 export type ParsedAddOptions = z.output<typeof addOptionsSchema>;

@@ -123,6 +123,30 @@ describe('add', () => {
     expect(merged.decision.strategy).toBe('merge_update');
   });
 
+  it('moves the stored vector toward the context, never stores the context, and decides merges on the content alone', async () => {
+    const { memory, store } = rig({}, { reply: axisVector(DIM, 0), question: axisVector(DIM, 1), other: axisVector(DIM, 2) });
+    const first = await memory.add('reply', { scope: { userId: 'a' }, context: 'question' });
+    expect(first.memory.content).toBe('reply');
+    expect(JSON.stringify(first.memory)).not.toContain('question');
+    const stored = (await store.getVector(first.memory.id)) as number[];
+    // normalize(e0 + 0.7·e1)
+    expect(stored[0]).toBeCloseTo(1 / Math.sqrt(1 + 0.49), 6);
+    expect(stored[1]).toBeCloseTo(0.7 / Math.sqrt(1 + 0.49), 6);
+    const [hit] = await memory.search('question', { scope: { userId: 'a' } });
+    expect(hit?.memory.id).toBe(first.memory.id);
+    expect(hit?.parts.semantic).toBeCloseTo(0.7 / Math.sqrt(1.49), 6);
+    // The same content with other context: compared by its own vector (cosine 0.82 with the stored one), so kept apart, not merged.
+    const second = await memory.add('reply', { scope: { userId: 'a' }, context: 'other' });
+    expect(second.decision.strategy).not.toBe('merge_update');
+    expect(second.decision.similarity).toBeCloseTo(1 / Math.sqrt(1.49), 6);
+  });
+
+  it('ignores context when retrieval.contextWeight is 0', async () => {
+    const { memory, store } = rig({ retrieval: { contextWeight: 0 } }, { reply: axisVector(DIM, 0), question: axisVector(DIM, 1) });
+    const added = await memory.add('reply', { scope: { userId: 'a' }, context: 'question' });
+    expect(await store.getVector(added.memory.id)).toEqual(axisVector(DIM, 0));
+  });
+
   it('stores historical times given with `at`', async () => {
     const { memory } = rig();
     const result = await memory.add('Went to the support group', { scope: { userId: 'a' }, at: '2023-05-08T13:56:00.000Z' });

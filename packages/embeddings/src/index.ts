@@ -1,8 +1,9 @@
 // The offline default
 export { createDefaultEmbedder, createOfflineEmbedder } from './default-embedder.js';
-export type { DefaultEmbedderOptions } from './default-embedder.js';
+export type { DefaultEmbedderOptions, OfflineEmbedderOptions } from './default-embedder.js';
 
 // Embedders
+export { createWordVectorEmbedder, wordVectorOf, WORD_VECTOR_EMBEDDER_ID } from './word-vector-embedder.js';
 export { createUseLiteEmbedder } from './use-lite-embedder.js';
 export type { UseLiteEmbedderOptions } from './use-lite-embedder.js';
 export { createLexicalEmbedder, lexicalVector, resolveLexicalSettings } from './lexical-embedder.js';

@@ -54,10 +54,17 @@ export function hasCjk(text: string): boolean {
   return CJK.test(text);
 }
 
+/**
+ * Characters that are Chinese function words on their own (particles, the
+ * copula, pronouns): like English stopwords, they are not terms by themselves,
+ * only inside pairs, so "他孩子多大了" does not match "养了一只猫" through 了.
+ */
+const CJK_FUNCTION_CHARS: ReadonlySet<string> = new Set(Array.from('的了着过吗呢吧啊呀嘛是在和与及或也就都而我你他她它们这那个一有之其于'));
+
 function pushCjk(run: string, tokens: string[]): void {
   const chars = Array.from(run);
   for (let index = 0; index < chars.length; index++) {
-    tokens.push(chars[index] as string);
+    if (!CJK_FUNCTION_CHARS.has(chars[index] as string)) tokens.push(chars[index] as string);
     if (index + 1 < chars.length) tokens.push((chars[index] as string) + (chars[index + 1] as string));
   }
 }

@@ -32,7 +32,7 @@ describe('the memloom binary', () => {
     expect(JSON.parse(search.stdout)[0].memory).toMatchObject({ content: 'I keep my bike in the garage', scope: { userId: 'alice' } });
     const stats = JSON.parse((await runBin(dir, ['stats', '--json'])).stdout);
     expect(stats).toMatchObject({ store: { name: 'sqlite' }, total: 2, configFile: join(dir, 'memloom.config.json') });
-    expect(stats.embedder.id).toMatch(/use-lite/);
+    expect(stats.embedder.id).toMatch(/^memloom\/offline-/);
   });
 
   it('exports from SQLite and imports into Markdown chosen by MEMLOOM_STORE, losing nothing', async () => {

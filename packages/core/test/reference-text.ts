@@ -5,6 +5,7 @@
  */
 import { porterStem } from '../src/text/porter-stemmer.js';
 import { CHINESE_STOPWORDS, ENGLISH_STOPWORDS } from '../src/text/stopwords.js';
+import { CJK_FUNCTION_CHARS } from '../src/text/tokenize.js';
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
 const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]/u;
@@ -27,7 +28,7 @@ export function referenceTokenize(text: string, options: { stopwords?: boolean; 
     if (!part.isWordLike) continue;
     const word = part.segment;
     if (CJK.test(word)) {
-      for (const run of word.match(CJK_RUN) ?? []) pushCjk(run, tokens);
+      for (const run of word.match(CJK_RUN) ?? []) pushCjk(run, tokens, useStopwords);
       const rest = word.replace(CJK_RUN, ' ').trim();
       if (rest) for (const piece of rest.split(/\s+/)) pushLatin(piece, tokens, useStopwords, useStem);
       continue;
@@ -37,10 +38,10 @@ export function referenceTokenize(text: string, options: { stopwords?: boolean; 
   return tokens;
 }
 
-function pushCjk(run: string, tokens: string[]): void {
+function pushCjk(run: string, tokens: string[], useStopwords: boolean): void {
   const chars = Array.from(run);
   for (let index = 0; index < chars.length; index++) {
-    tokens.push(chars[index] as string);
+    if (!useStopwords || !CJK_FUNCTION_CHARS.has(chars[index] as string)) tokens.push(chars[index] as string);
     if (index + 1 < chars.length) tokens.push((chars[index] as string) + (chars[index + 1] as string));
   }
 }

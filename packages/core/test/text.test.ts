@@ -19,6 +19,7 @@ describe('tokenize', () => {
     expect(tokens).not.toContain('他');
     expect(tokens).toEqual(expect.arrayContaining(['孩', '子', '孩子', '多大']));
     expect(tokenize('的')).toEqual([]);
+    expect(tokenize('他孩子多大了', { stopwords: false })).toEqual(expect.arrayContaining(['他', '了']));
   });
 
   it('handles mixed scripts, numbers and emoji', () => {

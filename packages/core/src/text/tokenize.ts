@@ -39,7 +39,7 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
     if (!part.isWordLike) continue;
     const word = part.segment;
     if (CJK.test(word)) {
-      for (const run of word.match(CJK_RUN) ?? []) pushCjk(run, tokens);
+      for (const run of word.match(CJK_RUN) ?? []) pushCjk(run, tokens, useStopwords);
       const rest = word.replace(CJK_RUN, ' ').trim();
       if (rest) for (const piece of rest.split(/\s+/)) pushLatin(piece, tokens, useStopwords, useStem);
       continue;
@@ -59,12 +59,12 @@ export function hasCjk(text: string): boolean {
  * copula, pronouns): like English stopwords, they are not terms by themselves,
  * only inside pairs, so "他孩子多大了" does not match "养了一只猫" through 了.
  */
-const CJK_FUNCTION_CHARS: ReadonlySet<string> = new Set(Array.from('的了着过吗呢吧啊呀嘛是在和与及或也就都而我你他她它们这那个一有之其于'));
+export const CJK_FUNCTION_CHARS: ReadonlySet<string> = new Set(Array.from('的了着过吗呢吧啊呀嘛是在和与及或也就都而我你他她它们这那个一有之其于'));
 
-function pushCjk(run: string, tokens: string[]): void {
+function pushCjk(run: string, tokens: string[], useStopwords: boolean): void {
   const chars = Array.from(run);
   for (let index = 0; index < chars.length; index++) {
-    if (!CJK_FUNCTION_CHARS.has(chars[index] as string)) tokens.push(chars[index] as string);
+    if (!useStopwords || !CJK_FUNCTION_CHARS.has(chars[index] as string)) tokens.push(chars[index] as string);
     if (index + 1 < chars.length) tokens.push((chars[index] as string) + (chars[index + 1] as string));
   }
 }

@@ -237,6 +237,24 @@ describe('extraction: deterministic fallback', () => {
     expect(records.every((record) => record.source === 'background_ai' && record.verified && record.sources[0] === 'u1')).toBe(true);
   });
 
+  it('indexes a fact cut from a longer message with the message around it (vector only)', async () => {
+    const message = 'We moved to Lyon last spring. I love it there.';
+    const { pipeline, memory, store } = pipelineRig({ vectors: { 'I love it there.': axisVector(DIM, 0), [message]: axisVector(DIM, 1), 'I love it there': axisVector(DIM, 2) } });
+    const report = await pipeline.extract({ scope: alice, user: message, assistant: 'Nice!' });
+    expect(report.applied.map((entry) => entry.kind === 'add' && entry.content)).toEqual(['We moved to Lyon last spring.', 'I love it there.']);
+    const second = report.applied[1];
+    const fact = await memory.get(second?.kind === 'add' ? second.result.memory.id : '');
+    expect(fact?.content).toBe('I love it there.');
+    const stored = (await store.getVector(fact?.id as string)) as number[];
+    expect(stored[0]).toBeCloseTo(1 / Math.sqrt(1.49), 6);
+    expect(stored[1]).toBeCloseTo(0.7 / Math.sqrt(1.49), 6);
+    // A one-sentence message is its own fact: nothing around it, the vector is the fact's own.
+    const alone = await pipeline.extract({ scope: alice, user: 'I love it there', assistant: 'Nice!' });
+    const added = alone.applied[0];
+    expect(added?.kind).toBe('add');
+    expect(await store.getVector(added?.kind === 'add' ? added.result.memory.id : '')).toEqual(axisVector(DIM, 2));
+  });
+
   it('handles Chinese statements, questions and requests', async () => {
     const { pipeline } = pipelineRig();
     const report = await pipeline.extract({ scope: alice, user: '你好！请记住：我的咖啡偏好是无糖拿铁，大杯。明天会下雨吗？帮我订一张票。', assistant: '好的' });

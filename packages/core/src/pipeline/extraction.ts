@@ -179,7 +179,11 @@ async function addFact(
   report: ExtractionReport,
 ): Promise<void> {
   try {
+    // A fact cut from a longer message is indexed with that message around it (it shapes
+    // the vector only): "I love it there" is found by a question about the city named before it.
+    const around = turn.user.content.trim();
     const result = await context.memory.add(content, {
+      ...(around !== content.trim() ? { context: around } : {}),
       ...(turn.scope ? { scope: turn.scope } : {}),
       category: 'fact',
       source: 'background_ai',

@@ -55,6 +55,20 @@ export const LOCOMO_ROWS: readonly LocomoRow[] = [
       createMemloomRetriever(conversation, { store: 'default', ...(context.embedderName === 'default' ? {} : { embedderConfig: context.embedderName }) }),
   },
   {
+    name: 'memloom-default-context',
+    group: 'memloom',
+    label: 'memloom default + context: createMemory() (SQLite store), 2 turns of context',
+    description:
+      'as memloom-default, but each turn is added with the 2 turns before it in its session as add(turn, { context }): the context shapes the stored vector only, the memory text and keyword index hold the turn alone',
+    embeds: true,
+    create: (conversation, context) =>
+      createMemloomRetriever(conversation, {
+        store: 'default',
+        contextTurns: 2,
+        ...(context.embedderName === 'default' ? {} : { embedderConfig: context.embedderName }),
+      }),
+  },
+  {
     name: 'memloom-markdown',
     group: 'memloom',
     label: 'memloom, Markdown store',

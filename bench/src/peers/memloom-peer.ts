@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { Embedder } from '@memloom/core';
 import { createFakeClock } from '@memloom/core/testing';
 import { createMemory, type Memory, type MemloomOptions } from 'memloom';
+import { contextOf } from '../retrievers.js';
 import { turnText, type LocomoConversation, type LocomoRetriever, type LocomoTurn } from '../locomo.js';
 
 export type MemloomStoreKind = 'default' | 'markdown' | 'memory' | 'qdrant';
@@ -66,14 +67,20 @@ export async function createMemloomPeer(options: MemloomPeerOptions): Promise<{ 
  * turn added in order, the clock standing at the last session's date when the
  * questions are asked (as in the embeddings bench).
  */
-export async function createMemloomRetriever(conversation: LocomoConversation, options: Omit<MemloomPeerOptions, 'clock'>): Promise<LocomoRetriever> {
+export async function createMemloomRetriever(
+  conversation: LocomoConversation,
+  options: Omit<MemloomPeerOptions, 'clock'> & { contextTurns?: number },
+): Promise<LocomoRetriever> {
   const lastTurn = conversation.turns[conversation.turns.length - 1] as LocomoTurn;
   const clock = createFakeClock(lastTurn.at.getTime());
   const peer = await createMemloomPeer({ ...options, clock });
   const scope = { userId: conversation.id };
   return {
     async ingest(turns) {
-      for (const turn of turns) await peer.memory.add(turnText(turn), { scope, at: turn.at, sources: [turn.diaId] });
+      for (const [index, turn] of turns.entries()) {
+        const context = options.contextTurns ? contextOf(turns, index, options.contextTurns) : undefined;
+        await peer.memory.add(turnText(turn), { scope, at: turn.at, sources: [turn.diaId], ...(context ? { context } : {}) });
+      }
     },
     async search(question, k) {
       const results = await peer.memory.search(question, { scope, limit: k });

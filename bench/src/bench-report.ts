@@ -7,11 +7,16 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const repoRoot = resolve(benchDir, '..');
+
+/** A path as a results file may show it: relative to the repository (with `..` when outside it), never the machine's absolute path. */
+export function displayPath(path: string): string {
+  return relative(repoRoot, path).split(sep).join('/') || '.';
+}
 
 /** `--name value` from an argument list. */
 export function option(args: readonly string[], name: string): string | undefined {
@@ -171,10 +176,24 @@ function closureSize(dir: string, seen: Set<string>): number {
 
 /** A package's files, without nested node_modules; for our workspace packages only what is published. */
 function packageSize(dir: string): number {
-  if (dir.startsWith(join(repoRoot, 'packages'))) {
-    return ['dist', 'package.json', 'README.md'].reduce((sum, entry) => sum + (existsSync(join(dir, entry)) ? treeSize(join(dir, entry)) : 0), 0);
+  if (!dir.startsWith(join(repoRoot, 'packages'))) return treeSize(dir);
+  // A workspace package counts what it publishes: its `files` entries (a folder, a file or
+  // `folder/*.ext`), package.json, README and LICENSE, as npm packs them.
+  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { files?: string[] };
+  const entries = new Set(['package.json', 'README.md', 'LICENSE', ...(manifest.files ?? ['dist'])]);
+  let total = 0;
+  for (const entry of entries) {
+    const star = entry.indexOf('*');
+    if (star === -1) {
+      if (existsSync(join(dir, entry))) total += treeSize(join(dir, entry));
+      continue;
+    }
+    const folder = join(dir, dirname(entry));
+    const suffix = entry.slice(star + 1);
+    if (!existsSync(folder)) continue;
+    for (const name of readdirSync(folder)) if (name.endsWith(suffix)) total += treeSize(join(folder, name));
   }
-  return treeSize(dir);
+  return total;
 }
 
 function treeSize(path: string): number {

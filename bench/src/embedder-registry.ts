@@ -102,11 +102,22 @@ export function candidates(options: { modelPath?: string } = {}): Candidate[] {
     },
     {
       name: 'default',
-      description: 'createDefaultEmbedder(): word vectors 0.8 + hashed lexical 0.2 (cosine shares), cached',
+      description: 'createDefaultEmbedder(): word vectors 0.8 + hashed lexical 0.2 (256 word + 128 n-gram buckets; cosine shares), cached',
       speed: () => createOfflineEmbedder(),
       quality: () => createDefaultEmbedder({ cacheEntries: 100_000 }),
       isDefault: true,
     },
+    ...(
+      [
+        [768, 256],
+        [192, 64],
+      ] as const
+    ).map(([wordDimension, charDimension]) => ({
+      name: `default-l${wordDimension}-${charDimension}`,
+      description: `the default with a lexical part of ${wordDimension} word + ${charDimension} n-gram buckets instead of 256 + 128`,
+      speed: () => createOfflineEmbedder({ lexical: { wordDimension, charDimension } }),
+      quality: () => createCachedEmbedder(createOfflineEmbedder({ lexical: { wordDimension, charDimension } }), { sharePurposes: true, maxEntries: 100_000 }),
+    })),
     {
       name: 'transformers tiny-bert',
       description: 'transformers.js on the 16-dim test fixture: measures the runtime path only, its vectors mean nothing',

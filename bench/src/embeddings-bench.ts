@@ -20,6 +20,7 @@ import { candidates, sharedParts, shippedDefaultId, type Candidate } from './emb
 import { loadLocomo, runLocomo, turnText, type LocomoRun } from './locomo.js';
 import { createBm25Retriever, createMemoryRetriever, VECTOR_ONLY } from './retrievers.js';
 import { loadZhMemorySet, runZhMemorySet, type ZhRecall } from './zh-memory.js';
+import { displayPath } from './bench-report.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const benchDir = resolve(here, '..');
@@ -242,7 +243,7 @@ async function measureQuality(list: Candidate[]): Promise<QualityResults> {
       }
     }
     locomo = {
-      data: dataDir.startsWith(repoRoot) ? dataDir.slice(repoRoot.length + 1) : 'shared/data/locomo (or --data)',
+      data: displayPath(dataDir),
       conversations: conversations.length,
       questions: bm25.questions,
       bm25,

@@ -13,13 +13,13 @@ import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import {
+  displayPath,
   locomoDir,
   machineFacts,
   option,
   packageFacts,
   percentiles,
   printTable,
-  repoRoot,
   round,
   runWorker,
   writeResults,
@@ -74,7 +74,7 @@ const report = {
   machine: machineFacts(loadBefore),
   packages: packageFacts(['memloom', '@memloom/core', '@memloom/embeddings', '@memloom/store-sqlite', '@memloom/store-markdown', '@memloom/langchain-memory', 'mem0ai', '@langchain/classic', '@langchain/core']),
   data: {
-    dir: dataDir.startsWith(repoRoot) ? dataDir.slice(repoRoot.length + 1) : dataDir,
+    dir: displayPath(dataDir),
     conversations: conversations.map((conversation) => conversation.id),
     turns: conversations.reduce((sum, conversation) => sum + conversation.turns.length, 0),
     metric: 'shared/data/locomo/README.md: every turn one memory "<speaker>: <text>" (+ image caption), questions of categories 1-4, recall@k = share of evidence dia_ids among the sources of the top k',

@@ -1,6 +1,6 @@
 import { MemloomError, type Embedder, type EmbedOptions } from '@memloom/core';
 import { createCachedEmbedder, type CachedEmbedder, type PersistentEmbeddingCache } from './cached-embedder.js';
-import { assertTexts, lexicalVector, resolveLexicalSettings } from './lexical-embedder.js';
+import { assertTexts, lexicalVector, resolveLexicalSettings, type LexicalEmbedderOptions } from './lexical-embedder.js';
 import { WORD_VECTOR_EMBEDDER_ID, wordVectorOf } from './word-vector-embedder.js';
 
 export interface DefaultEmbedderOptions {
@@ -23,11 +23,18 @@ export interface OfflineEmbedderOptions {
    * @default 0.8
    */
   semanticWeight?: number;
+  /**
+   * Buckets of the lexical part: words and character n-grams. More buckets
+   * mean fewer hash collisions but longer vectors to store and scan; on
+   * LoCoMo and the Chinese sets 256 + 128 ranks like 768 + 256 (package README).
+   * @default { wordDimension: 256, charDimension: 128 }
+   */
+  lexical?: Pick<LexicalEmbedderOptions, 'wordDimension' | 'charDimension'>;
 }
 
-const LEXICAL = resolveLexicalSettings({});
+const DEFAULT_LEXICAL = { wordDimension: 256, charDimension: 128 } as const;
+
 const WORD_DIMENSION = 100;
-const LEXICAL_DIMENSION = LEXICAL.wordDimension + LEXICAL.charDimension;
 
 /**
  * The offline default: what memloom uses when no embedder is configured.
@@ -46,7 +53,7 @@ export function createDefaultEmbedder(options: DefaultEmbedderOptions = {}): Cac
 }
 
 /**
- * The default's vector space without the cache (1,124 dimensions):
+ * The default's vector space without the cache (484 dimensions):
  * `[√w·words(text), √(1−w)·lexical(text)]`, so the cosine of two texts is
  * `w·cos_words + (1−w)·cos_lexical`. A text with no known word (emoji,
  * Japanese, Korean, unknown names only) has only the lexical part.
@@ -60,7 +67,10 @@ export function createOfflineEmbedder(options: OfflineEmbedderOptions = {}): Emb
       message: `offline embedder: semanticWeight must be a number between 0 and 1 (exclusive), got ${String(options.semanticWeight)}`,
     });
   }
-  const id = `memloom/offline-v2(${WORD_VECTOR_EMBEDDER_ID}*${semanticWeight}+lexical-v1*${Math.round((1 - semanticWeight) * 1e6) / 1e6})`;
+  const LEXICAL = resolveLexicalSettings({ ...DEFAULT_LEXICAL, ...options.lexical });
+  const LEXICAL_DIMENSION = LEXICAL.wordDimension + LEXICAL.charDimension;
+  const lexicalId = `lexical-v1:w${LEXICAL.wordDimension}:c${LEXICAL.charDimension}`;
+  const id = `memloom/offline-v3(${WORD_VECTOR_EMBEDDER_ID}*${semanticWeight}+${lexicalId}*${Math.round((1 - semanticWeight) * 1e6) / 1e6})`;
   const wordScale = Math.sqrt(semanticWeight);
   const lexicalScale = Math.sqrt(1 - semanticWeight);
   const dimension = WORD_DIMENSION + LEXICAL_DIMENSION;

@@ -52,7 +52,7 @@ export interface MemloomBlockOptions {
   pipeline?: MemoryPipeline;
   /** Most memories returned by `get`. @default 5 */
   limit?: number;
-  /** Memories scoring below this (0..1, see core's retrieval) are left out as irrelevant. @default 0.3 */
+  /** Memories scoring below this (0..1, see core's retrieval) are left out as irrelevant. @default 0.2 */
   minScore?: number;
   /** Most tokens the returned message may take (LlamaIndex's tokenizer); the lowest-ranked memories are dropped to fit. @default 1024 */
   tokenLimit?: number;
@@ -80,7 +80,7 @@ const optionsSchema = z
     priority: prioritySchema.default(2),
     llm: z.custom<LLM>((value) => typeof (value as Partial<LLM> | undefined)?.chat === 'function', { message: 'must be a LlamaIndex LLM' }).nullable().optional(),
     limit: z.number().int().min(1).max(100).default(5),
-    minScore: z.number().min(0).max(1).default(0.3),
+    minScore: z.number().min(0).max(1).default(0.2),
     tokenLimit: tokenLimitSchema.default(1024),
     queryWindow: z.number().int().min(1).max(50).default(1),
     filter: z.custom<MemoryFilter>((value) => typeof value === 'object' && value !== null, { message: 'must be a memory filter object' }).optional(),

@@ -2,6 +2,7 @@ import { createMemory as createChatMemory, type MemoryMessage } from '@llamainde
 import { extractText } from '@llamaindex/core/utils';
 import { createMemory, createMemoryPipeline, MemloomError } from '@memloom/core';
 import { createFakeClock, createInMemoryStore, createScriptedModel, createTestEmbedder } from '@memloom/core/testing';
+import { createDefaultEmbedder } from '@memloom/embeddings';
 import { describe, expect, it } from 'vitest';
 import { countTokens } from '../src/messages.js';
 import { memloomBlock, MemloomMemoryBlock } from '../src/index.js';
@@ -73,6 +74,18 @@ describe('MemloomMemoryBlock in a real LlamaIndex Memory', () => {
     expect(context).toContain('cello in a community orchestra');
     expect(context).not.toContain('Porto');
     expect(context).not.toContain('Lisbon');
+  });
+
+  it('with the offline default embedder, shows a related memory that shares no word with the query, and not an unrelated one', async () => {
+    const memory = createMemory({ store: createInMemoryStore(), embedder: createDefaultEmbedder() });
+    for (const fact of ['I am planning a trip to Kyoto in April.', 'I am vegetarian, so no meat or fish for me.', 'I would also like to see the bamboo forest in Arashiyama early in the morning.']) {
+      await memory.add(fact, { scope: alice });
+    }
+    const chat = createChatMemory({ memoryBlocks: [memloomBlock({ memory, scope: alice })] });
+    await chat.add({ role: 'user', content: 'Which restaurants would suit me?' });
+    const context = memoryMessages(await chat.getLLM(llm));
+    expect(context).toContain('vegetarian');
+    expect(context).not.toContain('bamboo');
   });
 
   it("never shows another user's memories, however well they match", async () => {

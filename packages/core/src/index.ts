@@ -107,7 +107,7 @@ export { WorkingMemoryTracker, workingMemoryConfigSchema, workingMemoryConfigFro
 export type { WorkingMemoryConfig, WorkingMemoryConfigInput, WorkingMemoryStatus, WorkingMemoryCheck } from './working-memory.js';
 
 // Text utilities shared by stores and embedders
-export { tokenize, hasCjk } from './text/tokenize.js';
+export { tokenize, hasCjk, TOKENIZER_VERSION } from './text/tokenize.js';
 export type { TokenizeOptions } from './text/tokenize.js';
 export { keywords } from './text/keywords.js';
 export { porterStem } from './text/porter-stemmer.js';

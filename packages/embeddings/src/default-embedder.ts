@@ -1,4 +1,4 @@
-import { MemloomError, type Embedder, type EmbedOptions } from '@memloom/core';
+import { MemloomError, TOKENIZER_VERSION, type Embedder, type EmbedOptions } from '@memloom/core';
 import { createCachedEmbedder, type CachedEmbedder, type PersistentEmbeddingCache } from './cached-embedder.js';
 import { assertTexts, lexicalVector, resolveLexicalSettings, type LexicalEmbedderOptions } from './lexical-embedder.js';
 import { WORD_VECTOR_EMBEDDER_ID, wordVectorOf } from './word-vector-embedder.js';
@@ -69,7 +69,7 @@ export function createOfflineEmbedder(options: OfflineEmbedderOptions = {}): Emb
   }
   const LEXICAL = resolveLexicalSettings({ ...DEFAULT_LEXICAL, ...options.lexical });
   const LEXICAL_DIMENSION = LEXICAL.wordDimension + LEXICAL.charDimension;
-  const lexicalId = `lexical-v1:w${LEXICAL.wordDimension}:c${LEXICAL.charDimension}`;
+  const lexicalId = `lexical-v1:t${TOKENIZER_VERSION}:w${LEXICAL.wordDimension}:c${LEXICAL.charDimension}`;
   const id = `memloom/offline-v3(${WORD_VECTOR_EMBEDDER_ID}*${semanticWeight}+${lexicalId}*${Math.round((1 - semanticWeight) * 1e6) / 1e6})`;
   const wordScale = Math.sqrt(semanticWeight);
   const lexicalScale = Math.sqrt(1 - semanticWeight);

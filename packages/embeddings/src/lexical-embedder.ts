@@ -1,4 +1,4 @@
-import { MemloomError, tokenize, type Embedder, type EmbedOptions } from '@memloom/core';
+import { MemloomError, tokenize, TOKENIZER_VERSION, type Embedder, type EmbedOptions } from '@memloom/core';
 import { addHashedFeature, normalizeRange } from './hashing.js';
 
 export interface LexicalEmbedderOptions {
@@ -48,7 +48,7 @@ export function createLexicalEmbedder(options: LexicalEmbedderOptions = {}): Emb
   const settings = resolveLexicalSettings(options);
   const { wordDimension, charDimension, charNgramSize, charWeight } = settings;
   const dimension = wordDimension + charDimension;
-  const id = `memloom/lexical-v1:w${wordDimension}:c${charDimension}x${charNgramSize}@${charWeight}`;
+  const id = `memloom/lexical-v1:t${TOKENIZER_VERSION}:w${wordDimension}:c${charDimension}x${charNgramSize}@${charWeight}`;
   return {
     id,
     dimension,

@@ -15,7 +15,7 @@ describe('default embedder', () => {
   const embedder = createDefaultEmbedder();
 
   it('names its vector space and has 100 + 384 dimensions', () => {
-    expect(embedder.id).toBe('memloom/offline-v3(memloom/word-vectors-v1:glove100d-50k-sif-abtt2+cedict*0.8+lexical-v1:w256:c128*0.2)');
+    expect(embedder.id).toBe('memloom/offline-v3(memloom/word-vectors-v1:glove100d-50k-sif-abtt2+cedict*0.8+lexical-v1:t2:w256:c128*0.2)');
     expect(embedder.dimension).toBe(484);
     expect(createOfflineEmbedder({ semanticWeight: 0.5 }).id).not.toBe(createOfflineEmbedder().id);
   });
@@ -23,7 +23,7 @@ describe('default embedder', () => {
   it('takes other lexical bucket counts, and names them in its id', async () => {
     const wide = createOfflineEmbedder({ lexical: { wordDimension: 768, charDimension: 256 } });
     expect(wide.dimension).toBe(1124);
-    expect(wide.id).toContain('lexical-v1:w768:c256');
+    expect(wide.id).toContain('lexical-v1:t2:w768:c256');
     const [vector] = await wide.embed(['I drink espresso every morning']);
     expect(vector).toHaveLength(1124);
     expect(() => createOfflineEmbedder({ lexical: { wordDimension: 3 } })).toThrow(/wordDimension/);

@@ -1,4 +1,4 @@
-import { cosineSimilarity, MemloomError } from '@memloom/core';
+import { cosineSimilarity, MemloomError, TOKENIZER_VERSION } from '@memloom/core';
 import { testEmbedder } from '@memloom/testkit';
 import { describe, expect, it } from 'vitest';
 import { createLexicalEmbedder } from '../src/index.js';
@@ -17,6 +17,8 @@ describe('lexical embedder', () => {
     expect(embedder.dimension).toBe(768 + 256);
     expect(createLexicalEmbedder({ wordDimension: 512, charDimension: 0 }).dimension).toBe(512);
     expect(createLexicalEmbedder({ charWeight: 0.5 }).id).not.toBe(embedder.id);
+    // The tokenizer's version is part of the vector space: a tokenizer change changes the id.
+    expect(embedder.id).toContain(`:t${TOKENIZER_VERSION}:`);
   });
 
   it('gives identical texts similarity 1 and texts sharing no term about 0', async () => {

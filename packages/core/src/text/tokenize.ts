@@ -8,6 +8,14 @@ const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
 const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]/u;
 const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+/gu;
 
+/**
+ * The version of `tokenize`'s output. It changes whenever the same text may
+ * give other terms, so that anything derived from terms (a lexical
+ * embedder's vector space, a stored keyword index) can name what it was built
+ * with. 2: one-character Chinese function words are no terms on their own.
+ */
+export const TOKENIZER_VERSION = 2;
+
 export interface TokenizeOptions {
   /** Drop common English words. @default true */
   stopwords?: boolean;

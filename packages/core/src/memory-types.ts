@@ -123,6 +123,13 @@ export interface UpdateOptions {
   trigger?: 'manual_edit' | 'review' | 'extraction';
   /** What the change did, for the history. @default 'edit' */
   action?: 'edit' | 'boost' | 'promote' | 'review';
+  /**
+   * Only change the memory if its revision is still this one (CONFLICT
+   * otherwise, nothing written): for a patch computed from a record read
+   * earlier, such as a boost of the importance it had, so a change made in
+   * between is never overwritten.
+   */
+  expectedRevision?: number;
 }
 
 export interface ScopedOptions {

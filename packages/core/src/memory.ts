@@ -242,12 +242,18 @@ class MemloomMemory implements Memory {
   async update(id: string, patch: UpdatePatch, options: UpdateOptions = {}): Promise<MemoryRecord> {
     this.assertOpen();
     const parsed = parseOrThrow(updatePatchSchema, patch, 'update patch', 'INVALID_INPUT');
-    parseOrThrow(updateOptionsSchema, { trigger: options.trigger, action: options.action }, 'update options');
+    parseOrThrow(updateOptionsSchema, { trigger: options.trigger, action: options.action, expectedRevision: options.expectedRevision }, 'update options');
     const content = parsed.content === undefined ? undefined : validateContent(parsed.content, this.config.limits.maxContentLength);
     if (parsed.tags && parsed.tags.length > this.config.limits.maxTags) {
       throw new MemloomError({ code: 'INVALID_INPUT', message: `at most ${this.config.limits.maxTags} tags are allowed` });
     }
     const current = await this.requireMemory(id, options.scope);
+    if (options.expectedRevision !== undefined && current.revision !== options.expectedRevision) {
+      throw new MemloomError({
+        code: 'CONFLICT',
+        message: `memory ${id} is at revision ${current.revision}, not ${options.expectedRevision}: it changed since it was read`,
+      });
+    }
     const nowMs = this.clock.now();
     const atIso = new Date(nowMs).toISOString();
     const updatedAt = options.refreshTimestamp ? atIso : current.updatedAt;

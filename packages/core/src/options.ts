@@ -102,6 +102,7 @@ export const updatePatchSchema = z
 export const updateOptionsSchema = z.object({
   trigger: z.enum(['manual_edit', 'review', 'extraction']).optional(),
   action: z.enum(['edit', 'boost', 'promote', 'review']).optional(),
+  expectedRevision: z.number().int().nonnegative().optional(),
 });
 
 /** Parse with a schema; a failure becomes INVALID_OPTIONS (or the given code) naming every bad field. */

@@ -238,6 +238,19 @@ describe('manual edits, deletes and rendering', () => {
     expect((await errorOf(memory.update(added.memory.id, { colour: 'x' } as never))).code).toBe('INVALID_INPUT');
   });
 
+  it('with expectedRevision, refuses an edit computed from a record that changed since (CONFLICT, nothing written)', async () => {
+    const { memory } = rig();
+    const added = await memory.add('Favourite colour is blue', { scope: { userId: 'a' } });
+    const read = added.memory;
+    await memory.update(read.id, { importance: 2 }, { expectedRevision: read.revision });
+    const stale = await errorOf(memory.update(read.id, { importance: read.importance + 0.3 }, { expectedRevision: read.revision }));
+    expect(stale.code).toBe('CONFLICT');
+    expect(stale.message).toMatch(/revision 2, not 1/);
+    expect(await memory.get(read.id)).toMatchObject({ importance: 2, revision: 2 });
+    expect(await memory.history(read.id)).toHaveLength(2);
+    expect((await errorOf(memory.update(read.id, { importance: 1 }, { expectedRevision: -1 }))).code).toBe('INVALID_OPTIONS');
+  });
+
   it('deletes one memory, or everything in a scope', async () => {
     const { memory } = rig();
     const one = await memory.add('first note', { scope: { userId: 'a' } });

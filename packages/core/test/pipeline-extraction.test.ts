@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { axisVector, createHangingModel, createScriptedModel, vectorWithSimilarity } from '../src/testing/index.js';
+import { axisVector, createHangingModel, createInMemoryStore, createScriptedModel, vectorWithSimilarity } from '../src/testing/index.js';
 import { DAY, DIM, errorOf, pipelineRig, promptOf } from './pipeline-rig.js';
 
 const alice = { userId: 'alice' };
@@ -100,6 +100,27 @@ describe('extraction: operations from the model', () => {
     const boosted = await memory.get(tense.memory.id);
     expect(boosted).toMatchObject({ importance: 1.3, updatedAt: tense.memory.updatedAt });
     expect((await memory.history(tense.memory.id))[1]).toMatchObject({ trigger: 'extraction', action: 'boost' });
+  });
+
+  it('a boost never overwrites a change made between its read and its write: it reads again and boosts that', async () => {
+    const { state, model } = settableModel();
+    const store = createInMemoryStore();
+    const { pipeline, memory } = pipelineRig({ languageModel: model, store });
+    const tense = await memory.add('The user is tense about the interview', { scope: alice });
+    // The second read of the memory (the boost's own) returns the record as it was, after another
+    // writer has raised its importance to 2: the boost's write then meets a newer revision.
+    const read = store.get.bind(store);
+    let readsUntilRace = 2;
+    store.get = async (id) => {
+      const record = await read(id);
+      if (--readsUntilRace === 0) await memory.update(id, { importance: 2 }, { reason: 'another writer' });
+      return record;
+    };
+    state.answer = `[BOOST:${tense.memory.id}] the reply told them not to be so tense`;
+    const report = await pipeline.extract({ scope: alice, user: 'Tomorrow is the day', assistant: "Don't be so tense", retrieved: [{ memory: tense.memory }] });
+    expect(report.applied[0]).toMatchObject({ kind: 'boost', importance: { from: 2, to: 2.3 } });
+    expect(await memory.get(tense.memory.id)).toMatchObject({ importance: 2.3, revision: 3 });
+    expect((await memory.history(tense.memory.id)).map((entry) => entry.reason)).toEqual([expect.any(String), 'another writer', expect.stringMatching(/importance 2 -> 2.3/)]);
   });
 
   it('a memory retrieved but unused is not boosted (the model skips; the fallback never boosts)', async () => {

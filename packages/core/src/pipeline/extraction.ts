@@ -126,7 +126,27 @@ function checkTarget(
   return undefined;
 }
 
+/** Attempts at a change computed from a record that another writer changed in between (CONFLICT). */
+const MAX_OPERATION_ATTEMPTS = 3;
+
+/** Apply one operation; when the memory changes between our read and our write, read it again and recompute. */
 async function applyToMemory(
+  context: PipelineContext,
+  turn: NormalizedTurn,
+  operation: Exclude<ExtractionOperation, { kind: 'add' | 'skip' }>,
+  report: ExtractionReport,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await applyToMemoryOnce(context, turn, operation, report);
+    } catch (error) {
+      if (!MemloomError.hasCode(error, 'CONFLICT') || attempt >= MAX_OPERATION_ATTEMPTS) throw error;
+      context.logger.debug?.('extraction: memory changed underneath, reading it again', { id: operation.id, attempt });
+    }
+  }
+}
+
+async function applyToMemoryOnce(
   context: PipelineContext,
   turn: NormalizedTurn,
   operation: Exclude<ExtractionOperation, { kind: 'add' | 'skip' }>,
@@ -144,6 +164,7 @@ async function applyToMemory(
     const importance = roundValue(current.importance + config.boostAmount);
     const after = await memory.update(current.id, { importance }, {
       ...scope,
+      expectedRevision: current.revision,
       trigger: 'extraction',
       action: 'boost',
       reason: `shaped the reply: importance ${current.importance} -> ${importance}`,
@@ -162,7 +183,7 @@ async function applyToMemory(
     const after = await memory.update(
       current.id,
       { content: operation.content, level: 'full', weight, verified: operation.userStated, sources: unique([...current.sources, ...turn.sources]) },
-      { ...scope, refreshTimestamp: true, trigger: 'extraction', reason: `corrected${operation.userStated ? ' by the user' : ''}: "${current.content}" -> "${operation.content}"` },
+      { ...scope, expectedRevision: current.revision, refreshTimestamp: true, trigger: 'extraction', reason: `corrected${operation.userStated ? ' by the user' : ''}: "${current.content}" -> "${operation.content}"` },
     );
     applied = { kind: 'update', id: current.id, before: current, after };
   }

@@ -3,12 +3,12 @@
  * and without the derived index, full rebuild. Not a test: it prints a
  * table and writes JSON to bench/results/.
  *
- *   pnpm bench markdown [--sizes 1000,10000] [--queries 200] [--single 100]
+ *   pnpm bench markdown [--sizes 1000,10000] [--queries 200] [--single 100] [--embedder default|test]
  *
- * Vectors come from core's deterministic test embedder at 384 dimensions
- * (a hashed bag of words), standing in for the default offline embedder
- * that is being built in parallel: embedding cost is therefore near zero
- * here, and rebuild times will grow by the real embedder's time per text.
+ * Vectors come from the default offline embedder's vector space without its
+ * cache (`createOfflineEmbedder()`), so every rebuild embeds every text again;
+ * `--embedder test` uses core's test embedder (384 dimensions, a hashed bag
+ * of words) to see the store's own share alone.
  */
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -16,10 +16,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MemoryChange, MemoryRecord } from '@memloom/core';
 import { createTestEmbedder } from '@memloom/core/testing';
+import { createOfflineEmbedder } from '@memloom/embeddings';
 import { createMarkdownStore, type MarkdownStore } from '@memloom/store-markdown';
 import { packageFacts } from './bench-report.js';
 
-const DIMENSION = 384;
 const BATCH = 500;
 const scope = { userId: 'alice' };
 
@@ -27,7 +27,10 @@ const args = parseArgs(process.argv.slice(2));
 const sizes = (args.sizes ?? '1000,10000').split(',').map(Number);
 const queryCount = Number(args.queries ?? 200);
 const singleCount = Number(args.single ?? 100);
-const embedder = createTestEmbedder({ dimension: DIMENSION, id: 'memloom/test-embedder-384' });
+const embedderName = args.embedder ?? 'default';
+if (embedderName !== 'default' && embedderName !== 'test') throw new Error('--embedder must be default or test');
+const embedder = embedderName === 'test' ? createTestEmbedder({ dimension: 384, id: 'memloom/test-embedder-384' }) : createOfflineEmbedder();
+const DIMENSION = embedder.dimension;
 
 interface SizeResult {
   size: number;
@@ -238,7 +241,7 @@ async function saveResults(rows: SizeResult[]): Promise<string> {
   const now = new Date();
   const directory = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'results');
   await mkdir(directory, { recursive: true });
-  const file = path.join(directory, `markdown-${now.toISOString().slice(0, 10)}-${rows.map((row) => row.size).join('-')}.json`);
+  const file = path.join(directory, `markdown-${now.toISOString().slice(0, 19).replaceAll(':', '-')}.json`);
   const machine = {
     cores: os.cpus().length,
     cpu: os.cpus()[0]?.model ?? 'unknown',
@@ -254,7 +257,10 @@ async function saveResults(rows: SizeResult[]): Promise<string> {
     command: `pnpm bench markdown${process.argv.slice(2).length ? ` ${process.argv.slice(2).join(' ')}` : ''}`,
     machine,
     packages: packageFacts(['@memloom/core', '@memloom/store-markdown']),
-    embedder: `${embedder.id} (core test embedder, ${DIMENSION} dims; stands in for the default embedder)`,
+    embedder:
+      embedderName === 'test'
+        ? `${embedder.id} (core test embedder, ${DIMENSION} dims: the store's own share alone)`
+        : `${embedder.id} (the default embedder's vector space without its cache, ${DIMENSION} dims: every rebuild embeds every text)`,
     settings: { fsync: true, checkIntervalMs: 0, batch: BATCH, queries: queryCount, singleAdds: singleCount, scopes: 1 },
     results: rows,
   };

@@ -139,6 +139,7 @@ export function printTable(rows: readonly (readonly (string | number | undefined
 
 interface Manifest {
   version?: string;
+  files?: string[];
   dependencies?: Record<string, string>;
   optionalDependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
@@ -179,7 +180,7 @@ function packageSize(dir: string): number {
   if (!dir.startsWith(join(repoRoot, 'packages'))) return treeSize(dir);
   // A workspace package counts what it publishes: its `files` entries (a folder, a file or
   // `folder/*.ext`), package.json, README and LICENSE, as npm packs them.
-  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { files?: string[] };
+  const manifest = readManifest(dir);
   const entries = new Set(['package.json', 'README.md', 'LICENSE', ...(manifest.files ?? ['dist'])]);
   let total = 0;
   for (const entry of entries) {

@@ -42,6 +42,15 @@ export type StrategyConfigInput = z.input<typeof strategyConfigSchema>;
 export const decayConfigSchema = z.object({
   /** a in weight = w0 / (1 + a·days). @default 0.01 */
   weightAlpha: nonNegative.default(0.01),
+  /**
+   * A maintenance pass writes a memory whose only change is its decaying
+   * weight once the weight has moved by at least this much since it was last
+   * written, so daily passes add a version every few days (or weeks, as
+   * decay slows) rather than every day. The weight then lags the formula by
+   * less than this; any other change (level, importance, deletion) writes
+   * the exact value at once. 0 writes every change. @default 0.02
+   */
+  minWeightChange: unit.default(0.02),
   /** Age in days (since updatedAt) at which a memory is compressed to each level. */
   compressAfterDays: z
     .object({

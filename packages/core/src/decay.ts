@@ -85,6 +85,9 @@ export function planMaintenance(record: MemoryRecord, nowMs: number, config: Dec
   if (compressTo) reasons.push(`level ${record.level} -> ${compressTo} (${formatDays(ageDays)} since last update)`);
 
   if (reasons.length === 0) return keep;
+  // Weight alone, by less than minWeightChange since it was written: not worth a version yet.
+  const weightOnly = importance === record.importance && !compressTo;
+  if (weightOnly && Math.abs(weight - record.weight) < config.minWeightChange) return keep;
   return { kind: 'update', weight, importance, ...(compressTo ? { compressTo } : {}), reasons };
 }
 

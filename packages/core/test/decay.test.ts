@@ -79,6 +79,48 @@ describe('seed 004 compression by age', () => {
   });
 });
 
+describe('weight-only decay waits for minWeightChange', () => {
+  // A core memory of importance 1 so importance never moves: only the weight decays.
+  const weightOnly = (overrides: Partial<MemoryRecord> = {}) => memory({ level: 'archive', category: 'fact', ...overrides });
+
+  it('keeps a memory whose weight moved by less than minWeightChange, and writes it once it has moved enough', () => {
+    // Written at day 1 (weight 0.990099); at day 2 the formula gives 0.980392: 0.0097 < 0.02.
+    const written = weightOnly({ weight: decayedWeight(1, 1, 0.01) });
+    expect(planMaintenance(written, start + 2 * DAY, { ...config, fact: { ...config.fact, everyDays: 1000 } }).kind).toBe('keep');
+    const later = planMaintenance(written, start + 4 * DAY, { ...config, fact: { ...config.fact, everyDays: 1000 } });
+    expect(later).toMatchObject({ kind: 'update' });
+    expect(later.weight).toBeCloseTo(1 / 1.04, 6);
+  });
+
+  it('writes every change when minWeightChange is 0, and the exact weight whenever something else changes', () => {
+    const noWait = { ...config, minWeightChange: 0, fact: { ...config.fact, everyDays: 1000 } };
+    const written = weightOnly({ weight: decayedWeight(1, 1, 0.01) });
+    expect(planMaintenance(written, start + 2 * DAY, noWait).kind).toBe('update');
+    // A level change at 7 days carries the exact weight even though it moved by less than 0.02 since day 6.
+    const sixDays = memory({ weight: decayedWeight(1, 6, 0.01) });
+    const plan = planMaintenance(sixDays, start + 7 * DAY, config);
+    expect(plan.compressTo).toBe('summary');
+    expect(plan.weight).toBeCloseTo(1 / 1.07, 6);
+  });
+
+  it('lets daily passes over a year write a weight-only memory about 40 times instead of 365', () => {
+    const yearly = { ...config, fact: { ...config.fact, everyDays: 10_000 }, compressAfterDays: { summary: 0, tag: 0, trace: 0, archive: 0 } };
+    let record = weightOnly();
+    let writes = 0;
+    for (let day = 1; day <= 365; day++) {
+      const plan = planMaintenance(record, start + day * DAY, yearly);
+      if (plan.kind !== 'update') continue;
+      writes++;
+      record = { ...record, weight: plan.weight, importance: plan.importance, ...(plan.compressTo ? { level: plan.compressTo } : {}) };
+      expect(Math.abs(record.weight - decayedWeight(1, day, 0.01))).toBe(0);
+    }
+    expect(writes).toBeGreaterThan(30);
+    expect(writes).toBeLessThan(45);
+    // Between writes the stored weight lags the formula by less than minWeightChange.
+    expect(record.weight - decayedWeight(1, 365, 0.01)).toBeLessThan(0.02);
+  });
+});
+
 describe('seed 002 category rules', () => {
   it('never decays system, core, or importance >= 3', () => {
     for (const overrides of [{ category: 'system' as const }, { category: 'core' as const }, { importance: 3, baseImportance: 3 }]) {

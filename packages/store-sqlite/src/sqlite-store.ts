@@ -29,6 +29,7 @@ import {
   type VectorBinding,
 } from './schema.js';
 import { exactSearch, knnSearch, MAX_KNN, searchText, type Statements } from './search.js';
+import { refreshTerms, termsOutdated } from './terms-version.js';
 import { matchExpression } from './text.js';
 import { fromVectorBlob, toVectorBlob } from './vectors.js';
 import { buildWhere } from './where.js';
@@ -100,6 +101,7 @@ class SqliteMemoryStore implements SqliteStore {
         return created;
       });
     }
+    if (termsOutdated(database)) await this.write('re-indexing keywords for the current tokenizer', () => refreshTerms(database));
     const pending = this.reindexTarget();
     const advice = pending
       ? `a re-index to ${pending.embedderId} is in progress; run reindex({ store, embedder }) from @memloom/core again to finish it`

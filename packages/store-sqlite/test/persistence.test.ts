@@ -1,5 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { TOKENIZER_VERSION } from '@memloom/core';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDefaultSqliteStore, createSqliteStore, DEFAULT_SQLITE_PATH, resolveDefaultSqlitePath, SCHEMA_VERSION, SQLITE_PATH_ENV } from '../src/index.js';
@@ -17,6 +18,53 @@ function folder() {
   dispose = created.dispose;
   return created;
 }
+
+describe('keyword terms and the tokenizer version', () => {
+  it('records the tokenizer version in a new file', async () => {
+    const path = folder().file();
+    const store = createSqliteStore({ path });
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    await store.close();
+    const database = new Database(path, { readonly: true });
+    expect(database.prepare("SELECT value FROM meta WHERE key = 'tokenizer'").get()).toEqual({ value: String(TOKENIZER_VERSION) });
+    database.close();
+  });
+
+  it('re-indexes the terms of a file written with another tokenizer when it is opened, scope included', async () => {
+    const path = folder().file();
+    const store = createSqliteStore({ path });
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    await store.apply([
+      createChange(newRecord('zh', '他养了一只猫', 'alice'), vectorFor(1)),
+      createChange(newRecord('en', 'walking the dogs', 'bob'), vectorFor(2)),
+    ]);
+    await store.close();
+    // What an older tokenizer left: other terms in the index, and no version (or an older one) in meta.
+    const database = new Database(path);
+    const row = database.prepare("SELECT row_id AS rowId FROM memories WHERE id = 'zh'").get() as { rowId: number };
+    const scopeTerms = (database.prepare('SELECT scope_terms FROM memory_text WHERE rowid = ?').get(row.rowId) as { scope_terms: string | null } | undefined)?.scope_terms;
+    database.prepare('DELETE FROM memory_text WHERE rowid = ?').run(row.rowId);
+    // The scope tokens of user alice (hex of the id), as the store writes them.
+    database.prepare('INSERT INTO memory_text (rowid, terms, scope_terms) VALUES (?, ?, ?)').run(row.rowId, 'stale 了 他', scopeTerms ?? `u${Buffer.from('alice').toString('hex')} a_ s_`);
+    database.prepare("DELETE FROM meta WHERE key = 'tokenizer'").run();
+    const stale = (term: string) => (database.prepare('SELECT count(*) AS n FROM memory_text WHERE memory_text MATCH ?').get(`terms : "${term}"`) as { n: number }).n;
+    expect(stale('stale')).toBe(1);
+    database.close();
+
+    const reopened = createSqliteStore({ path });
+    await reopened.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    expect((await reopened.textSearch({ text: 'stale', limit: 10 })).length).toBe(0);
+    expect((await reopened.textSearch({ text: '猫', scope: { userId: 'alice' }, limit: 10 })).map((hit) => hit.memory.id)).toEqual(['zh']);
+    expect((await reopened.textSearch({ text: '猫', scope: { userId: 'bob' }, limit: 10 })).length).toBe(0);
+    expect((await reopened.textSearch({ text: 'dog', scope: { userId: 'bob' }, limit: 10 })).map((hit) => hit.memory.id)).toEqual(['en']);
+    await reopened.close();
+    const after = new Database(path, { readonly: true });
+    expect(after.prepare("SELECT value FROM meta WHERE key = 'tokenizer'").get()).toEqual({ value: String(TOKENIZER_VERSION) });
+    // 了 and 他 are no terms of their own any more (core's tokenizer 2).
+    expect((after.prepare('SELECT count(*) AS n FROM memory_text WHERE memory_text MATCH ?').get('terms : "了"') as { n: number }).n).toBe(0);
+    after.close();
+  });
+});
 
 describe('reopening a file', () => {
   it('finds every memory, vector, text entry, filter field and version again', async () => {

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
+import { afterEach } from 'vitest';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -15,6 +16,23 @@ export function tempFolder(prefix = 'memloom-sqlite-'): { path: string; file: (n
     path,
     file: (name = 'memory.db') => join(path, name),
     dispose: () => rmSync(path, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * Temporary folders for the tests of one file: call it once at the top of the
+ * file, then call what it returns in a test for a fresh folder. Every folder
+ * a test made is removed after that test.
+ */
+export function tempFolders(): () => ReturnType<typeof tempFolder> {
+  const made: Array<ReturnType<typeof tempFolder>> = [];
+  afterEach(() => {
+    for (const folder of made.splice(0)) folder.dispose();
+  });
+  return () => {
+    const folder = tempFolder();
+    made.push(folder);
+    return folder;
   };
 }
 

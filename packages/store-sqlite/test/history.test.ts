@@ -1,23 +1,14 @@
 import type { MemoryChange, MemoryRecord, MemoryStore, MemoryVersion } from '@memloom/core';
 import { createInMemoryStore } from '@memloom/core/testing';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSqliteStore, SCHEMA_VERSION } from '../src/index.js';
 import { DIMENSION, EMBEDDER_ID, newRecord, vectorFor } from './fixtures/records.mjs';
 import { applyBeforePatch, beforePatch } from '../src/version-patch.js';
-import { inspect, tempFolder } from './helpers.js';
+import { inspect, tempFolders } from './helpers.js';
 
-let dispose: (() => void) | undefined;
-afterEach(() => {
-  dispose?.();
-  dispose = undefined;
-});
-
-function file(): string {
-  const folder = tempFolder();
-  dispose = folder.dispose;
-  return folder.file();
-}
+const folder = tempFolders();
+const file = (): string => folder().file();
 
 /** A record with a class of its own: JSON keeps its fields, nothing else. */
 class ImportedRecord {}

@@ -2,22 +2,12 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TOKENIZER_VERSION } from '@memloom/core';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDefaultSqliteStore, createSqliteStore, DEFAULT_SQLITE_PATH, resolveDefaultSqlitePath, SCHEMA_VERSION, SQLITE_PATH_ENV } from '../src/index.js';
 import { createChange, DIMENSION, EMBEDDER_ID, newRecord, replaceChange, vectorFor } from './fixtures/records.mjs';
-import { inspect, tempFolder } from './helpers.js';
+import { inspect, tempFolders } from './helpers.js';
 
-let dispose: (() => void) | undefined;
-afterEach(() => {
-  dispose?.();
-  dispose = undefined;
-});
-
-function folder() {
-  const created = tempFolder();
-  dispose = created.dispose;
-  return created;
-}
+const folder = tempFolders();
 
 describe('keyword terms and the tokenizer version', () => {
   it('records the tokenizer version in a new file', async () => {

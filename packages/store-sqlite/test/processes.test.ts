@@ -1,20 +1,10 @@
 import { reindex } from '@memloom/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../src/index.js';
 import { createChange, DIMENSION, EMBEDDER_ID, newRecord, vectorFor } from './fixtures/records.mjs';
-import { inspect, runFixture, tempFolder } from './helpers.js';
+import { inspect, runFixture, tempFolders } from './helpers.js';
 
-let dispose: (() => void) | undefined;
-afterEach(() => {
-  dispose?.();
-  dispose = undefined;
-});
-
-function folder() {
-  const created = tempFolder();
-  dispose = created.dispose;
-  return created;
-}
+const folder = tempFolders();
 
 describe('several processes on one file', () => {
   it('loses no write when two processes add and update concurrently, and never leaks "database is locked"', async () => {

@@ -1,22 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { MemloomError } from '@memloom/core';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSqliteStore, SCHEMA_VERSION } from '../src/index.js';
 import { createChange, DIMENSION, EMBEDDER_ID, newRecord, vectorFor } from './fixtures/records.mjs';
-import { tempFolder } from './helpers.js';
+import { tempFolders } from './helpers.js';
 
-let dispose: (() => void) | undefined;
-afterEach(() => {
-  dispose?.();
-  dispose = undefined;
-});
-
-function file(): string {
-  const folder = tempFolder();
-  dispose = folder.dispose;
-  return folder.file();
-}
+const folder = tempFolders();
+const file = (): string => folder().file();
 
 async function rejection(promise: Promise<unknown>): Promise<MemloomError> {
   try {

@@ -2,22 +2,13 @@ import { createMemory, type MemoryRecord } from '@memloom/core';
 import { createTestEmbedder } from '@memloom/core/testing';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../src/index.js';
 import { createChange, DIMENSION, EMBEDDER_ID, newRecord, vectorFor } from './fixtures/records.mjs';
-import { tempFolder } from './helpers.js';
+import { tempFolders } from './helpers.js';
 
-let dispose: (() => void) | undefined;
-afterEach(() => {
-  dispose?.();
-  dispose = undefined;
-});
-
-function file(): string {
-  const folder = tempFolder();
-  dispose = folder.dispose;
-  return folder.file();
-}
+const folder = tempFolders();
+const file = (): string => folder().file();
 
 function unit(index: number, dimension = DIMENSION): number[] {
   const vector = new Array<number>(dimension).fill(0);

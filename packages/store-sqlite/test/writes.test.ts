@@ -1,20 +1,14 @@
 import { MemloomError, type MemoryRecord } from '@memloom/core';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSqliteStore, type SqliteStore } from '../src/index.js';
 import { createChange, DIMENSION, EMBEDDER_ID, newRecord, replaceChange, vectorFor } from './fixtures/records.mjs';
-import { inspect, tempFolder } from './helpers.js';
+import { inspect, tempFolders } from './helpers.js';
 
-let dispose: (() => void) | undefined;
-afterEach(() => {
-  dispose?.();
-  dispose = undefined;
-});
+const folder = tempFolders();
 
 async function openStore(): Promise<{ store: SqliteStore; path: string }> {
-  const folder = tempFolder();
-  dispose = folder.dispose;
-  const path = folder.file();
+  const path = folder().file();
   const store = createSqliteStore({ path });
   await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
   return { store, path };

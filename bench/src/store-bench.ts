@@ -7,11 +7,11 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemory, type MemoryStore } from '@memloom/core';
-import { createInMemoryStore } from '@memloom/core/testing';
+import { createInMemoryStore, seededRandom } from '@memloom/core/testing';
 import { createSqliteStore } from '@memloom/store-sqlite';
 import Database from 'better-sqlite3';
 import { bruteForceTopK } from './brute-force.js';
-import { createChange, dataset, DIMENSION, EMBEDDER_ID, lookupEmbedder, NOW_MS, queries, unitVector, random, userOf, type Query } from './store-data.js';
+import { createChange, dataset, DIMENSION, EMBEDDER_ID, lookupEmbedder, NOW_MS, queries, unitVector, userOf, type Query } from './store-data.js';
 
 const [backend, sizeText] = process.argv.slice(2);
 const size = Number(sizeText);
@@ -70,7 +70,7 @@ async function runStore(kind: 'sqlite' | 'memory'): Promise<void> {
 
     const chosen = new Map<string, Float32Array>();
     for (const query of allQueries) chosen.set(query.text, query.vector);
-    const next = random(4242);
+    const next = seededRandom(4242);
     const extra = Array.from({ length: FACADE_ADDS }, (_, index) => ({ text: `a brand new fact number ${index} for the facade`, vector: unitVector(next), userId: userOf(index) }));
     for (const add of extra) chosen.set(add.text, add.vector);
     const memory = createMemory({ store, embedder: lookupEmbedder(chosen), clock: { now: () => NOW_MS } });

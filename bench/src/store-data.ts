@@ -1,4 +1,5 @@
 import type { Embedder, MemoryChange, MemoryRecord } from '@memloom/core';
+import { seededRandom } from '@memloom/core/testing';
 
 /** Vectors are random unit vectors of this dimension (no embedder runs in the store bench). */
 export const DIMENSION = 384;
@@ -8,31 +9,20 @@ export const EMBEDDER_ID = 'bench/random-unit-384';
 export const NOW_MS = Date.UTC(2025, 5, 1);
 const DAY_MS = 86_400_000;
 
-/** mulberry32: a small seeded generator, so every process builds the same data. */
-export function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-export function unitVector(next: () => number): Float32Array {
-  const vector = new Float32Array(DIMENSION);
+/** A random unit vector (normal draws, normalized), from a seeded generator. */
+export function unitVector(next: () => number, dimension = DIMENSION): Float32Array {
+  const vector = new Float32Array(dimension);
   let norm = 0;
-  for (let index = 0; index < DIMENSION; index += 2) {
+  for (let index = 0; index < dimension; index += 2) {
     // Box-Muller: two normal draws per pair of uniforms.
     const radius = Math.sqrt(-2 * Math.log(1 - next()));
     const angle = 2 * Math.PI * next();
     vector[index] = radius * Math.cos(angle);
-    if (index + 1 < DIMENSION) vector[index + 1] = radius * Math.sin(angle);
+    if (index + 1 < dimension) vector[index + 1] = radius * Math.sin(angle);
   }
   for (const value of vector) norm += value * value;
   const scale = 1 / Math.sqrt(norm);
-  for (let index = 0; index < DIMENSION; index++) vector[index]! *= scale;
+  for (let index = 0; index < dimension; index++) vector[index]! *= scale;
   return vector;
 }
 
@@ -63,7 +53,7 @@ export interface Dataset {
 
 /** `size` memories, USERS users with size / USERS each, ages spread over 200 days. */
 export function dataset(size: number, seed = 1): Dataset {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const records: MemoryRecord[] = [];
   const vectors: Float32Array[] = [];
   for (let index = 0; index < size; index++) {
@@ -119,7 +109,7 @@ export interface Query {
 
 /** Queries: 2-3 words each with a random unit vector and a user to scope to. */
 export function queries(count: number, seed = 7): Query[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   return Array.from({ length: count }, () => ({
     text: Array.from({ length: 2 + Math.floor(next() * 2) }, () => WORDS[Math.floor(next() * WORDS.length)]!).join(' '),
     vector: unitVector(next),
@@ -129,7 +119,7 @@ export function queries(count: number, seed = 7): Query[] {
 
 /** An embedder that returns the vector chosen for a text (queries, contents), random for any other. */
 export function lookupEmbedder(chosen: Map<string, Float32Array>): Embedder {
-  let fallback = random(99);
+  let fallback = seededRandom(99);
   return {
     id: EMBEDDER_ID,
     dimension: DIMENSION,
@@ -137,7 +127,7 @@ export function lookupEmbedder(chosen: Map<string, Float32Array>): Embedder {
       return texts.map((text) => Array.from(chosen.get(text) ?? unitVector(fallback)));
     },
     async close() {
-      fallback = random(99);
+      fallback = seededRandom(99);
     },
   };
 }

@@ -8,6 +8,9 @@
  * what real memories cost to scan, not what they would rank.
  */
 
+import { seededRandom } from '@memloom/core/testing';
+import { unitVector } from '../store-data.js';
+
 export interface SyntheticMemory {
   id: string;
   text: string;
@@ -29,19 +32,7 @@ yoga gym dentist medicine sleep morning evening weekend spring summer autumn win
   .split(/\s+/)
   .filter(Boolean);
 
-/** mulberry32: small, seeded, the same sequence in every process. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** `count` synthetic memories, generated lazily (100,000 vectors of 1,536 floats would hold 600 MB at once). */
+/** `count` synthetic memories, generated lazily (100,000 vectors held at once would take hundreds of MB). */
 export function* syntheticMemories(count: number, dimension: number, nowMs: number, seed = 1): Generator<SyntheticMemory> {
   const next = seededRandom(seed);
   for (let index = 0; index < count; index++) {
@@ -50,24 +41,8 @@ export function* syntheticMemories(count: number, dimension: number, nowMs: numb
     yield {
       id: `synthetic-${String(index).padStart(7, '0')}`,
       text: `${name}: ${words.join(' ')} (note ${index})`,
-      vector: unitVector(dimension, next),
+      vector: unitVector(next, dimension),
       at: new Date(nowMs - next() * 200 * 86_400_000).toISOString(),
     };
   }
-}
-
-function unitVector(dimension: number, next: () => number): Float32Array {
-  const vector = new Float32Array(dimension);
-  let norm = 0;
-  for (let index = 0; index < dimension; index += 2) {
-    // Box-Muller: two normal draws per pair of uniforms.
-    const radius = Math.sqrt(-2 * Math.log(1 - next()));
-    const angle = 2 * Math.PI * next();
-    vector[index] = radius * Math.cos(angle);
-    if (index + 1 < dimension) vector[index + 1] = radius * Math.sin(angle);
-  }
-  for (const value of vector) norm += value * value;
-  const scale = 1 / Math.sqrt(norm);
-  for (let index = 0; index < dimension; index++) vector[index] = (vector[index] as number) * scale;
-  return vector;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { keywords, porterStem, tokenize } from '../src/index.js';
 import { plainAsciiWords } from '../src/text/ascii-words.js';
+import { seededRandom } from '../src/testing/index.js';
 import { referenceKeywords, referenceTokenize, segmenterWords } from './reference-text.js';
 
 /** Texts of every kind the tokenizer meets, and the marks where segmentation gets subtle. */
@@ -39,21 +40,9 @@ const CORPUS = [
   "It's Ana's dog's toy, not the dogs' toys",
 ];
 
-/** A small seeded generator (mulberry32), so the random texts are the same on every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Random texts over an alphabet heavy in the characters where word boundaries are subtle. */
 function randomTexts(count: number, alphabet: string, seed: number): string[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const characters = Array.from(alphabet);
   return Array.from({ length: count }, () => {
     const length = Math.floor(next() * 24);
@@ -105,7 +94,7 @@ describe('tokenize and keywords with the plain-ASCII fast path', () => {
 
 describe('porterStem with its cache', () => {
   it('gives the same stems on a first and a later call, also once the cache has been emptied', () => {
-    const next = random(6);
+    const next = seededRandom(6);
     const words = Array.from({ length: 50_000 }, () =>
       Array.from({ length: 3 + Math.floor(next() * 9) }, () => 'abcdefghijklmnopqrstuvwxyz'[Math.floor(next() * 26)]).join(''),
     );

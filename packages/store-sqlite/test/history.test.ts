@@ -1,5 +1,5 @@
 import type { MemoryChange, MemoryRecord, MemoryStore, MemoryVersion } from '@memloom/core';
-import { createInMemoryStore } from '@memloom/core/testing';
+import { createInMemoryStore, seededRandom } from '@memloom/core/testing';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createSqliteStore, SCHEMA_VERSION } from '../src/index.js';
@@ -159,20 +159,8 @@ describe('history() with compact versions (schema 2)', () => {
 });
 
 describe('version patches', () => {
-  /** mulberry32, so the random records are the same on every run. */
-  function random(seed: number): () => number {
-    let state = seed >>> 0;
-    return () => {
-      state = (state + 0x6d2b79f5) >>> 0;
-      let value = state;
-      value = Math.imul(value ^ (value >>> 15), value | 1);
-      value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-      return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-    };
-  }
-
   it('turn any `after` back into its `before`, as JSON would keep it, on 20,000 random pairs', () => {
-    const next = random(11);
+    const next = seededRandom(11);
     const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)]!;
     const shared = { userId: 'alice' };
     const values = (): unknown =>

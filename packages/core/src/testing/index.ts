@@ -7,3 +7,4 @@ export { createScriptedModel, createHangingModel } from './scripted-model.js';
 export type { ScriptedModel, ScriptStep } from './scripted-model.js';
 export { createInMemoryPolicyStorage } from './in-memory-policy-storage.js';
 export type { InMemoryPolicyStorage } from './in-memory-policy-storage.js';
+export { seededRandom } from './seeded-random.js';

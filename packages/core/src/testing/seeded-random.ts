@@ -1,0 +1,15 @@
+/**
+ * mulberry32: a small seeded generator of numbers in [0, 1), the same
+ * sequence on every run and in every process, for tests and benchmarks that
+ * need random but repeatable data.
+ */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let value = state;
+    value = Math.imul(value ^ (value >>> 15), value | 1);
+    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
+    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -26,13 +26,14 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { MemoryChange, MemoryRecord } from '@memloom/core';
+import type { MemoryChange } from '@memloom/core';
 import { createSqliteStore, DEFAULT_SQLITE_PATH } from '@memloom/store-sqlite';
 import { locomoDir, machineFacts, option, packageFacts, percentiles, printTable, round, runWorker, writeResults, type Percentiles } from './bench-report.js';
 import { loadLocomo, scoredQuestions, turnText } from './locomo.js';
 import { createBenchEmbedder, EMBEDDER_NAMES, type EmbedderName } from './peers/locomo-rows.js';
 import { createMemloomPeer } from './peers/memloom-peer.js';
 import { syntheticMemories } from './peers/synthetic.js';
+import { benchRecord, createChange } from './store-data.js';
 
 const args = process.argv.slice(2);
 const dataDir = locomoDir(args);
@@ -283,34 +284,7 @@ async function openMem0(size: number, realFill: boolean): Promise<Operations> {
 }
 
 function syntheticChange(id: string, content: string, at: string, vector: Float32Array): MemoryChange {
-  const memory: MemoryRecord = {
-    id,
-    content,
-    level: 'full',
-    weight: 1,
-    baseWeight: 1,
-    importance: 1,
-    baseImportance: 1,
-    category: 'fact',
-    type: 'user',
-    scope: { userId: USER },
-    createdAt: at,
-    updatedAt: at,
-    lastAccessedAt: at,
-    source: 'user',
-    verified: true,
-    sources: [id],
-    tags: [],
-    metadata: {},
-    revision: 1,
-  };
-  return {
-    op: 'put',
-    memory,
-    vector: Array.from(vector),
-    expectedRevision: 0,
-    version: { memoryId: id, version: 1, at, trigger: 'import', action: 'create', reason: 'latency bench fill', before: null, after: memory },
-  };
+  return createChange(benchRecord({ id, content, scope: { userId: USER }, at, sources: [id] }), vector, 'latency bench fill');
 }
 
 function printReport(): void {

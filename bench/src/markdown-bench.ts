@@ -14,11 +14,12 @@ import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { MemoryChange, MemoryRecord } from '@memloom/core';
+import type { MemoryChange } from '@memloom/core';
 import { createTestEmbedder } from '@memloom/core/testing';
 import { createOfflineEmbedder } from '@memloom/embeddings';
 import { createMarkdownStore, type MarkdownStore } from '@memloom/store-markdown';
 import { packageFacts } from './bench-report.js';
+import { benchRecord, createChange } from './store-data.js';
 
 const BATCH = 500;
 const scope = { userId: 'alice' };
@@ -157,34 +158,7 @@ function id(index: number): string {
 
 function create(index: number, content: string, vector: number[]): MemoryChange {
   const at = new Date(Date.UTC(2024, 0, 1) + index * 60_000).toISOString();
-  const memory: MemoryRecord = {
-    id: id(index),
-    content,
-    level: 'full',
-    weight: 1,
-    baseWeight: 1,
-    importance: 1,
-    baseImportance: 1,
-    category: 'fact',
-    type: 'user',
-    scope,
-    createdAt: at,
-    updatedAt: at,
-    lastAccessedAt: at,
-    source: 'user',
-    verified: true,
-    sources: [`turn-${index}`],
-    tags: [],
-    metadata: {},
-    revision: 1,
-  };
-  return {
-    op: 'put',
-    memory,
-    vector,
-    expectedRevision: 0,
-    version: { memoryId: memory.id, version: 1, at, trigger: 'import', action: 'create', reason: 'bench', before: null, after: memory },
-  };
+  return createChange(benchRecord({ id: id(index), content, scope, at, sources: [`turn-${index}`] }), vector, 'bench');
 }
 
 const WORDS = (

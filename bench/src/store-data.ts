@@ -61,27 +61,17 @@ export function dataset(size: number, seed = 1): Dataset {
     const words = Array.from({ length }, () => word(next));
     const at = new Date(NOW_MS - next() * 200 * DAY_MS).toISOString();
     const roll = next();
-    records.push({
-      id: `bench-${index.toString().padStart(7, '0')}`,
-      content: `${words.join(' ')} (note ${index})`,
-      level: 'full',
-      weight: 1,
-      baseWeight: 1,
-      importance: 1,
-      baseImportance: 1,
-      category: roll < 0.8 ? 'fact' : roll < 0.95 ? 'episode' : 'core',
-      type: 'user',
-      scope: { userId: userOf(index) },
-      createdAt: at,
-      updatedAt: at,
-      lastAccessedAt: at,
-      source: 'user',
-      verified: true,
-      sources: [`turn-${index}`],
-      tags: next() < 0.1 ? ['pinned'] : [],
-      metadata: {},
-      revision: 1,
-    });
+    records.push(
+      benchRecord({
+        id: `bench-${index.toString().padStart(7, '0')}`,
+        content: `${words.join(' ')} (note ${index})`,
+        category: roll < 0.8 ? 'fact' : roll < 0.95 ? 'episode' : 'core',
+        scope: { userId: userOf(index) },
+        at,
+        sources: [`turn-${index}`],
+        tags: next() < 0.1 ? ['pinned'] : [],
+      }),
+    );
     vectors.push(unitVector(next));
   }
   return { records, vectors };
@@ -91,13 +81,47 @@ export function userOf(index: number): string {
   return `user-${(index % USERS).toString().padStart(3, '0')}`;
 }
 
-export function createChange(memory: MemoryRecord, vector: Float32Array): MemoryChange {
+/** A fresh full memory as `add` makes one (weight and importance 1, user-stated), written at `at`. */
+export function benchRecord(fields: {
+  id: string;
+  content: string;
+  scope: MemoryRecord['scope'];
+  at: string;
+  sources: string[];
+  category?: MemoryRecord['category'];
+  tags?: string[];
+}): MemoryRecord {
+  return {
+    id: fields.id,
+    content: fields.content,
+    level: 'full',
+    weight: 1,
+    baseWeight: 1,
+    importance: 1,
+    baseImportance: 1,
+    category: fields.category ?? 'fact',
+    type: 'user',
+    scope: fields.scope,
+    createdAt: fields.at,
+    updatedAt: fields.at,
+    lastAccessedAt: fields.at,
+    source: 'user',
+    verified: true,
+    sources: fields.sources,
+    tags: fields.tags ?? [],
+    metadata: {},
+    revision: 1,
+  };
+}
+
+/** The change that writes a new memory with its vector, as an import does. */
+export function createChange(memory: MemoryRecord, vector: Float32Array | number[], reason = 'bench load'): MemoryChange {
   return {
     op: 'put',
     memory,
-    vector: Array.from(vector),
+    vector: Array.isArray(vector) ? vector : Array.from(vector),
     expectedRevision: 0,
-    version: { memoryId: memory.id, version: 1, at: memory.createdAt, trigger: 'import', action: 'create', reason: 'bench load', before: null, after: memory },
+    version: { memoryId: memory.id, version: 1, at: memory.createdAt, trigger: 'import', action: 'create', reason, before: null, after: memory },
   };
 }
 

@@ -9,8 +9,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createMemory, type Embedder, type MemoryStore, type RetrievalConfigInput } from '@memloom/core';
 import { createSqliteStore } from '@memloom/store-sqlite';
@@ -20,22 +20,11 @@ import { candidates, sharedParts, shippedDefaultId, type Candidate } from './emb
 import { loadLocomo, runLocomo, turnText, type LocomoRun } from './locomo.js';
 import { createBm25Retriever, createMemoryRetriever, VECTOR_ONLY } from './retrievers.js';
 import { loadZhMemorySet, runZhMemorySet, type ZhRecall } from './zh-memory.js';
-import { displayPath } from './bench-report.js';
+import { benchDir, displayPath, locomoDir, machineFacts, option as optionOf, printTable, repoRoot, round } from './bench-report.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const benchDir = resolve(here, '..');
-const repoRoot = resolve(benchDir, '..');
 const args = process.argv.slice(2);
-const option = (name: string) => {
-  const index = args.indexOf(name);
-  return index >= 0 ? args[index + 1] : undefined;
-};
-// shared/ sits beside the repository (CI) or beside the folder holding work trees.
-const dataDir = resolve(
-  option('--data') ??
-    [join(repoRoot, '..', 'shared', 'data', 'locomo'), join(repoRoot, '..', '..', 'shared', 'data', 'locomo')].find((dir) => existsSync(dir)) ??
-    join(repoRoot, '..', 'shared', 'data', 'locomo'),
-);
+const option = (name: string) => optionOf(args, name);
+const dataDir = locomoDir(args);
 const modelPath = option('--model-path');
 const only = option('--only')?.split(',');
 // Retrieval settings for the hybrid runs instead of core's defaults, e.g. '{"weights":{"recency":0}}'.
@@ -80,15 +69,8 @@ const report = {
   benchmark: 'embeddings',
   date: started.toISOString(),
   command: `pnpm bench embeddings ${args.join(' ')}`.trim(),
-  machine: {
-    cores: cpus().length,
-    cpu: cpus()[0]?.model,
-    ramGiB: Math.round(totalmem() / 1024 ** 3),
-    node: process.version,
-    platform: `${process.platform} ${process.arch}`,
-    // Other work on the same cores skews every timing: say how busy the machine was.
-    loadAverage1mBeforeAfter: [round(loadBefore, 2), round(loadavg()[0] as number, 2)],
-  },
+  // Other work on the same cores skews every timing: machineFacts says how busy the machine was.
+  machine: machineFacts(loadBefore),
   packages: packageFacts(),
   embedders: chosen.map((candidate) => ({ name: candidate.name, description: candidate.description, default: !!candidate.isDefault })),
   defaultId: shippedDefaultId(),
@@ -336,7 +318,7 @@ function printReport(data: typeof report): void {
 
   if (Object.keys(data.speed).length > 0) {
     console.log('\nspeed (own process each; add = memory.add of new text, in-memory store / SQLite store in a file)');
-    table([
+    printTable([
       ['embedder', 'dim', 'load ms', 'texts/s b1', 'b32', 'b256', 'add p50 ms', 'add p95 ms', 'SQLite add p50 ms', 'SQLite add p95 ms', 'peak RSS MB'],
       ...Object.entries(data.speed).map(([name, result]) => [
         name,
@@ -366,7 +348,7 @@ function printReport(data: typeof report): void {
       round(run.ingestMs / 1000, 1),
       round(run.searchMs / run.questions, 1),
     ];
-    table([
+    printTable([
       ['retriever', 'R@5', 'R@10', ...categories.map((category) => `${category} R@10`), 'mem', 'ingest s', 'search ms/q'],
       row('BM25 alone (core TextIndex)', locomo.bm25),
       ...Object.entries(locomo.embedders).flatMap(([name, runs]) => Object.entries(runs).map(([run, result]) => row(`${name}: ${run}${run.startsWith('hybrid') && retrieval ? ' (--retrieval)' : ''}`, result))),
@@ -375,7 +357,7 @@ function printReport(data: typeof report): void {
   }
   for (const [file, { set, results }] of Object.entries(data.quality?.chinese ?? {})) {
     console.log(`\nChinese set ${file} (${set.memories} memories + ${set.distractors} distractors, ${set.queries} queries; zh = Chinese-only queries, mixed = English/Chinese)`);
-    table([
+    printTable([
       ['embedder', 'mode', 'R@1', 'R@5', 'zh R@1', 'zh R@5', 'mixed R@5', 'shared term R@5', 'no shared term R@5', 'mem'],
       ...Object.entries(results).flatMap(([name, runs]) =>
         (['vectorOnly', 'hybrid'] as const).map((mode) => {
@@ -387,18 +369,8 @@ function printReport(data: typeof report): void {
   }
 }
 
-function table(rows: (string | number | undefined)[][]): void {
-  const widths = (rows[0] as unknown[]).map((_, column) => Math.max(...rows.map((row) => String(row[column] ?? '').length)));
-  for (const row of rows) console.log(row.map((cell, column) => String(cell ?? '').padEnd(widths[column] as number)).join('  '));
-}
-
 function fixed(value: number | undefined): string {
   return value === undefined ? '' : value.toFixed(3);
-}
-
-function round(value: number, digits: number): number {
-  const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
 }
 
 function percentile(sorted: number[], share: number): number {

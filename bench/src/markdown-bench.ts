@@ -18,7 +18,7 @@ import type { MemoryChange } from '@memloom/core';
 import { createTestEmbedder } from '@memloom/core/testing';
 import { createOfflineEmbedder } from '@memloom/embeddings';
 import { createMarkdownStore, type MarkdownStore } from '@memloom/store-markdown';
-import { packageFacts } from './bench-report.js';
+import { machineFacts, packageFacts } from './bench-report.js';
 import { benchRecord, createChange } from './store-data.js';
 
 const BATCH = 500;
@@ -216,15 +216,8 @@ async function saveResults(rows: SizeResult[]): Promise<string> {
   const directory = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'results');
   await mkdir(directory, { recursive: true });
   const file = path.join(directory, `markdown-${now.toISOString().slice(0, 19).replaceAll(':', '-')}.json`);
-  const machine = {
-    cores: os.cpus().length,
-    cpu: os.cpus()[0]?.model ?? 'unknown',
-    ramGiB: Math.round(os.totalmem() / 1024 ** 3),
-    node: process.version,
-    platform: `${os.platform()} ${os.release()}`,
-    // Other work on the same cores skews every timing: say how busy the machine was.
-    loadAverage1mBeforeAfter: [Math.round(loadBefore * 100) / 100, Math.round((os.loadavg()[0] ?? 0) * 100) / 100],
-  };
+  // Other work on the same cores skews every timing: machineFacts says how busy the machine was.
+  const machine = machineFacts(loadBefore);
   const report = {
     suite: 'markdown',
     date: now.toISOString(),

@@ -1,7 +1,7 @@
 import { systemClock, type Clock, type Embedder, type LanguageModel, type MemoryStore } from './contracts.js';
 import type { FreshnessConfig } from './config.js';
 import { baseImportanceFor, baseWeightFor, daysBetween } from './decay.js';
-import { MemloomError, toMemloomError } from './errors.js';
+import { MemloomError } from './errors.js';
 import { freshnessNote, freshnessThresholdMs } from './freshness.js';
 import { KeyedLock } from './keyed-lock.js';
 import { applyMention } from './mention.js';
@@ -39,7 +39,7 @@ import { rankCandidates } from './retrieval.js';
 import { inScope, isEmptyScope, scopeKey, validateScope } from './scope.js';
 import { TextOperations } from './text-operations.js';
 import type { MemoryFilter, MemoryRecord, MemoryVersion, Scope } from './types.js';
-import { assertValidVector } from './vector.js';
+import { embedChecked } from './vector.js';
 
 const MAX_CONFLICT_RETRIES = 5;
 
@@ -446,21 +446,7 @@ class MemloomMemory implements Memory {
   }
 
   private async embedOne(text: string, purpose: 'document' | 'query'): Promise<number[]> {
-    let vectors: unknown;
-    try {
-      vectors = await this.embedder.embed([text], { purpose });
-    } catch (error) {
-      throw toMemloomError(error, { code: 'EMBEDDER_ERROR', backend: 'embeddings', message: `embedder ${this.embedder.id} failed` });
-    }
-    if (!Array.isArray(vectors) || vectors.length !== 1) {
-      throw new MemloomError({
-        code: 'INVALID_EMBEDDING',
-        message: `embedder ${this.embedder.id} returned ${Array.isArray(vectors) ? vectors.length : 'no'} vectors for 1 text`,
-      });
-    }
-    const vector = vectors[0];
-    assertValidVector(vector, this.embedder.dimension, `embedder ${this.embedder.id}`);
-    return Array.from(vector);
+    return (await embedChecked(this.embedder, [text], purpose))[0] as number[];
   }
 
   private freshnessFor(memory: MemoryRecord, nowMs: number): string {

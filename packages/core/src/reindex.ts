@@ -1,6 +1,6 @@
 import type { Embedder, MemoryStore, ReindexStatus, StagedVector } from './contracts.js';
-import { MemloomError, toMemloomError } from './errors.js';
-import { assertValidVector } from './vector.js';
+import { MemloomError } from './errors.js';
+import { embedChecked } from './vector.js';
 
 export interface ReindexOptions {
   /** A store whose `capabilities.reindex` is true. */
@@ -63,7 +63,7 @@ export async function reindex(options: ReindexOptions): Promise<ReindexReport> {
     options.signal?.throwIfAborted();
     const batch = await methods.pending(batchSize);
     if (batch.length === 0) break;
-    const vectors = await embedBatch(embedder, batch.map((memory) => memory.content));
+    const vectors = await embedChecked(embedder, batch.map((memory) => memory.content), 'document');
     const staged: StagedVector[] = batch.map((memory, index) => ({ id: memory.id, revision: memory.revision, vector: vectors[index]! }));
     const kept = await methods.stage(staged);
     embedded += kept;
@@ -99,21 +99,3 @@ function reindexMethods(store: MemoryStore) {
   };
 }
 
-async function embedBatch(embedder: Embedder, texts: string[]): Promise<number[][]> {
-  let vectors: unknown;
-  try {
-    vectors = await embedder.embed(texts, { purpose: 'document' });
-  } catch (error) {
-    throw toMemloomError(error, { code: 'EMBEDDER_ERROR', backend: 'embeddings', message: `embedder ${embedder.id} failed` });
-  }
-  if (!Array.isArray(vectors) || vectors.length !== texts.length) {
-    throw new MemloomError({
-      code: 'INVALID_EMBEDDING',
-      message: `embedder ${embedder.id} returned ${Array.isArray(vectors) ? vectors.length : 'no'} vectors for ${texts.length} texts`,
-    });
-  }
-  return vectors.map((vector: unknown) => {
-    assertValidVector(vector, embedder.dimension, `embedder ${embedder.id}`);
-    return Array.from(vector);
-  });
-}

@@ -1,4 +1,5 @@
-import { MemloomError } from './errors.js';
+import type { Embedder } from './contracts.js';
+import { MemloomError, toMemloomError } from './errors.js';
 
 /** Cosine similarity in -1..1; 0 when either vector is all zeros. */
 export function cosineSimilarity(a: readonly number[], b: readonly number[]): number {
@@ -58,4 +59,28 @@ export function assertValidVector(vector: unknown, dimension: number, producer: 
       });
     }
   }
+}
+
+/**
+ * Embed texts and check what came back at the edge: a thrown error becomes
+ * EMBEDDER_ERROR, a wrong count or an unusable vector INVALID_EMBEDDING
+ * (wrong dimension, NaN). Returns plain arrays, one per text, in order.
+ */
+export async function embedChecked(embedder: Embedder, texts: string[], purpose: 'document' | 'query'): Promise<number[][]> {
+  let vectors: unknown;
+  try {
+    vectors = await embedder.embed(texts, { purpose });
+  } catch (error) {
+    throw toMemloomError(error, { code: 'EMBEDDER_ERROR', backend: 'embeddings', message: `embedder ${embedder.id} failed` });
+  }
+  if (!Array.isArray(vectors) || vectors.length !== texts.length) {
+    throw new MemloomError({
+      code: 'INVALID_EMBEDDING',
+      message: `embedder ${embedder.id} returned ${Array.isArray(vectors) ? vectors.length : 'no'} vectors for ${texts.length} text${texts.length === 1 ? '' : 's'}`,
+    });
+  }
+  return vectors.map((vector: unknown) => {
+    assertValidVector(vector, embedder.dimension, `embedder ${embedder.id}`);
+    return Array.from(vector);
+  });
 }

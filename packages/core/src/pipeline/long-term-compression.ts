@@ -1,10 +1,10 @@
 import type { MemoryChange } from '../contracts.js';
 import { baseImportanceFor, baseWeightFor, daysBetween } from '../decay.js';
-import { MemloomError, toMemloomError } from '../errors.js';
+import { MemloomError } from '../errors.js';
 import type { Policy } from '../policy.js';
 import { unique, versionOf } from '../records.js';
 import type { MemoryRecord, Scope } from '../types.js';
-import { assertValidVector } from '../vector.js';
+import { embedChecked } from '../vector.js';
 import { planDeterministicConsolidation, parseConsolidation, type ConsolidationGroup } from './consolidation.js';
 import { askModel, toPromptMemory, type PipelineContext } from './context.js';
 import type { CompressionTimes } from './compression-times.js';
@@ -194,17 +194,5 @@ async function applyAll(context: PipelineContext, applied: AppliedConsolidation[
 }
 
 async function embed(context: PipelineContext, texts: string[]): Promise<number[][]> {
-  if (texts.length === 0) return [];
-  const { embedder } = context.memory;
-  let vectors: unknown;
-  try {
-    vectors = await embedder.embed(texts, { purpose: 'document' });
-  } catch (error) {
-    throw toMemloomError(error, { code: 'EMBEDDER_ERROR', backend: 'embeddings', message: `embedder ${embedder.id} failed` });
-  }
-  if (!Array.isArray(vectors) || vectors.length !== texts.length) {
-    throw new MemloomError({ code: 'INVALID_EMBEDDING', message: `embedder ${embedder.id} returned the wrong number of vectors for ${texts.length} texts` });
-  }
-  for (const vector of vectors) assertValidVector(vector, embedder.dimension, `embedder ${embedder.id}`);
-  return vectors as number[][];
+  return texts.length === 0 ? [] : embedChecked(context.memory.embedder, texts, 'document');
 }

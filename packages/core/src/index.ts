@@ -116,6 +116,8 @@ export { TextIndex } from './text/bm25.js';
 export type { TextIndexOptions, TextHit } from './text/bm25.js';
 export { cosineSimilarity, normalizeVector, assertValidVector } from './vector.js';
 export { validateScope, isEmptyScope, scopeKey, inScope, matchesFilter } from './scope.js';
+export { listRecords, matchingRecords, searchTextIndex } from './record-queries.js';
+export type { RecordEntry } from './record-queries.js';
 
 // Language model helpers
 export { defaultPrompts } from './prompts.js';

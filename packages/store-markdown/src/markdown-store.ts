@@ -2,8 +2,10 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import {
   inScope,
-  matchesFilter,
+  listRecords,
+  matchingRecords,
   scopeKey,
+  searchTextIndex,
   TextIndex,
   type ListQuery,
   type MemloomError,
@@ -27,7 +29,7 @@ import { decodeHistory, encodeAccess, type VectorHeader } from './index-logs.js'
 import { listMarkdownFiles, statSignature } from './loader.js';
 import { resolveOptions, type MarkdownStoreOptions, type ResolvedOptions } from './options.js';
 import { createMarkdownPolicyStorage } from './policy-storage.js';
-import { listRecords, matching, nearest } from './queries.js';
+import { nearest } from './queries.js';
 import { Reconciler, type SyncReport } from './reconcile.js';
 import { assertSafeScope, discoverScopes, memoryDirectory } from './scope-path.js';
 import { newScopeState } from './scope-state.js';
@@ -154,7 +156,7 @@ class MarkdownFileStore implements MarkdownStore {
 
   async count(query: { scope?: Scope; filter?: MemoryFilter }): Promise<number> {
     await this.fresh();
-    return matching(this.entries.values(), query.scope, query.filter).length;
+    return matchingRecords(this.entries.values(), query.scope, query.filter).length;
   }
 
   async vectorSearch(query: VectorQuery): Promise<ScoredMemory[]> {
@@ -165,15 +167,9 @@ class MarkdownFileStore implements MarkdownStore {
 
   async textSearch(query: TextQuery): Promise<ScoredMemory[]> {
     await this.fresh();
-    const accept = (id: string) => {
-      const record = this.entries.get(id)?.record;
-      return !!record && inScope(record.scope, query.scope, query.exactScope) && matchesFilter(record, query.filter);
-    };
-    return this.text.search(query.text, query.limit, accept).map((hit) => ({
-      memory: structuredClone((this.entries.get(hit.id) as Entry).record),
-      score: hit.score,
-    }));
+    return searchTextIndex(this.text, this.entries, query);
   }
+
 
   async history(id: string): Promise<MemoryVersion[]> {
     await this.fresh();

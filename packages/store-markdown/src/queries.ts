@@ -1,36 +1,5 @@
-import {
-  inScope,
-  matchesFilter,
-  type ListQuery,
-  type MemoryFilter,
-  type MemoryRecord,
-  type Scope,
-  type ScoredMemory,
-  type VectorQuery,
-} from '@memloom/core';
+import { inScope, matchesFilter, type ScoredMemory, type VectorQuery } from '@memloom/core';
 import { vectorNorm, type Entry } from './world.js';
-
-/** Records in scope that pass the filter (not copied). */
-export function matching(entries: Iterable<Entry>, scope: Scope | undefined, filter: MemoryFilter | undefined, exact?: boolean): MemoryRecord[] {
-  const records: MemoryRecord[] = [];
-  for (const entry of entries) {
-    if (inScope(entry.record.scope, scope, exact) && matchesFilter(entry.record, filter)) records.push(entry.record);
-  }
-  return records;
-}
-
-/** `list` semantics: order (ties by id), offset, limit; copies. */
-export function listRecords(entries: Iterable<Entry>, query: ListQuery): MemoryRecord[] {
-  const key = query.orderBy ?? 'createdAt';
-  const sign = query.direction === 'desc' ? -1 : 1;
-  const records = matching(entries, query.scope, query.filter, query.exactScope).sort((a, b) => {
-    const primary = a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : 0;
-    return sign * (primary || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  });
-  const offset = query.offset ?? 0;
-  const end = query.limit === undefined ? undefined : offset + query.limit;
-  return records.slice(offset, end).map((record) => structuredClone(record));
-}
 
 interface Hit {
   entry: Entry;

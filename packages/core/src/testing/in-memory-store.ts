@@ -9,6 +9,7 @@ import type {
   VectorQuery,
 } from '../contracts.js';
 import { MemloomError } from '../errors.js';
+import { listRecords, matchingRecords, searchTextIndex } from '../record-queries.js';
 import { inScope, matchesFilter } from '../scope.js';
 import { TextIndex } from '../text/bm25.js';
 import type { MemoryFilter, MemoryRecord, MemoryVersion, Scope, ScoredMemory } from '../types.js';
@@ -76,20 +77,12 @@ class InMemoryStore implements MemoryStore {
 
   async list(query: ListQuery): Promise<MemoryRecord[]> {
     this.assertOpen();
-    const key = query.orderBy ?? 'createdAt';
-    const sign = query.direction === 'desc' ? -1 : 1;
-    const records = this.matching(query.scope, query.filter, query.exactScope).sort((a, b) => {
-      const primary = a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : 0;
-      return sign * (primary || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    });
-    const offset = query.offset ?? 0;
-    const end = query.limit === undefined ? undefined : offset + query.limit;
-    return records.slice(offset, end).map((record) => structuredClone(record));
+    return listRecords(this.entries.values(), query);
   }
 
   async count(query: { scope?: Scope; filter?: MemoryFilter }): Promise<number> {
     this.assertOpen();
-    return this.matching(query.scope, query.filter, false).length;
+    return matchingRecords(this.entries.values(), query.scope, query.filter, false).length;
   }
 
   async vectorSearch(query: VectorQuery): Promise<ScoredMemory[]> {
@@ -108,15 +101,9 @@ class InMemoryStore implements MemoryStore {
 
   async textSearch(query: TextQuery): Promise<ScoredMemory[]> {
     this.assertOpen();
-    const accept = (id: string) => {
-      const record = this.entries.get(id)?.record;
-      return !!record && inScope(record.scope, query.scope, query.exactScope) && matchesFilter(record, query.filter);
-    };
-    return this.text.search(query.text, query.limit, accept).map((hit) => ({
-      memory: structuredClone((this.entries.get(hit.id) as Entry).record),
-      score: hit.score,
-    }));
+    return searchTextIndex(this.text, this.entries, query);
   }
+
 
   async apply(changes: readonly MemoryChange[]): Promise<void> {
     this.assertOpen();
@@ -166,7 +153,7 @@ class InMemoryStore implements MemoryStore {
 
   async deleteByScope(scope: Scope): Promise<number> {
     this.assertOpen();
-    const doomed = this.matching(scope, undefined, false);
+    const doomed = matchingRecords(this.entries.values(), scope, undefined, false);
     for (const record of doomed) {
       this.entries.delete(record.id);
       this.versions.delete(record.id);
@@ -259,14 +246,6 @@ class InMemoryStore implements MemoryStore {
   async abortReindex(): Promise<void> {
     this.assertOpen();
     this.next = undefined;
-  }
-
-  private matching(scope: Scope | undefined, filter: MemoryFilter | undefined, exact: boolean | undefined): MemoryRecord[] {
-    const records: MemoryRecord[] = [];
-    for (const entry of this.entries.values()) {
-      if (inScope(entry.record.scope, scope, exact) && matchesFilter(entry.record, filter)) records.push(entry.record);
-    }
-    return records;
   }
 
   private checkDimension(vector: readonly number[]): void {

@@ -1,0 +1,46 @@
+import type { ListQuery, TextQuery } from './contracts.js';
+import { inScope, matchesFilter } from './scope.js';
+import type { TextIndex } from './text/bm25.js';
+import type { MemoryFilter, MemoryRecord, Scope, ScoredMemory } from './types.js';
+
+/**
+ * Queries over records held in process (core's in-memory store, the Markdown
+ * store's loaded files), so every such store filters, orders and ranks alike.
+ */
+export interface RecordEntry {
+  readonly record: MemoryRecord;
+}
+
+/** Records in scope that pass the filter (not copied). */
+export function matchingRecords(entries: Iterable<RecordEntry>, scope: Scope | undefined, filter: MemoryFilter | undefined, exact?: boolean): MemoryRecord[] {
+  const records: MemoryRecord[] = [];
+  for (const entry of entries) {
+    if (inScope(entry.record.scope, scope, exact) && matchesFilter(entry.record, filter)) records.push(entry.record);
+  }
+  return records;
+}
+
+/** `list` semantics: order (ties by id), offset, limit; copies. */
+export function listRecords(entries: Iterable<RecordEntry>, query: ListQuery): MemoryRecord[] {
+  const key = query.orderBy ?? 'createdAt';
+  const sign = query.direction === 'desc' ? -1 : 1;
+  const records = matchingRecords(entries, query.scope, query.filter, query.exactScope).sort((a, b) => {
+    const primary = a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : 0;
+    return sign * (primary || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  });
+  const offset = query.offset ?? 0;
+  const end = query.limit === undefined ? undefined : offset + query.limit;
+  return records.slice(offset, end).map((record) => structuredClone(record));
+}
+
+/** `textSearch` semantics over a BM25 index of the entries' content: in scope, filtered, best first; copies. */
+export function searchTextIndex(index: TextIndex, entries: ReadonlyMap<string, RecordEntry>, query: TextQuery): ScoredMemory[] {
+  const accept = (id: string) => {
+    const record = entries.get(id)?.record;
+    return !!record && inScope(record.scope, query.scope, query.exactScope) && matchesFilter(record, query.filter);
+  };
+  return index.search(query.text, query.limit, accept).map((hit) => ({
+    memory: structuredClone((entries.get(hit.id) as RecordEntry).record),
+    score: hit.score,
+  }));
+}

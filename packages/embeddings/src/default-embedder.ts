@@ -67,13 +67,13 @@ export function createOfflineEmbedder(options: OfflineEmbedderOptions = {}): Emb
       message: `offline embedder: semanticWeight must be a number between 0 and 1 (exclusive), got ${String(options.semanticWeight)}`,
     });
   }
-  const LEXICAL = resolveLexicalSettings({ ...DEFAULT_LEXICAL, ...options.lexical });
-  const LEXICAL_DIMENSION = LEXICAL.wordDimension + LEXICAL.charDimension;
-  const lexicalId = `lexical-v1:t${TOKENIZER_VERSION}:w${LEXICAL.wordDimension}:c${LEXICAL.charDimension}`;
+  const lexicalSettings = resolveLexicalSettings({ ...DEFAULT_LEXICAL, ...options.lexical });
+  const lexicalDimension = lexicalSettings.wordDimension + lexicalSettings.charDimension;
+  const lexicalId = `lexical-v1:t${TOKENIZER_VERSION}:w${lexicalSettings.wordDimension}:c${lexicalSettings.charDimension}`;
   const id = `memloom/offline-v3(${WORD_VECTOR_EMBEDDER_ID}*${semanticWeight}+${lexicalId}*${Math.round((1 - semanticWeight) * 1e6) / 1e6})`;
   const wordScale = Math.sqrt(semanticWeight);
   const lexicalScale = Math.sqrt(1 - semanticWeight);
-  const dimension = WORD_DIMENSION + LEXICAL_DIMENSION;
+  const dimension = WORD_DIMENSION + lexicalDimension;
   return {
     id,
     dimension,
@@ -82,10 +82,10 @@ export function createOfflineEmbedder(options: OfflineEmbedderOptions = {}): Emb
       return texts.map((text) => {
         const vector = new Array<number>(dimension).fill(0);
         const words = wordVectorOf(text);
-        const lexical = lexicalVector(text, LEXICAL);
+        const lexical = lexicalVector(text, lexicalSettings);
         const scale = words ? lexicalScale : 1;
         if (words) for (let at = 0; at < WORD_DIMENSION; at++) vector[at] = (words[at] as number) * wordScale;
-        for (let at = 0; at < LEXICAL_DIMENSION; at++) vector[WORD_DIMENSION + at] = (lexical[at] as number) * scale;
+        for (let at = 0; at < lexicalDimension; at++) vector[WORD_DIMENSION + at] = (lexical[at] as number) * scale;
         return vector;
       });
     },

@@ -68,13 +68,19 @@ export function recordValues(memory: MemoryRecord): (string | number | null)[] {
   ];
 }
 
+/** The scope kept in the user_id, agent_id and session_id columns (NULL: field absent). */
+export function scopeOfColumns(userId: string | null, agentId: string | null, sessionId: string | null): Scope {
+  const scope: Scope = {};
+  if (userId !== null) scope.userId = userId;
+  if (agentId !== null) scope.agentId = agentId;
+  if (sessionId !== null) scope.sessionId = sessionId;
+  return scope;
+}
+
 /** A stored row back into a record; a row that does not parse is reported as damage. */
 export function rowToRecord(row: MemoryRow): MemoryRecord {
   const id = row[1] as string;
-  const scope: Scope = {};
-  if (row[2] !== null) scope.userId = row[2] as string;
-  if (row[3] !== null) scope.agentId = row[3] as string;
-  if (row[4] !== null) scope.sessionId = row[4] as string;
+  const scope = scopeOfColumns(row[2] as string | null, row[3] as string | null, row[4] as string | null);
   return {
     id,
     content: row[5] as string,

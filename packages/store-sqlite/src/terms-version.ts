@@ -1,7 +1,8 @@
-import { TOKENIZER_VERSION, type Scope } from '@memloom/core';
+import { TOKENIZER_VERSION } from '@memloom/core';
 import type { Database } from 'better-sqlite3';
 import { readMeta, writeMeta } from './schema.js';
-import { indexTerms, scopeTerms } from './text.js';
+import { scopeOfColumns } from './rows.js';
+import { indexTerms, INSERT_TEXT_ROWS, scopeTerms } from './text.js';
 
 /** The `meta` key naming the version of core's tokenizer the FTS terms were made with. */
 const META_KEY = 'tokenizer';
@@ -27,27 +28,17 @@ export function refreshTerms(database: Database): number {
   const hasRows = database.prepare('SELECT 1 FROM memories LIMIT 1').get() !== undefined;
   if (hasRows) {
     database.prepare("INSERT INTO memory_text (memory_text) VALUES ('delete-all')").run();
-    const insert = database.prepare(
-      'INSERT INTO memory_text (rowid, terms, scope_terms) SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)',
-    );
+    const insert = database.prepare(INSERT_TEXT_ROWS);
     const page = database.prepare('SELECT row_id, content, user_id, agent_id, session_id FROM memories WHERE row_id > ? ORDER BY row_id LIMIT ?');
     let after = -1;
     for (;;) {
       const rows = page.all(after, BATCH) as Array<{ row_id: number; content: string; user_id: string | null; agent_id: string | null; session_id: string | null }>;
       if (rows.length === 0) break;
-      insert.run(JSON.stringify(rows.map((row) => [row.row_id, indexTerms(row.content), scopeTerms(scopeOf(row))])));
+      insert.run(JSON.stringify(rows.map((row) => [row.row_id, indexTerms(row.content), scopeTerms(scopeOfColumns(row.user_id, row.agent_id, row.session_id))])));
       count += rows.length;
       after = rows[rows.length - 1]!.row_id;
     }
   }
   writeMeta(database, META_KEY, String(TOKENIZER_VERSION));
   return count;
-}
-
-function scopeOf(row: { user_id: string | null; agent_id: string | null; session_id: string | null }): Scope {
-  return {
-    ...(row.user_id !== null ? { userId: row.user_id } : {}),
-    ...(row.agent_id !== null ? { agentId: row.agent_id } : {}),
-    ...(row.session_id !== null ? { sessionId: row.session_id } : {}),
-  };
 }

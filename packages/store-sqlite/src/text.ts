@@ -9,6 +9,9 @@ export function indexTerms(content: string): string {
   return tokenize(content).join(' ');
 }
 
+/** Insert FTS rows given as a JSON array of [rowid, terms, scope terms]. */
+export const INSERT_TEXT_ROWS = 'INSERT INTO memory_text (rowid, terms, scope_terms) SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)';
+
 const SCOPE_PREFIX = { userId: 'u', agentId: 'a', sessionId: 's' } as const;
 
 /**

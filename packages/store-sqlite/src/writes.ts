@@ -3,7 +3,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import { BACKEND } from './connection.js';
 import { PendingText } from './pending-text.js';
 import { recordValues, WRITABLE_COLUMNS } from './rows.js';
-import { indexTerms, scopeTerms } from './text.js';
+import { indexTerms, INSERT_TEXT_ROWS, scopeTerms } from './text.js';
 import { beforePatch } from './version-patch.js';
 
 /** The vector tables a write keeps in step: the live one, and the re-index target's while one runs. */
@@ -57,8 +57,7 @@ export class Writer {
       const result = task();
       this.text.flush({
         deleteMany: () => this.sql('DELETE FROM memory_text WHERE rowid IN (SELECT value FROM json_each(?))'),
-        insertMany: () =>
-          this.sql("INSERT INTO memory_text (rowid, terms, scope_terms) SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)"),
+        insertMany: () => this.sql(INSERT_TEXT_ROWS),
       });
       return result;
     } finally {

@@ -87,7 +87,7 @@ export function writeResults(name: string, date: Date, report: unknown): string 
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${name}-${date.toISOString().slice(0, 19).replaceAll(':', '-')}.json`);
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-  return file.slice(repoRoot.length + 1);
+  return displayPath(file);
 }
 
 /** Run this bench file again in a child process (`--worker ...`) and read the JSON line it prints last. */

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { MEMORY_CATEGORIES, MEMORY_TYPES } from './types.js';
 
+/** `retrieval.contextWeight`'s default: how far a memory's context pulls its stored vector. */
+export const DEFAULT_CONTEXT_WEIGHT = 0.7;
+
 const unit = z.number().min(0).max(1);
 const positive = z.number().positive();
 const nonNegative = z.number().min(0);
@@ -118,7 +121,7 @@ export const retrievalConfigSchema = z.object({
    * context: vector = normalize(v(content) + contextWeight · v(context)).
    * 0 ignores context. @default 0.7
    */
-  contextWeight: nonNegative.default(0.7),
+  contextWeight: nonNegative.default(DEFAULT_CONTEXT_WEIGHT),
   /** Each channel fetches max(limit × candidateMultiplier, minCandidates) candidates. @default 4 */
   candidateMultiplier: positive.default(4),
   /** @default 50 */

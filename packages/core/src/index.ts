@@ -56,6 +56,7 @@ export {
   limitsConfigSchema,
   recordDefaultsSchema,
   formatZodIssues,
+  DEFAULT_CONTEXT_WEIGHT,
 } from './config.js';
 export type {
   StrategyConfig,
@@ -114,9 +115,9 @@ export { porterStem } from './text/porter-stemmer.js';
 export { ENGLISH_STOPWORDS, CHINESE_STOPWORDS } from './text/stopwords.js';
 export { TextIndex } from './text/bm25.js';
 export type { TextIndexOptions, TextHit } from './text/bm25.js';
-export { cosineSimilarity, normalizeVector, assertValidVector } from './vector.js';
+export { cosineSimilarity, normalizeVector, assertValidVector, blendVectors, documentVectors } from './vector.js';
 export { validateScope, isEmptyScope, scopeKey, inScope, matchesFilter } from './scope.js';
-export { listRecords, matchingRecords, searchTextIndex } from './record-queries.js';
+export { keywordText, listRecords, matchingRecords, searchTextIndex } from './record-queries.js';
 export type { RecordEntry } from './record-queries.js';
 
 // Language model helpers

@@ -134,8 +134,10 @@ export async function runMaintenance(input: {
         report.decayed++;
       }
       report.changes.push(change);
+      // A compressed memory fades: the words of the conversation it was said in go with its full text.
+      const { context: _context, ...kept } = memory;
       const after: MemoryRecord = {
-        ...memory,
+        ...(plan.compressTo ? kept : memory),
         content,
         level: plan.compressTo ?? memory.level,
         weight: plan.weight,

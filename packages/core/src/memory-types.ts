@@ -51,12 +51,14 @@ export interface AddOptions {
   merge?: boolean;
   /**
    * Text around the content that helps find it later, e.g. the turn or two
-   * before it in a conversation. It shapes the memory's vector only (the
-   * content's vector plus `retrieval.contextWeight` times the context's
-   * vector, normalized) and is never stored: the memory's content, keyword
-   * index and history hold the content alone, and whether to merge is decided
-   * on the content alone. A later `update` of the content re-embeds the new
-   * content without it.
+   * before it in a conversation. It is kept on the memory (`context`, in its
+   * history too) and helps find it both ways: the stored vector is the
+   * content's plus `retrieval.contextWeight` times the context's, normalized,
+   * and the keyword index holds the context's words after the content's. It
+   * is not the memory's content (not rendered, not merged) and whether to
+   * merge is decided on the content alone; a merge keeps the newest context.
+   * Later re-embeddings (an `update`, `restore`, `reindex`) use it again.
+   * At most `limits.maxContentLength` characters; blank counts as none.
    */
   context?: string;
 }
@@ -100,6 +102,8 @@ export interface ListOptions {
 
 export interface UpdatePatch {
   content?: string;
+  /** The text the memory was said in (see `MemoryRecord.context`); `null` removes it. Re-embeds the memory. */
+  context?: string | null;
   category?: MemoryRecord['category'];
   type?: MemoryRecord['type'];
   level?: MemoryRecord['level'];

@@ -39,7 +39,7 @@ import { rankCandidates } from './retrieval.js';
 import { inScope, isEmptyScope, scopeKey, validateScope } from './scope.js';
 import { TextOperations } from './text-operations.js';
 import type { MemoryFilter, MemoryRecord, MemoryVersion, Scope } from './types.js';
-import { embedChecked } from './vector.js';
+import { documentVectors, embedChecked } from './vector.js';
 
 const MAX_CONFLICT_RETRIES = 5;
 
@@ -130,14 +130,14 @@ class MemloomMemory implements Memory {
     const atMs = parsed.at === undefined ? this.clock.now() : toEpochMs(parsed.at);
     await this.ensureOpen();
     const vector = await this.embedOne(text, 'document');
-    const context = parsed.context?.trim();
+    const context = parsed.context?.trim() ? validateContent(parsed.context, this.config.limits.maxContentLength, 'context') : undefined;
     const weight = this.config.retrieval.contextWeight;
     const contextVector = context && weight > 0 ? await this.embedOne(context, 'document') : undefined;
 
     return this.locks.run(scopeKey(scope), async () => {
       for (let attempt = 0; ; attempt++) {
         try {
-          return await this.addOnce(text, vector, contextVector, scope, parsed, atMs);
+          return await this.addOnce(text, vector, context, contextVector, scope, parsed, atMs);
         } catch (error) {
           if (!MemloomError.hasCode(error, 'CONFLICT') || attempt >= MAX_CONFLICT_RETRIES) throw error;
           this.logger.debug?.('add: memory changed underneath, deciding again', { attempt });
@@ -149,6 +149,7 @@ class MemloomMemory implements Memory {
   private addOnce(
     text: string,
     vector: number[],
+    context: string | undefined,
     contextVector: number[] | undefined,
     scope: Scope,
     options: ParsedAddOptions,
@@ -156,7 +157,7 @@ class MemloomMemory implements Memory {
   ): Promise<AddResult> {
     return applyMention(
       { store: this.store, config: this.config, text: this.text, generateId: this.generateId, embed: (content) => this.embedOne(content, 'document') },
-      { text, vector, ...(contextVector ? { contextVector } : {}), scope, options, atMs },
+      { text, vector, ...(context ? { context } : {}), ...(contextVector ? { contextVector } : {}), scope, options, atMs },
     );
   }
 
@@ -244,6 +245,9 @@ class MemloomMemory implements Memory {
     const parsed = parseOrThrow(updatePatchSchema, patch, 'update patch', 'INVALID_INPUT');
     parseOrThrow(updateOptionsSchema, { trigger: options.trigger, action: options.action, expectedRevision: options.expectedRevision }, 'update options');
     const content = parsed.content === undefined ? undefined : validateContent(parsed.content, this.config.limits.maxContentLength);
+    // A context of null or only whitespace removes it.
+    const context =
+      parsed.context === undefined ? undefined : parsed.context?.trim() ? validateContent(parsed.context, this.config.limits.maxContentLength, 'context') : null;
     if (parsed.tags && parsed.tags.length > this.config.limits.maxTags) {
       throw new MemloomError({ code: 'INVALID_INPUT', message: `at most ${this.config.limits.maxTags} tags are allowed` });
     }
@@ -258,9 +262,12 @@ class MemloomMemory implements Memory {
     const atIso = new Date(nowMs).toISOString();
     const updatedAt = options.refreshTimestamp ? atIso : current.updatedAt;
     const ageDays = daysBetween(updatedAt, nowMs);
+    const { context: currentContext, ...unchanged } = current;
+    const keptContext = context === undefined ? currentContext : (context ?? undefined);
     const next: MemoryRecord = {
-      ...current,
+      ...unchanged,
       ...(content !== undefined ? { content } : {}),
+      ...(keptContext ? { context: keptContext } : {}),
       ...(parsed.category ? { category: parsed.category } : {}),
       ...(parsed.type ? { type: parsed.type } : {}),
       ...(parsed.level ? { level: parsed.level } : {}),
@@ -280,7 +287,7 @@ class MemloomMemory implements Memory {
       // Importance decays in whole periods; the base is the value at updatedAt.
       next.baseImportance = options.refreshTimestamp ? next.importance : baseImportanceFor(next, ageDays, this.config.decay);
     }
-    const vector = content !== undefined && content !== current.content ? await this.embedOne(content, 'document') : undefined;
+    const vector = next.content !== current.content || next.context !== current.context ? await this.embedRecord(next) : undefined;
     await this.store.apply([
       {
         op: 'put',
@@ -339,7 +346,7 @@ class MemloomMemory implements Memory {
       lastAccessedAt: current.lastAccessedAt,
       revision: current.revision + 1,
     };
-    const vector = next.content !== current.content ? await this.embedOne(next.content, 'document') : undefined;
+    const vector = next.content !== current.content || next.context !== current.context ? await this.embedRecord(next) : undefined;
     await this.store.apply([
       {
         op: 'put',
@@ -443,6 +450,11 @@ class MemloomMemory implements Memory {
       throw new MemloomError({ code: 'NOT_FOUND', message: `no memory with id ${id}${isEmptyScope(resolved) ? '' : ' in this scope'}`, details: { id } });
     }
     return memory;
+  }
+
+  /** The vector a store keeps for a record: its content's, blended with its context's. */
+  private async embedRecord(record: Pick<MemoryRecord, 'content' | 'context'>): Promise<number[]> {
+    return (await documentVectors(this.embedder, [record], this.config.retrieval.contextWeight))[0] as number[];
   }
 
   private async embedOne(text: string, purpose: 'document' | 'query'): Promise<number[]> {

@@ -6,6 +6,7 @@ import { createRecord, unique, validateContent, versionOf } from './records.js';
 import type { TextOperations } from './text-operations.js';
 import type { MemoryRecord, Scope } from './types.js';
 import { boostedWeight, decideUpdate, upgradedLevel, type UpdateDecision } from './update-strategy.js';
+import { blendVectors } from './vector.js';
 
 /** What applying a mention needs from the Memory that owns it. */
 export interface MentionDeps {
@@ -13,7 +14,7 @@ export interface MentionDeps {
   config: EngineConfig;
   text: TextOperations;
   generateId: () => string;
-  /** Embed a document (used when a merge changes the text). */
+  /** Embed a document (used when a merge changes the text, or keeps an older context). */
   embed: (content: string) => Promise<number[]>;
 }
 
@@ -22,7 +23,9 @@ export interface MentionInput {
   text: string;
   /** The content's vector: finds the nearest memory and decides merge / keep both / new. */
   vector: number[];
-  /** The context's vector (`add(…, { context })`): blended into the vector that is stored. */
+  /** `add(…, { context })`, validated and trimmed: kept on the memory and in its keyword index. */
+  context?: string;
+  /** The context's vector: blended into the vector that is stored. */
   contextVector?: number[];
   scope: Scope;
   options: ParsedAddOptions;
@@ -48,7 +51,8 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
   const { text, vector, scope, options, atMs } = input;
   const contextWeight = deps.config.retrieval.contextWeight;
   // What the store keeps: the content's vector moved toward its context.
-  const indexed = (content: number[]) => (input.contextVector ? blendVectors(content, input.contextVector, contextWeight) : content);
+  const indexed = (content: number[], contextVector = input.contextVector) =>
+    contextVector && contextWeight > 0 ? blendVectors(content, contextVector, contextWeight) : content;
   const atIso = new Date(atMs).toISOString();
   const trigger = options.trigger ?? 'user_mention';
   // Candidates: the same scope, and the same layer (facts and core facts merge; episodes and system memories only with their own kind).
@@ -73,9 +77,13 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
     const merged = await deps.text.merge(nearest.content, nearest.level, text);
     const mergedContent = validateContent(merged.text, deps.config.limits.maxContentLength, 'merged content');
     const weight = boostedWeight(nearest.weight, 'merge_update', deps.config.strategy);
+    // The newest context given wins; without one, the memory keeps its own.
+    const { context: _oldContext, ...rest } = nearest;
+    const context = input.context ?? nearest.context;
     const after: MemoryRecord = {
-      ...nearest,
+      ...rest,
       content: mergedContent,
+      ...(context ? { context } : {}),
       level: upgradedLevel(nearest.level, decision.similarity, deps.config.strategy),
       weight,
       baseWeight: weight,
@@ -90,7 +98,8 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
       metadata: { ...nearest.metadata, ...(options.metadata ?? {}) },
       revision: nearest.revision + 1,
     };
-    const mergedVector = indexed(mergedContent === text ? vector : await deps.embed(mergedContent));
+    const contextVector = input.context || !context || contextWeight === 0 ? input.contextVector : await deps.embed(context);
+    const mergedVector = indexed(mergedContent === text ? vector : await deps.embed(mergedContent), contextVector);
     await deps.store.apply([
       {
         op: 'put',
@@ -117,6 +126,7 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
       ...(options.sources ? { sources: options.sources } : {}),
       ...(options.tags ? { tags: options.tags } : {}),
       ...(options.metadata ? { metadata: options.metadata } : {}),
+      ...(input.context ? { context: input.context } : {}),
     },
     deps.config.defaults,
   );
@@ -151,17 +161,6 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
   }
   await deps.store.apply(changes);
   return { decision, memory: created, ...(boosted ? { boosted } : {}) };
-}
-
-/** normalize(a + weight·b), for unit vectors a and b; `a` itself when the sum vanishes. */
-export function blendVectors(a: readonly number[], b: readonly number[], weight: number): number[] {
-  if (weight === 0 || a.length !== b.length) return [...a];
-  const sum = a.map((value, index) => value + weight * (b[index] as number));
-  let norm = 0;
-  for (const value of sum) norm += value * value;
-  if (!(norm > 1e-12)) return [...a];
-  const scale = 1 / Math.sqrt(norm);
-  return sum.map((value) => value * scale);
 }
 
 /** Categories a new memory of `category` may merge with. */

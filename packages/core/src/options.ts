@@ -86,6 +86,7 @@ export const listOptionsSchema = z
 export const updatePatchSchema = z
   .object({
     content: z.string().optional(),
+    context: z.string().nullable().optional(),
     category: z.enum(MEMORY_CATEGORIES).optional(),
     type: z.enum(MEMORY_TYPES).optional(),
     level: z.enum(MEMORY_LEVELS).optional(),

@@ -4,6 +4,16 @@ import type { TextIndex } from './text/bm25.js';
 import type { MemoryFilter, MemoryRecord, Scope, ScoredMemory } from './types.js';
 
 /**
+ * The text a store indexes for a memory's keyword search: its content, then
+ * the context it was said in (`MemoryRecord.context`) when it has one. Every
+ * store indexes this, so a memory is found by the words of its context in
+ * every backend alike.
+ */
+export function keywordText(memory: Pick<MemoryRecord, 'content' | 'context'>): string {
+  return memory.context ? `${memory.content}\n${memory.context}` : memory.content;
+}
+
+/**
  * Queries over records held in process (core's in-memory store, the Markdown
  * store's loaded files), so every such store filters, orders and ranks alike.
  */

@@ -15,6 +15,7 @@ export interface NewRecordFields {
   sources?: string[];
   tags?: string[];
   metadata?: Record<string, unknown>;
+  context?: string;
 }
 
 /** A fresh full-level memory at weight 1. */
@@ -40,6 +41,7 @@ export function createRecord(fields: NewRecordFields, defaults: RecordDefaults):
     sources: unique(fields.sources ?? []),
     tags: unique(fields.tags ?? []),
     metadata: { ...(fields.metadata ?? {}) },
+    ...(fields.context ? { context: fields.context } : {}),
     revision: 1,
   };
 }

@@ -1,12 +1,18 @@
 import type { Embedder, MemoryStore, ReindexStatus, StagedVector } from './contracts.js';
+import { DEFAULT_CONTEXT_WEIGHT } from './config.js';
 import { MemloomError } from './errors.js';
-import { embedChecked } from './vector.js';
+import { documentVectors } from './vector.js';
 
 export interface ReindexOptions {
   /** A store whose `capabilities.reindex` is true. */
   store: MemoryStore;
-  /** The embedder to move to; every memory's content is embedded with it. */
+  /** The embedder to move to; every memory's content (and context) is embedded with it. */
   embedder: Embedder;
+  /**
+   * How far a memory's context pulls its vector (`retrieval.contextWeight`
+   * of the Memory that reads the store): use the same value. @default 0.7
+   */
+  contextWeight?: number;
   /** Memories embedded per call to the embedder (and per store write). @default 64 */
   batchSize?: number;
   /** Called once at the start (with what an earlier run already did) and after each batch. */
@@ -46,6 +52,10 @@ const MAX_IDLE_ROUNDS = 5;
  */
 export async function reindex(options: ReindexOptions): Promise<ReindexReport> {
   const { store, embedder } = options;
+  const contextWeight = options.contextWeight ?? DEFAULT_CONTEXT_WEIGHT;
+  if (!(contextWeight >= 0) || !Number.isFinite(contextWeight)) {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', message: `contextWeight must be a finite number >= 0, got ${String(contextWeight)}` });
+  }
   const batchSize = options.batchSize ?? 64;
   if (!Number.isInteger(batchSize) || batchSize < 1) {
     throw new MemloomError({ code: 'INVALID_OPTIONS', message: `batchSize must be a positive integer, got ${String(batchSize)}` });
@@ -63,7 +73,7 @@ export async function reindex(options: ReindexOptions): Promise<ReindexReport> {
     options.signal?.throwIfAborted();
     const batch = await methods.pending(batchSize);
     if (batch.length === 0) break;
-    const vectors = await embedChecked(embedder, batch.map((memory) => memory.content), 'document');
+    const vectors = await documentVectors(embedder, batch, contextWeight);
     const staged: StagedVector[] = batch.map((memory, index) => ({ id: memory.id, revision: memory.revision, vector: vectors[index]! }));
     const kept = await methods.stage(staged);
     embedded += kept;

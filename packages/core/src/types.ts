@@ -64,6 +64,15 @@ export interface MemoryRecord {
   verified: boolean;
   /** Ids of the messages or turns the memory came from, kept through merges. */
   sources: string[];
+  /**
+   * The text the memory was said in (`add(…, { context })`, e.g. the turn or
+   * two before it in a conversation), absent when none was given. It helps
+   * find the memory: it is blended into the stored vector and indexed for
+   * keyword search beside the content (see `keywordText`), but it is not the
+   * memory's content and merges are decided without it. A merge keeps the
+   * newest context given; compression to a level below `full` drops it.
+   */
+  context?: string;
   tags: string[];
   metadata: Record<string, unknown>;
   /** Number of the latest version; 1 after creation. Used for optimistic concurrency. */

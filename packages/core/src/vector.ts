@@ -84,3 +84,42 @@ export async function embedChecked(embedder: Embedder, texts: string[], purpose:
     return Array.from(vector);
   });
 }
+
+/** normalize(a + weight·b), for unit vectors a and b; `a` itself when the sum vanishes. */
+export function blendVectors(a: readonly number[], b: readonly number[], weight: number): number[] {
+  if (weight === 0 || a.length !== b.length) return [...a];
+  const sum = a.map((value, index) => value + weight * (b[index] as number));
+  let norm = 0;
+  for (const value of sum) norm += value * value;
+  if (!(norm > 1e-12)) return [...a];
+  const scale = 1 / Math.sqrt(norm);
+  return sum.map((value) => value * scale);
+}
+
+/**
+ * The vectors a store keeps for memories: each content's vector, moved toward
+ * its context's when the memory has one (`normalize(v(content) +
+ * contextWeight · v(context))`, `retrieval.contextWeight`). Contents and
+ * contexts are embedded in one call. Used wherever a memory is embedded
+ * (add, update, restore, re-index), so its context's pull is never lost.
+ */
+export async function documentVectors(
+  embedder: Embedder,
+  memories: readonly { content: string; context?: string | undefined }[],
+  contextWeight: number,
+): Promise<number[][]> {
+  const texts = memories.map((memory) => memory.content);
+  const contextAt = new Map<number, number>();
+  if (contextWeight > 0) {
+    memories.forEach((memory, index) => {
+      if (memory.context) contextAt.set(index, texts.push(memory.context) - 1);
+    });
+  }
+  if (texts.length === 0) return [];
+  const vectors = await embedChecked(embedder, texts, 'document');
+  return memories.map((_, index) => {
+    const content = vectors[index] as number[];
+    const at = contextAt.get(index);
+    return at === undefined ? content : blendVectors(content, vectors[at] as number[], contextWeight);
+  });
+}

@@ -123,11 +123,13 @@ describe('add', () => {
     expect(merged.decision.strategy).toBe('merge_update');
   });
 
-  it('moves the stored vector toward the context, never stores the context, and decides merges on the content alone', async () => {
+  it('moves the stored vector toward the context, keeps the context beside the content, and decides merges on the content alone', async () => {
     const { memory, store } = rig({}, { reply: axisVector(DIM, 0), question: axisVector(DIM, 1), other: axisVector(DIM, 2) });
-    const first = await memory.add('reply', { scope: { userId: 'a' }, context: 'question' });
+    const first = await memory.add('reply', { scope: { userId: 'a' }, context: '  question ' });
     expect(first.memory.content).toBe('reply');
-    expect(JSON.stringify(first.memory)).not.toContain('question');
+    expect(first.memory.context).toBe('question');
+    expect(await memory.get(first.memory.id)).toEqual(first.memory);
+    expect((await memory.history(first.memory.id))[0]?.after.context).toBe('question');
     const stored = (await store.getVector(first.memory.id)) as number[];
     // normalize(e0 + 0.7·e1)
     expect(stored[0]).toBeCloseTo(1 / Math.sqrt(1 + 0.49), 6);
@@ -139,6 +141,7 @@ describe('add', () => {
     const second = await memory.add('reply', { scope: { userId: 'a' }, context: 'other' });
     expect(second.decision.strategy).not.toBe('merge_update');
     expect(second.decision.similarity).toBeCloseTo(1 / Math.sqrt(1.49), 6);
+    expect(second.memory.context).toBe('other');
   });
 
   it('ignores context when retrieval.contextWeight is 0', async () => {

@@ -34,6 +34,7 @@ export const reindexCommand: CommandSpec = {
           report = await reindex({
             store: memory.store,
             embedder: memory.embedder,
+            contextWeight: memory.config.retrieval.contextWeight,
             ...(batchSize ? { batchSize } : {}),
             signal: abort.signal,
             onProgress: (status) => {

@@ -149,8 +149,10 @@ function consolidate(context: PipelineContext, group: ConsolidationGroup, byId: 
     const { [ABSORBED_KEY]: _nested, ...metadata } = member.metadata;
     return [...earlier, { ...member, metadata }];
   });
+  // A rewritten text is no longer what was said in the old memory's context: the context goes.
+  const { context: _context, ...kept } = before;
   const after: MemoryRecord = {
-    ...before,
+    ...(group.content === before.content ? before : kept),
     content: group.content,
     level: group.content === before.content ? before.level : 'full',
     category,

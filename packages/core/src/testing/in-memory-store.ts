@@ -9,7 +9,7 @@ import type {
   VectorQuery,
 } from '../contracts.js';
 import { MemloomError } from '../errors.js';
-import { listRecords, matchingRecords, searchTextIndex } from '../record-queries.js';
+import { keywordText, listRecords, matchingRecords, searchTextIndex } from '../record-queries.js';
 import { inScope, matchesFilter } from '../scope.js';
 import { TextIndex } from '../text/bm25.js';
 import type { MemoryFilter, MemoryRecord, MemoryVersion, Scope, ScoredMemory } from '../types.js';
@@ -147,7 +147,7 @@ class InMemoryStore implements MemoryStore {
       const history = this.versions.get(change.memory.id) ?? [];
       history.push(structuredClone(change.version));
       this.versions.set(change.memory.id, history);
-      this.text.set(change.memory.id, change.memory.content);
+      this.text.set(change.memory.id, keywordText(change.memory));
     }
   }
 

@@ -26,9 +26,14 @@ export function crudCases(context: StoreContext & { replace(store: import('@meml
         sources: ['D1:3', 'D2:7'],
         tags: ['coffee', '饮料'],
         metadata: { nested: { list: [1, 'two', null], flag: true }, count: 3 },
+        context: 'Asked: 你平时喝什么？\n"quotes" and ---\nlines # like: markup',
       });
-      await context.store.apply([create(memory, axis(0))]);
+      const plain = record({ content: 'no context' });
+      await context.store.apply([create(memory, axis(0)), create(plain, axis(1))]);
       expect(await context.store.get(memory.id)).toEqual(memory);
+      // A record without a context reads back without the key (not null, not an empty string).
+      expect(await context.store.get(plain.id)).not.toHaveProperty('context');
+      expect((await context.store.list({})).find((entry) => entry.id === plain.id)).not.toHaveProperty('context');
       const vector = await context.store.getVector(memory.id);
       expect(vector).toHaveLength(8);
       expect(vector?.[0]).toBeCloseTo(1, 5);

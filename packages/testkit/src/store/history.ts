@@ -5,7 +5,7 @@ import { axis, create, record, rejectsWithCode, replace, type StoreContext } fro
 export function historyCases(context: StoreContext): void {
   describe('history', () => {
     it('keeps every version in order with trigger, action, reason, before and after', async () => {
-      const first = record({ content: 'version one' });
+      const first = record({ content: 'version one', context: 'said after a question' });
       await context.store.apply([create(first, axis(0))]);
       const second = { ...first, content: 'version two', revision: 2 };
       await context.store.apply([replace(first, { content: 'version two' })]);
@@ -17,6 +17,8 @@ export function historyCases(context: StoreContext): void {
       expect(versions[0]?.action).toBe('create');
       expect(versions[0]?.trigger).toBe('user_mention');
       expect(versions[1]?.before?.content).toBe('version one');
+      expect(versions[0]?.after.context).toBe('said after a question');
+      expect(versions[1]?.before?.context).toBe('said after a question');
       expect(versions[2]?.trigger).toBe('manual_edit');
       expect(versions[2]?.reason).toBe('edit for the conformance suite');
       expect(versions[2]?.memoryId).toBe(first.id);

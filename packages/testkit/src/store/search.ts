@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { axis, create, record, replace, towards, type StoreContext } from './fixtures.js';
+import { axis, create, record, replace, towards, version, type StoreContext } from './fixtures.js';
 
 export function searchCases(context: StoreContext): void {
   const { options } = context;
@@ -101,6 +101,27 @@ export function searchCases(context: StoreContext): void {
         expect(await context.store.textSearch!({ text: 'turquoise', limit: 5 })).toEqual([]);
         const hits = await context.store.textSearch!({ text: 'vermilion', limit: 5 });
         expect(hits.map((hit) => hit.memory.id)).toEqual([memory.id]);
+      });
+
+      it('finds a memory by the words of its context (keywordText), and follows context edits', async () => {
+        const kayak = record({ content: 'Bought a kayak last week', context: 'Any plans for the lake this summer?' });
+        const other = record({ content: 'The lake house is rented out' });
+        await context.store.apply([create(kayak, axis(0)), create(other, axis(1))]);
+        const hits = await context.store.textSearch!({ text: 'summer', limit: 5 });
+        expect(hits.map((hit) => hit.memory.id)).toEqual([kayak.id]);
+        expect(hits[0]?.memory).toEqual(kayak);
+        expect((await context.store.textSearch!({ text: 'lake', limit: 5 })).map((hit) => hit.memory.id).sort()).toEqual([kayak.id, other.id].sort());
+        // A new context replaces the old one's words; removing it leaves the content's alone.
+        await context.store.apply([replace(kayak, { context: '夏天去湖边划船' })]);
+        expect(await context.store.textSearch!({ text: 'summer', limit: 5 })).toEqual([]);
+        expect((await context.store.textSearch!({ text: '划船', limit: 5 })).map((hit) => hit.memory.id)).toEqual([kayak.id]);
+        const current = { ...kayak, context: '夏天去湖边划船', revision: 2 };
+        const { context: _context, ...bare } = current;
+        const after = { ...bare, revision: 3 };
+        await context.store.apply([{ op: 'put', memory: after, expectedRevision: 2, version: version(current, after, 'edit') }]);
+        expect(await context.store.get(kayak.id)).not.toHaveProperty('context');
+        expect(await context.store.textSearch!({ text: '划船', limit: 5 })).toEqual([]);
+        expect((await context.store.textSearch!({ text: 'kayak', limit: 5 })).map((hit) => hit.memory.id)).toEqual([kayak.id]);
       });
 
       it('applies filters and limit to text search', async () => {

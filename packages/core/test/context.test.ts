@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import { createMemory, keywordText, MemloomError, reindex, type CreateMemoryOptions } from '../src/index.js';
+import { axisVector, createFakeClock, createInMemoryStore, createTestEmbedder } from '../src/testing/index.js';
+
+const DIM = 16;
+const DAY = 86_400_000;
+const scope = { userId: 'a' };
+
+function rig(options: Partial<CreateMemoryOptions> = {}) {
+  const embedder = createTestEmbedder({
+    dimension: DIM,
+    vectors: {
+      'Bought a kayak': axisVector(DIM, 0),
+      'Bought a red kayak': axisVector(DIM, 0),
+      'We talked about weekend plans': axisVector(DIM, 1),
+      'Any plans for the lake?': axisVector(DIM, 2),
+      'Sold the kayak': axisVector(DIM, 3),
+    },
+  });
+  const clock = createFakeClock('2024-03-01T09:00:00.000Z');
+  const store = createInMemoryStore();
+  const memory = createMemory({ store, embedder, clock, ...options });
+  return { memory, embedder, clock, store };
+}
+
+/** normalize(a + w·b) for orthogonal unit a and b: the two non-zero components. */
+const blended = (weight: number) => [1 / Math.sqrt(1 + weight ** 2), weight / Math.sqrt(1 + weight ** 2)];
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    if (MemloomError.isInstance(error)) return error.code;
+    throw error;
+  }
+  throw new Error('expected a MemloomError');
+}
+
+describe('context kept on the memory', () => {
+  it('indexes the context for keyword search after the content', async () => {
+    expect(keywordText({ content: 'Bought a kayak' })).toBe('Bought a kayak');
+    expect(keywordText({ content: 'Bought a kayak', context: 'Any plans for the lake?' })).toBe('Bought a kayak\nAny plans for the lake?');
+    const { memory } = rig({ retrieval: { contextWeight: 0 } });
+    const added = await memory.add('Bought a kayak', { scope, context: 'Any plans for the lake?' });
+    await memory.add('Sold the kayak', { scope });
+    // "lake" is only in the context; the vectors do not help (weight 0, orthogonal axes).
+    const [hit] = await memory.search('lake', { scope });
+    expect(hit?.memory.id).toBe(added.memory.id);
+    expect(hit?.parts.text).toBeGreaterThan(0);
+  });
+
+  it('treats a blank context as none and refuses one longer than limits.maxContentLength', async () => {
+    const { memory } = rig({ limits: { maxContentLength: 40 } });
+    const added = await memory.add('Bought a kayak', { scope, context: '   ' });
+    expect(added.memory).not.toHaveProperty('context');
+    expect(await codeOf(memory.add('Sold the kayak', { scope, context: 'x'.repeat(41) }))).toBe('CONTENT_TOO_LONG');
+  });
+
+  it('keeps the newest context given on a merge, and the memory its own when a merge brings none', async () => {
+    const { memory, store } = rig({ retrieval: { contextWeight: 0.1 } });
+    const first = await memory.add('Bought a kayak', { scope, context: 'We talked about weekend plans' });
+    // Without a context: cosine 0.995 with the stored vector, a merge that keeps the old context and its pull.
+    const plain = await memory.add('Bought a kayak', { scope });
+    expect(plain.decision.strategy).toBe('merge_update');
+    expect(plain.memory.id).toBe(first.memory.id);
+    expect(plain.memory.context).toBe('We talked about weekend plans');
+    const [x, y] = blended(0.1);
+    expect(((await store.getVector(first.memory.id)) as number[]).slice(0, 2).map((value) => value.toFixed(6))).toEqual([x, y].map((value) => value!.toFixed(6)));
+    // With a new context: the newest wins, and the vector moves toward it.
+    const next = await memory.add('Bought a kayak', { scope, context: 'Any plans for the lake?' });
+    expect(next.decision.strategy).toBe('merge_update');
+    expect(next.memory.context).toBe('Any plans for the lake?');
+    const vector = (await store.getVector(first.memory.id)) as number[];
+    expect(vector[1]).toBeCloseTo(0, 9);
+    expect(vector[2]).toBeCloseTo(y!, 6);
+  });
+
+  it('re-embeds with the context on an edit of the content, and sets or removes the context by update', async () => {
+    const { memory, store } = rig();
+    const added = await memory.add('Bought a kayak', { scope, context: 'We talked about weekend plans' });
+    const [x, y] = blended(0.7);
+    const edited = await memory.update(added.memory.id, { content: 'Sold the kayak' });
+    expect(edited.context).toBe('We talked about weekend plans');
+    let vector = (await store.getVector(added.memory.id)) as number[];
+    expect(vector[3]).toBeCloseTo(x!, 6);
+    expect(vector[1]).toBeCloseTo(y!, 6);
+
+    const moved = await memory.update(added.memory.id, { context: 'Any plans for the lake?' });
+    expect(moved.context).toBe('Any plans for the lake?');
+    vector = (await store.getVector(added.memory.id)) as number[];
+    expect(vector[1]).toBeCloseTo(0, 9);
+    expect(vector[2]).toBeCloseTo(y!, 6);
+
+    const removed = await memory.update(added.memory.id, { context: null });
+    expect(removed).not.toHaveProperty('context');
+    expect(await store.getVector(added.memory.id)).toEqual(axisVector(DIM, 3));
+    expect((await memory.search('lake', { scope })).map((hit) => hit.parts.text)).toEqual([0]);
+
+    // restore brings the version's context back, and its pull.
+    const restored = await memory.restore(added.memory.id, 1);
+    expect(restored.content).toBe('Bought a kayak');
+    expect(restored.context).toBe('We talked about weekend plans');
+    vector = (await store.getVector(added.memory.id)) as number[];
+    expect(vector[0]).toBeCloseTo(x!, 6);
+    expect(vector[1]).toBeCloseTo(y!, 6);
+    expect(await codeOf(memory.update(added.memory.id, { context: 42 } as never))).toBe('INVALID_INPUT');
+  });
+
+  it('drops the context when maintenance compresses the memory', async () => {
+    const { memory, clock } = rig();
+    const added = await memory.add('Bought a kayak', { scope, context: 'Any plans for the lake?' });
+    clock.advance(40 * DAY);
+    const report = await memory.maintain();
+    expect(report.compressed).toBe(1);
+    const compressed = await memory.get(added.memory.id);
+    expect(compressed?.level).not.toBe('full');
+    expect(compressed).not.toHaveProperty('context');
+    // The history keeps it.
+    expect((await memory.history(added.memory.id))[0]?.after.context).toBe('Any plans for the lake?');
+  });
+
+  it('re-index embeds each memory with its context, at the weight given', async () => {
+    const { memory, store } = rig();
+    const added = await memory.add('Bought a kayak', { scope, context: 'Any plans for the lake?' });
+    const plain = await memory.add('Sold the kayak', { scope });
+    const next = createTestEmbedder({
+      id: 'memloom/next-embedder',
+      dimension: 8,
+      vectors: { 'Bought a kayak': axisVector(8, 4), 'Any plans for the lake?': axisVector(8, 5), 'Sold the kayak': axisVector(8, 6) },
+    });
+    await reindex({ store, embedder: next, contextWeight: 0.5 });
+    const [x, y] = blended(0.5);
+    const vector = (await store.getVector(added.memory.id)) as number[];
+    expect(vector[4]).toBeCloseTo(x!, 6);
+    expect(vector[5]).toBeCloseTo(y!, 6);
+    expect(await store.getVector(plain.memory.id)).toEqual(axisVector(8, 6));
+    expect(await codeOf(reindex({ store, embedder: next, contextWeight: -1 }))).toBe('INVALID_OPTIONS');
+  });
+});

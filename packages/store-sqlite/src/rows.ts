@@ -25,13 +25,14 @@ export const WRITABLE_COLUMNS = [
   'tags',
   'metadata',
   'revision',
+  'context',
 ] as const;
 
 /**
  * Columns read for a record, prefixed with the `m` alias every query gives
  * `memories`: `row_id`, then WRITABLE_COLUMNS. Records are read with raw
  * (array) statements: better-sqlite3 builds an array much faster than an
- * object of 22 named fields, and a maintenance pass reads every record.
+ * object of 23 named fields, and a maintenance pass reads every record.
  */
 export const RECORD_COLUMNS = ['row_id', ...WRITABLE_COLUMNS].map((column) => `m.${column}`).join(', ');
 
@@ -65,6 +66,7 @@ export function recordValues(memory: MemoryRecord): (string | number | null)[] {
     JSON.stringify(memory.tags),
     JSON.stringify(memory.metadata),
     memory.revision,
+    memory.context ?? null,
   ];
 }
 
@@ -81,6 +83,7 @@ export function scopeOfColumns(userId: string | null, agentId: string | null, se
 export function rowToRecord(row: MemoryRow): MemoryRecord {
   const id = row[1] as string;
   const scope = scopeOfColumns(row[2] as string | null, row[3] as string | null, row[4] as string | null);
+  const context = row[22] as string | null;
   return {
     id,
     content: row[5] as string,
@@ -101,6 +104,7 @@ export function rowToRecord(row: MemoryRow): MemoryRecord {
     tags: parseJson(row[19] as string, id, 'tags') as string[],
     metadata: parseJson(row[20] as string, id, 'metadata') as Record<string, unknown>,
     revision: row[21] as number,
+    ...(context !== null ? { context } : {}),
   };
 }
 

@@ -3,7 +3,7 @@ import type { Database } from 'better-sqlite3';
 import { BACKEND } from './connection.js';
 
 /** The schema this version of the package writes (`PRAGMA user_version`). */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** `PRAGMA application_id` of a memloom file: "MLOM". */
 export const APPLICATION_ID = 0x4d4c4f4d;
@@ -82,6 +82,11 @@ const MIGRATIONS: ReadonlyArray<(database: Database) => void> = [
   // as a second whole record. Rows written by schema 1 keep before_json and are read as they are.
   (database) => {
     database.exec('ALTER TABLE versions ADD COLUMN before_patch TEXT');
+  },
+  // 3: a memory's context (`MemoryRecord.context`), NULL when it has none. Its terms join the
+  // content's in the FTS row when the memory is next written; rows from schema 2 have no context.
+  (database) => {
+    database.exec('ALTER TABLE memories ADD COLUMN context TEXT');
   },
 ];
 

@@ -1,4 +1,4 @@
-import { TOKENIZER_VERSION } from '@memloom/core';
+import { keywordText, TOKENIZER_VERSION } from '@memloom/core';
 import type { Database } from 'better-sqlite3';
 import { readMeta, writeMeta } from './schema.js';
 import { scopeOfColumns } from './rows.js';
@@ -19,7 +19,7 @@ export function termsOutdated(database: Database): boolean {
  * Make the keyword index match core's current tokenizer: FTS5 holds terms
  * made by `tokenize` when each memory was written, so after a tokenizer change
  * (`TOKENIZER_VERSION`) a file's old rows would match differently from its new
- * ones. Re-tokenizes every memory's content; call inside a write transaction.
+ * ones. Re-tokenizes every memory's keyword text (content and context); call inside a write transaction.
  * Returns how many memories were re-indexed.
  */
 export function refreshTerms(database: Database): number {
@@ -29,12 +29,20 @@ export function refreshTerms(database: Database): number {
   if (hasRows) {
     database.prepare("INSERT INTO memory_text (memory_text) VALUES ('delete-all')").run();
     const insert = database.prepare(INSERT_TEXT_ROWS);
-    const page = database.prepare('SELECT row_id, content, user_id, agent_id, session_id FROM memories WHERE row_id > ? ORDER BY row_id LIMIT ?');
+    const page = database.prepare('SELECT row_id, content, context, user_id, agent_id, session_id FROM memories WHERE row_id > ? ORDER BY row_id LIMIT ?');
     let after = -1;
     for (;;) {
-      const rows = page.all(after, BATCH) as Array<{ row_id: number; content: string; user_id: string | null; agent_id: string | null; session_id: string | null }>;
+      const rows = page.all(after, BATCH) as Array<{
+        row_id: number;
+        content: string;
+        context: string | null;
+        user_id: string | null;
+        agent_id: string | null;
+        session_id: string | null;
+      }>;
       if (rows.length === 0) break;
-      insert.run(JSON.stringify(rows.map((row) => [row.row_id, indexTerms(row.content), scopeTerms(scopeOfColumns(row.user_id, row.agent_id, row.session_id))])));
+      const terms = (row: (typeof rows)[number]) => indexTerms(keywordText({ content: row.content, ...(row.context !== null ? { context: row.context } : {}) }));
+      insert.run(JSON.stringify(rows.map((row) => [row.row_id, terms(row), scopeTerms(scopeOfColumns(row.user_id, row.agent_id, row.session_id))])));
       count += rows.length;
       after = rows[rows.length - 1]!.row_id;
     }

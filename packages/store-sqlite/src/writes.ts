@@ -1,4 +1,4 @@
-import { MemloomError, type MemoryChange, type MemoryRecord } from '@memloom/core';
+import { keywordText, MemloomError, type MemoryChange, type MemoryRecord } from '@memloom/core';
 import type { Database, Statement } from 'better-sqlite3';
 import { BACKEND } from './connection.js';
 import { PendingText } from './pending-text.js';
@@ -17,9 +17,19 @@ export interface VectorTables {
  * and the columns that indexes or its FTS row are built from. The other
  * columns are written whatever they held.
  */
-const CURRENT_COLUMNS = ['row_id', 'revision', 'id', 'user_id', 'agent_id', 'session_id', 'created_at', 'content'] as const;
+const CURRENT_COLUMNS = ['row_id', 'revision', 'id', 'user_id', 'agent_id', 'session_id', 'created_at', 'content', 'context'] as const;
 
-type CurrentRow = [rowId: number, revision: number, id: string, userId: string | null, agentId: string | null, sessionId: string | null, createdAt: string, content: string];
+type CurrentRow = [
+  rowId: number,
+  revision: number,
+  id: string,
+  userId: string | null,
+  agentId: string | null,
+  sessionId: string | null,
+  createdAt: string,
+  content: string,
+  context: string | null,
+];
 
 /** Indexed columns: an UPDATE that names one rewrites its index entries, so they are named only when they changed. */
 const INDEXED = ['id', 'user_id', 'agent_id', 'session_id', 'created_at'] as const;
@@ -27,6 +37,7 @@ const INDEXED_AT = INDEXED.map((column) => WRITABLE_COLUMNS.indexOf(column));
 const CURRENT_AT = INDEXED.map((column) => CURRENT_COLUMNS.indexOf(column));
 const UNINDEXED_AT = WRITABLE_COLUMNS.flatMap((column, index) => ((INDEXED as readonly string[]).includes(column) ? [] : [index]));
 const CONTENT_AT = WRITABLE_COLUMNS.indexOf('content');
+const CONTEXT_AT = WRITABLE_COLUMNS.indexOf('context');
 /** The bits of user_id, agent_id and session_id: the FTS row's scope tokens are built from them. */
 const SCOPE_BITS = 0b01110;
 
@@ -176,7 +187,7 @@ export class Writer {
     const result = this.sql(`INSERT INTO memories (${WRITABLE_COLUMNS.join(', ')}) VALUES (${WRITABLE_COLUMNS.map(() => '?').join(', ')})`).run(values);
     const rowId = Number(result.lastInsertRowid);
     this.rows.set(memory.id, currentOf(rowId, values));
-    this.text.put(rowId, indexTerms(memory.content), scopeTerms(memory.scope), false);
+    this.text.put(rowId, indexTerms(keywordText(memory)), scopeTerms(memory.scope), false);
     this.putVector(requireTable(tables), rowId, blob, userKey(memory.scope.userId), 'insert');
     return rowId;
   }
@@ -192,8 +203,8 @@ export class Writer {
     const written = [...UNINDEXED_AT, ...INDEXED_AT.filter((_, bit) => mask & (1 << bit))];
     this.updateStatement(mask, written).run(...written.map((at) => values[at]), rowId);
     this.rows.set(memory.id, currentOf(rowId, values));
-    if ((mask & SCOPE_BITS) !== 0 || values[CONTENT_AT] !== current[7]) {
-      this.text.put(rowId, indexTerms(memory.content), scopeTerms(memory.scope), true);
+    if ((mask & SCOPE_BITS) !== 0 || values[CONTENT_AT] !== current[7] || values[CONTEXT_AT] !== current[8]) {
+      this.text.put(rowId, indexTerms(keywordText(memory)), scopeTerms(memory.scope), true);
     }
     const table = requireTable(tables);
     const movedUser = (memory.scope.userId ?? null) !== current[3];
@@ -238,5 +249,8 @@ export function validateChange(change: MemoryChange): void {
   const { memory, version } = change;
   if (!memory || typeof memory.id !== 'string' || memory.id === '' || typeof memory.content !== 'string' || !version) {
     throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: 'a put needs a memory with an id and content, and a version' });
+  }
+  if (memory.context !== undefined && typeof memory.context !== 'string') {
+    throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: `memory ${memory.id}: context must be a string when given` });
   }
 }

@@ -138,6 +138,7 @@ describe('history() with compact versions (schema 2)', () => {
       legacy.run(before === null ? null : JSON.stringify(before), row.rowid);
     }
     raw.exec('ALTER TABLE versions DROP COLUMN before_patch');
+    raw.exec('ALTER TABLE memories DROP COLUMN context');
     raw.pragma('user_version = 1');
     raw.close();
 

@@ -166,3 +166,36 @@ describe('the default path', () => {
     expect(() => createSqliteStore({ path: 'x.db', vectorChunkSize: 7 })).toThrow(/vectorChunkSize/);
   });
 });
+
+describe('schema 3: a memory context', () => {
+  it('opens a schema 2 file, migrates it in place, and then keeps and indexes contexts', async () => {
+    const path = folder().file();
+    const store = createSqliteStore({ path });
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    await store.apply([createChange(newRecord('old', 'bought a kayak', 'alice'), vectorFor(1))]);
+    await store.close();
+    // What schema 2 wrote: no context column.
+    const raw = new Database(path);
+    raw.exec('ALTER TABLE memories DROP COLUMN context');
+    raw.pragma('user_version = 2');
+    raw.close();
+
+    const reopened = createSqliteStore({ path });
+    await reopened.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    const old = (await reopened.get('old'))!;
+    expect(old).not.toHaveProperty('context');
+    expect((await reopened.textSearch({ text: 'kayak', limit: 5 })).map((hit) => hit.memory.id)).toEqual(['old']);
+    // A context given later is stored and its words are found.
+    const next = { ...old, context: 'any plans for the lake?', revision: old.revision + 1 };
+    await reopened.apply([replaceChange(old, next)]);
+    expect((await reopened.get('old'))?.context).toBe('any plans for the lake?');
+    expect((await reopened.textSearch({ text: 'lake', limit: 5 })).map((hit) => hit.memory.id)).toEqual(['old']);
+    await expect(reopened.apply([replaceChange(next, { ...next, context: 42 as never, revision: next.revision + 1 })])).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await reopened.close();
+
+    const migrated = new Database(path, { readonly: true });
+    expect(migrated.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(SCHEMA_VERSION).toBe(3);
+    migrated.close();
+  });
+});

@@ -353,7 +353,7 @@ function printReport(data: typeof report): void {
       row('BM25 alone (core TextIndex)', locomo.bm25),
       ...Object.entries(locomo.embedders).flatMap(([name, runs]) => Object.entries(runs).map(([run, result]) => row(`${name}: ${run}${run.startsWith('hybrid') && retrieval ? ' (--retrieval)' : ''}`, result))),
     ]);
-    if (locomo.contextTurns > 0) console.log(`"+ context": add(turn, { context }) with the ${locomo.contextTurns} preceding turns of the same session (vector only; content and keyword index hold the turn alone)`);
+    if (locomo.contextTurns > 0) console.log(`"+ context": add(turn, { context }) with the ${locomo.contextTurns} preceding turns of the same session (kept as the memory's context: in its vector and keyword index; the content is the turn alone)`);
   }
   for (const [file, { set, results }] of Object.entries(data.quality?.chinese ?? {})) {
     console.log(`\nChinese set ${file} (${set.memories} memories + ${set.distractors} distractors, ${set.queries} queries; zh = Chinese-only queries, mixed = English/Chinese)`);

@@ -40,8 +40,9 @@ export interface MemoryRetrieverOptions {
   prewarm?: (texts: string[], purpose: 'document' | 'query') => Promise<void>;
   /**
    * Pass this many preceding turns of the same session (their memory texts,
-   * oldest first, one per line) as `add(text, { context })`: they shape the
-   * memory's vector only; its content stays the turn's text. 0: no context.
+   * oldest first, one per line) as `add(text, { context })`: kept as the
+   * memory's context, they shape its vector and its keyword index; its
+   * content stays the turn's text. 0: no context.
    */
   contextTurns?: number;
   /** Where memories live: core's in-memory store (BM25 TextIndex) or the SQLite store in memory (FTS5). @default 'memory' */

@@ -59,7 +59,7 @@ export const LOCOMO_ROWS: readonly LocomoRow[] = [
     group: 'memloom',
     label: 'memloom default + context: createMemory() (SQLite store), 2 turns of context',
     description:
-      'as memloom-default, but each turn is added with the 2 turns before it in its session as add(turn, { context }): the context shapes the stored vector only, the memory text and keyword index hold the turn alone',
+      'as memloom-default, but each turn is added with the 2 turns before it in its session as add(turn, { context }): the context is kept on the memory and shapes its vector and keyword index; the memory text is the turn alone',
     embeds: true,
     create: (conversation, context) =>
       createMemloomRetriever(conversation, {

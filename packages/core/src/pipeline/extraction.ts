@@ -200,8 +200,8 @@ async function addFact(
   report: ExtractionReport,
 ): Promise<void> {
   try {
-    // A fact cut from a longer message is indexed with that message around it (it shapes
-    // the vector only): "I love it there" is found by a question about the city named before it.
+    // A fact cut from a longer message keeps that message as its context (it shapes the
+    // vector and the keyword index): "I love it there" is found by a question about the city named before it.
     const around = turn.user.content.trim();
     const result = await context.memory.add(content, {
       ...(around !== content.trim() ? { context: around } : {}),

@@ -45,6 +45,7 @@ export const recordSchema = z
     source: z.enum(MEMORY_SOURCES),
     verified: z.boolean(),
     sources: z.array(z.string()),
+    context: z.string().optional(),
     tags: z.array(z.string()),
     metadata: z.record(z.string(), z.unknown()),
     revision: z.number().int().min(1),

@@ -23,11 +23,12 @@ export function searchLine(context: CommandContext, result: SearchResult, rank: 
   return lines;
 }
 
-/** Every field of a memory, one per line. */
-export function memoryDetails(memory: MemoryRecord): string[] {
+/** Every field of a memory, one per line; the context on one line, cut to the terminal like list lines. */
+export function memoryDetails(context: CommandContext, memory: MemoryRecord): string[] {
   return [
     `id           ${memory.id}`,
     `content      ${memory.content.replace(/\n/g, '\n             ')}`,
+    ...(memory.context !== undefined ? [`context      ${clip(context, oneLine(memory.context), 13)}`] : []),
     `scope        ${describeScope(memory.scope)}`,
     `level        ${memory.level}`,
     `category     ${memory.category}`,

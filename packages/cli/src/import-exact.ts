@@ -1,4 +1,4 @@
-import { MemloomError, assertValidVector, type Memory, type MemoryChange, type MemoryRecord, type MemoryVersion } from '@memloom/core';
+import { MemloomError, assertValidVector, documentVectors, type Memory, type MemoryChange, type MemoryRecord, type MemoryVersion } from '@memloom/core';
 import type { ExportHeader, ExportLine } from './export-format.js';
 
 export type OnConflict = 'error' | 'skip' | 'replace';
@@ -66,9 +66,11 @@ export async function applyExact(memory: Memory, lines: ExportLine[], header: Ex
     }
   }
 
-  // A vector for the memory's current text: from the file when it comes from this embedder, else embedded now.
+  // A vector for the memory's current text (content and context): from the file when it comes from this embedder, else embedded now.
   const reuse = header.vectors && header.embedder.id === memory.embedder.id && header.embedder.dimension === memory.embedder.dimension;
-  const needed = plans.filter((plan) => plan.kind !== 'forward' || plan.line.memory.content !== plan.target?.content);
+  const needed = plans.filter(
+    (plan) => plan.kind !== 'forward' || plan.line.memory.content !== plan.target?.content || plan.line.memory.context !== plan.target?.context,
+  );
   const toEmbed: Plan[] = [];
   for (const plan of needed) {
     if (reuse && plan.line.vector) {
@@ -79,14 +81,10 @@ export async function applyExact(memory: Memory, lines: ExportLine[], header: Ex
     }
   }
   if (toEmbed.length > 0) {
-    const vectors = await memory.embedder.embed(
-      toEmbed.map((plan) => plan.line.memory.content),
-      { purpose: 'document' },
-    );
+    // As core embeds a memory: the content's vector moved toward its context's.
+    const vectors = await documentVectors(memory.embedder, toEmbed.map((plan) => plan.line.memory), memory.config.retrieval.contextWeight);
     toEmbed.forEach((plan, index) => {
-      const vector = vectors[index];
-      assertValidVector(vector, memory.embedder.dimension, `embedder ${memory.embedder.id}`);
-      plan.vector = Array.from(vector!);
+      plan.vector = vectors[index];
     });
   }
 

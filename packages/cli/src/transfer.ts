@@ -156,6 +156,7 @@ async function mergeOne(memory: Memory, line: ExportLine, counts: ImportCounts):
     sources: record.sources,
     tags: record.tags,
     metadata: record.metadata,
+    ...(record.context !== undefined ? { context: record.context } : {}),
     at: record.updatedAt,
     trigger: 'import',
   });

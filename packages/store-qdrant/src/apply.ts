@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { MemloomError, type MemoryChange, type MemoryRecord, type MemoryVersion } from '@memloom/core';
+import { keywordText, MemloomError, type MemoryChange, type MemoryRecord, type MemoryVersion } from '@memloom/core';
 import { chunks, DECIDING_READ, denseVectorOf, retrieveAll, type Backend, type Filter, type PointRecord } from './backend.js';
 import type { Schemas } from './client.js';
 import { versionsOfMany } from './filters.js';
@@ -198,7 +198,7 @@ export function revisionFilter(expected: ReadonlyArray<readonly [string, number]
 
 function memoryPoint(backend: Backend, entry: Plan): Schemas['PointStruct'] {
   const final = entry.final as NonNullable<Plan['final']>;
-  const text = documentVector(final.record.content, backend.options.textSearch);
+  const text = documentVector(keywordText(final.record), backend.options.textSearch);
   return {
     id: entry.pointId,
     vector: { dense: final.vector, ...(text ? { text } : {}) },
@@ -249,7 +249,7 @@ async function undo(backend: Backend, won: readonly Plan[]): Promise<void> {
       );
       continue;
     }
-    const text = documentVector(fromMemoryPayload(initial.payload).content, backend.options.textSearch);
+    const text = documentVector(keywordText(fromMemoryPayload(initial.payload)), backend.options.textSearch);
     await backend.call('undo a write', () =>
       backend.client.upsert(backend.collection, {
         wait: true,

@@ -30,6 +30,8 @@ export interface MemoryPayload {
   source: MemoryRecord['source'];
   verified: boolean;
   sources: string[];
+  /** The text the memory was said in; absent when it has none. */
+  context?: string;
   tags: string[];
   metadata: Record<string, unknown>;
   revision: number;
@@ -78,6 +80,7 @@ export function toMemoryPayload(record: MemoryRecord, writeId: string): MemoryPa
     source: record.source,
     verified: record.verified,
     sources: [...record.sources],
+    ...(record.context !== undefined ? { context: record.context } : {}),
     tags: [...record.tags],
     metadata: record.metadata,
     revision: record.revision,
@@ -85,11 +88,24 @@ export function toMemoryPayload(record: MemoryRecord, writeId: string): MemoryPa
   };
 }
 
-/** Rebuild a record from a memory point's payload; a point that is not one is STORE_CORRUPT. */
+/**
+ * Rebuild a record from a memory point's payload; a point that is not one is
+ * STORE_CORRUPT. A payload without a context (or with null) gives a record
+ * without the key.
+ */
 export function fromMemoryPayload(payload: unknown): MemoryRecord {
   const value = payload as Partial<MemoryPayload> | null | undefined;
   if (!value || value.kind !== KIND.memory || typeof value.id !== 'string' || typeof value.revision !== 'number') {
     throw new MemloomError({ code: 'STORE_CORRUPT', backend: 'qdrant', message: 'a point read as a memory does not hold a memloom memory payload' });
+  }
+  const context: unknown = value.context;
+  if (context !== undefined && context !== null && typeof context !== 'string') {
+    throw new MemloomError({
+      code: 'STORE_CORRUPT',
+      backend: 'qdrant',
+      message: `memory ${value.id} is stored with a context that is not a string`,
+      details: { id: value.id },
+    });
   }
   const scope: Scope = {};
   if (typeof value.userId === 'string') scope.userId = value.userId;
@@ -112,6 +128,7 @@ export function fromMemoryPayload(payload: unknown): MemoryRecord {
     source: value.source as MemoryRecord['source'],
     verified: value.verified as boolean,
     sources: [...(value.sources ?? [])],
+    ...(typeof context === 'string' ? { context } : {}),
     tags: [...(value.tags ?? [])],
     metadata: (value.metadata ?? {}) as Record<string, unknown>,
     revision: value.revision,

@@ -225,6 +225,48 @@ describe('reads', () => {
     expect(deletes[2].points).toEqual([memoryPointId('m0')]);
   });
 
+  it('reads a memory\'s context back exactly, and a memory without one without the key', async () => {
+    const said = record({ id: 'said', context: 'Asked: 你平时喝什么？\n"quotes" and ---\nlines # like: markup' });
+    const plain = record({ id: 'plain' });
+    const fake = scriptedClient({ retrieve: () => [point(said), point(plain)] });
+    const [first, second] = await createQdrantStore({ client: fake.client }).getMany(['said', 'plain']);
+    expect(first).toEqual(said);
+    expect(second).toEqual(plain);
+    expect(second).not.toHaveProperty('context');
+  });
+
+  it('a null context in the payload reads as no context; any other non-string is STORE_CORRUPT', async () => {
+    const payloadWith = (context: unknown) => ({ ...point(record()), payload: { ...point(record()).payload, context } });
+    let stored = payloadWith(null);
+    const fake = scriptedClient({ retrieve: () => [stored] });
+    const store = createQdrantStore({ client: fake.client });
+    expect(await store.get('m1')).not.toHaveProperty('context');
+    stored = payloadWith(42);
+    await expect(store.get('m1')).rejects.toMatchObject({ code: 'STORE_CORRUPT', backend: 'qdrant', details: { id: 'm1' } });
+  });
+
+  it('history keeps each version\'s context', async () => {
+    const v1 = record({ content: 'one', context: 'the first question' });
+    const { context: _context, ...v2 } = { ...v1, content: 'two', revision: 2 };
+    const entry = (after: MemoryRecord, before: MemoryRecord | null) => ({
+      memoryId: 'm1', version: after.revision, at: after.updatedAt, trigger: 'manual_edit' as const, action: 'edit' as const, reason: 'r', before, after,
+    });
+    const fake = scriptedClient({
+      retrieve: () => [point(v2, 'w2')],
+      scroll: () => ({
+        points: [
+          { id: 'y', payload: { ...toVersionPayload(entry(v2, v1), 'w2', 'w1') } },
+          { id: 'z', payload: { ...toVersionPayload(entry(v1, null), 'w1', null) } },
+        ],
+        next_page_offset: null,
+      }),
+    });
+    const versions = await createQdrantStore({ client: fake.client }).history('m1');
+    expect(versions.map((version) => version.after.context)).toEqual(['the first question', undefined]);
+    expect(versions[1]?.before?.context).toBe('the first question');
+    expect(versions[1]?.after).not.toHaveProperty('context');
+  });
+
   it('refuses calls after close', async () => {
     const fake = scriptedClient();
     const store = createQdrantStore({ client: fake.client });

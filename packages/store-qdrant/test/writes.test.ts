@@ -1,9 +1,9 @@
-import type { MemoryChange, MemoryRecord, MemoryVersion } from '@memloom/core';
+import { keywordText, type MemoryChange, type MemoryRecord, type MemoryVersion } from '@memloom/core';
 import { describe, expect, it } from 'vitest';
 import { createQdrantStore } from '../src/index.js';
 import { toMemoryPayload, toVersionPayload } from '../src/payload.js';
 import { memoryPointId, versionPointId } from '../src/point-ids.js';
-import { documentVector } from '../src/sparse-text.js';
+import { documentVector, queryVector, type SparseVector } from '../src/sparse-text.js';
 import { metaPoint, scriptedClient } from './fake-client.js';
 
 const VECTOR = [1, 0, 0, 0, 0, 0, 0, 0];
@@ -226,5 +226,77 @@ describe('apply: deleting', () => {
     expect(conditional.filter).toEqual({ should: [{ must: [{ has_id: [memoryPointId('m1')] }, { key: 'revision', match: { value: 2 } }] }] });
     // Its versions stay: the memory is still there.
     expect(fake.bodies('delete').some((body) => body.filter?.must?.[0]?.match?.value === 'version')).toBe(false);
+  });
+});
+
+/** What Qdrant scores a text query against a point's sparse vector (before IDF): their dot product. */
+function textScore(query: string, document: SparseVector | undefined): number {
+  const terms = queryVector(query) as SparseVector;
+  if (!document) return 0;
+  return terms.indices.reduce((sum, index) => {
+    const at = document.indices.indexOf(index);
+    return sum + (at < 0 ? 0 : (document.values[at] as number));
+  }, 0);
+}
+
+describe('apply: context', () => {
+  const BM25 = { k1: 1.2, b: 0.75, averageLength: 16 };
+  const CONTEXT = 'Any plans for the lake this summer?\n问：你夏天去哪儿划船？';
+
+  it('stores the context in the payload and indexes its words with the content\'s; no context, no key', async () => {
+    const fake = script({});
+    const kayak = record('kayak', { content: 'Bought a kayak last week', context: CONTEXT });
+    const plain = record('plain', { content: 'The lake house is rented out' });
+    await createQdrantStore({ client: fake.client }).apply([create(kayak), create(plain)]);
+    const points = memoryUpserts(fake).flatMap((body) => body.points);
+    const [kayakPoint, plainPoint] = [kayak, plain].map((memory) => points.find((point) => point.id === memoryPointId(memory.id)));
+    expect(kayakPoint.payload.context).toBe(CONTEXT);
+    expect(plainPoint.payload).not.toHaveProperty('context');
+    expect(kayakPoint.vector.text).toEqual(documentVector(keywordText(kayak), BM25));
+    // A word of the context alone finds the memory; the content's words still do.
+    expect(textScore('summer', kayakPoint.vector.text)).toBeGreaterThan(0);
+    expect(textScore('划船', kayakPoint.vector.text)).toBeGreaterThan(0);
+    expect(textScore('kayak', kayakPoint.vector.text)).toBeGreaterThan(0);
+    expect(textScore('summer', plainPoint.vector.text)).toBe(0);
+  });
+
+  it('an update that removes the context removes its words from the text vector and its key from the payload', async () => {
+    const before = record('m1', { content: 'Bought a kayak last week', context: CONTEXT });
+    const fake = script({ existing: [stored(before, 'w1')] });
+    const { context: _context, ...bare } = before;
+    const after = { ...bare, revision: 2 };
+    await createQdrantStore({ client: fake.client }).apply([
+      { op: 'put', memory: after, expectedRevision: 1, version: version(before, after) },
+    ]);
+    const [memories] = memoryUpserts(fake);
+    const written = memories.points[0];
+    expect(written.payload).not.toHaveProperty('context');
+    expect(written.vector.text).toEqual(documentVector(before.content, BM25));
+    expect(textScore('summer', written.vector.text)).toBe(0);
+    expect(textScore('kayak', written.vector.text)).toBeGreaterThan(0);
+    // The version keeps the context the memory had before.
+    const [versions] = versionUpserts(fake);
+    expect(versions.points[0].payload.entry.before.context).toBe(CONTEXT);
+    expect(versions.points[0].payload.entry.after).not.toHaveProperty('context');
+  });
+
+  it('undoing a won write puts back the context\'s words with the payload it replaced', async () => {
+    const kayak = record('kayak', { content: 'Bought a kayak last week', context: CONTEXT });
+    const other = record('other');
+    const fake = script({
+      existing: [stored(kayak, 'w-kayak'), stored(other, 'w-other')],
+      // The kayak edit lands; the other memory was replaced by another writer first.
+      landed: (pointId, ours) => (pointId === memoryPointId('other') ? { writeId: 'theirs', revision: 2 } : ours),
+    });
+    await expect(
+      createQdrantStore({ client: fake.client }).apply([replace(kayak, { context: 'a different question' }), replace(other, { content: 'mine' })]),
+    ).rejects.toMatchObject({ code: 'CONFLICT' });
+    const kayakWrites = memoryUpserts(fake).flatMap((body) => body.points).filter((point) => point.id === memoryPointId('kayak'));
+    expect(kayakWrites).toHaveLength(2);
+    const restored = kayakWrites[1];
+    expect(restored.payload.context).toBe(CONTEXT);
+    expect(restored.vector.text).toEqual(documentVector(keywordText(kayak), BM25));
+    expect(textScore('summer', kayakWrites[0].vector.text)).toBe(0);
+    expect(textScore('summer', restored.vector.text)).toBeGreaterThan(0);
   });
 });

@@ -90,7 +90,7 @@ export const showCommand: CommandSpec = {
       const record = await memory.get(id!, scopeOption(context));
       if (!record) throw new MemloomError({ code: 'NOT_FOUND', backend: memory.store.name, message: `no memory ${id}${scopeNote(context)}` });
       if (context.globals.json) return context.printJson(record);
-      for (const line of memoryDetails(record)) context.print(line);
+      for (const line of memoryDetails(context, record)) context.print(line);
     });
   },
 };

@@ -1,0 +1,37 @@
+import type { MemoryRecord } from '@memloom/core';
+import { describe, expect, it } from 'vitest';
+import type { CommandContext } from '../src/command.js';
+import { memoryDetails, memoryLine } from '../src/format.js';
+
+/** Just what the formatters read of a command's context: the terminal (or pipe) and the dim style. */
+function terminal(isTTY: boolean, columns = 60): CommandContext {
+  return { io: { stdout: { isTTY, columns, write: () => {} } }, dim: (text: string) => text } as unknown as CommandContext;
+}
+
+const memory: MemoryRecord = {
+  id: 'm1', content: 'Has an orange cat called Xiaoju', level: 'full', weight: 1, baseWeight: 1, importance: 1, baseImportance: 1,
+  category: 'fact', type: 'user', scope: { userId: 'alice' }, createdAt: '2024-03-01T09:00:00.000Z', updatedAt: '2024-03-01T09:00:00.000Z',
+  lastAccessedAt: '2024-03-01T09:00:00.000Z', source: 'user', verified: false, sources: [], tags: [], metadata: {}, revision: 1,
+  context: 'Q: 你平时养宠物吗？\nA: yes, a cat, and I talk about her a lot, more than about anything else',
+};
+
+describe('a memory\'s context in the detailed view', () => {
+  it('is shown on one labelled line after the content, cut to the terminal', () => {
+    const lines = memoryDetails(terminal(true), memory);
+    const line = lines.find((entry) => entry.startsWith('context '));
+    expect(lines.indexOf(line!)).toBe(lines.findIndex((entry) => entry.startsWith('content ')) + 1);
+    expect(line).toMatch(/^context {6}Q: 你平时养宠物吗？ ⏎ A: yes, a cat.*…$/);
+    expect(line!.length).toBeLessThanOrEqual(60);
+  });
+
+  it('is shown whole when the output is not a terminal', () => {
+    const line = memoryDetails(terminal(false), memory).find((entry) => entry.startsWith('context '));
+    expect(line).toBe('context      Q: 你平时养宠物吗？ ⏎ A: yes, a cat, and I talk about her a lot, more than about anything else');
+  });
+
+  it('has no line when the memory has no context, and is not in list lines', () => {
+    const { context: _context, ...bare } = memory;
+    expect(memoryDetails(terminal(false), bare).some((entry) => entry.startsWith('context'))).toBe(false);
+    expect(memoryLine(terminal(false), memory)).not.toContain('宠物');
+  });
+});

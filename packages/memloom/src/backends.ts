@@ -46,8 +46,16 @@ export function parseEmbedderConfig(config: EmbedderConfig, source: string): Emb
   }
 }
 
-/** Build the store a layer asks for, importing its package only when it is used. */
-export async function createStoreFrom(layer: ConfigLayer, embedder: Embedder, env: Record<string, string | undefined>): Promise<MemoryStore> {
+/**
+ * Build the store a layer asks for, importing its package only when it is used.
+ * `contextWeight` is the Memory's `retrieval.contextWeight`, for stores that embed by themselves (Markdown).
+ */
+export async function createStoreFrom(
+  layer: ConfigLayer,
+  embedder: Embedder,
+  env: Record<string, string | undefined>,
+  contextWeight?: number,
+): Promise<MemoryStore> {
   const source = sourceOf(layer, 'store');
   const config = parseStoreConfig(layer.config.store ?? 'sqlite', source);
   const { type, ...options } = config as StoreObject & Record<string, unknown>;
@@ -63,7 +71,9 @@ export async function createStoreFrom(layer: ConfigLayer, embedder: Embedder, en
       }
       case 'markdown': {
         const markdown = await importOptional(() => import('@memloom/store-markdown'), '@memloom/store-markdown', source);
-        return markdown.createMarkdownStore({ ...options, root: resolveIn(layer, String(options.root)), embedder });
+        // The store re-embeds hand-edited blocks and rebuilds its index: with the Memory's context weight, unless the store config sets one.
+        const weight = contextWeight === undefined ? {} : { contextWeight };
+        return markdown.createMarkdownStore({ ...weight, ...options, root: resolveIn(layer, String(options.root)), embedder });
       }
       case 'qdrant': {
         const qdrant = await importOptional(() => import('@memloom/store-qdrant'), '@memloom/store-qdrant', source);

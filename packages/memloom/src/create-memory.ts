@@ -52,7 +52,10 @@ export async function createMemory(options: MemloomOptions = {}): Promise<Memory
   const resolved = await resolveMemloomConfig(options);
   const env = options.env === false ? {} : (options.env ?? process.env);
   const embedder = isEmbedder(options.embedder) ? options.embedder : await createEmbedderFrom(layerFor(resolved, 'embedder'));
-  const store = isStore(options.store) ? options.store : await createStoreFrom(layerFor(resolved, 'store') ?? defaultLayer(options), embedder, env);
+  const contextWeight = resolved.engine.retrieval?.contextWeight;
+  const store = isStore(options.store)
+    ? options.store
+    : await createStoreFrom(layerFor(resolved, 'store') ?? defaultLayer(options), embedder, env, contextWeight);
   const { store: _store, embedder: _embedder, policy: _policy, cwd: _cwd, configFile: _file, env: _env, ...instances } = options;
   try {
     return createCoreMemory({ ...resolved.engine, ...pickInstances(instances), store, embedder });

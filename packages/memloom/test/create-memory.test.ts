@@ -71,6 +71,16 @@ describe('createMemory() by configuration', () => {
     expect(existsSync(join(cwd, 'notes'))).toBe(true);
   });
 
+  it("gives a Markdown store the Memory's retrieval.contextWeight, so the vectors it rebuilds are the ones the Memory wrote", async () => {
+    const embedder = createTestEmbedder({ dimension: 16 });
+    const memory = await open({ cwd, env: {}, embedder, store: { type: 'markdown', root: './notes' }, retrieval: { contextWeight: 0.2 } });
+    const added = await memory.add('The user booked lessons.', { scope: { userId: 'u1' }, context: 'We talked about skiing in the Alps.' });
+    const written = await memory.store.getVector(added.memory.id);
+    await (memory.store as import('@memloom/store-markdown').MarkdownStore).rebuildIndex();
+    const rounded = (vector: number[] | undefined) => vector?.map((value) => Math.round(value * 1e5));
+    expect(rounded(await memory.store.getVector(added.memory.id))).toEqual(rounded(written));
+  });
+
   it('lets options win over the file, and the file over the environment, field by field', async () => {
     writeFileSync(
       join(cwd, 'memloom.config.json'),

@@ -7,12 +7,14 @@ import { z } from 'zod';
  * blocks, one per memory:
  *
  *     ## 2024-03-02
- *     <!-- memloom {"id":"…","revision":2,…,"sum":"…"} -->
+ *     <!-- memloom {"id":"…","revision":2,…,"context":"…","sum":"…"} -->
  *     The user drinks sugar-free latte, large.
  *
  * The heading shows the creation date (UTC). The comment line holds the
- * fields; `sum` is a checksum of the text and fields as memloom wrote them,
- * so a block a person changed is told apart from one memloom wrote.
+ * fields, the memory's context among them (a JSON string, so any text fits
+ * on the one line); `sum` is a checksum of the text and fields as memloom
+ * wrote them, so a block a person changed is told apart from one memloom
+ * wrote.
  */
 
 /** A block's heading: `## ` at the start of a line (CommonMark level 2). */
@@ -48,6 +50,8 @@ const metaSchema = z
     sources: z.array(z.string()).optional(),
     tags: z.array(z.string()).optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),
+    /** The text the memory was said in (`MemoryRecord.context`); left out, or "", when it has none. */
+    context: z.string().optional(),
     /** Exact content when the text below cannot show it (edge whitespace, CR). */
     raw: z.string().optional(),
     sum: z.string().optional(),
@@ -269,6 +273,7 @@ function metaFor(record: MemoryRecord, raw: string | undefined): Meta {
   if (record.sources.length > 0) meta.sources = record.sources;
   if (record.tags.length > 0) meta.tags = record.tags;
   if (Object.keys(record.metadata).length > 0) meta.metadata = record.metadata;
+  if (record.context) meta.context = record.context;
   if (raw !== undefined) meta.raw = raw;
   return meta;
 }
@@ -291,6 +296,8 @@ function recordFrom(meta: Meta, content: string, scope: Scope): MemoryRecord {
     source: meta.source,
     verified: meta.verified,
     sources: meta.sources ?? [],
+    // An empty context is none: the record has no key then.
+    ...(meta.context ? { context: meta.context } : {}),
     tags: meta.tags ?? [],
     metadata: meta.metadata ?? {},
     revision: meta.revision,

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { TextIndex } from '@memloom/core';
+import { keywordText, type TextIndex } from '@memloom/core';
 import type { Durability } from './atomic-file.js';
 import { backUp, pruneBackups } from './backups.js';
 import { storeError } from './errors.js';
@@ -88,7 +88,8 @@ function swap(store: StoreState, plan: Plan, transaction: Transaction | undefine
       entry.record = { ...entry.record, lastAccessedAt: access.at };
     }
     store.entries.set(id, entry);
-    if (!old || old.record.content !== entry.record.content) store.text.set(id, entry.record.content);
+    const text = keywordText(entry.record);
+    if (!old || keywordText(old.record) !== text) store.text.set(id, text);
   }
   for (const { scope, layout } of plan.layouts.values()) {
     const file = path.join(scope.directory, layout.rel);

@@ -427,6 +427,8 @@ class MarkdownFileStore implements MarkdownStore {
     }
     const state = this.scopeState(scope ?? {});
     const record = structuredClone({ ...change.memory, scope: { ...(scope ?? {}) } });
+    // A context key holding undefined is no context: the record reads back without the key, as after a reopen.
+    if (record.context === undefined) delete record.context;
     const vector = change.vector ? Float32Array.from(change.vector) : 'keep';
     plan.put(record, structuredClone(change.version), vector, state);
   }

@@ -1,4 +1,4 @@
-import { formatZodIssues, systemClock, type Clock, type Embedder, type Logger } from '@memloom/core';
+import { DEFAULT_CONTEXT_WEIGHT, formatZodIssues, systemClock, type Clock, type Embedder, type Logger } from '@memloom/core';
 import { z } from 'zod';
 import { storeError } from './errors.js';
 
@@ -17,6 +17,14 @@ export interface MarkdownStoreOptions {
    * @default undefined
    */
   embedder?: Embedder;
+  /**
+   * How far a memory's context pulls the vectors this store makes itself
+   * (hand-written and hand-edited blocks, a rebuilt index):
+   * normalize(v(content) + contextWeight · v(context)), as core does on add.
+   * Use the same value as the Memory's `retrieval.contextWeight`. Finite, >= 0.
+   * @default DEFAULT_CONTEXT_WEIGHT (0.7)
+   */
+  contextWeight?: number;
   /**
    * Backups kept per Markdown file in `memory/backups/` (oldest deleted
    * first). At least 1: nothing is overwritten without a backup.
@@ -58,6 +66,7 @@ export interface MarkdownStoreOptions {
 export interface ResolvedOptions {
   root: string;
   embedder: Embedder | undefined;
+  contextWeight: number;
   backupRetention: number;
   checkIntervalMs: number;
   lockTimeoutMs: number;
@@ -76,6 +85,7 @@ const schema = z.object({
       return !!candidate && typeof candidate.embed === 'function' && typeof candidate.id === 'string' && Number.isInteger(candidate.dimension);
     }, 'must be an Embedder (id, dimension, embed)')
     .optional(),
+  contextWeight: z.number().min(0).default(DEFAULT_CONTEXT_WEIGHT),
   backupRetention: z.number().int().min(1).default(20),
   checkIntervalMs: z.number().min(0).default(0),
   lockTimeoutMs: z.number().int().min(0).default(10_000),
@@ -96,6 +106,7 @@ export function resolveOptions(options: MarkdownStoreOptions): ResolvedOptions {
   return {
     root: value.root,
     embedder: value.embedder,
+    contextWeight: value.contextWeight,
     backupRetention: value.backupRetention,
     checkIntervalMs: value.checkIntervalMs,
     lockTimeoutMs: value.lockTimeoutMs,

@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { scopeKey, type MemoryRecord, type MemoryVersion } from '@memloom/core';
+import { documentVectors, MemloomError, scopeKey, type MemoryRecord, type MemoryVersion } from '@memloom/core';
 import { isMissing, isTempName, readIfExists, type Durability } from './atomic-file.js';
 import { parseMemoryFile, type FileProblem, type ParsedFile } from './block-format.js';
 import { storeError } from './errors.js';
@@ -265,22 +265,14 @@ export class Reconciler {
     }
     for (let start = 0; start < unique.length; start += EMBED_BATCH) {
       const batch = unique.slice(start, start + EMBED_BATCH);
+      // Content and context blended as core does on add, so a rebuilt vector equals the one the Memory wrote.
       let output: number[][];
       try {
-        output = await embedder.embed(
-          batch.map((record) => record.content),
-          { purpose: 'document' },
-        );
+        output = await documentVectors(embedder, batch, this.parts.options.contextWeight);
       } catch (error) {
-        throw storeError('EMBEDDER_ERROR', `embedder ${embedder.id} failed on hand-written memories`, undefined, error);
+        throw embedError(error, embedder.id);
       }
-      batch.forEach((record, index) => {
-        const vector = output[index];
-        if (!vector || vector.length !== embedder.dimension || !vector.every(Number.isFinite)) {
-          throw storeError('INVALID_EMBEDDING', `embedder ${embedder.id} returned an unusable vector for memory ${record.id}`);
-        }
-        vectors.set(record.id, Float32Array.from(vector));
-      });
+      batch.forEach((record, index) => vectors.set(record.id, Float32Array.from(output[index] as number[])));
     }
     report.embedded += vectors.size;
     return vectors;
@@ -323,8 +315,16 @@ async function sweepTemps(directory: string, deep: boolean): Promise<void> {
   }
 }
 
+/** A block's vector is made again when its content or context changed (both go into it), or it has none. */
 function needsNewVector(previous: Entry | undefined, record: MemoryRecord, state: ScopeState): boolean {
-  return !previous || previous.record.content !== record.content || !state.vectors.has(record.id);
+  return !previous || previous.record.content !== record.content || previous.record.context !== record.context || !state.vectors.has(record.id);
+}
+
+/** The embedder's failure (EMBEDDER_ERROR) or unusable output (INVALID_EMBEDDING), named as this store's. */
+function embedError(error: unknown, embedderId: string): MemloomError {
+  const code = MemloomError.hasCode(error, 'INVALID_EMBEDDING') ? 'INVALID_EMBEDDING' : 'EMBEDDER_ERROR';
+  const why = (error instanceof Error ? error.message : String(error)).replace(/^\[memloom\] (\[[^\]]*\] )?/u, '');
+  return storeError(code, `embedding memories read from the Markdown with ${embedderId}: ${why}`, undefined, error);
 }
 
 function versionOf(before: MemoryRecord | null, after: MemoryRecord, action: 'create' | 'edit', reason: string, atIso: string): MemoryVersion {

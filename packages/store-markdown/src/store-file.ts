@@ -61,6 +61,9 @@ export function validateChange(change: MemoryChange, header: VectorHeader | unde
     throw storeError('INVALID_INPUT', 'a memory id must be a non-empty string of at most 256 characters');
   }
   if (typeof memory.content !== 'string') throw storeError('INVALID_INPUT', `memory ${memory.id} has no text content`);
+  if (memory.context !== undefined && (typeof memory.context !== 'string' || memory.context === '')) {
+    throw storeError('INVALID_INPUT', `memory ${memory.id}: context must be a non-empty string when given (leave the key out for none)`);
+  }
   const scope = assertSafeScope(memory.scope ?? {});
   if (!Number.isInteger(change.expectedRevision) || !version || typeof version !== 'object') {
     throw storeError('INVALID_INPUT', `memory ${memory.id}: a put needs an integer expectedRevision and a version`);

@@ -63,8 +63,9 @@ async function seed(memory: Memory, clock: FakeClock): Promise<void> {
   const alice = { userId: 'alice' };
   await memory.add(TEXT.home, { scope: alice, sources: ['msg-1'], tags: ['home'] });
   await memory.add(TEXT.coffee, { scope: alice, type: 'feedback', importance: 1.5 });
-  await memory.add(TEXT.cat, { scope: alice, verified: true });
-  await memory.add(TEXT.deploy, { scope: { agentId: 'ops' }, category: 'core', source: 'system' });
+  await memory.add(TEXT.cat, { scope: alice, verified: true, context: 'Do you have pets?' });
+  // A core memory never compresses, so it keeps its context; the cat's goes with compression (its history keeps it).
+  await memory.add(TEXT.deploy, { scope: { agentId: 'ops' }, category: 'core', source: 'system', context: '运维问：部署前做什么？\n"checklist" \\ done' });
   await memory.add(TEXT.session, { scope: { userId: 'bob', sessionId: 's1' }, category: 'episode' });
   const gone = await memory.add(TEXT.gone, { scope: alice });
   clock.advanceDays(3);
@@ -115,6 +116,8 @@ describe.each(KINDS.flatMap((from) => KINDS.filter((to) => to !== from).map((to)
       expect(exported.lines).toHaveLength(6);
       expect(exported.lines.some((line) => line.memory.level === 'summary')).toBe(true);
       expect(exported.lines.some((line) => line.versions.length >= 4)).toBe(true);
+      expect(exported.lines.filter((line) => line.memory.context).map((line) => line.memory.context)).toEqual(['运维问：部署前做什么？\n"checklist" \\ done']);
+      expect(exported.lines.some((line) => line.versions.some((version) => version.after.context === 'Do you have pets?'))).toBe(true);
 
       const target = open(to, clock);
       const counts = await importLines(target, exported);

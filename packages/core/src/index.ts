@@ -117,7 +117,7 @@ export { TextIndex } from './text/bm25.js';
 export type { TextIndexOptions, TextHit } from './text/bm25.js';
 export { cosineSimilarity, normalizeVector, assertValidVector, blendVectors, documentVectors } from './vector.js';
 export { validateScope, isEmptyScope, scopeKey, inScope, matchesFilter } from './scope.js';
-export { keywordText, listRecords, matchingRecords, searchTextIndex } from './record-queries.js';
+export { assertRecordContext, keywordText, listRecords, matchingRecords, searchTextIndex } from './record-queries.js';
 export type { RecordEntry } from './record-queries.js';
 
 // Language model helpers

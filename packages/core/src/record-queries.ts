@@ -1,4 +1,5 @@
 import type { ListQuery, TextQuery } from './contracts.js';
+import { MemloomError } from './errors.js';
 import { inScope, matchesFilter } from './scope.js';
 import type { TextIndex } from './text/bm25.js';
 import type { MemoryFilter, MemoryRecord, Scope, ScoredMemory } from './types.js';
@@ -11,6 +12,22 @@ import type { MemoryFilter, MemoryRecord, Scope, ScoredMemory } from './types.js
  */
 export function keywordText(memory: Pick<MemoryRecord, 'content' | 'context'>): string {
   return memory.context ? `${memory.content}\n${memory.context}` : memory.content;
+}
+
+/**
+ * For stores: a record's `context` is absent or a non-empty string (core
+ * never writes another). Throws INVALID_INPUT naming the backend, so every
+ * store refuses the same puts before writing anything.
+ */
+export function assertRecordContext(memory: Pick<MemoryRecord, 'id' | 'context'>, backend: string): void {
+  const context: unknown = memory.context;
+  if (context !== undefined && (typeof context !== 'string' || context === '')) {
+    throw new MemloomError({
+      code: 'INVALID_INPUT',
+      backend,
+      message: `memory ${memory.id}: context must be a non-empty string when given (leave the key out for none)`,
+    });
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { MemoryChange, Scope, StoreOpenOptions } from '@memloom/core';
-import { assertValidVector } from '@memloom/core';
+import { assertRecordContext, assertValidVector } from '@memloom/core';
 import { readIfExists } from './atomic-file.js';
 import { BACKEND, storeError } from './errors.js';
 import type { VectorHeader } from './index-logs.js';
@@ -61,9 +61,7 @@ export function validateChange(change: MemoryChange, header: VectorHeader | unde
     throw storeError('INVALID_INPUT', 'a memory id must be a non-empty string of at most 256 characters');
   }
   if (typeof memory.content !== 'string') throw storeError('INVALID_INPUT', `memory ${memory.id} has no text content`);
-  if (memory.context !== undefined && (typeof memory.context !== 'string' || memory.context === '')) {
-    throw storeError('INVALID_INPUT', `memory ${memory.id}: context must be a non-empty string when given (leave the key out for none)`);
-  }
+  assertRecordContext(memory, BACKEND);
   const scope = assertSafeScope(memory.scope ?? {});
   if (!Number.isInteger(change.expectedRevision) || !version || typeof version !== 'object') {
     throw storeError('INVALID_INPUT', `memory ${memory.id}: a put needs an integer expectedRevision and a version`);

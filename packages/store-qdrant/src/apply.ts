@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { keywordText, MemloomError, type MemoryChange, type MemoryRecord, type MemoryVersion } from '@memloom/core';
+import { assertRecordContext, keywordText, MemloomError, type MemoryChange, type MemoryRecord, type MemoryVersion } from '@memloom/core';
 import { chunks, DECIDING_READ, denseVectorOf, retrieveAll, type Backend, type Filter, type PointRecord } from './backend.js';
 import type { Schemas } from './client.js';
 import { versionsOfMany } from './filters.js';
@@ -132,6 +132,7 @@ function plan(id: string, initial: Initial | undefined, changes: readonly Memory
       result.versions = [];
       continue;
     }
+    assertRecordContext(change.memory, 'qdrant');
     if ((current?.revision ?? 0) !== change.expectedRevision) throw conflict(id);
     const vector = change.vector ? [...change.vector] : current?.vector;
     if (!vector) throw invalid(`memory ${id} is new and needs a vector`);

@@ -125,6 +125,15 @@ describe('apply: creating', () => {
     await expect(createQdrantStore({ client: fake.client }).apply([withoutVector])).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     expect(fake.methods()).toEqual(['retrieve']);
   });
+
+  it('refuses a context that is not a non-empty string (INVALID_INPUT) and writes nothing', async () => {
+    for (const context of ['', 42]) {
+      const fake = script({});
+      const bad = create(record('m1', { context } as unknown as Partial<MemoryRecord>));
+      await expect(createQdrantStore({ client: fake.client }).apply([bad])).rejects.toMatchObject({ code: 'INVALID_INPUT', backend: 'qdrant' });
+      expect(fake.methods()).toEqual(['retrieve']);
+    }
+  });
 });
 
 describe('apply: replacing', () => {

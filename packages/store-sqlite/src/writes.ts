@@ -1,4 +1,4 @@
-import { keywordText, MemloomError, type MemoryChange, type MemoryRecord } from '@memloom/core';
+import { assertRecordContext, keywordText, MemloomError, type MemoryChange, type MemoryRecord } from '@memloom/core';
 import type { Database, Statement } from 'better-sqlite3';
 import { BACKEND } from './connection.js';
 import { PendingText } from './pending-text.js';
@@ -250,7 +250,5 @@ export function validateChange(change: MemoryChange): void {
   if (!memory || typeof memory.id !== 'string' || memory.id === '' || typeof memory.content !== 'string' || !version) {
     throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: 'a put needs a memory with an id and content, and a version' });
   }
-  if (memory.context !== undefined && typeof memory.context !== 'string') {
-    throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: `memory ${memory.id}: context must be a string when given` });
-  }
+  assertRecordContext(memory, BACKEND);
 }

@@ -9,7 +9,7 @@ import type {
   VectorQuery,
 } from '../contracts.js';
 import { MemloomError } from '../errors.js';
-import { keywordText, listRecords, matchingRecords, searchTextIndex } from '../record-queries.js';
+import { assertRecordContext, keywordText, listRecords, matchingRecords, searchTextIndex } from '../record-queries.js';
 import { inScope, matchesFilter } from '../scope.js';
 import { TextIndex } from '../text/bm25.js';
 import type { MemoryFilter, MemoryRecord, MemoryVersion, Scope, ScoredMemory } from '../types.js';
@@ -118,6 +118,7 @@ class InMemoryStore implements MemoryStore {
         continue;
       }
       const { memory } = change;
+      assertRecordContext(memory, this.name);
       if ((current ?? 0) !== change.expectedRevision) throw this.conflict(memory.id);
       if (change.vector === undefined && current === undefined) {
         throw new MemloomError({ code: 'INVALID_INPUT', backend: this.name, message: `memory ${memory.id} is new and needs a vector` });

@@ -1,4 +1,4 @@
-import type { Embedder } from '@memloom/core';
+import type { Embedder, MemoryRecord } from '@memloom/core';
 import { createMemory } from '@memloom/core';
 import { describe, expect, it } from 'vitest';
 import { facade } from './facade.js';
@@ -36,6 +36,15 @@ export function badInputCases(context: StoreContext): void {
       const deleted = { op: 'delete' as const, id: existing.id };
       await rejectsWithCode(context.store.apply([deleted, create(fresh, [1, 2])]), 'DIMENSION_MISMATCH');
       expect((await context.store.get(existing.id))?.content).toBe('existing');
+    });
+
+    it('refuses a put whose context is not a non-empty string (INVALID_INPUT) and writes nothing', async () => {
+      for (const bad of ['', 42, null]) {
+        const memory = { ...record(), context: bad } as unknown as MemoryRecord;
+        await rejectsWithCode(context.store.apply([create(memory, axis(0))]), 'INVALID_INPUT');
+        expect(await context.store.get(memory.id)).toBeUndefined();
+      }
+      expect(await context.store.count({})).toBe(0);
     });
 
     it('refuses a stale delete', async () => {

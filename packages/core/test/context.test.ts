@@ -39,7 +39,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
 describe('context kept on the memory', () => {
   it('indexes the context for keyword search after the content', async () => {
     expect(keywordText({ content: 'Bought a kayak' })).toBe('Bought a kayak');
-    expect(keywordText({ content: 'Bought a kayak', context: 'Any plans for the lake?' })).toBe('Bought a kayak\nAny plans for the lake?');
+    expect(keywordText({ content: 'Bought a kayak', context: 'Any plans for the lake?' })).toBe('Bought a kayak\nBought a kayak\nAny plans for the lake?');
     const { memory } = rig({ retrieval: { contextWeight: 0 } });
     const added = await memory.add('Bought a kayak', { scope, context: 'Any plans for the lake?' });
     await memory.add('Sold the kayak', { scope });

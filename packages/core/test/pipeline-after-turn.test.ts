@@ -53,6 +53,42 @@ describe('afterTurn', () => {
     expect(await memory.count({ scope: alice, filter: { category: 'episode' } })).toBe(1);
   });
 
+  it('keeps the message before the user message in the context of each fact, from the turns it saw or the session given', async () => {
+    const { pipeline, memory } = pipelineRig();
+    await pipeline.afterTurn({ scope: alice, user: 'Hello there', assistant: 'Hi! Which city did you settle in last spring?' });
+    const report = await pipeline.afterTurn({ scope: alice, user: 'Yes, I settled in Lyon. I love it there.', assistant: 'Lovely.' });
+    const facts = report.extraction?.applied.flatMap((entry) => (entry.kind === 'add' ? [entry.result.memory] : [])) ?? [];
+    expect(facts.map((fact) => fact.content)).toEqual(['Yes, I settled in Lyon.', 'I love it there.']);
+    expect(facts[1]?.context).toBe('Hi! Which city did you settle in last spring?\nYes, I settled in Lyon. I love it there.');
+    // Found by a word only the assistant's question had.
+    const [hit] = await memory.search('spring', { scope: alice });
+    expect(facts.map((fact) => fact.id)).toContain(hit?.memory.id);
+    expect(hit?.parts.text).toBeGreaterThan(0);
+
+    // With the session given, the message before this turn's user message comes from it.
+    const messages: ConversationMessage[] = [
+      { role: 'assistant', content: 'Do you have any pets?', id: 'a1' },
+      { role: 'user', content: 'I have a cat named Tofu.', id: 'u2' },
+      { role: 'assistant', content: 'Cute!', id: 'a2' },
+    ];
+    const withSession = await pipeline.afterTurn({ scope: alice, user: { content: 'I have a cat named Tofu.', id: 'u2' }, assistant: { content: 'Cute!', id: 'a2' }, messages });
+    const added = withSession.extraction?.applied.find((entry) => entry.kind === 'add');
+    expect(added?.kind === 'add' && added.result.memory.context).toBe('Do you have any pets?\nI have a cat named Tofu.');
+  });
+
+  it('keeps the facts of a user message longer than limits.maxContentLength (their context cut to it)', async () => {
+    const store = createInMemoryStore();
+    const memory = createMemory({ store, embedder: createTestEmbedder({ dimension: 16 }), limits: { maxContentLength: 200 } });
+    const pipeline = createMemoryPipeline({ memory, languageModel: null });
+    const long = `${'Some chatter here. '.repeat(20)}I work as a nurse in Porto.`;
+    const report = await pipeline.afterTurn({ scope: alice, user: long, assistant: 'Nice.' });
+    const facts = report.extraction?.applied.flatMap((entry) => (entry.kind === 'add' ? [entry.result.memory] : [])) ?? [];
+    expect(facts.map((fact) => fact.content)).toEqual(['I work as a nurse in Porto.']);
+    expect(facts[0]?.context?.length).toBeLessThanOrEqual(200);
+    expect(facts[0]?.context?.endsWith('I work as a nurse in Porto.')).toBe(true);
+    expect(report.extraction?.skipped).toEqual([]);
+  });
+
   it('feeds evolution from the turns it saw when no session is given', async () => {
     const model = routedModel({ evolve: '{}' });
     const { pipeline } = pipelineRig({ languageModel: model, policyStorage: createInMemoryPolicyStorage(), policy: { evolution_enabled: true }, evolutionEveryMessages: 4 });

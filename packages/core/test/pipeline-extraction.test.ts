@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { axisVector, createHangingModel, createInMemoryStore, createScriptedModel, vectorWithSimilarity } from '../src/testing/index.js';
+import { factContext } from '../src/pipeline/extraction.js';
 import { DAY, DIM, errorOf, pipelineRig, promptOf } from './pipeline-rig.js';
 
 const alice = { userId: 'alice' };
@@ -258,7 +259,7 @@ describe('extraction: deterministic fallback', () => {
     expect(records.every((record) => record.source === 'background_ai' && record.verified && record.sources[0] === 'u1')).toBe(true);
   });
 
-  it('indexes a fact cut from a longer message with the message around it (vector only)', async () => {
+  it('keeps a fact cut from a longer message with the message around it as its context', async () => {
     const message = 'We moved to Lyon last spring. I love it there.';
     const { pipeline, memory, store } = pipelineRig({ vectors: { 'I love it there.': axisVector(DIM, 0), [message]: axisVector(DIM, 1), 'I love it there': axisVector(DIM, 2) } });
     const report = await pipeline.extract({ scope: alice, user: message, assistant: 'Nice!' });
@@ -266,6 +267,7 @@ describe('extraction: deterministic fallback', () => {
     const second = report.applied[1];
     const fact = await memory.get(second?.kind === 'add' ? second.result.memory.id : '');
     expect(fact?.content).toBe('I love it there.');
+    expect(fact?.context).toBe(message);
     const stored = (await store.getVector(fact?.id as string)) as number[];
     expect(stored[0]).toBeCloseTo(1 / Math.sqrt(1.49), 6);
     expect(stored[1]).toBeCloseTo(0.7 / Math.sqrt(1.49), 6);
@@ -274,6 +276,16 @@ describe('extraction: deterministic fallback', () => {
     const added = alone.applied[0];
     expect(added?.kind).toBe('add');
     expect(await store.getVector(added?.kind === 'add' ? added.result.memory.id : '')).toEqual(axisVector(DIM, 2));
+    expect(added?.kind === 'add' && added.result.memory).not.toHaveProperty('context');
+  });
+
+  it('cuts the context of a fact from a message longer than limits.maxContentLength to its end, and keeps the fact', () => {
+    const user = { content: `${'x'.repeat(30)} I moved to Lyon.` };
+    expect(factContext({ user, previous: 'Where did you move?' }, 'I moved to Lyon.', 100)).toBe(`Where did you move?\n${user.content}`);
+    expect(factContext({ user, previous: 'Where did you move?' }, 'I moved to Lyon.', 20)).toBe('xxx I moved to Lyon.');
+    expect(factContext({ user: { content: 'I moved to Lyon.' } }, 'I moved to Lyon.', 100)).toBeUndefined();
+    // Never starts on half of an emoji.
+    expect(factContext({ user: { content: 'a😀b' } }, 'b', 2)).toBe('b');
   });
 
   it('handles Chinese statements, questions and requests', async () => {

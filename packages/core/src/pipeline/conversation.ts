@@ -54,6 +54,29 @@ export interface NormalizedTurn {
   retrieved: MemoryRecord[];
   /** The message ids, for `sources`. */
   sources: string[];
+  /**
+   * The message said just before this turn's user message (usually the
+   * assistant's last reply), when the pipeline knows it: part of the context
+   * kept with each fact, so "Yes, since last year" is found by the question it answers.
+   */
+  previous?: string;
+}
+
+/**
+ * The message before this turn's user message: in the session when one is
+ * given (the last user message equal to this turn's, by id or else by text),
+ * else the last message the pipeline saw in the scope before this turn.
+ */
+export function previousMessage(user: TurnMessage, session: readonly ConversationMessage[] | undefined, seen: readonly ConversationMessage[]): string | undefined {
+  if (session) {
+    for (let index = session.length - 1; index > 0; index--) {
+      const message = session[index] as ConversationMessage;
+      const same = user.id !== undefined && message.id !== undefined ? message.id === user.id : message.content === user.content;
+      if (message.role === 'user' && same) return (session[index - 1] as ConversationMessage).content.trim() || undefined;
+    }
+    return undefined;
+  }
+  return seen[seen.length - 1]?.content.trim() || undefined;
 }
 
 /** Validate a turn from the caller; INVALID_INPUT names the field, EMPTY_CONTENT an empty user message. */

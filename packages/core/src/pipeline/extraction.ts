@@ -200,11 +200,9 @@ async function addFact(
   report: ExtractionReport,
 ): Promise<void> {
   try {
-    // A fact cut from a longer message keeps that message as its context (it shapes the
-    // vector and the keyword index): "I love it there" is found by a question about the city named before it.
-    const around = turn.user.content.trim();
+    const around = factContext(turn, content, context.memory.config.limits.maxContentLength);
     const result = await context.memory.add(content, {
-      ...(around !== content.trim() ? { context: around } : {}),
+      ...(around ? { context: around } : {}),
       ...(turn.scope ? { scope: turn.scope } : {}),
       category: 'fact',
       source: 'background_ai',
@@ -217,6 +215,25 @@ async function addFact(
     if (!MemloomError.isInstance(error) || !SKIPPABLE_CODES.includes(error.code)) throw error;
     report.skipped.push({ operation: line, reason: error.message });
   }
+}
+
+/**
+ * What a fact is kept with as its context (it shapes the vector and the
+ * keyword index): the message before the turn, then the user message the fact
+ * was cut from, so "I love it there" is found by a question about the city
+ * named before it. Cut to its last `maxLength` characters (a long message must
+ * not cost the fact); none when it would only repeat the fact.
+ */
+export function factContext(turn: Pick<NormalizedTurn, 'user' | 'previous'>, fact: string, maxLength: number): string | undefined {
+  const text = [turn.previous, turn.user.content]
+    .map((part) => part?.trim())
+    .filter((part): part is string => !!part)
+    .join('\n');
+  if (text === '' || text === fact.trim()) return undefined;
+  if (text.length <= maxLength) return text;
+  const cut = text.slice(-maxLength);
+  // Do not start on the second half of a surrogate pair.
+  return (/^[\uDC00-\uDFFF]/.test(cut) ? cut.slice(1) : cut).trim() || undefined;
 }
 
 function logSkipped(context: PipelineContext, skipped: SkippedOperation[]): void {

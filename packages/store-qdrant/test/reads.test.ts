@@ -37,6 +37,11 @@ function point(memory: MemoryRecord, writeId = 'w1') {
 
 const KIND_MEMORY = { key: 'kind', match: { value: 'memory' } };
 
+/** The version of memory m1 that made `after` from `before`. */
+function entry(after: MemoryRecord, before: MemoryRecord | null) {
+  return { memoryId: 'm1', version: after.revision, at: after.updatedAt, trigger: 'manual_edit' as const, action: 'edit' as const, reason: 'r', before, after };
+}
+
 describe('filters are sent to Qdrant, never applied in JavaScript', () => {
   it('scope fields match exactly; exactScope asks for the others to be empty', async () => {
     const fake = scriptedClient();
@@ -152,9 +157,6 @@ describe('reads', () => {
     const v1 = record({ content: 'one' });
     const v2 = record({ content: 'two', revision: 2 });
     const lost = record({ content: 'lost race', revision: 2 });
-    const entry = (after: MemoryRecord, before: MemoryRecord | null) => ({
-      memoryId: 'm1', version: after.revision, at: after.updatedAt, trigger: 'manual_edit' as const, action: 'edit' as const, reason: 'r', before, after,
-    });
     const fake = scriptedClient({
       retrieve: () => [point(v2, 'w2')],
       scroll: () => ({
@@ -175,9 +177,6 @@ describe('reads', () => {
   it('history asks the majority before calling a chain broken, and reports STORE_CORRUPT if it still is', async () => {
     const v1 = record({ content: 'one' });
     const v2 = record({ content: 'two', revision: 2 });
-    const entry = (after: MemoryRecord, before: MemoryRecord | null) => ({
-      memoryId: 'm1', version: after.revision, at: after.updatedAt, trigger: 'manual_edit' as const, action: 'edit' as const, reason: 'r', before, after,
-    });
     const first = { id: 'z', payload: { ...toVersionPayload(entry(v1, null), 'w1', null) } };
     const second = { id: 'y', payload: { ...toVersionPayload(entry(v2, v1), 'w2', 'w1') } };
     let lagging = true;
@@ -248,9 +247,6 @@ describe('reads', () => {
   it('history keeps each version\'s context', async () => {
     const v1 = record({ content: 'one', context: 'the first question' });
     const { context: _context, ...v2 } = { ...v1, content: 'two', revision: 2 };
-    const entry = (after: MemoryRecord, before: MemoryRecord | null) => ({
-      memoryId: 'm1', version: after.revision, at: after.updatedAt, trigger: 'manual_edit' as const, action: 'edit' as const, reason: 'r', before, after,
-    });
     const fake = scriptedClient({
       retrieve: () => [point(v2, 'w2')],
       scroll: () => ({

@@ -74,6 +74,10 @@ describe('afterTurn', () => {
     const withSession = await pipeline.afterTurn({ scope: alice, user: { content: 'I have a cat named Tofu.', id: 'u2' }, assistant: { content: 'Cute!', id: 'a2' }, messages });
     const added = withSession.extraction?.applied.find((entry) => entry.kind === 'add');
     expect(added?.kind === 'add' && added.result.memory.context).toBe('Do you have any pets?\nI have a cat named Tofu.');
+    // A session that does not hold the user message (joined inputs, no ids): the last message seen is used.
+    const unmatched = await pipeline.afterTurn({ scope: alice, user: 'I also have a dog named Miso.', assistant: 'Two pets!', messages: [{ role: 'user', content: 'something else' }] });
+    const dog = unmatched.extraction?.applied.find((entry) => entry.kind === 'add');
+    expect(dog?.kind === 'add' && dog.result.memory.context).toBe('Cute!\nI also have a dog named Miso.');
   });
 
   it('keeps the facts of a user message longer than limits.maxContentLength (their context cut to it)', async () => {

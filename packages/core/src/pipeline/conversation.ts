@@ -64,17 +64,16 @@ export interface NormalizedTurn {
 
 /**
  * The message before this turn's user message: in the session when one is
- * given (the last user message equal to this turn's, by id or else by text),
- * else the last message the pipeline saw in the scope before this turn.
+ * given and holds it (the last user message equal to this turn's, by id or
+ * else by text), else the last message the pipeline saw in the scope before
+ * this turn.
  */
 export function previousMessage(user: TurnMessage, session: readonly ConversationMessage[] | undefined, seen: readonly ConversationMessage[]): string | undefined {
-  if (session) {
-    for (let index = session.length - 1; index > 0; index--) {
-      const message = session[index] as ConversationMessage;
-      const same = user.id !== undefined && message.id !== undefined ? message.id === user.id : message.content === user.content;
-      if (message.role === 'user' && same) return (session[index - 1] as ConversationMessage).content.trim() || undefined;
-    }
-    return undefined;
+  const messages = session ?? [];
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index] as ConversationMessage;
+    const same = user.id !== undefined && message.id !== undefined ? message.id === user.id : message.content === user.content;
+    if (message.role === 'user' && same) return messages[index - 1]?.content.trim() || undefined;
   }
   return seen[seen.length - 1]?.content.trim() || undefined;
 }

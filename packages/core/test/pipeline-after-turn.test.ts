@@ -53,7 +53,7 @@ describe('afterTurn', () => {
     expect(await memory.count({ scope: alice, filter: { category: 'episode' } })).toBe(1);
   });
 
-  it('keeps the message before the user message in the context of each fact, from the turns it saw or the session given', async () => {
+  it('keeps the assistant\'s question the user message answers in the context of each fact, from the turns it saw or the session given', async () => {
     const { pipeline, memory } = pipelineRig();
     await pipeline.afterTurn({ scope: alice, user: 'Hello there', assistant: 'Hi! Which city did you settle in last spring?' });
     const report = await pipeline.afterTurn({ scope: alice, user: 'Yes, I settled in Lyon. I love it there.', assistant: 'Lovely.' });
@@ -69,15 +69,19 @@ describe('afterTurn', () => {
     const messages: ConversationMessage[] = [
       { role: 'assistant', content: 'Do you have any pets?', id: 'a1' },
       { role: 'user', content: 'I have a cat named Tofu.', id: 'u2' },
-      { role: 'assistant', content: 'Cute!', id: 'a2' },
+      { role: 'assistant', content: 'Cute! Any other pets?', id: 'a2' },
     ];
-    const withSession = await pipeline.afterTurn({ scope: alice, user: { content: 'I have a cat named Tofu.', id: 'u2' }, assistant: { content: 'Cute!', id: 'a2' }, messages });
+    const withSession = await pipeline.afterTurn({ scope: alice, user: { content: 'I have a cat named Tofu.', id: 'u2' }, assistant: { content: 'Cute! Any other pets?', id: 'a2' }, messages });
     const added = withSession.extraction?.applied.find((entry) => entry.kind === 'add');
     expect(added?.kind === 'add' && added.result.memory.context).toBe('Do you have any pets?\nI have a cat named Tofu.');
     // A session that does not hold the user message (joined inputs, no ids): the last message seen is used.
     const unmatched = await pipeline.afterTurn({ scope: alice, user: 'I also have a dog named Miso.', assistant: 'Two pets!', messages: [{ role: 'user', content: 'something else' }] });
     const dog = unmatched.extraction?.applied.find((entry) => entry.kind === 'add');
-    expect(dog?.kind === 'add' && dog.result.memory.context).toBe('Cute!\nI also have a dog named Miso.');
+    expect(dog?.kind === 'add' && dog.result.memory.context).toBe('Cute! Any other pets?\nI also have a dog named Miso.');
+    // A message before that is no question (a reply on another topic) is not taken: the fact is the whole message, no context.
+    const after = await pipeline.afterTurn({ scope: alice, user: 'I work as a nurse in Porto.', assistant: 'Noted.' });
+    const nurse = after.extraction?.applied.find((entry) => entry.kind === 'add');
+    expect(nurse?.kind === 'add' && nurse.result.memory).not.toHaveProperty('context');
   });
 
   it('keeps the facts of a user message longer than limits.maxContentLength (their context cut to it)', async () => {

@@ -281,8 +281,8 @@ describe('extraction: deterministic fallback', () => {
 
   it('cuts the context of a fact from a message longer than limits.maxContentLength to its end, and keeps the fact', () => {
     const user = { content: `${'x'.repeat(30)} I moved to Lyon.` };
-    expect(factContext({ user, previous: 'Where did you move?' }, 'I moved to Lyon.', 100)).toBe(`Where did you move?\n${user.content}`);
-    expect(factContext({ user, previous: 'Where did you move?' }, 'I moved to Lyon.', 20)).toBe('xxx I moved to Lyon.');
+    expect(factContext({ user, question: 'Where did you move?' }, 'I moved to Lyon.', 100)).toBe(`Where did you move?\n${user.content}`);
+    expect(factContext({ user, question: 'Where did you move?' }, 'I moved to Lyon.', 20)).toBe('xxx I moved to Lyon.');
     expect(factContext({ user: { content: 'I moved to Lyon.' } }, 'I moved to Lyon.', 100)).toBeUndefined();
     // Never starts on half of an emoji.
     expect(factContext({ user: { content: 'a😀b' } }, 'b', 2)).toBe('b');

@@ -55,27 +55,40 @@ export interface NormalizedTurn {
   /** The message ids, for `sources`. */
   sources: string[];
   /**
-   * The message said just before this turn's user message (usually the
-   * assistant's last reply), when the pipeline knows it: part of the context
-   * kept with each fact, so "Yes, since last year" is found by the question it answers.
+   * The assistant's question this turn's user message answers, when the
+   * message just before it was one: part of the context kept with each fact,
+   * so "Yes, since last spring" is found by the words of the question.
    */
-  previous?: string;
+  question?: string;
 }
 
+/** Ends with a question mark (ASCII or full-width). */
+const QUESTION_END = /[?？]\s*$/u;
+
 /**
- * The message before this turn's user message: in the session when one is
- * given and holds it (the last user message equal to this turn's, by id or
- * else by text), else the last message the pipeline saw in the scope before
- * this turn.
+ * The question this turn's user message answers: the message just before it
+ * when that is the assistant's and ends with a question mark. Any other
+ * message before it (a reply on another topic, the user's own) is not taken:
+ * its words would make the facts match what they are not about. The message
+ * before is found in the session when one is given and holds the user message
+ * (the last user message equal to this turn's, by id or else by text), else it
+ * is the last message the pipeline saw in the scope.
  */
-export function previousMessage(user: TurnMessage, session: readonly ConversationMessage[] | undefined, seen: readonly ConversationMessage[]): string | undefined {
-  const messages = session ?? [];
+export function answeredQuestion(user: TurnMessage, session: readonly ConversationMessage[] | undefined, seen: readonly ConversationMessage[]): string | undefined {
+  const found = messageBefore(user, session ?? []);
+  const before = found === undefined ? seen[seen.length - 1] : found;
+  const text = before?.role === 'assistant' ? before.content.trim() : '';
+  return QUESTION_END.test(text) ? text : undefined;
+}
+
+function messageBefore(user: TurnMessage, messages: readonly ConversationMessage[]): ConversationMessage | undefined | null {
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index] as ConversationMessage;
     const same = user.id !== undefined && message.id !== undefined ? message.id === user.id : message.content === user.content;
-    if (message.role === 'user' && same) return messages[index - 1]?.content.trim() || undefined;
+    // Found: the message before it, or null when it opens the session (nothing to fall back to).
+    if (message.role === 'user' && same) return messages[index - 1] ?? null;
   }
-  return seen[seen.length - 1]?.content.trim() || undefined;
+  return undefined;
 }
 
 /** Validate a turn from the caller; INVALID_INPUT names the field, EMPTY_CONTENT an empty user message. */

@@ -219,13 +219,13 @@ async function addFact(
 
 /**
  * What a fact is kept with as its context (it shapes the vector and the
- * keyword index): the message before the turn, then the user message the fact
- * was cut from, so "I love it there" is found by a question about the city
- * named before it. Cut to its last `maxLength` characters (a long message must
+ * keyword index): the assistant's question the turn answers, then the user
+ * message the fact was cut from, so "I love it there" is found by a question
+ * about the city named before it. Cut to its last `maxLength` characters (a long message must
  * not cost the fact); none when it would only repeat the fact.
  */
-export function factContext(turn: Pick<NormalizedTurn, 'user' | 'previous'>, fact: string, maxLength: number): string | undefined {
-  const text = [turn.previous, turn.user.content]
+export function factContext(turn: Pick<NormalizedTurn, 'user' | 'question'>, fact: string, maxLength: number): string | undefined {
+  const text = [turn.question, turn.user.content]
     .map((part) => part?.trim())
     .filter((part): part is string => !!part)
     .join('\n');

@@ -8,7 +8,7 @@ import { scopeKey, validateScope } from '../scope.js';
 import type { Scope } from '../types.js';
 import { createCompressionTimes } from './compression-times.js';
 import type { PipelineContext } from './context.js';
-import { normalizeTurn, previousMessage, validateMessages, type ConversationMessage, type TurnInput } from './conversation.js';
+import { answeredQuestion, normalizeTurn, validateMessages, type ConversationMessage, type TurnInput } from './conversation.js';
 import { runEvolution, type EvolutionReport } from './evolution.js';
 import { runExtraction } from './extraction.js';
 import { runLongTermCompression, type CompressLongTermOptions, type LongTermCompressionReport } from './long-term-compression.js';
@@ -175,7 +175,7 @@ export function createMemoryPipeline(options: CreateMemoryPipelineOptions): Memo
         }
       };
       const key = scopeKey(scope ?? {});
-      const previous = previousMessage(turn.user, session, recent.get(key) ?? []);
+      const question = answeredQuestion(turn.user, session, recent.get(key) ?? []);
       const newMessages: ConversationMessage[] = [
         { role: 'user', content: turn.user.content, ...(turn.user.id ? { id: turn.user.id } : {}) },
         ...(turn.assistant.content ? [{ role: 'assistant' as const, content: turn.assistant.content, ...(turn.assistant.id ? { id: turn.assistant.id } : {}) }] : []),
@@ -183,7 +183,7 @@ export function createMemoryPipeline(options: CreateMemoryPipelineOptions): Memo
       remember(recent, key, [...(recent.get(key) ?? []), ...newMessages].slice(-context.config.evolutionEveryMessages));
       const policyNow = await currentPolicy();
 
-      report.extraction = await step('extraction', () => runExtraction(context, { ...turn, scope, ...(previous ? { previous } : {}) }));
+      report.extraction = await step('extraction', () => runExtraction(context, { ...turn, scope, ...(question ? { question } : {}) }));
       const due = report.extraction?.dueForReview ?? [];
       if (due.length > 0) report.review = await step('review', () => runReview(context, { ids: due, ...(scope ? { scope } : {}) }));
       if (session) {

@@ -33,7 +33,7 @@ export interface Latency {
   n: number;
 }
 
-const result: Record<string, unknown> = { backend, size, dimension: DIMENSION, vectors: 'random unit vectors (seeded), dimension 384' };
+const result: Record<string, unknown> = { backend, size, dimension: DIMENSION, vectors: `random unit vectors (seeded), dimension ${DIMENSION} (the default embedder's)` };
 const data = dataset(size);
 const allQueries = queries(Math.max(SCOPED_QUERIES, UNSCOPED_QUERIES));
 

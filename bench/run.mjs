@@ -104,7 +104,7 @@ async function runStore(args) {
       sizes,
       users: 100,
       perUser: sizes.map((size) => size / 100),
-      vectors: 'seeded random unit vectors, dimension 384 (no embedder)',
+      vectors: `seeded random unit vectors, dimension ${runs[0]?.dimension} (the default embedder's; no embedder runs)`,
       text: '8-17 words from a 162-word vocabulary, Zipf-like',
       ages: 'uniform over the 200 days before the maintenance instant',
     },
@@ -125,7 +125,7 @@ function printStoreTable(report) {
   for (const size of report.data.sizes) {
     const of = (backend) => report.runs.find((run) => run.size === size && run.backend === backend);
     const [sqlite, memory, brute] = [of('sqlite'), of('memory'), of('brute')];
-    console.log(`\n${size.toLocaleString('en')} memories (100 users x ${(size / 100).toLocaleString('en')}), 384-dim random unit vectors`);
+    console.log(`\n${size.toLocaleString('en')} memories (100 users x ${(size / 100).toLocaleString('en')}), ${report.runs[0]?.dimension}-dim random unit vectors`);
     const rows = [['metric', 'sqlite', 'in-memory', 'brute-force JS', 'sqlite / in-memory', 'sqlite / brute']];
     const ratio = (a, b) => (a === undefined || b === undefined || b === 0 ? '' : `${(a / b).toFixed(2)}x`);
     rows.push(['add, store.apply x100 (memories/s)', sqlite.addBatchPerSecond, memory.addBatchPerSecond, '', ratio(sqlite.addBatchPerSecond, memory.addBatchPerSecond), '']);

@@ -94,6 +94,14 @@ describe('remembering and reading back', () => {
     expect(afterRestore.at(-1)).toMatchObject({ trigger: 'restore', reason: 'shorter is better' });
   });
 
+  it('keeps --context with the memory, shows it, and finds the memory by its words', async () => {
+    const added = json(await run(dir, ['add', 'Yes, since last spring', '--context', 'Do you still live in Lisbon?', '--user', 'alice', '--json']));
+    expect(added.memory).toMatchObject({ content: 'Yes, since last spring', context: 'Do you still live in Lisbon?' });
+    const found = json(await cli('search', 'Lisbon', '--user', 'alice', '--json'));
+    expect(found[0].memory.id).toBe(added.memory.id);
+    expect((await cli('show', added.memory.id)).stdout).toMatch(/context +Do you still live in Lisbon\?/);
+  });
+
   it('reads content from stdin with "-"', async () => {
     const result = await run(dir, ['add', '-', '--user', 'alice', '--json'], { stdin: 'Prefers short answers\n' });
     expect(json(result).memory.content).toBe('Prefers short answers');

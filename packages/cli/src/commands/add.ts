@@ -1,5 +1,5 @@
 import { MEMORY_CATEGORIES, MEMORY_SOURCES, MEMORY_TYPES, type AddOptions } from 'memloom';
-import { choiceOption, dateOption, flag, listOption, numberOption, type CommandSpec } from '../command.js';
+import { choiceOption, dateOption, flag, listOption, numberOption, stringOption, type CommandSpec } from '../command.js';
 import { UsageError } from '../exit-codes.js';
 import { readAll } from '../io.js';
 import { memoryLine } from '../format.js';
@@ -23,11 +23,13 @@ export const addCommand: CommandSpec = {
     tag: { type: 'string', multiple: true, value: 'tag', description: 'a tag' },
     'source-id': { type: 'string', multiple: true, value: 'id', description: 'id of a message or turn it came from (provenance)' },
     at: { type: 'string', value: 'date', description: 'when it was said (default now)' },
+    context: { type: 'string', value: 'text', description: 'what it was said after (e.g. the question it answers): kept with it, helps find it' },
     'no-merge': { type: 'boolean', description: 'store it as a new memory without comparing (verbatim records)' },
   },
   examples: [
     'memloom add "I moved to Lisbon last spring" --user alice',
     'memloom add "Deploys happen on Tuesdays" --agent ops --category core --tag process',
+    'memloom add "Yes, since last spring" --context "Do you still live in Lisbon?" --user alice',
     'echo "Prefers short answers" | memloom add - --user alice --json',
   ],
   async run(context) {
@@ -41,6 +43,7 @@ export const addCommand: CommandSpec = {
     const at = dateOption(values, 'at');
     const tags = listOption(values, 'tag');
     const sources = listOption(values, 'source-id');
+    const contextText = stringOption(values, 'context');
     const options: AddOptions = {
       ...scopeOption(context),
       ...(category ? { category } : {}),
@@ -50,6 +53,7 @@ export const addCommand: CommandSpec = {
       ...(at ? { at } : {}),
       ...(tags.length > 0 ? { tags } : {}),
       ...(sources.length > 0 ? { sources } : {}),
+      ...(contextText !== undefined ? { context: contextText } : {}),
       ...(flag(values, 'verified') ? { verified: true } : {}),
       ...(flag(values, 'no-merge') ? { merge: false } : {}),
     };

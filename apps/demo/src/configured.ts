@@ -19,6 +19,11 @@ async function main(): Promise<void> {
     }
     const [best] = await memory.search('where does my sister live?', { scope, limit: 1 });
     console.log(`  search "where does my sister live?" -> ${best?.memory.content} (score ${best?.score.toFixed(3)})`);
+    // A reply is only clear with what it answers: the question is kept as the memory's context.
+    const question = 'Do you still go to the pottery class on Thursdays?';
+    printDecision('alice answers', 'Yes, every week since March', await memory.add('Yes, every week since March', { scope, context: question }));
+    const [pottery] = await memory.search('pottery', { scope, limit: 1 });
+    console.log(`  search "pottery" -> ${pottery?.memory.content} (its context: "${pottery?.memory.context}")`);
     console.log(`  ${await memory.count({ scope })} memories for alice`);
   } finally {
     await memory.close();

@@ -134,16 +134,16 @@ export async function runMaintenance(input: {
         report.decayed++;
       }
       report.changes.push(change);
-      // A compressed memory fades: the words of the conversation it was said in go with its full text.
-      const { context: _context, ...kept } = memory;
       const after: MemoryRecord = {
-        ...(plan.compressTo ? kept : memory),
+        ...memory,
         content,
         level: plan.compressTo ?? memory.level,
         weight: plan.weight,
         importance: plan.importance,
         revision: memory.revision + 1,
       };
+      // A compressed memory fades: the words of the conversation it was said in go with its full text.
+      if (plan.compressTo) delete after.context;
       batch.push({
         op: 'put',
         memory: after,

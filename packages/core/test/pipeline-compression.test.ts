@@ -19,7 +19,7 @@ async function compressionRig(options: { threshold?: number; storage?: PolicySto
   const { memory, clock } = rig;
   const tea = (await memory.add('The user likes tea', { scope: alice, sources: ['m1'], tags: ['drinks'] })).memory;
   clock.advance(DAY);
-  const greenTea = (await memory.add('The user likes green tea in the morning', { scope: alice, sources: ['m2'] })).memory;
+  const greenTea = (await memory.add('The user likes green tea in the morning', { scope: alice, sources: ['m2'], context: 'What do you drink first thing?' })).memory;
   const dog = (await memory.add('The user has a dog named Rex', { scope: alice, category: 'core' })).memory;
   const episode = (await memory.add('[2024-03-02 09:00] Talked about tea', { scope: alice, category: 'episode' })).memory;
   const system = (await memory.add('Answer briefly', { scope: alice, category: 'system', source: 'system' })).memory;
@@ -54,6 +54,9 @@ describe('long-term compression', () => {
     const last = (await memory.history(ids.greenTea)).at(-1);
     expect(last).toMatchObject({ trigger: 'passive_decay', action: 'compress' });
     expect(last?.before?.content).toBe('The user likes green tea in the morning');
+    // The rewritten text drops the context it was said in; the history keeps it.
+    expect(survivor).not.toHaveProperty('context');
+    expect(last?.before?.context).toBe('What do you drink first thing?');
     expect(last?.reason).toContain(`absorbed ${ids.tea}`);
     expect((await memory.search('green morning tea', { scope: alice }))[0]?.memory.id).toBe(ids.greenTea);
     expect(await storage.readLastCompression?.(alice)).toEqual(new Date(clock.now()));

@@ -149,10 +149,8 @@ function consolidate(context: PipelineContext, group: ConsolidationGroup, byId: 
     const { [ABSORBED_KEY]: _nested, ...metadata } = member.metadata;
     return [...earlier, { ...member, metadata }];
   });
-  // A rewritten text is no longer what was said in the old memory's context: the context goes.
-  const { context: _context, ...kept } = before;
   const after: MemoryRecord = {
-    ...(group.content === before.content ? before : kept),
+    ...before,
     content: group.content,
     level: group.content === before.content ? before.level : 'full',
     category,
@@ -168,6 +166,8 @@ function consolidate(context: PipelineContext, group: ConsolidationGroup, byId: 
     metadata: { ...before.metadata, ...(absorbedEntries.length > 0 ? { [ABSORBED_KEY]: absorbedEntries } : {}) },
     revision: before.revision + 1,
   };
+  // A rewritten text is no longer what was said in the old memory's context: the context goes.
+  if (group.content !== before.content) delete after.context;
   return { before, after, absorbed };
 }
 

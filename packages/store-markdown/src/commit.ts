@@ -88,8 +88,8 @@ function swap(store: StoreState, plan: Plan, transaction: Transaction | undefine
       entry.record = { ...entry.record, lastAccessedAt: access.at };
     }
     store.entries.set(id, entry);
-    const text = keywordText(entry.record);
-    if (!old || keywordText(old.record) !== text) store.text.set(id, text);
+    const { content, context } = entry.record;
+    if (!old || old.record.content !== content || old.record.context !== context) store.text.set(id, keywordText(entry.record));
   }
   for (const { scope, layout } of plan.layouts.values()) {
     const file = path.join(scope.directory, layout.rel);

@@ -1,5 +1,5 @@
 import type { Embedder, MemoryChange, MemoryRecord } from '@memloom/core';
-import { seededRandom } from '@memloom/core/testing';
+import { createRecord, seededRandom } from '@memloom/core/testing';
 
 /**
  * Vectors are random unit vectors of this dimension (no embedder runs in the
@@ -85,7 +85,7 @@ export function userOf(index: number): string {
   return `user-${(index % USERS).toString().padStart(3, '0')}`;
 }
 
-/** A fresh full memory as `add` makes one (weight and importance 1, user-stated), written at `at`. */
+/** A fresh full memory as `add` makes one (core's own `createRecord`: weight and importance 1, user-stated), written at `at`. */
 export function benchRecord(fields: {
   id: string;
   content: string;
@@ -95,27 +95,8 @@ export function benchRecord(fields: {
   category?: MemoryRecord['category'];
   tags?: string[];
 }): MemoryRecord {
-  return {
-    id: fields.id,
-    content: fields.content,
-    level: 'full',
-    weight: 1,
-    baseWeight: 1,
-    importance: 1,
-    baseImportance: 1,
-    category: fields.category ?? 'fact',
-    type: 'user',
-    scope: fields.scope,
-    createdAt: fields.at,
-    updatedAt: fields.at,
-    lastAccessedAt: fields.at,
-    source: 'user',
-    verified: true,
-    sources: fields.sources,
-    tags: fields.tags ?? [],
-    metadata: {},
-    revision: 1,
-  };
+  const { at, ...rest } = fields;
+  return createRecord({ ...rest, atIso: at }, { importance: 1, category: 'fact', type: 'user' });
 }
 
 /** The change that writes a new memory with its vector, as an import does. */

@@ -8,3 +8,6 @@ export type { ScriptedModel, ScriptStep } from './scripted-model.js';
 export { createInMemoryPolicyStorage } from './in-memory-policy-storage.js';
 export type { InMemoryPolicyStorage } from './in-memory-policy-storage.js';
 export { seededRandom } from './seeded-random.js';
+// A fresh memory exactly as `add` creates one, for fixtures and benchmarks that write through a store.
+export { createRecord } from '../records.js';
+export type { NewRecordFields } from '../records.js';

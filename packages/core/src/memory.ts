@@ -128,11 +128,14 @@ class MemloomMemory implements Memory {
       throw new MemloomError({ code: 'INVALID_INPUT', message: `at most ${this.config.limits.maxTags} tags are allowed` });
     }
     const atMs = parsed.at === undefined ? this.clock.now() : toEpochMs(parsed.at);
-    await this.ensureOpen();
-    const vector = await this.embedOne(text, 'document');
     const context = parsed.context?.trim() ? validateContent(parsed.context, this.config.limits.maxContentLength, 'context') : undefined;
-    const weight = this.config.retrieval.contextWeight;
-    const contextVector = context && weight > 0 ? await this.embedOne(context, 'document') : undefined;
+    await this.ensureOpen();
+    // Content and context in one call to the embedder (the context only when it moves the vector).
+    const [vector, contextVector] = (await embedChecked(
+      this.embedder,
+      context && this.config.retrieval.contextWeight > 0 ? [text, context] : [text],
+      'document',
+    )) as [number[], number[]?];
 
     return this.locks.run(scopeKey(scope), async () => {
       for (let attempt = 0; ; attempt++) {

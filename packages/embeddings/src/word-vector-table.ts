@@ -35,9 +35,9 @@ export function loadWordVectors(): WordVectorTable {
   let offset = 24;
   const words = bytes.toString('utf8', offset, offset + wordLength).split('\n');
   offset += align(wordLength);
-  const scales = new Float32Array(bytes.buffer.slice(bytes.byteOffset + offset, bytes.byteOffset + offset + size * 4));
+  const scales = new Float32Array(copyOut(bytes, offset, size * 4));
   offset += size * 4;
-  const values = new Int8Array(bytes.buffer.slice(bytes.byteOffset + offset, bytes.byteOffset + offset + size * dimension));
+  const values = new Int8Array(copyOut(bytes, offset, size * dimension));
   if (words.length !== size || values.length !== size * dimension) throw corrupt('word-vectors.bin.gz');
   const indexOf = new Map<string, number>();
   words.forEach((word, index) => indexOf.set(word, index));
@@ -57,7 +57,7 @@ export function loadGlosses(): GlossTable {
   offset += align(headwordLength);
   const counts = bytes.subarray(offset, offset + headwordCount);
   offset += align(headwordCount);
-  const links = new Uint32Array(bytes.buffer.slice(bytes.byteOffset + offset, bytes.byteOffset + offset + linkCount * 4));
+  const links = new Uint32Array(copyOut(bytes, offset, linkCount * 4));
   if (headwords.length !== headwordCount || links.length !== linkCount) throw corrupt('zh-glosses.bin.gz');
   const linksOf = new Map<string, readonly [number, number]>();
   let next = 0;
@@ -85,6 +85,11 @@ function readData(name: string, magic: string): Buffer {
   }
   if (bytes.toString('latin1', 0, 4) !== magic || bytes.readUInt32LE(4) !== 1) throw corrupt(name);
   return bytes;
+}
+
+/** `length` bytes from `offset`, copied into an ArrayBuffer of their own (aligned for a typed array). */
+function copyOut(bytes: Buffer, offset: number, length: number): ArrayBuffer {
+  return bytes.buffer.slice(bytes.byteOffset + offset, bytes.byteOffset + offset + length) as ArrayBuffer;
 }
 
 function align(length: number): number {

@@ -116,6 +116,8 @@ export { ENGLISH_STOPWORDS, CHINESE_STOPWORDS } from './text/stopwords.js';
 export { TextIndex } from './text/bm25.js';
 export type { TextIndexOptions, TextHit } from './text/bm25.js';
 export { cosineSimilarity, normalizeVector, assertValidVector, blendVectors, documentVectors } from './vector.js';
+export { FlatVectorIndex, flatVectorIndexSupported } from './vector-index/flat-vector-index.js';
+export type { VectorHit } from './vector-index/flat-vector-index.js';
 export { validateScope, isEmptyScope, scopeKey, inScope, matchesFilter } from './scope.js';
 export { assertRecordContext, keywordText, listRecords, matchingRecords, searchTextIndex } from './record-queries.js';
 export type { RecordEntry } from './record-queries.js';

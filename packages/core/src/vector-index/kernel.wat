@@ -1,0 +1,53 @@
+;; Dot products of one query with many float32 rows, four lanes at a time
+;; (WebAssembly SIMD). Compiled to kernel-bytes.ts by scripts/build-kernel.mjs;
+;; a test checks that the committed bytes are this file compiled.
+;;
+;; Rows are `stride` floats long and `stride` is a multiple of 8 (zero-padded),
+;; so every loop step reads two whole 16-byte lanes of the query and the row.
+(module
+  (memory (export "memory") 1 65536)
+
+  ;; out[i] = dot(query, row i) for the `count` rows stored one after another from `rows`.
+  (func (export "dots") (param $query i32) (param $rows i32) (param $count i32) (param $stride i32) (param $out i32)
+    (local $bytes i32) (local $row i32) (local $end i32)
+    (local.set $bytes (i32.shl (local.get $stride) (i32.const 2)))
+    (local.set $row (local.get $rows))
+    (local.set $end (i32.add (local.get $rows) (i32.mul (local.get $count) (local.get $bytes))))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $row) (local.get $end)))
+        (f32.store (local.get $out) (call $dot (local.get $query) (local.get $row) (local.get $bytes)))
+        (local.set $out (i32.add (local.get $out) (i32.const 4)))
+        (local.set $row (i32.add (local.get $row) (local.get $bytes)))
+        (br $next))))
+
+  ;; out[i] = dot(query, row slots[i]) for `count` slot numbers (i32) read from `slots`.
+  (func (export "dotsAt") (param $query i32) (param $rows i32) (param $slots i32) (param $count i32) (param $stride i32) (param $out i32)
+    (local $bytes i32) (local $end i32)
+    (local.set $bytes (i32.shl (local.get $stride) (i32.const 2)))
+    (local.set $end (i32.add (local.get $slots) (i32.shl (local.get $count) (i32.const 2))))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $slots) (local.get $end)))
+        (f32.store (local.get $out)
+          (call $dot (local.get $query)
+            (i32.add (local.get $rows) (i32.mul (i32.load (local.get $slots)) (local.get $bytes)))
+            (local.get $bytes)))
+        (local.set $out (i32.add (local.get $out) (i32.const 4)))
+        (local.set $slots (i32.add (local.get $slots) (i32.const 4)))
+        (br $next))))
+
+  ;; dot(query, row) over `bytes` bytes (a multiple of 32), in two running sums of four lanes.
+  (func $dot (param $query i32) (param $row i32) (param $bytes i32) (result f32)
+    (local $end i32) (local $a v128) (local $b v128)
+    (local.set $end (i32.add (local.get $row) (local.get $bytes)))
+    (loop $next
+      (local.set $a (f32x4.add (local.get $a) (f32x4.mul (v128.load (local.get $row)) (v128.load (local.get $query)))))
+      (local.set $b (f32x4.add (local.get $b) (f32x4.mul (v128.load offset=16 (local.get $row)) (v128.load offset=16 (local.get $query)))))
+      (local.set $row (i32.add (local.get $row) (i32.const 32)))
+      (local.set $query (i32.add (local.get $query) (i32.const 32)))
+      (br_if $next (i32.lt_u (local.get $row) (local.get $end))))
+    (local.set $a (f32x4.add (local.get $a) (local.get $b)))
+    (f32.add
+      (f32.add (f32x4.extract_lane 0 (local.get $a)) (f32x4.extract_lane 1 (local.get $a)))
+      (f32.add (f32x4.extract_lane 2 (local.get $a)) (f32x4.extract_lane 3 (local.get $a))))))

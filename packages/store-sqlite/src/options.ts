@@ -54,6 +54,17 @@ export interface SqliteStoreOptions {
    * @default false
    */
   checkIntegrity?: boolean;
+  /**
+   * Keep a copy of the live vectors in process memory and search it with
+   * core's FlatVectorIndex (an exact SIMD scan, about six times faster than
+   * sqlite-vec's) instead of sqlite-vec. Same answers; costs 4 bytes per
+   * dimension per memory (about 195 MB for 100,000 memories of 484
+   * dimensions), read from the file at the first search. Kept in step with
+   * this connection's writes and, through the file's change log, with other
+   * processes'. Falls back to sqlite-vec where WebAssembly SIMD is missing.
+   * @default true
+   */
+  vectorMirror?: boolean;
 }
 
 /**
@@ -66,7 +77,7 @@ export function resolveDefaultSqlitePath(env: Record<string, string | undefined>
   return resolve(cwd, fromEnv ? fromEnv : DEFAULT_SQLITE_PATH);
 }
 
-export type ResolvedOptions = SqliteStoreOptions & { vectorChunkSize: number; busyTimeoutMs: number; mmapSizeBytes: number };
+export type ResolvedOptions = SqliteStoreOptions & { vectorChunkSize: number; busyTimeoutMs: number; mmapSizeBytes: number; vectorMirror: boolean };
 
 /** Check options at the boundary and fill in the defaults; INVALID_OPTIONS names the field. */
 export function resolveOptions(options: SqliteStoreOptions): ResolvedOptions {
@@ -88,5 +99,9 @@ export function resolveOptions(options: SqliteStoreOptions): ResolvedOptions {
   if (!Number.isFinite(busyTimeoutMs) || busyTimeoutMs < 0) {
     throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `busyTimeoutMs must be a number >= 0, got ${String(busyTimeoutMs)}` });
   }
-  return { ...options, vectorChunkSize, busyTimeoutMs, mmapSizeBytes };
+  const vectorMirror = options.vectorMirror ?? true;
+  if (typeof vectorMirror !== 'boolean') {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `vectorMirror must be true or false, got ${String(vectorMirror)}` });
+  }
+  return { ...options, vectorChunkSize, busyTimeoutMs, mmapSizeBytes, vectorMirror };
 }

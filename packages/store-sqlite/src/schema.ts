@@ -3,7 +3,7 @@ import type { Database } from 'better-sqlite3';
 import { BACKEND } from './connection.js';
 
 /** The schema this version of the package writes (`PRAGMA user_version`). */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** `PRAGMA application_id` of a memloom file: "MLOM". */
 export const APPLICATION_ID = 0x4d4c4f4d;
@@ -87,6 +87,13 @@ const MIGRATIONS: ReadonlyArray<(database: Database) => void> = [
   // content's in the FTS row when the memory is next written; rows from schema 2 have no context.
   (database) => {
     database.exec('ALTER TABLE memories ADD COLUMN context TEXT');
+  },
+  // 4: which rows' live vectors each write transaction changed (a JSON array of row ids), in
+  // commit order (vector-mirror.ts): a connection holding the vectors in memory catches up on
+  // other connections' commits from here instead of reading every vector again. Only the
+  // newest entries are kept.
+  (database) => {
+    database.exec('CREATE TABLE vector_changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, row_ids TEXT NOT NULL)');
   },
 ];
 

@@ -1,4 +1,4 @@
-import { inScope, type ScoredMemory, type Scope, type TextQuery } from '@memloom/core';
+import { inScope, type FlatVectorIndex, type ScoredMemory, type Scope, type TextQuery } from '@memloom/core';
 import type { Statement } from 'better-sqlite3';
 import { AFTER_RECORD, RECORD_COLUMNS, rowIdOf, rowToRecord, type MemoryRow } from './rows.js';
 import { cosineFromDistance } from './vectors.js';
@@ -15,15 +15,42 @@ export interface Statements {
   raw(text: string): Statement;
 }
 
-/** Nearest neighbours from sqlite-vec inside the user's partition, then the rest of the scope and filter in SQL. */
-export function knnSearch(statements: Statements, table: string, blob: Buffer, where: Where, scope: Scope, limit: number): ScoredMemory[] {
+/** A neighbour: a memory's row and its cosine with the query. */
+export interface Neighbour {
+  rowid: number;
+  score: number;
+}
+
+/** The `k` nearest neighbours in the query's user partition (all of them when there is no user), best first. */
+export type NeighbourSource = (k: number) => Neighbour[];
+
+/** Neighbours from sqlite-vec's scan of the user's partition. */
+export function sqliteVecNeighbours(statements: Statements, table: string, blob: Buffer, scope: Scope): NeighbourSource {
   const partition = scope.userId !== undefined ? ' AND user_key = ?' : '';
   const knn = statements.sql(`SELECT rowid, distance FROM ${table} WHERE embedding MATCH ? AND k = ?${partition}`);
   const partitionParams: SqlValue[] = scope.userId !== undefined ? [userKey(scope.userId)] : [];
-  // Ask for more neighbours than needed when SQL drops some of them, more again if that was not enough.
+  return (k) =>
+    (knn.all(blob, k, ...partitionParams) as { rowid: number; distance: number }[]).map((hit) => ({
+      rowid: hit.rowid,
+      score: cosineFromDistance(hit.distance),
+    }));
+}
+
+/** Neighbours from the in-memory copy of the vectors (vector-mirror.ts), grouped by user key like sqlite-vec's partitions. */
+export function mirrorNeighbours(index: FlatVectorIndex, query: Float32Array, scope: Scope): NeighbourSource {
+  const group = scope.userId !== undefined ? userKey(scope.userId) : undefined;
+  return (k) => index.nearest(query, k, group).map((hit) => ({ rowid: hit.key, score: Math.max(-1, Math.min(1, hit.score)) }));
+}
+
+/**
+ * The nearest neighbours inside the user's partition, then the rest of the
+ * scope and the filter in SQL: more neighbours are asked for when SQL drops
+ * some, and past MAX_KNN every matching vector is compared (`exact`).
+ */
+export function knnSearch(statements: Statements, nearest: NeighbourSource, where: Where, limit: number, exact: () => ScoredMemory[]): ScoredMemory[] {
   let k = where.beyondUser ? Math.min(MAX_KNN, Math.max(limit * 4, 64)) : Math.min(MAX_KNN, limit);
   for (;;) {
-    const neighbours = knn.all(blob, k, ...partitionParams) as { rowid: number; distance: number }[];
+    const neighbours = nearest(k);
     let kept = neighbours;
     if (where.beyondUser) {
       const passing = new Set(
@@ -37,19 +64,19 @@ export function knnSearch(statements: Statements, table: string, blob: Buffer, w
       kept = neighbours.filter((hit) => passing.has(hit.rowid));
     }
     if (kept.length >= limit || neighbours.length < k) return withRecords(statements, kept.slice(0, limit));
-    if (k >= MAX_KNN) return exactSearch(statements, table, blob, where, limit);
+    if (k >= MAX_KNN) return exact();
     k = Math.min(MAX_KNN, k * 4);
   }
 }
 
 /** Full records for the best neighbours only, scored by cosine. */
-function withRecords(statements: Statements, hits: { rowid: number; distance: number }[]): ScoredMemory[] {
+function withRecords(statements: Statements, hits: Neighbour[]): ScoredMemory[] {
   if (hits.length === 0) return [];
   const rows = statements.raw(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE m.row_id IN (SELECT value FROM json_each(?))`).all(
     JSON.stringify(hits.map((hit) => hit.rowid)),
   ) as MemoryRow[];
-  const distance = new Map(hits.map((hit) => [hit.rowid, hit.distance]));
-  return rows.map((row) => ({ memory: rowToRecord(row), score: cosineFromDistance(distance.get(rowIdOf(row)) as number) }));
+  const score = new Map(hits.map((hit) => [hit.rowid, hit.score]));
+  return rows.map((row) => ({ memory: rowToRecord(row), score: score.get(rowIdOf(row)) as number }));
 }
 
 /** Every vector in the scope and filter, compared one by one: for selective filters and very large limits. */

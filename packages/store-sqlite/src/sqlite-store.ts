@@ -28,10 +28,11 @@ import {
   writeMeta,
   type VectorBinding,
 } from './schema.js';
-import { exactSearch, knnSearch, MAX_KNN, searchText, type Statements } from './search.js';
+import { exactSearch, knnSearch, MAX_KNN, mirrorNeighbours, searchText, sqliteVecNeighbours, type Statements } from './search.js';
 import { refreshTerms, termsOutdated } from './terms-version.js';
 import { matchExpression } from './text.js';
-import { fromVectorBlob, toVectorBlob } from './vectors.js';
+import { VectorMirror } from './vector-mirror.js';
+import { floatsOfBlob, fromVectorBlob, toVectorBlob } from './vectors.js';
 import { buildWhere } from './where.js';
 import { userKey, validateChange, Writer, type VectorTables } from './writes.js';
 
@@ -71,6 +72,7 @@ class SqliteMemoryStore implements SqliteStore {
   /** Prepared statements, cached by their text. */
   private readonly statements: Statements = { sql: (text) => this.sql(text), raw: (text) => this.raw(text) };
   private readonly prepared = new Map<string, Statement>();
+  private readonly mirror: VectorMirror;
   private closed = false;
 
   constructor(options: ResolvedOptions) {
@@ -79,6 +81,7 @@ class SqliteMemoryStore implements SqliteStore {
     const memory = injected ? injected.memory : isMemoryPath(options.path as string);
     this.path = memory ? ':memory:' : resolve(injected ? injected.name : (options.path as string));
     this.capabilities = { textSearch: true, persistent: !memory, multiProcess: !memory, reindex: true };
+    this.mirror = new VectorMirror(options.vectorMirror);
   }
 
   // -------------------------------------------------------------------------
@@ -130,6 +133,7 @@ class SqliteMemoryStore implements SqliteStore {
     const database = this.database;
     this.database = undefined;
     this.prepared.clear();
+    this.mirror.forget();
     if (database && !this.options.database && database.open) database.close();
   }
 
@@ -186,10 +190,14 @@ class SqliteMemoryStore implements SqliteStore {
       const scope = query.scope ?? {};
       // Scoped by agent or session without a user: the indexes find the few rows, no partition helps.
       const exactScan = scope.userId === undefined && (scope.agentId !== undefined || scope.sessionId !== undefined);
-      const hits =
-        exactScan || query.limit > MAX_KNN
-          ? exactSearch(this.statements, binding.table, blob, where, query.limit)
-          : knnSearch(this.statements, binding.table, blob, where, scope, query.limit);
+      const exact = (): ScoredMemory[] => exactSearch(this.statements, binding.table, blob, where, query.limit);
+      let hits: ScoredMemory[];
+      if (exactScan || query.limit > MAX_KNN) hits = exact();
+      else {
+        const index = this.mirror.current(this.connect(), binding);
+        const nearest = index ? mirrorNeighbours(index, floatsOfBlob(blob), scope) : sqliteVecNeighbours(this.statements, binding.table, blob, scope);
+        hits = knnSearch(this.statements, nearest, where, query.limit, exact);
+      }
       return hits.sort((a, b) => b.score - a.score || (a.memory.id < b.memory.id ? -1 : 1)).slice(0, query.limit);
     });
   }
@@ -369,7 +377,7 @@ class SqliteMemoryStore implements SqliteStore {
     if (this.database) return this.database;
     const database = openDatabase(this.path, this.options);
     this.database = database;
-    this.writer = new Writer(database);
+    this.writer = new Writer(database, this.mirror.listener);
     return database;
   }
 
@@ -408,8 +416,15 @@ class SqliteMemoryStore implements SqliteStore {
   private write<T>(doing: string, task: () => T): Promise<T> {
     const database = this.connect();
     const writer = this.writer as Writer;
-    const transaction = database.transaction(() => writer.within(task));
-    return withBusyRetry(() => transaction.immediate(), doing);
+    const transaction = database.transaction(() => {
+      this.mirror.beginWrite(database);
+      return writer.within(task);
+    });
+    return withBusyRetry(() => {
+      const result = transaction.immediate();
+      this.mirror.committed();
+      return result;
+    }, doing);
   }
 
   private binding(): VectorBinding | undefined {

@@ -27,6 +27,12 @@ export function toVectorBlob(vector: readonly number[], dimension: number, what:
   return Buffer.from(floats.buffer, floats.byteOffset, floats.byteLength);
 }
 
+/** A float32 blob as floats: a view when its bytes are aligned, else a copy. */
+export function floatsOfBlob(blob: Buffer): Float32Array {
+  if (blob.byteOffset % 4 === 0) return new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4);
+  return new Float32Array(new Uint8Array(blob).buffer);
+}
+
 export function fromVectorBlob(blob: Buffer): number[] {
   const floats = new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
   return Array.from(floats);

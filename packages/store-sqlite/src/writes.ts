@@ -6,6 +6,28 @@ import { recordValues, WRITABLE_COLUMNS } from './rows.js';
 import { indexTerms, INSERT_TEXT_ROWS, scopeTerms } from './text.js';
 import { beforePatch } from './version-patch.js';
 
+/** A change to a live vector (`vector` undefined: deleted). */
+export interface LiveVectorChange {
+  rowId: number;
+  vector: Buffer | undefined;
+  userKey: string;
+}
+
+/** Who hears of the live vectors a write transaction changes, before it commits. */
+export interface LiveVectorListener {
+  /** One change, in order. */
+  changed(change: LiveVectorChange): void;
+  /** The transaction's entry in `vector_changes`, after its last change. */
+  logged(seq: number): void;
+}
+
+/**
+ * How many of the newest `vector_changes` entries (one per write transaction
+ * that changed a vector) are kept; a connection further behind reads every
+ * vector again.
+ */
+export const VECTOR_LOG_KEPT = 10_000;
+
 /** The vector tables a write keeps in step: the live one, and the re-index target's while one runs. */
 export interface VectorTables {
   live: string | undefined;
@@ -59,13 +81,19 @@ export class Writer {
    * id with no row. Emptied when the transaction ends.
    */
   private readonly rows = new Map<string, CurrentRow | undefined>();
+  /** Rows whose live vector this transaction changed, for its `vector_changes` entry. */
+  private readonly liveRows = new Set<number>();
 
-  constructor(private readonly database: Database) {}
+  constructor(
+    private readonly database: Database,
+    private readonly listener: LiveVectorListener = { changed: () => {}, logged: () => {} },
+  ) {}
 
   /** Run `task` inside the caller's transaction; the FTS changes it made are written at its end. */
   within<T>(task: () => T): T {
     try {
       const result = task();
+      if (this.liveRows.size > 0) this.logLiveRows();
       this.text.flush({
         deleteMany: () => this.sql('DELETE FROM memory_text WHERE rowid IN (SELECT value FROM json_each(?))'),
         insertMany: () => this.sql(INSERT_TEXT_ROWS),
@@ -74,6 +102,7 @@ export class Writer {
     } finally {
       this.text.clear();
       this.rows.clear();
+      this.liveRows.clear();
     }
   }
 
@@ -133,8 +162,24 @@ export class Writer {
     this.sql('DELETE FROM memories WHERE row_id = ?').run(rowId);
     this.sql('DELETE FROM versions WHERE memory_row = ?').run(rowId);
     this.text.remove(rowId);
-    if (tables.live) this.sql(`DELETE FROM ${tables.live} WHERE rowid = ?`).run(BigInt(rowId));
+    if (tables.live) {
+      this.sql(`DELETE FROM ${tables.live} WHERE rowid = ?`).run(BigInt(rowId));
+      this.logLive(rowId, undefined, '');
+    }
     this.unstage(rowId, tables);
+  }
+
+  /** Note a change to a live vector for the transaction's log entry, and tell the listener. */
+  private logLive(rowId: number, vector: Buffer | undefined, userKey: string): void {
+    this.liveRows.add(rowId);
+    this.listener.changed({ rowId, vector, userKey });
+  }
+
+  /** The transaction's one `vector_changes` entry; entries older than the newest VECTOR_LOG_KEPT go. */
+  private logLiveRows(): void {
+    const seq = Number(this.sql('INSERT INTO vector_changes (row_ids) VALUES (?)').run(JSON.stringify([...this.liveRows])).lastInsertRowid);
+    if (seq > VECTOR_LOG_KEPT) this.sql('DELETE FROM vector_changes WHERE seq <= ?').run(seq - VECTOR_LOG_KEPT);
+    this.listener.logged(seq);
   }
 
   /** Forget a staged re-index vector, so the memory is pending again. */
@@ -189,6 +234,7 @@ export class Writer {
     this.rows.set(memory.id, currentOf(rowId, values));
     this.text.put(rowId, indexTerms(keywordText(memory)), scopeTerms(memory.scope), false);
     this.putVector(requireTable(tables), rowId, blob, userKey(memory.scope.userId), 'insert');
+    this.logLive(rowId, blob, userKey(memory.scope.userId));
     return rowId;
   }
 
@@ -211,10 +257,14 @@ export class Writer {
     if (blob) {
       // A new vector under the current embedder: the staged one is out of date.
       this.putVector(table, rowId, blob, userKey(memory.scope.userId), movedUser ? 'move' : 'update');
+      this.logLive(rowId, blob, userKey(memory.scope.userId));
       this.unstage(rowId, tables);
     } else if (movedUser) {
       const row = this.sql(`SELECT embedding FROM ${table} WHERE rowid = ?`).get(BigInt(rowId)) as { embedding: Buffer } | undefined;
-      if (row) this.putVector(table, rowId, row.embedding, userKey(memory.scope.userId), 'move');
+      if (row) {
+        this.putVector(table, rowId, row.embedding, userKey(memory.scope.userId), 'move');
+        this.logLive(rowId, row.embedding, userKey(memory.scope.userId));
+      }
       this.unstage(rowId, tables);
     }
     return rowId;

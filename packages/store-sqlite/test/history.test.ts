@@ -139,6 +139,7 @@ describe('history() with compact versions (schema 2)', () => {
     }
     raw.exec('ALTER TABLE versions DROP COLUMN before_patch');
     raw.exec('ALTER TABLE memories DROP COLUMN context');
+    raw.exec('DROP TABLE vector_changes');
     raw.pragma('user_version = 1');
     raw.close();
 

@@ -1,9 +1,10 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { TOKENIZER_VERSION } from '@memloom/core';
+import { TOKENIZER_VERSION, type MemoryChange } from '@memloom/core';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createDefaultSqliteStore, createSqliteStore, DEFAULT_SQLITE_PATH, resolveDefaultSqlitePath, SCHEMA_VERSION, SQLITE_PATH_ENV } from '../src/index.js';
+import { VECTOR_LOG_KEPT } from '../src/writes.js';
 import { createChange, DIMENSION, EMBEDDER_ID, newRecord, replaceChange, vectorFor } from './fixtures/records.mjs';
 import { inspect, tempFolders } from './helpers.js';
 
@@ -174,9 +175,10 @@ describe('schema 3: a memory context', () => {
     await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
     await store.apply([createChange(newRecord('old', 'bought a kayak', 'alice'), vectorFor(1))]);
     await store.close();
-    // What schema 2 wrote: no context column.
+    // What schema 2 wrote: no context column, no vector change log.
     const raw = new Database(path);
     raw.exec('ALTER TABLE memories DROP COLUMN context');
+    raw.exec('DROP TABLE vector_changes');
     raw.pragma('user_version = 2');
     raw.close();
 
@@ -195,7 +197,56 @@ describe('schema 3: a memory context', () => {
 
     const migrated = new Database(path, { readonly: true });
     expect(migrated.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-    expect(SCHEMA_VERSION).toBe(3);
+    expect(SCHEMA_VERSION).toBe(4);
     migrated.close();
+  });
+});
+
+describe('schema 4: a log of vector changes', () => {
+  it('opens a schema 3 file, migrates it in place, and logs the vectors each write changes from then on', async () => {
+    const path = folder().file();
+    const store = createSqliteStore({ path });
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    const kept = newRecord('kept', 'bought a kayak', 'alice');
+    await store.apply([createChange(kept, vectorFor(1))]);
+    await store.close();
+    const raw = new Database(path);
+    raw.exec('DROP TABLE vector_changes');
+    raw.pragma('user_version = 3');
+    raw.close();
+
+    const reopened = createSqliteStore({ path });
+    await reopened.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    expect((await reopened.vectorSearch({ vector: vectorFor(1), limit: 1 }))[0]?.memory.id).toBe('kept');
+    const added = newRecord('added', 'sold the car', 'bob');
+    await reopened.apply([createChange(added, vectorFor(2))]);
+    const edit = replaceChange(kept, { ...kept, content: 'bought two kayaks', revision: 2 }) as MemoryChange & { op: 'put' };
+    await reopened.apply([{ ...edit, op: 'put', vector: vectorFor(3) }]);
+    await reopened.apply([{ op: 'delete', id: 'added' }]);
+    await reopened.close();
+
+    const migrated = new Database(path, { readonly: true });
+    expect(migrated.pragma('user_version', { simple: true })).toBe(4);
+    const rowOf = (id: string): number => migrated.prepare('SELECT row_id FROM memories WHERE id = ?').pluck().get(id) as number;
+    const log = (migrated.prepare('SELECT row_ids FROM vector_changes ORDER BY seq').pluck().all() as string[]).map((ids) => JSON.parse(ids));
+    // One entry per write. The added memory's row is gone; it was logged when added and when deleted.
+    const addedRow = rowOf('kept') + 1;
+    expect(log).toEqual([[addedRow], [rowOf('kept')], [addedRow]]);
+    migrated.close();
+  });
+
+  it(`keeps the newest ${VECTOR_LOG_KEPT} entries of the log only`, async () => {
+    const path = folder().file();
+    const store = createSqliteStore({ path });
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    await store.apply([createChange(newRecord('first', 'first', 'alice'), vectorFor(1))]);
+    // As if VECTOR_LOG_KEPT - 1 more writes had come since.
+    const raw = new Database(path);
+    raw.prepare('INSERT INTO vector_changes (seq, row_ids) VALUES (?, ?)').run(VECTOR_LOG_KEPT, '[]');
+    await store.apply([createChange(newRecord('next', 'next', 'alice'), vectorFor(2))]);
+    const seqs = raw.prepare('SELECT seq FROM vector_changes ORDER BY seq').pluck().all();
+    expect(seqs).toEqual([VECTOR_LOG_KEPT, VECTOR_LOG_KEPT + 1]);
+    raw.close();
+    await store.close();
   });
 });

@@ -17,46 +17,48 @@ function unit(index: number, dimension = DIMENSION): number[] {
 }
 
 describe('scoped vector search', () => {
-  it("reads only the user's own vectors: it still answers when every other user's vector chunk is destroyed", async () => {
-    const path = file();
-    const store = createSqliteStore({ path, vectorChunkSize: 8 });
-    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
-    const users = ['alice', 'bob', 'carol', "alice' OR '1'='1", 'alice%'];
-    await store.apply(
-      users.flatMap((user, userIndex) =>
-        Array.from({ length: 20 }, (_, index) => createChange(newRecord(`${userIndex}-${index}`, `memory ${index} of ${user}`, user), vectorFor(index))),
-      ),
-    );
-    await store.close();
+  for (const vectorMirror of [false, true]) {
+    it(`reads only the user's own vectors: it still answers when every other user's vector chunk is destroyed (vector mirror ${vectorMirror ? 'on: it cannot load and sqlite-vec answers' : 'off'})`, async () => {
+      const path = file();
+      const store = createSqliteStore({ path, vectorChunkSize: 8, vectorMirror });
+      await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+      const users = ['alice', 'bob', 'carol', "alice' OR '1'='1", 'alice%'];
+      await store.apply(
+        users.flatMap((user, userIndex) =>
+          Array.from({ length: 20 }, (_, index) => createChange(newRecord(`${userIndex}-${index}`, `memory ${index} of ${user}`, user), vectorFor(index))),
+        ),
+      );
+      await store.close();
 
-    // Overwrite every vector chunk outside alice's partition with a blob of the wrong size.
-    const raw = new Database(path);
-    sqliteVec.load(raw);
-    const destroyed = raw
-      .prepare(
-        `UPDATE memory_vectors_1_vector_chunks00 SET vectors = zeroblob(3)
-         WHERE rowid IN (SELECT chunk_id FROM memory_vectors_1_chunks WHERE partition00 != '=alice')`,
-      )
-      .run().changes;
-    raw.close();
-    expect(destroyed).toBeGreaterThanOrEqual(4 * 3);
+      // Overwrite every vector chunk outside alice's partition with a blob of the wrong size.
+      const raw = new Database(path);
+      sqliteVec.load(raw);
+      const destroyed = raw
+        .prepare(
+          `UPDATE memory_vectors_1_vector_chunks00 SET vectors = zeroblob(3)
+           WHERE rowid IN (SELECT chunk_id FROM memory_vectors_1_chunks WHERE partition00 != '=alice')`,
+        )
+        .run().changes;
+      raw.close();
+      expect(destroyed).toBeGreaterThanOrEqual(4 * 3);
 
-    const reopened = createSqliteStore({ path });
-    await reopened.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
-    const hits = await reopened.vectorSearch({ vector: vectorFor(3), limit: 5, scope: { userId: 'alice' } });
-    expect(hits).toHaveLength(5);
-    expect(hits.every((hit) => hit.memory.scope.userId === 'alice')).toBe(true);
-    expect(hits[0]?.score).toBeCloseTo(1, 5);
-    // Through the facade too: a scoped hybrid search never touches the destroyed chunks.
-    const memory = createMemory({ store: reopened, embedder: createTestEmbedder({ dimension: DIMENSION, id: EMBEDDER_ID }) });
-    const results = await memory.search('memory of alice', { scope: { userId: 'alice' } });
-    expect(results.length).toBeGreaterThan(0);
-    expect(results.every((result) => result.memory.scope.userId === 'alice')).toBe(true);
-    // Whereas any search that has to read them fails.
-    await expect(reopened.vectorSearch({ vector: vectorFor(3), limit: 5 })).rejects.toMatchObject({ backend: 'sqlite' });
-    await expect(reopened.vectorSearch({ vector: vectorFor(3), limit: 5, scope: { userId: 'bob' } })).rejects.toMatchObject({ backend: 'sqlite' });
-    await reopened.close();
-  });
+      const reopened = createSqliteStore({ path, vectorMirror });
+      await reopened.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+      const hits = await reopened.vectorSearch({ vector: vectorFor(3), limit: 5, scope: { userId: 'alice' } });
+      expect(hits).toHaveLength(5);
+      expect(hits.every((hit) => hit.memory.scope.userId === 'alice')).toBe(true);
+      expect(hits[0]?.score).toBeCloseTo(1, 5);
+      // Through the facade too: a scoped hybrid search never touches the destroyed chunks.
+      const memory = createMemory({ store: reopened, embedder: createTestEmbedder({ dimension: DIMENSION, id: EMBEDDER_ID }) });
+      const results = await memory.search('memory of alice', { scope: { userId: 'alice' } });
+      expect(results.length).toBeGreaterThan(0);
+      expect(results.every((result) => result.memory.scope.userId === 'alice')).toBe(true);
+      // Whereas any search that has to read them fails.
+      await expect(reopened.vectorSearch({ vector: vectorFor(3), limit: 5 })).rejects.toMatchObject({ backend: 'sqlite' });
+      await expect(reopened.vectorSearch({ vector: vectorFor(3), limit: 5, scope: { userId: 'bob' } })).rejects.toMatchObject({ backend: 'sqlite' });
+      await reopened.close();
+    });
+  }
 
   it('finds filtered memories beyond the nearest neighbours, exactly', async () => {
     const store = createSqliteStore({ path: ':memory:' });

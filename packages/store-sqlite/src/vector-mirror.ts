@@ -1,0 +1,138 @@
+import { FlatVectorIndex } from '@memloom/core';
+import type { Database } from 'better-sqlite3';
+import type { VectorBinding } from './schema.js';
+import { floatsOfBlob } from './vectors.js';
+import type { LiveVectorChange, LiveVectorListener } from './writes.js';
+
+/**
+ * The live vectors held in process memory too, in core's FlatVectorIndex (an
+ * exact SIMD scan, about six times faster than sqlite-vec's), grouped by
+ * user key so a user's search scans that user's vectors only. SQLite stays
+ * the truth; the copy is read on the first search and kept in step:
+ *
+ * - this connection's writes are applied after they commit, when the copy
+ *   was up to date as the write began;
+ * - other connections' commits show as a new `PRAGMA data_version`; the copy
+ *   then reads the rows named in `vector_changes` since it was last in step,
+ *   or every vector again when it is further behind than that log reaches
+ *   (or another vector table became live, after a re-index).
+ *
+ * When the runtime has no WebAssembly SIMD, the vectors do not fit in a
+ * WebAssembly memory (4 GiB) or cannot all be read, searches use sqlite-vec.
+ */
+export class VectorMirror {
+  private index: FlatVectorIndex | undefined;
+  private table: string | undefined;
+  /** `PRAGMA data_version` when the copy was last in step with the file. */
+  private dataVersion = -1;
+  /** The newest `vector_changes` row the copy includes. */
+  private seq = 0;
+  /** Changes of the write in progress; applied when it commits, if the copy was in step as it began. */
+  private pending: LiveVectorChange[] | undefined;
+  private pendingSeq = 0;
+  private unavailable = false;
+
+  constructor(private readonly enabled: boolean) {}
+
+  /** The copy, brought up to date with the file; undefined when searches must use sqlite-vec. */
+  current(database: Database, binding: VectorBinding): FlatVectorIndex | undefined {
+    if (!this.enabled || this.unavailable) return undefined;
+    if (this.index && this.table === binding.table && dataVersion(database) === this.dataVersion) return this.index;
+    try {
+      // One read transaction: the version, the log and the vectors are of the same moment.
+      database.transaction(() => this.catchUp(database, binding))();
+    } catch {
+      // No WebAssembly SIMD, more vectors than 4 GiB holds, or a vector sqlite-vec cannot read
+      // (a damaged chunk): the copy is an accelerator, so searches go on through sqlite-vec,
+      // which reads only the partitions a search needs.
+      this.forget();
+      this.unavailable = true;
+      return undefined;
+    }
+    return this.index;
+  }
+
+  /**
+   * Call first thing inside a write transaction (the write lock is held: nobody else commits
+   * until it ends). Each attempt of a write starts afresh here, so a rolled-back one leaves nothing.
+   */
+  beginWrite(database: Database): void {
+    this.pending = this.index && dataVersion(database) === this.dataVersion ? [] : undefined;
+    this.pendingSeq = 0;
+  }
+
+  /** The writer's listener: the live vectors the write in progress changes, and its log entry. */
+  readonly listener: LiveVectorListener = {
+    changed: (change) => this.pending?.push(change),
+    logged: (seq) => {
+      this.pendingSeq = seq;
+    },
+  };
+
+  /** The write committed: apply its changes (a copy that was behind catches up at the next search instead). */
+  committed(): void {
+    const pending = this.pending;
+    this.pending = undefined;
+    if (!pending || !this.index) return;
+    for (const change of pending) this.apply(this.index, change.rowId, change.vector, change.userKey);
+    if (this.pendingSeq > 0) this.seq = this.pendingSeq;
+  }
+
+  /** Drop the copy (closing, or after a failure): the next search reads it again. */
+  forget(): void {
+    this.index = undefined;
+    this.table = undefined;
+    this.dataVersion = -1;
+    this.seq = 0;
+    this.pending = undefined;
+  }
+
+  private catchUp(database: Database, binding: VectorBinding): void {
+    const version = dataVersion(database);
+    const log = database.prepare('SELECT min(seq) AS oldest, max(seq) AS newest FROM vector_changes').get() as {
+      oldest: number | null;
+      newest: number | null;
+    };
+    const inReach = log.oldest === null || log.oldest <= this.seq + 1;
+    if (this.index && this.table === binding.table && inReach) {
+      if (log.newest !== null && log.newest > this.seq) this.readChanges(database, binding, this.index, log.newest);
+    } else {
+      this.index = undefined;
+      this.index = readAll(database, binding);
+      this.table = binding.table;
+    }
+    this.seq = log.newest ?? 0;
+    this.dataVersion = version;
+  }
+
+  /** Re-read the vectors of the rows other connections changed since `this.seq`. */
+  private readChanges(database: Database, binding: VectorBinding, index: FlatVectorIndex, newest: number): void {
+    const rows = database
+      .prepare('SELECT DISTINCT value FROM vector_changes, json_each(vector_changes.row_ids) WHERE seq > ? AND seq <= ?')
+      .pluck()
+      .all(this.seq, newest) as number[];
+    const read = database.prepare(`SELECT user_key, embedding FROM ${binding.table} WHERE rowid = ?`);
+    for (const rowId of rows) {
+      const row = read.get(BigInt(rowId)) as { user_key: string; embedding: Buffer } | undefined;
+      this.apply(index, rowId, row?.embedding, row?.user_key ?? '');
+    }
+  }
+
+  private apply(index: FlatVectorIndex, rowId: number, vector: Buffer | undefined, userKey: string): void {
+    if (vector) index.set(rowId, floatsOfBlob(vector), userKey);
+    else index.delete(rowId);
+  }
+}
+
+function readAll(database: Database, binding: VectorBinding): FlatVectorIndex {
+  const index = new FlatVectorIndex(binding.dimension);
+  const count = database.prepare(`SELECT count(*) FROM ${binding.table}`).pluck().get() as number;
+  index.reserveFor(count);
+  const rows = database.prepare(`SELECT rowid, user_key, embedding FROM ${binding.table}`).raw().iterate() as IterableIterator<[number | bigint, string, Buffer]>;
+  for (const [rowId, userKey, embedding] of rows) index.set(Number(rowId), floatsOfBlob(embedding), userKey);
+  return index;
+}
+
+function dataVersion(database: Database): number {
+  return database.pragma('data_version', { simple: true }) as number;
+}

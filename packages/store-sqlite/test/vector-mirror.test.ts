@@ -1,0 +1,183 @@
+import { reindex, type MemoryChange, type MemoryRecord, type ScoredMemory, type VectorQuery } from '@memloom/core';
+import { createTestEmbedder, seededRandom } from '@memloom/core/testing';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { createSqliteStore, type SqliteStore } from '../src/index.js';
+import { createChange, EMBEDDER_ID, newRecord, replaceChange } from './fixtures/records.mjs';
+import { tempFolders } from './helpers.js';
+
+const folder = tempFolders();
+const DIMENSION = 13;
+
+function randomVector(random: () => number): number[] {
+  return Array.from({ length: DIMENSION }, () => random() - 0.5);
+}
+
+async function openStore(path: string, vectorMirror: boolean): Promise<SqliteStore> {
+  const store = createSqliteStore({ path, vectorMirror, vectorChunkSize: 8 });
+  await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+  return store;
+}
+
+const summary = (hits: ScoredMemory[]): { id: string; score: number }[] => hits.map((hit) => ({ id: hit.memory.id, score: hit.score }));
+
+/** The same query through the copy in memory and through sqlite-vec: same memories, same order, same scores. */
+async function expectSameAnswers(mirrored: SqliteStore, plain: SqliteStore, queries: VectorQuery[]): Promise<void> {
+  for (const query of queries) {
+    const expected = summary(await plain.vectorSearch(query));
+    const actual = summary(await mirrored.vectorSearch(query));
+    expect(actual.map((hit) => hit.id), JSON.stringify(query.scope ?? {})).toEqual(expected.map((hit) => hit.id));
+    actual.forEach((hit, index) => expect(hit.score).toBeCloseTo(expected[index]!.score, 5));
+  }
+}
+
+const put = (memory: MemoryRecord, vector: number[]): MemoryChange => createChange(memory, vector) as MemoryChange;
+const edit = (before: MemoryRecord, after: MemoryRecord, vector?: number[]): MemoryChange =>
+  ({ ...replaceChange(before, after), ...(vector ? { vector } : {}) }) as MemoryChange;
+
+describe('the vector mirror (vectors searched in process memory)', () => {
+  it('answers every kind of vector query as sqlite-vec does', async () => {
+    const path = folder().file();
+    const random = seededRandom(11);
+    const writer = await openStore(path, false);
+    const users = ['alice', 'bob', 'carol'];
+    await writer.apply(
+      Array.from({ length: 300 }, (_, index) => {
+        const memory = { ...newRecord(`m-${index}`, `memory ${index}`, users[index % 3]!), category: index % 5 === 0 ? 'fact' : 'episode' };
+        if (index % 7 === 0) (memory.scope as Record<string, string>)['agentId'] = 'helper';
+        if (index % 11 === 0) delete (memory.scope as Record<string, string | undefined>)['userId'];
+        return put(memory as MemoryRecord, randomVector(random));
+      }),
+    );
+    await writer.close();
+    const mirrored = await openStore(path, true);
+    const plain = await openStore(path, false);
+    const queries: VectorQuery[] = [];
+    for (let trial = 0; trial < 5; trial++) {
+      const vector = randomVector(random);
+      queries.push(
+        { vector, limit: 10 },
+        { vector, limit: 10, scope: { userId: 'bob' } },
+        { vector, limit: 5, scope: { userId: 'alice' }, filter: { category: 'fact' } },
+        { vector, limit: 5, scope: { userId: 'alice', agentId: 'helper' } },
+        { vector, limit: 5, scope: { agentId: 'helper' } },
+        { vector, limit: 400 },
+      );
+    }
+    await expectSameAnswers(mirrored, plain, queries);
+    await mirrored.close();
+    await plain.close();
+  });
+
+  it("keeps up with its own writes: adds, new vectors, a move to another user, deletes, a scope's deletion", async () => {
+    const path = folder().file();
+    const random = seededRandom(5);
+    const mirrored = await openStore(path, true);
+    const plain = await openStore(path, false);
+    const first = Array.from({ length: 40 }, (_, index) => newRecord(`m-${index}`, `memory ${index}`, index % 2 ? 'alice' : 'bob') as MemoryRecord);
+    await mirrored.apply(first.map((memory) => put(memory, randomVector(random))));
+    const probe = randomVector(random);
+    const queries = (): VectorQuery[] => [
+      { vector: probe, limit: 8 },
+      { vector: probe, limit: 8, scope: { userId: 'alice' } },
+      { vector: probe, limit: 8, scope: { userId: 'bob' } },
+      { vector: probe, limit: 8, scope: { userId: 'dave' } },
+    ];
+    await expectSameAnswers(mirrored, plain, queries());
+    // A memory given the probe itself as its new vector comes first.
+    const target = first[3]!;
+    const moved = { ...target, revision: 2 };
+    await mirrored.apply([edit(target, moved, probe)]);
+    expect((await mirrored.vectorSearch({ vector: probe, limit: 1 }))[0]?.memory.id).toBe(target.id);
+    // To another user, keeping its vector: it leaves alice's group for dave's.
+    const toDave = { ...moved, scope: { userId: 'dave' }, revision: 3 };
+    await mirrored.apply([edit(moved, toDave)]);
+    expect(summary(await mirrored.vectorSearch({ vector: probe, limit: 1, scope: { userId: 'dave' } }))[0]?.id).toBe(target.id);
+    expect((await mirrored.vectorSearch({ vector: probe, limit: 40, scope: { userId: 'alice' } })).map((hit) => hit.memory.id)).not.toContain(target.id);
+    await expectSameAnswers(mirrored, plain, queries());
+    await mirrored.apply([{ op: 'delete', id: target.id }]);
+    expect((await mirrored.vectorSearch({ vector: probe, limit: 40 })).map((hit) => hit.memory.id)).not.toContain(target.id);
+    expect(await mirrored.deleteByScope({ userId: 'bob' })).toBe(20);
+    expect(await mirrored.vectorSearch({ vector: probe, limit: 8, scope: { userId: 'bob' } })).toEqual([]);
+    await expectSameAnswers(mirrored, plain, queries());
+    await mirrored.close();
+    await plain.close();
+  });
+
+  it('keeps nothing of a write that rolled back', async () => {
+    const store = await openStore(folder().file(), true);
+    const random = seededRandom(3);
+    const kept = newRecord('kept', 'kept', 'alice') as MemoryRecord;
+    await store.apply([put(kept, randomVector(random))]);
+    const probe = randomVector(random);
+    expect((await store.vectorSearch({ vector: probe, limit: 5 })).map((hit) => hit.memory.id)).toEqual(['kept']);
+    // The first change is written, then the second fails on its revision: the whole batch rolls back.
+    const lost = newRecord('lost', 'lost', 'alice') as MemoryRecord;
+    await expect(store.apply([put(lost, probe), edit({ ...kept, revision: 5 }, { ...kept, revision: 6 }, probe)])).rejects.toMatchObject({ code: 'CONFLICT' });
+    // (limit 1: a vector left behind for the lost memory would be the nearest and hide the kept one)
+    expect((await store.vectorSearch({ vector: probe, limit: 1 })).map((hit) => hit.memory.id)).toEqual(['kept']);
+    expect((await store.vectorSearch({ vector: probe, limit: 1, scope: { userId: 'alice' } })).map((hit) => hit.memory.id)).toEqual(['kept']);
+    await store.close();
+  });
+
+  it("catches up with another connection's commits, from the change log or, when it is too far behind, from every vector", async () => {
+    const path = folder().file();
+    const random = seededRandom(9);
+    const reader = await openStore(path, true);
+    const plain = await openStore(path, false);
+    const other = await openStore(path, true);
+    const memories = Array.from({ length: 30 }, (_, index) => newRecord(`m-${index}`, `memory ${index}`, index % 2 ? 'alice' : 'bob') as MemoryRecord);
+    await other.apply(memories.map((memory) => put(memory, randomVector(random))));
+    const probe = randomVector(random);
+    const queries = (): VectorQuery[] => [
+      { vector: probe, limit: 6 },
+      { vector: probe, limit: 6, scope: { userId: 'alice' } },
+      { vector: probe, limit: 6, scope: { userId: 'carol' } },
+    ];
+    await expectSameAnswers(reader, plain, queries()); // the reader loads its copy here
+    // The other connection adds, re-embeds, moves and deletes; the reader sees each.
+    await other.apply([put(newRecord('new', 'new', 'carol') as MemoryRecord, probe)]);
+    expect((await reader.vectorSearch({ vector: probe, limit: 1, scope: { userId: 'carol' } }))[0]?.memory.id).toBe('new');
+    await other.apply([edit(memories[0]!, { ...memories[0]!, revision: 2 }, probe)]);
+    await other.apply([edit(memories[1]!, { ...memories[1]!, scope: { userId: 'carol' }, revision: 2 })]);
+    await other.apply([{ op: 'delete', id: 'm-2' }]);
+    await expectSameAnswers(reader, plain, queries());
+    expect((await reader.vectorSearch({ vector: probe, limit: 30, scope: { userId: 'carol' } })).map((hit) => hit.memory.id).sort()).toEqual(['m-1', 'new']);
+    // A write that changes no vector (recording access) leaves the copy as it is.
+    await other.touch(['m-3'], new Date(0).toISOString());
+    await expectSameAnswers(reader, plain, queries());
+
+    // The log no longer reaches back to what the reader has (as after 100,000 later changes):
+    // the reader reads every vector again, and so sees the change whose entry is gone.
+    const moved = randomVector(random);
+    await other.apply([edit(memories[5]!, { ...memories[5]!, revision: 2 }, moved)]);
+    await other.apply([put(newRecord('newer', 'newer', 'alice') as MemoryRecord, probe)]);
+    const raw = new Database(path);
+    expect(raw.prepare('DELETE FROM vector_changes WHERE seq < (SELECT max(seq) FROM vector_changes)').run().changes).toBeGreaterThan(0);
+    raw.close();
+    await expectSameAnswers(reader, plain, queries());
+    expect((await reader.vectorSearch({ vector: moved, limit: 1 }))[0]?.memory.id).toBe('m-5');
+    expect((await reader.vectorSearch({ vector: probe, limit: 1, scope: { userId: 'alice' } }))[0]?.memory.id).toBe('newer');
+    for (const store of [reader, plain, other]) await store.close();
+  });
+
+  it('serves the new vectors after a re-index to another embedder', async () => {
+    const path = folder().file();
+    const store = await openStore(path, true);
+    const records = ['tea with lemon', 'coffee, black', 'a bicycle ride'].map((text, index) => newRecord(`m-${index}`, text, 'alice') as MemoryRecord);
+    const before = createTestEmbedder({ dimension: DIMENSION, id: EMBEDDER_ID });
+    await store.apply(await Promise.all(records.map(async (memory) => put(memory, (await before.embed([memory.content]))[0]!))));
+    await store.vectorSearch({ vector: randomVector(seededRandom(1)), limit: 3 }); // the copy holds the old vectors
+    const after = createTestEmbedder({ dimension: 21, id: 'memloom/other-vectors' });
+    await reindex({ store, embedder: after });
+    const query = (await after.embed(['a bicycle ride'], { purpose: 'query' }))[0]!;
+    const hits = await store.vectorSearch({ vector: query, limit: 1 });
+    expect(hits[0]?.memory.id).toBe('m-2');
+    expect(hits[0]?.score).toBeGreaterThan(0.99);
+    await store.close();
+  });
+
+  it('refuses a vectorMirror option that is not a boolean', () => {
+    expect(() => createSqliteStore({ path: ':memory:', vectorMirror: 'yes' as never })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
+  });
+});

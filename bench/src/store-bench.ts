@@ -1,6 +1,7 @@
 /**
  * One backend at one size, in its own process so that peak RSS is its own.
- * Usage: node --import tsx src/store-bench.ts <sqlite|memory|brute> <size>
+ * Usage: node --import tsx src/store-bench.ts <sqlite|sqlite-vec|memory|brute> <size>
+ * (`sqlite-vec`: the SQLite store with `vectorMirror: false`, searching with sqlite-vec's scan.)
  * Prints one JSON line. `node run.mjs store` runs every combination.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -15,8 +16,8 @@ import { createChange, dataset, DIMENSION, EMBEDDER_ID, lookupEmbedder, NOW_MS, 
 
 const [backend, sizeText] = process.argv.slice(2);
 const size = Number(sizeText);
-if (!['sqlite', 'memory', 'brute'].includes(backend ?? '') || !Number.isInteger(size) || size < 1000) {
-  console.error('usage: store-bench.ts <sqlite|memory|brute> <size>');
+if (!['sqlite', 'sqlite-vec', 'memory', 'brute'].includes(backend ?? '') || !Number.isInteger(size) || size < 1000) {
+  console.error('usage: store-bench.ts <sqlite|sqlite-vec|memory|brute> <size>');
   process.exit(2);
 }
 
@@ -40,15 +41,15 @@ const allQueries = queries(Math.max(SCOPED_QUERIES, UNSCOPED_QUERIES));
 if (backend === 'brute') {
   runBruteForce();
 } else {
-  await runStore(backend as 'sqlite' | 'memory');
+  await runStore(backend as 'sqlite' | 'sqlite-vec' | 'memory');
 }
 result['peakRssMb'] = round(process.resourceUsage().maxRSS / 1024);
 process.stdout.write(`${JSON.stringify(result)}\n`);
 
-async function runStore(kind: 'sqlite' | 'memory'): Promise<void> {
-  const folder = kind === 'sqlite' ? mkdtempSync(join(tmpdir(), 'memloom-bench-')) : undefined;
+async function runStore(kind: 'sqlite' | 'sqlite-vec' | 'memory'): Promise<void> {
+  const folder = kind === 'memory' ? undefined : mkdtempSync(join(tmpdir(), 'memloom-bench-'));
   const path = folder ? join(folder, 'memory.db') : undefined;
-  const store: MemoryStore = path ? createSqliteStore({ path }) : createInMemoryStore();
+  const store: MemoryStore = path ? createSqliteStore({ path, vectorMirror: kind === 'sqlite' }) : createInMemoryStore();
   try {
     await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
 
@@ -60,6 +61,11 @@ async function runStore(kind: 'sqlite' | 'memory'): Promise<void> {
     const loadMs = performance.now() - started;
     result['addBatchPerSecond'] = Math.round(size / (loadMs / 1000));
     result['loadSeconds'] = round(loadMs / 1000);
+
+    // The first search after the load: the SQLite store reads its in-memory copy of the vectors here.
+    started = performance.now();
+    await store.vectorSearch({ vector: Array.from(allQueries[0]!.vector), limit: 10 });
+    result['firstSearchMs'] = round(performance.now() - started);
 
     // Exactness check against the brute-force scan, on the loaded data only.
     const agreement: string[][] = [];

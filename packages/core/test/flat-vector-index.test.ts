@@ -70,6 +70,35 @@ describe('FlatVectorIndex', () => {
     expect(index.nearest([0, 0, 1], 5, 'none')).toEqual([]);
   });
 
+  it('stays exact through many random adds, replacements, moves between groups and deletes', () => {
+    const random = seededRandom(21);
+    const index = new FlatVectorIndex(16);
+    const vectors = new Map<number, number[]>();
+    const groupOf = new Map<number, string | undefined>();
+    for (let step = 0; step < 3000; step++) {
+      const key = Math.floor(random() * 400);
+      if (random() < 0.25) {
+        expect(index.delete(key)).toBe(vectors.delete(key));
+        groupOf.delete(key);
+      } else {
+        const vector = randomUnit(random, 16);
+        const group = random() < 0.1 ? undefined : `g${Math.floor(random() * 4)}`;
+        index.set(key, vector, group);
+        vectors.set(key, vector);
+        groupOf.set(key, group);
+      }
+      if (step % 300 === 299) {
+        expect(index.size).toBe(vectors.size);
+        const query = randomUnit(random, 16);
+        expectSameHits(index.nearest(query, 12), scan(vectors, query, 12));
+        for (const group of ['g0', 'g1', 'g2', 'g3']) {
+          const members = new Set([...groupOf].filter(([, of]) => of === group).map(([key]) => key));
+          expectSameHits(index.nearest(query, 1000, group), scan(vectors, query, 1000, members));
+        }
+      }
+    }
+  });
+
   it('answers best first with ties broken by the smaller key, and never more than it holds', () => {
     const index = new FlatVectorIndex(2);
     for (const key of [9, 4, 7]) index.set(key, [1, 0]);

@@ -81,9 +81,10 @@ export class FlatVectorIndex {
   private groups: (string | undefined)[] = [];
   private readonly slotOf = new Map<number, number>();
   private readonly free: number[] = [];
-  private readonly members = new Map<string, Set<number>>();
-  /** Each group's slots as the kernel reads them, rebuilt after the group changed. */
-  private readonly slotLists = new Map<string, Int32Array>();
+  /** Each group's slots, in a list the kernel reads as it is. */
+  private readonly members = new Map<string, SlotList>();
+  /** Where each slot sits in its group's list. */
+  private positions = new Int32Array(0);
   private capacity = 0;
   /** Slots ever used: the whole-index scan reads these. */
   private used = 0;
@@ -137,10 +138,9 @@ export class FlatVectorIndex {
     floats.set(vector);
     this.groups[slot] = group;
     if (group !== undefined) {
-      let set = this.members.get(group);
-      if (!set) this.members.set(group, (set = new Set()));
-      set.add(slot);
-      this.slotLists.delete(group);
+      let list = this.members.get(group);
+      if (!list) this.members.set(group, (list = new SlotList()));
+      this.positions[slot] = list.add(slot);
     }
   }
 
@@ -169,7 +169,7 @@ export class FlatVectorIndex {
       });
     }
     if (limit <= 0) return [];
-    const slots = group === undefined ? undefined : this.slotList(group);
+    const slots = group === undefined ? undefined : (this.members.get(group)?.view() ?? new Int32Array(0));
     const count = slots ? slots.length : this.used;
     if (count === 0) return [];
     // Scratch space past the rows: the query, the slot list, the scores.
@@ -211,22 +211,13 @@ export class FlatVectorIndex {
     return heap.sort((a, b) => b.score - a.score || a.key - b.key);
   }
 
-  private slotList(group: string): Int32Array {
-    let list = this.slotLists.get(group);
-    if (!list) {
-      list = Int32Array.from(this.members.get(group) ?? []);
-      this.slotLists.set(group, list);
-    }
-    return list;
-  }
-
   private leaveGroup(slot: number): void {
     const group = this.groups[slot];
     if (group === undefined) return;
-    const set = this.members.get(group);
-    set?.delete(slot);
-    if (set && set.size === 0) this.members.delete(group);
-    this.slotLists.delete(group);
+    const list = this.members.get(group) as SlotList;
+    const moved = list.remove(this.positions[slot] as number);
+    if (moved !== undefined) this.positions[moved] = this.positions[slot] as number;
+    if (list.size === 0) this.members.delete(group);
   }
 
   /** Make room for `count` vectors in all, so that adding them does not grow the memory step by step. */
@@ -248,6 +239,9 @@ export class FlatVectorIndex {
     const keys = new Float64Array(capacity).fill(-1);
     keys.set(this.keys);
     this.keys = keys;
+    const positions = new Int32Array(capacity);
+    positions.set(this.positions);
+    this.positions = positions;
     this.capacity = capacity;
   }
 
@@ -270,6 +264,35 @@ export class FlatVectorIndex {
         cause: error,
       });
     }
+  }
+}
+
+/** A growable list of slots; removing one moves the last into its place. */
+class SlotList {
+  private slots = new Int32Array(16);
+  size = 0;
+
+  /** Append a slot; returns its position. */
+  add(slot: number): number {
+    if (this.size === this.slots.length) {
+      const grown = new Int32Array(this.slots.length * 2);
+      grown.set(this.slots);
+      this.slots = grown;
+    }
+    this.slots[this.size] = slot;
+    return this.size++;
+  }
+
+  /** Remove the slot at `position`; returns the slot moved into it, if any. */
+  remove(position: number): number | undefined {
+    const last = this.slots[--this.size] as number;
+    if (position === this.size) return undefined;
+    this.slots[position] = last;
+    return last;
+  }
+
+  view(): Int32Array {
+    return this.slots.subarray(0, this.size);
   }
 }
 

@@ -145,6 +145,8 @@ describe('FlatVectorIndex', () => {
     expect(codeOf(() => index.set(-1, [1, 0, 0]))).toBe('INVALID_INPUT');
     expect(codeOf(() => index.set(1.5, [1, 0, 0]))).toBe('INVALID_INPUT');
     expect(codeOf(() => index.set(1, [1, 0]))).toBe('DIMENSION_MISMATCH');
+    expect(codeOf(() => index.set(1, [1, Number.NaN, 0]))).toBe('INVALID_INPUT');
+    expect(codeOf(() => index.set(1, [1, Number.POSITIVE_INFINITY, 0]))).toBe('INVALID_INPUT');
     expect(codeOf(() => index.nearest([1, 0, 0, 0], 1))).toBe('DIMENSION_MISMATCH');
     expect(index.size).toBe(0);
   });

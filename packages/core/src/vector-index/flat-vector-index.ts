@@ -126,6 +126,11 @@ export class FlatVectorIndex {
         details: { expected: this.dimension, actual: vector.length },
       });
     }
+    for (let index = 0; index < vector.length; index++) {
+      if (!Number.isFinite(vector[index])) {
+        throw new MemloomError({ code: 'INVALID_INPUT', message: `the vector for key ${key} holds a value that is not a finite number at index ${index}` });
+      }
+    }
     let slot = this.slotOf.get(key);
     if (slot === undefined) {
       slot = this.free.pop() ?? this.newSlot();
@@ -136,6 +141,8 @@ export class FlatVectorIndex {
     }
     const floats = new Float32Array(this.kernel.memory.buffer, slot * this.stride * 4, this.stride);
     floats.set(vector);
+    // The padding too: a new slot may lie where an earlier search kept its scratch numbers.
+    floats.fill(0, this.dimension);
     this.groups[slot] = group;
     if (group !== undefined) {
       let list = this.members.get(group);

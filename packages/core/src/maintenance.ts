@@ -52,11 +52,11 @@ export interface MaintenanceReport {
  * merges) and commits, and checkpoints, once: fewer, larger batches write
  * less. At 100,000 memories in the SQLite store, batches of 2,000 took a
  * median 6.3 s and batches of 5,000 5.8 s (three alternating runs each);
- * later, with the pass at about 6 s under load, batches of 10,000 saved 0.4
- * to 0.6 s against 5,000 in alternating runs, while 20,000 saved nothing
- * (their pages outgrow SQLite's page cache). A batch of 10,000 applies in
- * about 0.4 s on a 2-core machine, so another writer (or, SQLite being
- * synchronous, the rest of this process) waits no longer than that.
+ * later, batches of 10,000 saved 0.2 s against 5,000 at load 1.5 and 0.4
+ * to 0.6 s at load 3 (alternating runs), while 20,000 saved nothing more at
+ * load 1. A batch of 10,000 applies in about 0.4 s on a 2-core machine, so
+ * another writer (or, SQLite being synchronous, the rest of this process)
+ * waits no longer than that.
  */
 const PAGE_SIZE = 10_000;
 

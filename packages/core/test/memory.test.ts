@@ -6,6 +6,7 @@ import {
   createHangingModel,
   createInMemoryStore,
   createScriptedModel,
+  createRecord,
   createTestEmbedder,
   vectorWithSimilarity,
 } from '../src/testing/index.js';
@@ -321,4 +322,39 @@ describe('maintenance with a language model', () => {
     expect(report.changes[0]).toMatchObject({ action: 'compress', fromLevel: 'full', toLevel: 'tag' });
     expect((await memory.list())[0]?.level).toBe('full');
   });
+});
+
+describe('maintenance batches', () => {
+  it('writes a pass in batches of 10,000 changes, each one store.apply (one transaction in the SQLite store)', async () => {
+    const store = createInMemoryStore();
+    const embedder = createTestEmbedder({ dimension: DIM });
+    await store.open({ dimension: DIM, embedderId: embedder.id });
+    const records = Array.from({ length: 10_001 }, (_, index) =>
+      createRecord(
+        { id: `m-${String(index).padStart(5, '0')}`, content: `the fact number ${index}`, scope: { userId: 'a' }, atIso: '2024-03-01T09:00:00.000Z' },
+        { importance: 1, category: 'fact', type: 'user' },
+      ),
+    );
+    await store.apply(
+      records.map((record) => ({
+        op: 'put' as const,
+        memory: record,
+        vector: axisVector(DIM, 0),
+        expectedRevision: 0,
+        version: { memoryId: record.id, version: 1, at: record.createdAt, trigger: 'import' as const, action: 'create' as const, reason: 'seed', before: null, after: record },
+      })),
+    );
+    const batches: number[] = [];
+    const apply = store.apply.bind(store);
+    store.apply = async (changes) => {
+      batches.push(changes.length);
+      return apply(changes);
+    };
+    const clock = createFakeClock('2024-03-09T09:00:00.000Z');
+    const memory = createMemory({ store, embedder, clock });
+    const report = await memory.maintain();
+    expect(report.compressed).toBe(10_001);
+    expect(batches).toEqual([10_000, 1]);
+    expect((await store.get('m-10000'))?.level).toBe('summary');
+  }, 30_000);
 });

@@ -5,6 +5,18 @@ import type { ResolvedOptions } from './options.js';
 import { assertUsable, migrate, readFileState, SCHEMA_VERSION } from './schema.js';
 
 /**
+ * The page size of a new database file (SQLite's default is 4,096). sqlite-vec
+ * keeps each chunk of vectors as one blob over a chain of overflow pages,
+ * which it walks from the start to reach one vector (every delete does, twice):
+ * 8 KiB pages halve those chains and the pages each commit and checkpoint
+ * handle. At 100,000 memories, in alternating bench runs at load 1.1, a
+ * maintenance pass took 4.83 and 5.12 s against 5.47 and 5.75 s, adds in
+ * batches ran 15 % faster, searches took the same, the file was 1 % smaller;
+ * 16 KiB pages made vector searches slower (63 ms against 55 ms unscoped).
+ */
+export const PAGE_SIZE_BYTES = 8192;
+
+/**
  * Open (or take) the connection and make it ready: refuse files this
  * package must not touch before writing anything, then WAL and pragmas,
  * then migrations under the write lock. Closes what it opened on failure.
@@ -16,6 +28,10 @@ export function openDatabase(path: string, options: ResolvedOptions): Database {
     const state = readFileState(database);
     assertUsable(state, path);
     loadVectorExtension(database);
+    // Only a database with nothing in it yet takes a page size: its first write fixes it for good
+    // (a WAL file cannot change it), so this comes before WAL mode is turned on; files made with
+    // SQLite's default of 4,096 bytes keep it.
+    if (state.schemaVersion === 0 && state.tables === 0) database.pragma(`page_size = ${PAGE_SIZE_BYTES}`);
     if (!database.memory) {
       database.pragma('journal_mode = WAL');
       // WAL with NORMAL: a commit is atomic and survives a process crash; only a power loss may drop the last commits.

@@ -84,7 +84,7 @@ export function rowToRecord(row: MemoryRow): MemoryRecord {
   const id = row[1] as string;
   const scope = scopeOfColumns(row[2] as string | null, row[3] as string | null, row[4] as string | null);
   const context = row[22] as string | null;
-  return {
+  const record: MemoryRecord = {
     id,
     content: row[5] as string,
     level: row[6] as MemoryRecord['level'],
@@ -100,12 +100,13 @@ export function rowToRecord(row: MemoryRow): MemoryRecord {
     lastAccessedAt: row[17] as string,
     source: row[13] as MemoryRecord['source'],
     verified: row[14] === 1,
-    sources: parseJson(row[18] as string, id, 'sources') as string[],
-    tags: parseJson(row[19] as string, id, 'tags') as string[],
-    metadata: parseJson(row[20] as string, id, 'metadata') as Record<string, unknown>,
+    sources: parseField(row[18] as string, id, 'sources') as string[],
+    tags: parseField(row[19] as string, id, 'tags') as string[],
+    metadata: parseField(row[20] as string, id, 'metadata') as Record<string, unknown>,
     revision: row[21] as number,
-    ...(context !== null ? { context } : {}),
   };
+  if (context !== null) record.context = context;
+  return record;
 }
 
 /** The row id of a MemoryRow. */
@@ -142,6 +143,13 @@ export function rowToVersion(memoryId: string, row: VersionRow): MemoryVersion {
           : (parseJson(row.before_json, memoryId, 'history') as MemoryRecord),
     after: parseJson(row.after_json, memoryId, 'history') as MemoryRecord,
   };
+}
+
+/** A record's JSON column; most hold `[]` or `{}` (no tags, no metadata), made here without the parser. */
+function parseField(text: string, id: string, field: string): unknown {
+  if (text === '[]') return [];
+  if (text === '{}') return {};
+  return parseJson(text, id, field);
 }
 
 function parseJson(text: string, id: string, field: string, parse: (text: string) => unknown = JSON.parse): unknown {

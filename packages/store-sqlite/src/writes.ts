@@ -63,9 +63,18 @@ const CONTEXT_AT = WRITABLE_COLUMNS.indexOf('context');
 /** The bits of user_id, agent_id and session_id: the FTS row's scope tokens are built from them. */
 const SCOPE_BITS = 0b01110;
 
+/** Where each CurrentRow column is in `recordValues` (-1: row_id, which is not one of them). */
+const CURRENT_FROM_VALUES = CURRENT_COLUMNS.map((column) => (column === 'row_id' ? -1 : WRITABLE_COLUMNS.indexOf(column)));
+
 /** The CurrentRow a record leaves in `memories`. */
 function currentOf(rowId: number, values: readonly (string | number | null)[]): CurrentRow {
-  return CURRENT_COLUMNS.map((column) => (column === 'row_id' ? rowId : values[WRITABLE_COLUMNS.indexOf(column)])) as CurrentRow;
+  return CURRENT_FROM_VALUES.map((at) => (at < 0 ? rowId : values[at])) as CurrentRow;
+}
+
+/** An UPDATE of `memories` and the positions in `recordValues` of the columns it sets, in order. */
+interface RowUpdate {
+  statement: Statement;
+  written: readonly number[];
 }
 
 /**
@@ -74,6 +83,8 @@ function currentOf(rowId: number, values: readonly (string | number | null)[]): 
  */
 export class Writer {
   private readonly statements = new Map<string, Statement>();
+  /** By the mask of indexed columns an update names (see `update`). */
+  private readonly rowUpdates: (RowUpdate | undefined)[] = [];
   private readonly text = new PendingText();
   /**
    * The current rows `change` works on, read for a whole batch at once
@@ -118,9 +129,10 @@ export class Writer {
   /** One change; throws CONFLICT (rolling the whole transaction back) when the revision moved on. */
   change(change: MemoryChange, blob: Buffer | undefined, tables: VectorTables): void {
     const id = change.op === 'delete' ? change.id : change.memory.id;
-    const current = this.rows.has(id)
-      ? this.rows.get(id)
-      : (this.sql(`SELECT ${CURRENT_COLUMNS.join(', ')} FROM memories WHERE id = ?`, true).get(id) as CurrentRow | undefined);
+    let current = this.rows.get(id);
+    if (current === undefined && !this.rows.has(id)) {
+      current = this.sql(`SELECT ${CURRENT_COLUMNS.join(', ')} FROM memories WHERE id = ?`, true).get(id) as CurrentRow | undefined;
+    }
     const revision = current?.[1];
     if (change.op === 'delete') {
       if (change.expectedRevision !== undefined && revision !== change.expectedRevision) throw conflict(id);
@@ -204,15 +216,16 @@ export class Writer {
     this.sql(`INSERT INTO ${table} (rowid, embedding, user_key) VALUES (?, ?, ?)`).run(BigInt(rowId), blob, userKey);
   }
 
-  /** UPDATE of the columns at `written`, cached by which indexed columns it names. */
-  private updateStatement(mask: number, written: readonly number[]): Statement {
-    const key = `update:${mask}`;
-    let statement = this.statements.get(key);
-    if (!statement) {
-      statement = this.database.prepare(`UPDATE memories SET ${written.map((at) => `${WRITABLE_COLUMNS[at] as string} = ?`).join(', ')} WHERE row_id = ?`);
-      this.statements.set(key, statement);
+  /** The UPDATE of every unindexed column and the indexed ones in `mask`, prepared once per mask. */
+  private rowUpdate(mask: number): RowUpdate {
+    let update = this.rowUpdates[mask];
+    if (!update) {
+      const written = [...UNINDEXED_AT, ...INDEXED_AT.filter((_, bit) => mask & (1 << bit))];
+      const statement = this.database.prepare(`UPDATE memories SET ${written.map((at) => `${WRITABLE_COLUMNS[at] as string} = ?`).join(', ')} WHERE row_id = ?`);
+      update = { statement, written };
+      this.rowUpdates[mask] = update;
     }
-    return statement;
+    return update;
   }
 
   /** A prepared statement, cached by its text; `raw` ones return rows as arrays. */
@@ -243,11 +256,14 @@ export class Writer {
     const values = recordValues(memory);
     // Every unindexed column, and the indexed ones that changed: their indexes are left alone otherwise.
     let mask = 0;
-    INDEXED_AT.forEach((at, bit) => {
-      if (values[at] !== current[CURRENT_AT[bit] as number]) mask |= 1 << bit;
-    });
-    const written = [...UNINDEXED_AT, ...INDEXED_AT.filter((_, bit) => mask & (1 << bit))];
-    this.updateStatement(mask, written).run(...written.map((at) => values[at]), rowId);
+    for (let bit = 0; bit < INDEXED_AT.length; bit++) {
+      if (values[INDEXED_AT[bit] as number] !== current[CURRENT_AT[bit] as number]) mask |= 1 << bit;
+    }
+    const { statement, written } = this.rowUpdate(mask);
+    const parameters: (string | number | null)[] = new Array(written.length + 1);
+    for (let index = 0; index < written.length; index++) parameters[index] = values[written[index] as number] as string | number | null;
+    parameters[written.length] = rowId;
+    statement.run(parameters);
     this.rows.set(memory.id, currentOf(rowId, values));
     if ((mask & SCOPE_BITS) !== 0 || values[CONTENT_AT] !== current[7] || values[CONTEXT_AT] !== current[8]) {
       this.text.put(rowId, indexTerms(keywordText(memory)), scopeTerms(memory.scope), true);

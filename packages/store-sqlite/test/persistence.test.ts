@@ -108,6 +108,37 @@ describe('the schema', () => {
     raw.close();
   });
 
+  it('gives a new file 8 KiB pages, and keeps the 4 KiB pages of a file made before', async () => {
+    const { file } = folder();
+    const fresh = createSqliteStore({ path: file('fresh.db') });
+    await fresh.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    await fresh.close();
+    // What earlier versions made: SQLite's default page size, fixed when the file was first written.
+    const before = new Database(file('before.db'));
+    before.pragma('page_size = 4096');
+    before.pragma('journal_mode = WAL');
+    before.close();
+    const earlier = createSqliteStore({ path: file('before.db') });
+    await earlier.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    await earlier.apply([createChange(newRecord('one', 'one memory', 'alice'), vectorFor(1))]);
+    await earlier.close();
+    const pageSize = (name: string) => {
+      const raw = new Database(file(name), { readonly: true });
+      try {
+        return raw.pragma('page_size', { simple: true });
+      } finally {
+        raw.close();
+      }
+    };
+    expect(pageSize('fresh.db')).toBe(8192);
+    expect(pageSize('before.db')).toBe(4096);
+    const reopened = createSqliteStore({ path: file('before.db') });
+    await reopened.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    expect((await reopened.vectorSearch({ vector: vectorFor(1), limit: 1 })).map((hit) => hit.memory.id)).toEqual(['one']);
+    await reopened.close();
+    expect(inspect(file('before.db'))).toMatchObject({ memories: 1, vectors: 1, textRows: 1, incomplete: 0, orphans: 0, integrity: 'ok' });
+  });
+
   it('migrates an empty file and an empty SQLite database in place', async () => {
     const { file } = folder();
     writeFileSync(file('empty.db'), '');

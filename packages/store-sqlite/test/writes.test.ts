@@ -131,3 +131,23 @@ describe('the text index inside one batch (written at the end of the transaction
   });
 });
 
+
+describe('records read back', () => {
+  it('gets empty sources, tags and metadata as fresh values each read: changing one read changes no other', async () => {
+    const { store } = await openStore();
+    const empty = newRecord('empty', 'puffin on a cliff', 'alice');
+    const full = { ...newRecord('full', 'gannet diving', 'alice'), sources: ['turn-1'], tags: ['birds'], metadata: { n: 1 } };
+    await store.apply([createChange(empty, vectorFor(1)), createChange(full, vectorFor(2))]);
+    const first = (await store.get('empty')) as MemoryRecord;
+    const [second, third] = (await store.list({ orderBy: 'id' })) as [MemoryRecord, MemoryRecord];
+    expect([first, second]).toEqual([empty, empty]);
+    expect(third).toEqual(full);
+    first.sources.push('turn-9');
+    first.tags.push('changed');
+    first.metadata['changed'] = true;
+    expect(second).toEqual(empty);
+    expect(await store.get('empty')).toEqual(empty);
+    expect(await store.get('full')).toEqual(full);
+    await store.close();
+  });
+});

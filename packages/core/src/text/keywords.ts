@@ -10,24 +10,45 @@ const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]
  * Used by the deterministic compressor (tags, traces) when no model is set.
  */
 export function keywords(text: string, limit = 6): string[] {
-  const normalized = text.normalize('NFKC');
+  // NFKC leaves ASCII as it is, so plain ASCII text skips the normalization.
+  const rawAsciiWords = plainAsciiWords(text);
+  const normalized = rawAsciiWords ? text : text.normalize('NFKC');
   // Plain ASCII words (see ascii-words.ts) hold no CJK and no apostrophe: the same rules, without the regular expressions.
-  const asciiWords = plainAsciiWords(normalized);
+  const asciiWords = rawAsciiWords ?? plainAsciiWords(normalized);
   const stopword = asciiWords ? isAsciiStopword : isStopword;
   const score = asciiWords ? asciiKeywordScore : keywordScore;
-  const seen = new Map<string, { word: string; position: number; score: number }>();
-  let position = 0;
+  // Candidates in the order they first appear (their position is their index here).
+  const seen = new Set<string>();
+  const found: string[] = [];
+  const scores: number[] = [];
   for (const word of asciiWords ?? words(normalized)) {
     const lower = word.toLowerCase();
-    position++;
     if (seen.has(lower) || stopword(word, lower)) continue;
-    seen.set(lower, { word, position, score: score(word) });
+    seen.add(lower);
+    found.push(word);
+    scores.push(score(word));
   }
-  return [...seen.values()]
-    .sort((a, b) => b.score - a.score || a.position - b.position)
-    .slice(0, limit)
-    .sort((a, b) => a.position - b.position)
-    .map((entry) => entry.word);
+  if (!Number.isInteger(limit) || limit < 0) {
+    // Array.slice's reading of an odd limit (negative: from the end), kept as it was.
+    return found
+      .map((word, position) => ({ word, position, score: scores[position] as number }))
+      .sort((a, b) => b.score - a.score || a.position - b.position)
+      .slice(0, limit)
+      .sort((a, b) => a.position - b.position)
+      .map((entry) => entry.word);
+  }
+  if (found.length <= limit) return found;
+  // The `limit` best scores, the earlier word first on a tie, returned in text order. A
+  // selection, not a sort: limit is small (2 to 6) and a text has a handful of candidates.
+  const chosen = new Array<boolean>(found.length).fill(false);
+  for (let pick = 0; pick < limit; pick++) {
+    let best = -1;
+    for (let index = 0; index < found.length; index++) {
+      if (!chosen[index] && (best < 0 || (scores[index] as number) > (scores[best] as number))) best = index;
+    }
+    chosen[best] = true;
+  }
+  return found.filter((_, index) => chosen[index]);
 }
 
 /**

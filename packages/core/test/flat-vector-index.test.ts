@@ -131,6 +131,30 @@ describe('FlatVectorIndex', () => {
     expect(index.bytes).toBeGreaterThanOrEqual(10_000 * 64 * 4);
   });
 
+  it('refuses to grow past maxBytes, keeping what it holds', () => {
+    // 64 floats a row (256 bytes): 300 rows and their scratch space fit in 128 KiB, 1,000 do not.
+    const index = new FlatVectorIndex(64, { maxBytes: 128 * 1024 });
+    const random = seededRandom(4);
+    const vectors = new Map<number, number[]>();
+    let refused: unknown;
+    for (let key = 0; key < 1000 && !refused; key++) {
+      const vector = randomUnit(random, 64);
+      try {
+        index.set(key, vector);
+        vectors.set(key, vector);
+      } catch (error) {
+        refused = error;
+      }
+    }
+    expect(refused).toMatchObject({ code: 'NOT_SUPPORTED' });
+    expect(vectors.size).toBeGreaterThan(300);
+    expect(index.size).toBe(vectors.size);
+    expect(index.bytes).toBeLessThanOrEqual(128 * 1024);
+    const query = randomUnit(random, 64);
+    expectSameHits(index.nearest(query, 5), scan(vectors, query, 5));
+    expect(() => new FlatVectorIndex(4, { maxBytes: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+  });
+
   it('refuses bad keys, dimensions and queries with typed errors', () => {
     const index = new FlatVectorIndex(3);
     const codeOf = (task: () => unknown): string | undefined => {

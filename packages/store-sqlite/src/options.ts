@@ -65,6 +65,13 @@ export interface SqliteStoreOptions {
    * @default true
    */
   vectorMirror?: boolean;
+  /**
+   * The most process memory the copy of `vectorMirror` may take, in bytes.
+   * A store whose vectors need more (from the first search, or as it grows)
+   * searches with sqlite-vec instead, as with `vectorMirror: false`.
+   * @default 1073741824 (1 GiB: about 550,000 memories of 484 dimensions)
+   */
+  vectorMirrorMaxBytes?: number;
 }
 
 /**
@@ -77,7 +84,13 @@ export function resolveDefaultSqlitePath(env: Record<string, string | undefined>
   return resolve(cwd, fromEnv ? fromEnv : DEFAULT_SQLITE_PATH);
 }
 
-export type ResolvedOptions = SqliteStoreOptions & { vectorChunkSize: number; busyTimeoutMs: number; mmapSizeBytes: number; vectorMirror: boolean };
+export type ResolvedOptions = SqliteStoreOptions & {
+  vectorChunkSize: number;
+  busyTimeoutMs: number;
+  mmapSizeBytes: number;
+  vectorMirror: boolean;
+  vectorMirrorMaxBytes: number;
+};
 
 /** Check options at the boundary and fill in the defaults; INVALID_OPTIONS names the field. */
 export function resolveOptions(options: SqliteStoreOptions): ResolvedOptions {
@@ -103,5 +116,9 @@ export function resolveOptions(options: SqliteStoreOptions): ResolvedOptions {
   if (typeof vectorMirror !== 'boolean') {
     throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `vectorMirror must be true or false, got ${String(vectorMirror)}` });
   }
-  return { ...options, vectorChunkSize, busyTimeoutMs, mmapSizeBytes, vectorMirror };
+  const vectorMirrorMaxBytes = options.vectorMirrorMaxBytes ?? 1024 ** 3;
+  if (!Number.isInteger(vectorMirrorMaxBytes) || vectorMirrorMaxBytes <= 0) {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `vectorMirrorMaxBytes must be a positive integer, got ${String(vectorMirrorMaxBytes)}` });
+  }
+  return { ...options, vectorChunkSize, busyTimeoutMs, mmapSizeBytes, vectorMirror, vectorMirrorMaxBytes };
 }

@@ -81,7 +81,7 @@ class SqliteMemoryStore implements SqliteStore {
     const memory = injected ? injected.memory : isMemoryPath(options.path as string);
     this.path = memory ? ':memory:' : resolve(injected ? injected.name : (options.path as string));
     this.capabilities = { textSearch: true, persistent: !memory, multiProcess: !memory, reindex: true };
-    this.mirror = new VectorMirror(options.vectorMirror);
+    this.mirror = new VectorMirror(options.vectorMirror, options.vectorMirrorMaxBytes);
   }
 
   // -------------------------------------------------------------------------

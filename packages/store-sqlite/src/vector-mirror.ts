@@ -17,8 +17,9 @@ import type { LiveVectorChange, LiveVectorListener } from './writes.js';
  *   or every vector again when it is further behind than that log reaches
  *   (or another vector table became live, after a re-index).
  *
- * When the runtime has no WebAssembly SIMD, the vectors do not fit in a
- * WebAssembly memory (4 GiB) or cannot all be read, searches use sqlite-vec.
+ * When the runtime has no WebAssembly SIMD, the vectors need more memory
+ * than the store allows the copy (`vectorMirrorMaxBytes`) or cannot all be
+ * read, searches use sqlite-vec.
  */
 export class VectorMirror {
   private index: FlatVectorIndex | undefined;
@@ -32,7 +33,11 @@ export class VectorMirror {
   private pendingSeq = 0;
   private unavailable = false;
 
-  constructor(private readonly enabled: boolean) {}
+  /** `maxBytes`: the most memory the copy may take; a store that needs more searches with sqlite-vec. */
+  constructor(
+    private readonly enabled: boolean,
+    private readonly maxBytes: number,
+  ) {}
 
   /** The copy, brought up to date with the file; undefined when searches must use sqlite-vec. */
   current(database: Database, binding: VectorBinding): FlatVectorIndex | undefined {
@@ -42,7 +47,7 @@ export class VectorMirror {
       // One read transaction: the version, the log and the vectors are of the same moment.
       database.transaction(() => this.catchUp(database, binding))();
     } catch {
-      // No WebAssembly SIMD, more vectors than 4 GiB holds, or a vector sqlite-vec cannot read
+      // No WebAssembly SIMD, more vectors than the copy may hold, or a vector sqlite-vec cannot read
       // (a damaged chunk): the copy is an accelerator, so searches go on through sqlite-vec,
       // which reads only the partitions a search needs.
       this.forget();
@@ -74,7 +79,14 @@ export class VectorMirror {
     const pending = this.pending;
     this.pending = undefined;
     if (!pending || !this.index) return;
-    for (const change of pending) this.apply(this.index, change.rowId, change.vector, change.userKey);
+    try {
+      for (const change of pending) this.apply(this.index, change.rowId, change.vector, change.userKey);
+    } catch {
+      // The copy outgrew its limit: the write is committed all the same; searches go to sqlite-vec.
+      this.forget();
+      this.unavailable = true;
+      return;
+    }
     if (this.pendingSeq > 0) this.seq = this.pendingSeq;
   }
 
@@ -101,7 +113,7 @@ export class VectorMirror {
       this.readChanges(database, binding, this.index, changed);
     } else {
       this.index = undefined;
-      this.index = readAll(database, binding);
+      this.index = readAll(database, binding, this.maxBytes);
       this.table = binding.table;
     }
     this.seq = log.newest ?? 0;
@@ -132,8 +144,8 @@ function changedRows(database: Database, after: number, newest: number): number[
     .all(after, newest) as number[];
 }
 
-function readAll(database: Database, binding: VectorBinding): FlatVectorIndex {
-  const index = new FlatVectorIndex(binding.dimension);
+function readAll(database: Database, binding: VectorBinding, maxBytes: number): FlatVectorIndex {
+  const index = new FlatVectorIndex(binding.dimension, { maxBytes });
   const count = database.prepare(`SELECT count(*) FROM ${binding.table}`).pluck().get() as number;
   index.reserveFor(count);
   const rows = database.prepare(`SELECT rowid, user_key, embedding FROM ${binding.table}`).raw().iterate() as IterableIterator<[number | bigint, string, Buffer]>;

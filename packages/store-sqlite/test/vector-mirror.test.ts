@@ -177,7 +177,38 @@ describe('the vector mirror (vectors searched in process memory)', () => {
     await store.close();
   });
 
-  it('refuses a vectorMirror option that is not a boolean', () => {
+  it('searches with sqlite-vec once the copy would pass vectorMirrorMaxBytes, and never fails a committed write for it', async () => {
+    const path = folder().file();
+    const random = seededRandom(17);
+    // 13 dimensions pad to 16 floats (64 bytes a row): 128 KiB holds about 1,000 rows with their scratch space.
+    const limited = createSqliteStore({ path, vectorChunkSize: 8, vectorMirrorMaxBytes: 128 * 1024 });
+    await limited.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    const plain = await openStore(path, false);
+    const batch = (from: number, count: number): MemoryChange[] =>
+      Array.from({ length: count }, (_, offset) => put(newRecord(`m-${from + offset}`, `memory ${from + offset}`, offset % 2 ? 'alice' : 'bob') as MemoryRecord, randomVector(random)));
+    await limited.apply(batch(0, 500));
+    const probe = randomVector(random);
+    const queries = (): VectorQuery[] => [{ vector: probe, limit: 10 }, { vector: probe, limit: 10, scope: { userId: 'alice' } }];
+    await expectSameAnswers(limited, plain, queries()); // the copy is read: 500 rows fit
+    // This write takes the copy past its limit after the commit: the write succeeds, the copy goes.
+    await expect(limited.apply(batch(500, 1500))).resolves.toBeUndefined();
+    expect(await limited.count({})).toBe(2000);
+    await limited.apply([put(newRecord('probe', 'the probe', 'alice') as MemoryRecord, probe)]);
+    await expectSameAnswers(limited, plain, queries());
+    expect((await limited.vectorSearch({ vector: probe, limit: 1 }))[0]?.memory.id).toBe('probe');
+    // Reopened, the copy does not fit from the start: sqlite-vec answers from the first search.
+    await limited.close();
+    const reopened = createSqliteStore({ path, vectorMirrorMaxBytes: 128 * 1024 });
+    await reopened.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    await expectSameAnswers(reopened, plain, queries());
+    await reopened.close();
+    await plain.close();
+  });
+
+  it('refuses vectorMirror options of the wrong kind', () => {
     expect(() => createSqliteStore({ path: ':memory:', vectorMirror: 'yes' as never })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
+    for (const vectorMirrorMaxBytes of [0, -1, 1.5, '1' as never]) {
+      expect(() => createSqliteStore({ path: ':memory:', vectorMirrorMaxBytes })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
+    }
   });
 });

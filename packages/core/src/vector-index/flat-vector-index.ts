@@ -89,10 +89,19 @@ export class FlatVectorIndex {
   /** Slots ever used: the whole-index scan reads these. */
   private used = 0;
 
-  constructor(dimension: number) {
+  /** The most memory it may take, in bytes (vectors and scratch space). */
+  readonly maxBytes: number;
+
+  /** `maxBytes`: past it, adding a vector throws NOT_SUPPORTED (default and most: the 4 GiB of a WebAssembly memory). */
+  constructor(dimension: number, options: { maxBytes?: number } = {}) {
     if (!Number.isInteger(dimension) || dimension <= 0) {
       throw new MemloomError({ code: 'INVALID_INPUT', message: `a vector index needs a positive integer dimension, got ${String(dimension)}` });
     }
+    const maxBytes = options.maxBytes ?? MAX_BYTES;
+    if (typeof maxBytes !== 'number' || !(maxBytes > 0)) {
+      throw new MemloomError({ code: 'INVALID_INPUT', message: `maxBytes must be a positive number, got ${String(maxBytes)}` });
+    }
+    this.maxBytes = Math.min(maxBytes, MAX_BYTES);
     this.dimension = dimension;
     this.stride = Math.ceil(dimension / LANES) * LANES;
     const module = kernelModule();
@@ -255,10 +264,11 @@ export class FlatVectorIndex {
   private reserve(bytes: number): void {
     const memory = this.kernel.memory;
     if (bytes <= memory.buffer.byteLength) return;
-    if (bytes > MAX_BYTES) {
+    if (bytes > this.maxBytes) {
       throw new MemloomError({
         code: 'NOT_SUPPORTED',
-        message: `the in-memory vector index is full: ${this.size} vectors of dimension ${this.dimension} use the 4 GiB a WebAssembly memory can hold`,
+        message: `the in-memory vector index is full: ${Math.ceil(bytes / 1024 / 1024)} MiB would pass its limit of ${Math.floor(this.maxBytes / 1024 / 1024)} MiB (${this.size} vectors of dimension ${this.dimension})`,
+        details: { maxBytes: this.maxBytes, neededBytes: bytes },
       });
     }
     const pages = Math.ceil(bytes / PAGE) - memory.buffer.byteLength / PAGE;

@@ -134,6 +134,7 @@ function printStoreTable(report) {
     rows.push(row('add, store.apply x100 (memories/s)', 'addBatchPerSecond'));
     rows.push(row('add, memory.add one by one (/s)', 'addFacadePerSecond'));
     rows.push(row('first vector search after the load (ms)', 'firstSearchMs'));
+    rows.push(row('second one (sqlite: reads the in-memory copy) (ms)', 'secondSearchMs'));
     for (const key of ['vectorScoped', 'vectorUnscoped', 'textScoped', 'textUnscoped', 'hybridScoped', 'hybridUnscoped']) {
       const cell = (run) => (run?.search?.[key] ? `${run.search[key].p50} / ${run.search[key].p95}` : '');
       rows.push([

@@ -62,10 +62,13 @@ async function runStore(kind: 'sqlite' | 'sqlite-vec' | 'memory'): Promise<void>
     result['addBatchPerSecond'] = Math.round(size / (loadMs / 1000));
     result['loadSeconds'] = round(loadMs / 1000);
 
-    // The first search after the load: the SQLite store reads its in-memory copy of the vectors here.
-    started = performance.now();
-    await store.vectorSearch({ vector: Array.from(allQueries[0]!.vector), limit: 10 });
-    result['firstSearchMs'] = round(performance.now() - started);
+    // The first two searches after the load: the SQLite store answers the first with sqlite-vec
+    // and reads its in-memory copy of the vectors at the second.
+    for (const key of ['firstSearchMs', 'secondSearchMs']) {
+      started = performance.now();
+      await store.vectorSearch({ vector: Array.from(allQueries[0]!.vector), limit: 10 });
+      result[key] = round(performance.now() - started);
+    }
 
     // Exactness check against the brute-force scan, on the loaded data only.
     const agreement: string[][] = [];

@@ -59,7 +59,8 @@ export interface SqliteStoreOptions {
    * core's FlatVectorIndex (an exact SIMD scan, about six times faster than
    * sqlite-vec's) instead of sqlite-vec. Same answers; costs 4 bytes per
    * dimension per memory (about 195 MB for 100,000 memories of 484
-   * dimensions), read from the file at the first search. Kept in step with
+   * dimensions), read from the file at the store's second vector search (the
+   * first is sqlite-vec's: a process that searches once never reads it). Kept in step with
    * this connection's writes and, through the file's change log, with other
    * processes'. Falls back to sqlite-vec where WebAssembly SIMD is missing.
    * @default true
@@ -67,7 +68,7 @@ export interface SqliteStoreOptions {
   vectorMirror?: boolean;
   /**
    * The most process memory the copy of `vectorMirror` may take, in bytes.
-   * A store whose vectors need more (from the first search, or as it grows)
+   * A store whose vectors need more (when the copy is read, or as it grows)
    * searches with sqlite-vec instead, as with `vectorMirror: false`.
    * @default 1073741824 (1 GiB: about 550,000 memories of 484 dimensions)
    */

@@ -31,7 +31,7 @@ import {
 import { exactSearch, knnSearch, MAX_KNN, mirrorNeighbours, searchText, sqliteVecNeighbours, type Statements } from './search.js';
 import { refreshTerms, termsOutdated } from './terms-version.js';
 import { matchExpression } from './text.js';
-import { VectorMirror } from './vector-mirror.js';
+import { VectorMirror, type VectorMirrorStatus } from './vector-mirror.js';
 import { floatsOfBlob, fromVectorBlob, toVectorBlob } from './vectors.js';
 import { buildWhere } from './where.js';
 import { userKey, validateChange, Writer, type VectorTables } from './writes.js';
@@ -46,6 +46,8 @@ export interface SqliteStore extends MemoryStore {
   stageReindex(vectors: readonly StagedVector[]): Promise<number>;
   commitReindex(): Promise<void>;
   abortReindex(): Promise<void>;
+  /** The in-memory copy of the vectors (option `vectorMirror`): whether searches use it, and what it holds. */
+  vectorMirrorStatus(): VectorMirrorStatus;
 }
 
 /**
@@ -366,6 +368,10 @@ class SqliteMemoryStore implements SqliteStore {
       writeMeta(database, 'reindex', undefined);
       this.sql('DELETE FROM reindex_staged').run();
     });
+  }
+
+  vectorMirrorStatus(): VectorMirrorStatus {
+    return this.mirror.status();
   }
 
   // -------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import type { LiveVectorChange, LiveVectorListener } from './writes.js';
  * The live vectors held in process memory too, in core's FlatVectorIndex (an
  * exact SIMD scan, about six times faster than sqlite-vec's), grouped by
  * user key so a user's search scans that user's vectors only. SQLite stays
- * the truth; the copy is read on the first search and kept in step:
+ * the truth; the copy is read at the second vector search and kept in step:
  *
  * - this connection's writes are applied after they commit, when the copy
  *   was up to date as the write began;
@@ -21,6 +21,20 @@ import type { LiveVectorChange, LiveVectorListener } from './writes.js';
  * than the store allows the copy (`vectorMirrorMaxBytes`) or cannot all be
  * read, searches use sqlite-vec.
  */
+/** The in-memory copy of a SQLite store's vectors, as `vectorMirrorStatus()` reports it. */
+export interface VectorMirrorStatus {
+  /**
+   * `off`: `vectorMirror: false`; `not-loaded`: read at the store's second vector search
+   * (or after a close); `loaded`: searches use it; `unavailable`: it could not be made or kept
+   * (no WebAssembly SIMD, past `vectorMirrorMaxBytes`, unreadable vectors), searches use sqlite-vec.
+   */
+  state: 'off' | 'not-loaded' | 'loaded' | 'unavailable';
+  /** Vectors it holds. */
+  vectors: number;
+  /** Process memory it takes, in bytes. */
+  bytes: number;
+}
+
 export class VectorMirror {
   private index: FlatVectorIndex | undefined;
   private table: string | undefined;
@@ -32,6 +46,8 @@ export class VectorMirror {
   private pending: LiveVectorChange[] | undefined;
   private pendingSeq = 0;
   private unavailable = false;
+  /** Vector searches answered so far; the copy is read at the second (see `current`). */
+  private searches = 0;
 
   /** `maxBytes`: the most memory the copy may take; a store that needs more searches with sqlite-vec. */
   constructor(
@@ -39,9 +55,14 @@ export class VectorMirror {
     private readonly maxBytes: number,
   ) {}
 
-  /** The copy, brought up to date with the file; undefined when searches must use sqlite-vec. */
+  /**
+   * The copy, brought up to date with the file; undefined when searches must use sqlite-vec.
+   * The first vector search of a store is sqlite-vec's: a process that searches once (a CLI
+   * command, a script) does not read every vector for it. The copy is read at the second.
+   */
   current(database: Database, binding: VectorBinding): FlatVectorIndex | undefined {
     if (!this.enabled || this.unavailable) return undefined;
+    if (++this.searches < 2 && !this.index) return undefined;
     if (this.index && this.table === binding.table && dataVersion(database) === this.dataVersion) return this.index;
     try {
       // One read transaction: the version, the log and the vectors are of the same moment.
@@ -88,6 +109,14 @@ export class VectorMirror {
       return;
     }
     if (this.pendingSeq > 0) this.seq = this.pendingSeq;
+  }
+
+  /** What the copy is doing: for `SqliteStore.vectorMirrorStatus()`. */
+  status(): VectorMirrorStatus {
+    if (!this.enabled) return { state: 'off', vectors: 0, bytes: 0 };
+    if (this.unavailable) return { state: 'unavailable', vectors: 0, bytes: 0 };
+    if (!this.index) return { state: 'not-loaded', vectors: 0, bytes: 0 };
+    return { state: 'loaded', vectors: this.index.size, bytes: this.index.bytes };
   }
 
   /** Drop the copy (closing, or after a failure): the next search reads it again. */

@@ -84,6 +84,7 @@ describe('the vector mirror (vectors searched in process memory)', () => {
       { vector: probe, limit: 8, scope: { userId: 'dave' } },
     ];
     await expectSameAnswers(mirrored, plain, queries());
+    expect(mirrored.vectorMirrorStatus()).toEqual({ state: 'loaded', vectors: 40, bytes: expect.any(Number) });
     // A memory given the probe itself as its new vector comes first.
     const target = first[3]!;
     const moved = { ...target, revision: 2 };
@@ -110,7 +111,8 @@ describe('the vector mirror (vectors searched in process memory)', () => {
     const kept = newRecord('kept', 'kept', 'alice') as MemoryRecord;
     await store.apply([put(kept, randomVector(random))]);
     const probe = randomVector(random);
-    expect((await store.vectorSearch({ vector: probe, limit: 5 })).map((hit) => hit.memory.id)).toEqual(['kept']);
+    for (let search = 0; search < 2; search++) expect((await store.vectorSearch({ vector: probe, limit: 5 })).map((hit) => hit.memory.id)).toEqual(['kept']);
+    expect(store.vectorMirrorStatus().state).toBe('loaded');
     // The first change is written, then the second fails on its revision: the whole batch rolls back.
     const lost = newRecord('lost', 'lost', 'alice') as MemoryRecord;
     await expect(store.apply([put(lost, probe), edit({ ...kept, revision: 5 }, { ...kept, revision: 6 }, probe)])).rejects.toMatchObject({ code: 'CONFLICT' });
@@ -135,6 +137,7 @@ describe('the vector mirror (vectors searched in process memory)', () => {
       { vector: probe, limit: 6, scope: { userId: 'carol' } },
     ];
     await expectSameAnswers(reader, plain, queries()); // the reader loads its copy here
+    expect(reader.vectorMirrorStatus()).toMatchObject({ state: 'loaded', vectors: 30 });
     // The other connection adds, re-embeds, moves and deletes; the reader sees each.
     await other.apply([put(newRecord('new', 'new', 'carol') as MemoryRecord, probe)]);
     expect((await reader.vectorSearch({ vector: probe, limit: 1, scope: { userId: 'carol' } }))[0]?.memory.id).toBe('new');
@@ -157,6 +160,8 @@ describe('the vector mirror (vectors searched in process memory)', () => {
     raw.close();
     await expectSameAnswers(reader, plain, queries());
     expect((await reader.vectorSearch({ vector: moved, limit: 1 }))[0]?.memory.id).toBe('m-5');
+    // 30, one added by 'new', one deleted (m-2), one added by 'newer'
+    expect(reader.vectorMirrorStatus()).toMatchObject({ state: 'loaded', vectors: 31 });
     expect((await reader.vectorSearch({ vector: probe, limit: 1, scope: { userId: 'alice' } }))[0]?.memory.id).toBe('newer');
     for (const store of [reader, plain, other]) await store.close();
   });
@@ -167,14 +172,17 @@ describe('the vector mirror (vectors searched in process memory)', () => {
     const records = ['tea with lemon', 'coffee, black', 'a bicycle ride'].map((text, index) => newRecord(`m-${index}`, text, 'alice') as MemoryRecord);
     const before = createTestEmbedder({ dimension: DIMENSION, id: EMBEDDER_ID });
     await store.apply(await Promise.all(records.map(async (memory) => put(memory, (await before.embed([memory.content]))[0]!))));
-    await store.vectorSearch({ vector: randomVector(seededRandom(1)), limit: 3 }); // the copy holds the old vectors
+    for (let search = 0; search < 2; search++) await store.vectorSearch({ vector: randomVector(seededRandom(1)), limit: 3 });
+    expect(store.vectorMirrorStatus()).toMatchObject({ state: 'loaded', vectors: 3 }); // the old vectors
     const after = createTestEmbedder({ dimension: 21, id: 'memloom/other-vectors' });
     await reindex({ store, embedder: after });
     const query = (await after.embed(['a bicycle ride'], { purpose: 'query' }))[0]!;
     const hits = await store.vectorSearch({ vector: query, limit: 1 });
     expect(hits[0]?.memory.id).toBe('m-2');
     expect(hits[0]?.score).toBeGreaterThan(0.99);
+    expect(store.vectorMirrorStatus()).toMatchObject({ state: 'loaded', vectors: 3 });
     await store.close();
+    expect(store.vectorMirrorStatus().state).toBe('not-loaded');
   });
 
   it('searches with sqlite-vec once the copy would pass vectorMirrorMaxBytes, and never fails a committed write for it', async () => {
@@ -190,8 +198,11 @@ describe('the vector mirror (vectors searched in process memory)', () => {
     const probe = randomVector(random);
     const queries = (): VectorQuery[] => [{ vector: probe, limit: 10 }, { vector: probe, limit: 10, scope: { userId: 'alice' } }];
     await expectSameAnswers(limited, plain, queries()); // the copy is read: 500 rows fit
+    expect(limited.vectorMirrorStatus()).toMatchObject({ state: 'loaded', vectors: 500 });
+    expect(limited.vectorMirrorStatus().bytes).toBeLessThanOrEqual(128 * 1024);
     // This write takes the copy past its limit after the commit: the write succeeds, the copy goes.
     await expect(limited.apply(batch(500, 1500))).resolves.toBeUndefined();
+    expect(limited.vectorMirrorStatus()).toEqual({ state: 'unavailable', vectors: 0, bytes: 0 });
     expect(await limited.count({})).toBe(2000);
     await limited.apply([put(newRecord('probe', 'the probe', 'alice') as MemoryRecord, probe)]);
     await expectSameAnswers(limited, plain, queries());
@@ -201,8 +212,29 @@ describe('the vector mirror (vectors searched in process memory)', () => {
     const reopened = createSqliteStore({ path, vectorMirrorMaxBytes: 128 * 1024 });
     await reopened.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
     await expectSameAnswers(reopened, plain, queries());
+    expect(reopened.vectorMirrorStatus().state).toBe('unavailable');
     await reopened.close();
     await plain.close();
+  });
+
+  it('answers the first vector search with sqlite-vec and reads the copy at the second', async () => {
+    const path = folder().file();
+    const store = await openStore(path, true);
+    const random = seededRandom(8);
+    await store.apply(Array.from({ length: 20 }, (_, index) => put(newRecord(`m-${index}`, `memory ${index}`, 'alice') as MemoryRecord, randomVector(random))));
+    expect(store.vectorMirrorStatus()).toEqual({ state: 'not-loaded', vectors: 0, bytes: 0 });
+    const first = await store.vectorSearch({ vector: randomVector(random), limit: 3 });
+    expect(first).toHaveLength(3);
+    expect(store.vectorMirrorStatus().state).toBe('not-loaded');
+    await store.vectorSearch({ vector: randomVector(random), limit: 3, scope: { userId: 'alice' } });
+    const status = store.vectorMirrorStatus();
+    expect(status).toMatchObject({ state: 'loaded', vectors: 20 });
+    expect(status.bytes).toBeGreaterThanOrEqual(20 * 16 * 4);
+    await store.close();
+    const off = await openStore(path, false);
+    for (let search = 0; search < 3; search++) await off.vectorSearch({ vector: randomVector(random), limit: 3 });
+    expect(off.vectorMirrorStatus()).toEqual({ state: 'off', vectors: 0, bytes: 0 });
+    await off.close();
   });
 
   it('refuses vectorMirror options of the wrong kind', () => {

@@ -134,7 +134,8 @@ function printStoreTable(report) {
     rows.push(row('add, store.apply x100 (memories/s)', 'addBatchPerSecond'));
     rows.push(row('add, memory.add one by one (/s)', 'addFacadePerSecond'));
     rows.push(row('first vector search after the load (ms)', 'firstSearchMs'));
-    rows.push(row('second one (sqlite: reads the in-memory copy) (ms)', 'secondSearchMs'));
+    rows.push(row('second, one user (sqlite: reads their vectors) (ms)', 'userLoadSearchMs'));
+    rows.push(row('third, everyone (sqlite: reads every vector) (ms)', 'allLoadSearchMs'));
     for (const key of ['vectorScoped', 'vectorUnscoped', 'textScoped', 'textUnscoped', 'hybridScoped', 'hybridUnscoped']) {
       const cell = (run) => (run?.search?.[key] ? `${run.search[key].p50} / ${run.search[key].p95}` : '');
       rows.push([

@@ -196,7 +196,7 @@ class SqliteMemoryStore implements SqliteStore {
       let hits: ScoredMemory[];
       if (exactScan || query.limit > MAX_KNN) hits = exact();
       else {
-        const index = this.mirror.current(this.connect(), binding);
+        const index = this.mirror.current(this.connect(), binding, scope.userId !== undefined ? userKey(scope.userId) : undefined);
         const nearest = index ? mirrorNeighbours(index, floatsOfBlob(blob), scope) : sqliteVecNeighbours(this.statements, binding.table, blob, scope);
         hits = knnSearch(this.statements, nearest, where, query.limit, exact);
       }

@@ -2,25 +2,8 @@ import { FlatVectorIndex } from '@memloom/core';
 import type { Database } from 'better-sqlite3';
 import type { VectorBinding } from './schema.js';
 import { floatsOfBlob } from './vectors.js';
-import type { LiveVectorChange, LiveVectorListener } from './writes.js';
+import { userKey, type LiveVectorChange, type LiveVectorListener } from './writes.js';
 
-/**
- * The live vectors held in process memory too, in core's FlatVectorIndex (an
- * exact SIMD scan, about six times faster than sqlite-vec's), grouped by
- * user key so a user's search scans that user's vectors only. SQLite stays
- * the truth; the copy is read at the second vector search and kept in step:
- *
- * - this connection's writes are applied after they commit, when the copy
- *   was up to date as the write began;
- * - other connections' commits show as a new `PRAGMA data_version`; the copy
- *   then reads the rows named in `vector_changes` since it was last in step,
- *   or every vector again when it is further behind than that log reaches
- *   (or another vector table became live, after a re-index).
- *
- * When the runtime has no WebAssembly SIMD, the vectors need more memory
- * than the store allows the copy (`vectorMirrorMaxBytes`) or cannot all be
- * read, searches use sqlite-vec.
- */
 /** The in-memory copy of a SQLite store's vectors, as `vectorMirrorStatus()` reports it. */
 export interface VectorMirrorStatus {
   /**
@@ -29,15 +12,40 @@ export interface VectorMirrorStatus {
    * (no WebAssembly SIMD, past `vectorMirrorMaxBytes`, unreadable vectors), searches use sqlite-vec.
    */
   state: 'off' | 'not-loaded' | 'loaded' | 'unavailable';
+  /** Whose vectors it holds: `all` after a search without a user, else how many users' (memories without a user count as one). */
+  users: number | 'all';
   /** Vectors it holds. */
   vectors: number;
   /** Process memory it takes, in bytes. */
   bytes: number;
 }
 
+/**
+ * The live vectors held in process memory too, in core's FlatVectorIndex (an
+ * exact SIMD scan, about six times faster than sqlite-vec's), grouped by
+ * user key so a user's search scans that user's vectors only. SQLite stays
+ * the truth. A user's vectors are read at the first search in that user's
+ * scope (every vector at the first search without a user), from the store's
+ * second vector search on, and kept in step:
+ *
+ * - this connection's writes are applied after they commit, when the copy
+ *   was up to date as the write began;
+ * - other connections' commits show as a new `PRAGMA data_version`; the copy
+ *   then reads the rows named in `vector_changes` since it was last in step,
+ *   or starts again, empty, when it is further behind than that log reaches,
+ *   more than a quarter of what it holds changed, or another vector table
+ *   became live (after a re-index).
+ *
+ * When the runtime has no WebAssembly SIMD, the vectors need more memory
+ * than the store allows the copy (`vectorMirrorMaxBytes`) or cannot be read,
+ * searches use sqlite-vec.
+ */
 export class VectorMirror {
   private index: FlatVectorIndex | undefined;
   private table: string | undefined;
+  /** The user keys whose vectors the copy holds; `all` once a search without a user needed every one. */
+  private readonly loaded = new Set<string>();
+  private all = false;
   /** `PRAGMA data_version` when the copy was last in step with the file. */
   private dataVersion = -1;
   /** The newest `vector_changes` row the copy includes. */
@@ -46,7 +54,7 @@ export class VectorMirror {
   private pending: LiveVectorChange[] | undefined;
   private pendingSeq = 0;
   private unavailable = false;
-  /** Vector searches answered so far; the copy is read at the second (see `current`). */
+  /** Vector searches answered so far; the copy is used from the second (see `current`). */
   private searches = 0;
 
   /** `maxBytes`: the most memory the copy may take; a store that needs more searches with sqlite-vec. */
@@ -56,17 +64,22 @@ export class VectorMirror {
   ) {}
 
   /**
-   * The copy, brought up to date with the file; undefined when searches must use sqlite-vec.
-   * The first vector search of a store is sqlite-vec's: a process that searches once (a CLI
-   * command, a script) does not read every vector for it. The copy is read at the second.
+   * The copy, up to date with the file and holding `group`'s vectors (every vector when
+   * `group` is undefined); undefined when the search must use sqlite-vec. The first vector
+   * search of a store is sqlite-vec's: a process that searches once (a CLI command, a script)
+   * reads no vector for the copy.
    */
-  current(database: Database, binding: VectorBinding): FlatVectorIndex | undefined {
+  current(database: Database, binding: VectorBinding, group: string | undefined): FlatVectorIndex | undefined {
     if (!this.enabled || this.unavailable) return undefined;
     if (++this.searches < 2 && !this.index) return undefined;
-    if (this.index && this.table === binding.table && dataVersion(database) === this.dataVersion) return this.index;
+    const inStep = this.index !== undefined && this.table === binding.table && dataVersion(database) === this.dataVersion;
+    if (inStep && this.holds(group)) return this.index;
     try {
       // One read transaction: the version, the log and the vectors are of the same moment.
-      database.transaction(() => this.catchUp(database, binding))();
+      database.transaction(() => {
+        if (!inStep) this.catchUp(database, binding);
+        if (!this.holds(group)) this.load(database, binding, group);
+      })();
     } catch {
       // No WebAssembly SIMD, more vectors than the copy may hold, or a vector sqlite-vec cannot read
       // (a damaged chunk): the copy is an accelerator, so searches go on through sqlite-vec,
@@ -113,21 +126,28 @@ export class VectorMirror {
 
   /** What the copy is doing: for `SqliteStore.vectorMirrorStatus()`. */
   status(): VectorMirrorStatus {
-    if (!this.enabled) return { state: 'off', vectors: 0, bytes: 0 };
-    if (this.unavailable) return { state: 'unavailable', vectors: 0, bytes: 0 };
-    if (!this.index) return { state: 'not-loaded', vectors: 0, bytes: 0 };
-    return { state: 'loaded', vectors: this.index.size, bytes: this.index.bytes };
+    if (!this.enabled) return { state: 'off', users: 0, vectors: 0, bytes: 0 };
+    if (this.unavailable) return { state: 'unavailable', users: 0, vectors: 0, bytes: 0 };
+    if (!this.index) return { state: 'not-loaded', users: 0, vectors: 0, bytes: 0 };
+    return { state: 'loaded', users: this.all ? 'all' : this.loaded.size, vectors: this.index.size, bytes: this.index.bytes };
   }
 
   /** Drop the copy (closing, or after a failure): the next search reads it again. */
   forget(): void {
     this.index = undefined;
     this.table = undefined;
+    this.loaded.clear();
+    this.all = false;
     this.dataVersion = -1;
     this.seq = 0;
     this.pending = undefined;
   }
 
+  private holds(group: string | undefined): boolean {
+    return this.all || (group !== undefined && this.loaded.has(group));
+  }
+
+  /** Bring what the copy holds up to date with the file (inside a read transaction). */
   private catchUp(database: Database, binding: VectorBinding): void {
     const version = dataVersion(database);
     const log = database.prepare('SELECT min(seq) AS oldest, max(seq) AS newest FROM vector_changes').get() as {
@@ -135,31 +155,83 @@ export class VectorMirror {
       newest: number | null;
     };
     const inReach = log.oldest === null || log.oldest <= this.seq + 1;
-    const changed =
-      this.index && this.table === binding.table && inReach ? changedRows(database, this.seq, log.newest ?? this.seq) : undefined;
-    // Reading a quarter of the vectors one by one costs about what reading them all in one scan does.
-    if (this.index && changed && changed.length <= this.index.size / 4) {
-      this.readChanges(database, binding, this.index, changed);
-    } else {
-      this.index = undefined;
-      this.index = readAll(database, binding, this.maxBytes);
-      this.table = binding.table;
+    const index = this.index && this.table === binding.table && inReach ? this.index : undefined;
+    // Reading a quarter of the vectors one by one costs about what reading them all again does.
+    if (!index || !this.readChanges(database, binding, index, changedRows(database, this.seq, log.newest ?? this.seq), index.size / 4)) {
+      this.reload(binding);
     }
     this.seq = log.newest ?? 0;
     this.dataVersion = version;
   }
 
-  /** Re-read the vectors of these rows (other connections changed them). */
-  private readChanges(database: Database, binding: VectorBinding, index: FlatVectorIndex, rows: readonly number[]): void {
+  /**
+   * Re-read the vectors other connections changed, of the users the copy holds (a row that moved
+   * to a user it does not hold, or was deleted, leaves it). Returns false, having changed nothing,
+   * when more than `most` vectors would have to be read.
+   */
+  private readChanges(database: Database, binding: VectorBinding, index: FlatVectorIndex, rows: readonly number[], most: number): boolean {
+    if (rows.length === 0) return true;
+    const owners = new Map(
+      (
+        database
+          .prepare('SELECT m.row_id, m.user_id FROM json_each(?) AS j CROSS JOIN memories m ON m.row_id = j.value')
+          .raw()
+          .all(JSON.stringify(rows)) as [number, string | null][]
+      ).map(([rowId, userId]) => [rowId, userKey(userId)]),
+    );
+    const held = new Set(
+      rows.filter((rowId) => {
+        const owner = owners.get(rowId);
+        return owner !== undefined && this.holds(owner);
+      }),
+    );
+    if (held.size > most) return false;
+    for (const rowId of rows) if (!held.has(rowId)) index.delete(rowId);
     const read = database.prepare(`SELECT user_key, embedding FROM ${binding.table} WHERE rowid = ?`);
-    for (const rowId of rows) {
+    for (const rowId of held) {
       const row = read.get(BigInt(rowId)) as { user_key: string; embedding: Buffer } | undefined;
       this.apply(index, rowId, row?.embedding, row?.user_key ?? '');
     }
+    return true;
   }
 
+  /** Start the copy again, empty: each user's vectors are read again at their next search. */
+  private reload(binding: VectorBinding): void {
+    this.index = new FlatVectorIndex(binding.dimension, { maxBytes: this.maxBytes });
+    this.loaded.clear();
+    this.all = false;
+    this.table = binding.table;
+  }
+
+  /** Add `group`'s vectors to the copy, or every vector when `group` is undefined. */
+  private load(database: Database, binding: VectorBinding, group: string | undefined): void {
+    this.table = binding.table;
+    if (group === undefined) {
+      // Every vector, in one scan of the table: a fresh copy, sized once.
+      const index = new FlatVectorIndex(binding.dimension, { maxBytes: this.maxBytes });
+      index.reserveFor(database.prepare(`SELECT count(*) FROM ${binding.table}`).pluck().get() as number);
+      const rows = database.prepare(`SELECT rowid, user_key, embedding FROM ${binding.table}`).raw().iterate() as IterableIterator<[number | bigint, string, Buffer]>;
+      for (const [rowId, userKey, embedding] of rows) index.set(Number(rowId), floatsOfBlob(embedding), userKey);
+      this.index = index;
+      this.loaded.clear();
+      this.all = true;
+      return;
+    }
+    // One user's: their rows through the user index, each vector by its row id.
+    const index = this.index ?? new FlatVectorIndex(binding.dimension, { maxBytes: this.maxBytes });
+    this.index = index;
+    const userId = group === '' ? null : group.slice(1);
+    const rows = database
+      .prepare(`SELECT v.rowid, v.embedding FROM memories m JOIN ${binding.table} v ON v.rowid = m.row_id WHERE m.user_id IS ?`)
+      .raw()
+      .iterate(userId) as IterableIterator<[number | bigint, Buffer]>;
+    for (const [rowId, embedding] of rows) index.set(Number(rowId), floatsOfBlob(embedding), group);
+    this.loaded.add(group);
+  }
+
+  /** A vector the copy learns of: kept when it holds its user, else (moved away, or deleted) dropped. */
   private apply(index: FlatVectorIndex, rowId: number, vector: Buffer | undefined, userKey: string): void {
-    if (vector) index.set(rowId, floatsOfBlob(vector), userKey);
+    if (vector && this.holds(userKey)) index.set(rowId, floatsOfBlob(vector), userKey);
     else index.delete(rowId);
   }
 }
@@ -171,15 +243,6 @@ function changedRows(database: Database, after: number, newest: number): number[
     .prepare('SELECT DISTINCT value FROM vector_changes, json_each(vector_changes.row_ids) WHERE seq > ? AND seq <= ?')
     .pluck()
     .all(after, newest) as number[];
-}
-
-function readAll(database: Database, binding: VectorBinding, maxBytes: number): FlatVectorIndex {
-  const index = new FlatVectorIndex(binding.dimension, { maxBytes });
-  const count = database.prepare(`SELECT count(*) FROM ${binding.table}`).pluck().get() as number;
-  index.reserveFor(count);
-  const rows = database.prepare(`SELECT rowid, user_key, embedding FROM ${binding.table}`).raw().iterate() as IterableIterator<[number | bigint, string, Buffer]>;
-  for (const [rowId, userKey, embedding] of rows) index.set(Number(rowId), floatsOfBlob(embedding), userKey);
-  return index;
 }
 
 function dataVersion(database: Database): number {

@@ -84,7 +84,8 @@ describe('the vector mirror (vectors searched in process memory)', () => {
       { vector: probe, limit: 8, scope: { userId: 'dave' } },
     ];
     await expectSameAnswers(mirrored, plain, queries());
-    expect(mirrored.vectorMirrorStatus()).toEqual({ state: 'loaded', vectors: 40, bytes: expect.any(Number) });
+    // The unscoped query came first (sqlite-vec's); then alice's, bob's and dave's (none) were read.
+    expect(mirrored.vectorMirrorStatus()).toEqual({ state: 'loaded', users: 3, vectors: 40, bytes: expect.any(Number) });
     // A memory given the probe itself as its new vector comes first.
     const target = first[3]!;
     const moved = { ...target, revision: 2 };
@@ -137,7 +138,7 @@ describe('the vector mirror (vectors searched in process memory)', () => {
       { vector: probe, limit: 6, scope: { userId: 'carol' } },
     ];
     await expectSameAnswers(reader, plain, queries()); // the reader loads its copy here
-    expect(reader.vectorMirrorStatus()).toMatchObject({ state: 'loaded', vectors: 30 });
+    expect(reader.vectorMirrorStatus()).toMatchObject({ state: 'loaded', users: 2, vectors: 15 }); // alice's and carol's
     // The other connection adds, re-embeds, moves and deletes; the reader sees each.
     await other.apply([put(newRecord('new', 'new', 'carol') as MemoryRecord, probe)]);
     expect((await reader.vectorSearch({ vector: probe, limit: 1, scope: { userId: 'carol' } }))[0]?.memory.id).toBe('new');
@@ -161,7 +162,7 @@ describe('the vector mirror (vectors searched in process memory)', () => {
     await expectSameAnswers(reader, plain, queries());
     expect((await reader.vectorSearch({ vector: moved, limit: 1 }))[0]?.memory.id).toBe('m-5');
     // 30, one added by 'new', one deleted (m-2), one added by 'newer'
-    expect(reader.vectorMirrorStatus()).toMatchObject({ state: 'loaded', vectors: 31 });
+    expect(reader.vectorMirrorStatus()).toMatchObject({ state: 'loaded', users: 'all', vectors: 31 });
     expect((await reader.vectorSearch({ vector: probe, limit: 1, scope: { userId: 'alice' } }))[0]?.memory.id).toBe('newer');
     for (const store of [reader, plain, other]) await store.close();
   });
@@ -173,7 +174,7 @@ describe('the vector mirror (vectors searched in process memory)', () => {
     const before = createTestEmbedder({ dimension: DIMENSION, id: EMBEDDER_ID });
     await store.apply(await Promise.all(records.map(async (memory) => put(memory, (await before.embed([memory.content]))[0]!))));
     for (let search = 0; search < 2; search++) await store.vectorSearch({ vector: randomVector(seededRandom(1)), limit: 3 });
-    expect(store.vectorMirrorStatus()).toMatchObject({ state: 'loaded', vectors: 3 }); // the old vectors
+    expect(store.vectorMirrorStatus()).toMatchObject({ state: 'loaded', users: 'all', vectors: 3 }); // the old vectors
     const after = createTestEmbedder({ dimension: 21, id: 'memloom/other-vectors' });
     await reindex({ store, embedder: after });
     const query = (await after.embed(['a bicycle ride'], { purpose: 'query' }))[0]!;
@@ -197,24 +198,68 @@ describe('the vector mirror (vectors searched in process memory)', () => {
     await limited.apply(batch(0, 500));
     const probe = randomVector(random);
     const queries = (): VectorQuery[] => [{ vector: probe, limit: 10 }, { vector: probe, limit: 10, scope: { userId: 'alice' } }];
-    await expectSameAnswers(limited, plain, queries()); // the copy is read: 500 rows fit
-    expect(limited.vectorMirrorStatus()).toMatchObject({ state: 'loaded', vectors: 500 });
+    await expectSameAnswers(limited, plain, queries());
+    await limited.vectorSearch({ vector: probe, limit: 1 }); // a search without a user reads every vector: 500 rows fit
+    expect(limited.vectorMirrorStatus()).toMatchObject({ state: 'loaded', users: 'all', vectors: 500 });
     expect(limited.vectorMirrorStatus().bytes).toBeLessThanOrEqual(128 * 1024);
     // This write takes the copy past its limit after the commit: the write succeeds, the copy goes.
     await expect(limited.apply(batch(500, 1500))).resolves.toBeUndefined();
-    expect(limited.vectorMirrorStatus()).toEqual({ state: 'unavailable', vectors: 0, bytes: 0 });
+    expect(limited.vectorMirrorStatus()).toEqual({ state: 'unavailable', users: 0, vectors: 0, bytes: 0 });
     expect(await limited.count({})).toBe(2000);
     await limited.apply([put(newRecord('probe', 'the probe', 'alice') as MemoryRecord, probe)]);
     await expectSameAnswers(limited, plain, queries());
     expect((await limited.vectorSearch({ vector: probe, limit: 1 }))[0]?.memory.id).toBe('probe');
-    // Reopened, the copy does not fit from the start: sqlite-vec answers from the first search.
+    // Reopened: sqlite-vec answers whatever does not fit.
     await limited.close();
     const reopened = createSqliteStore({ path, vectorMirrorMaxBytes: 128 * 1024 });
     await reopened.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
     await expectSameAnswers(reopened, plain, queries());
+    // Alice's vectors alone fit (her search after the first reads them); every vector does not.
+    expect(reopened.vectorMirrorStatus()).toMatchObject({ state: 'loaded', users: 1 });
+    await expectSameAnswers(reopened, plain, queries());
     expect(reopened.vectorMirrorStatus().state).toBe('unavailable');
     await reopened.close();
     await plain.close();
+  });
+
+  it("holds the vectors of the users it searched only, and keeps them in step as memories move between users", async () => {
+    const path = folder().file();
+    const random = seededRandom(31);
+    const store = await openStore(path, true);
+    const plain = await openStore(path, false);
+    const other = await openStore(path, false);
+    const memories = ['a', 'b', 'c'].flatMap((user) =>
+      Array.from({ length: 10 }, (_, index) => newRecord(`${user}-${index}`, `memory ${index} of ${user}`, user) as MemoryRecord),
+    );
+    await store.apply(memories.map((memory) => put(memory, randomVector(random))));
+    const probe = randomVector(random);
+    const ids = async (userId: string, from = store): Promise<string[]> =>
+      (await from.vectorSearch({ vector: probe, limit: 50, scope: { userId } })).map((hit) => hit.memory.id).sort();
+    await ids('a');
+    expect(await ids('a')).toHaveLength(10);
+    expect(store.vectorMirrorStatus()).toMatchObject({ users: 1, vectors: 10 });
+    expect(await ids('b')).toHaveLength(10);
+    expect(store.vectorMirrorStatus()).toMatchObject({ users: 2, vectors: 20 });
+    // This store moves a-0 to c, which it does not hold: a-0 leaves the copy, and is in c's once c is read.
+    const a0 = memories[0]!;
+    await store.apply([edit(a0, { ...a0, scope: { userId: 'c' }, revision: 2 })]);
+    expect(await ids('a')).not.toContain('a-0');
+    expect(store.vectorMirrorStatus()).toMatchObject({ users: 2, vectors: 19 });
+    expect(await ids('c')).toContain('a-0');
+    expect(store.vectorMirrorStatus()).toMatchObject({ users: 3, vectors: 30 });
+    // Another connection adds to a held user and to one not held, and moves b-1 to a user not held.
+    await other.apply([put(newRecord('a-new', 'new of a', 'a') as MemoryRecord, probe), put(newRecord('d-0', 'of d', 'd') as MemoryRecord, probe)]);
+    const b1 = memories[11]!;
+    await other.apply([edit(b1, { ...b1, scope: { userId: 'e' }, revision: 2 })]);
+    expect(await ids('a')).toContain('a-new');
+    expect(await ids('b')).not.toContain('b-1');
+    expect(store.vectorMirrorStatus()).toMatchObject({ users: 3, vectors: 30 });
+    for (const user of ['a', 'b', 'c', 'd', 'e']) expect(await ids(user)).toEqual(await ids(user, plain));
+    expect(store.vectorMirrorStatus()).toMatchObject({ users: 5, vectors: 32 });
+    // A search without a user needs every vector.
+    await expectSameAnswers(store, plain, [{ vector: probe, limit: 40 }]);
+    expect(store.vectorMirrorStatus()).toMatchObject({ users: 'all', vectors: 32 });
+    for (const open of [store, plain, other]) await open.close();
   });
 
   it('answers the first vector search with sqlite-vec and reads the copy at the second', async () => {
@@ -222,18 +267,18 @@ describe('the vector mirror (vectors searched in process memory)', () => {
     const store = await openStore(path, true);
     const random = seededRandom(8);
     await store.apply(Array.from({ length: 20 }, (_, index) => put(newRecord(`m-${index}`, `memory ${index}`, 'alice') as MemoryRecord, randomVector(random))));
-    expect(store.vectorMirrorStatus()).toEqual({ state: 'not-loaded', vectors: 0, bytes: 0 });
+    expect(store.vectorMirrorStatus()).toEqual({ state: 'not-loaded', users: 0, vectors: 0, bytes: 0 });
     const first = await store.vectorSearch({ vector: randomVector(random), limit: 3 });
     expect(first).toHaveLength(3);
     expect(store.vectorMirrorStatus().state).toBe('not-loaded');
     await store.vectorSearch({ vector: randomVector(random), limit: 3, scope: { userId: 'alice' } });
     const status = store.vectorMirrorStatus();
-    expect(status).toMatchObject({ state: 'loaded', vectors: 20 });
+    expect(status).toMatchObject({ state: 'loaded', users: 1, vectors: 20 });
     expect(status.bytes).toBeGreaterThanOrEqual(20 * 16 * 4);
     await store.close();
     const off = await openStore(path, false);
     for (let search = 0; search < 3; search++) await off.vectorSearch({ vector: randomVector(random), limit: 3 });
-    expect(off.vectorMirrorStatus()).toEqual({ state: 'off', vectors: 0, bytes: 0 });
+    expect(off.vectorMirrorStatus()).toEqual({ state: 'off', users: 0, vectors: 0, bytes: 0 });
     await off.close();
   });
 

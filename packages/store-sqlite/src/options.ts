@@ -58,11 +58,13 @@ export interface SqliteStoreOptions {
    * Keep a copy of the live vectors in process memory and search it with
    * core's FlatVectorIndex (an exact SIMD scan, about six times faster than
    * sqlite-vec's) instead of sqlite-vec. Same answers; costs 4 bytes per
-   * dimension per memory (about 195 MB for 100,000 memories of 484
-   * dimensions), read from the file at the store's second vector search (the
-   * first is sqlite-vec's: a process that searches once never reads it). Kept in step with
-   * this connection's writes and, through the file's change log, with other
-   * processes'. Falls back to sqlite-vec where WebAssembly SIMD is missing.
+   * dimension per memory held (about 195 MB for 100,000 memories of 484
+   * dimensions). It holds the users searched: a user's vectors are read at the
+   * first search in their scope, every vector at the first search without a
+   * user; the store's very first vector search is sqlite-vec's, so a process
+   * that searches once reads none. Kept in step with this connection's writes
+   * and, through the file's change log, with other processes'. Falls back to
+   * sqlite-vec where WebAssembly SIMD is missing.
    * @default true
    */
   vectorMirror?: boolean;

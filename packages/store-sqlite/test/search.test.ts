@@ -18,7 +18,7 @@ function unit(index: number, dimension = DIMENSION): number[] {
 
 describe('scoped vector search', () => {
   for (const vectorMirror of [false, true]) {
-    it(`reads only the user's own vectors: it still answers when every other user's vector chunk is destroyed (vector mirror ${vectorMirror ? 'on: it cannot load and sqlite-vec answers' : 'off'})`, async () => {
+    it(`reads only the user's own vectors: it still answers when every other user's vector chunk is destroyed (vector mirror ${vectorMirror ? "on: it reads alice's vectors only" : 'off'})`, async () => {
       const path = file();
       const store = createSqliteStore({ path, vectorChunkSize: 8, vectorMirror });
       await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
@@ -53,6 +53,8 @@ describe('scoped vector search', () => {
       const results = await memory.search('memory of alice', { scope: { userId: 'alice' } });
       expect(results.length).toBeGreaterThan(0);
       expect(results.every((result) => result.memory.scope.userId === 'alice')).toBe(true);
+      // With the copy, that second search read alice's vectors into it, and nobody else's.
+      if (vectorMirror) expect(reopened.vectorMirrorStatus()).toMatchObject({ state: 'loaded', users: 1, vectors: 20 });
       // Whereas any search that has to read them fails.
       await expect(reopened.vectorSearch({ vector: vectorFor(3), limit: 5 })).rejects.toMatchObject({ backend: 'sqlite' });
       await expect(reopened.vectorSearch({ vector: vectorFor(3), limit: 5, scope: { userId: 'bob' } })).rejects.toMatchObject({ backend: 'sqlite' });

@@ -1,5 +1,5 @@
 import { FlatVectorIndex } from '@memloom/core';
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import type { VectorBinding } from './schema.js';
 import { floatsOfBlob } from './vectors.js';
 import { userKey, type LiveVectorChange, type LiveVectorListener } from './writes.js';
@@ -30,8 +30,10 @@ export interface VectorMirrorStatus {
  *
  * - this connection's writes are applied after they commit, when the copy
  *   was up to date as the write began;
- * - other connections' commits show as a new `PRAGMA data_version`; the copy
- *   then reads the rows named in `vector_changes` since it was last in step,
+ * - other writers' commits (other processes, or another store on the same
+ *   connection) show as a newer entry in `vector_changes` (its AUTOINCREMENT
+ *   sequence, read before each search); the copy then reads the rows named
+ *   in the entries since it was last in step,
  *   or starts again, empty, when it is further behind than that log reaches,
  *   more than a quarter of what it holds changed, or another vector table
  *   became live (after a re-index).
@@ -46,16 +48,16 @@ export class VectorMirror {
   /** The user keys whose vectors the copy holds; `all` once a search without a user needed every one. */
   private readonly loaded = new Set<string>();
   private all = false;
-  /** `PRAGMA data_version` when the copy was last in step with the file. */
-  private dataVersion = -1;
-  /** The newest `vector_changes` row the copy includes. */
-  private seq = 0;
+  /** The newest `vector_changes` entry the copy includes (-1: none yet). */
+  private seq = -1;
   /** Changes of the write in progress; applied when it commits, if the copy was in step as it began. */
   private pending: LiveVectorChange[] | undefined;
   private pendingSeq = 0;
   private unavailable = false;
   /** Vector searches answered so far; the copy is used from the second (see `current`). */
   private searches = 0;
+  /** The statement reading the log's newest entry, checked before every search and write. */
+  private newestStatement: { database: Database; statement: Statement } | undefined;
 
   /** `maxBytes`: the most memory the copy may take; a store that needs more searches with sqlite-vec. */
   constructor(
@@ -72,10 +74,10 @@ export class VectorMirror {
   current(database: Database, binding: VectorBinding, group: string | undefined): FlatVectorIndex | undefined {
     if (!this.enabled || this.unavailable) return undefined;
     if (++this.searches < 2 && !this.index) return undefined;
-    const inStep = this.index !== undefined && this.table === binding.table && dataVersion(database) === this.dataVersion;
+    const inStep = this.index !== undefined && this.table === binding.table && this.newestSeq(database) === this.seq;
     if (inStep && this.holds(group)) return this.index;
     try {
-      // One read transaction: the version, the log and the vectors are of the same moment.
+      // One read transaction: the log and the vectors are of the same moment.
       database.transaction(() => {
         if (!inStep) this.catchUp(database, binding);
         if (!this.holds(group)) this.load(database, binding, group);
@@ -96,7 +98,7 @@ export class VectorMirror {
    * until it ends). Each attempt of a write starts afresh here, so a rolled-back one leaves nothing.
    */
   beginWrite(database: Database): void {
-    this.pending = this.index && dataVersion(database) === this.dataVersion ? [] : undefined;
+    this.pending = this.index && this.newestSeq(database) === this.seq ? [] : undefined;
     this.pendingSeq = 0;
   }
 
@@ -134,13 +136,21 @@ export class VectorMirror {
 
   /** Drop the copy (closing, or after a failure): the next search reads it again. */
   forget(): void {
+    this.newestStatement = undefined;
     this.index = undefined;
     this.table = undefined;
     this.loaded.clear();
     this.all = false;
-    this.dataVersion = -1;
-    this.seq = 0;
+    this.seq = -1;
     this.pending = undefined;
+  }
+
+  /** The newest `vector_changes` entry ever written (AUTOINCREMENT keeps it when entries are pruned), 0 before the first. */
+  private newestSeq(database: Database): number {
+    if (this.newestStatement?.database !== database) {
+      this.newestStatement = { database, statement: database.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'vector_changes'").pluck() };
+    }
+    return (this.newestStatement.statement.get() as number | undefined) ?? 0;
   }
 
   private holds(group: string | undefined): boolean {
@@ -149,19 +159,16 @@ export class VectorMirror {
 
   /** Bring what the copy holds up to date with the file (inside a read transaction). */
   private catchUp(database: Database, binding: VectorBinding): void {
-    const version = dataVersion(database);
-    const log = database.prepare('SELECT min(seq) AS oldest, max(seq) AS newest FROM vector_changes').get() as {
-      oldest: number | null;
-      newest: number | null;
-    };
-    const inReach = log.oldest === null || log.oldest <= this.seq + 1;
+    const newest = this.newestSeq(database);
+    const oldest = database.prepare('SELECT min(seq) FROM vector_changes').pluck().get() as number | null;
+    // Every entry after this.seq is still in the log (older ones are pruned).
+    const inReach = this.seq >= 0 && (oldest === null ? newest === this.seq : oldest <= this.seq + 1);
     const index = this.index && this.table === binding.table && inReach ? this.index : undefined;
     // Reading a quarter of the vectors one by one costs about what reading them all again does.
-    if (!index || !this.readChanges(database, binding, index, changedRows(database, this.seq, log.newest ?? this.seq), index.size / 4)) {
+    if (!index || !this.readChanges(database, binding, index, changedRows(database, this.seq, newest), index.size / 4)) {
       this.reload(binding);
     }
-    this.seq = log.newest ?? 0;
-    this.dataVersion = version;
+    this.seq = newest;
   }
 
   /**
@@ -243,8 +250,4 @@ function changedRows(database: Database, after: number, newest: number): number[
     .prepare('SELECT DISTINCT value FROM vector_changes, json_each(vector_changes.row_ids) WHERE seq > ? AND seq <= ?')
     .pluck()
     .all(after, newest) as number[];
-}
-
-function dataVersion(database: Database): number {
-  return database.pragma('data_version', { simple: true }) as number;
 }

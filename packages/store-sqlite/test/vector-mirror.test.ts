@@ -167,6 +167,35 @@ describe('the vector mirror (vectors searched in process memory)', () => {
     for (const store of [reader, plain, other]) await store.close();
   });
 
+  it('sees the writes of another store sharing its connection (the `database` option)', async () => {
+    const path = folder().file();
+    const connection = new Database(path);
+    const reader = createSqliteStore({ database: connection });
+    const writer = createSqliteStore({ database: connection });
+    await reader.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    await writer.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    const random = seededRandom(12);
+    await writer.apply(Array.from({ length: 10 }, (_, index) => put(newRecord(`m-${index}`, `memory ${index}`, 'alice') as MemoryRecord, randomVector(random))));
+    const probe = randomVector(random);
+    for (let search = 0; search < 2; search++) await reader.vectorSearch({ vector: probe, limit: 3, scope: { userId: 'alice' } });
+    expect(reader.vectorMirrorStatus()).toMatchObject({ state: 'loaded', vectors: 10 });
+    // No other connection committed, so PRAGMA data_version cannot tell the reader; the change log does.
+    await writer.apply([put(newRecord('new', 'new', 'alice') as MemoryRecord, probe)]);
+    expect((await reader.vectorSearch({ vector: probe, limit: 1, scope: { userId: 'alice' } }))[0]?.memory.id).toBe('new');
+    // The writer moves 'new' away from the probe, then the reader writes: its copy must not skip
+    // the writer's change on the way (the reader's own entry comes after it).
+    const fresh = (await writer.get('new'))!;
+    await writer.apply([edit(fresh, { ...fresh, revision: fresh.revision + 1 }, randomVector(random))]);
+    await reader.apply([put(newRecord('own', 'own', 'alice') as MemoryRecord, randomVector(random))]);
+    const plain = await openStore(path, false);
+    await expectSameAnswers(reader, plain, [{ vector: probe, limit: 3, scope: { userId: 'alice' } }]);
+    expect(reader.vectorMirrorStatus()).toMatchObject({ state: 'loaded', vectors: 12 });
+    await reader.close();
+    await writer.close();
+    await plain.close();
+    connection.close();
+  });
+
   it('serves the new vectors after a re-index to another embedder', async () => {
     const path = folder().file();
     const store = await openStore(path, true);

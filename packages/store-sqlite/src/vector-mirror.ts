@@ -33,10 +33,9 @@ export interface VectorMirrorStatus {
  * - other writers' commits (other processes, or another store on the same
  *   connection) show as a newer entry in `vector_changes` (its AUTOINCREMENT
  *   sequence, read before each search); the copy then reads the rows named
- *   in the entries since it was last in step,
- *   or starts again, empty, when it is further behind than that log reaches,
- *   more than a quarter of what it holds changed, or another vector table
- *   became live (after a re-index).
+ *   in the entries since it was last in step, or starts again, empty, when
+ *   it is further behind than that log reaches, more than a quarter of what
+ *   it holds changed, or another vector table became live (after a re-index).
  *
  * When the runtime has no WebAssembly SIMD, the vectors need more memory
  * than the store allows the copy (`vectorMirrorMaxBytes`) or cannot be read,

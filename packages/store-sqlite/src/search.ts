@@ -24,11 +24,15 @@ export interface Neighbour {
 /** The `k` nearest neighbours in the query's user partition (all of them when there is no user), best first. */
 export type NeighbourSource = (k: number) => Neighbour[];
 
-/** Neighbours from sqlite-vec's scan of the user's partition. */
-export function sqliteVecNeighbours(statements: Statements, table: string, blob: Buffer, scope: Scope): NeighbourSource {
-  const partition = scope.userId !== undefined ? ' AND user_key = ?' : '';
-  const knn = statements.sql(`SELECT rowid, distance FROM ${table} WHERE embedding MATCH ? AND k = ?${partition}`);
-  const partitionParams: SqlValue[] = scope.userId !== undefined ? [userKey(scope.userId)] : [];
+/** The partition (user key) a vector search stays in: its user's, or none when it has no user. */
+export function partitionOf(scope: Scope): string | undefined {
+  return scope.userId !== undefined ? userKey(scope.userId) : undefined;
+}
+
+/** Neighbours from sqlite-vec's scan of one user's partition, or of every vector. */
+export function sqliteVecNeighbours(statements: Statements, table: string, blob: Buffer, partition: string | undefined): NeighbourSource {
+  const knn = statements.sql(`SELECT rowid, distance FROM ${table} WHERE embedding MATCH ? AND k = ?${partition !== undefined ? ' AND user_key = ?' : ''}`);
+  const partitionParams: SqlValue[] = partition !== undefined ? [partition] : [];
   return (k) =>
     (knn.all(blob, k, ...partitionParams) as { rowid: number; distance: number }[]).map((hit) => ({
       rowid: hit.rowid,
@@ -37,9 +41,8 @@ export function sqliteVecNeighbours(statements: Statements, table: string, blob:
 }
 
 /** Neighbours from the in-memory copy of the vectors (vector-mirror.ts), grouped by user key like sqlite-vec's partitions. */
-export function mirrorNeighbours(index: FlatVectorIndex, query: Float32Array, scope: Scope): NeighbourSource {
-  const group = scope.userId !== undefined ? userKey(scope.userId) : undefined;
-  return (k) => index.nearest(query, k, group).map((hit) => ({ rowid: hit.key, score: Math.max(-1, Math.min(1, hit.score)) }));
+export function mirrorNeighbours(index: FlatVectorIndex, query: Float32Array, partition: string | undefined): NeighbourSource {
+  return (k) => index.nearest(query, k, partition).map((hit) => ({ rowid: hit.key, score: Math.max(-1, Math.min(1, hit.score)) }));
 }
 
 /**

@@ -28,7 +28,7 @@ import {
   writeMeta,
   type VectorBinding,
 } from './schema.js';
-import { exactSearch, knnSearch, MAX_KNN, mirrorNeighbours, searchText, sqliteVecNeighbours, type Statements } from './search.js';
+import { exactSearch, knnSearch, MAX_KNN, mirrorNeighbours, partitionOf, searchText, sqliteVecNeighbours, type Statements } from './search.js';
 import { refreshTerms, termsOutdated } from './terms-version.js';
 import { matchExpression } from './text.js';
 import { VectorMirror, type VectorMirrorStatus } from './vector-mirror.js';
@@ -196,8 +196,9 @@ class SqliteMemoryStore implements SqliteStore {
       let hits: ScoredMemory[];
       if (exactScan || query.limit > MAX_KNN) hits = exact();
       else {
-        const index = this.mirror.current(this.connect(), binding, scope.userId !== undefined ? userKey(scope.userId) : undefined);
-        const nearest = index ? mirrorNeighbours(index, floatsOfBlob(blob), scope) : sqliteVecNeighbours(this.statements, binding.table, blob, scope);
+        const partition = partitionOf(scope);
+        const index = this.mirror.current(this.connect(), binding, partition);
+        const nearest = index ? mirrorNeighbours(index, floatsOfBlob(blob), partition) : sqliteVecNeighbours(this.statements, binding.table, blob, partition);
         hits = knnSearch(this.statements, nearest, where, query.limit, exact);
       }
       return hits.sort((a, b) => b.score - a.score || (a.memory.id < b.memory.id ? -1 : 1)).slice(0, query.limit);

@@ -34,8 +34,7 @@ export function floatsOfBlob(blob: Buffer): Float32Array {
 }
 
 export function fromVectorBlob(blob: Buffer): number[] {
-  const floats = new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
-  return Array.from(floats);
+  return Array.from(floatsOfBlob(blob));
 }
 
 /** Cosine similarity of two unit vectors from their L2 distance: |a - b|^2 = 2 - 2 cos. */

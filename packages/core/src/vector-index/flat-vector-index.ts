@@ -166,8 +166,8 @@ export class FlatVectorIndex {
     this.slotOf.delete(key);
     this.leaveGroup(slot);
     this.groups[slot] = undefined;
+    // The row stays as it is: scans skip a free slot by its key, and `set` rewrites it whole.
     this.keys[slot] = -1;
-    new Float32Array(this.kernel.memory.buffer, slot * this.stride * 4, this.stride).fill(0);
     this.free.push(slot);
     return true;
   }

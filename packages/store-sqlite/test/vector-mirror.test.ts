@@ -32,6 +32,9 @@ async function expectSameAnswers(mirrored: SqliteStore, plain: SqliteStore, quer
 }
 
 const put = (memory: MemoryRecord, vector: number[]): MemoryChange => createChange(memory, vector) as MemoryChange;
+/** `m-0` … `m-<count - 1>`, given to `users` in turn. */
+const memoriesOf = (count: number, users: string[]): MemoryRecord[] =>
+  Array.from({ length: count }, (_, index) => newRecord(`m-${index}`, `memory ${index}`, users[index % users.length]!) as MemoryRecord);
 const edit = (before: MemoryRecord, after: MemoryRecord, vector?: number[]): MemoryChange =>
   ({ ...replaceChange(before, after), ...(vector ? { vector } : {}) }) as MemoryChange;
 
@@ -74,7 +77,7 @@ describe('the vector mirror (vectors searched in process memory)', () => {
     const random = seededRandom(5);
     const mirrored = await openStore(path, true);
     const plain = await openStore(path, false);
-    const first = Array.from({ length: 40 }, (_, index) => newRecord(`m-${index}`, `memory ${index}`, index % 2 ? 'alice' : 'bob') as MemoryRecord);
+    const first = memoriesOf(40, ['bob', 'alice']);
     await mirrored.apply(first.map((memory) => put(memory, randomVector(random))));
     const probe = randomVector(random);
     const queries = (): VectorQuery[] => [
@@ -123,13 +126,13 @@ describe('the vector mirror (vectors searched in process memory)', () => {
     await store.close();
   });
 
-  it("catches up with another connection's commits, from the change log or, when it is too far behind, from every vector", async () => {
+  it("catches up with another connection's commits, from the change log or, when it is too far behind, by starting again", async () => {
     const path = folder().file();
     const random = seededRandom(9);
     const reader = await openStore(path, true);
     const plain = await openStore(path, false);
     const other = await openStore(path, true);
-    const memories = Array.from({ length: 30 }, (_, index) => newRecord(`m-${index}`, `memory ${index}`, index % 2 ? 'alice' : 'bob') as MemoryRecord);
+    const memories = memoriesOf(30, ['bob', 'alice']);
     await other.apply(memories.map((memory) => put(memory, randomVector(random))));
     const probe = randomVector(random);
     const queries = (): VectorQuery[] => [
@@ -175,7 +178,7 @@ describe('the vector mirror (vectors searched in process memory)', () => {
     await reader.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
     await writer.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
     const random = seededRandom(12);
-    await writer.apply(Array.from({ length: 10 }, (_, index) => put(newRecord(`m-${index}`, `memory ${index}`, 'alice') as MemoryRecord, randomVector(random))));
+    await writer.apply(memoriesOf(10, ['alice']).map((memory) => put(memory, randomVector(random))));
     const probe = randomVector(random);
     for (let search = 0; search < 2; search++) await reader.vectorSearch({ vector: probe, limit: 3, scope: { userId: 'alice' } });
     expect(reader.vectorMirrorStatus()).toMatchObject({ state: 'loaded', vectors: 10 });
@@ -295,7 +298,7 @@ describe('the vector mirror (vectors searched in process memory)', () => {
     const path = folder().file();
     const store = await openStore(path, true);
     const random = seededRandom(8);
-    await store.apply(Array.from({ length: 20 }, (_, index) => put(newRecord(`m-${index}`, `memory ${index}`, 'alice') as MemoryRecord, randomVector(random))));
+    await store.apply(memoriesOf(20, ['alice']).map((memory) => put(memory, randomVector(random))));
     expect(store.vectorMirrorStatus()).toEqual({ state: 'not-loaded', users: 0, vectors: 0, bytes: 0 });
     const first = await store.vectorSearch({ vector: randomVector(random), limit: 3 });
     expect(first).toHaveLength(3);

@@ -115,6 +115,15 @@ export interface VectorQuery {
   scope?: Scope;
   filter?: MemoryFilter;
   limit: number;
+  /**
+   * The caller accepts an approximate answer: a store may search an index
+   * instead of comparing every vector when the scope is large, and so miss a
+   * true neighbour now and then. Scores must still be the true cosines, and
+   * hits must still match the scope and filter. Core asks for it when it looks
+   * for the memory a new one may merge into; searches stay exact. A store
+   * may ignore it. @default false
+   */
+  approximate?: boolean;
 }
 
 export interface TextQuery {

@@ -66,6 +66,8 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
           exactScope: true,
           filter: { category: mergeFamily(category) },
           limit: 1,
+          // In a very large scope a store may use an approximate index here (see VectorQuery).
+          approximate: true,
         });
   const nearest = nearestHit?.memory;
   const decision =

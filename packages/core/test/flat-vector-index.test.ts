@@ -175,6 +175,129 @@ describe('FlatVectorIndex', () => {
     expect(index.size).toBe(0);
   });
 
+  describe('approximate search', () => {
+    /** A unit vector close to `vector`: noise of the given size added, normalized. */
+    function near(random: () => number, vector: number[], noise: number): number[] {
+      const moved = vector.map((value) => value + noise * (random() - 0.5));
+      const norm = Math.hypot(...moved);
+      return moved.map((value) => value / norm);
+    }
+
+    it('scans exactly below approximateFrom, and when not asked to approximate', () => {
+      const random = seededRandom(11);
+      const index = new FlatVectorIndex(32, { approximateFrom: 300, approximateShare: 0.01 });
+      const vectors = new Map<number, number[]>();
+      for (let key = 0; key < 299; key++) {
+        const vector = randomUnit(random, 32);
+        vectors.set(key, vector);
+        index.set(key, vector, 'g');
+      }
+      for (let trial = 0; trial < 20; trial++) {
+        const query = randomUnit(random, 32);
+        expectSameHits(index.nearest(query, 5, 'g', { approximate: true }), scan(vectors, query, 5));
+      }
+      // At the threshold it approximates: only the candidates (at least 256) are scored, so over
+      // many queries some answer differs from the scan; without `approximate` none does.
+      const vector = randomUnit(random, 32);
+      vectors.set(299, vector);
+      index.set(299, vector, 'g');
+      let differing = 0;
+      for (let trial = 0; trial < 200; trial++) {
+        const query = randomUnit(random, 32);
+        const expected = scan(vectors, query, 40);
+        expectSameHits(index.nearest(query, 40, 'g'), expected);
+        const approximate = index.nearest(query, 40, 'g', { approximate: true });
+        if (approximate.some((hit, rank) => hit.key !== expected[rank]?.key)) differing++;
+      }
+      expect(differing).toBeGreaterThan(0);
+    });
+
+    it('finds near neighbours among many vectors, scores them exactly, and stays in the group', () => {
+      const random = seededRandom(12);
+      const dimension = 484;
+      const index = new FlatVectorIndex(dimension, { approximateFrom: 1000, approximateShare: 0.01 });
+      const vectors = new Map<number, number[]>();
+      for (let key = 0; key < 6000; key++) {
+        const vector = randomUnit(random, dimension);
+        vectors.set(key, vector);
+        index.set(key, vector, key % 2 === 0 ? 'even' : 'odd');
+      }
+      for (let trial = 0; trial < 40; trial++) {
+        // A vector in the other group that is closer still must not be returned.
+        const query = randomUnit(random, dimension);
+        const planted = 10_000 + trial;
+        const plantedVector = near(random, query, 0.06);
+        const decoy = 20_000 + trial;
+        index.set(planted, plantedVector, 'even');
+        index.set(decoy, query, 'odd');
+        const [hit] = index.nearest(query, 1, 'even', { approximate: true });
+        expect(hit?.key).toBe(planted);
+        const exact = plantedVector.reduce((sum, value, index) => sum + value * (query[index] as number), 0);
+        expect(hit?.score).toBeCloseTo(exact, 5);
+        // Every hit is in the group and scored exactly.
+        for (const other of index.nearest(query, 20, 'even', { approximate: true })) {
+          const vector = other.key === planted ? plantedVector : (vectors.get(other.key) as number[]);
+          expect(other.key === planted || other.key % 2 === 0).toBe(true);
+          expect(other.score).toBeCloseTo(vector.reduce((sum, value, index) => sum + value * (query[index] as number), 0), 5);
+        }
+        index.delete(planted);
+        index.delete(decoy);
+      }
+    });
+
+    it('keeps codes in step with replaced, moved and deleted vectors, and across growth', () => {
+      const random = seededRandom(13);
+      const dimension = 64;
+      const index = new FlatVectorIndex(dimension, { approximateFrom: 500, approximateShare: 0.001 });
+      for (let key = 0; key < 600; key++) index.set(key, randomUnit(random, dimension), 'g');
+      // The first approximate search makes every code; later changes must be seen.
+      const query = randomUnit(random, dimension);
+      index.nearest(query, 1, 'g', { approximate: true });
+      // Key 7 is replaced by the query's near twin: found. Then replaced by its opposite: not first any more.
+      index.set(7, near(random, query, 0.01), 'g');
+      expect(index.nearest(query, 1, 'g', { approximate: true })[0]?.key).toBe(7);
+      index.set(7, query.map((value) => -value), 'g');
+      expect(index.nearest(query, 1, 'g', { approximate: true })[0]?.key).not.toBe(7);
+      // Moved to another group: gone from this one.
+      index.set(8, near(random, query, 0.01), 'g');
+      expect(index.nearest(query, 1, 'g', { approximate: true })[0]?.key).toBe(8);
+      index.set(8, near(random, query, 0.01), 'h');
+      expect(index.nearest(query, 1, 'g', { approximate: true })[0]?.key).not.toBe(8);
+      // Deleted, and its slot reused by an unrelated vector: the twin is not found through the old code.
+      index.set(9, near(random, query, 0.01), 'g');
+      index.delete(9);
+      index.set(5000, query.map((value) => -value), 'g');
+      expect(index.nearest(query, 3, 'g', { approximate: true }).map((hit) => hit.key)).not.toContain(9);
+      // Growing moves the codes: a twin added after many more vectors is still found, and so is an old one.
+      index.set(10, near(random, query, 0.01), 'g');
+      index.nearest(query, 1, 'g', { approximate: true });
+      for (let key = 1000; key < 3000; key++) index.set(key, randomUnit(random, dimension), 'g');
+      index.set(3000, near(random, query, 0.005), 'g');
+      const hits = index.nearest(query, 2, 'g', { approximate: true }).map((hit) => hit.key);
+      expect(hits.sort()).toEqual([10, 3000].sort());
+      // The whole index, no group, approximates too (deleted slots are never returned).
+      for (let key = 1000; key < 1500; key++) index.delete(key);
+      const all = index.nearest(query, 5, undefined, { approximate: true }).map((hit) => hit.key);
+      expect(all).toContain(3000);
+      expect(all.every((key) => key < 1000 || key >= 1500)).toBe(true);
+      // More changes than vectors with no approximate search between them: the codes are all made again at the next one.
+      for (let round = 0; round < 3; round++) for (let key = 0; key < 600; key++) index.set(key, randomUnit(random, dimension), 'g');
+      index.set(11, near(random, query, 0.005), 'g');
+      expect(index.nearest(query, 3, 'g', { approximate: true }).map((hit) => hit.key)).toContain(11);
+    });
+
+    it('refuses bad approximation options with typed errors', () => {
+      for (const options of [{ approximateFrom: 0 }, { approximateFrom: 1.5 }, { approximateShare: 0 }, { approximateShare: 2 }]) {
+        try {
+          new FlatVectorIndex(8, options);
+          expect.unreachable();
+        } catch (error) {
+          expect(MemloomError.hasCode(error, 'INVALID_INPUT')).toBe(true);
+        }
+      }
+    });
+  });
+
   it('ships the kernel compiled from kernel.wat', () => {
     const script = join(import.meta.dirname, '..', 'scripts', 'build-kernel.mjs');
     expect(execFileSync(process.execPath, [script, '--check'], { encoding: 'utf8' })).toContain('matches kernel.wat');

@@ -55,6 +55,21 @@ describe('createMemory options', () => {
 });
 
 describe('add', () => {
+  it('lets the store approximate the merge lookup, never a search', async () => {
+    const { memory, store } = rig({}, { 'I love hiking': axisVector(DIM, 0) });
+    const queries: { approximate?: boolean; limit: number }[] = [];
+    const vectorSearch = store.vectorSearch.bind(store);
+    store.vectorSearch = async (query) => {
+      queries.push({ ...(query.approximate !== undefined ? { approximate: query.approximate } : {}), limit: query.limit });
+      return vectorSearch(query);
+    };
+    await memory.add('I love hiking', { scope: { userId: 'alice' } });
+    expect(queries).toEqual([{ approximate: true, limit: 1 }]);
+    await memory.search('hiking', { scope: { userId: 'alice' } });
+    expect(queries).toHaveLength(2);
+    expect(queries[1]?.approximate).toBeUndefined();
+  });
+
   it('merges only within the same scope: another user, agent or session never merges', async () => {
     const { memory } = rig({}, { 'I love hiking': axisVector(DIM, 0) });
     await memory.add('I love hiking', { scope: { userId: 'alice' } });

@@ -22,6 +22,28 @@ interface Kernel {
   memory: WasmMemory;
   dots(query: number, rows: number, count: number, stride: number, out: number): void;
   dotsAt(query: number, rows: number, slots: number, count: number, stride: number, out: number): void;
+  hammingsAt(query: number, codes: number, slots: number, count: number, codeBytes: number, out: number, histogram: number): void;
+  closest(distances: number, slots: number, count: number, cutoff: number, atCutoff: number, out: number): number;
+}
+
+/** How `nearest` may search. */
+export interface NearestOptions {
+  /**
+   * Accept an approximate answer when the scan would read at least the
+   * index's `approximateFrom` vectors: a first pass compares short bit codes
+   * and only the closest candidates are scored exactly (see the class
+   * comment). Scores are always exact; a hit may be missed. @default false
+   */
+  approximate?: boolean;
+}
+
+export interface FlatVectorIndexOptions {
+  /** Past it, adding a vector throws NOT_SUPPORTED (default and most: the 4 GiB of a WebAssembly memory). */
+  maxBytes?: number;
+  /** The fewest vectors a scan must read before an `approximate` search uses bit codes (`Infinity`: never). @default 5000 */
+  approximateFrom?: number;
+  /** The share of the scanned vectors an approximate search scores exactly (at least 256 and `limit`). @default 0.005 */
+  approximateShare?: number;
 }
 
 const PAGE = 65_536;
@@ -29,6 +51,8 @@ const PAGE = 65_536;
 const MAX_BYTES = 65_536 * PAGE;
 /** Rows are padded to a multiple of this many floats: the kernel reads 8 per step. */
 const LANES = 8;
+/** The fewest candidates an approximate search scores exactly. */
+const MIN_CANDIDATES = 256;
 
 let compiled: object | undefined;
 
@@ -66,11 +90,23 @@ export function flatVectorIndexSupported(): boolean {
  * (or of one group's vectors). No approximation: the answer is what a scan in
  * plain JavaScript gives, about six times faster (100,000 vectors of 484
  * dimensions in about 10 ms on one core). Memory: 4 bytes per dimension
- * (rounded up to a multiple of 8) per vector, plus 8 bytes.
+ * (rounded up to a multiple of 8) per vector, plus 8 bytes, plus its bit code
+ * (below: 64 bytes at 484 dimensions).
  *
  * Keys are integers (a store's row ids); a group (a user, say) lets a search
  * scan that group's vectors only. Vectors should be unit length for the
  * scores to be cosines; the index stores them as given.
+ *
+ * Approximate search (`nearest(..., { approximate: true })`, only when the
+ * scan would read `approximateFrom` vectors or more): each vector also gets
+ * a bit code, the signs of its randomized Hadamard transform (one bit per
+ * dimension, rounded up to a power of two, from 128 to 2,048: 64 bytes at 484 dimensions), made
+ * at the first approximate search that reads it. Two vectors' codes differ in
+ * about angle / 180 degrees of their bits, so the vectors whose codes differ
+ * least from the query's are the likely nearest ones: the search counts the
+ * differing bits of every code (a SIMD pass over 8 times fewer bytes), then
+ * scores exactly the `approximateShare` closest codes. The scores returned are
+ * exact; a true neighbour may be missed.
  */
 export class FlatVectorIndex {
   readonly dimension: number;
@@ -89,11 +125,24 @@ export class FlatVectorIndex {
   /** Slots ever used: the whole-index scan reads these. */
   private used = 0;
 
+  /** Bit codes: `codeBits` per vector, stored after the rows; `coded[slot]` is 1 when the slot's code is up to date. */
+  private readonly codeBits: number;
+  private readonly codeBytes: number;
+  private coded = new Uint8Array(0);
+  /** Slots set since codes were last made (some may have been set again, or freed, since). */
+  private uncoded: number[] = [];
+  /** The random signs of the code's Hadamard transform, and its work space. */
+  private readonly signs: Float32Array;
+  /** False until the first approximate search: until then no codes are made. */
+  private encoded = false;
+  private readonly work: Float32Array;
+
   /** The most memory it may take, in bytes (vectors and scratch space). */
   readonly maxBytes: number;
+  readonly approximateFrom: number;
+  readonly approximateShare: number;
 
-  /** `maxBytes`: past it, adding a vector throws NOT_SUPPORTED (default and most: the 4 GiB of a WebAssembly memory). */
-  constructor(dimension: number, options: { maxBytes?: number } = {}) {
+  constructor(dimension: number, options: FlatVectorIndexOptions = {}) {
     if (!Number.isInteger(dimension) || dimension <= 0) {
       throw new MemloomError({ code: 'INVALID_INPUT', message: `a vector index needs a positive integer dimension, got ${String(dimension)}` });
     }
@@ -101,9 +150,25 @@ export class FlatVectorIndex {
     if (typeof maxBytes !== 'number' || !(maxBytes > 0)) {
       throw new MemloomError({ code: 'INVALID_INPUT', message: `maxBytes must be a positive number, got ${String(maxBytes)}` });
     }
+    const approximateFrom = options.approximateFrom ?? 5_000;
+    if (approximateFrom !== Infinity && !(Number.isInteger(approximateFrom) && approximateFrom >= 1)) {
+      throw new MemloomError({ code: 'INVALID_INPUT', message: `approximateFrom must be a positive integer or Infinity, got ${String(approximateFrom)}` });
+    }
+    const approximateShare = options.approximateShare ?? 0.005;
+    if (typeof approximateShare !== 'number' || !(approximateShare > 0 && approximateShare <= 1)) {
+      throw new MemloomError({ code: 'INVALID_INPUT', message: `approximateShare must be a number in (0, 1], got ${String(approximateShare)}` });
+    }
     this.maxBytes = Math.min(maxBytes, MAX_BYTES);
+    this.approximateFrom = approximateFrom;
+    this.approximateShare = approximateShare;
     this.dimension = dimension;
     this.stride = Math.ceil(dimension / LANES) * LANES;
+    // The transform needs a power of two; the kernel sums codes of up to 496 bytes: at most 2,048 bits are kept.
+    const transformLength = Math.max(128, 2 ** Math.ceil(Math.log2(dimension)));
+    this.codeBits = Math.min(2048, transformLength);
+    this.codeBytes = this.codeBits / 8;
+    this.signs = randomSigns(transformLength);
+    this.work = new Float32Array(transformLength);
     const module = kernelModule();
     const instance = new (wasmApi() as WasmApi).Instance(module);
     this.kernel = instance.exports as unknown as Kernel;
@@ -152,6 +217,16 @@ export class FlatVectorIndex {
     floats.set(vector);
     // The padding too: a new slot may lie where an earlier search kept its scratch numbers.
     floats.fill(0, this.dimension);
+    if (this.encoded) {
+      this.coded[slot] = 0;
+      this.uncoded.push(slot);
+      // Many changes and no approximate search to make their codes: make them all at the next one instead.
+      if (this.uncoded.length > this.used) {
+        this.encoded = false;
+        this.uncoded = [];
+        this.coded.fill(0);
+      }
+    }
     this.groups[slot] = group;
     if (group !== undefined) {
       let list = this.members.get(group);
@@ -176,7 +251,7 @@ export class FlatVectorIndex {
    * The `limit` stored vectors with the largest dot product with `query`,
    * best first (ties: smaller key first); inside `group` only when given.
    */
-  nearest(query: ArrayLike<number>, limit: number, group?: string): VectorHit[] {
+  nearest(query: ArrayLike<number>, limit: number, group?: string, options: NearestOptions = {}): VectorHit[] {
     if (query.length !== this.dimension) {
       throw new MemloomError({
         code: 'DIMENSION_MISMATCH',
@@ -188,8 +263,9 @@ export class FlatVectorIndex {
     const slots = group === undefined ? undefined : (this.members.get(group)?.view() ?? new Int32Array(0));
     const count = slots ? slots.length : this.used;
     if (count === 0) return [];
-    // Scratch space past the rows: the query, the slot list, the scores.
-    const queryAt = this.capacity * this.stride * 4;
+    if (options.approximate && count >= this.approximateFrom) return this.approximateNearest(query, limit, slots ?? this.usedSlots());
+    // Scratch space past the rows and codes: the query, the slot list, the scores.
+    const queryAt = this.scratchAt();
     const slotsAt = queryAt + this.stride * 4;
     const scoresAt = slotsAt + (slots ? count * 4 : 0);
     this.reserve(scoresAt + count * 4);
@@ -204,6 +280,95 @@ export class FlatVectorIndex {
       this.kernel.dots(queryAt, 0, count, this.stride, scoresAt);
     }
     return this.best(new Float32Array(buffer, scoresAt, count), slots, limit);
+  }
+
+  /**
+   * Count differing code bits for every slot in `slots`, score exactly the
+   * slots with the fewest (the share asked for, at least MIN_CANDIDATES and
+   * `limit`), and return the best `limit` of those.
+   */
+  private approximateNearest(query: ArrayLike<number>, limit: number, slots: Int32Array): VectorHit[] {
+    const count = slots.length;
+    this.encodePending();
+    // Scratch: the query and its code, the slot list, a distance per slot, the histogram of distances, the candidates.
+    const queryAt = this.scratchAt();
+    const codeAt = queryAt + this.stride * 4;
+    const slotsAt = codeAt + this.codeBytes;
+    const distancesAt = slotsAt + count * 4;
+    const histogramAt = distancesAt + count * 4;
+    const candidatesAt = histogramAt + (this.codeBits + 1) * 4;
+    this.reserve(candidatesAt + count * 4);
+    const buffer = this.kernel.memory.buffer;
+    this.encode(query, new Uint32Array(buffer, codeAt, this.codeBytes / 4));
+    new Int32Array(buffer, slotsAt, count).set(slots);
+    const histogram = new Int32Array(buffer, histogramAt, this.codeBits + 1);
+    histogram.fill(0);
+    this.kernel.hammingsAt(codeAt, this.codesAt(), slotsAt, count, this.codeBytes, distancesAt, histogramAt);
+
+    // The `wanted` smallest distances: the histogram gives the cut-off, the kernel takes them in slot order.
+    const wanted = Math.min(count, Math.max(limit, MIN_CANDIDATES, Math.ceil(count * this.approximateShare)));
+    let cutoff = 0;
+    let below = 0;
+    while (below + (histogram[cutoff] as number) < wanted) below += histogram[cutoff++] as number;
+    const taken = this.kernel.closest(distancesAt, slotsAt, count, cutoff, wanted - below, candidatesAt);
+
+    // Exact scores for the candidates.
+    const queryFloats = new Float32Array(buffer, queryAt, this.stride);
+    queryFloats.fill(0);
+    queryFloats.set(query);
+    this.kernel.dotsAt(queryAt, 0, candidatesAt, taken, this.stride, distancesAt);
+    return this.best(new Float32Array(buffer, distancesAt, taken), new Int32Array(buffer, candidatesAt, taken), limit);
+  }
+
+  /**
+   * Make the codes not made yet: every slot at the first approximate search,
+   * the slots set since at later ones.
+   */
+  private encodePending(): void {
+    const slots = this.encoded ? this.uncoded : allSlots(this.used);
+    this.encoded = true;
+    this.uncoded = [];
+    const buffer = this.kernel.memory.buffer;
+    const codesAt = this.codesAt();
+    for (const slot of slots) {
+      if (this.coded[slot] === 1 || (this.keys[slot] as number) < 0) continue;
+      this.encode(
+        new Float32Array(buffer, slot * this.stride * 4, this.dimension),
+        new Uint32Array(buffer, codesAt + slot * this.codeBytes, this.codeBytes / 4),
+      );
+      this.coded[slot] = 1;
+    }
+  }
+
+  /** Bit i of the code: the sign of coordinate i of H D v (H: Walsh-Hadamard, D: the random signs). */
+  private encode(vector: ArrayLike<number>, code: Uint32Array): void {
+    const work = this.work;
+    const signs = this.signs;
+    work.fill(0);
+    for (let index = 0; index < this.dimension; index++) work[index] = (vector[index] as number) * (signs[index] as number);
+    hadamard(work);
+    code.fill(0);
+    for (let index = 0; index < this.codeBits; index++) {
+      if ((work[index] as number) > 0) code[index >>> 5] = (code[index >>> 5] as number) | (1 << (index & 31));
+    }
+  }
+
+  /** Every slot that holds a vector, for an approximate search over the whole index. */
+  private usedSlots(): Int32Array {
+    const slots = new Int32Array(this.size);
+    let taken = 0;
+    for (let slot = 0; slot < this.used; slot++) if ((this.keys[slot] as number) >= 0) slots[taken++] = slot;
+    return slots;
+  }
+
+  /** Where the codes start: right after the rows. */
+  private codesAt(capacity = this.capacity): number {
+    return capacity * this.stride * 4;
+  }
+
+  /** Where a search's scratch space starts: after the rows and the codes. */
+  private scratchAt(): number {
+    return this.codesAt() + this.capacity * this.codeBytes;
   }
 
   /** The best `limit` scores, kept in a min-heap on the way through. */
@@ -246,12 +411,17 @@ export class FlatVectorIndex {
     return this.used++;
   }
 
-  /** Room for `capacity` rows and the scratch space of a scan over all of them. */
+  /** Room for `capacity` rows and codes, and the scratch space of a scan over all of them. */
   private growTo(capacity: number): void {
     const rowBytes = this.stride * 4;
-    // Rows, the query, a slot and a score per row.
-    this.reserve(capacity * rowBytes + rowBytes + capacity * 8);
-    // Scratch space moves up: rows already stored stay where they are.
+    // Rows and codes; the query and its code; a slot and a score per row.
+    this.reserve(this.codesAt(capacity) + capacity * this.codeBytes + rowBytes + this.codeBytes + capacity * 8);
+    // Rows already stored stay where they are; the codes move up past the new rows, the scratch space past them.
+    const oldCodesAt = this.codesAt();
+    new Uint8Array(this.kernel.memory.buffer).copyWithin(this.codesAt(capacity), oldCodesAt, oldCodesAt + this.capacity * this.codeBytes);
+    const coded = new Uint8Array(capacity);
+    coded.set(this.coded);
+    this.coded = coded;
     const keys = new Float64Array(capacity).fill(-1);
     keys.set(this.keys);
     this.keys = keys;
@@ -280,6 +450,40 @@ export class FlatVectorIndex {
         message: `the in-memory vector index could not grow to ${Math.ceil(bytes / 1024 / 1024)} MiB`,
         cause: error,
       });
+    }
+  }
+}
+
+/** 0, 1, ..., count - 1. */
+function allSlots(count: number): Int32Array {
+  const slots = new Int32Array(count);
+  for (let index = 0; index < count; index++) slots[index] = index;
+  return slots;
+}
+
+/** `count` signs, +1 or -1, the same in every process (xorshift32 from a fixed seed). */
+function randomSigns(count: number): Float32Array {
+  const signs = new Float32Array(count);
+  let state = 0x9e3779b9;
+  for (let index = 0; index < count; index++) {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    signs[index] = state & 1 ? 1 : -1;
+  }
+  return signs;
+}
+
+/** The Walsh-Hadamard transform in place (unnormalized); the length is a power of two. */
+function hadamard(values: Float32Array): void {
+  for (let half = 1; half < values.length; half <<= 1) {
+    for (let start = 0; start < values.length; start += half << 1) {
+      for (let index = start; index < start + half; index++) {
+        const a = values[index] as number;
+        const b = values[index + half] as number;
+        values[index] = a + b;
+        values[index + half] = a - b;
+      }
     }
   }
 }

@@ -22,6 +22,30 @@ export function searchCases(context: StoreContext): void {
       expect(hits[0]?.memory).toEqual(near);
     });
 
+    it('answers an approximate vector query (a small store: as an exact one), in scope and filter, with true cosines', async () => {
+      const near = record({ category: 'fact', scope: { userId: 'alice' } });
+      const nearer = record({ category: 'episode', scope: { userId: 'alice' } });
+      const elsewhere = record({ category: 'fact', scope: { userId: 'bob' } });
+      const far = record({ category: 'fact', scope: { userId: 'alice' } });
+      await context.store.apply([
+        create(near, towards(0, 1, 0.8)),
+        create(nearer, towards(0, 1, 0.9)),
+        create(elsewhere, axis(0)),
+        create(far, towards(0, 1, 0.1)),
+      ]);
+      const hits = await context.store.vectorSearch({
+        vector: axis(0),
+        limit: 5,
+        scope: { userId: 'alice' },
+        exactScope: true,
+        filter: { category: 'fact' },
+        approximate: true,
+      });
+      expect(hits.map((hit) => hit.memory.id)).toEqual([near.id, far.id]);
+      expect(hits[0]?.score).toBeCloseTo(0.8, 4);
+      expect(hits[1]?.score).toBeCloseTo(0.1, 4);
+    });
+
     it('returns at most `limit` vector hits', async () => {
       await context.store.apply([0, 1, 2, 3, 4].map((index) => create(record(), towards(0, 1, 0.1 + index * 0.2))));
       expect(await context.store.vectorSearch({ vector: axis(0), limit: 2 })).toHaveLength(2);

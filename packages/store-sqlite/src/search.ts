@@ -40,9 +40,12 @@ export function sqliteVecNeighbours(statements: Statements, table: string, blob:
     }));
 }
 
-/** Neighbours from the in-memory copy of the vectors (vector-mirror.ts), grouped by user key like sqlite-vec's partitions. */
-export function mirrorNeighbours(index: FlatVectorIndex, query: Float32Array, partition: string | undefined): NeighbourSource {
-  return (k) => index.nearest(query, k, partition).map((hit) => ({ rowid: hit.key, score: Math.max(-1, Math.min(1, hit.score)) }));
+/**
+ * Neighbours from the in-memory copy of the vectors (vector-mirror.ts), grouped by user key like
+ * sqlite-vec's partitions; `approximate`: through bit codes when the partition is large enough.
+ */
+export function mirrorNeighbours(index: FlatVectorIndex, query: Float32Array, partition: string | undefined, approximate: boolean): NeighbourSource {
+  return (k) => index.nearest(query, k, partition, { approximate }).map((hit) => ({ rowid: hit.key, score: Math.max(-1, Math.min(1, hit.score)) }));
 }
 
 /**

@@ -83,7 +83,7 @@ class SqliteMemoryStore implements SqliteStore {
     const memory = injected ? injected.memory : isMemoryPath(options.path as string);
     this.path = memory ? ':memory:' : resolve(injected ? injected.name : (options.path as string));
     this.capabilities = { textSearch: true, persistent: !memory, multiProcess: !memory, reindex: true };
-    this.mirror = new VectorMirror(options.vectorMirror, options.vectorMirrorMaxBytes);
+    this.mirror = new VectorMirror(options.vectorMirror, options.vectorMirrorMaxBytes, options.vectorApproximateFrom);
   }
 
   // -------------------------------------------------------------------------
@@ -198,7 +198,7 @@ class SqliteMemoryStore implements SqliteStore {
       else {
         const partition = partitionOf(scope);
         const index = this.mirror.current(this.connect(), binding, partition);
-        const nearest = index ? mirrorNeighbours(index, floatsOfBlob(blob), partition) : sqliteVecNeighbours(this.statements, binding.table, blob, partition);
+        const nearest = index ? mirrorNeighbours(index, floatsOfBlob(blob), partition, query.approximate === true) : sqliteVecNeighbours(this.statements, binding.table, blob, partition);
         hits = knnSearch(this.statements, nearest, where, query.limit, exact);
       }
       return hits.sort((a, b) => b.score - a.score || (a.memory.id < b.memory.id ? -1 : 1)).slice(0, query.limit);

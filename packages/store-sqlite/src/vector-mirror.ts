@@ -58,10 +58,14 @@ export class VectorMirror {
   /** The statement reading the log's newest entry, checked before every search and write. */
   private newestStatement: { database: Database; statement: Statement } | undefined;
 
-  /** `maxBytes`: the most memory the copy may take; a store that needs more searches with sqlite-vec. */
+  /**
+   * `maxBytes`: the most memory the copy may take; a store that needs more searches with sqlite-vec.
+   * `approximateFrom`: the index's threshold for approximate queries (FlatVectorIndex).
+   */
   constructor(
     private readonly enabled: boolean,
     private readonly maxBytes: number,
+    private readonly approximateFrom: number,
   ) {}
 
   /**
@@ -202,8 +206,12 @@ export class VectorMirror {
   }
 
   /** Start the copy again, empty: each user's vectors are read again at their next search. */
+  private newIndex(dimension: number): FlatVectorIndex {
+    return new FlatVectorIndex(dimension, { maxBytes: this.maxBytes, approximateFrom: this.approximateFrom });
+  }
+
   private reload(binding: VectorBinding): void {
-    this.index = new FlatVectorIndex(binding.dimension, { maxBytes: this.maxBytes });
+    this.index = this.newIndex(binding.dimension);
     this.loaded.clear();
     this.all = false;
     this.table = binding.table;
@@ -214,7 +222,7 @@ export class VectorMirror {
     this.table = binding.table;
     if (group === undefined) {
       // Every vector, in one scan of the table: a fresh copy, sized once.
-      const index = new FlatVectorIndex(binding.dimension, { maxBytes: this.maxBytes });
+      const index = this.newIndex(binding.dimension);
       index.reserveFor(database.prepare(`SELECT count(*) FROM ${binding.table}`).pluck().get() as number);
       const rows = database.prepare(`SELECT rowid, user_key, embedding FROM ${binding.table}`).raw().iterate() as IterableIterator<[number | bigint, string, Buffer]>;
       for (const [rowId, userKey, embedding] of rows) index.set(Number(rowId), floatsOfBlob(embedding), userKey);
@@ -224,7 +232,7 @@ export class VectorMirror {
       return;
     }
     // One user's: their rows through the user index, each vector by its row id.
-    const index = this.index ?? new FlatVectorIndex(binding.dimension, { maxBytes: this.maxBytes });
+    const index = this.index ?? this.newIndex(binding.dimension);
     this.index = index;
     const userId = group === '' ? null : group.slice(1);
     const rows = database

@@ -314,10 +314,69 @@ describe('the vector mirror (vectors searched in process memory)', () => {
     await off.close();
   });
 
+  it('answers approximate queries of a large user through bit codes, within scope and filter, with true scores', async () => {
+    const path = folder().file();
+    const random = seededRandom(21);
+    // 600 memories for alice (every third a fact), 100 for bob; alice is past the threshold, bob is not.
+    const writer = await openStore(path, false);
+    const memories = Array.from({ length: 700 }, (_, index) => ({
+      ...newRecord(`m-${index}`, `memory ${index}`, index < 600 ? 'alice' : 'bob'),
+      category: index % 3 === 0 ? 'fact' : 'episode',
+    })) as MemoryRecord[];
+    const vectors = memories.map(() => randomVector(random));
+    await writer.apply(memories.map((memory, index) => put(memory, vectors[index]!)));
+    await writer.close();
+    const approximate = createSqliteStore({ path, vectorChunkSize: 8, vectorApproximateFrom: 300 });
+    const exactOnly = createSqliteStore({ path, vectorChunkSize: 8, vectorApproximateFrom: Infinity });
+    for (const store of [approximate, exactOnly]) {
+      await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+      await store.vectorSearch({ vector: randomVector(random), limit: 1 });
+    }
+    const plain = await openStore(path, false);
+    let differing = 0;
+    for (let trial = 0; trial < 60; trial++) {
+      const vector = randomVector(random);
+      const queries: VectorQuery[] = [
+        { vector, limit: 30, scope: { userId: 'alice' }, approximate: true },
+        { vector, limit: 5, scope: { userId: 'alice' }, exactScope: true, filter: { category: 'fact' }, approximate: true },
+      ];
+      for (const query of queries) {
+        const hits = await approximate.vectorSearch(query);
+        const expected = summary(await plain.vectorSearch(query));
+        if (hits.map((hit) => hit.memory.id).join() !== expected.map((hit) => hit.id).join()) differing++;
+        expect(hits).toHaveLength(query.limit);
+        for (const hit of hits) {
+          const index = Number(hit.memory.id.slice(2));
+          expect(hit.memory.scope.userId).toBe('alice');
+          if (query.filter) expect(hit.memory.category).toBe('fact');
+          const vector = vectors[index]!;
+          const cosine = vector.reduce((sum, value, at) => sum + value * query.vector[at]!, 0) / Math.hypot(...vector) / Math.hypot(...query.vector);
+          expect(hit.score).toBeCloseTo(cosine, 5);
+        }
+        // Turned off, and below the threshold (bob), approximate queries are answered exactly.
+        await expectSameAnswers(exactOnly, plain, [query]);
+        await expectSameAnswers(approximate, plain, [{ ...query, scope: { userId: 'bob' } }]);
+      }
+    }
+    // 13 dimensions of random vectors: bit codes tell neighbours apart poorly, so the approximate
+    // answer differs from the exact one now and then; that shows the codes were used.
+    expect(differing).toBeGreaterThan(0);
+    // A near twin of the query is found even so (and searches without `approximate` stay exact).
+    const query = randomVector(random);
+    const twin = { ...newRecord('twin', 'twin', 'alice'), category: 'fact' } as MemoryRecord;
+    await approximate.apply([put(twin, query.map((value) => value + 0.01 * (random() - 0.5)))]);
+    const [nearest] = await approximate.vectorSearch({ vector: query, limit: 1, scope: { userId: 'alice' }, exactScope: true, filter: { category: 'fact' }, approximate: true });
+    expect(nearest?.memory.id).toBe('twin');
+    for (const store of [approximate, exactOnly, plain]) await store.close();
+  });
+
   it('refuses vectorMirror options of the wrong kind', () => {
     expect(() => createSqliteStore({ path: ':memory:', vectorMirror: 'yes' as never })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
     for (const vectorMirrorMaxBytes of [0, -1, 1.5, '1' as never]) {
       expect(() => createSqliteStore({ path: ':memory:', vectorMirrorMaxBytes })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
+    }
+    for (const vectorApproximateFrom of [0, -1, 1.5, '1' as never]) {
+      expect(() => createSqliteStore({ path: ':memory:', vectorApproximateFrom })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
     }
   });
 });

@@ -8,6 +8,8 @@
 //     [--data <locomo dir>] [--only row,row] [--embedder default|lexical|use-lite] (see src/locomo-bench.ts)
 //   latency [options]               one add / one search, memloom vs mem0, at 1k, 10k, 100k memories
 //     [--sizes 1000,10000,100000] [--adds 100] [--searches 100] [--budget-s 120] [--systems memloom,mem0,embedder] (see src/latency-bench.ts)
+//   approximate [options]           the approximate merge lookup against the exact scan: agreement and speed
+//     [--sizes 5000,10000,20000,100000] [--queries 1000] [--data <locomo dir>] (see src/approximate-bench.ts)
 //   peers                           locomo, then latency, with their defaults
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -18,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const [command, ...rest] = process.argv.slice(2);
-const commands = { store: runStore, markdown: runMarkdown, embeddings: runEmbeddings, locomo: runLocomoBench, latency: runLatencyBench, peers: runPeers };
+const commands = { store: runStore, markdown: runMarkdown, embeddings: runEmbeddings, locomo: runLocomoBench, latency: runLatencyBench, approximate: runApproximateBench, peers: runPeers };
 
 if (!commands[command]) {
   console.error(`usage: pnpm bench <${Object.keys(commands).join('|')}> [options]`);
@@ -42,6 +44,10 @@ function runLocomoBench(args) {
 
 function runLatencyBench(args) {
   runScript('latency-bench.ts', args);
+}
+
+function runApproximateBench(args) {
+  runScript('approximate-bench.ts', args);
 }
 
 function runPeers(args) {

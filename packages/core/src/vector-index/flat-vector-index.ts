@@ -98,15 +98,16 @@ export function flatVectorIndexSupported(): boolean {
  * scores to be cosines; the index stores them as given.
  *
  * Approximate search (`nearest(..., { approximate: true })`, only when the
- * scan would read `approximateFrom` vectors or more): each vector also gets
- * a bit code, the signs of its randomized Hadamard transform (one bit per
- * dimension, rounded up to a power of two, from 128 to 2,048: 64 bytes at 484 dimensions), made
- * at the first approximate search that reads it. Two vectors' codes differ in
- * about angle / 180 degrees of their bits, so the vectors whose codes differ
- * least from the query's are the likely nearest ones: the search counts the
- * differing bits of every code (a SIMD pass over 8 times fewer bytes), then
- * scores exactly the `approximateShare` closest codes. The scores returned are
- * exact; a true neighbour may be missed.
+ * scan would read `approximateFrom` vectors or more): each vector also gets a
+ * bit code, the signs of its randomized Hadamard transform (one bit per
+ * dimension, rounded up to a power of two, from 128 to 2,048: 64 bytes at 484
+ * dimensions), made at the first approximate search that reads it. Two
+ * vectors' codes differ in about angle / 180 degrees of their bits, so the
+ * vectors whose codes differ least from the query's are the likely nearest
+ * ones: the search counts the differing bits of every code (30 times fewer
+ * bytes than the vectors at 484 dimensions), then scores exactly the
+ * `approximateShare` closest codes. The scores returned are exact; a true
+ * neighbour may be missed.
  */
 export class FlatVectorIndex {
   readonly dimension: number;
@@ -163,7 +164,7 @@ export class FlatVectorIndex {
     this.approximateShare = approximateShare;
     this.dimension = dimension;
     this.stride = Math.ceil(dimension / LANES) * LANES;
-    // The transform needs a power of two; the kernel sums codes of up to 496 bytes: at most 2,048 bits are kept.
+    // The transform needs a power of two; at most 2,048 bits are kept (longer codes cost more to compare than they add).
     const transformLength = Math.max(128, 2 ** Math.ceil(Math.log2(dimension)));
     this.codeBits = Math.min(2048, transformLength);
     this.codeBytes = this.codeBits / 8;

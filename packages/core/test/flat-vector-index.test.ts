@@ -286,6 +286,23 @@ describe('FlatVectorIndex', () => {
       expect(index.nearest(query, 3, 'g', { approximate: true }).map((hit) => hit.key)).toContain(11);
     });
 
+    it('widens its cut-off when the sampled codes were closer than the rest', () => {
+      // 20,000 vectors: the search samples every 16th slot to set its cut-off. Near twins of the
+      // query sit exactly at the first 40 sampled places, so the sample promises many close
+      // codes that the whole group does not have; asked for 300, it must still score 300.
+      const random = seededRandom(14);
+      const dimension = 32;
+      const count = 20_000;
+      const index = new FlatVectorIndex(dimension, { approximateFrom: 1000 });
+      const query = randomUnit(random, dimension);
+      const sampleSize = Math.max(1024, Math.ceil(count / 16));
+      const twins = new Set(Array.from({ length: 40 }, (_, at) => Math.floor((at * count) / sampleSize)));
+      for (let key = 0; key < count; key++) index.set(key, twins.has(key) ? near(random, query, 0.01) : randomUnit(random, dimension), 'g');
+      const hits = index.nearest(query, 300, 'g', { approximate: true });
+      expect(hits).toHaveLength(300);
+      expect(new Set(hits.slice(0, 40).map((hit) => hit.key))).toEqual(twins);
+    });
+
     it('refuses bad approximation options with typed errors', () => {
       for (const options of [{ approximateFrom: 0 }, { approximateFrom: 1.5 }, { approximateShare: 0 }, { approximateShare: 2 }]) {
         try {

@@ -23,7 +23,7 @@ interface Kernel {
   dots(query: number, rows: number, count: number, stride: number, out: number): void;
   dotsAt(query: number, rows: number, slots: number, count: number, stride: number, out: number): void;
   hammingsAt(query: number, codes: number, slots: number, count: number, codeBytes: number, out: number, histogram: number): void;
-  closest(distances: number, slots: number, count: number, cutoff: number, atCutoff: number, out: number): number;
+  within(query: number, codes: number, slots: number, count: number, codeBytes: number, cutoff: number, out: number): number;
 }
 
 /** How `nearest` may search. */
@@ -105,7 +105,8 @@ export function flatVectorIndexSupported(): boolean {
  * vectors' codes differ in about angle / 180 degrees of their bits, so the
  * vectors whose codes differ least from the query's are the likely nearest
  * ones: the search counts the differing bits of every code (30 times fewer
- * bytes than the vectors at 484 dimensions), then scores exactly the
+ * bytes than the vectors at 484 dimensions; a sample of the codes first sets
+ * the cut-off, so one pass keeps the closest), then scores exactly the
  * `approximateShare` closest codes. The scores returned are exact; a true
  * neighbour may be missed.
  */
@@ -284,41 +285,71 @@ export class FlatVectorIndex {
   }
 
   /**
-   * Count differing code bits for every slot in `slots`, score exactly the
-   * slots with the fewest (the share asked for, at least MIN_CANDIDATES and
-   * `limit`), and return the best `limit` of those.
+   * Score exactly the slots whose codes differ least from the query's (the
+   * share asked for, at least MIN_CANDIDATES and `limit`) and return the best
+   * `limit` of those. A sample of the codes sets a cut-off that lets about
+   * twice that many through, one pass over every code keeps those within it
+   * (with their distances), and the closest of those are scored.
    */
   private approximateNearest(query: ArrayLike<number>, limit: number, slots: Int32Array): VectorHit[] {
     const count = slots.length;
     this.encodePending();
-    // Scratch: the query and its code, the slot list, a distance per slot, the histogram of distances, the candidates.
+    const wanted = Math.min(count, Math.max(limit, MIN_CANDIDATES, Math.ceil(count * this.approximateShare)));
+    const sampleSize = Math.min(count, Math.max(1024, Math.ceil(count / 16)));
+    const bins = this.codeBits + 1;
+    // Scratch: the query and its code, the slot list, the sample's slots and distances, their
+    // histogram, the (slot, distance) pairs kept, the candidates.
     const queryAt = this.scratchAt();
     const codeAt = queryAt + this.stride * 4;
     const slotsAt = codeAt + this.codeBytes;
-    const distancesAt = slotsAt + count * 4;
-    const histogramAt = distancesAt + count * 4;
-    const candidatesAt = histogramAt + (this.codeBits + 1) * 4;
+    const sampleAt = slotsAt + count * 4;
+    const sampleDistancesAt = sampleAt + sampleSize * 4;
+    const histogramAt = sampleDistancesAt + sampleSize * 4;
+    const pairsAt = histogramAt + bins * 4;
+    const candidatesAt = pairsAt + count * 8;
     this.reserve(candidatesAt + count * 4);
     const buffer = this.kernel.memory.buffer;
     this.encode(query, new Uint32Array(buffer, codeAt, this.codeBytes / 4));
     new Int32Array(buffer, slotsAt, count).set(slots);
-    const histogram = new Int32Array(buffer, histogramAt, this.codeBits + 1);
-    histogram.fill(0);
-    this.kernel.hammingsAt(codeAt, this.codesAt(), slotsAt, count, this.codeBytes, distancesAt, histogramAt);
 
-    // The `wanted` smallest distances: the histogram gives the cut-off, the kernel takes them in slot order.
-    const wanted = Math.min(count, Math.max(limit, MIN_CANDIDATES, Math.ceil(count * this.approximateShare)));
+    // The sample: every (count / sampleSize)-th slot.
+    const sample = new Int32Array(buffer, sampleAt, sampleSize);
+    for (let index = 0; index < sampleSize; index++) sample[index] = slots[Math.floor((index * count) / sampleSize)] as number;
+    const histogram = new Int32Array(buffer, histogramAt, bins);
+    histogram.fill(0);
+    this.kernel.hammingsAt(codeAt, this.codesAt(), sampleAt, sampleSize, this.codeBytes, sampleDistancesAt, histogramAt);
+    const target = Math.ceil((2 * wanted * sampleSize) / count);
     let cutoff = 0;
-    let below = 0;
-    while (below + (histogram[cutoff] as number) < wanted) below += histogram[cutoff++] as number;
-    const taken = this.kernel.closest(distancesAt, slotsAt, count, cutoff, wanted - below, candidatesAt);
+    for (let below = histogram[0] as number; below < target && cutoff < this.codeBits; ) below += histogram[++cutoff] as number;
+
+    // Every code within the cut-off; a sample that set it too tight is made up for by widening it.
+    let kept = this.kernel.within(codeAt, this.codesAt(), slotsAt, count, this.codeBytes, cutoff, pairsAt);
+    while (kept < wanted && cutoff < this.codeBits) {
+      cutoff = Math.min(this.codeBits, cutoff + 8);
+      kept = this.kernel.within(codeAt, this.codesAt(), slotsAt, count, this.codeBytes, cutoff, pairsAt);
+    }
+
+    // The `wanted` closest of those, in slot order.
+    const pairs = new Int32Array(buffer, pairsAt, kept * 2);
+    const candidates = new Int32Array(buffer, candidatesAt, Math.min(kept, wanted));
+    histogram.fill(0);
+    for (let index = 1; index < pairs.length; index += 2) histogram[pairs[index] as number]!++;
+    let last = 0;
+    let before = 0;
+    while (before + (histogram[last] as number) < candidates.length) before += histogram[last++] as number;
+    let atLast = candidates.length - before;
+    let taken = 0;
+    for (let index = 0; index < pairs.length && taken < candidates.length; index += 2) {
+      const distance = pairs[index + 1] as number;
+      if (distance < last || (distance === last && atLast-- > 0)) candidates[taken++] = pairs[index] as number;
+    }
 
     // Exact scores for the candidates.
     const queryFloats = new Float32Array(buffer, queryAt, this.stride);
     queryFloats.fill(0);
     queryFloats.set(query);
-    this.kernel.dotsAt(queryAt, 0, candidatesAt, taken, this.stride, distancesAt);
-    return this.best(new Float32Array(buffer, distancesAt, taken), new Int32Array(buffer, candidatesAt, taken), limit);
+    this.kernel.dotsAt(queryAt, 0, candidatesAt, taken, this.stride, slotsAt);
+    return this.best(new Float32Array(buffer, slotsAt, taken), candidates.subarray(0, taken), limit);
   }
 
   /**

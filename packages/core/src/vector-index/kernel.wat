@@ -41,25 +41,26 @@
   ;; the code at `query` (i32), for `count` slot numbers read from `slots`; histogram[d] (i32)
   ;; counts the distances d. `codeBytes` is a multiple of 16.
   (func (export "hammingsAt") (param $query i32) (param $codes i32) (param $slots i32) (param $count i32) (param $codeBytes i32) (param $out i32) (param $histogram i32)
-    (local $end i32) (local $code i32) (local $at i32) (local $count64 i64) (local $distance i32) (local $bin i32)
+    (local $end i32) (local $slot i32) (local $code i32) (local $at i32) (local $bits i64) (local $distance i32) (local $bin i32)
     (local.set $end (i32.add (local.get $slots) (i32.shl (local.get $count) (i32.const 2))))
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $slots) (local.get $end)))
-        (local.set $code (i32.add (local.get $codes) (i32.mul (i32.load (local.get $slots)) (local.get $codeBytes))))
-        ;; Differing bits, 8 bytes at a time: i64.popcnt is one instruction on common CPUs, where
-        ;; the SIMD i8x16.popcnt is several (a third slower here, measured).
-        (local.set $count64 (i64.const 0))
+        (local.set $slot (i32.load (local.get $slots)))
+        ;; Differing bits, 8 bytes at a time (i64.popcnt is one instruction on common CPUs, where the
+        ;; SIMD i8x16.popcnt is several: a third slower here, measured).
+        (local.set $code (i32.add (local.get $codes) (i32.mul (local.get $slot) (local.get $codeBytes))))
+        (local.set $bits (i64.const 0))
         (local.set $at (i32.const 0))
         (loop $chunk
-          (local.set $count64
-            (i64.add (local.get $count64)
+          (local.set $bits
+            (i64.add (local.get $bits)
               (i64.add
                 (i64.popcnt (i64.xor (i64.load (i32.add (local.get $code) (local.get $at))) (i64.load (i32.add (local.get $query) (local.get $at)))))
                 (i64.popcnt (i64.xor (i64.load offset=8 (i32.add (local.get $code) (local.get $at))) (i64.load offset=8 (i32.add (local.get $query) (local.get $at))))))))
           (local.set $at (i32.add (local.get $at) (i32.const 16)))
           (br_if $chunk (i32.lt_u (local.get $at) (local.get $codeBytes))))
-        (local.set $distance (i32.wrap_i64 (local.get $count64)))
+        (local.set $distance (i32.wrap_i64 (local.get $bits)))
         (i32.store (local.get $out) (local.get $distance))
         (local.set $bin (i32.add (local.get $histogram) (i32.shl (local.get $distance) (i32.const 2))))
         (i32.store (local.get $bin) (i32.add (i32.load (local.get $bin)) (i32.const 1)))
@@ -67,24 +68,35 @@
         (local.set $slots (i32.add (local.get $slots) (i32.const 4)))
         (br $next))))
 
-  ;; Write to `out` (i32) the slots[i] whose distances[i] is under `cutoff`, and the first
-  ;; `atCutoff` whose distance equals it, in order; returns how many were written.
-  (func (export "closest") (param $distances i32) (param $slots i32) (param $count i32) (param $cutoff i32) (param $atCutoff i32) (param $out i32) (result i32)
-    (local $end i32) (local $distance i32) (local $taken i32)
-    (local.set $end (i32.add (local.get $distances) (i32.shl (local.get $count) (i32.const 2))))
+  ;; For the `count` slot numbers read from `slots`: the pairs (slot, distance), two i32 each, of
+  ;; the codes that differ from the query's in at most `cutoff` bits, written to `out` in order;
+  ;; returns how many pairs.
+  (func (export "within") (param $query i32) (param $codes i32) (param $slots i32) (param $count i32) (param $codeBytes i32) (param $cutoff i32) (param $out i32) (result i32)
+    (local $end i32) (local $slot i32) (local $code i32) (local $at i32) (local $bits i64) (local $distance i32) (local $taken i32)
+    (local.set $end (i32.add (local.get $slots) (i32.shl (local.get $count) (i32.const 2))))
     (block $done
       (loop $next
-        (br_if $done (i32.ge_u (local.get $distances) (local.get $end)))
-        (local.set $distance (i32.load (local.get $distances)))
-        (if (i32.or
-              (i32.lt_u (local.get $distance) (local.get $cutoff))
-              (i32.and (i32.eq (local.get $distance) (local.get $cutoff)) (i32.gt_s (local.get $atCutoff) (i32.const 0))))
+        (br_if $done (i32.ge_u (local.get $slots) (local.get $end)))
+        (local.set $slot (i32.load (local.get $slots)))
+        ;; Differing bits, 8 bytes at a time (the same loop as in hammingsAt: a call per code costs 20 %).
+        (local.set $code (i32.add (local.get $codes) (i32.mul (local.get $slot) (local.get $codeBytes))))
+        (local.set $bits (i64.const 0))
+        (local.set $at (i32.const 0))
+        (loop $chunk
+          (local.set $bits
+            (i64.add (local.get $bits)
+              (i64.add
+                (i64.popcnt (i64.xor (i64.load (i32.add (local.get $code) (local.get $at))) (i64.load (i32.add (local.get $query) (local.get $at)))))
+                (i64.popcnt (i64.xor (i64.load offset=8 (i32.add (local.get $code) (local.get $at))) (i64.load offset=8 (i32.add (local.get $query) (local.get $at))))))))
+          (local.set $at (i32.add (local.get $at) (i32.const 16)))
+          (br_if $chunk (i32.lt_u (local.get $at) (local.get $codeBytes))))
+        (local.set $distance (i32.wrap_i64 (local.get $bits)))
+        (if (i32.le_u (local.get $distance) (local.get $cutoff))
           (then
-            (if (i32.eq (local.get $distance) (local.get $cutoff))
-              (then (local.set $atCutoff (i32.sub (local.get $atCutoff) (i32.const 1)))))
-            (i32.store (i32.add (local.get $out) (i32.shl (local.get $taken) (i32.const 2))) (i32.load (local.get $slots)))
+            (i32.store (local.get $out) (local.get $slot))
+            (i32.store offset=4 (local.get $out) (local.get $distance))
+            (local.set $out (i32.add (local.get $out) (i32.const 8)))
             (local.set $taken (i32.add (local.get $taken) (i32.const 1)))))
-        (local.set $distances (i32.add (local.get $distances) (i32.const 4)))
         (local.set $slots (i32.add (local.get $slots) (i32.const 4)))
         (br $next)))
     (local.get $taken))

@@ -9,7 +9,7 @@
 //   latency [options]               one add / one search, memloom vs mem0, at 1k, 10k, 100k memories
 //     [--sizes 1000,10000,100000] [--adds 100] [--searches 100] [--budget-s 120] [--systems memloom,mem0,embedder] (see src/latency-bench.ts)
 //   approximate [options]           the approximate merge lookup against the exact scan: agreement and speed
-//     [--sizes 5000,10000,20000,100000] [--queries 1000] [--data <locomo dir>] (see src/approximate-bench.ts)
+//     [--sizes 5000,10000,20000,100000] [--queries 1000] [--share 0.005] [--data <locomo dir>] (see src/approximate-bench.ts)
 //   peers                           locomo, then latency, with their defaults
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * `pnpm bench approximate [--sizes 5000,10000,20000,100000] [--queries 1000] [--data <locomo dir>]`
+ * `pnpm bench approximate [--sizes 5000,10000,20000,100000] [--queries 1000] [--share 0.005] [--data <locomo dir>]`
  *
  * What the approximate merge lookup (core's `FlatVectorIndex`, bit codes,
  * used by the SQLite store for users with at least `vectorApproximateFrom`
@@ -31,6 +31,8 @@ import { loadLocomo, turnText } from './locomo.js';
 const args = process.argv.slice(2);
 const sizes = (option(args, '--sizes') ?? '5000,10000,20000,100000').split(',').map(Number);
 const queryCount = Number(option(args, '--queries') ?? 1000);
+/** FlatVectorIndex's approximateShare; the default when not given. */
+const share = option(args, '--share') === undefined ? undefined : Number(option(args, '--share'));
 if (sizes.some((size) => !Number.isInteger(size) || size < 1000) || !Number.isInteger(queryCount) || queryCount < 1) {
   throw new Error('--sizes takes integers of at least 1000, --queries a positive integer');
 }
@@ -100,7 +102,7 @@ for (const size of sizes) {
   const texts = [...turns.slice(0, size)];
   while (texts.length < size) texts.push(spliced());
   const vectors = await embedAll(texts);
-  const index = new FlatVectorIndex(embedder.dimension, { approximateFrom: 1 });
+  const index = new FlatVectorIndex(embedder.dimension, { approximateFrom: 1, ...(share !== undefined ? { approximateShare: share } : {}) });
   index.reserveFor(size + 1);
   vectors.forEach((vector, key) => index.set(key, vector, 'user'));
   const queries = heldOut.slice(0, queryCount);
@@ -153,7 +155,7 @@ function compare(queries: { vector: number[]; withTurn?: number[] }[], index: Fl
   return { ...outcome, exactMs: percentiles(exactTimes), approximateMs: percentiles(approximateTimes) };
 }
 
-const share = (part: number, whole: number) => (whole === 0 ? '-' : `${round((100 * part) / whole, 1)} %`);
+const percent = (part: number, whole: number) => (whole === 0 ? '-' : `${round((100 * part) / whole, 1)} %`);
 const rows: (string | number)[][] = [['size', 'queries', 'same nearest', 'same decision', 'nearest >= 0.6 found', 'exact p50 ms', 'approximate p50 ms']];
 for (const result of results) {
   for (const [name, outcome] of [
@@ -163,9 +165,9 @@ for (const result of results) {
     rows.push([
       `${result.size.toLocaleString('en')} (${name})`,
       outcome.queries,
-      share(outcome.sameNearest, outcome.queries),
-      share(outcome.sameDecision, outcome.queries),
-      `${share(outcome.nearestAtLeastMediumFound, outcome.nearestAtLeastMedium)} of ${outcome.nearestAtLeastMedium}`,
+      percent(outcome.sameNearest, outcome.queries),
+      percent(outcome.sameDecision, outcome.queries),
+      `${percent(outcome.nearestAtLeastMediumFound, outcome.nearestAtLeastMedium)} of ${outcome.nearestAtLeastMedium}`,
       outcome.exactMs.p50,
       outcome.approximateMs.p50,
     ]);

@@ -59,9 +59,9 @@ export interface SqliteStoreOptions {
    * core's FlatVectorIndex (an exact SIMD scan, about six times faster than
    * sqlite-vec's) instead of sqlite-vec. Same answers; costs 4 bytes per
    * dimension per memory held, plus a 64-byte code for approximate lookups
-   * (about 200 MB for 100,000 memories of 484 dimensions). It holds the users searched: a user's vectors are read at the
-   * first search in their scope, every vector at the first search without a
-   * user; the store's very first vector search is sqlite-vec's, so a process
+   * (about 200 MB for 100,000 memories of 484 dimensions). It holds the users
+   * searched: a user's vectors are read at the first search in their scope,
+   * every vector at the first search without a user; the store's very first vector search is sqlite-vec's, so a process
    * that searches once reads none. Kept in step with this connection's writes
    * and, through the file's change log, with other processes'. Falls back to
    * sqlite-vec where WebAssembly SIMD is missing.
@@ -79,7 +79,7 @@ export interface SqliteStoreOptions {
    * When core looks for the memory a new one may merge into (an `approximate`
    * vector query), a user with at least this many memories is searched
    * through bit codes in the `vectorMirror` copy (core's `FlatVectorIndex`):
-   * about 1 ms instead of 9 ms at 100,000 memories of 484 dimensions, with a
+   * about 1 ms instead of 8 ms at 100,000 memories of 484 dimensions, with a
    * small chance of missing the nearest memory (measured in the README).
    * Searches are exact whatever this says. `Infinity` keeps every lookup exact.
    * @default 5000

@@ -61,8 +61,9 @@ export interface SqliteStoreOptions {
    * dimension per memory held, plus a 64-byte code for approximate lookups
    * (about 200 MB for 100,000 memories of 484 dimensions). It holds the users
    * searched: a user's vectors are read at the first search in their scope,
-   * every vector at the first search without a user; the store's very first vector search is sqlite-vec's, so a process
-   * that searches once reads none. Kept in step with this connection's writes
+   * every vector at the first search without a user; the store's very first
+   * vector search is sqlite-vec's, so a process that searches once reads
+   * none. Kept in step with this connection's writes
    * and, through the file's change log, with other processes'. Falls back to
    * sqlite-vec where WebAssembly SIMD is missing.
    * @default true

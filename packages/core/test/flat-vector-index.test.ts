@@ -303,6 +303,23 @@ describe('FlatVectorIndex', () => {
       expect(new Set(hits.slice(0, 40).map((hit) => hit.key))).toEqual(twins);
     });
 
+    it('answers exactly when the approximate search would need memory past maxBytes', () => {
+      const random = seededRandom(15);
+      const vectors = Array.from({ length: 20_000 }, () => randomUnit(random, 16));
+      const unbounded = new FlatVectorIndex(16, { approximateFrom: 1000 });
+      vectors.forEach((vector, key) => unbounded.set(key, vector, 'g'));
+      // Exactly the memory that holding these vectors took: an exact scan fits, the approximate search's scratch space does not.
+      const bounded = new FlatVectorIndex(16, { approximateFrom: 1000, maxBytes: unbounded.bytes });
+      vectors.forEach((vector, key) => bounded.set(key, vector, 'g'));
+      const query = randomUnit(random, 16);
+      const exact = unbounded.nearest(query, 50, 'g');
+      expect(bounded.nearest(query, 50, 'g', { approximate: true })).toEqual(exact);
+      expect(bounded.bytes).toBeLessThanOrEqual(unbounded.bytes);
+      // Without the bound the approximate search runs (and may differ from the exact answer).
+      expect(unbounded.nearest(query, 50, 'g', { approximate: true })).toHaveLength(50);
+      expect(unbounded.bytes).toBeGreaterThan(bounded.bytes);
+    });
+
     it('refuses bad approximation options with typed errors', () => {
       for (const options of [{ approximateFrom: 0 }, { approximateFrom: 1.5 }, { approximateShare: 0 }, { approximateShare: 2 }]) {
         try {

@@ -265,7 +265,7 @@ export class FlatVectorIndex {
     const slots = group === undefined ? undefined : (this.members.get(group)?.view() ?? new Int32Array(0));
     const count = slots ? slots.length : this.used;
     if (count === 0) return [];
-    if (options.approximate && count >= this.approximateFrom) return this.approximateNearest(query, limit, slots ?? this.usedSlots());
+    if (options.approximate && count >= this.approximateFrom) return this.approximateNearest(query, limit, group, slots ?? this.usedSlots());
     // Scratch space past the rows and codes: the query, the slot list, the scores.
     const queryAt = this.scratchAt();
     const slotsAt = queryAt + this.stride * 4;
@@ -291,7 +291,7 @@ export class FlatVectorIndex {
    * twice that many through, one pass over every code keeps those within it
    * (with their distances), and the closest of those are scored.
    */
-  private approximateNearest(query: ArrayLike<number>, limit: number, slots: Int32Array): VectorHit[] {
+  private approximateNearest(query: ArrayLike<number>, limit: number, group: string | undefined, slots: Int32Array): VectorHit[] {
     const count = slots.length;
     this.encodePending();
     const wanted = Math.min(count, Math.max(limit, MIN_CANDIDATES, Math.ceil(count * this.approximateShare)));
@@ -307,7 +307,13 @@ export class FlatVectorIndex {
     const histogramAt = sampleDistancesAt + sampleSize * 4;
     const pairsAt = histogramAt + bins * 4;
     const candidatesAt = pairsAt + count * 8;
-    this.reserve(candidatesAt + count * 4);
+    try {
+      this.reserve(candidatesAt + count * 4);
+    } catch (error) {
+      // Past maxBytes: the exact scan, whose scratch space every growth keeps room for, answers instead.
+      if (MemloomError.hasCode(error, 'NOT_SUPPORTED')) return this.nearest(query, limit, group);
+      throw error;
+    }
     const buffer = this.kernel.memory.buffer;
     this.encode(query, new Uint32Array(buffer, codeAt, this.codeBytes / 4));
     new Int32Array(buffer, slotsAt, count).set(slots);

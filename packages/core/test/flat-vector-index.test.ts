@@ -250,9 +250,12 @@ describe('FlatVectorIndex', () => {
       const dimension = 64;
       const index = new FlatVectorIndex(dimension, { approximateFrom: 500, approximateShare: 0.001 });
       for (let key = 0; key < 600; key++) index.set(key, randomUnit(random, dimension), 'g');
-      // The first approximate search makes every code; later changes must be seen.
       const query = randomUnit(random, dimension);
+      // Another group, filled before any approximate search, with a near twin of the query.
+      for (let key = 100_000; key < 100_600; key++) index.set(key, key === 100_300 ? near(random, query, 0.01) : randomUnit(random, dimension), 'k');
+      // The first approximate search in a group makes its codes; later changes must be seen.
       index.nearest(query, 1, 'g', { approximate: true });
+      expect(index.nearest(query, 1, 'k', { approximate: true })[0]?.key).toBe(100_300);
       // Key 7 is replaced by the query's near twin: found. Then replaced by its opposite: not first any more.
       index.set(7, near(random, query, 0.01), 'g');
       expect(index.nearest(query, 1, 'g', { approximate: true })[0]?.key).toBe(7);

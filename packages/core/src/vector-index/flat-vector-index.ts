@@ -51,6 +51,8 @@ const PAGE = 65_536;
 const MAX_BYTES = 65_536 * PAGE;
 /** Rows are padded to a multiple of this many floats: the kernel reads 8 per step. */
 const LANES = 8;
+/** The key of the whole index among encoded groups. */
+const WHOLE_INDEX = Symbol('whole index');
 /** The fewest candidates an approximate search scores exactly. */
 const MIN_CANDIDATES = 256;
 
@@ -135,8 +137,10 @@ export class FlatVectorIndex {
   private uncoded: number[] = [];
   /** The random signs of the code's Hadamard transform, and its work space. */
   private readonly signs: Float32Array;
-  /** False until the first approximate search: until then no codes are made. */
+  /** False until the first approximate search: until then no codes are made, and none wait. */
   private encoded = false;
+  /** The groups (WHOLE_INDEX: the index) whose every slot got a code at their first approximate search. */
+  private readonly encodedGroups = new Set<string | symbol>();
   private readonly work: Float32Array;
 
   /** The most memory it may take, in bytes (vectors and scratch space). */
@@ -227,6 +231,7 @@ export class FlatVectorIndex {
         this.encoded = false;
         this.uncoded = [];
         this.coded.fill(0);
+        this.encodedGroups.clear();
       }
     }
     this.groups[slot] = group;
@@ -293,7 +298,7 @@ export class FlatVectorIndex {
    */
   private approximateNearest(query: ArrayLike<number>, limit: number, group: string | undefined, slots: Int32Array): VectorHit[] {
     const count = slots.length;
-    this.encodePending();
+    this.encodePending(group, slots);
     const wanted = Math.min(count, Math.max(limit, MIN_CANDIDATES, Math.ceil(count * this.approximateShare)));
     const sampleSize = Math.min(count, Math.max(1024, Math.ceil(count / 16)));
     const bins = this.codeBits + 1;
@@ -359,16 +364,27 @@ export class FlatVectorIndex {
   }
 
   /**
-   * Make the codes not made yet: every slot at the first approximate search,
-   * the slots set since at later ones.
+   * Make the codes a search of `slots` needs: every slot of the group (or of
+   * the whole index) at its first approximate search, and the slots set since
+   * codes were last made.
    */
-  private encodePending(): void {
-    const slots = this.encoded ? this.uncoded : allSlots(this.used);
+  private encodePending(group: string | undefined, slots: Int32Array): void {
+    const key = group ?? WHOLE_INDEX;
+    if (!this.encodedGroups.has(key)) {
+      this.encodeSlots(slots);
+      this.encodedGroups.add(key);
+    }
     this.encoded = true;
+    const pending = this.uncoded;
     this.uncoded = [];
+    this.encodeSlots(pending);
+  }
+
+  private encodeSlots(slots: ArrayLike<number>): void {
     const buffer = this.kernel.memory.buffer;
     const codesAt = this.codesAt();
-    for (const slot of slots) {
+    for (let index = 0; index < slots.length; index++) {
+      const slot = slots[index] as number;
       if (this.coded[slot] === 1 || (this.keys[slot] as number) < 0) continue;
       this.encode(
         new Float32Array(buffer, slot * this.stride * 4, this.dimension),
@@ -490,13 +506,6 @@ export class FlatVectorIndex {
       });
     }
   }
-}
-
-/** 0, 1, ..., count - 1. */
-function allSlots(count: number): Int32Array {
-  const slots = new Int32Array(count);
-  for (let index = 0; index < count; index++) slots[index] = index;
-  return slots;
 }
 
 /** `count` signs, +1 or -1, the same in every process (xorshift32 from a fixed seed). */

@@ -141,7 +141,7 @@ export class FlatVectorIndex {
   private encoded = false;
   /** The groups (WHOLE_INDEX: the index) whose every slot got a code at their first approximate search. */
   private readonly encodedGroups = new Set<string | symbol>();
-  private readonly work: Float32Array;
+  private readonly work: Float64Array;
 
   /** The most memory it may take, in bytes (vectors and scratch space). */
   readonly maxBytes: number;
@@ -174,7 +174,7 @@ export class FlatVectorIndex {
     this.codeBits = Math.min(2048, transformLength);
     this.codeBytes = this.codeBits / 8;
     this.signs = randomSigns(transformLength);
-    this.work = new Float32Array(transformLength);
+    this.work = new Float64Array(transformLength);
     const module = kernelModule();
     const instance = new (wasmApi() as WasmApi).Instance(module);
     this.kernel = instance.exports as unknown as Kernel;
@@ -320,7 +320,7 @@ export class FlatVectorIndex {
       throw error;
     }
     const buffer = this.kernel.memory.buffer;
-    this.encode(query, new Uint32Array(buffer, codeAt, this.codeBytes / 4));
+    this.encode(query, 0, new Uint32Array(buffer, codeAt, this.codeBytes / 4), 0);
     new Int32Array(buffer, slotsAt, count).set(slots);
 
     // The sample: every (count / sampleSize)-th slot.
@@ -382,28 +382,28 @@ export class FlatVectorIndex {
 
   private encodeSlots(slots: ArrayLike<number>): void {
     const buffer = this.kernel.memory.buffer;
-    const codesAt = this.codesAt();
+    // One view of the rows and one of the codes, read and written at each slot's offset.
+    const rows = new Float32Array(buffer, 0, this.capacity * this.stride);
+    const codes = new Uint32Array(buffer, this.codesAt(), (this.capacity * this.codeBytes) / 4);
     for (let index = 0; index < slots.length; index++) {
       const slot = slots[index] as number;
       if (this.coded[slot] === 1 || (this.keys[slot] as number) < 0) continue;
-      this.encode(
-        new Float32Array(buffer, slot * this.stride * 4, this.dimension),
-        new Uint32Array(buffer, codesAt + slot * this.codeBytes, this.codeBytes / 4),
-      );
+      this.encode(rows, slot * this.stride, codes, (slot * this.codeBytes) / 4);
       this.coded[slot] = 1;
     }
   }
 
   /** Bit i of the code: the sign of coordinate i of H D v (H: Walsh-Hadamard, D: the random signs). */
-  private encode(vector: ArrayLike<number>, code: Uint32Array): void {
+  private encode(vector: ArrayLike<number>, from: number, codes: Uint32Array, at: number): void {
     const work = this.work;
     const signs = this.signs;
     work.fill(0);
-    for (let index = 0; index < this.dimension; index++) work[index] = (vector[index] as number) * (signs[index] as number);
+    for (let index = 0; index < this.dimension; index++) work[index] = (vector[from + index] as number) * (signs[index] as number);
     hadamard(work);
-    code.fill(0);
-    for (let index = 0; index < this.codeBits; index++) {
-      if ((work[index] as number) > 0) code[index >>> 5] = (code[index >>> 5] as number) | (1 << (index & 31));
+    for (let word = 0; word < this.codeBits / 32; word++) {
+      let bits = 0;
+      for (let bit = 0; bit < 32; bit++) if ((work[word * 32 + bit] as number) > 0) bits |= 1 << bit;
+      codes[at + word] = bits;
     }
   }
 
@@ -522,7 +522,7 @@ function randomSigns(count: number): Float32Array {
 }
 
 /** The Walsh-Hadamard transform in place (unnormalized); the length is a power of two. */
-function hadamard(values: Float32Array): void {
+function hadamard(values: Float64Array): void {
   for (let half = 1; half < values.length; half <<= 1) {
     for (let start = 0; start < values.length; start += half << 1) {
       for (let index = start; index < start + half; index++) {

@@ -24,6 +24,7 @@ interface Kernel {
   dotsAt(query: number, rows: number, slots: number, count: number, stride: number, out: number): void;
   hammingsAt(query: number, codes: number, slots: number, count: number, codeBytes: number, out: number, histogram: number): void;
   within(query: number, codes: number, slots: number, count: number, codeBytes: number, cutoff: number, out: number): number;
+  encode(vector: number, signs: number, work: number, length: number, stride: number, code: number, codeBits: number): void;
 }
 
 /** How `nearest` may search. */
@@ -135,13 +136,13 @@ export class FlatVectorIndex {
   private coded = new Uint8Array(0);
   /** Slots set since codes were last made (some may have been set again, or freed, since). */
   private uncoded: number[] = [];
-  /** The random signs of the code's Hadamard transform, and its work space. */
+  /** The random signs of the code's Hadamard transform, and its length. */
   private readonly signs: Float32Array;
+  private readonly transformLength: number;
   /** False until the first approximate search: until then no codes are made, and none wait. */
   private encoded = false;
   /** The groups (WHOLE_INDEX: the index) whose every slot got a code at their first approximate search. */
   private readonly encodedGroups = new Set<string | symbol>();
-  private readonly work: Float64Array;
 
   /** The most memory it may take, in bytes (vectors and scratch space). */
   readonly maxBytes: number;
@@ -173,8 +174,8 @@ export class FlatVectorIndex {
     const transformLength = Math.max(128, 2 ** Math.ceil(Math.log2(dimension)));
     this.codeBits = Math.min(2048, transformLength);
     this.codeBytes = this.codeBits / 8;
+    this.transformLength = transformLength;
     this.signs = randomSigns(transformLength);
-    this.work = new Float64Array(transformLength);
     const module = kernelModule();
     const instance = new (wasmApi() as WasmApi).Instance(module);
     this.kernel = instance.exports as unknown as Kernel;
@@ -298,13 +299,14 @@ export class FlatVectorIndex {
    */
   private approximateNearest(query: ArrayLike<number>, limit: number, group: string | undefined, slots: Int32Array): VectorHit[] {
     const count = slots.length;
-    this.encodePending(group, slots);
     const wanted = Math.min(count, Math.max(limit, MIN_CANDIDATES, Math.ceil(count * this.approximateShare)));
     const sampleSize = Math.min(count, Math.max(1024, Math.ceil(count / 16)));
     const bins = this.codeBits + 1;
-    // Scratch: the query and its code, the slot list, the sample's slots and distances, their
-    // histogram, the (slot, distance) pairs kept, the candidates.
-    const queryAt = this.scratchAt();
+    // Scratch: the transform's signs and work space, the query and its code, the slot list, the
+    // sample's slots and distances, their histogram, the (slot, distance) pairs kept, the candidates.
+    const signsAt = this.scratchAt();
+    const workAt = signsAt + this.transformLength * 4;
+    const queryAt = workAt + this.transformLength * 4;
     const codeAt = queryAt + this.stride * 4;
     const slotsAt = codeAt + this.codeBytes;
     const sampleAt = slotsAt + count * 4;
@@ -313,6 +315,7 @@ export class FlatVectorIndex {
     const pairsAt = histogramAt + bins * 4;
     const candidatesAt = pairsAt + count * 8;
     try {
+      this.encodePending(group, slots);
       this.reserve(candidatesAt + count * 4);
     } catch (error) {
       // Past maxBytes: the exact scan, whose scratch space every growth keeps room for, answers instead.
@@ -320,7 +323,11 @@ export class FlatVectorIndex {
       throw error;
     }
     const buffer = this.kernel.memory.buffer;
-    this.encode(query, 0, new Uint32Array(buffer, codeAt, this.codeBytes / 4), 0);
+    const queryFloats = new Float32Array(buffer, queryAt, this.stride);
+    queryFloats.fill(0);
+    queryFloats.set(query);
+    new Float32Array(buffer, signsAt, this.transformLength).set(this.signs);
+    this.kernel.encode(queryAt, signsAt, workAt, this.transformLength, this.stride, codeAt, this.codeBits);
     new Int32Array(buffer, slotsAt, count).set(slots);
 
     // The sample: every (count / sampleSize)-th slot.
@@ -355,10 +362,7 @@ export class FlatVectorIndex {
       if (distance < last || (distance === last && atLast-- > 0)) candidates[taken++] = pairs[index] as number;
     }
 
-    // Exact scores for the candidates.
-    const queryFloats = new Float32Array(buffer, queryAt, this.stride);
-    queryFloats.fill(0);
-    queryFloats.set(query);
+    // Exact scores for the candidates (the query is still in place).
     this.kernel.dotsAt(queryAt, 0, candidatesAt, taken, this.stride, slotsAt);
     return this.best(new Float32Array(buffer, slotsAt, taken), candidates.subarray(0, taken), limit);
   }
@@ -381,30 +385,24 @@ export class FlatVectorIndex {
   }
 
   private encodeSlots(slots: ArrayLike<number>): void {
-    const buffer = this.kernel.memory.buffer;
-    // One view of the rows and one of the codes, read and written at each slot's offset.
-    const rows = new Float32Array(buffer, 0, this.capacity * this.stride);
-    const codes = new Uint32Array(buffer, this.codesAt(), (this.capacity * this.codeBytes) / 4);
+    const { signsAt, workAt } = this.transformScratch();
+    const codesAt = this.codesAt();
+    const rowBytes = this.stride * 4;
     for (let index = 0; index < slots.length; index++) {
       const slot = slots[index] as number;
       if (this.coded[slot] === 1 || (this.keys[slot] as number) < 0) continue;
-      this.encode(rows, slot * this.stride, codes, (slot * this.codeBytes) / 4);
+      this.kernel.encode(slot * rowBytes, signsAt, workAt, this.transformLength, this.stride, codesAt + slot * this.codeBytes, this.codeBits);
       this.coded[slot] = 1;
     }
   }
 
-  /** Bit i of the code: the sign of coordinate i of H D v (H: Walsh-Hadamard, D: the random signs). */
-  private encode(vector: ArrayLike<number>, from: number, codes: Uint32Array, at: number): void {
-    const work = this.work;
-    const signs = this.signs;
-    work.fill(0);
-    for (let index = 0; index < this.dimension; index++) work[index] = (vector[from + index] as number) * (signs[index] as number);
-    hadamard(work);
-    for (let word = 0; word < this.codeBits / 32; word++) {
-      let bits = 0;
-      for (let bit = 0; bit < 32; bit++) if ((work[word * 32 + bit] as number) > 0) bits |= 1 << bit;
-      codes[at + word] = bits;
-    }
+  /** The transform's signs and work space, first in the scratch space (a search's own scratch comes after them). */
+  private transformScratch(): { signsAt: number; workAt: number } {
+    const signsAt = this.scratchAt();
+    const workAt = signsAt + this.transformLength * 4;
+    this.reserve(workAt + this.transformLength * 4);
+    new Float32Array(this.kernel.memory.buffer, signsAt, this.transformLength).set(this.signs);
+    return { signsAt, workAt };
   }
 
   /** Every slot that holds a vector, for an approximate search over the whole index. */
@@ -519,20 +517,6 @@ function randomSigns(count: number): Float32Array {
     signs[index] = state & 1 ? 1 : -1;
   }
   return signs;
-}
-
-/** The Walsh-Hadamard transform in place (unnormalized); the length is a power of two. */
-function hadamard(values: Float64Array): void {
-  for (let half = 1; half < values.length; half <<= 1) {
-    for (let start = 0; start < values.length; start += half << 1) {
-      for (let index = start; index < start + half; index++) {
-        const a = values[index] as number;
-        const b = values[index + half] as number;
-        values[index] = a + b;
-        values[index + half] = a - b;
-      }
-    }
-  }
 }
 
 /** A growable list of slots; removing one moves the last into its place. */

@@ -1,5 +1,6 @@
 ;; Dot products of one query with many float32 rows, four lanes at a time (WebAssembly
-;; SIMD), and Hamming distances between bit codes, eight bytes at a time. Compiled to kernel-bytes.ts by scripts/build-kernel.mjs;
+;; SIMD), the bit codes of rows (signs of a randomized Walsh-Hadamard transform), and Hamming
+;; distances between codes, eight bytes at a time. Compiled to kernel-bytes.ts by scripts/build-kernel.mjs;
 ;; a test checks that the committed bytes are this file compiled.
 ;;
 ;; Rows are `stride` floats long and `stride` is a multiple of 8 (zero-padded),
@@ -100,6 +101,90 @@
         (local.set $slots (i32.add (local.get $slots) (i32.const 4)))
         (br $next)))
     (local.get $taken))
+
+  ;; The bit code of the `stride` floats at `vector` (zero-padded past the dimension): bit i (of
+  ;; `codeBits`, a multiple of 32) is set when coordinate i of H (signs * vector) is positive, H
+  ;; being the Walsh-Hadamard transform of `length` (a power of two, at least 4 and at least
+  ;; `stride`). `work` holds `length` floats of scratch space; `signs`, `length` floats of +1 or -1.
+  (func (export "encode") (param $vector i32) (param $signs i32) (param $work i32) (param $length i32) (param $stride i32) (param $code i32) (param $codeBits i32)
+    (local $at i32) (local $end i32) (local $half i32) (local $start i32) (local $v v128) (local $a v128) (local $b v128) (local $bits i32) (local $lane i32)
+    ;; work = signs * vector, then zeros up to `length`.
+    (local.set $end (i32.shl (local.get $stride) (i32.const 2)))
+    (local.set $at (i32.const 0))
+    (block $copied
+      (loop $copy
+        (br_if $copied (i32.ge_u (local.get $at) (local.get $end)))
+        (v128.store (i32.add (local.get $work) (local.get $at))
+          (f32x4.mul (v128.load (i32.add (local.get $vector) (local.get $at))) (v128.load (i32.add (local.get $signs) (local.get $at)))))
+        (local.set $at (i32.add (local.get $at) (i32.const 16)))
+        (br $copy)))
+    (local.set $end (i32.shl (local.get $length) (i32.const 2)))
+    (block $zeroed
+      (loop $zero
+        (br_if $zeroed (i32.ge_u (local.get $at) (local.get $end)))
+        (v128.store (i32.add (local.get $work) (local.get $at)) (v128.const i32x4 0 0 0 0))
+        (local.set $at (i32.add (local.get $at) (i32.const 16)))
+        (br $zero)))
+    ;; The first two butterfly steps (pairs 1 and 2 floats apart) inside each group of four lanes.
+    (local.set $at (i32.const 0))
+    (block $small
+      (loop $four
+        (br_if $small (i32.ge_u (local.get $at) (local.get $end)))
+        (local.set $v (v128.load (i32.add (local.get $work) (local.get $at))))
+        (local.set $v
+          (f32x4.add
+            (f32x4.mul (local.get $v) (v128.const f32x4 1 -1 1 -1))
+            (i8x16.shuffle 4 5 6 7 0 1 2 3 12 13 14 15 8 9 10 11 (local.get $v) (local.get $v))))
+        (local.set $v
+          (f32x4.add
+            (f32x4.mul (local.get $v) (v128.const f32x4 1 1 -1 -1))
+            (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $v) (local.get $v))))
+        (v128.store (i32.add (local.get $work) (local.get $at)) (local.get $v))
+        (local.set $at (i32.add (local.get $at) (i32.const 16)))
+        (br $four)))
+    ;; The other steps, four lanes at a time: pairs `half` bytes apart (16, 32, ... bytes).
+    (local.set $half (i32.const 16))
+    (block $steps
+      (loop $step
+        (br_if $steps (i32.ge_u (local.get $half) (local.get $end)))
+        (local.set $start (i32.const 0))
+        (block $blocks
+          (loop $block
+            (br_if $blocks (i32.ge_u (local.get $start) (local.get $end)))
+            (local.set $at (local.get $start))
+            (block $pairs
+              (loop $pair
+                (br_if $pairs (i32.ge_u (local.get $at) (i32.add (local.get $start) (local.get $half))))
+                (local.set $a (v128.load (i32.add (local.get $work) (local.get $at))))
+                (local.set $b (v128.load (i32.add (local.get $work) (i32.add (local.get $at) (local.get $half)))))
+                (v128.store (i32.add (local.get $work) (local.get $at)) (f32x4.add (local.get $a) (local.get $b)))
+                (v128.store (i32.add (local.get $work) (i32.add (local.get $at) (local.get $half))) (f32x4.sub (local.get $a) (local.get $b)))
+                (local.set $at (i32.add (local.get $at) (i32.const 16)))
+                (br $pair)))
+            (local.set $start (i32.add (local.get $start) (i32.shl (local.get $half) (i32.const 1))))
+            (br $block)))
+        (local.set $half (i32.shl (local.get $half) (i32.const 1)))
+        (br $step)))
+    ;; The signs, 32 to a word: four lanes' signs per compare, eight compares per word.
+    (local.set $end (i32.shl (local.get $codeBits) (i32.const 2)))
+    (local.set $at (i32.const 0))
+    (block $packed
+      (loop $word
+        (br_if $packed (i32.ge_u (local.get $at) (local.get $end)))
+        (local.set $bits (i32.const 0))
+        (local.set $lane (i32.const 0))
+        (loop $group
+          (local.set $bits
+            (i32.or (local.get $bits)
+              (i32.shl
+                (i32x4.bitmask (f32x4.gt (v128.load (i32.add (local.get $work) (i32.add (local.get $at) (i32.shl (local.get $lane) (i32.const 2))))) (v128.const i32x4 0 0 0 0)))
+                (local.get $lane))))
+          (local.set $lane (i32.add (local.get $lane) (i32.const 4)))
+          (br_if $group (i32.lt_u (local.get $lane) (i32.const 32))))
+        (i32.store (local.get $code) (local.get $bits))
+        (local.set $code (i32.add (local.get $code) (i32.const 4)))
+        (local.set $at (i32.add (local.get $at) (i32.const 128)))
+        (br $word))))
 
   ;; dot(query, row) over `bytes` bytes (a multiple of 32), in two running sums of four lanes.
   (func $dot (param $query i32) (param $row i32) (param $bytes i32) (result f32)

@@ -139,9 +139,10 @@ export class FlatVectorIndex {
   /** The random signs of the code's Hadamard transform, and its length. */
   private readonly signs: Float32Array;
   private readonly transformLength: number;
-  /** False until the first approximate search: until then no codes are made, and none wait. */
-  private encoded = false;
-  /** The groups (WHOLE_INDEX: the index) whose every slot got a code at their first approximate search. */
+  /**
+   * The groups (WHOLE_INDEX: the index) whose every slot got a code at their first approximate
+   * search. Empty until the first one: until then no codes are made, and none wait.
+   */
   private readonly encodedGroups = new Set<string | symbol>();
 
   /** The most memory it may take, in bytes (vectors and scratch space). */
@@ -224,12 +225,11 @@ export class FlatVectorIndex {
     floats.set(vector);
     // The padding too: a new slot may lie where an earlier search kept its scratch numbers.
     floats.fill(0, this.dimension);
-    if (this.encoded) {
+    if (this.encodedGroups.size > 0) {
       this.coded[slot] = 0;
       this.uncoded.push(slot);
       // Many changes and no approximate search to make their codes: make them all at the next one instead.
       if (this.uncoded.length > this.used) {
-        this.encoded = false;
         this.uncoded = [];
         this.coded.fill(0);
         this.encodedGroups.clear();
@@ -315,7 +315,6 @@ export class FlatVectorIndex {
     const pairsAt = histogramAt + bins * 4;
     const candidatesAt = pairsAt + count * 8;
     try {
-      this.encodePending(group, slots);
       this.reserve(candidatesAt + count * 4);
     } catch (error) {
       // Past maxBytes: the exact scan, whose scratch space every growth keeps room for, answers instead.
@@ -323,10 +322,11 @@ export class FlatVectorIndex {
       throw error;
     }
     const buffer = this.kernel.memory.buffer;
+    new Float32Array(buffer, signsAt, this.transformLength).set(this.signs);
+    this.encodePending(group, slots, signsAt, workAt);
     const queryFloats = new Float32Array(buffer, queryAt, this.stride);
     queryFloats.fill(0);
     queryFloats.set(query);
-    new Float32Array(buffer, signsAt, this.transformLength).set(this.signs);
     this.kernel.encode(queryAt, signsAt, workAt, this.transformLength, this.stride, codeAt, this.codeBits);
     new Int32Array(buffer, slotsAt, count).set(slots);
 
@@ -336,9 +336,7 @@ export class FlatVectorIndex {
     const histogram = new Int32Array(buffer, histogramAt, bins);
     histogram.fill(0);
     this.kernel.hammingsAt(codeAt, this.codesAt(), sampleAt, sampleSize, this.codeBytes, sampleDistancesAt, histogramAt);
-    const target = Math.ceil((2 * wanted * sampleSize) / count);
-    let cutoff = 0;
-    for (let below = histogram[0] as number; below < target && cutoff < this.codeBits; ) below += histogram[++cutoff] as number;
+    let { cutoff } = covering(histogram, Math.ceil((2 * wanted * sampleSize) / count));
 
     // Every code within the cut-off; a sample that set it too tight is made up for by widening it.
     let kept = this.kernel.within(codeAt, this.codesAt(), slotsAt, count, this.codeBytes, cutoff, pairsAt);
@@ -352,10 +350,8 @@ export class FlatVectorIndex {
     const candidates = new Int32Array(buffer, candidatesAt, Math.min(kept, wanted));
     histogram.fill(0);
     for (let index = 1; index < pairs.length; index += 2) histogram[pairs[index] as number]!++;
-    let last = 0;
-    let before = 0;
-    while (before + (histogram[last] as number) < candidates.length) before += histogram[last++] as number;
-    let atLast = candidates.length - before;
+    const { cutoff: last, below } = covering(histogram, candidates.length);
+    let atLast = candidates.length - below;
     let taken = 0;
     for (let index = 0; index < pairs.length && taken < candidates.length; index += 2) {
       const distance = pairs[index + 1] as number;
@@ -372,20 +368,19 @@ export class FlatVectorIndex {
    * the whole index) at its first approximate search, and the slots set since
    * codes were last made.
    */
-  private encodePending(group: string | undefined, slots: Int32Array): void {
+  private encodePending(group: string | undefined, slots: Int32Array, signsAt: number, workAt: number): void {
     const key = group ?? WHOLE_INDEX;
     if (!this.encodedGroups.has(key)) {
-      this.encodeSlots(slots);
+      this.encodeSlots(slots, signsAt, workAt);
       this.encodedGroups.add(key);
     }
-    this.encoded = true;
     const pending = this.uncoded;
     this.uncoded = [];
-    this.encodeSlots(pending);
+    this.encodeSlots(pending, signsAt, workAt);
   }
 
-  private encodeSlots(slots: ArrayLike<number>): void {
-    const { signsAt, workAt } = this.transformScratch();
+  /** Codes for `slots` (those without one), with the transform's signs and work space at `signsAt` and `workAt`. */
+  private encodeSlots(slots: ArrayLike<number>, signsAt: number, workAt: number): void {
     const codesAt = this.codesAt();
     const rowBytes = this.stride * 4;
     for (let index = 0; index < slots.length; index++) {
@@ -394,15 +389,6 @@ export class FlatVectorIndex {
       this.kernel.encode(slot * rowBytes, signsAt, workAt, this.transformLength, this.stride, codesAt + slot * this.codeBytes, this.codeBits);
       this.coded[slot] = 1;
     }
-  }
-
-  /** The transform's signs and work space, first in the scratch space (a search's own scratch comes after them). */
-  private transformScratch(): { signsAt: number; workAt: number } {
-    const signsAt = this.scratchAt();
-    const workAt = signsAt + this.transformLength * 4;
-    this.reserve(workAt + this.transformLength * 4);
-    new Float32Array(this.kernel.memory.buffer, signsAt, this.transformLength).set(this.signs);
-    return { signsAt, workAt };
   }
 
   /** Every slot that holds a vector, for an approximate search over the whole index. */
@@ -504,6 +490,17 @@ export class FlatVectorIndex {
       });
     }
   }
+}
+
+/**
+ * The smallest distance `cutoff` whose count with all smaller ones reaches `wanted` (the largest
+ * distance when none does), and `below`, how many are smaller than it.
+ */
+function covering(histogram: Int32Array, wanted: number): { cutoff: number; below: number } {
+  let cutoff = 0;
+  let below = 0;
+  while (cutoff < histogram.length - 1 && below + (histogram[cutoff] as number) < wanted) below += histogram[cutoff++] as number;
+  return { cutoff, below };
 }
 
 /** `count` signs, +1 or -1, the same in every process (xorshift32 from a fixed seed). */

@@ -21,7 +21,7 @@
  *
  * Prints a table and writes bench/results/approximate-<date>.json.
  */
-import { FlatVectorIndex, type Embedder } from '@memloom/core';
+import { decideUpdate, FlatVectorIndex, strategyConfigSchema, type Embedder } from '@memloom/core';
 import { seededRandom } from '@memloom/core/testing';
 import { createDefaultEmbedder } from '@memloom/embeddings';
 import { loadavg } from 'node:os';
@@ -36,8 +36,9 @@ const share = option(args, '--share') === undefined ? undefined : Number(option(
 if (sizes.some((size) => !Number.isInteger(size) || size < 1000) || !Number.isInteger(queryCount) || queryCount < 1) {
   throw new Error('--sizes takes integers of at least 1000, --queries a positive integer');
 }
-const HIGH = 0.85;
-const MEDIUM = 0.6;
+/** Core's seed-004 thresholds as they ship (merge at highSimilarity, keep both at mediumSimilarity). */
+const STRATEGY = strategyConfigSchema.parse({});
+const MEDIUM = STRATEGY.mediumSimilarity;
 
 const started = new Date();
 const loadBefore = loadavg()[0] as number;
@@ -73,7 +74,9 @@ async function embedAll(texts: string[]): Promise<number[][]> {
   return vectors;
 }
 
-const decision = (score: number | undefined): string => (score === undefined ? 'new' : score >= HIGH ? 'merge' : score >= MEDIUM ? 'keep both' : 'new');
+/** The decision `add` takes on a nearest memory of this score (core's own rule; the level only matters for upgrades). */
+const decision = (score: number | undefined): string =>
+  decideUpdate(score === undefined ? undefined : { id: 'nearest', level: 'full', similarity: score }, STRATEGY).strategy;
 
 interface Outcome {
   queries: number;
@@ -184,7 +187,7 @@ const report = {
   setup: {
     pool: "one user's memories: the LoCoMo turns of every conversation but the last, then made-up turns (the first half of one of those turns joined to the second half of another, seeded) up to the size; the default embedder",
     queries: `up to ${queryCount} turns of the last LoCoMo conversation (never in the pool, nor spliced into it), each looked up as it is, and a near twin of each (one word in eight dropped) looked up while the turn is in the pool`,
-    compared: `the nearest memory by exact scan and by FlatVectorIndex's approximate search (bit codes, then exact scores for the closest codes), and the decision each leads to (merge >= ${HIGH}, keep both >= ${MEDIUM}, else new)`,
+    compared: `the nearest memory by exact scan and by FlatVectorIndex's approximate search (bit codes, then exact scores for the closest codes), and the decision each leads to (core's decideUpdate with its shipped thresholds: merge >= ${STRATEGY.highSimilarity}, keep both >= ${MEDIUM}, else new)`,
     timing: 'each search alone, the index in memory; the first approximate search makes every code and is timed apart',
   },
   results,

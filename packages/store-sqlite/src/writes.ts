@@ -126,6 +126,18 @@ export class Writer {
     for (const row of found) this.rows.set(row[2], row);
   }
 
+  /**
+   * The order to apply the changes of these (prefetched) ids in: by the row
+   * each id has now, new ids last (the sort is stable, so the changes to one
+   * id keep the order given). Memory ids are random (UUIDs by default): in
+   * the order given, a large batch touches the table, its indexes and the
+   * vector chunks at random; in row order, each page once and in sequence.
+   */
+  rowOrder(ids: readonly string[]): number[] {
+    const rowIds = ids.map((id) => this.rows.get(id)?.[0] ?? Number.MAX_SAFE_INTEGER);
+    return ids.map((_, index) => index).sort((a, b) => (rowIds[a] as number) - (rowIds[b] as number));
+  }
+
   /** One change; throws CONFLICT (rolling the whole transaction back) when the revision moved on. */
   change(change: MemoryChange, blob: Buffer | undefined, tables: VectorTables): void {
     const id = change.op === 'delete' ? change.id : change.memory.id;

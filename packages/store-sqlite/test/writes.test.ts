@@ -104,6 +104,34 @@ describe('the text index inside one batch (written at the end of the transaction
     expect(inspect(path)).toMatchObject({ memories: 1, vectors: 1, textRows: 1, incomplete: 0, orphans: 0, integrity: 'ok' });
   });
 
+  it('applies a batch row by row, and the changes to one memory in the order given', async () => {
+    const { store, path } = await openStore();
+    const low = newRecord('low', 'first row', 'alice');
+    const high = newRecord('high', 'second row', 'alice');
+    await store.apply([createChange(low, vectorFor(1)), createChange(high, vectorFor(2))]);
+    const high2: MemoryRecord = { ...high, content: 'second row, edited', revision: 2 };
+    const high3: MemoryRecord = { ...high2, tags: ['twice'], revision: 3 };
+    const low2: MemoryRecord = { ...low, content: 'first row, edited', revision: 2 };
+    const lowAgain = newRecord('low', 'first row, made again', 'bob');
+    const fresh = newRecord('fresh', 'a new row', 'alice');
+    // The higher row's changes come first, and each memory's changes depend on the one before.
+    await store.apply([
+      createChange(fresh, vectorFor(3)),
+      replaceChange(high, high2),
+      replaceChange(low, low2),
+      replaceChange(high2, high3),
+      { op: 'delete', id: 'low', expectedRevision: 2 },
+      createChange(lowAgain, vectorFor(4)),
+    ]);
+    expect(await store.get('high')).toEqual(high3);
+    expect(await store.get('low')).toEqual(lowAgain);
+    expect(await store.get('fresh')).toEqual(fresh);
+    expect((await store.history('high')).map((version) => version.version)).toEqual([1, 2, 3]);
+    expect((await store.vectorSearch({ vector: vectorFor(4), limit: 1, scope: { userId: 'bob' } }))[0]?.memory.id).toBe('low');
+    await store.close();
+    expect(inspect(path)).toMatchObject({ memories: 3, vectors: 3, textRows: 3, incomplete: 0, orphans: 0, integrity: 'ok' });
+  });
+
   it('writes every field of a put: indexed ones (scope, created) only when they changed, the others always', async () => {
     const { store, path } = await openStore();
     const first = { ...newRecord('a', 'kestrel hovering', 'alice'), tags: ['birds'], metadata: { n: 1 } };

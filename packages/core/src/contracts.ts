@@ -94,6 +94,8 @@ export interface StoreOpenOptions {
   embedderId: string;
 }
 
+export type ListOrder = 'createdAt' | 'updatedAt' | 'id' | 'stored';
+
 export interface ListQuery {
   /** See VectorQuery.exactScope. */
   exactScope?: boolean;
@@ -102,8 +104,15 @@ export interface ListQuery {
   /** Default: all. */
   limit?: number;
   offset?: number;
-  /** Default `createdAt`. Ties are broken by id. */
-  orderBy?: 'createdAt' | 'updatedAt' | 'id';
+  /**
+   * Default `createdAt`. Ties are broken by id. `stored` is the store's own
+   * order (the SQLite store's row order, an in-memory store's insertion
+   * order): the cheapest to read, and to write back in batches, for a pass
+   * over everything. It must stay the same between reads while nothing is
+   * written, so that pages by `offset` cover every memory once; a scope or
+   * filter lists part of it, in the same order.
+   */
+  orderBy?: ListOrder;
   /** Default `asc`. */
   direction?: 'asc' | 'desc';
 }

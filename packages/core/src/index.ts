@@ -39,6 +39,7 @@ export type {
   MemoryStore,
   StoreCapabilities,
   StoreOpenOptions,
+  ListOrder,
   ListQuery,
   VectorQuery,
   TextQuery,

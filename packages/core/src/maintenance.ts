@@ -89,11 +89,13 @@ export async function runMaintenance(input: {
     modelFallbacks: 0,
     changes: [],
   };
-  // Read the whole scope first (ids only change by our own writes below), then write page by page.
+  // Read the whole scope first (ids only change by our own writes below), then write page by page,
+  // in the store's own order: each batch then rewrites one stretch of the store. In id order, with
+  // random ids (UUIDs by default), every batch touched every page of the SQLite store's tables.
   const total = await store.count({ scope });
   const memories: MemoryRecord[] = [];
   for (let offset = 0; offset < total; offset += PAGE_SIZE) {
-    const page = await store.list({ scope, orderBy: 'id', limit: PAGE_SIZE, offset });
+    const page = await store.list({ scope, orderBy: 'stored', limit: PAGE_SIZE, offset });
     memories.push(...page);
     if (page.length < PAGE_SIZE) break;
   }

@@ -1,4 +1,4 @@
-import type { Clock, Embedder, LanguageModel, MemoryStore } from './contracts.js';
+import type { Clock, Embedder, LanguageModel, ListOrder, MemoryStore } from './contracts.js';
 import type { MaintainOptions, MaintenanceReport } from './maintenance.js';
 import type { EngineConfig, EngineConfigInput } from './options.js';
 import type { Prompts } from './prompts.js';
@@ -96,7 +96,7 @@ export interface ListOptions {
   filter?: MemoryFilter;
   limit?: number;
   offset?: number;
-  orderBy?: 'createdAt' | 'updatedAt' | 'id';
+  orderBy?: ListOrder;
   direction?: 'asc' | 'desc';
 }
 

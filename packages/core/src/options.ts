@@ -78,7 +78,7 @@ export const listOptionsSchema = z
     filter: filterSchema.optional(),
     limit: z.number().int().min(1).optional(),
     offset: z.number().int().min(0).optional(),
-    orderBy: z.enum(['createdAt', 'updatedAt', 'id']).optional(),
+    orderBy: z.enum(['createdAt', 'updatedAt', 'id', 'stored']).optional(),
     direction: z.enum(['asc', 'desc']).optional(),
   })
   .strict();

@@ -50,14 +50,19 @@ export function matchingRecords(entries: Iterable<RecordEntry>, scope: Scope | u
   return records;
 }
 
-/** `list` semantics: order (ties by id), offset, limit; copies. */
+/** `list` semantics: order (ties by id; `stored`: the entries' own order), offset, limit; copies. */
 export function listRecords(entries: Iterable<RecordEntry>, query: ListQuery): MemoryRecord[] {
   const key = query.orderBy ?? 'createdAt';
   const sign = query.direction === 'desc' ? -1 : 1;
-  const records = matchingRecords(entries, query.scope, query.filter, query.exactScope).sort((a, b) => {
-    const primary = a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : 0;
-    return sign * (primary || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  });
+  const records = matchingRecords(entries, query.scope, query.filter, query.exactScope);
+  if (key === 'stored') {
+    if (sign < 0) records.reverse();
+  } else {
+    records.sort((a, b) => {
+      const primary = a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : 0;
+      return sign * (primary || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    });
+  }
   const offset = query.offset ?? 0;
   const end = query.limit === undefined ? undefined : offset + query.limit;
   return records.slice(offset, end).map((record) => structuredClone(record));

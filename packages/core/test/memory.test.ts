@@ -340,7 +340,7 @@ describe('maintenance with a language model', () => {
 });
 
 describe('maintenance batches', () => {
-  it('writes a pass in batches of 10,000 changes, each one store.apply (one transaction in the SQLite store)', async () => {
+  it("writes a pass in batches of 10,000 changes, each one store.apply (one transaction in the SQLite store), in the store's own order", async () => {
     const store = createInMemoryStore();
     const embedder = createTestEmbedder({ dimension: DIM });
     await store.open({ dimension: DIM, embedderId: embedder.id });
@@ -350,8 +350,9 @@ describe('maintenance batches', () => {
         { importance: 1, category: 'fact', type: 'user' },
       ),
     );
+    // Stored from the last id to the first: the store's own order is not the ids' order.
     await store.apply(
-      records.map((record) => ({
+      [...records].reverse().map((record) => ({
         op: 'put' as const,
         memory: record,
         vector: axisVector(DIM, 0),
@@ -359,17 +360,19 @@ describe('maintenance batches', () => {
         version: { memoryId: record.id, version: 1, at: record.createdAt, trigger: 'import' as const, action: 'create' as const, reason: 'seed', before: null, after: record },
       })),
     );
-    const batches: number[] = [];
+    const batches: string[][] = [];
     const apply = store.apply.bind(store);
     store.apply = async (changes) => {
-      batches.push(changes.length);
+      batches.push(changes.map((change) => (change.op === 'put' ? change.memory.id : change.id)));
       return apply(changes);
     };
     const clock = createFakeClock('2024-03-09T09:00:00.000Z');
     const memory = createMemory({ store, embedder, clock });
     const report = await memory.maintain();
     expect(report.compressed).toBe(10_001);
-    expect(batches).toEqual([10_000, 1]);
+    expect(batches.map((batch) => batch.length)).toEqual([10_000, 1]);
+    expect(batches[0]?.slice(0, 2)).toEqual(['m-10000', 'm-09999']);
+    expect(batches[1]).toEqual(['m-00000']);
     expect((await store.get('m-10000'))?.level).toBe('summary');
   }, 30_000);
 });

@@ -39,7 +39,7 @@ export function createQdrantStore(options: QdrantStoreOptions = {}): MemoryStore
 }
 
 type OrderKey = NonNullable<ListQuery['orderBy']>;
-const ORDER_FIELDS: Record<Exclude<OrderKey, 'id'>, 'createdAtMs' | 'updatedAtMs'> = { createdAt: 'createdAtMs', updatedAt: 'updatedAtMs' };
+const ORDER_FIELDS: Record<Exclude<OrderKey, 'id' | 'stored'>, 'createdAtMs' | 'updatedAtMs'> = { createdAt: 'createdAtMs', updatedAt: 'updatedAtMs' };
 
 class QdrantStore implements MemoryStore {
   readonly name = 'qdrant';
@@ -83,6 +83,12 @@ class QdrantStore implements MemoryStore {
     const direction = query.direction ?? 'asc';
     const offset = query.offset ?? 0;
     if (query.limit !== undefined && query.limit <= 0) return [];
+    if (key === 'stored') {
+      // Qdrant's own order: the scroll's, by point id.
+      const records = await this.scroll('list memories', filter);
+      if (direction === 'desc') records.reverse();
+      return records.slice(offset, query.limit === undefined ? undefined : offset + query.limit);
+    }
     if (key === 'id' || query.limit === undefined) {
       // Qdrant cannot order by a string field: read the scope, sort here. Filtering still happens in Qdrant.
       const records = (await this.scroll('list memories', filter)).sort(compareBy(key, direction));
@@ -210,7 +216,7 @@ class QdrantStore implements MemoryStore {
   }
 
   /** The first `offset + limit` by a timestamp, ordered by Qdrant; ties at the page edge are completed and broken by id here. */
-  private async listOrdered(filter: Filter, key: Exclude<OrderKey, 'id'>, direction: 'asc' | 'desc', offset: number, limit: number): Promise<MemoryRecord[]> {
+  private async listOrdered(filter: Filter, key: Exclude<OrderKey, 'id' | 'stored'>, direction: 'asc' | 'desc', offset: number, limit: number): Promise<MemoryRecord[]> {
     const { backend } = this;
     const field = ORDER_FIELDS[key];
     const wanted = offset + limit;
@@ -244,7 +250,7 @@ class QdrantStore implements MemoryStore {
   }
 }
 
-function compareBy(key: OrderKey, direction: 'asc' | 'desc'): (a: MemoryRecord, b: MemoryRecord) => number {
+function compareBy(key: Exclude<OrderKey, 'stored'>, direction: 'asc' | 'desc'): (a: MemoryRecord, b: MemoryRecord) => number {
   const sign = direction === 'desc' ? -1 : 1;
   return (a, b) => {
     const primary = a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : 0;

@@ -153,6 +153,18 @@ describe('reads', () => {
     expect(ties.filter.must[1]).toEqual({ key: 'createdAtMs', range: { gte: Date.parse(at(2)), lte: Date.parse(at(2)) } });
   });
 
+  it("list in the store's own order keeps Qdrant's scroll order (by point id), pages it and reverses it for desc", async () => {
+    const z = record({ id: 'z' });
+    const a = record({ id: 'a' });
+    const m = record({ id: 'm' });
+    const fake = scriptedClient({ scroll: () => ({ points: [point(z), point(a), point(m)], next_page_offset: null }) });
+    const store = createQdrantStore({ client: fake.client });
+    expect((await store.list({ orderBy: 'stored' })).map((memory) => memory.id)).toEqual(['z', 'a', 'm']);
+    expect((await store.list({ orderBy: 'stored', limit: 2, offset: 1 })).map((memory) => memory.id)).toEqual(['a', 'm']);
+    expect((await store.list({ orderBy: 'stored', direction: 'desc', limit: 2 })).map((memory) => memory.id)).toEqual(['m', 'a']);
+    expect(fake.bodies('scroll').every((body: any) => body.order_by === undefined)).toBe(true);
+  });
+
   it('history follows the chain from the memory and ignores versions of writes that never landed', async () => {
     const v1 = record({ content: 'one' });
     const v2 = record({ content: 'two', revision: 2 });

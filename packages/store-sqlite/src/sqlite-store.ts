@@ -164,9 +164,10 @@ class SqliteMemoryStore implements SqliteStore {
 
   async list(query: ListQuery): Promise<MemoryRecord[]> {
     const where = buildWhere(query.scope, query.filter, query.exactScope);
-    const column = { createdAt: 'm.created_at', updatedAt: 'm.updated_at', id: 'm.id' }[query.orderBy ?? 'createdAt'];
+    const column = { createdAt: 'm.created_at', updatedAt: 'm.updated_at', id: 'm.id', stored: 'm.row_id' }[query.orderBy ?? 'createdAt'];
     const direction = query.direction === 'desc' ? 'DESC' : 'ASC';
-    const order = column === 'm.id' ? `m.id ${direction}` : `${column} ${direction}, m.id ${direction}`;
+    // id and row_id are unique: no tie to break.
+    const order = column === 'm.id' || column === 'm.row_id' ? `${column} ${direction}` : `${column} ${direction}, m.id ${direction}`;
     return this.read('listing memories', () => {
       const rows = this.raw(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE ${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(
         ...where.params,
@@ -254,8 +255,9 @@ class SqliteMemoryStore implements SqliteStore {
           : undefined,
       );
       const writer = this.writerFor();
-      writer.prefetch(changes.map((change) => (change.op === 'delete' ? change.id : change.memory.id)));
-      changes.forEach((change, index) => writer.change(change, blobs[index], tables));
+      const ids = changes.map((change) => (change.op === 'delete' ? change.id : change.memory.id));
+      writer.prefetch(ids);
+      for (const index of writer.rowOrder(ids)) writer.change(changes[index] as MemoryChange, blobs[index], tables);
     });
   }
 
@@ -264,7 +266,7 @@ class SqliteMemoryStore implements SqliteStore {
     this.connect();
     return this.write('deleting a scope', () => {
       const tables = this.vectorTables(this.binding());
-      const rows = this.sql(`SELECT m.row_id FROM memories m WHERE ${where.sql}`).all(...where.params) as { row_id: number }[];
+      const rows = this.sql(`SELECT m.row_id FROM memories m WHERE ${where.sql} ORDER BY m.row_id`).all(...where.params) as { row_id: number }[];
       const writer = this.writerFor();
       for (const row of rows) writer.remove(row.row_id, tables);
       return rows.length;

@@ -104,6 +104,29 @@ export function crudCases(context: StoreContext & { replace(store: import('@meml
       expect(await context.store.count({})).toBe(4);
     });
 
+    it("lists in the store's own order: pages by offset cover every memory once, the same on every read", async () => {
+      const memories = ['s-c', 's-a', 's-f', 's-b', 's-g', 's-e', 's-d'].map((id, index) =>
+        record({ id, content: `stored order ${id}`, createdAt: `2024-03-0${7 - index}T00:00:00.000Z`, scope: { userId: index % 2 ? 'odd' : 'even' } }),
+      );
+      await context.store.apply(memories.map((memory, index) => create(memory, axis(index))));
+      const ids = (list: { id: string }[]) => list.map((memory) => memory.id);
+      const paged = async (query: { scope?: { userId: string }; direction?: 'asc' | 'desc' }) => {
+        const pages: string[] = [];
+        for (let offset = 0; ; offset += 3) {
+          const page = ids(await context.store.list({ ...query, orderBy: 'stored', limit: 3, offset }));
+          pages.push(...page);
+          if (page.length < 3) return pages;
+        }
+      };
+      const whole = ids(await context.store.list({ orderBy: 'stored' }));
+      expect([...whole].sort()).toEqual(memories.map((memory) => memory.id).sort());
+      expect(await paged({})).toEqual(whole);
+      expect(await paged({})).toEqual(whole);
+      expect(await paged({ direction: 'desc' })).toEqual([...whole].reverse());
+      const odd = await paged({ scope: { userId: 'odd' } });
+      expect(odd).toEqual(whole.filter((id) => memories.find((memory) => memory.id === id)?.scope.userId === 'odd'));
+    });
+
     it('deletes a memory from every index it lives in: nothing findable afterwards', async () => {
       const doomed = record({ content: 'zanzibar xylophone secret', tags: ['gone'] });
       const kept = record({ content: 'an ordinary note' });

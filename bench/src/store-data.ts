@@ -55,9 +55,25 @@ export interface Dataset {
   vectors: Float32Array[];
 }
 
-/** `size` memories, USERS users with size / USERS each, ages spread over 200 days. */
+/**
+ * A random id shaped like `crypto.randomUUID()`'s, which `add` gives by
+ * default: ids in no relation to the order memories were written in, as
+ * users' stores have them (sequential ids would flatter every write that
+ * goes in id order).
+ */
+export function uuidLike(next: () => number): string {
+  const hex = Array.from({ length: 32 }, () => Math.floor(next() * 16).toString(16));
+  hex[12] = '4';
+  hex[16] = (8 + Math.floor(next() * 4)).toString(16);
+  const text = hex.join('');
+  return `${text.slice(0, 8)}-${text.slice(8, 12)}-${text.slice(12, 16)}-${text.slice(16, 20)}-${text.slice(20)}`;
+}
+
+/** `size` memories, USERS users with size / USERS each, ages spread over 200 days, random ids. */
 export function dataset(size: number, seed = 1): Dataset {
   const next = seededRandom(seed);
+  // Ids from a generator of their own: the contents and vectors stay those of earlier runs.
+  const nextId = seededRandom(seed + 7919);
   const records: MemoryRecord[] = [];
   const vectors: Float32Array[] = [];
   for (let index = 0; index < size; index++) {
@@ -67,7 +83,7 @@ export function dataset(size: number, seed = 1): Dataset {
     const roll = next();
     records.push(
       benchRecord({
-        id: `bench-${index.toString().padStart(7, '0')}`,
+        id: uuidLike(nextId),
         content: `${words.join(' ')} (note ${index})`,
         category: roll < 0.8 ? 'fact' : roll < 0.95 ? 'episode' : 'core',
         scope: { userId: userOf(index) },

@@ -136,6 +136,8 @@ export type {
   CreateMemoryOptions,
   AddOptions,
   AddResult,
+  AddTurn,
+  AddTurnsOptions,
   SearchOptions,
   SearchResult,
   ListOptions,

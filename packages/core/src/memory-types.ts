@@ -63,6 +63,29 @@ export interface AddOptions {
   context?: string;
 }
 
+/** One turn of a conversation for `addTurns`: its text, and what `add` takes for it alone. */
+export interface AddTurn {
+  /** The turn as it is to be remembered, e.g. `"Caroline: I went to a support group yesterday"`. */
+  content: string;
+  /** When it was said. @default the call's `at`, else now */
+  at?: Date | string | number;
+  /** Ids of the message or turn it is. */
+  sources?: string[];
+  /** @default the call's `tags` */
+  tags?: string[];
+  /** @default the call's `metadata` */
+  metadata?: Record<string, unknown>;
+}
+
+export interface AddTurnsOptions extends Omit<AddOptions, 'context' | 'sources'> {
+  /**
+   * How many of the turns before each one go with it as its `context` (see
+   * `AddOptions.context`), joined by new lines. Only turns of this call count:
+   * call it once per conversation, or per session of one. @default 2
+   */
+  contextTurns?: number;
+}
+
 export interface AddResult {
   decision: UpdateDecision;
   /** The memory created, or the one merged into. */
@@ -158,6 +181,14 @@ export interface Memory {
   /** The prompts in use: the defaults with `createMemory({ prompts })` applied. */
   readonly prompts: Prompts;
   add(content: string, options?: AddOptions): Promise<AddResult>;
+  /**
+   * Store the turns of a conversation, in order, each as its own memory (an
+   * `add`, with the merge decision) that keeps the turns before it as its
+   * context: an answer is then found by the words of the question it
+   * answers. Every turn is checked before the first is stored; a failure
+   * while storing leaves the turns before it stored.
+   */
+  addTurns(turns: readonly (string | AddTurn)[], options?: AddTurnsOptions): Promise<AddResult[]>;
   search(query: string, options?: SearchOptions): Promise<SearchResult[]>;
   get(id: string, options?: ScopedOptions): Promise<MemoryRecord | undefined>;
   list(options?: ListOptions): Promise<MemoryRecord[]>;

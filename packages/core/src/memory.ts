@@ -8,6 +8,7 @@ import { applyMention } from './mention.js';
 import type {
   AddOptions,
   AddResult,
+  AddTurnsOptions,
   CreateMemoryOptions,
   ListOptions,
   Logger,
@@ -16,17 +17,20 @@ import type {
   ScopedOptions,
   SearchOptions,
   SearchResult,
+  AddTurn,
   UpdateOptions,
   UpdatePatch,
 } from './memory-types.js';
 import { runMaintenance, type MaintainOptions, type MaintenanceReport } from './maintenance.js';
 import {
   addOptionsSchema,
+  addTurnsOptionsSchema,
   engineConfigSchema,
   listOptionsSchema,
   parseOrThrow,
   searchOptionsSchema,
   toEpochMs,
+  turnSchema,
   updateOptionsSchema,
   updatePatchSchema,
   type EngineConfig,
@@ -83,6 +87,15 @@ interface MemoryParts {
   config: EngineConfig;
 }
 
+/** An `add` whose input was checked. */
+interface CheckedAdd {
+  parsed: ParsedAddOptions;
+  text: string;
+  scope: Scope;
+  atMs: number;
+  context: string | undefined;
+}
+
 class MemloomMemory implements Memory {
   readonly config: EngineConfig;
   readonly store: MemoryStore;
@@ -121,14 +134,49 @@ class MemloomMemory implements Memory {
 
   async add(content: string, options: AddOptions = {}): Promise<AddResult> {
     this.assertOpen();
-    const parsed = parseOrThrow(addOptionsSchema, options, 'add options');
-    const text = validateContent(content, this.config.limits.maxContentLength);
+    return this.addChecked(this.checkAdd(content, options));
+  }
+
+  async addTurns(turns: readonly (string | AddTurn)[], options: AddTurnsOptions = {}): Promise<AddResult[]> {
+    this.assertOpen();
+    if (!Array.isArray(turns)) throw new MemloomError({ code: 'INVALID_INPUT', message: 'addTurns takes an array of turns' });
+    const { contextTurns = 2, ...common } = parseOrThrow(addTurnsOptionsSchema, options, 'addTurns options');
+    const inputs = turns.map((turn, index) => {
+      const parsed = parseOrThrow(turnSchema, turn, `turn ${index}`, 'INVALID_INPUT');
+      return typeof parsed === 'string' ? { content: parsed } : parsed;
+    });
+    const limit = this.config.limits.maxContentLength;
+    // Every turn is checked before the first is stored.
+    const checked = inputs.map(({ content, ...fields }, index) => {
+      // The nearest turns, cut to the context limit from their start.
+      const context = inputs
+        .slice(Math.max(0, index - contextTurns), index)
+        .map((before) => before.content.trim())
+        .join('\n')
+        .slice(-limit);
+      // Parsed again by checkAdd, which also checks the scope.
+      const turnOptions = { ...common, ...fields, ...(context.trim() ? { context } : {}) } as AddOptions;
+      return this.checkAdd(content, turnOptions, `turn ${index}`);
+    });
+    const results: AddResult[] = [];
+    for (const turn of checked) results.push(await this.addChecked(turn));
+    return results;
+  }
+
+  /** `add`'s checks of its input, before anything is embedded or stored. */
+  private checkAdd(content: string, options: AddOptions, what?: string): CheckedAdd {
+    const parsed = parseOrThrow(addOptionsSchema, options, what ? `${what}: add options` : 'add options');
+    const text = validateContent(content, this.config.limits.maxContentLength, what ? `${what}: content` : 'content');
     const scope = this.resolveScope(parsed.scope);
     if (parsed.tags && parsed.tags.length > this.config.limits.maxTags) {
       throw new MemloomError({ code: 'INVALID_INPUT', message: `at most ${this.config.limits.maxTags} tags are allowed` });
     }
     const atMs = parsed.at === undefined ? this.clock.now() : toEpochMs(parsed.at);
     const context = parsed.context?.trim() ? validateContent(parsed.context, this.config.limits.maxContentLength, 'context') : undefined;
+    return { parsed, text, scope, atMs, context };
+  }
+
+  private async addChecked({ parsed, text, scope, atMs, context }: CheckedAdd): Promise<AddResult> {
     await this.ensureOpen();
     // Content and context in one call to the embedder (the context only when it moves the vector).
     const [vector, contextVector] = (await embedChecked(

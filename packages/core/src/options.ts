@@ -63,6 +63,24 @@ export const addOptionsSchema = z
   .strict();
 export type ParsedAddOptions = z.output<typeof addOptionsSchema>;
 
+export const addTurnsOptionsSchema = addOptionsSchema
+  .omit({ context: true, sources: true })
+  .extend({ contextTurns: z.number().int().min(0).max(20).optional() })
+  .strict();
+
+export const turnSchema = z.union([
+  z.string(),
+  z
+    .object({
+      content: z.string(),
+      at: timestamp.optional(),
+      sources: stringList.optional(),
+      tags: stringList.optional(),
+      metadata: metadataSchema.optional(),
+    })
+    .strict(),
+]);
+
 export const searchOptionsSchema = z
   .object({
     scope: z.unknown().optional(),

@@ -137,3 +137,61 @@ describe('context kept on the memory', () => {
     expect(await codeOf(reindex({ store, embedder: next, contextWeight: -1 }))).toBe('INVALID_OPTIONS');
   });
 });
+
+describe('addTurns: the turns of a conversation, each with the turns before it as context', () => {
+  const turns = [
+    { content: 'Ana: Any plans for the lake?', at: '2024-02-01T10:00:00.000Z', sources: ['d1'] },
+    { content: 'Ben: We talked about weekend plans', at: '2024-02-01T10:01:00.000Z', sources: ['d2'] },
+    { content: 'Ana: Bought a kayak', at: '2024-02-01T10:02:00.000Z', sources: ['d3'], tags: ['boats'] },
+  ];
+
+  it('stores each turn in order with its own time and sources, and the two turns before it as its context', async () => {
+    const { memory } = rig();
+    const results = await memory.addTurns(turns, { scope, tags: ['chat'] });
+    expect(results.map((result) => [result.decision.strategy, result.memory.content])).toEqual([
+      ['create_new', 'Ana: Any plans for the lake?'],
+      ['create_new', 'Ben: We talked about weekend plans'],
+      ['create_new', 'Ana: Bought a kayak'],
+    ]);
+    const stored = await memory.list({ scope, orderBy: 'stored' });
+    expect(stored.map((record) => [record.sources, record.createdAt, record.tags, record.context])).toEqual([
+      [['d1'], '2024-02-01T10:00:00.000Z', ['chat'], undefined],
+      [['d2'], '2024-02-01T10:01:00.000Z', ['chat'], 'Ana: Any plans for the lake?'],
+      [['d3'], '2024-02-01T10:02:00.000Z', ['boats'], 'Ana: Any plans for the lake?\nBen: We talked about weekend plans'],
+    ]);
+  });
+
+  it('finds an answer by the words of the question before it, which a turn added alone is not', async () => {
+    const alone = rig({ retrieval: { contextWeight: 0 } });
+    for (const turn of turns) await alone.memory.add(turn.content, { scope });
+    const byWords = async (target: typeof memory) => (await target.search('lake', { scope })).filter((hit) => hit.parts.text > 0).map((hit) => hit.memory.content);
+    expect(await byWords(alone.memory)).toEqual(['Ana: Any plans for the lake?']);
+
+    const { memory } = rig({ retrieval: { contextWeight: 0 } });
+    await memory.addTurns(turns.map((turn) => turn.content), { scope });
+    expect(await byWords(memory)).toEqual(['Ana: Any plans for the lake?', 'Ben: We talked about weekend plans', 'Ana: Bought a kayak']);
+  });
+
+  it('takes as many turns of context as asked, cut to limits.maxContentLength from the start', async () => {
+    const { memory } = rig({ limits: { maxContentLength: 40 } });
+    await memory.addTurns(['first turn, long enough to be cut', 'second turn', 'third turn'], { scope: { userId: 'one' }, contextTurns: 1 });
+    expect((await memory.list({ scope: { userId: 'one' }, orderBy: 'stored' })).map((record) => record.context)).toEqual([undefined, 'first turn, long enough to be cut', 'second turn']);
+    await memory.addTurns(['first turn, long enough to be cut', 'second turn', 'third turn'], { scope: { userId: 'two' }, contextTurns: 5 });
+    const contexts = (await memory.list({ scope: { userId: 'two' }, orderBy: 'stored' })).map((record) => record.context);
+    expect(contexts[2]).toBe('first turn, long enough to be cut\nsecond turn'.slice(-40).trim());
+    await memory.addTurns(['a', 'b'], { scope: { userId: 'three' }, contextTurns: 0 });
+    expect((await memory.list({ scope: { userId: 'three' } })).map((record) => record.context)).toEqual([undefined, undefined]);
+  });
+
+  it('checks every turn before storing the first: a bad turn or option stores nothing', async () => {
+    const { memory } = rig();
+    expect(await codeOf(memory.addTurns(['fine', 'also fine', '   '], { scope }))).toBe('EMPTY_CONTENT');
+    expect(await codeOf(memory.addTurns(['fine', { content: 'dated', at: 'not a date' }], { scope }))).toBe(await codeOf(memory.add('dated', { scope, at: 'not a date' })));
+    expect(await codeOf(memory.addTurns(['fine', { content: 'odd', speaker: 'x' } as never], { scope }))).toBe('INVALID_INPUT');
+    expect(await codeOf(memory.addTurns(['fine'], { scope, contextTurns: -1 }))).toBe('INVALID_OPTIONS');
+    expect(await codeOf(memory.addTurns(['fine'], { scope, context: 'no' } as never))).toBe('INVALID_OPTIONS');
+    expect(await codeOf(memory.addTurns('not a list' as never, { scope }))).toBe('INVALID_INPUT');
+    expect(await memory.count({ scope })).toBe(0);
+    expect(await memory.addTurns([], { scope })).toEqual([]);
+  });
+});

@@ -33,6 +33,8 @@ export type {
   Scope,
   AddOptions,
   AddResult,
+  AddTurn,
+  AddTurnsOptions,
   SearchOptions,
   SearchResult,
   UpdateDecision,

@@ -165,8 +165,8 @@ function goals(list: RowReport[]): GoalCheck[] {
   }
   const bm25 = recall('bm25');
   for (const [name, label] of [
-    ['memloom-default', 'memloom default'],
-    ['memloom-default-context', 'memloom default + context'],
+    ['memloom-default', 'memloom default (addTurns)'],
+    ['memloom-default-add', 'memloom default, each turn added alone'],
   ] as const) {
     const score = recall(name);
     checks.push({

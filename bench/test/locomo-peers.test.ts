@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { loadLocomo, runLocomo } from '../src/locomo.js';
 import { createLangChainRetriever } from '../src/peers/langchain-peer.js';
 import { LOCOMO_ROWS } from '../src/peers/locomo-rows.js';
-import { createMemloomRetriever } from '../src/peers/memloom-peer.js';
+import { createMemloomRetriever, sessionsOf } from '../src/peers/memloom-peer.js';
 import { createPlainBm25Retriever } from '../src/peers/plain-bm25.js';
 
 const tiny = fileURLToPath(new URL('./fixtures/locomo-tiny', import.meta.url));
@@ -19,14 +19,24 @@ describe('LoCoMo harness on a tiny conversation', () => {
     expect(run.byCategory['multi-hop']?.recall[10]).toBe(1);
   });
 
-  it('runs memloom through createMemory with each turn as a memory whose sources are its dia_id', async () => {
+  it('runs memloom through createMemory with each turn as a memory whose sources are its dia_id, by addTurns or add', async () => {
     const [conversation] = await loadLocomo(tiny);
-    const retriever = await createMemloomRetriever(conversation!, { store: 'memory', embedder: createLexicalEmbedder() });
-    await retriever.ingest(conversation!.turns);
-    expect(await retriever.size()).toBeLessThanOrEqual(5);
-    const results = await retriever.search("What is the name of Ana's puppy?", 3);
-    expect(results.flat()).toContain('D1:1');
-    await retriever.close?.();
+    for (const ingest of ['turns', 'add'] as const) {
+      const retriever = await createMemloomRetriever(conversation!, { store: 'memory', embedder: createLexicalEmbedder(), ingest });
+      await retriever.ingest(conversation!.turns);
+      expect(await retriever.size()).toBeLessThanOrEqual(5);
+      const results = await retriever.search("What is the name of Ana's puppy?", 3);
+      expect(results.flat()).toContain('D1:1');
+      await retriever.close?.();
+    }
+  });
+
+  it('stores a conversation with addTurns a session at a time, so no turn takes context from another session', async () => {
+    const [conversation] = await loadLocomo(tiny);
+    expect(sessionsOf(conversation!.turns).map((session) => session.map((turn) => turn.diaId))).toEqual([
+      ['D1:1', 'D1:2', 'D1:3'],
+      ['D2:1', 'D2:2'],
+    ]);
   });
 
   it('runs LangChain MemoryVectorStore over a memloom embedder and returns the dia_ids of its documents', async () => {

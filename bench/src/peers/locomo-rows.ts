@@ -47,24 +47,27 @@ export const LOCOMO_ROWS: readonly LocomoRow[] = [
   {
     name: 'memloom-default',
     group: 'memloom',
-    label: 'memloom default: createMemory() (SQLite store)',
+    label: 'memloom default: createMemory() (SQLite store), addTurns a session at a time',
     description:
-      'createMemory() from memloom in a fresh folder: SQLite at .memloom/memory.db and the embedder it builds itself (the shipped default unless --embedder says otherwise); merge / keep both / new on every add',
-    embeds: true,
-    create: (conversation, context) =>
-      createMemloomRetriever(conversation, { store: 'default', ...(context.embedderName === 'default' ? {} : { embedderConfig: context.embedderName }) }),
-  },
-  {
-    name: 'memloom-default-context',
-    group: 'memloom',
-    label: 'memloom default + context: createMemory() (SQLite store), 2 turns of context',
-    description:
-      'as memloom-default, but each turn is added with the 2 turns before it in its session as add(turn, { context }): the context is kept on the memory and shapes its vector and keyword index; the memory text is the turn alone',
+      'createMemory() from memloom in a fresh folder: SQLite at .memloom/memory.db and the embedder it builds itself (the shipped default unless --embedder says otherwise); each session stored with memory.addTurns(turns), which adds each turn (merge / keep both / new) with the 2 turns before it as its context: kept on the memory, in its vector and keyword index; the memory text is the turn alone',
     embeds: true,
     create: (conversation, context) =>
       createMemloomRetriever(conversation, {
         store: 'default',
-        contextTurns: 2,
+        ingest: 'turns',
+        ...(context.embedderName === 'default' ? {} : { embedderConfig: context.embedderName }),
+      }),
+  },
+  {
+    name: 'memloom-default-add',
+    group: 'memloom',
+    label: 'memloom default, each turn added alone: add(turn)',
+    description: 'as memloom-default, but each turn is stored alone with memory.add(turn): no context; merge / keep both / new on every add',
+    embeds: true,
+    create: (conversation, context) =>
+      createMemloomRetriever(conversation, {
+        store: 'default',
+        ingest: 'add',
         ...(context.embedderName === 'default' ? {} : { embedderConfig: context.embedderName }),
       }),
   },
@@ -72,26 +75,26 @@ export const LOCOMO_ROWS: readonly LocomoRow[] = [
     name: 'memloom-markdown',
     group: 'memloom',
     label: 'memloom, Markdown store',
-    description: "createMemory({ store: { type: 'markdown', root } }) with the bench embedder",
+    description: "createMemory({ store: { type: 'markdown', root } }) with the bench embedder, addTurns as the default row",
     embeds: true,
-    create: (conversation, context) => createMemloomRetriever(conversation, { store: 'markdown', embedder: context.embedder() }),
+    create: (conversation, context) => createMemloomRetriever(conversation, { store: 'markdown', ingest: 'turns', embedder: context.embedder() }),
   },
   {
     name: 'memloom-memory',
     group: 'memloom',
     label: 'memloom, in-memory store',
-    description: "createMemory({ store: 'memory:' }) with the bench embedder",
+    description: "createMemory({ store: 'memory:' }) with the bench embedder, addTurns as the default row",
     embeds: true,
-    create: (conversation, context) => createMemloomRetriever(conversation, { store: 'memory', embedder: context.embedder() }),
+    create: (conversation, context) => createMemloomRetriever(conversation, { store: 'memory', ingest: 'turns', embedder: context.embedder() }),
   },
   {
     name: 'memloom-qdrant',
     group: 'memloom',
     label: 'memloom, Qdrant store',
-    description: "createMemory({ store: { type: 'qdrant', url: QDRANT_URL } }) with the bench embedder, one collection per run",
+    description: "createMemory({ store: { type: 'qdrant', url: QDRANT_URL } }) with the bench embedder, one collection per run, addTurns as the default row",
     embeds: true,
     unavailable: (env) => (env.QDRANT_URL ? undefined : 'needs a Qdrant server (set QDRANT_URL); none can be installed on this machine (no Docker, no Qdrant binary)'),
-    create: (conversation, context) => createMemloomRetriever(conversation, { store: 'qdrant', embedder: context.embedder(), qdrantUrl: context.env.QDRANT_URL as string }),
+    create: (conversation, context) => createMemloomRetriever(conversation, { store: 'qdrant', ingest: 'turns', embedder: context.embedder(), qdrantUrl: context.env.QDRANT_URL as string }),
   },
   {
     name: 'mem0',

@@ -2,9 +2,10 @@
  * memloom as a user gets it from the umbrella package: `createMemory()` with
  * nothing configured (SQLite at `.memloom/memory.db` in the working folder,
  * the offline default embedder), or one of its stores by configuration. Each
- * turn is one `memory.add` in the conversation's user scope, with its
- * session date and dia_id as source, so merge / keep both / new runs on
- * every add as it ships.
+ * turn becomes one memory in the conversation's user scope, with its session
+ * date and dia_id as source, and merge / keep both / new runs on each as it
+ * ships: stored a session at a time with `memory.addTurns` (each turn keeps
+ * the two before it as its context), or each turn alone with `memory.add`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,6 @@ import { join } from 'node:path';
 import type { Embedder } from '@memloom/core';
 import { createFakeClock } from '@memloom/core/testing';
 import { createMemory, type Memory, type MemloomOptions } from 'memloom';
-import { contextOf } from '../retrievers.js';
 import { turnText, type LocomoConversation, type LocomoRetriever, type LocomoTurn } from '../locomo.js';
 
 export type MemloomStoreKind = 'default' | 'markdown' | 'memory' | 'qdrant';
@@ -69,7 +69,7 @@ export async function createMemloomPeer(options: MemloomPeerOptions): Promise<{ 
  */
 export async function createMemloomRetriever(
   conversation: LocomoConversation,
-  options: Omit<MemloomPeerOptions, 'clock'> & { contextTurns?: number },
+  options: Omit<MemloomPeerOptions, 'clock'> & { ingest: 'turns' | 'add' },
 ): Promise<LocomoRetriever> {
   const lastTurn = conversation.turns[conversation.turns.length - 1] as LocomoTurn;
   const clock = createFakeClock(lastTurn.at.getTime());
@@ -77,9 +77,15 @@ export async function createMemloomRetriever(
   const scope = { userId: conversation.id };
   return {
     async ingest(turns) {
-      for (const [index, turn] of turns.entries()) {
-        const context = options.contextTurns ? contextOf(turns, index, options.contextTurns) : undefined;
-        await peer.memory.add(turnText(turn), { scope, at: turn.at, sources: [turn.diaId], ...(context ? { context } : {}) });
+      if (options.ingest === 'add') {
+        for (const turn of turns) await peer.memory.add(turnText(turn), { scope, at: turn.at, sources: [turn.diaId] });
+        return;
+      }
+      for (const session of sessionsOf(turns)) {
+        await peer.memory.addTurns(
+          session.map((turn) => ({ content: turnText(turn), at: turn.at, sources: [turn.diaId] })),
+          { scope },
+        );
       }
     },
     async search(question, k) {
@@ -93,6 +99,17 @@ export async function createMemloomRetriever(
       await peer.dispose();
     },
   };
+}
+
+/** Runs of consecutive turns of one session, in order. */
+export function sessionsOf(turns: readonly LocomoTurn[]): LocomoTurn[][] {
+  const sessions: LocomoTurn[][] = [];
+  for (const turn of turns) {
+    const current = sessions[sessions.length - 1];
+    if (current && current[0]?.session === turn.session) current.push(turn);
+    else sessions.push([turn]);
+  }
+  return sessions;
 }
 
 /** Ids in order of arrival, so ties rank alike in every run. */

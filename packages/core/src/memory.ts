@@ -8,6 +8,7 @@ import { applyMention } from './mention.js';
 import type {
   AddOptions,
   AddResult,
+  AddTurn,
   AddTurnsOptions,
   CreateMemoryOptions,
   ListOptions,
@@ -17,7 +18,6 @@ import type {
   ScopedOptions,
   SearchOptions,
   SearchResult,
-  AddTurn,
   UpdateOptions,
   UpdatePatch,
 } from './memory-types.js';

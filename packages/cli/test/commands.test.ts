@@ -121,6 +121,62 @@ describe('remembering and reading back', () => {
   });
 });
 
+describe('add-turns', () => {
+  const transcript = [
+    'Ana: Where did you run your first marathon?',
+    '{"content": "Ben: In Lisbon, last spring.", "at": "2023-03-03T10:01:00Z", "sources": ["D1:2"]}',
+    '',
+    '"Ana: Biscuit learned to sit."',
+    'Ben: Good dog!',
+  ].join('\n');
+
+  it('stores each turn as a memory with the turns before it in its session as context, a blank line between sessions', async () => {
+    writeFileSync(join(dir, 'chat.txt'), `${transcript}\n`);
+    const result = await cli('add-turns', 'chat.txt', '--user', 'ana', '--json');
+    expect(result.code).toBe(0);
+    const report = json(result);
+    expect(report).toMatchObject({ turns: 4, sessions: 2 });
+    expect(Object.values(report.decisions as Record<string, number>).reduce((sum, count) => sum + count, 0)).toBe(4);
+    const shown = await Promise.all((report.memories as string[]).map(async (id) => json(await cli('show', id, '--json'))));
+    expect(shown.map((memory) => [memory.content, memory.context])).toEqual([
+      ['Ana: Where did you run your first marathon?', undefined],
+      ['Ben: In Lisbon, last spring.', 'Ana: Where did you run your first marathon?'],
+      ['Ana: Biscuit learned to sit.', undefined],
+      ['Ben: Good dog!', 'Ana: Biscuit learned to sit.'],
+    ]);
+    expect(shown[1]).toMatchObject({ createdAt: '2023-03-03T10:01:00.000Z', sources: ['D1:2'] });
+    const found = json(await cli('search', 'first marathon', '--user', 'ana', '--json'));
+    expect(found.map((hit: { memory: { content: string } }) => hit.memory.content)).toContain('Ben: In Lisbon, last spring.');
+    const human = await run(dir, ['add-turns', '-', '--user', 'bob', '--context-turns', '0'], { stdin: 'one\ntwo\n' });
+    expect(human.stdout).toMatch(/^stored 2 turns in 1 session: /);
+  });
+
+  it('refuses a transcript with a bad line before storing anything, naming the line', async () => {
+    for (const [text, message] of [
+      [`${transcript}\n{"content": oops}`, /line 6: not valid JSON/],
+      [`${transcript}\n{"content": "x", "speaker": "Ana"}`, /line 6: unknown field "speaker"/],
+      [`${transcript}\n{"content": "   "}`, /line 6: the turn is empty/],
+      [`${transcript}\n{"content": "x", "at": "someday"}`, /line 6: "at" must be a date/],
+      ['\n\n', /holds no turns/],
+    ] as const) {
+      const result = await run(dir, ['add-turns', '-', '--user', 'ana'], { stdin: text });
+      expect(result.code).toBe(EXIT_CODES.USAGE);
+      expect(result.stderr).toMatch(message);
+    }
+    expect((await cli('add-turns', 'missing.txt', '--user', 'ana')).code).toBe(EXIT_CODES.USAGE);
+    expect((await run(dir, ['add-turns', '-', '--context-turns', '-1'], { stdin: 'x' })).code).toBe(EXIT_CODES.USAGE);
+    expect(json(await cli('list', '--user', 'ana', '--json'))).toEqual([]);
+  });
+
+  it('says which session failed when storing fails part-way, and keeps the sessions before it', async () => {
+    const tooManyTags = JSON.stringify({ content: 'Ana: tagged to death', tags: Array.from({ length: 65 }, (_, index) => `t${index}`) });
+    const result = await run(dir, ['add-turns', '-', '--user', 'ana'], { stdin: `first\nsecond\n\n${tooManyTags}\n` });
+    expect(result.code).toBe(EXIT_CODES.USAGE);
+    expect(result.stderr).toContain('session 2 (line 4) was not stored; the 2 turns before it were');
+    expect(json(await cli('list', '--user', 'ana', '--json')).map((memory: { content: string }) => memory.content).sort()).toEqual(['first', 'second']);
+  });
+});
+
 describe('forget', () => {
   it('deletes one memory, or a whole scope only with --yes', async () => {
     const { memory } = json(await cli('add', 'A passing thought', '--user', 'alice', '--json'));

@@ -1,5 +1,6 @@
 import type { CommandSpec } from '../command.js';
 import { addCommand } from './add.js';
+import { addTurnsCommand } from './add-turns.js';
 import { exportCommand } from './export.js';
 import { forgetCommand } from './forget.js';
 import { importCommand } from './import.js';
@@ -13,6 +14,7 @@ import { reindexCommand } from './reindex.js';
 export const COMMANDS: readonly CommandSpec[] = [
   initCommand,
   addCommand,
+  addTurnsCommand,
   searchCommand,
   listCommand,
   showCommand,

@@ -1,0 +1,139 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { AddResult, AddTurn, UpdateDecision } from 'memloom';
+import { dateOption, listOption, numberOption, requirePositionals, type CommandSpec } from '../command.js';
+import { UsageError } from '../exit-codes.js';
+import { readAll } from '../io.js';
+import { scopeOption, withMemory } from './shared.js';
+
+/** The fields a JSON turn may have (those of core's `AddTurn`). */
+const TURN_FIELDS = new Set(['content', 'at', 'sources', 'tags', 'metadata']);
+
+/** Consecutive turns of one session, with the line each came from. */
+export interface TurnSession {
+  turns: AddTurn[];
+  lines: number[];
+}
+
+/**
+ * Read a transcript: one turn per line, plain text or a JSON string or
+ * object (`AddTurn`), a blank line between sessions. Throws a UsageError
+ * naming the first line that is not a turn.
+ */
+export function parseTurns(text: string, maxContentLength: number): TurnSession[] {
+  const sessions: TurnSession[] = [];
+  let current: TurnSession | undefined;
+  text.split(/\r?\n/).forEach((raw, index) => {
+    const line = index + 1;
+    if (raw.trim() === '') {
+      current = undefined;
+      return;
+    }
+    const turn = parseTurn(raw.trim(), line, maxContentLength);
+    if (!current) {
+      current = { turns: [], lines: [] };
+      sessions.push(current);
+    }
+    current.turns.push(turn);
+    current.lines.push(line);
+  });
+  return sessions;
+}
+
+function parseTurn(text: string, line: number, maxContentLength: number): AddTurn {
+  let turn: AddTurn;
+  if (text.startsWith('{') || text.startsWith('"')) {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw new UsageError(`line ${line}: not valid JSON (${(error as Error).message}); a plain-text turn must not start with { or "`);
+    }
+    if (typeof value === 'string') turn = { content: value };
+    else if (typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { content?: unknown }).content === 'string') {
+      const unknown = Object.keys(value).filter((key) => !TURN_FIELDS.has(key));
+      if (unknown.length > 0) throw new UsageError(`line ${line}: unknown field ${unknown.map((key) => `"${key}"`).join(', ')}; a turn has ${[...TURN_FIELDS].join(', ')}`);
+      turn = value as AddTurn;
+    } else throw new UsageError(`line ${line}: a JSON turn is a string or an object with a "content" string`);
+  } else turn = { content: text };
+  const length = turn.content.trim().length;
+  if (length === 0) throw new UsageError(`line ${line}: the turn is empty`);
+  if (length > maxContentLength) throw new UsageError(`line ${line}: the turn is ${length} characters long; the limit is ${maxContentLength} (limits.maxContentLength)`);
+  if (typeof turn.at === 'string' && Number.isNaN(Date.parse(turn.at))) throw new UsageError(`line ${line}: "at" must be a date such as 2024-05-01T09:00:00Z, got "${turn.at}"`);
+  return turn;
+}
+
+export const addTurnsCommand: CommandSpec = {
+  name: 'add-turns',
+  summary: 'remember a conversation turn by turn (each turn a memory, with the turns before it as context)',
+  usage: ['add-turns <file> [options]', 'add-turns - [options]          (turns from stdin)'],
+  description: [
+    'One turn per line, in order: plain text ("Ana: I adopted a puppy last week"), or a JSON string, or a',
+    'JSON object {"content": "...", "at": "2024-05-01T09:00:00Z", "sources": ["D1:1"], "tags": [...], "metadata": {...}}.',
+    'A blank line ends a session: no turn takes context from another session. Each turn is added as',
+    '`memloom add` adds (merged, kept beside or new) and keeps the turns before it in its session as its',
+    'context, so that an answer is found by the words of the question it answers. Every line is read and',
+    'checked before the first turn is stored; if storing fails part-way, the turns before it stay stored.',
+  ].join('\n'),
+  options: {
+    'context-turns': { type: 'string', value: 'n', description: 'turns before each one kept as its context (default 2, 0 for none)' },
+    at: { type: 'string', value: 'date', description: 'when turns without their own "at" were said (default now)' },
+    tag: { type: 'string', multiple: true, value: 'tag', description: 'a tag on every turn without its own "tags"' },
+  },
+  examples: [
+    'memloom add-turns chat.txt --user alice',
+    'memloom add-turns session.jsonl --user alice --context-turns 1 --json',
+    'cat transcript.txt | memloom add-turns - --user alice',
+  ],
+  async run(context) {
+    const [input] = requirePositionals(context, ['file']);
+    const contextTurns = numberOption(context.values, 'context-turns', { min: 0, max: 20, integer: true });
+    const at = dateOption(context.values, 'at');
+    const tags = listOption(context.values, 'tag');
+    const path = input === '-' ? undefined : resolve(context.io.cwd, input!);
+    if (path && !existsSync(path)) throw new UsageError(`${input} does not exist`);
+    const text = path ? await readFile(path, 'utf8') : await readAll(context.io.stdin);
+
+    await withMemory(context, async ({ memory }) => {
+      const sessions = parseTurns(text, memory.config.limits.maxContentLength);
+      const total = sessions.reduce((sum, session) => sum + session.turns.length, 0);
+      if (total === 0) throw new UsageError(`${input === '-' ? 'stdin' : input} holds no turns`);
+      const options = {
+        ...scopeOption(context),
+        ...(contextTurns !== undefined ? { contextTurns } : {}),
+        ...(at ? { at } : {}),
+        ...(tags.length > 0 ? { tags } : {}),
+      };
+      const progress = context.progress('add-turns');
+      const results: AddResult[] = [];
+      try {
+        for (const [index, session] of sessions.entries()) {
+          try {
+            results.push(...(await memory.addTurns(session.turns, options)));
+          } catch (error) {
+            const [first, last] = [session.lines[0], session.lines.at(-1)];
+            const span = first === last ? `line ${first}` : `lines ${first}-${last}`;
+            context.note(`session ${index + 1} (${span}) was not stored; the ${results.length} turns before it were`);
+            throw error;
+          }
+          progress.update(results.length, total);
+        }
+      } finally {
+        progress.finish();
+      }
+      const decisions = countDecisions(results);
+      if (context.globals.json) {
+        return context.printJson({ turns: results.length, sessions: sessions.length, decisions, memories: results.map((result) => result.memory.id) });
+      }
+      const parts = [`${decisions.create_new} created`, `${decisions.keep_both} kept beside a related memory`, `${decisions.merge_update} merged`];
+      context.print(`stored ${results.length} turns in ${sessions.length} session${sessions.length === 1 ? '' : 's'}: ${parts.join(', ')}`);
+    });
+  },
+};
+
+function countDecisions(results: readonly AddResult[]): Record<UpdateDecision['strategy'], number> {
+  const counts: Record<UpdateDecision['strategy'], number> = { create_new: 0, keep_both: 0, merge_update: 0 };
+  for (const result of results) counts[result.decision.strategy]++;
+  return counts;
+}

@@ -83,15 +83,12 @@ class QdrantStore implements MemoryStore {
     const direction = query.direction ?? 'asc';
     const offset = query.offset ?? 0;
     if (query.limit !== undefined && query.limit <= 0) return [];
-    if (key === 'stored') {
-      // Qdrant's own order: the scroll's, by point id.
+    if (key === 'stored' || key === 'id' || query.limit === undefined) {
+      // Qdrant cannot order by a string field: read the scope, sort here ('stored' keeps the scroll's
+      // order, by point id). Filtering still happens in Qdrant.
       const records = await this.scroll('list memories', filter);
-      if (direction === 'desc') records.reverse();
-      return records.slice(offset, query.limit === undefined ? undefined : offset + query.limit);
-    }
-    if (key === 'id' || query.limit === undefined) {
-      // Qdrant cannot order by a string field: read the scope, sort here. Filtering still happens in Qdrant.
-      const records = (await this.scroll('list memories', filter)).sort(compareBy(key, direction));
+      if (key !== 'stored') records.sort(compareBy(key, direction));
+      else if (direction === 'desc') records.reverse();
       return records.slice(offset, query.limit === undefined ? undefined : offset + query.limit);
     }
     return this.listOrdered(filter, key, direction, offset, query.limit);

@@ -87,6 +87,12 @@ interface MemoryParts {
   config: EngineConfig;
 }
 
+/** Turns of one `addTurns` call embedded per embedder call. */
+const TURNS_PER_EMBEDDING = 32;
+
+/** The vector of an add's content, and of its context when that moves the stored vector. */
+type AddVectors = [vector: number[], contextVector?: number[]];
+
 /** An `add` whose input was checked. */
 interface CheckedAdd {
   parsed: ParsedAddOptions;
@@ -158,8 +164,14 @@ class MemloomMemory implements Memory {
       const turnOptions = { ...common, ...fields, ...(context.trim() ? { context } : {}) } as AddOptions;
       return this.checkAdd(content, turnOptions, `turn ${index}`);
     });
+    await this.ensureOpen();
     const results: AddResult[] = [];
-    for (const turn of checked) results.push(await this.addChecked(turn));
+    // Turns are embedded a batch at a time (one embedder call), then added one by one, in order.
+    for (let start = 0; start < checked.length; start += TURNS_PER_EMBEDDING) {
+      const batch = checked.slice(start, start + TURNS_PER_EMBEDDING);
+      const vectors = await this.embedAdds(batch);
+      for (const [index, turn] of batch.entries()) results.push(await this.addChecked(turn, vectors[index]));
+    }
     return results;
   }
 
@@ -176,14 +188,25 @@ class MemloomMemory implements Memory {
     return { parsed, text, scope, atMs, context };
   }
 
-  private async addChecked({ parsed, text, scope, atMs, context }: CheckedAdd): Promise<AddResult> {
-    await this.ensureOpen();
-    // Content and context in one call to the embedder (the context only when it moves the vector).
-    const [vector, contextVector] = (await embedChecked(
+  /** The vectors of checked adds' content and context (the context only when it moves the vector), in one embedder call. */
+  private async embedAdds(adds: readonly CheckedAdd[]): Promise<AddVectors[]> {
+    const withContext = (add: CheckedAdd) => !!add.context && this.config.retrieval.contextWeight > 0;
+    const vectors = await embedChecked(
       this.embedder,
-      context && this.config.retrieval.contextWeight > 0 ? [text, context] : [text],
+      adds.flatMap((add) => (withContext(add) ? [add.text, add.context as string] : [add.text])),
       'document',
-    )) as [number[], number[]?];
+    );
+    let next = 0;
+    return adds.map((add) => {
+      const vector = vectors[next++] as number[];
+      return withContext(add) ? [vector, vectors[next++] as number[]] : [vector];
+    });
+  }
+
+  private async addChecked(checked: CheckedAdd, given?: AddVectors): Promise<AddResult> {
+    const { parsed, text, scope, atMs, context } = checked;
+    await this.ensureOpen();
+    const [vector, contextVector] = given ?? ((await this.embedAdds([checked]))[0] as AddVectors);
 
     return this.locks.run(scopeKey(scope), async () => {
       for (let attempt = 0; ; attempt++) {

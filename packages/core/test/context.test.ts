@@ -183,6 +183,30 @@ describe('addTurns: the turns of a conversation, each with the turns before it a
     expect((await memory.list({ scope: { userId: 'three' } })).map((record) => record.context)).toEqual([undefined, undefined]);
   });
 
+  it('embeds the turns 32 at a time, content and context in one call, and stores what one add per turn stores', async () => {
+    const lines = Array.from({ length: 40 }, (_, index) => `turn number ${index} about topic ${index % 7}`);
+    const calls: number[] = [];
+    const counted = (embedder: ReturnType<typeof createTestEmbedder>) => ({
+      ...embedder,
+      embed: (texts: string[], options?: { purpose?: 'document' | 'query' }) => {
+        calls.push(texts.length);
+        return embedder.embed(texts, options);
+      },
+    });
+    const batched = createMemory({ store: createInMemoryStore(), embedder: counted(createTestEmbedder({ dimension: DIM })), clock: createFakeClock('2024-03-01T09:00:00.000Z') });
+    const turns = await batched.addTurns(lines, { scope, merge: false });
+    expect(calls).toEqual([32 + 31, 8 + 8]);
+
+    const single = createMemory({ store: createInMemoryStore(), embedder: createTestEmbedder({ dimension: DIM }), clock: createFakeClock('2024-03-01T09:00:00.000Z') });
+    for (const [index, line] of lines.entries()) {
+      const context = lines.slice(Math.max(0, index - 2), index).join('\n');
+      const added = await single.add(line, { scope, merge: false, ...(context ? { context } : {}) });
+      const twin = turns[index]?.memory;
+      expect(twin?.context).toBe(added.memory.context);
+      expect(await batched.store.getVector(twin?.id as string)).toEqual(await single.store.getVector(added.memory.id));
+    }
+  });
+
   it('checks every turn before storing the first: a bad turn or option stores nothing', async () => {
     const { memory } = rig();
     expect(await codeOf(memory.addTurns(['fine', 'also fine', '   '], { scope }))).toBe('EMPTY_CONTENT');

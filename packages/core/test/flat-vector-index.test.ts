@@ -49,6 +49,21 @@ describe('FlatVectorIndex', () => {
     });
   }
 
+  it('scores a vector the same in an approximate search as in a scan', () => {
+    // An approximate search scores its candidates four rows at a time and the rest one at a time; a
+    // scan reads them one by one: the sums must be the same, in the same order.
+    const random = seededRandom(8);
+    const dimension = 484;
+    const index = new FlatVectorIndex(dimension, { approximateFrom: 16, approximateShare: 1 });
+    for (let key = 0; key < 301; key++) index.set(key, randomUnit(random, dimension), 'g');
+    const query = randomUnit(random, dimension);
+    const scanned = index.nearest(query, 301, 'g');
+    const approximate = index.nearest(query, 301, 'g', { approximate: true });
+    // Every vector is a candidate (share 1): the same hits, and the very same scores.
+    expect(approximate).toHaveLength(301);
+    expect(approximate).toEqual(scanned);
+  });
+
   it('replaces, moves between groups and deletes', () => {
     const index = new FlatVectorIndex(3);
     index.set(1, [1, 0, 0], 'a');

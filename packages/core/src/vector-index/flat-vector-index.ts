@@ -22,6 +22,7 @@ interface Kernel {
   memory: WasmMemory;
   dots(query: number, rows: number, count: number, stride: number, out: number): void;
   dotsAt(query: number, rows: number, slots: number, count: number, stride: number, out: number): void;
+  dotsScattered(query: number, rows: number, slots: number, count: number, stride: number, out: number): void;
   hammingsAt(query: number, codes: number, slots: number, count: number, codeBytes: number, out: number, histogram: number): void;
   within(query: number, codes: number, slots: number, count: number, codeBytes: number, cutoff: number, out: number): number;
   encode(vector: number, signs: number, work: number, length: number, stride: number, code: number, codeBits: number): void;
@@ -56,6 +57,8 @@ const LANES = 8;
 const WHOLE_INDEX = Symbol('whole index');
 /** The fewest candidates an approximate search scores exactly. */
 const MIN_CANDIDATES = 256;
+/** An approximate search samples codes in runs of this many slots. */
+const SAMPLE_RUN = 64;
 
 let compiled: object | undefined;
 
@@ -330,9 +333,14 @@ export class FlatVectorIndex {
     this.kernel.encode(queryAt, signsAt, workAt, this.transformLength, this.stride, codeAt, this.codeBits);
     new Int32Array(buffer, slotsAt, count).set(slots);
 
-    // The sample: every (count / sampleSize)-th slot.
+    // The sample: runs of SAMPLE_RUN slots spread evenly over the list (codes read one after another cost a
+    // fraction of codes read far apart), or the whole list when it is that small.
     const sample = new Int32Array(buffer, sampleAt, sampleSize);
-    for (let index = 0; index < sampleSize; index++) sample[index] = slots[Math.floor((index * count) / sampleSize)] as number;
+    const runs = Math.ceil(sampleSize / SAMPLE_RUN);
+    for (let index = 0; index < sampleSize; index++) {
+      const run = Math.floor(index / SAMPLE_RUN);
+      sample[index] = slots[sampleSize === count ? index : Math.floor((run * count) / runs) + (index % SAMPLE_RUN)] as number;
+    }
     const histogram = new Int32Array(buffer, histogramAt, bins);
     histogram.fill(0);
     this.kernel.hammingsAt(codeAt, this.codesAt(), sampleAt, sampleSize, this.codeBytes, sampleDistancesAt, histogramAt);
@@ -358,8 +366,8 @@ export class FlatVectorIndex {
       if (distance < last || (distance === last && atLast-- > 0)) candidates[taken++] = pairs[index] as number;
     }
 
-    // Exact scores for the candidates (the query is still in place).
-    this.kernel.dotsAt(queryAt, 0, candidatesAt, taken, this.stride, slotsAt);
+    // Exact scores for the candidates (the query is still in place), rows far apart in memory.
+    this.kernel.dotsScattered(queryAt, 0, candidatesAt, taken, this.stride, slotsAt);
     return this.best(new Float32Array(buffer, slotsAt, taken), candidates.subarray(0, taken), limit);
   }
 

@@ -23,7 +23,7 @@
         (br $next))))
 
   ;; out[i] = dot(query, row slots[i]) for `count` slot numbers (i32) read from `slots`.
-  (func (export "dotsAt") (param $query i32) (param $rows i32) (param $slots i32) (param $count i32) (param $stride i32) (param $out i32)
+  (func $dotsAt (export "dotsAt") (param $query i32) (param $rows i32) (param $slots i32) (param $count i32) (param $stride i32) (param $out i32)
     (local $bytes i32) (local $end i32)
     (local.set $bytes (i32.shl (local.get $stride) (i32.const 2)))
     (local.set $end (i32.add (local.get $slots) (i32.shl (local.get $count) (i32.const 2))))
@@ -37,6 +37,49 @@
         (local.set $out (i32.add (local.get $out) (i32.const 4)))
         (local.set $slots (i32.add (local.get $slots) (i32.const 4)))
         (br $next))))
+
+  ;; The same as dotsAt, for slots far apart (an approximate search's candidates): four rows at a
+  ;; time, so that their reads from memory overlap instead of waiting one after another (twice as
+  ;; fast there; slower than dotsAt for rows read one after another). Each row's sums are $dot's, in
+  ;; the same order, so a row scores the same either way.
+  (func (export "dotsScattered") (param $query i32) (param $rows i32) (param $slots i32) (param $count i32) (param $stride i32) (param $out i32)
+    (local $bytes i32) (local $end i32) (local $at i32) (local $q v128) (local $p v128)
+    (local $r0 i32) (local $r1 i32) (local $r2 i32) (local $r3 i32)
+    (local $a0 v128) (local $b0 v128) (local $a1 v128) (local $b1 v128) (local $a2 v128) (local $b2 v128) (local $a3 v128) (local $b3 v128)
+    (local.set $bytes (i32.shl (local.get $stride) (i32.const 2)))
+    ;; Groups of four while there are four; the rest one at a time.
+    (local.set $end (i32.add (local.get $slots) (i32.shl (i32.and (local.get $count) (i32.const -4)) (i32.const 2))))
+    (block $fours
+      (loop $four
+        (br_if $fours (i32.ge_u (local.get $slots) (local.get $end)))
+        (local.set $r0 (i32.add (local.get $rows) (i32.mul (i32.load (local.get $slots)) (local.get $bytes))))
+        (local.set $r1 (i32.add (local.get $rows) (i32.mul (i32.load offset=4 (local.get $slots)) (local.get $bytes))))
+        (local.set $r2 (i32.add (local.get $rows) (i32.mul (i32.load offset=8 (local.get $slots)) (local.get $bytes))))
+        (local.set $r3 (i32.add (local.get $rows) (i32.mul (i32.load offset=12 (local.get $slots)) (local.get $bytes))))
+        (local.set $a0 (v128.const i32x4 0 0 0 0)) (local.set $b0 (v128.const i32x4 0 0 0 0)) (local.set $a1 (v128.const i32x4 0 0 0 0)) (local.set $b1 (v128.const i32x4 0 0 0 0))
+        (local.set $a2 (v128.const i32x4 0 0 0 0)) (local.set $b2 (v128.const i32x4 0 0 0 0)) (local.set $a3 (v128.const i32x4 0 0 0 0)) (local.set $b3 (v128.const i32x4 0 0 0 0))
+        (local.set $at (i32.const 0))
+        (loop $lane
+          (local.set $q (v128.load (i32.add (local.get $query) (local.get $at))))
+          (local.set $p (v128.load offset=16 (i32.add (local.get $query) (local.get $at))))
+          (local.set $a0 (f32x4.add (local.get $a0) (f32x4.mul (v128.load (i32.add (local.get $r0) (local.get $at))) (local.get $q))))
+          (local.set $b0 (f32x4.add (local.get $b0) (f32x4.mul (v128.load offset=16 (i32.add (local.get $r0) (local.get $at))) (local.get $p))))
+          (local.set $a1 (f32x4.add (local.get $a1) (f32x4.mul (v128.load (i32.add (local.get $r1) (local.get $at))) (local.get $q))))
+          (local.set $b1 (f32x4.add (local.get $b1) (f32x4.mul (v128.load offset=16 (i32.add (local.get $r1) (local.get $at))) (local.get $p))))
+          (local.set $a2 (f32x4.add (local.get $a2) (f32x4.mul (v128.load (i32.add (local.get $r2) (local.get $at))) (local.get $q))))
+          (local.set $b2 (f32x4.add (local.get $b2) (f32x4.mul (v128.load offset=16 (i32.add (local.get $r2) (local.get $at))) (local.get $p))))
+          (local.set $a3 (f32x4.add (local.get $a3) (f32x4.mul (v128.load (i32.add (local.get $r3) (local.get $at))) (local.get $q))))
+          (local.set $b3 (f32x4.add (local.get $b3) (f32x4.mul (v128.load offset=16 (i32.add (local.get $r3) (local.get $at))) (local.get $p))))
+          (local.set $at (i32.add (local.get $at) (i32.const 32)))
+          (br_if $lane (i32.lt_u (local.get $at) (local.get $bytes))))
+        (f32.store (local.get $out) (call $sum (f32x4.add (local.get $a0) (local.get $b0))))
+        (f32.store offset=4 (local.get $out) (call $sum (f32x4.add (local.get $a1) (local.get $b1))))
+        (f32.store offset=8 (local.get $out) (call $sum (f32x4.add (local.get $a2) (local.get $b2))))
+        (f32.store offset=12 (local.get $out) (call $sum (f32x4.add (local.get $a3) (local.get $b3))))
+        (local.set $out (i32.add (local.get $out) (i32.const 16)))
+        (local.set $slots (i32.add (local.get $slots) (i32.const 16)))
+        (br $four)))
+    (call $dotsAt (local.get $query) (local.get $rows) (local.get $slots) (i32.and (local.get $count) (i32.const 3)) (local.get $stride) (local.get $out)))
 
   ;; out[i] = the number of bits in which the code at `codes + slots[i] * codeBytes` differs from
   ;; the code at `query` (i32), for `count` slot numbers read from `slots`; histogram[d] (i32)
@@ -196,7 +239,10 @@
       (local.set $row (i32.add (local.get $row) (i32.const 32)))
       (local.set $query (i32.add (local.get $query) (i32.const 32)))
       (br_if $next (i32.lt_u (local.get $row) (local.get $end))))
-    (local.set $a (f32x4.add (local.get $a) (local.get $b)))
+    (call $sum (f32x4.add (local.get $a) (local.get $b))))
+
+  ;; The sum of four lanes.
+  (func $sum (param $a v128) (result f32)
     (f32.add
       (f32.add (f32x4.extract_lane 0 (local.get $a)) (f32x4.extract_lane 1 (local.get $a)))
       (f32.add (f32x4.extract_lane 2 (local.get $a)) (f32x4.extract_lane 3 (local.get $a))))))

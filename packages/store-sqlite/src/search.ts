@@ -57,24 +57,31 @@ export function knnSearch(statements: Statements, nearest: NeighbourSource, wher
   let k = where.beyondUser ? Math.min(MAX_KNN, Math.max(limit * 4, 64)) : Math.min(MAX_KNN, limit);
   for (;;) {
     const neighbours = nearest(k);
-    let kept = neighbours;
-    if (where.beyondUser) {
-      // CROSS JOIN keeps SQLite on the neighbours' row ids: with `m.row_id IN (...)` it may scan the
-      // whole user through the user index instead (10 ms for a user with 100,000 memories).
-      const passing = new Set(
-        (
-          statements.sql(`SELECT m.row_id FROM json_each(?) AS j CROSS JOIN memories m ON m.row_id = j.value WHERE ${where.sql}`).all(
-            JSON.stringify(neighbours.map((hit) => hit.rowid)),
-            ...where.params,
-          ) as { row_id: number }[]
-        ).map((row) => row.row_id),
-      );
-      kept = neighbours.filter((hit) => passing.has(hit.rowid));
-    }
+    const kept = where.beyondUser ? passing(statements, neighbours, where, limit) : neighbours;
     if (kept.length >= limit || neighbours.length < k) return withRecords(statements, kept.slice(0, limit));
     if (k >= MAX_KNN) return exact();
     k = Math.min(MAX_KNN, k * 4);
   }
+}
+
+/**
+ * The neighbours in the scope and filter, in order, checked in SQL in two
+ * steps: the nearest `4 * limit` (at least 16) first, which are most often
+ * enough, then the rest.
+ */
+function passing(statements: Statements, neighbours: Neighbour[], where: Where, limit: number): Neighbour[] {
+  // CROSS JOIN keeps SQLite on the neighbours' row ids: with `m.row_id IN (...)` it may scan the
+  // whole user through the user index instead (10 ms for a user with 100,000 memories).
+  const check = statements.sql(`SELECT m.row_id FROM json_each(?) AS j CROSS JOIN memories m ON m.row_id = j.value WHERE ${where.sql}`);
+  const kept: Neighbour[] = [];
+  const first = Math.max(limit * 4, 16);
+  for (let from = 0; from < neighbours.length && kept.length < limit; from = from === 0 ? first : neighbours.length) {
+    const part = neighbours.slice(from, from === 0 ? first : neighbours.length);
+    const rows = check.all(JSON.stringify(part.map((hit) => hit.rowid)), ...where.params) as { row_id: number }[];
+    const passed = new Set(rows.map((row) => row.row_id));
+    for (const hit of part) if (passed.has(hit.rowid)) kept.push(hit);
+  }
+  return kept;
 }
 
 /** Full records for the best neighbours only, scored by cosine. */

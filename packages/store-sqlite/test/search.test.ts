@@ -95,6 +95,26 @@ describe('scoped vector search', () => {
 });
 
 describe('text search', () => {
+  it('checks the nearest neighbours against the filter first, then the rest', async () => {
+    // The 20 nearest are episodes and the filter wants a fact: the nearest fact is the 21st neighbour,
+    // past the first ones checked.
+    const store = createSqliteStore({ path: ':memory:' });
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    const towards = (share: number) => unit(0).map((value, index) => value * Math.cos(share) + (unit(1)[index] as number) * Math.sin(share));
+    const changes = Array.from({ length: 40 }, (_, rank) => {
+      const record = { ...newRecord(`m-${rank}`, `memory ${rank}`, 'alice'), category: rank < 20 ? ('episode' as const) : ('fact' as const) };
+      return createChange(record, towards(0.01 * (rank + 1)));
+    });
+    await store.apply(changes);
+    for (const approximate of [false, true]) {
+      const hits = await store.vectorSearch({ vector: unit(0), limit: 1, scope: { userId: 'alice' }, filter: { category: 'fact' }, approximate });
+      expect(hits.map((hit) => hit.memory.id)).toEqual(['m-20']);
+      const three = await store.vectorSearch({ vector: unit(0), limit: 3, scope: { userId: 'alice' }, filter: { category: 'episode' } });
+      expect(three.map((hit) => hit.memory.id)).toEqual(['m-0', 'm-1', 'm-2']);
+    }
+    await store.close();
+  });
+
   it('finds Chinese words inside Chinese sentences, and mixed Chinese and English', async () => {
     const store = createSqliteStore({ path: ':memory:' });
     await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });

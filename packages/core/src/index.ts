@@ -131,6 +131,7 @@ export type { ModelCallResult } from './model-text.js';
 
 // The facade
 export { createMemory } from './memory.js';
+export { timeOrderedId, type RandomBytes } from './ids.js';
 export type {
   Memory,
   CreateMemoryOptions,

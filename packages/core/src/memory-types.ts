@@ -17,7 +17,7 @@ export interface CreateMemoryOptions extends EngineConfigInput {
   languageModel?: LanguageModel;
   /** Injected time. @default the system clock */
   clock?: Clock;
-  /** Id generator for new memories. @default crypto.randomUUID */
+  /** Id generator for new memories. @default time-ordered UUIDs (version 7) at `clock`'s time: `timeOrderedId` */
   generateId?: () => string;
   /** Scope applied when a call gives none (e.g. `{ userId: 'alice' }` for a single-user app). */
   scope?: Scope;

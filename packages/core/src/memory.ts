@@ -3,6 +3,7 @@ import type { FreshnessConfig } from './config.js';
 import { baseImportanceFor, baseWeightFor, daysBetween } from './decay.js';
 import { MemloomError } from './errors.js';
 import { freshnessNote, freshnessThresholdMs } from './freshness.js';
+import { timeOrderedId } from './ids.js';
 import { KeyedLock } from './keyed-lock.js';
 import { applyMention } from './mention.js';
 import type {
@@ -62,12 +63,14 @@ export function createMemory(options: CreateMemoryOptions): Memory {
   }
   const { store, embedder, languageModel, clock, generateId, scope, prompts, logger, ...config } = options;
   const engineConfig = parseOrThrow(engineConfigSchema, config, 'createMemory options');
+  const time = clock ?? systemClock;
   return new MemloomMemory({
     store,
     embedder,
     languageModel,
-    clock: clock ?? systemClock,
-    generateId: generateId ?? (() => crypto.randomUUID()),
+    clock: time,
+    // Time-ordered UUIDs (version 7) at the memory's clock: a store's id index grows at one end.
+    generateId: generateId ?? (() => timeOrderedId(time.now())),
     defaultScope: validateScope(scope, engineConfig.limits.maxScopeLength),
     prompts: { ...defaultPrompts, ...prompts },
     logger: logger ?? {},

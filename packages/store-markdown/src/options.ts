@@ -1,4 +1,4 @@
-import { DEFAULT_CONTEXT_WEIGHT, formatZodIssues, systemClock, type Clock, type Embedder, type Logger } from '@memloom/core';
+import { DEFAULT_CONTEXT_WEIGHT, formatZodIssues, systemClock, timeOrderedId, type Clock, type Embedder, type Logger } from '@memloom/core';
 import { z } from 'zod';
 import { storeError } from './errors.js';
 
@@ -57,7 +57,7 @@ export interface MarkdownStoreOptions {
   fsync?: boolean;
   /** Injected time: version timestamps, backup names, hand-written block dates. @default the system clock */
   clock?: Clock;
-  /** Id for memories written by hand. @default crypto.randomUUID */
+  /** Id for memories written by hand. @default time-ordered UUIDs (version 7) at `clock`'s time, core's `timeOrderedId` */
   generateId?: () => string;
   /** Receives warnings: unreadable files, blocks without vectors. @default none */
   logger?: Logger;
@@ -103,6 +103,7 @@ export function resolveOptions(options: MarkdownStoreOptions): ResolvedOptions {
   const parsed = schema.safeParse(options);
   if (!parsed.success) throw storeError('INVALID_OPTIONS', `invalid markdown store options: ${formatZodIssues(parsed.error)}`);
   const value = parsed.data;
+  const clock = value.clock ?? systemClock;
   return {
     root: value.root,
     embedder: value.embedder,
@@ -112,8 +113,8 @@ export function resolveOptions(options: MarkdownStoreOptions): ResolvedOptions {
     lockTimeoutMs: value.lockTimeoutMs,
     lockStaleMs: value.lockStaleMs,
     fsync: value.fsync,
-    clock: value.clock ?? systemClock,
-    generateId: value.generateId ?? (() => crypto.randomUUID()),
+    clock,
+    generateId: value.generateId ?? (() => timeOrderedId(clock.now())),
     logger: value.logger ?? {},
   };
 }

@@ -91,7 +91,7 @@ describe('edits made by a person', () => {
   });
 
   it('turns a block written by hand into a new memory, gives it an id and writes it back after a backup', async () => {
-    const { store, memory, file, embedder } = await rig();
+    const { store, memory, file, embedder, clock } = await rig();
     await memory.add('The user lives in Lyon.', { scope });
     const before = await readFile(file, 'utf8');
     const withNew = `${before}\n## 2024-02-10\nThe user's sister is called Maria.\nShe lives in Madrid.\n`;
@@ -100,6 +100,9 @@ describe('edits made by a person', () => {
     const report = await store.sync();
     expect(report.created).toHaveLength(1);
     const id = report.created[0] as string;
+    // A time-ordered UUID (version 7) at the store's clock.
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/u);
+    expect(Number.parseInt(id.replaceAll('-', '').slice(0, 12), 16)).toBe(clock.now());
     const created = (await store.get(id)) as MemoryRecord;
     expect(created).toMatchObject({
       content: "The user's sister is called Maria.\nShe lives in Madrid.",

@@ -1,7 +1,9 @@
 /**
  * One backend at one size, in its own process so that peak RSS is its own.
- * Usage: node --import tsx src/store-bench.ts <sqlite|sqlite-vec|memory|brute> <size>
- * (`sqlite-vec`: the SQLite store with `vectorMirror: false`, searching with sqlite-vec's scan.)
+ * Usage: node --import tsx src/store-bench.ts <sqlite|sqlite-vec|sqlite-shuffled|memory|brute> <size>
+ * (`sqlite-vec`: the SQLite store with `vectorMirror: false`, searching with sqlite-vec's scan;
+ * `sqlite-shuffled`: the SQLite store as shipped, its memories written in no order of age with
+ * random version 4 ids, see `WriteOrder`.)
  * Prints one JSON line. `node run.mjs store` runs every combination.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -12,12 +14,12 @@ import { createInMemoryStore, seededRandom } from '@memloom/core/testing';
 import { createSqliteStore } from '@memloom/store-sqlite';
 import Database from 'better-sqlite3';
 import { bruteForceTopK } from './brute-force.js';
-import { createChange, dataset, DIMENSION, EMBEDDER_ID, lookupEmbedder, NOW_MS, queries, unitVector, userOf, type Query } from './store-data.js';
+import { createChange, dataset, DIMENSION, EMBEDDER_ID, lookupEmbedder, NOW_MS, queries, unitVector, userOf, type Query, type WriteOrder } from './store-data.js';
 
 const [backend, sizeText] = process.argv.slice(2);
 const size = Number(sizeText);
-if (!['sqlite', 'sqlite-vec', 'memory', 'brute'].includes(backend ?? '') || !Number.isInteger(size) || size < 1000) {
-  console.error('usage: store-bench.ts <sqlite|sqlite-vec|memory|brute> <size>');
+if (!['sqlite', 'sqlite-vec', 'sqlite-shuffled', 'memory', 'brute'].includes(backend ?? '') || !Number.isInteger(size) || size < 1000) {
+  console.error('usage: store-bench.ts <sqlite|sqlite-vec|sqlite-shuffled|memory|brute> <size>');
   process.exit(2);
 }
 
@@ -34,14 +36,15 @@ export interface Latency {
   n: number;
 }
 
-const result: Record<string, unknown> = { backend, size, dimension: DIMENSION, vectors: `random unit vectors (seeded), dimension ${DIMENSION} (the default embedder's)` };
-const data = dataset(size);
+const order: WriteOrder = backend === 'sqlite-shuffled' ? 'shuffled' : 'written';
+const result: Record<string, unknown> = { backend, size, order, dimension: DIMENSION, vectors: `random unit vectors (seeded), dimension ${DIMENSION} (the default embedder's)` };
+const data = dataset(size, 1, order);
 const allQueries = queries(Math.max(SCOPED_QUERIES, UNSCOPED_QUERIES));
 
 if (backend === 'brute') {
   runBruteForce();
 } else {
-  await runStore(backend as 'sqlite' | 'sqlite-vec' | 'memory');
+  await runStore(backend === 'sqlite-shuffled' ? 'sqlite' : (backend as 'sqlite' | 'sqlite-vec' | 'memory'));
 }
 result['peakRssMb'] = round(process.resourceUsage().maxRSS / 1024);
 process.stdout.write(`${JSON.stringify(result)}\n`);
@@ -73,9 +76,10 @@ async function runStore(kind: 'sqlite' | 'sqlite-vec' | 'memory'): Promise<void>
     }
 
     // Exactness check against the brute-force scan, on the loaded data only.
+    // Memories are named by their source (`turn-<n>`), the same whichever order they were written in.
     const agreement: string[][] = [];
     for (const query of allQueries.slice(0, AGREEMENT_QUERIES)) {
-      agreement.push((await store.vectorSearch({ vector: Array.from(query.vector), limit: 10 })).map((hit) => hit.memory.id));
+      agreement.push((await store.vectorSearch({ vector: Array.from(query.vector), limit: 10 })).map((hit) => hit.memory.sources[0]!));
     }
     result['top10'] = agreement;
 
@@ -145,7 +149,7 @@ function runBruteForce(): void {
   search['vectorScoped'] = measureSync(allQueries.slice(0, SCOPED_QUERIES), (query) => bruteForceTopK(flat, query.vector, byUser.get(query.userId)!, 50));
   search['vectorUnscoped'] = measureSync(allQueries.slice(0, UNSCOPED_QUERIES), (query) => bruteForceTopK(flat, query.vector, all, 50));
   result['search'] = search;
-  result['top10'] = allQueries.slice(0, AGREEMENT_QUERIES).map((query) => bruteForceTopK(flat, query.vector, all, 10).map((index) => data.records[index]!.id));
+  result['top10'] = allQueries.slice(0, AGREEMENT_QUERIES).map((query) => bruteForceTopK(flat, query.vector, all, 10).map((index) => data.records[index]!.sources[0]!));
 }
 
 async function measure(list: Query[], task: (query: Query) => Promise<unknown>): Promise<Latency> {

@@ -1,4 +1,4 @@
-import type { Embedder, MemoryChange, MemoryRecord } from '@memloom/core';
+import { timeOrderedId, type Embedder, type MemoryChange, type MemoryRecord } from '@memloom/core';
 import { createRecord, seededRandom } from '@memloom/core/testing';
 
 /**
@@ -56,10 +56,10 @@ export interface Dataset {
 }
 
 /**
- * A random id shaped like `crypto.randomUUID()`'s, which `add` gives by
- * default: ids in no relation to the order memories were written in, as
- * users' stores have them (sequential ids would flatter every write that
- * goes in id order).
+ * A random id shaped like `crypto.randomUUID()`'s (version 4): ids in no
+ * relation to the order memories were written in, as a store has them when
+ * its ids came from elsewhere (an import, an older memloom, a caller's own
+ * `generateId`).
  */
 export function uuidLike(next: () => number): string {
   const hex = Array.from({ length: 32 }, () => Math.floor(next() * 16).toString(16));
@@ -69,8 +69,21 @@ export function uuidLike(next: () => number): string {
   return `${text.slice(0, 8)}-${text.slice(8, 12)}-${text.slice(12, 16)}-${text.slice(16, 20)}-${text.slice(20)}`;
 }
 
-/** `size` memories, USERS users with size / USERS each, ages spread over 200 days, random ids. */
-export function dataset(size: number, seed = 1): Dataset {
+/**
+ * How the memories were written:
+ * - `written` (the default): as `add` leaves them in a store, oldest first, each with the
+ *   time-ordered id (`timeOrderedId`, UUID version 7) it gives at that time;
+ * - `shuffled`: in no order of age, with random version 4 ids (`uuidLike`): a store filled by
+ *   importing history in no particular order, or whose ids came from elsewhere.
+ */
+export type WriteOrder = 'written' | 'shuffled';
+
+/**
+ * `size` memories, USERS users with size / USERS each, ages spread over 200
+ * days, in the order `order` writes them. The contents, vectors, users and
+ * ages are the same in both orders.
+ */
+export function dataset(size: number, seed = 1, order: WriteOrder = 'written'): Dataset {
   const next = seededRandom(seed);
   // Ids from a generator of their own: the contents and vectors stay those of earlier runs.
   const nextId = seededRandom(seed + 7919);
@@ -94,7 +107,14 @@ export function dataset(size: number, seed = 1): Dataset {
     );
     vectors.push(unitVector(next));
   }
-  return { records, vectors };
+  if (order === 'shuffled') return { records, vectors };
+  // Oldest first, each id made at its memory's time, as `add` makes them.
+  const byAge = records.map((_, index) => index).sort((a, b) => records[a]!.createdAt.localeCompare(records[b]!.createdAt) || a - b);
+  const randomBytes = (bytes: Uint8Array) => bytes.forEach((_, index) => (bytes[index] = Math.floor(nextId() * 256)));
+  return {
+    records: byAge.map((index) => ({ ...records[index]!, id: timeOrderedId(Date.parse(records[index]!.createdAt), randomBytes) })),
+    vectors: byAge.map((index) => vectors[index]!),
+  };
 }
 
 export function userOf(index: number): string {

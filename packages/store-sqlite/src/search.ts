@@ -72,15 +72,15 @@ export function knnSearch(statements: Statements, nearest: NeighbourSource, wher
 function passing(statements: Statements, neighbours: Neighbour[], where: Where, limit: number): Neighbour[] {
   // CROSS JOIN keeps SQLite on the neighbours' row ids: with `m.row_id IN (...)` it may scan the
   // whole user through the user index instead (10 ms for a user with 100,000 memories).
-  const check = statements.sql(`SELECT m.row_id FROM json_each(?) AS j CROSS JOIN memories m ON m.row_id = j.value WHERE ${where.sql}`);
-  const kept: Neighbour[] = [];
-  const first = Math.max(limit * 4, 16);
-  for (let from = 0; from < neighbours.length && kept.length < limit; from = from === 0 ? first : neighbours.length) {
-    const part = neighbours.slice(from, from === 0 ? first : neighbours.length);
-    const rows = check.all(JSON.stringify(part.map((hit) => hit.rowid)), ...where.params) as { row_id: number }[];
+  const statement = statements.sql(`SELECT m.row_id FROM json_each(?) AS j CROSS JOIN memories m ON m.row_id = j.value WHERE ${where.sql}`);
+  const check = (part: Neighbour[]): Neighbour[] => {
+    const rows = statement.all(JSON.stringify(part.map((hit) => hit.rowid)), ...where.params) as { row_id: number }[];
     const passed = new Set(rows.map((row) => row.row_id));
-    for (const hit of part) if (passed.has(hit.rowid)) kept.push(hit);
-  }
+    return part.filter((hit) => passed.has(hit.rowid));
+  };
+  const first = Math.max(limit * 4, 16);
+  const kept = check(neighbours.slice(0, first));
+  if (kept.length < limit && neighbours.length > first) kept.push(...check(neighbours.slice(first)));
   return kept;
 }
 

@@ -91,7 +91,8 @@ export async function runMaintenance(input: {
   };
   // Read the whole scope first (ids only change by our own writes below), then write page by page,
   // in the store's own order: each batch then rewrites one stretch of the store. In id order, with
-  // random ids (UUIDs by default), every batch touched every page of the SQLite store's tables.
+  // random ids (v4 UUIDs, the default before time-ordered ids), every batch touched every page of
+  // the SQLite store's tables.
   const total = await store.count({ scope });
   const memories: MemoryRecord[] = [];
   for (let offset = 0; offset < total; offset += PAGE_SIZE) {

@@ -205,11 +205,12 @@ export class VectorMirror {
     return true;
   }
 
-  /** Start the copy again, empty: each user's vectors are read again at their next search. */
+  /** An empty copy with this mirror's memory limit and approximation threshold. */
   private newIndex(dimension: number): FlatVectorIndex {
     return new FlatVectorIndex(dimension, { maxBytes: this.maxBytes, approximateFrom: this.approximateFrom });
   }
 
+  /** Start the copy again, empty: each user's vectors are read again at their next search. */
   private reload(binding: VectorBinding): void {
     this.index = this.newIndex(binding.dimension);
     this.loaded.clear();

@@ -129,9 +129,10 @@ export class Writer {
   /**
    * The order to apply the changes of these (prefetched) ids in: by the row
    * each id has now, new ids last (the sort is stable, so the changes to one
-   * id keep the order given). Memory ids are random (UUIDs by default): in
-   * the order given, a large batch touches the table, its indexes and the
-   * vector chunks at random; in row order, each page once and in sequence.
+   * id keep the order given). Memory ids need not follow the rows (imported
+   * ids, random UUIDs, a caller's own): in the order given, a large batch may
+   * touch the table, its indexes and the vector chunks at random; in row
+   * order, each page once and in sequence.
    */
   rowOrder(ids: readonly string[]): number[] {
     const rowIds = ids.map((id) => this.rows.get(id)?.[0] ?? Number.MAX_SAFE_INTEGER);

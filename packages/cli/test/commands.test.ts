@@ -163,7 +163,9 @@ describe('add-turns', () => {
       expect(result.code).toBe(EXIT_CODES.USAGE);
       expect(result.stderr).toMatch(message);
     }
-    expect((await cli('add-turns', 'missing.txt', '--user', 'ana')).code).toBe(EXIT_CODES.USAGE);
+    const missing = await cli('add-turns', 'missing.txt', '--user', 'ana');
+    expect(missing.code).toBe(EXIT_CODES.USAGE);
+    expect(missing.stderr).toContain('missing.txt does not exist');
     expect((await run(dir, ['add-turns', '-', '--context-turns', '-1'], { stdin: 'x' })).code).toBe(EXIT_CODES.USAGE);
     expect(json(await cli('list', '--user', 'ana', '--json'))).toEqual([]);
   });
@@ -305,6 +307,9 @@ describe('export, import, reindex', () => {
     expect(imported.stdout).toBe(`imported 2 memories from ${join(dir, 'backup.jsonl')}: 2 created, 0 merged (newer history), 0 kept (already there)\n`);
     expect(imported.stderr).toMatch(/import 2\/2 \(100%\)/); // progress, not a terminal: plain lines
     expect(json(await cli('import', 'backup.jsonl', '--store', 'markdown:./md', '--json'))).toMatchObject({ created: 0, kept: 2 });
+    const missing = await cli('import', 'missing.jsonl', '--store', 'markdown:./md');
+    expect(missing.code).toBe(EXIT_CODES.USAGE);
+    expect(missing.stderr).toContain('missing.jsonl does not exist');
     expect(json(await cli('history', memory.id, '--store', 'markdown:./md', '--json'))).toEqual(json(await cli('history', memory.id, '--json')));
     const markdown = await run(dir, ['export', '--store', 'markdown:./md']);
     const sqlite = await run(dir, ['export']);

@@ -1,11 +1,9 @@
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import type { AddResult, AddTurn, UpdateDecision } from 'memloom';
 import { dateOption, listOption, numberOption, requirePositionals, type CommandSpec } from '../command.js';
 import { UsageError } from '../exit-codes.js';
 import { readAll } from '../io.js';
-import { scopeOption, withMemory } from './shared.js';
+import { inputPath, scopeOption, withMemory } from './shared.js';
 
 /** The fields a JSON turn may have (those of core's `AddTurn`). */
 const TURN_FIELDS = new Set(['content', 'at', 'sources', 'tags', 'metadata']);
@@ -91,8 +89,7 @@ export const addTurnsCommand: CommandSpec = {
     const contextTurns = numberOption(context.values, 'context-turns', { min: 0, max: 20, integer: true });
     const at = dateOption(context.values, 'at');
     const tags = listOption(context.values, 'tag');
-    const path = input === '-' ? undefined : resolve(context.io.cwd, input!);
-    if (path && !existsSync(path)) throw new UsageError(`${input} does not exist`);
+    const path = inputPath(context, input!);
     const text = path ? await readFile(path, 'utf8') : await readAll(context.io.stdin);
 
     await withMemory(context, async ({ memory }) => {

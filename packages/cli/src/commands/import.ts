@@ -8,7 +8,7 @@ import { InterruptedError, UsageError } from '../exit-codes.js';
 import type { ExportHeader } from '../export-format.js';
 import type { ImportCounts, OnConflict } from '../import-exact.js';
 import { importMemories } from '../transfer.js';
-import { withMemory } from './shared.js';
+import { inputPath, withMemory } from './shared.js';
 
 export const importCommand: CommandSpec = {
   name: 'import',
@@ -47,9 +47,7 @@ export const importCommand: CommandSpec = {
     if (merge && context.values['on-conflict'] !== undefined) throw new UsageError('--on-conflict applies to copying; --merge never conflicts');
     if (!merge && context.values.checkpoint !== undefined) throw new UsageError('--checkpoint goes with --merge (a plain import resumes by itself)');
     const batchSize = numberOption(context.values, 'batch-size', { min: 1, max: 10_000, integer: true }) ?? 100;
-    const fromStdin = input === '-';
-    const path = fromStdin ? undefined : resolve(context.io.cwd, input!);
-    if (path && !existsSync(path)) throw new UsageError(`${input} does not exist`);
+    const path = inputPath(context, input!);
     const source = path ?? 'stdin';
     const given = stringOption(context.values, 'checkpoint');
     const checkpointPath = merge ? (given ? resolve(context.io.cwd, given) : path ? `${path}.import-checkpoint.json` : undefined) : undefined;

@@ -1,5 +1,8 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_TYPES, type Memory, type MemoryFilter } from 'memloom';
 import { choiceList, type CommandContext, type OpenedMemory, type OptionSpec, type OptionValues } from '../command.js';
+import { UsageError } from '../exit-codes.js';
 
 /** --category / --type / --level, comma-separated or repeated. */
 export const FILTER_OPTIONS: Record<string, OptionSpec> = {
@@ -32,6 +35,14 @@ export async function withMemory<T>(context: CommandContext, work: (opened: Open
 /** The scope of a command: --user/--agent/--session when given (the configured default scope fills the rest). */
 export function scopeOption(context: CommandContext) {
   return Object.keys(context.globals.scope).length > 0 ? { scope: context.globals.scope } : {};
+}
+
+/** A `<file | ->` argument: the file's absolute path (it must exist), or undefined for `-` (stdin). */
+export function inputPath(context: CommandContext, input: string): string | undefined {
+  if (input === '-') return undefined;
+  const path = resolve(context.io.cwd, input);
+  if (!existsSync(path)) throw new UsageError(`${input} does not exist`);
+  return path;
 }
 
 /** Force the store open (it opens lazily on first use) so that later store calls may go to it directly. */

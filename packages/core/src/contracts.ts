@@ -110,7 +110,10 @@ export interface ListQuery {
    * order): the cheapest to read, and to write back in batches, for a pass
    * over everything. It must stay the same between reads while nothing is
    * written, so that pages by `offset` cover every memory once; a scope or
-   * filter lists part of it, in the same order.
+   * filter lists part of it, in the same order. Writes keep it too: an
+   * update leaves a memory in its place and a delete takes out only that
+   * memory, so core's maintenance pass can write each page back before it
+   * reads the next (new memories may go anywhere).
    */
   orderBy?: ListOrder;
   /** Default `asc`. */

@@ -89,21 +89,16 @@ export async function runMaintenance(input: {
     modelFallbacks: 0,
     changes: [],
   };
-  // Read the whole scope first (ids only change by our own writes below), then write page by page,
-  // in the store's own order: each batch then rewrites one stretch of the store. In id order, with
-  // random ids (v4 UUIDs, the default before time-ordered ids), every batch touched every page of
-  // the SQLite store's tables.
+  // Page by page in the store's own order, each page written back before the next is read: only
+  // one page is held at a time, and each batch rewrites one stretch of the store. A page's deleted
+  // memories leave that order, so the next page starts that many places earlier.
   const total = await store.count({ scope });
-  const memories: MemoryRecord[] = [];
-  for (let offset = 0; offset < total; offset += PAGE_SIZE) {
+  let offset = 0;
+  let done = 0;
+  for (;;) {
     const page = await store.list({ scope, orderBy: 'stored', limit: PAGE_SIZE, offset });
-    memories.push(...page);
-    if (page.length < PAGE_SIZE) break;
-  }
-
-  for (let start = 0; start < memories.length; start += PAGE_SIZE) {
     const batch: MemoryChange[] = [];
-    for (const memory of memories.slice(start, start + PAGE_SIZE)) {
+    for (const memory of page) {
       report.scanned++;
       const plan = planMaintenance(memory, nowMs, config);
       if (plan.kind === 'keep') {
@@ -163,30 +158,37 @@ export async function runMaintenance(input: {
         }),
       });
     }
-    if (!dryRun && batch.length > 0) report.conflicts += await applyBatch(store, batch);
-    input.onProgress?.(Math.min(start + PAGE_SIZE, memories.length), memories.length);
+    const applied = !dryRun && batch.length > 0 ? await applyBatch(store, batch) : { conflicts: 0, deleted: 0 };
+    report.conflicts += applied.conflicts;
+    done += page.length;
+    input.onProgress?.(Math.min(done, Math.max(total, done)), Math.max(total, done));
+    if (page.length < PAGE_SIZE) break;
+    offset += page.length - applied.deleted;
   }
   return report;
 }
 
-/** Apply a batch at once; on a conflict, apply one by one and count what was skipped. */
-async function applyBatch(store: MemoryStore, batch: MemoryChange[]): Promise<number> {
+/** Apply a batch at once; on a conflict, apply one by one. Counts what was skipped, and the deletes applied. */
+async function applyBatch(store: MemoryStore, batch: MemoryChange[]): Promise<{ conflicts: number; deleted: number }> {
+  const deletes = (changes: MemoryChange[]) => changes.filter((change) => change.op === 'delete').length;
   try {
     await store.apply(batch);
-    return 0;
+    return { conflicts: 0, deleted: deletes(batch) };
   } catch (error) {
     if (!MemloomError.hasCode(error, 'CONFLICT') && !MemloomError.hasCode(error, 'NOT_FOUND')) throw error;
   }
   let conflicts = 0;
+  let deleted = 0;
   for (const change of batch) {
     try {
       await store.apply([change]);
+      if (change.op === 'delete') deleted++;
     } catch (error) {
       if (!MemloomError.hasCode(error, 'CONFLICT') && !MemloomError.hasCode(error, 'NOT_FOUND')) throw error;
       conflicts++;
     }
   }
-  return conflicts;
+  return { conflicts, deleted };
 }
 
 /** The content of the memory's most recent full-level version, or its current content. */

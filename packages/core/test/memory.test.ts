@@ -375,4 +375,52 @@ describe('maintenance batches', () => {
     expect(batches[1]).toEqual(['m-00000']);
     expect((await store.get('m-10000'))?.level).toBe('summary');
   }, 30_000);
+
+  it('writes each page back before reading the next, and starts the next page where the deletes left it', async () => {
+    const store = createInMemoryStore();
+    const embedder = createTestEmbedder({ dimension: DIM });
+    await store.open({ dimension: DIM, embedderId: embedder.id });
+    // 20,001 memories; in the first page every other one is an episode old enough to be deleted.
+    const records = Array.from({ length: 20_001 }, (_, index) =>
+      createRecord(
+        { id: `p-${String(index).padStart(5, '0')}`, content: `the note number ${index}`, scope: { userId: 'a' }, atIso: '2024-03-01T09:00:00.000Z' },
+        { importance: 1, category: index < 10_000 && index % 2 === 0 ? 'episode' : 'fact', type: 'user' },
+      ),
+    );
+    await store.apply(
+      records.map((record) => ({
+        op: 'put' as const,
+        memory: record,
+        vector: axisVector(DIM, 0),
+        expectedRevision: 0,
+        version: { memoryId: record.id, version: 1, at: record.createdAt, trigger: 'import' as const, action: 'create' as const, reason: 'seed', before: null, after: record },
+      })),
+    );
+    const steps: string[] = [];
+    const list = store.list.bind(store);
+    store.list = async (query) => {
+      steps.push(`list ${query.offset ?? 0}`);
+      return list(query);
+    };
+    const apply = store.apply.bind(store);
+    store.apply = async (changes) => {
+      steps.push(`apply ${changes.length}`);
+      return apply(changes);
+    };
+    const progress: [number, number][] = [];
+    const memory = createMemory({ store, embedder, clock: createFakeClock('2024-03-16T09:00:00.000Z') });
+    const report = await memory.maintain({ onProgress: (done, total) => progress.push([done, total]) });
+
+    expect(report).toMatchObject({ scanned: 20_001, deleted: 5_000, conflicts: 0 });
+    expect(steps).toEqual(['list 0', 'apply 10000', 'list 5000', 'apply 10000', 'list 15000', 'apply 1']);
+    expect(progress).toEqual([
+      [10_000, 20_001],
+      [20_000, 20_001],
+      [20_001, 20_001],
+    ]);
+    const left = await list({});
+    expect(left).toHaveLength(15_001);
+    // Every memory the pass kept was changed once: none skipped, none twice.
+    expect(left.filter((record) => record.revision !== 2)).toEqual([]);
+  }, 30_000);
 });

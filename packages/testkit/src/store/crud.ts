@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { MemoryRecord } from '@memloom/core';
 import { axis, create, record, rejectsWithCode, replace, type StoreContext } from './fixtures.js';
 
 export function crudCases(context: StoreContext & { replace(store: import('@memloom/core').MemoryStore): void }): void {
@@ -125,6 +126,23 @@ export function crudCases(context: StoreContext & { replace(store: import('@meml
       expect(await paged({ direction: 'desc' })).toEqual([...whole].reverse());
       const odd = await paged({ scope: { userId: 'odd' } });
       expect(odd).toEqual(whole.filter((id) => memories.find((memory) => memory.id === id)?.scope.userId === 'odd'));
+    });
+
+    it("keeps the store's own order through writes: an update keeps a memory's place, a delete takes out only that memory", async () => {
+      const memories = ['w-c', 'w-a', 'w-d', 'w-b', 'w-e'].map((id, index) => record({ id, content: `written order ${id}`, createdAt: `2024-03-0${5 - index}T00:00:00.000Z` }));
+      await context.store.apply(memories.map((memory, index) => create(memory, axis(index))));
+      const ids = async () => (await context.store.list({ orderBy: 'stored' })).map((memory) => memory.id);
+      const before = await ids();
+      const [first, second, third] = before;
+      const updated = (await context.store.get(second as string)) as MemoryRecord;
+      const moved = (await context.store.get(third as string)) as MemoryRecord;
+      await context.store.apply([
+        replace(updated, { content: 'rewritten, new vector', updatedAt: '2024-04-01T00:00:00.000Z' }, axis(7)),
+        replace(moved, { scope: { userId: 'someone-else' }, updatedAt: '2024-04-01T00:00:00.000Z' }),
+        { op: 'delete', id: first as string },
+      ]);
+      // A pass over everything pages by offset and writes each page back before reading the next.
+      expect(await ids()).toEqual(before.slice(1));
     });
 
     it('deletes a memory from every index it lives in: nothing findable afterwards', async () => {

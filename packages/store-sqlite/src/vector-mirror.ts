@@ -1,6 +1,7 @@
 import { FlatVectorIndex } from '@memloom/core';
 import type { Database, Statement } from 'better-sqlite3';
 import type { VectorBinding } from './schema.js';
+import { visitChunkVectors } from './vec0-chunks.js';
 import { floatsOfBlob } from './vectors.js';
 import { userKey, type LiveVectorChange, type LiveVectorListener } from './writes.js';
 
@@ -222,26 +223,31 @@ export class VectorMirror {
   private load(database: Database, binding: VectorBinding, group: string | undefined): void {
     this.table = binding.table;
     if (group === undefined) {
-      // Every vector, in one scan of the table: a fresh copy, sized once.
+      // Every vector, a chunk at a time (else in one scan of vec0): a fresh copy, sized once.
       const index = this.newIndex(binding.dimension);
-      index.reserveFor(database.prepare(`SELECT count(*) FROM ${binding.table}`).pluck().get() as number);
-      const rows = database.prepare(`SELECT rowid, user_key, embedding FROM ${binding.table}`).raw().iterate() as IterableIterator<[number | bigint, string, Buffer]>;
-      for (const [rowId, userKey, embedding] of rows) index.set(Number(rowId), floatsOfBlob(embedding), userKey);
+      // Sized by the memories (one live vector each): counting vec0 rows reads every one of them.
+      index.reserveFor(database.prepare('SELECT count(*) FROM memories').pluck().get() as number);
+      const read = visitChunkVectors(database, binding.table, binding.dimension, undefined, (vector) => index.set(vector.rowId, vector.floats, vector.userKey));
+      if (!read) {
+        const rows = database.prepare(`SELECT rowid, user_key, embedding FROM ${binding.table}`).raw().iterate() as IterableIterator<[number | bigint, string, Buffer]>;
+        for (const [rowId, userKey, embedding] of rows) index.set(Number(rowId), floatsOfBlob(embedding), userKey);
+      }
       this.index = index;
       this.loaded.clear();
       this.all = true;
       return;
     }
-    // One user's: their rows through the user index, each vector by its row id.
+    // One user's: their partition's chunks, or else their rows through the user index, each vector by its row id.
     const index = this.index ?? this.newIndex(binding.dimension);
     this.index = index;
+    this.loaded.add(group);
+    if (visitChunkVectors(database, binding.table, binding.dimension, group, (vector) => index.set(vector.rowId, vector.floats, group))) return;
     const userId = group === '' ? null : group.slice(1);
     const rows = database
       .prepare(`SELECT v.rowid, v.embedding FROM memories m JOIN ${binding.table} v ON v.rowid = m.row_id WHERE m.user_id IS ?`)
       .raw()
       .iterate(userId) as IterableIterator<[number | bigint, Buffer]>;
     for (const [rowId, embedding] of rows) index.set(Number(rowId), floatsOfBlob(embedding), group);
-    this.loaded.add(group);
   }
 
   /** A vector the copy learns of: kept when it holds its user, else (moved away, or deleted) dropped. */

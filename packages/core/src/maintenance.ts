@@ -91,7 +91,9 @@ export async function runMaintenance(input: {
   };
   // Page by page in the store's own order, each page written back before the next is read: only
   // one page is held at a time, and each batch rewrites one stretch of the store. A page's deleted
-  // memories leave that order, so the next page starts that many places earlier.
+  // memories leave that order, so the next page starts that many places earlier. Another writer's
+  // deletes in pages already read shift the rest too: the pass may then skip as many memories,
+  // which the next pass maintains.
   const total = await store.count({ scope });
   let offset = 0;
   let done = 0;

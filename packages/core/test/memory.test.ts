@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemory, MemloomError, type CreateMemoryOptions } from '../src/index.js';
+import { createMemory, MemloomError, type CreateMemoryOptions, type MemoryChange, type MemoryRecord } from '../src/index.js';
 import {
   axisVector,
   createFakeClock,
@@ -339,6 +339,15 @@ describe('maintenance with a language model', () => {
   });
 });
 
+/** A memory stored as it is (revision 1), with one vector for all. */
+const seedChange = (record: MemoryRecord): MemoryChange => ({
+  op: 'put',
+  memory: record,
+  vector: axisVector(DIM, 0),
+  expectedRevision: 0,
+  version: { memoryId: record.id, version: 1, at: record.createdAt, trigger: 'import', action: 'create', reason: 'seed', before: null, after: record },
+});
+
 describe('maintenance batches', () => {
   it("writes a pass in batches of 10,000 changes, each one store.apply (one transaction in the SQLite store), in the store's own order", async () => {
     const store = createInMemoryStore();
@@ -351,15 +360,7 @@ describe('maintenance batches', () => {
       ),
     );
     // Stored from the last id to the first: the store's own order is not the ids' order.
-    await store.apply(
-      [...records].reverse().map((record) => ({
-        op: 'put' as const,
-        memory: record,
-        vector: axisVector(DIM, 0),
-        expectedRevision: 0,
-        version: { memoryId: record.id, version: 1, at: record.createdAt, trigger: 'import' as const, action: 'create' as const, reason: 'seed', before: null, after: record },
-      })),
-    );
+    await store.apply([...records].reverse().map(seedChange));
     const batches: string[][] = [];
     const apply = store.apply.bind(store);
     store.apply = async (changes) => {
@@ -387,15 +388,7 @@ describe('maintenance batches', () => {
         { importance: 1, category: index < 10_000 && index % 2 === 0 ? 'episode' : 'fact', type: 'user' },
       ),
     );
-    await store.apply(
-      records.map((record) => ({
-        op: 'put' as const,
-        memory: record,
-        vector: axisVector(DIM, 0),
-        expectedRevision: 0,
-        version: { memoryId: record.id, version: 1, at: record.createdAt, trigger: 'import' as const, action: 'create' as const, reason: 'seed', before: null, after: record },
-      })),
-    );
+    await store.apply(records.map(seedChange));
     const steps: string[] = [];
     const list = store.list.bind(store);
     store.list = async (query) => {

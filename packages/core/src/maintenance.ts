@@ -163,7 +163,7 @@ export async function runMaintenance(input: {
     const applied = !dryRun && batch.length > 0 ? await applyBatch(store, batch) : { conflicts: 0, deleted: 0 };
     report.conflicts += applied.conflicts;
     done += page.length;
-    input.onProgress?.(Math.min(done, Math.max(total, done)), Math.max(total, done));
+    input.onProgress?.(done, Math.max(total, done));
     if (page.length < PAGE_SIZE) break;
     offset += page.length - applied.deleted;
   }

@@ -54,11 +54,17 @@ export function versionLines(context: CommandContext, version: MemoryVersion): s
     if (version.before.weight !== after.weight) changes.push(`weight ${version.before.weight.toFixed(3)} -> ${after.weight.toFixed(3)}`);
     if (version.before.importance !== after.importance) changes.push(`importance ${version.before.importance.toFixed(2)} -> ${after.importance.toFixed(2)}`);
     if (version.before.updatedAt !== after.updatedAt) changes.push('timestamp refreshed');
+    if (version.before.context !== after.context) {
+      changes.push(after.context === undefined ? 'context dropped' : version.before.context === undefined ? 'context added' : 'context changed');
+    }
   }
+  // The context as this version made it: at the first version, and whenever it changed to one.
+  const contextShown = after.context !== undefined && (!version.before || version.before.context !== after.context);
   return [
     `${context.bold(`v${version.version}`)}  ${version.at}  ${version.trigger}/${version.action}: ${version.reason}`,
     ...(changes.length > 0 ? [context.dim(`    ${changes.join('; ')}`)] : []),
     `    ${oneLine(after.content)}`,
+    ...(contextShown ? [context.dim(`    context: ${oneLine(after.context as string)}`)] : []),
   ];
 }
 

@@ -100,6 +100,13 @@ describe('remembering and reading back', () => {
     const found = json(await cli('search', 'Lisbon', '--user', 'alice', '--json'));
     expect(found[0].memory.id).toBe(added.memory.id);
     expect((await cli('show', added.memory.id)).stdout).toMatch(/context +Do you still live in Lisbon\?/);
+    // The history says when the context came and went (a compression drops it; the version before keeps it).
+    const tenDaysOn = new Date(Date.parse(added.memory.createdAt) + 10 * 86_400_000).toISOString();
+    await cli('maintain', '--now', tenDaysOn);
+    const history = (await cli('history', added.memory.id)).stdout;
+    expect(history).toMatch(/v1 .*\n {4}Yes, since last spring\n {4}context: Do you still live in Lisbon\?\n/);
+    expect(history).toMatch(/v2 .*passive_decay\/compress.*\n {4}level full -> \w+; .*context dropped/);
+    expect(history.match(/context: /g)).toHaveLength(1);
   });
 
   it('reads content from stdin with "-"', async () => {

@@ -241,8 +241,10 @@ export class VectorMirror {
     const index = this.index ?? this.newIndex(binding.dimension);
     this.index = index;
     this.loaded.add(group);
-    if (visitChunkVectors(database, binding.table, binding.dimension, group, (vector) => index.set(vector.rowId, vector.floats, group))) return;
     const userId = group === '' ? null : group.slice(1);
+    // Room for them at once: growing as it fills (a quarter more each time) copies its arrays again and again.
+    index.reserveFor(index.size + (database.prepare('SELECT count(*) FROM memories WHERE user_id IS ?').pluck().get(userId) as number));
+    if (visitChunkVectors(database, binding.table, binding.dimension, group, (vector) => index.set(vector.rowId, vector.floats, group))) return;
     const rows = database
       .prepare(`SELECT v.rowid, v.embedding FROM memories m JOIN ${binding.table} v ON v.rowid = m.row_id WHERE m.user_id IS ?`)
       .raw()

@@ -91,9 +91,10 @@ export async function runMaintenance(input: {
   };
   // Page by page in the store's own order, each page written back before the next is read: only
   // one page is held at a time, and each batch rewrites one stretch of the store. A page's deleted
-  // memories leave that order, so the next page starts that many places earlier. Another writer's
-  // deletes in pages already read shift the rest too: the pass may then skip as many memories,
-  // which the next pass maintains.
+  // memories leave that order, so the next page starts that many places earlier. Another writer
+  // can shift the rest too (its deletes in pages already read; in the Markdown store, a reload of
+  // the files it rewrote, whose memories then come last): the pass may then skip some memories,
+  // which the next pass maintains, or see some twice, which changes nothing the second time.
   const total = await store.count({ scope });
   let offset = 0;
   let done = 0;

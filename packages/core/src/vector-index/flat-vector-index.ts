@@ -224,10 +224,8 @@ export class FlatVectorIndex {
     } else {
       this.leaveGroup(slot);
     }
-    const floats = new Float32Array(this.kernel.memory.buffer, slot * this.stride * 4, this.stride);
-    floats.set(vector);
     // The padding too: a new slot may lie where an earlier search kept its scratch numbers.
-    floats.fill(0, this.dimension);
+    this.placeRow(slot * this.stride * 4, vector);
     if (this.encodedGroups.size > 0) {
       this.coded[slot] = 0;
       this.uncoded.push(slot);
@@ -280,10 +278,8 @@ export class FlatVectorIndex {
     const slotsAt = queryAt + this.stride * 4;
     const scoresAt = slotsAt + (slots ? count * 4 : 0);
     this.reserve(scoresAt + count * 4);
+    this.placeRow(queryAt, query);
     const buffer = this.kernel.memory.buffer;
-    const queryFloats = new Float32Array(buffer, queryAt, this.stride);
-    queryFloats.fill(0);
-    queryFloats.set(query);
     if (slots) {
       new Int32Array(buffer, slotsAt, count).set(slots);
       this.kernel.dotsAt(queryAt, 0, slotsAt, count, this.stride, scoresAt);
@@ -327,9 +323,7 @@ export class FlatVectorIndex {
     const buffer = this.kernel.memory.buffer;
     new Float32Array(buffer, signsAt, this.transformLength).set(this.signs);
     this.encodePending(group, slots, signsAt, workAt);
-    const queryFloats = new Float32Array(buffer, queryAt, this.stride);
-    queryFloats.fill(0);
-    queryFloats.set(query);
+    this.placeRow(queryAt, query);
     this.kernel.encode(queryAt, signsAt, workAt, this.transformLength, this.stride, codeAt, this.codeBits);
     new Int32Array(buffer, slotsAt, count).set(slots);
 
@@ -397,6 +391,13 @@ export class FlatVectorIndex {
       this.kernel.encode(slot * rowBytes, signsAt, workAt, this.transformLength, this.stride, codesAt + slot * this.codeBytes, this.codeBits);
       this.coded[slot] = 1;
     }
+  }
+
+  /** Write `values` (of the index's dimension) as a row at byte `at`, its padding zeroed. */
+  private placeRow(at: number, values: ArrayLike<number>): void {
+    const floats = new Float32Array(this.kernel.memory.buffer, at, this.stride);
+    floats.set(values);
+    floats.fill(0, this.dimension);
   }
 
   /** Every slot that holds a vector, for an approximate search over the whole index. */

@@ -203,6 +203,14 @@ function printReport(): void {
   printTable([header, ...body]);
   for (const row of rows) if (row.status !== 'ran') console.log(`${row.label}: ${row.reason}`);
   if (ran[0]) console.log(`(${ran[0].questions} questions; memories = memories after ingest / turns ingested; search times include embedding the question)`);
+  const conversations = ran[0] ? Object.keys(ran[0].byConversation) : [];
+  if (conversations.length > 1) {
+    console.log('\nR@10 per conversation (questions):');
+    printTable([
+      ['row', ...conversations.map((id) => `${id} (${ran[0]?.byConversation[id]?.questions ?? 0})`)],
+      ...ran.map((row) => [row.label, ...conversations.map((id) => fixed(row.byConversation[id]?.recall[10]))]),
+    ]);
+  }
   console.log();
   for (const check of report.goals) console.log(`goal ${check.met === true ? 'MET   ' : check.met === false ? 'MISSED' : 'N/A   '} ${check.goal}: ${check.detail}`);
 }

@@ -82,18 +82,24 @@ export interface RecallSummary {
   overall: Record<number, number>;
   /** Per category name, mean recall per k and the question count. */
   byCategory: Record<string, { questions: number; recall: Record<number, number> }>;
+  /**
+   * Per conversation (file name without `.json`), mean recall per k and the
+   * question count: how far a lead over another row holds from one
+   * conversation to the next, which the overall mean hides.
+   */
+  byConversation: Record<string, { questions: number; recall: Record<number, number> }>;
 }
 
 /** Accumulates per-question recall into overall and per-category means. */
 export class RecallTally {
-  private readonly rows: { category: number; recall: Record<number, number> }[] = [];
+  private readonly rows: { category: number; conversation: string; recall: Record<number, number> }[] = [];
 
   constructor(readonly ks: readonly number[]) {}
 
-  add(question: LocomoQuestion, resultSources: readonly (readonly string[])[]): void {
+  add(question: LocomoQuestion, resultSources: readonly (readonly string[])[], conversation = ''): void {
     const recall: Record<number, number> = {};
     for (const k of this.ks) recall[k] = recallAt(question.evidence, resultSources, k);
-    this.rows.push({ category: question.category, recall });
+    this.rows.push({ category: question.category, conversation, recall });
   }
 
   summary(): RecallSummary {
@@ -102,7 +108,12 @@ export class RecallTally {
       const rows = this.rows.filter((row) => row.category === category);
       byCategory[CATEGORY_NAMES[category] ?? String(category)] = { questions: rows.length, recall: this.mean(rows) };
     }
-    return { questions: this.rows.length, overall: this.mean(this.rows), byCategory };
+    const byConversation: RecallSummary['byConversation'] = {};
+    for (const conversation of new Set(this.rows.map((row) => row.conversation))) {
+      const rows = this.rows.filter((row) => row.conversation === conversation);
+      byConversation[conversation] = { questions: rows.length, recall: this.mean(rows) };
+    }
+    return { questions: this.rows.length, overall: this.mean(this.rows), byCategory, byConversation };
   }
 
   private mean(rows: readonly { recall: Record<number, number> }[]): Record<number, number> {
@@ -152,7 +163,7 @@ export async function runLocomo(
     turns += conversation.turns.length;
     memories += await retriever.size();
     started = performance.now();
-    for (const question of scoredQuestions(conversation)) tally.add(question, await retriever.search(question.question, maxK));
+    for (const question of scoredQuestions(conversation)) tally.add(question, await retriever.search(question.question, maxK), conversation.id);
     searchMs += performance.now() - started;
     await retriever.close?.();
   }

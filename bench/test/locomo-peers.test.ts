@@ -19,6 +19,19 @@ describe('LoCoMo harness on a tiny conversation', () => {
     expect(run.byCategory['multi-hop']?.recall[10]).toBe(1);
   });
 
+  it('breaks recall down per conversation as well as overall', async () => {
+    const [conversation] = await loadLocomo(tiny);
+    // A second conversation with the same turns but only the single-hop questions.
+    const other = { ...conversation!, id: 'conv-other', questions: conversation!.questions.filter((question) => question.category === 4) };
+    const run = await runLocomo([conversation!, other], () => createPlainBm25Retriever(), [1, 10]);
+    expect(run.questions).toBe(5);
+    expect(run.byConversation).toEqual({
+      [conversation!.id]: { questions: 3, recall: { 1: 2.5 / 3, 10: 1 } },
+      'conv-other': { questions: 2, recall: { 1: 1, 10: 1 } },
+    });
+    expect(run.overall[1]).toBeCloseTo(4.5 / 5, 10);
+  });
+
   it('runs memloom through createMemory with each turn as a memory whose sources are its dia_id, by addTurns or add', async () => {
     const [conversation] = await loadLocomo(tiny);
     for (const ingest of ['turns', 'add'] as const) {

@@ -68,6 +68,8 @@ export interface StoreCapabilities {
    * Absent means false.
    */
   reindex?: boolean;
+  /** `listPage` is implemented (core's maintenance pass then pages by it). Absent means false. */
+  listPage?: boolean;
 }
 
 /** Where a re-index stands: how many memories already have a vector for the target. */
@@ -118,6 +120,28 @@ export interface ListQuery {
   orderBy?: ListOrder;
   /** Default `asc`. */
   direction?: 'asc' | 'desc';
+}
+
+/** A page of the store's own order: see `MemoryStore.listPage`. */
+export interface PageQuery {
+  /** See VectorQuery.exactScope. */
+  exactScope?: boolean;
+  scope?: Scope;
+  filter?: MemoryFilter;
+  /** How many memories at most; an integer of at least 1. */
+  limit: number;
+  /** Where to start: the `next` of the page before, from this store. Absent: from the beginning. */
+  after?: string;
+}
+
+/** What `listPage` gives. */
+export interface MemoryPage {
+  memories: MemoryRecord[];
+  /**
+   * Where the next page starts (opaque to the caller). Absent when nothing
+   * follows; present on a full page even if the next one turns out empty.
+   */
+  next?: string;
 }
 
 export interface VectorQuery {
@@ -188,6 +212,19 @@ export interface MemoryStore {
   /** Records for the ids that exist, in the order asked. */
   getMany(ids: readonly string[]): Promise<MemoryRecord[]>;
   list(query: ListQuery): Promise<MemoryRecord[]>;
+  /**
+   * The store's own (`stored`) order, a page at a time, from a place that
+   * writes do not move: `after` (a page's `next`) marks the same place after
+   * the memories before or at it were updated or deleted, by this caller or
+   * another process. A pass that writes each page back before reading the
+   * next, or that runs while others write, meets every memory that exists
+   * throughout it at least once; memories added meanwhile may come or not,
+   * and a store that reloads memories written elsewhere (the Markdown store)
+   * may bring those again. Optional: without it, core pages
+   * `list({ orderBy: 'stored' })` by offset, which another process's deletes
+   * can shift.
+   */
+  listPage?(query: PageQuery): Promise<MemoryPage>;
   count(query: { scope?: Scope; filter?: MemoryFilter }): Promise<number>;
   /** Nearest memories by cosine similarity (score in -1..1), best first. */
   vectorSearch(query: VectorQuery): Promise<ScoredMemory[]>;

@@ -41,6 +41,8 @@ export type {
   StoreOpenOptions,
   ListOrder,
   ListQuery,
+  MemoryPage,
+  PageQuery,
   VectorQuery,
   TextQuery,
   MemoryChange,
@@ -120,8 +122,8 @@ export { cosineSimilarity, normalizeVector, assertValidVector, blendVectors, doc
 export { FlatVectorIndex, flatVectorIndexSupported } from './vector-index/flat-vector-index.js';
 export type { VectorHit } from './vector-index/flat-vector-index.js';
 export { validateScope, isEmptyScope, scopeKey, inScope, matchesFilter } from './scope.js';
-export { assertRecordContext, keywordText, listRecords, matchingRecords, searchTextIndex } from './record-queries.js';
-export type { RecordEntry } from './record-queries.js';
+export { assertRecordContext, keywordText, listRecords, matchingRecords, numericPageQuery, pageRecords, searchTextIndex } from './record-queries.js';
+export type { RecordEntry, SequencedEntry } from './record-queries.js';
 
 // Language model helpers
 export { defaultPrompts } from './prompts.js';

@@ -61,6 +61,36 @@ export interface MaintenanceReport {
 const PAGE_SIZE = 10_000;
 
 /**
+ * The pass's pages of the store's own order. With `listPage`, each page
+ * starts where the one before ended, whatever was written since. Without it,
+ * by offset: a page's deleted memories leave the order, so the next page
+ * starts that many places earlier; another writer's deletes in pages already
+ * read still shift it, and the pass then skips as many memories, which the
+ * next pass maintains. A memory seen twice (a store that reloads files
+ * another process rewrote may list them again) changes nothing the second
+ * time.
+ */
+function storedPages(store: MemoryStore, scope: Scope) {
+  let after: string | undefined;
+  let offset = 0;
+  return {
+    async read(): Promise<{ memories: MemoryRecord[]; last: boolean }> {
+      if (store.listPage) {
+        const page = await store.listPage({ scope, limit: PAGE_SIZE, ...(after === undefined ? {} : { after }) });
+        after = page.next;
+        return { memories: page.memories, last: page.next === undefined || page.memories.length === 0 };
+      }
+      const memories = await store.list({ scope, orderBy: 'stored', limit: PAGE_SIZE, offset });
+      return { memories, last: memories.length < PAGE_SIZE };
+    },
+    /** The page just read was written back, `deleted` of its memories deleted. */
+    wrote(pageLength: number, deleted: number): void {
+      offset += pageLength - deleted;
+    },
+  };
+}
+
+/**
  * Seed 004's passive maintenance over every memory in scope: compress by age
  * (timestamp kept), decay weight and importance, delete what the category
  * rules say. Deterministic in `nowMs`: a second pass at the same time finds
@@ -90,16 +120,12 @@ export async function runMaintenance(input: {
     changes: [],
   };
   // Page by page in the store's own order, each page written back before the next is read: only
-  // one page is held at a time, and each batch rewrites one stretch of the store. A page's deleted
-  // memories leave that order, so the next page starts that many places earlier. Another writer
-  // can shift the rest too (its deletes in pages already read; in the Markdown store, a reload of
-  // the files it rewrote, whose memories then come last): the pass may then skip some memories,
-  // which the next pass maintains, or see some twice, which changes nothing the second time.
+  // one page is held at a time, and each batch rewrites one stretch of the store (storedPages).
   const total = await store.count({ scope });
-  let offset = 0;
+  const pages = storedPages(store, scope);
   let done = 0;
   for (;;) {
-    const page = await store.list({ scope, orderBy: 'stored', limit: PAGE_SIZE, offset });
+    const { memories: page, last } = await pages.read();
     const batch: MemoryChange[] = [];
     for (const memory of page) {
       report.scanned++;
@@ -165,8 +191,8 @@ export async function runMaintenance(input: {
     report.conflicts += applied.conflicts;
     done += page.length;
     input.onProgress?.(done, Math.max(total, done));
-    if (page.length < PAGE_SIZE) break;
-    offset += page.length - applied.deleted;
+    if (last) break;
+    pages.wrote(page.length, applied.deleted);
   }
   return report;
 }

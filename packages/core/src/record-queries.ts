@@ -1,4 +1,4 @@
-import type { ListQuery, TextQuery } from './contracts.js';
+import type { ListQuery, MemoryPage, PageQuery, TextQuery } from './contracts.js';
 import { MemloomError } from './errors.js';
 import { inScope, matchesFilter } from './scope.js';
 import type { TextIndex } from './text/bm25.js';
@@ -66,6 +66,47 @@ export function listRecords(entries: Iterable<RecordEntry>, query: ListQuery): M
   const offset = query.offset ?? 0;
   const end = query.limit === undefined ? undefined : offset + query.limit;
   return records.slice(offset, end).map((record) => structuredClone(record));
+}
+
+/**
+ * An entry that knows its place in its store's order: `seq` is given when the
+ * memory first enters the store, grows with each new memory, and stays
+ * through updates, so held in a `Map` (which keeps keys in the order first
+ * set) the entries run in `seq` order.
+ */
+export interface SequencedEntry extends RecordEntry {
+  readonly seq: number;
+}
+
+/**
+ * `listPage` semantics over entries held in `seq` order: the cursor is the
+ * last `seq` given, so deleting that memory, or any before it, moves nothing.
+ */
+export function pageRecords(entries: Iterable<SequencedEntry>, query: PageQuery, backend: string): MemoryPage {
+  const { limit, after } = numericPageQuery(query, backend);
+  const memories: MemoryRecord[] = [];
+  for (const entry of entries) {
+    if (entry.seq <= after || !inScope(entry.record.scope, query.scope, query.exactScope) || !matchesFilter(entry.record, query.filter)) continue;
+    memories.push(structuredClone(entry.record));
+    if (memories.length === limit) return { memories, next: String(entry.seq) };
+  }
+  return { memories };
+}
+
+/**
+ * A `listPage` query's limit and its cursor read as a number, for stores
+ * whose places are counted (0 when `after` is absent). Both come from outside
+ * the store and are checked: INVALID_INPUT names the backend.
+ */
+export function numericPageQuery(query: PageQuery, backend: string): { limit: number; after: number } {
+  if (!Number.isInteger(query.limit) || query.limit < 1) {
+    throw new MemloomError({ code: 'INVALID_INPUT', backend, message: `listPage needs a limit that is an integer of at least 1, not ${String(query.limit)}` });
+  }
+  if (query.after === undefined) return { limit: query.limit, after: 0 };
+  if (typeof query.after !== 'string' || !/^\d{1,15}$/.test(query.after)) {
+    throw new MemloomError({ code: 'INVALID_INPUT', backend, message: `listPage: ${JSON.stringify(query.after)} is not a page's next from this store` });
+  }
+  return { limit: query.limit, after: Number(query.after) };
 }
 
 /** `textSearch` semantics over a BM25 index of the entries' content: in scope, filtered, best first; copies. */

@@ -377,11 +377,11 @@ describe('maintenance batches', () => {
     expect((await store.get('m-10000'))?.level).toBe('summary');
   }, 30_000);
 
-  it('writes each page back before reading the next, and starts the next page where the deletes left it', async () => {
+  /** 20,001 memories; in the first page of 10,000 every other one is an episode old enough to be deleted. */
+  const pagedStore = async () => {
     const store = createInMemoryStore();
     const embedder = createTestEmbedder({ dimension: DIM });
     await store.open({ dimension: DIM, embedderId: embedder.id });
-    // 20,001 memories; in the first page every other one is an episode old enough to be deleted.
     const records = Array.from({ length: 20_001 }, (_, index) =>
       createRecord(
         { id: `p-${String(index).padStart(5, '0')}`, content: `the note number ${index}`, scope: { userId: 'a' }, atIso: '2024-03-01T09:00:00.000Z' },
@@ -395,17 +395,31 @@ describe('maintenance batches', () => {
       steps.push(`list ${query.offset ?? 0}`);
       return list(query);
     };
+    const listPage = store.listPage?.bind(store);
+    store.listPage = async (query) => {
+      steps.push(`page after ${query.after ?? '-'}`);
+      return (listPage as NonNullable<typeof listPage>)(query);
+    };
     const apply = store.apply.bind(store);
     store.apply = async (changes) => {
       steps.push(`apply ${changes.length}`);
       return apply(changes);
     };
+    return { store, embedder, steps, list, apply };
+  };
+
+  it.each([
+    ['listPage', ['page after -', 'apply 10000', 'page after 10000', 'apply 10000', 'page after 20000', 'apply 1']],
+    ['list by offset (a store without listPage)', ['list 0', 'apply 10000', 'list 5000', 'apply 10000', 'list 15000', 'apply 1']],
+  ])('writes each page back before reading the next, and starts the next page where the last one ended: %s', async (reader, expected) => {
+    const { store, embedder, steps, list } = await pagedStore();
+    if (reader !== 'listPage') store.listPage = undefined;
     const progress: [number, number][] = [];
     const memory = createMemory({ store, embedder, clock: createFakeClock('2024-03-16T09:00:00.000Z') });
     const report = await memory.maintain({ onProgress: (done, total) => progress.push([done, total]) });
 
     expect(report).toMatchObject({ scanned: 20_001, deleted: 5_000, conflicts: 0 });
-    expect(steps).toEqual(['list 0', 'apply 10000', 'list 5000', 'apply 10000', 'list 15000', 'apply 1']);
+    expect(steps).toEqual(expected);
     expect(progress).toEqual([
       [10_000, 20_001],
       [20_000, 20_001],
@@ -414,6 +428,26 @@ describe('maintenance batches', () => {
     const left = await list({});
     expect(left).toHaveLength(15_001);
     // Every memory the pass kept was changed once: none skipped, none twice.
+    expect(left.filter((record) => record.revision !== 2)).toEqual([]);
+  }, 30_000);
+
+  it("skips nothing when another writer deletes memories the pass has already read (listPage's place holds)", async () => {
+    const { store, embedder, apply } = await pagedStore();
+    let first = true;
+    const passApply = store.apply.bind(store);
+    store.apply = async (changes) => {
+      await passApply(changes);
+      if (!first) return;
+      first = false;
+      // Someone else forgets 1,000 facts of the page the pass just wrote, the page's last memory among them.
+      await apply(Array.from({ length: 1_000 }, (_, index) => ({ op: 'delete' as const, id: `p-${String(9_999 - 2 * index).padStart(5, '0')}` })));
+    };
+    const memory = createMemory({ store, embedder, clock: createFakeClock('2024-03-16T09:00:00.000Z') });
+    const report = await memory.maintain();
+
+    expect(report).toMatchObject({ scanned: 20_001, deleted: 5_000, conflicts: 0 });
+    const left = await store.list({});
+    expect(left).toHaveLength(14_001);
     expect(left.filter((record) => record.revision !== 2)).toEqual([]);
   }, 30_000);
 });

@@ -21,6 +21,8 @@ export interface StoreState {
   readonly scopes: Map<string, ScopeState>;
   readonly text: TextIndex;
   header: VectorHeader | undefined;
+  /** The last `Entry.seq` given. */
+  lastSeq: number;
 }
 
 export function newTransaction(store: StoreState): Transaction {
@@ -87,6 +89,8 @@ function swap(store: StoreState, plan: Plan, transaction: Transaction | undefine
     if (access && access.revision === entry.record.revision && access.at !== entry.record.lastAccessedAt) {
       entry.record = { ...entry.record, lastAccessedAt: access.at };
     }
+    // A Map keeps a key where it was first set: a memory the store holds keeps its place, a new one comes last.
+    entry.seq = old ? old.seq : ++store.lastSeq;
     store.entries.set(id, entry);
     const { content, context } = entry.record;
     if (!old || old.record.content !== content || old.record.context !== context) store.text.set(id, keywordText(entry.record));

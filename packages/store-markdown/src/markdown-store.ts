@@ -3,6 +3,7 @@ import path from 'node:path';
 import {
   inScope,
   listRecords,
+  pageRecords,
   matchingRecords,
   scopeKey,
   searchTextIndex,
@@ -11,9 +12,11 @@ import {
   type MemloomError,
   type MemoryChange,
   type MemoryFilter,
+  type MemoryPage,
   type MemoryRecord,
   type MemoryStore,
   type MemoryVersion,
+  type PageQuery,
   type PolicyStorage,
   type Scope,
   type ScoredMemory,
@@ -73,7 +76,7 @@ const MAX_RETRIES = 8;
 
 class MarkdownFileStore implements MarkdownStore {
   readonly name = BACKEND;
-  readonly capabilities = { textSearch: true, persistent: true, multiProcess: true };
+  readonly capabilities = { textSearch: true, persistent: true, multiProcess: true, listPage: true };
   readonly root: string;
   readonly options: ResolvedOptions;
   readonly durability: Durability;
@@ -83,6 +86,7 @@ class MarkdownFileStore implements MarkdownStore {
   readonly scopes = new Map<string, ScopeState>();
   readonly text = new TextIndex();
   header: VectorHeader | undefined;
+  lastSeq = 0;
   private loaded = false;
   private lastCheck = Number.NEGATIVE_INFINITY;
   private closed = false;
@@ -152,6 +156,11 @@ class MarkdownFileStore implements MarkdownStore {
   async list(query: ListQuery): Promise<MemoryRecord[]> {
     await this.fresh();
     return listRecords(this.entries.values(), query);
+  }
+
+  async listPage(query: PageQuery): Promise<MemoryPage> {
+    await this.fresh();
+    return pageRecords(this.entries.values(), query, BACKEND);
   }
 
   async count(query: { scope?: Scope; filter?: MemoryFilter }): Promise<number> {

@@ -252,7 +252,7 @@ export class Reconciler {
     const access = state.access.get(record.id);
     const withAccess = access && access.revision === record.revision ? { ...record, lastAccessedAt: access.at } : record;
     const vector = state.vectors.get(record.id);
-    return { record: withAccess, vector, norm: vectorNorm(vector), scopeKey: state.key, file: rel };
+    return { record: withAccess, vector, norm: vectorNorm(vector), scopeKey: state.key, file: rel, seq: 0 };
   }
 
   private async embedAll(records: MemoryRecord[], report: SyncReport): Promise<Map<string, Float32Array>> {

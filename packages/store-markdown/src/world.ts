@@ -15,6 +15,12 @@ export interface Entry {
   scopeKey: string;
   /** The Markdown file it lives in, relative to the scope's `memory/` folder. */
   file: string;
+  /**
+   * Its place in the store's own order (core's SequencedEntry, for
+   * `listPage`): given when the store first takes the memory in, kept
+   * through updates; 0 until then.
+   */
+  seq: number;
 }
 
 export type LayoutPart = { kind: 'text'; text: string } | { kind: 'record'; id: string };
@@ -150,7 +156,7 @@ export class Plan {
     const layout = this.layout(scope, file);
     if (!layout.parts.some((part) => part.kind === 'record' && part.id === record.id)) layout.parts.push({ kind: 'record', id: record.id });
     const keptVector = vector === 'keep' ? old?.vector : vector;
-    const entry: Entry = { record, vector: keptVector, norm: vectorNorm(keptVector), scopeKey: scope.key, file };
+    const entry: Entry = { record, vector: keptVector, norm: vectorNorm(keptVector), scopeKey: scope.key, file, seq: 0 };
     this.entries.set(record.id, entry);
     if (old && old.scopeKey !== scope.key) {
       this.historyMoves.push({ from: this.scopeOf(old.scopeKey), to: scope, id: record.id });

@@ -3,9 +3,11 @@ import {
   type ListQuery,
   type MemoryChange,
   type MemoryFilter,
+  type MemoryPage,
   type MemoryRecord,
   type MemoryStore,
   type MemoryVersion,
+  type PageQuery,
   type Scope,
   type ScoredMemory,
   type StoreCapabilities,
@@ -43,7 +45,7 @@ const ORDER_FIELDS: Record<Exclude<OrderKey, 'id' | 'stored'>, 'createdAtMs' | '
 
 class QdrantStore implements MemoryStore {
   readonly name = 'qdrant';
-  readonly capabilities: StoreCapabilities = { textSearch: true, persistent: true, multiProcess: true };
+  readonly capabilities: StoreCapabilities = { textSearch: true, persistent: true, multiProcess: true, listPage: true };
   private dimension: number | undefined;
   private closed = false;
 
@@ -92,6 +94,42 @@ class QdrantStore implements MemoryStore {
       return records.slice(offset, query.limit === undefined ? undefined : offset + query.limit);
     }
     return this.listOrdered(filter, key, direction, offset, query.limit);
+  }
+
+  /**
+   * Qdrant's scroll order (by point id), resumed from the point id Qdrant
+   * names as the next page's start (`next_page_offset`): a scroll from an id
+   * whose point has since been deleted starts at the first id after it, so
+   * the place holds through writes. Each request reads `batchSize` points.
+   */
+  async listPage(query: PageQuery): Promise<MemoryPage> {
+    this.assertOpen();
+    if (!Number.isInteger(query.limit) || query.limit < 1) {
+      throw new MemloomError({ code: 'INVALID_INPUT', backend: this.name, message: `listPage needs a limit that is an integer of at least 1, not ${String(query.limit)}` });
+    }
+    if (query.after !== undefined && (typeof query.after !== 'string' || !UUID.test(query.after))) {
+      throw new MemloomError({ code: 'INVALID_INPUT', backend: this.name, message: `listPage: ${JSON.stringify(query.after)} is not a page's next from this store` });
+    }
+    const filter = memoryFilter(query.scope, query.filter, query.exactScope);
+    const memories: MemoryRecord[] = [];
+    let offset = query.after;
+    while (memories.length < query.limit) {
+      const page = await this.backend.call('list memories', () =>
+        this.backend.client.scroll(this.backend.collection, {
+          filter,
+          limit: Math.min(this.backend.options.batchSize, query.limit - memories.length),
+          with_payload: true,
+          with_vector: false,
+          ...(offset !== undefined ? { offset } : {}),
+          ...(this.backend.options.readConsistency !== undefined ? { consistency: this.backend.options.readConsistency } : {}),
+        }),
+      );
+      for (const point of page.points) memories.push(fromMemoryPayload(point.payload));
+      const next = page.next_page_offset;
+      if (typeof next !== 'string') return { memories };
+      offset = next;
+    }
+    return { memories, next: offset as string };
   }
 
   async count(query: { scope?: Scope; filter?: MemoryFilter }): Promise<number> {
@@ -246,6 +284,9 @@ class QdrantStore implements MemoryStore {
     if (this.closed) throw new MemloomError({ code: 'CLOSED', backend: this.name, message: 'store is closed' });
   }
 }
+
+/** A point id as this store makes them (memoryPointId): a UUID. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function compareBy(key: Exclude<OrderKey, 'stored'>, direction: 'asc' | 'desc'): (a: MemoryRecord, b: MemoryRecord) => number {
   const sign = direction === 'desc' ? -1 : 1;

@@ -165,6 +165,39 @@ describe('reads', () => {
     expect(fake.bodies('scroll').every((body: any) => body.order_by === undefined)).toBe(true);
   });
 
+  it("listPage resumes Qdrant's scroll at the point it named next, a batch per request, even after that point was deleted", async () => {
+    // Qdrant's scroll: points by id, from `offset` (inclusive) when given; next_page_offset is the next point's id.
+    let points = ['a', 'b', 'c', 'd', 'e'].map((id) => point(record({ id }))).sort((x, y) => (x.id < y.id ? -1 : 1));
+    const fake = scriptedClient({
+      scroll: (_collection: string, body: any) => {
+        const start = body.offset === undefined ? 0 : points.findIndex((candidate) => candidate.id >= body.offset);
+        const from = start < 0 ? points.length : start;
+        const page = points.slice(from, from + body.limit);
+        return { points: page, next_page_offset: points[from + body.limit]?.id ?? null };
+      },
+    });
+    const store = createQdrantStore({ client: fake.client, batchSize: 2 });
+    const ids = (page: { memories: MemoryRecord[] }) => page.memories.map((memory) => memory.id);
+    const order = points.map((candidate) => candidate.payload.id);
+
+    const first = await store.listPage!({ scope: { userId: 'alice' }, limit: 3 });
+    expect(ids(first)).toEqual(order.slice(0, 3));
+    expect(first.next).toBe(points[3]?.id);
+    expect(fake.bodies('scroll').map((body: any) => [body.limit, body.offset])).toEqual([
+      [2, undefined],
+      [1, points[2]?.id],
+    ]);
+    expect(fake.bodies('scroll')[0].filter).toEqual({ must: [KIND_MEMORY, { key: 'userId', match: { value: 'alice' } }] });
+
+    // The point the cursor names is deleted: the next page starts at the one after it.
+    points = points.filter((candidate) => candidate.id !== first.next);
+    const second = await store.listPage!({ limit: 3, after: first.next as string });
+    expect(ids(second)).toEqual(order.slice(4));
+    expect(second.next).toBeUndefined();
+    await expect(store.listPage!({ limit: 3, after: 'not-a-point-id' })).rejects.toMatchObject({ code: 'INVALID_INPUT', backend: 'qdrant' });
+    await expect(store.listPage!({ limit: 0 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+  });
+
   it('history follows the chain from the memory and ignores versions of writes that never landed', async () => {
     const v1 = record({ content: 'one' });
     const v2 = record({ content: 'two', revision: 2 });

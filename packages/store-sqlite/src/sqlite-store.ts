@@ -1,12 +1,15 @@
 import { resolve } from 'node:path';
 import {
   MemloomError,
+  numericPageQuery,
   type ListQuery,
   type MemoryChange,
   type MemoryFilter,
+  type MemoryPage,
   type MemoryRecord,
   type MemoryStore,
   type MemoryVersion,
+  type PageQuery,
   type ReindexStatus,
   type Scope,
   type ScoredMemory,
@@ -82,7 +85,7 @@ class SqliteMemoryStore implements SqliteStore {
     const injected = options.database;
     const memory = injected ? injected.memory : isMemoryPath(options.path as string);
     this.path = memory ? ':memory:' : resolve(injected ? injected.name : (options.path as string));
-    this.capabilities = { textSearch: true, persistent: !memory, multiProcess: !memory, reindex: true };
+    this.capabilities = { textSearch: true, persistent: !memory, multiProcess: !memory, reindex: true, listPage: true };
     this.mirror = new VectorMirror(options.vectorMirror, options.vectorMirrorMaxBytes, options.vectorApproximateFrom);
   }
 
@@ -175,6 +178,21 @@ class SqliteMemoryStore implements SqliteStore {
         query.offset ?? 0,
       ) as MemoryRow[];
       return rows.map(rowToRecord);
+    });
+  }
+
+  /** The cursor is the last row id given: row ids stay through updates, and a deleted row's id still marks its place. */
+  async listPage(query: PageQuery): Promise<MemoryPage> {
+    const { limit, after } = numericPageQuery(query, BACKEND);
+    const where = buildWhere(query.scope, query.filter, query.exactScope);
+    return this.read('listing memories', () => {
+      const rows = this.raw(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE ${where.sql} AND m.row_id > ? ORDER BY m.row_id LIMIT ?`).all(
+        ...where.params,
+        after,
+        limit,
+      ) as MemoryRow[];
+      const memories = rows.map(rowToRecord);
+      return rows.length === limit ? { memories, next: String(rows[rows.length - 1]?.[0]) } : { memories };
     });
   }
 

@@ -1,7 +1,9 @@
 import type {
   ListQuery,
   MemoryChange,
+  MemoryPage,
   MemoryStore,
+  PageQuery,
   ReindexStatus,
   StagedVector,
   StoreOpenOptions,
@@ -9,7 +11,7 @@ import type {
   VectorQuery,
 } from '../contracts.js';
 import { MemloomError } from '../errors.js';
-import { assertRecordContext, keywordText, listRecords, matchingRecords, searchTextIndex } from '../record-queries.js';
+import { assertRecordContext, keywordText, listRecords, matchingRecords, pageRecords, searchTextIndex } from '../record-queries.js';
 import { inScope, matchesFilter } from '../scope.js';
 import { TextIndex } from '../text/bm25.js';
 import type { MemoryFilter, MemoryRecord, MemoryVersion, Scope, ScoredMemory } from '../types.js';
@@ -18,6 +20,8 @@ import { cosineSimilarity } from '../vector.js';
 interface Entry {
   record: MemoryRecord;
   vector: number[];
+  /** Its place in the store's order (see SequencedEntry). */
+  seq: number;
 }
 
 /**
@@ -31,8 +35,10 @@ export function createInMemoryStore(): MemoryStore {
 
 class InMemoryStore implements MemoryStore {
   readonly name = 'memory';
-  readonly capabilities = { textSearch: true, persistent: false, multiProcess: false, reindex: true };
+  readonly capabilities = { textSearch: true, persistent: false, multiProcess: false, reindex: true, listPage: true };
   private readonly entries = new Map<string, Entry>();
+  /** The last `seq` given. */
+  private lastSeq = 0;
   private readonly versions = new Map<string, MemoryVersion[]>();
   private readonly text = new TextIndex();
   private dimension: number | undefined;
@@ -78,6 +84,11 @@ class InMemoryStore implements MemoryStore {
   async list(query: ListQuery): Promise<MemoryRecord[]> {
     this.assertOpen();
     return listRecords(this.entries.values(), query);
+  }
+
+  async listPage(query: PageQuery): Promise<MemoryPage> {
+    this.assertOpen();
+    return pageRecords(this.entries.values(), query, this.name);
   }
 
   async count(query: { scope?: Scope; filter?: MemoryFilter }): Promise<number> {
@@ -144,7 +155,7 @@ class InMemoryStore implements MemoryStore {
       const previous = this.entries.get(change.memory.id);
       const vector = change.vector ? [...change.vector] : (previous as Entry).vector;
       if (change.vector) this.next?.vectors.delete(change.memory.id);
-      this.entries.set(change.memory.id, { record: structuredClone(change.memory), vector });
+      this.entries.set(change.memory.id, { record: structuredClone(change.memory), vector, seq: previous?.seq ?? ++this.lastSeq });
       const history = this.versions.get(change.memory.id) ?? [];
       history.push(structuredClone(change.version));
       this.versions.set(change.memory.id, history);

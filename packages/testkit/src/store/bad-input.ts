@@ -23,6 +23,15 @@ export function badInputCases(context: StoreContext): void {
       expect(await context.store.history(memory.id)).toHaveLength(2);
     });
 
+    it.skipIf(!context.options.capabilities.listPage)('listPage refuses a limit below 1 or not whole, and a next it never gave, with INVALID_INPUT', async () => {
+      await context.store.apply([create(record({ content: 'one to page' }), axis(0))]);
+      const listPage = (context.store.listPage as NonNullable<typeof context.store.listPage>).bind(context.store);
+      await rejectsWithCode(listPage({ limit: 0 }), 'INVALID_INPUT');
+      await rejectsWithCode(listPage({ limit: 2.5 }), 'INVALID_INPUT');
+      await rejectsWithCode(listPage({ limit: 2, after: 'no such place; DROP TABLE memories' }), 'INVALID_INPUT');
+      expect((await listPage({ limit: 2 })).memories).toHaveLength(1);
+    });
+
     it('applies a batch all together or not at all', async () => {
       const existing = record({ content: 'existing' });
       await context.store.apply([create(existing, axis(0))]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MemoryRecord } from '@memloom/core';
+import type { MemoryRecord, MemoryStore, PageQuery } from '@memloom/core';
 import { axis, create, record, rejectsWithCode, replace, type StoreContext } from './fixtures.js';
 
 export function crudCases(context: StoreContext & { replace(store: import('@memloom/core').MemoryStore): void }): void {
@@ -143,6 +143,56 @@ export function crudCases(context: StoreContext & { replace(store: import('@meml
       ]);
       // A pass over everything pages by offset and writes each page back before reading the next.
       expect(await ids()).toEqual(before.slice(1));
+    });
+
+    /** Every memory `listPage` gives for `query`, by pages of 3, checking that only the last page lacks a next. */
+    const pagedByCursor = async (query: Omit<PageQuery, 'limit'>) => {
+      const listPage = (context.store.listPage as NonNullable<MemoryStore['listPage']>).bind(context.store);
+      const ids: string[] = [];
+      let after = query.after;
+      for (let pages = 0; pages < 20; pages++) {
+        const page = await listPage({ ...query, limit: 3, ...(after === undefined ? {} : { after }) });
+        ids.push(...page.memories.map((memory) => memory.id));
+        if (page.next === undefined) return ids;
+        expect(page.memories).toHaveLength(3);
+        after = page.next;
+      }
+      throw new Error('listPage gave a next on 20 pages of 3 for fewer than 10 memories');
+    };
+
+    it.skipIf(!options.capabilities.listPage)("listPage gives the store's own order a page at a time, in scope and filter, with no next after the last", async () => {
+      expect(typeof context.store.listPage).toBe('function');
+      const memories = ['q-c', 'q-a', 'q-f', 'q-b', 'q-g', 'q-e', 'q-d'].map((id, index) =>
+        record({ id, content: `paged ${id}`, scope: { userId: index % 2 ? 'odd' : 'even' }, tags: index < 4 ? ['early'] : [] }),
+      );
+      await context.store.apply(memories.map((memory, index) => create(memory, axis(index))));
+      const whole = (await context.store.list({ orderBy: 'stored' })).map((memory) => memory.id);
+      const of = (id: string) => memories.find((memory) => memory.id === id) as MemoryRecord;
+      expect(await pagedByCursor({})).toEqual(whole);
+      expect(await pagedByCursor({ scope: { userId: 'odd' } })).toEqual(whole.filter((id) => of(id).scope.userId === 'odd'));
+      expect(await pagedByCursor({ filter: { tags: ['early'] } })).toEqual(whole.filter((id) => of(id).tags.includes('early')));
+      const one = await context.store.listPage!({ limit: 100 });
+      expect(one.memories.map((memory) => memory.id)).toEqual(whole);
+      expect(one.next).toBeUndefined();
+      expect(one.memories.find((memory) => memory.id === 'q-f')).toEqual(of('q-f'));
+    });
+
+    it.skipIf(!options.capabilities.listPage)("listPage's next keeps its place when memories before and around it are updated or deleted", async () => {
+      const memories = ['r-c', 'r-a', 'r-f', 'r-b', 'r-g', 'r-e', 'r-d'].map((id, index) => record({ id, content: `resumed ${id}` }));
+      await context.store.apply(memories.map((memory, index) => create(memory, axis(index))));
+      const whole = (await context.store.list({ orderBy: 'stored' })).map((memory) => memory.id);
+      const first = await context.store.listPage!({ limit: 3 });
+      expect(first.memories.map((memory) => memory.id)).toEqual(whole.slice(0, 3));
+      expect(first.next).toBeDefined();
+      // Meanwhile: the page's first memory and its last are deleted, its middle one rewritten, and the one after it deleted.
+      const middle = (await context.store.get(whole[1] as string)) as MemoryRecord;
+      await context.store.apply([
+        { op: 'delete', id: whole[0] as string },
+        replace(middle, { content: 'rewritten while paging', updatedAt: '2024-04-01T00:00:00.000Z' }, axis(9)),
+        { op: 'delete', id: whole[2] as string },
+        { op: 'delete', id: whole[3] as string },
+      ]);
+      expect(await pagedByCursor({ after: first.next as string })).toEqual(whole.slice(4));
     });
 
     it('deletes a memory from every index it lives in: nothing findable afterwards', async () => {

@@ -3,8 +3,8 @@ import path from 'node:path';
 import {
   inScope,
   listRecords,
-  pageRecords,
   matchingRecords,
+  pageRecords,
   scopeKey,
   searchTextIndex,
   TextIndex,

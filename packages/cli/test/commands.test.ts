@@ -226,6 +226,22 @@ describe('maintain', () => {
     expect(history.at(-1)).toMatchObject({ trigger: 'passive_decay', action: 'compress' });
     expect(history.at(-1).after.updatedAt).toBe(history[0].after.updatedAt); // never refreshed
   });
+
+  it('lists the first 50 changes of a larger pass (without reading every memory first), and every one with --all', async () => {
+    for (let index = 0; index < 53; index++) await cli('add', `Standup number ${index} covered topic ${index}`, '--user', 'alice', '--category', 'episode', '--at', '2024-01-01');
+    const stored = json(await cli('list', '--all', '--json')).length; // a few of the similar lines may merge
+    expect(stored).toBeGreaterThan(50);
+    const listed = (output: string) => output.split('\n').filter((line) => /^delete +\S+$/.test(line)).length;
+    const dry = await cli('maintain', '--dry-run', '--now', '2024-01-16');
+    expect(dry.stdout).toContain(`${stored} memories scanned; 0 would be compressed, 0 decayed, ${stored} deleted`);
+    expect(listed(dry.stdout)).toBe(50);
+    expect(dry.stdout).toContain(`${stored - 50} more changes not listed: --all lists every one with its text`);
+    expect(dry.stdout).not.toContain('    Standup number');
+    const all = await cli('maintain', '--dry-run', '--now', '2024-01-16', '--all');
+    expect(listed(all.stdout)).toBe(stored);
+    expect(all.stdout).toContain('    Standup number 52 covered topic 52');
+    expect(all.stdout).not.toContain('more changes not listed');
+  });
 });
 
 describe('index and stats', () => {

@@ -3,6 +3,9 @@ import { dateOption, flag, requirePositionals, type CommandSpec } from '../comma
 import { oneLine } from '../format.js';
 import { scopeOption, withMemory } from './shared.js';
 
+/** How many changes are listed without --all. */
+const LISTED = 50;
+
 export const maintainCommand: CommandSpec = {
   name: 'maintain',
   summary: 'compress, decay and delete by age (or, with --dry-run, say what would happen and why)',
@@ -16,15 +19,19 @@ export const maintainCommand: CommandSpec = {
   options: {
     now: { type: 'string', value: 'date', description: 'maintain as if it were this date (default now)' },
     'dry-run': { type: 'boolean', description: 'report what would be compressed, decayed or deleted and why; change nothing' },
+    all: { type: 'boolean', description: `list every change with the memory's text (default: the first ${LISTED}, with the text when the scope holds at most ${LISTED} memories)` },
   },
-  examples: ['memloom maintain --dry-run', 'memloom maintain --now 2025-01-01 --user alice', 'memloom maintain --json'],
+  examples: ['memloom maintain --dry-run', 'memloom maintain --now 2025-01-01 --user alice', 'memloom maintain --dry-run --all', 'memloom maintain --json'],
   async run(context) {
     requirePositionals(context, []);
     const now = dateOption(context.values, 'now');
     const dryRun = flag(context.values, 'dry-run');
+    const all = flag(context.values, 'all');
     await withMemory(context, async ({ memory }) => {
-      // Read the memories first: the report names ids, and deleted ones are gone afterwards.
-      const before = context.globals.json ? new Map<string, MemoryRecord>() : new Map((await memory.list(scopeOption(context))).map((record) => [record.id, record]));
+      // The memories' text is read first (the report names ids, and deleted memories are gone
+      // afterwards), but only when every change will be listed: a large store is not read whole.
+      const withText = !context.globals.json && (all || (await memory.count(scopeOption(context))) <= LISTED);
+      const before = withText ? new Map((await memory.list(scopeOption(context))).map((record) => [record.id, record])) : new Map<string, MemoryRecord>();
       const progress = context.progress('maintain');
       const report = await memory.maintain({
         ...scopeOption(context),
@@ -40,7 +47,8 @@ export const maintainCommand: CommandSpec = {
       );
       if (report.conflicts > 0) context.print(`${report.conflicts} changed meanwhile and were left for the next pass.`);
       if (report.modelFallbacks > 0) context.print(`${report.modelFallbacks} compressions used the deterministic text (the model failed).`);
-      for (const change of report.changes) {
+      const listed = all ? report.changes : report.changes.slice(0, LISTED);
+      for (const change of listed) {
         const record = before.get(change.id);
         const what = [
           change.fromLevel ? `${change.fromLevel} -> ${change.toLevel}` : '',
@@ -54,6 +62,8 @@ export const maintainCommand: CommandSpec = {
         if (change.content) context.print(context.dim(`    now: ${oneLine(change.content)}`));
         context.print(context.dim(`    why: ${change.reasons.join('; ')}`));
       }
+      const unlisted = report.changes.length - listed.length;
+      if (unlisted > 0) context.print(context.dim(`${unlisted} more changes not listed: --all lists every one with its text, --json gives the whole report.`));
     });
   },
 };

@@ -1,6 +1,6 @@
-import type { MemoryChange, MemoryRecord } from '@memloom/core';
 import { createMemory } from '@memloom/core';
 import { axisVector, createFakeClock, createRecord, createTestEmbedder } from '@memloom/core/testing';
+import { create } from '@memloom/testkit';
 import { describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../src/index.js';
 import { tempFolders } from './helpers.js';
@@ -8,14 +8,6 @@ import { tempFolders } from './helpers.js';
 const DIMENSION = 8;
 const EMBEDDER_ID = 'test/maintenance';
 const folder = tempFolders();
-
-const seed = (record: MemoryRecord): MemoryChange => ({
-  op: 'put',
-  memory: record,
-  vector: axisVector(DIMENSION, 0),
-  expectedRevision: 0,
-  version: { memoryId: record.id, version: 1, at: record.createdAt, trigger: 'import', action: 'create', reason: 'seed', before: null, after: record },
-});
 
 describe('the maintenance pass over a SQLite file', () => {
   it('meets every memory when another connection deletes memories of a page the pass has already written', async () => {
@@ -30,7 +22,7 @@ describe('the maintenance pass over a SQLite file', () => {
         { importance: 1, category: index < 10_000 && index % 2 === 0 ? 'episode' : 'fact', type: 'user' },
       ),
     );
-    for (let start = 0; start < records.length; start += 5_000) await store.apply(records.slice(start, start + 5_000).map(seed));
+    for (let start = 0; start < records.length; start += 5_000) await store.apply(records.slice(start, start + 5_000).map((record) => create(record, axisVector(DIMENSION, 0))));
 
     const other = createSqliteStore({ path });
     await other.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });

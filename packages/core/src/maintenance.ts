@@ -15,6 +15,13 @@ export interface MaintainOptions {
   scope?: Scope;
   /** Called after each page of memories: (done, total). */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Keep at most this many entries in `report.changes` (the first ones, in
+   * the store's order); the counts still cover every memory, and
+   * `report.changesOmitted` says how many entries were left out. A pass over
+   * a large store otherwise holds one entry per change. @default all
+   */
+  changesLimit?: number;
 }
 
 export interface MaintenanceChange {
@@ -42,6 +49,8 @@ export interface MaintenanceReport {
   /** Compressions where the language model failed and the deterministic text was used. */
   modelFallbacks: number;
   changes: MaintenanceChange[];
+  /** Changes made (or, in a dry run, planned) but not in `changes`, past `changesLimit`. */
+  changesOmitted: number;
 }
 
 /**
@@ -104,6 +113,7 @@ export async function runMaintenance(input: {
   scope: Scope;
   dryRun: boolean;
   onProgress?: (done: number, total: number) => void;
+  changesLimit?: number;
 }): Promise<MaintenanceReport> {
   const { store, config, nowMs, scope, dryRun } = input;
   const nowIso = new Date(nowMs).toISOString();
@@ -118,6 +128,12 @@ export async function runMaintenance(input: {
     conflicts: 0,
     modelFallbacks: 0,
     changes: [],
+    changesOmitted: 0,
+  };
+  const changesLimit = input.changesLimit ?? Number.POSITIVE_INFINITY;
+  const keepChange = (change: MaintenanceChange): void => {
+    if (report.changes.length < changesLimit) report.changes.push(change);
+    else report.changesOmitted++;
   };
   // Page by page in the store's own order, each page written back before the next is read: only
   // one page is held at a time, and each batch rewrites one stretch of the store (storedPages).
@@ -136,7 +152,7 @@ export async function runMaintenance(input: {
       }
       if (plan.kind === 'delete') {
         report.deleted++;
-        report.changes.push({ id: memory.id, action: 'delete', reasons: plan.reasons });
+        keepChange({ id: memory.id, action: 'delete', reasons: plan.reasons });
         batch.push({ op: 'delete', id: memory.id, expectedRevision: memory.revision });
         continue;
       }
@@ -163,7 +179,7 @@ export async function runMaintenance(input: {
       } else {
         report.decayed++;
       }
-      report.changes.push(change);
+      keepChange(change);
       const after: MemoryRecord = {
         ...memory,
         content,

@@ -446,6 +446,10 @@ class MemloomMemory implements Memory {
     await this.ensureOpen();
     const scope = this.resolveScope(options.scope);
     const nowMs = options.now === undefined ? this.clock.now() : toEpochMs(options.now);
+    const { changesLimit } = options;
+    if (changesLimit !== undefined && (!Number.isInteger(changesLimit) || changesLimit < 0)) {
+      throw new MemloomError({ code: 'INVALID_OPTIONS', message: `maintain: changesLimit must be an integer of at least 0, not ${String(changesLimit)}` });
+    }
     return runMaintenance({
       store: this.store,
       text: this.text,
@@ -454,6 +458,7 @@ class MemloomMemory implements Memory {
       scope,
       dryRun: options.dryRun ?? false,
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      ...(changesLimit !== undefined ? { changesLimit } : {}),
     });
   }
 

@@ -335,7 +335,24 @@ describe('maintenance with a language model', () => {
     clock.advance(40 * DAY);
     const report = await memory.maintain({ dryRun: true });
     expect(report.changes[0]).toMatchObject({ action: 'compress', fromLevel: 'full', toLevel: 'tag' });
+    expect(report.changesOmitted).toBe(0);
     expect((await memory.list())[0]?.level).toBe('full');
+  });
+
+  it('keeps only the first changesLimit entries of the report, counting every change, and refuses a bad limit', async () => {
+    const { memory, clock } = rig();
+    for (const city of ['Lisbon', 'Osaka', 'Quito', 'Tromso', 'Hanoi']) {
+      await memory.add(`Visited ${city} for the annual meeting of rare bird watchers`, { scope: { userId: city } });
+    }
+    clock.advance(40 * DAY);
+    const all = await memory.maintain({ dryRun: true });
+    expect(all.changes).toHaveLength(5);
+    expect(await memory.maintain({ dryRun: true, changesLimit: 0 })).toMatchObject({ compressed: 5, changes: [], changesOmitted: 5 });
+    const limited = await memory.maintain({ changesLimit: 2 });
+    expect(limited).toMatchObject({ compressed: 5, changesOmitted: 3 });
+    expect(limited.changes).toEqual(all.changes.slice(0, 2).map((change) => ({ ...change, content: expect.any(String) })));
+    expect((await memory.list()).every((record) => record.level === 'tag')).toBe(true);
+    for (const bad of [-1, 1.5, Number.NaN]) expect((await errorOf(memory.maintain({ changesLimit: bad }))).code).toBe('INVALID_OPTIONS');
   });
 });
 

@@ -37,6 +37,8 @@ export const maintainCommand: CommandSpec = {
         ...scopeOption(context),
         ...(now ? { now } : {}),
         dryRun,
+        // The report holds only what will be printed: one entry per change adds up in a large store.
+        ...(all || context.globals.json ? {} : { changesLimit: LISTED }),
         onProgress: (done, total) => progress.update(done, total),
       });
       progress.finish();
@@ -47,8 +49,7 @@ export const maintainCommand: CommandSpec = {
       );
       if (report.conflicts > 0) context.print(`${report.conflicts} changed meanwhile and were left for the next pass.`);
       if (report.modelFallbacks > 0) context.print(`${report.modelFallbacks} compressions used the deterministic text (the model failed).`);
-      const listed = all ? report.changes : report.changes.slice(0, LISTED);
-      for (const change of listed) {
+      for (const change of report.changes) {
         const record = before.get(change.id);
         const what = [
           change.fromLevel ? `${change.fromLevel} -> ${change.toLevel}` : '',
@@ -62,8 +63,9 @@ export const maintainCommand: CommandSpec = {
         if (change.content) context.print(context.dim(`    now: ${oneLine(change.content)}`));
         context.print(context.dim(`    why: ${change.reasons.join('; ')}`));
       }
-      const unlisted = report.changes.length - listed.length;
-      if (unlisted > 0) context.print(context.dim(`${unlisted} more changes not listed: --all lists every one with its text, --json gives the whole report.`));
+      if (report.changesOmitted > 0) {
+        context.print(context.dim(`${report.changesOmitted} more changes not listed: --all lists every one with its text, --json gives the whole report.`));
+      }
     });
   },
 };

@@ -86,6 +86,10 @@ function storedPages(store: MemoryStore, scope: Scope) {
     async read(): Promise<{ memories: MemoryRecord[]; last: boolean }> {
       if (store.listPage) {
         const page = await store.listPage({ scope, limit: PAGE_SIZE, ...(after === undefined ? {} : { after }) });
+        if (page.next !== undefined && page.next === after) {
+          // A store whose cursor does not move would keep the pass reading the same page forever.
+          throw new MemloomError({ code: 'STORE_ERROR', backend: store.name, message: `listPage gave the same next (${JSON.stringify(after)}) it was asked to start after` });
+        }
         after = page.next;
         return { memories: page.memories, last: page.next === undefined || page.memories.length === 0 };
       }

@@ -448,6 +448,15 @@ describe('maintenance batches', () => {
     expect(left.filter((record) => record.revision !== 2)).toEqual([]);
   }, 30_000);
 
+  it('stops with STORE_ERROR when a store gives back the cursor it was asked to start after, instead of reading forever', async () => {
+    const { store, embedder } = await pagedStore();
+    store.listPage = async (query) => ({ memories: (await store.list({ orderBy: 'stored', limit: query.limit })).slice(0, query.limit), next: 'stuck' });
+    const memory = createMemory({ store, embedder, clock: createFakeClock('2024-03-16T09:00:00.000Z') });
+    const error = await errorOf(memory.maintain({ dryRun: true }));
+    expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'memory' });
+    expect(error.message).toContain('"stuck"');
+  }, 30_000);
+
   it("skips nothing when another writer deletes memories the pass has already read (listPage's place holds)", async () => {
     const { store, embedder, apply } = await pagedStore();
     let first = true;

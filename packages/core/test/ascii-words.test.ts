@@ -66,7 +66,7 @@ describe('plainAsciiWords', () => {
     }
     // The fast path must actually be taken for a good share of texts, not decline everything.
     expect(answered).toBeGreaterThan(10_000);
-  });
+  }, 60_000);
 
   it('answers for plain sentences and declines where a mark joins, an underscore or a non-ASCII character appears', () => {
     expect(plainAsciiWords('I drink espresso every morning. (note 12)')).toEqual(['I', 'drink', 'espresso', 'every', 'morning', 'note', '12']);
@@ -82,14 +82,14 @@ describe('tokenize and keywords with the plain-ASCII fast path', () => {
       expect(tokenize(text), JSON.stringify(text)).toEqual(referenceTokenize(text));
       expect(tokenize(text, { stopwords: false, stem: false }), JSON.stringify(text)).toEqual(referenceTokenize(text, { stopwords: false, stem: false }));
     }
-  });
+  }, 60_000);
 
   it('keywords gives the same words as the segmenter-only implementation', () => {
     for (const text of texts) {
       expect(keywords(text), JSON.stringify(text)).toEqual(referenceKeywords(text));
       expect(keywords(text, 2), JSON.stringify(text)).toEqual(referenceKeywords(text, 2));
     }
-  });
+  }, 60_000);
 });
 
 describe('porterStem with its cache', () => {
@@ -108,5 +108,5 @@ describe('porterStem with its cache', () => {
       'ab',
       'Running',
     ]);
-  });
+  }, 60_000);
 });

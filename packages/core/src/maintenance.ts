@@ -143,7 +143,6 @@ export async function runMaintenance(input: {
   // one page is held at a time, and each batch rewrites one stretch of the store (storedPages).
   const total = await store.count({ scope });
   const pages = storedPages(store, scope);
-  let done = 0;
   for (;;) {
     const { memories: page, last } = await pages.read();
     const batch: MemoryChange[] = [];
@@ -209,8 +208,7 @@ export async function runMaintenance(input: {
     }
     const applied = !dryRun && batch.length > 0 ? await applyBatch(store, batch) : { conflicts: 0, deleted: 0 };
     report.conflicts += applied.conflicts;
-    done += page.length;
-    input.onProgress?.(done, Math.max(total, done));
+    input.onProgress?.(report.scanned, Math.max(total, report.scanned));
     if (last) break;
     pages.wrote(page.length, applied.deleted);
   }

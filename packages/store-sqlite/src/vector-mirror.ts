@@ -240,16 +240,18 @@ export class VectorMirror {
     // One user's: their partition's chunks, or else their rows through the user index, each vector by its row id.
     const index = this.index ?? this.newIndex(binding.dimension);
     this.index = index;
-    this.loaded.add(group);
     const userId = group === '' ? null : group.slice(1);
     // Room for them at once: growing as it fills (a quarter more each time) copies its arrays again and again.
     index.reserveFor(index.size + (database.prepare('SELECT count(*) FROM memories WHERE user_id IS ?').pluck().get(userId) as number));
-    if (visitChunkVectors(database, binding.table, binding.dimension, group, (vector) => index.set(vector.rowId, vector.floats, group))) return;
-    const rows = database
-      .prepare(`SELECT v.rowid, v.embedding FROM memories m JOIN ${binding.table} v ON v.rowid = m.row_id WHERE m.user_id IS ?`)
-      .raw()
-      .iterate(userId) as IterableIterator<[number | bigint, Buffer]>;
-    for (const [rowId, embedding] of rows) index.set(Number(rowId), floatsOfBlob(embedding), group);
+    if (!visitChunkVectors(database, binding.table, binding.dimension, group, (vector) => index.set(vector.rowId, vector.floats, group))) {
+      const rows = database
+        .prepare(`SELECT v.rowid, v.embedding FROM memories m JOIN ${binding.table} v ON v.rowid = m.row_id WHERE m.user_id IS ?`)
+        .raw()
+        .iterate(userId) as IterableIterator<[number | bigint, Buffer]>;
+      for (const [rowId, embedding] of rows) index.set(Number(rowId), floatsOfBlob(embedding), group);
+    }
+    // Only once every vector is in: a load that throws part-way leaves the user to be read again.
+    this.loaded.add(group);
   }
 
   /** A vector the copy learns of: kept when it holds its user, else (moved away, or deleted) dropped. */

@@ -99,14 +99,23 @@ export function pageRecords(entries: Iterable<SequencedEntry>, query: PageQuery,
  * the store and are checked: INVALID_INPUT names the backend.
  */
 export function numericPageQuery(query: PageQuery, backend: string): { limit: number; after: number } {
+  const limit = pageLimit(query, backend);
+  if (query.after === undefined) return { limit, after: 0 };
+  if (typeof query.after !== 'string' || !/^\d{1,15}$/.test(query.after)) throw foreignCursor(query.after, backend);
+  return { limit, after: Number(query.after) };
+}
+
+/** A `listPage` query's limit, checked (INVALID_INPUT names the backend): for every store, whatever its cursor. */
+export function pageLimit(query: PageQuery, backend: string): number {
   if (!Number.isInteger(query.limit) || query.limit < 1) {
     throw new MemloomError({ code: 'INVALID_INPUT', backend, message: `listPage needs a limit that is an integer of at least 1, not ${String(query.limit)}` });
   }
-  if (query.after === undefined) return { limit: query.limit, after: 0 };
-  if (typeof query.after !== 'string' || !/^\d{1,15}$/.test(query.after)) {
-    throw new MemloomError({ code: 'INVALID_INPUT', backend, message: `listPage: ${JSON.stringify(query.after)} is not a page's next from this store` });
-  }
-  return { limit: query.limit, after: Number(query.after) };
+  return query.limit;
+}
+
+/** The error for an `after` that is not a `next` this store gives. */
+export function foreignCursor(after: unknown, backend: string): MemloomError {
+  return new MemloomError({ code: 'INVALID_INPUT', backend, message: `listPage: ${JSON.stringify(after)} is not a page's next from this store` });
 }
 
 /** `textSearch` semantics over a BM25 index of the entries' content: in scope, filtered, best first; copies. */

@@ -1,5 +1,7 @@
 import {
+  foreignCursor,
   MemloomError,
+  pageLimit,
   type ListQuery,
   type MemoryChange,
   type MemoryFilter,
@@ -104,20 +106,16 @@ class QdrantStore implements MemoryStore {
    */
   async listPage(query: PageQuery): Promise<MemoryPage> {
     this.assertOpen();
-    if (!Number.isInteger(query.limit) || query.limit < 1) {
-      throw new MemloomError({ code: 'INVALID_INPUT', backend: this.name, message: `listPage needs a limit that is an integer of at least 1, not ${String(query.limit)}` });
-    }
-    if (query.after !== undefined && (typeof query.after !== 'string' || !UUID.test(query.after))) {
-      throw new MemloomError({ code: 'INVALID_INPUT', backend: this.name, message: `listPage: ${JSON.stringify(query.after)} is not a page's next from this store` });
-    }
+    const limit = pageLimit(query, this.name);
+    if (query.after !== undefined && (typeof query.after !== 'string' || !UUID.test(query.after))) throw foreignCursor(query.after, this.name);
     const filter = memoryFilter(query.scope, query.filter, query.exactScope);
     const memories: MemoryRecord[] = [];
     let offset = query.after;
-    while (memories.length < query.limit) {
+    while (memories.length < limit) {
       const page = await this.backend.call('list memories', () =>
         this.backend.client.scroll(this.backend.collection, {
           filter,
-          limit: Math.min(this.backend.options.batchSize, query.limit - memories.length),
+          limit: Math.min(this.backend.options.batchSize, limit - memories.length),
           with_payload: true,
           with_vector: false,
           ...(offset !== undefined ? { offset } : {}),

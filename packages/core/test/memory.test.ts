@@ -422,17 +422,18 @@ describe('maintenance batches', () => {
       steps.push(`apply ${changes.length}`);
       return apply(changes);
     };
-    return { store, embedder, steps, list, apply };
+    // The pass reads the store's methods as it runs: a test may still swap them after this.
+    const memory = createMemory({ store, embedder, clock: createFakeClock('2024-03-16T09:00:00.000Z') });
+    return { store, memory, steps, list, apply };
   };
 
   it.each([
     ['listPage', ['page after -', 'apply 10000', 'page after 10000', 'apply 10000', 'page after 20000', 'apply 1']],
     ['list by offset (a store without listPage)', ['list 0', 'apply 10000', 'list 5000', 'apply 10000', 'list 15000', 'apply 1']],
   ])('writes each page back before reading the next, and starts the next page where the last one ended: %s', async (reader, expected) => {
-    const { store, embedder, steps, list } = await pagedStore();
+    const { store, memory, steps, list } = await pagedStore();
     if (reader !== 'listPage') store.listPage = undefined;
     const progress: [number, number][] = [];
-    const memory = createMemory({ store, embedder, clock: createFakeClock('2024-03-16T09:00:00.000Z') });
     const report = await memory.maintain({ onProgress: (done, total) => progress.push([done, total]) });
 
     expect(report).toMatchObject({ scanned: 20_001, deleted: 5_000, conflicts: 0 });
@@ -449,16 +450,15 @@ describe('maintenance batches', () => {
   }, 30_000);
 
   it('stops with STORE_ERROR when a store gives back the cursor it was asked to start after, instead of reading forever', async () => {
-    const { store, embedder } = await pagedStore();
+    const { store, memory } = await pagedStore();
     store.listPage = async (query) => ({ memories: (await store.list({ orderBy: 'stored', limit: query.limit })).slice(0, query.limit), next: 'stuck' });
-    const memory = createMemory({ store, embedder, clock: createFakeClock('2024-03-16T09:00:00.000Z') });
     const error = await errorOf(memory.maintain({ dryRun: true }));
     expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'memory' });
     expect(error.message).toContain('"stuck"');
   }, 30_000);
 
   it("skips nothing when another writer deletes memories the pass has already read (listPage's place holds)", async () => {
-    const { store, embedder, apply } = await pagedStore();
+    const { store, memory, apply } = await pagedStore();
     let first = true;
     const passApply = store.apply.bind(store);
     store.apply = async (changes) => {
@@ -468,7 +468,6 @@ describe('maintenance batches', () => {
       // Someone else forgets 1,000 facts of the page the pass just wrote, the page's last memory among them.
       await apply(Array.from({ length: 1_000 }, (_, index) => ({ op: 'delete' as const, id: `p-${String(9_999 - 2 * index).padStart(5, '0')}` })));
     };
-    const memory = createMemory({ store, embedder, clock: createFakeClock('2024-03-16T09:00:00.000Z') });
     const report = await memory.maintain();
 
     expect(report).toMatchObject({ scanned: 20_001, deleted: 5_000, conflicts: 0 });

@@ -27,14 +27,15 @@ export const maintainCommand: CommandSpec = {
     const now = dateOption(context.values, 'now');
     const dryRun = flag(context.values, 'dry-run');
     const all = flag(context.values, 'all');
+    const scoped = scopeOption(context);
     await withMemory(context, async ({ memory }) => {
       // The memories' text is read first (the report names ids, and deleted memories are gone
       // afterwards), but only when every change will be listed: a large store is not read whole.
-      const withText = !context.globals.json && (all || (await memory.count(scopeOption(context))) <= LISTED);
-      const before = withText ? new Map((await memory.list(scopeOption(context))).map((record) => [record.id, record])) : new Map<string, MemoryRecord>();
+      const withText = !context.globals.json && (all || (await memory.count(scoped)) <= LISTED);
+      const before = withText ? new Map((await memory.list(scoped)).map((record) => [record.id, record])) : new Map<string, MemoryRecord>();
       const progress = context.progress('maintain');
       const report = await memory.maintain({
-        ...scopeOption(context),
+        ...scoped,
         ...(now ? { now } : {}),
         dryRun,
         // The report holds only what will be printed: one entry per change adds up in a large store.

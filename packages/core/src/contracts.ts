@@ -70,6 +70,11 @@ export interface StoreCapabilities {
   reindex?: boolean;
   /** `listPage` is implemented (core's maintenance pass then pages by it). Absent means false. */
   listPage?: boolean;
+  /**
+   * `list` takes `after` (a place in an order that writes do not move): core's
+   * `copyMemories` and the CLI's export then page by it. Absent means false.
+   */
+  listAfter?: boolean;
 }
 
 /** Where a re-index stands: how many memories already have a vector for the target. */
@@ -120,6 +125,23 @@ export interface ListQuery {
   orderBy?: ListOrder;
   /** Default `asc`. */
   direction?: 'asc' | 'desc';
+  /**
+   * Start after this memory in the order asked for: the memories whose
+   * `orderBy` field, then id, come after its (before it, `desc`). Give the
+   * last memory of the page before; only its id and the field ordered by are
+   * read, so the place holds when that memory, or any before it, has since
+   * been deleted or changed. `offset` then counts from there. Not with
+   * `orderBy: 'stored'` (`listPage` pages that). Only for stores that declare
+   * `capabilities.listAfter`.
+   */
+  after?: ListAfter;
+}
+
+/** A place in a `list` order: a memory's id, and the timestamp ordered by (`createdAt` or `updatedAt`) when it is one. */
+export interface ListAfter {
+  id: string;
+  createdAt?: string;
+  updatedAt?: string;
 }
 
 /** A page of the store's own order: see `MemoryStore.listPage`. */

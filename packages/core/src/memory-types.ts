@@ -1,4 +1,4 @@
-import type { Clock, Embedder, LanguageModel, ListOrder, MemoryStore } from './contracts.js';
+import type { Clock, Embedder, LanguageModel, ListAfter, ListOrder, MemoryStore } from './contracts.js';
 import type { MaintainOptions, MaintenanceReport } from './maintenance.js';
 import type { EngineConfig, EngineConfigInput } from './options.js';
 import type { Prompts } from './prompts.js';
@@ -121,6 +121,13 @@ export interface ListOptions {
   offset?: number;
   orderBy?: ListOrder;
   direction?: 'asc' | 'desc';
+  /**
+   * Continue after this memory (the last of the page before) in this order;
+   * the place holds when it has since been deleted or changed. Stores that
+   * declare `capabilities.listAfter` (every store in memloom); NOT_SUPPORTED
+   * on others. See `ListQuery.after`.
+   */
+  after?: ListAfter;
 }
 
 export interface UpdatePatch {

@@ -296,6 +296,9 @@ class MemloomMemory implements Memory {
     this.assertOpen();
     const parsed = parseOrThrow(listOptionsSchema, options, 'list options');
     const scope = this.resolveScope(parsed.scope);
+    if (parsed.after && !this.store.capabilities.listAfter) {
+      throw new MemloomError({ code: 'NOT_SUPPORTED', backend: this.store.name, message: 'list: this store does not take after; page by offset' });
+    }
     await this.ensureOpen();
     return this.store.list({ ...parsed, scope, filter: parsed.filter as MemoryFilter | undefined });
   }

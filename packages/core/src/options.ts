@@ -98,6 +98,8 @@ export const listOptionsSchema = z
     offset: z.number().int().min(0).optional(),
     orderBy: z.enum(['createdAt', 'updatedAt', 'id', 'stored']).optional(),
     direction: z.enum(['asc', 'desc']).optional(),
+    // A whole record may be given: only these fields are kept.
+    after: z.object({ id: z.string().min(1), createdAt: z.string().optional(), updatedAt: z.string().optional() }).optional(),
   })
   .strict();
 

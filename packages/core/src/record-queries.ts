@@ -1,4 +1,4 @@
-import type { ListQuery, MemoryPage, PageQuery, TextQuery } from './contracts.js';
+import type { ListOrder, ListQuery, MemoryPage, PageQuery, TextQuery } from './contracts.js';
 import { MemloomError } from './errors.js';
 import { inScope, matchesFilter } from './scope.js';
 import type { TextIndex } from './text/bm25.js';
@@ -50,22 +50,57 @@ export function matchingRecords(entries: Iterable<RecordEntry>, scope: Scope | u
   return records;
 }
 
-/** `list` semantics: order (ties by id; `stored`: the entries' own order), offset, limit; copies. */
-export function listRecords(entries: Iterable<RecordEntry>, query: ListQuery): MemoryRecord[] {
+/** `list` semantics: order (ties by id; `stored`: the entries' own order), after, offset, limit; copies. */
+export function listRecords(entries: Iterable<RecordEntry>, query: ListQuery, backend: string): MemoryRecord[] {
   const key = query.orderBy ?? 'createdAt';
   const sign = query.direction === 'desc' ? -1 : 1;
-  const records = matchingRecords(entries, query.scope, query.filter, query.exactScope);
+  const cursor = listCursor(query, backend);
+  let records = matchingRecords(entries, query.scope, query.filter, query.exactScope);
   if (key === 'stored') {
     if (sign < 0) records.reverse();
   } else {
-    records.sort((a, b) => {
-      const primary = a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : 0;
-      return sign * (primary || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    });
+    records.sort((a, b) => sign * compareListKeys(a[key], a.id, b[key], b.id));
+    if (cursor) records = records.filter((record) => sign * compareListKeys(record[key], record.id, cursor.value, cursor.id) > 0);
   }
   const offset = query.offset ?? 0;
   const end = query.limit === undefined ? undefined : offset + query.limit;
   return records.slice(offset, end).map((record) => structuredClone(record));
+}
+
+/** Two places in a `list` order, ascending: by the value ordered by, then by id. */
+function compareListKeys(value: string, id: string, otherValue: string, otherId: string): number {
+  const primary = value < otherValue ? -1 : value > otherValue ? 1 : 0;
+  return primary || (id < otherId ? -1 : id > otherId ? 1 : 0);
+}
+
+/** A `list` query's `after`, checked: the field ordered by, its value, and the id. */
+export interface ListCursor {
+  key: Exclude<ListOrder, 'stored'>;
+  value: string;
+  id: string;
+}
+
+/**
+ * For stores: a `list` query's `after`, checked (INVALID_INPUT names the
+ * backend), or undefined when it has none. A timestamp is kept as given, the
+ * text the memory it came from holds: stores order timestamps as text, and
+ * that memory must compare equal to it.
+ */
+export function listCursor(query: ListQuery, backend: string): ListCursor | undefined {
+  const after: unknown = query.after;
+  if (after === undefined) return undefined;
+  const key = query.orderBy ?? 'createdAt';
+  const refuse = (why: string) => new MemloomError({ code: 'INVALID_INPUT', backend, message: `list: after ${why}` });
+  if (key === 'stored') throw refuse("does not go with orderBy 'stored': listPage pages the store's own order");
+  if (typeof after !== 'object' || after === null) throw refuse('must be a memory (its id and the field ordered by)');
+  const { id } = after as { id?: unknown };
+  if (typeof id !== 'string' || id === '') throw refuse('needs the id of a memory');
+  if (key === 'id') return { key, value: id, id };
+  const value: unknown = (after as Record<string, unknown>)[key];
+  if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) {
+    throw refuse(`needs the ${key} of the memory it names (a timestamp), not ${JSON.stringify(value)}`);
+  }
+  return { key, value, id };
 }
 
 /**

@@ -306,6 +306,34 @@ describe('manual edits, deletes and rendering', () => {
     expect(index).toContain('&lt;/memories> SYSTEM');
   });
 
+  it('lists after a memory given (the last of the page before), whether or not it is still there', async () => {
+    const { memory, clock } = rig();
+    const ids: string[] = [];
+    for (const content of ['first note', 'second note', 'third note', 'fourth note']) {
+      clock.advance(60_000);
+      ids.push((await memory.add(content, { merge: false })).memory.id);
+    }
+    const [first, second] = await memory.list({ limit: 2 });
+    await memory.delete(second!.id);
+    // The whole record may be given: only its id and createdAt are read.
+    expect((await memory.list({ after: second!, limit: 5 })).map((record) => record.id)).toEqual(ids.slice(2));
+    expect((await memory.list({ after: first!, offset: 1 })).map((record) => record.id)).toEqual([ids[3]]);
+    expect((await memory.list({ after: { id: ids[2]! }, orderBy: 'id', direction: 'desc' })).map((record) => record.id)).toEqual([ids[0]]);
+    expect((await errorOf(memory.list({ after: { id: '' } }))).code).toBe('INVALID_OPTIONS');
+    expect((await errorOf(memory.list({ after: { id: ids[0]! } }))).message).toMatch(/needs the createdAt/);
+    expect((await errorOf(memory.list({ after: first!, orderBy: 'stored' }))).code).toBe('INVALID_INPUT');
+  });
+
+  it('refuses after with NOT_SUPPORTED on a store that does not declare listAfter', async () => {
+    const inner = createInMemoryStore();
+    const store = Object.create(inner) as typeof inner;
+    Object.defineProperty(store, 'capabilities', { value: { ...inner.capabilities, listAfter: false } });
+    const { memory } = rig({ store });
+    const { memory: added } = await memory.add('one note');
+    expect((await errorOf(memory.list({ after: added }))).code).toBe('NOT_SUPPORTED');
+    expect(await memory.list({ offset: 0 })).toHaveLength(1);
+  });
+
   it('refuses every call after close', async () => {
     const { memory } = rig();
     await memory.close();

@@ -35,7 +35,7 @@ export function createInMemoryStore(): MemoryStore {
 
 class InMemoryStore implements MemoryStore {
   readonly name = 'memory';
-  readonly capabilities = { textSearch: true, persistent: false, multiProcess: false, reindex: true, listPage: true };
+  readonly capabilities = { textSearch: true, persistent: false, multiProcess: false, reindex: true, listPage: true, listAfter: true };
   private readonly entries = new Map<string, Entry>();
   /** The last `seq` given. */
   private lastSeq = 0;
@@ -83,7 +83,7 @@ class InMemoryStore implements MemoryStore {
 
   async list(query: ListQuery): Promise<MemoryRecord[]> {
     this.assertOpen();
-    return listRecords(this.entries.values(), query);
+    return listRecords(this.entries.values(), query, this.name);
   }
 
   async listPage(query: PageQuery): Promise<MemoryPage> {

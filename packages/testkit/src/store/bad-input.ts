@@ -32,6 +32,20 @@ export function badInputCases(context: StoreContext): void {
       expect((await listPage({ limit: 2 })).memories).toHaveLength(1);
     });
 
+    it.skipIf(!context.options.capabilities.listAfter)('list refuses an after without an id or the field ordered by, or with the stored order, with INVALID_INPUT', async () => {
+      const memory = record({ content: 'one to list' });
+      await context.store.apply([create(memory, axis(0))]);
+      const after = (value: unknown) => value as MemoryRecord;
+      await rejectsWithCode(context.store.list({ after: after({ createdAt: memory.createdAt }) }), 'INVALID_INPUT');
+      await rejectsWithCode(context.store.list({ after: after({ id: memory.id }) }), 'INVALID_INPUT');
+      await rejectsWithCode(context.store.list({ orderBy: 'updatedAt', after: after({ id: memory.id, createdAt: memory.createdAt }) }), 'INVALID_INPUT');
+      await rejectsWithCode(context.store.list({ after: after({ id: memory.id, createdAt: "yesterday'; DROP TABLE memories" }) }), 'INVALID_INPUT');
+      await rejectsWithCode(context.store.list({ after: after('mem-1') }), 'INVALID_INPUT');
+      await rejectsWithCode(context.store.list({ orderBy: 'stored', after: memory }), 'INVALID_INPUT');
+      expect(await context.store.list({ after: { id: memory.id, createdAt: memory.createdAt } })).toEqual([]);
+      expect(await context.store.list({ orderBy: 'id', after: { id: memory.id.slice(0, 3) } })).toHaveLength(1);
+    });
+
     it('applies a batch all together or not at all', async () => {
       const existing = record({ content: 'existing' });
       await context.store.apply([create(existing, axis(0))]);

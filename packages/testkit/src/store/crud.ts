@@ -195,6 +195,61 @@ export function crudCases(context: StoreContext & { replace(store: import('@meml
       expect(await pagedByCursor({ after: first.next as string })).toEqual(whole.slice(4));
     });
 
+    it.skipIf(!options.capabilities.listAfter)('list after a memory gives the rest of each order, a page at a time, ties broken by id, in scope and filter', async () => {
+      // Two pairs share a createdAt, one pair an updatedAt: a page edge falls between memories that tie.
+      const at = (day: number) => `2024-05-0${day}T08:00:00.000Z`;
+      const memories = [
+        ['a-e', 3, 4],
+        ['a-b', 1, 9],
+        ['a-g', 3, 2],
+        ['a-a', 5, 2],
+        ['a-f', 1, 7],
+        ['a-c', 2, 6],
+        ['a-d', 4, 5],
+      ].map(([id, created, updated], index) =>
+        record({ id: id as string, content: `ordered ${id}`, createdAt: at(created as number), updatedAt: at(updated as number), scope: { userId: index % 2 ? 'odd' : 'even' } }),
+      );
+      await context.store.apply(memories.map((memory, index) => create(memory, axis(index))));
+      const ids = (list: { id: string }[]) => list.map((memory) => memory.id);
+      type Query = Omit<import('@memloom/core').ListQuery, 'after' | 'limit' | 'offset'>;
+      const pagedByPlace = async (query: Query) => {
+        const pages: string[] = [];
+        let after: MemoryRecord | undefined;
+        for (let page = 0; page < 10; page++) {
+          const memories = await context.store.list({ ...query, limit: 2, ...(after ? { after } : {}) });
+          pages.push(...ids(memories));
+          if (memories.length < 2) return pages;
+          after = memories[memories.length - 1];
+        }
+        throw new Error('list with after gave 10 full pages of 2 for 7 memories');
+      };
+      for (const orderBy of ['createdAt', 'updatedAt', 'id'] as const) {
+        for (const direction of ['asc', 'desc'] as const) {
+          expect(await pagedByPlace({ orderBy, direction }), `${orderBy} ${direction}`).toEqual(ids(await context.store.list({ orderBy, direction })));
+        }
+      }
+      expect(await pagedByPlace({ scope: { userId: 'odd' } })).toEqual(['a-b', 'a-c', 'a-a']);
+      expect(await pagedByPlace({ filter: { tags: ['none'] } })).toEqual([]);
+      // A place given by its values alone, with an offset counted from it.
+      expect(ids(await context.store.list({ after: { id: 'a-e', createdAt: at(3) }, offset: 1, limit: 2 }))).toEqual(['a-d', 'a-a']);
+    });
+
+    it.skipIf(!options.capabilities.listAfter)('list after a memory keeps its place when that memory, and those before it, are deleted or changed', async () => {
+      const memories = ['b-a', 'b-b', 'b-c', 'b-d', 'b-e'].map((id, index) => record({ id, content: `placed ${id}`, createdAt: `2024-06-0${index + 1}T00:00:00.000Z` }));
+      await context.store.apply(memories.map((memory, index) => create(memory, axis(index))));
+      const first = await context.store.list({ limit: 2 });
+      expect(first.map((memory) => memory.id)).toEqual(['b-a', 'b-b']);
+      const rewritten = (await context.store.get('b-c')) as MemoryRecord;
+      await context.store.apply([
+        { op: 'delete', id: 'b-a' },
+        { op: 'delete', id: 'b-b' },
+        replace(rewritten, { content: 'rewritten while listing', updatedAt: '2024-07-01T00:00:00.000Z' }, axis(7)),
+      ]);
+      const next = await context.store.list({ limit: 2, after: first[1] as MemoryRecord });
+      expect(next.map((memory) => memory.id)).toEqual(['b-c', 'b-d']);
+      expect(next[0]?.content).toBe('rewritten while listing');
+    });
+
     it('deletes a memory from every index it lives in: nothing findable afterwards', async () => {
       const doomed = record({ content: 'zanzibar xylophone secret', tags: ['gone'] });
       const kept = record({ content: 'an ordinary note' });

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import {
+  listCursor,
   MemloomError,
   numericPageQuery,
   type ListQuery,
@@ -85,7 +86,7 @@ class SqliteMemoryStore implements SqliteStore {
     const injected = options.database;
     const memory = injected ? injected.memory : isMemoryPath(options.path as string);
     this.path = memory ? ':memory:' : resolve(injected ? injected.name : (options.path as string));
-    this.capabilities = { textSearch: true, persistent: !memory, multiProcess: !memory, reindex: true, listPage: true };
+    this.capabilities = { textSearch: true, persistent: !memory, multiProcess: !memory, reindex: true, listPage: true, listAfter: true };
     this.mirror = new VectorMirror(options.vectorMirror, options.vectorMirrorMaxBytes, options.vectorApproximateFrom);
   }
 
@@ -170,10 +171,16 @@ class SqliteMemoryStore implements SqliteStore {
     const column = { createdAt: 'm.created_at', updatedAt: 'm.updated_at', id: 'm.id', stored: 'm.row_id' }[query.orderBy ?? 'createdAt'];
     const direction = query.direction === 'desc' ? 'DESC' : 'ASC';
     // id and row_id are unique: no tie to break.
-    const order = column === 'm.id' || column === 'm.row_id' ? `${column} ${direction}` : `${column} ${direction}, m.id ${direction}`;
+    const unique = column === 'm.id' || column === 'm.row_id';
+    const order = unique ? `${column} ${direction}` : `${column} ${direction}, m.id ${direction}`;
+    // After a place: a row value comparison, which SQLite answers from an index on (column, id) when one exists.
+    const cursor = listCursor(query, BACKEND);
+    const after = !cursor ? '' : ` AND ${unique ? column : `(${column}, m.id)`} ${direction === 'DESC' ? '<' : '>'} ${unique ? '?' : '(?, ?)'}`;
+    const afterParams = !cursor ? [] : unique ? [cursor.id] : [cursor.value, cursor.id];
     return this.read('listing memories', () => {
-      const rows = this.raw(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE ${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(
+      const rows = this.raw(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE ${where.sql}${after} ORDER BY ${order} LIMIT ? OFFSET ?`).all(
         ...where.params,
+        ...afterParams,
         query.limit ?? -1,
         query.offset ?? 0,
       ) as MemoryRow[];

@@ -76,7 +76,7 @@ const MAX_RETRIES = 8;
 
 class MarkdownFileStore implements MarkdownStore {
   readonly name = BACKEND;
-  readonly capabilities = { textSearch: true, persistent: true, multiProcess: true, listPage: true };
+  readonly capabilities = { textSearch: true, persistent: true, multiProcess: true, listPage: true, listAfter: true };
   readonly root: string;
   readonly options: ResolvedOptions;
   readonly durability: Durability;
@@ -155,7 +155,7 @@ class MarkdownFileStore implements MarkdownStore {
 
   async list(query: ListQuery): Promise<MemoryRecord[]> {
     await this.fresh();
-    return listRecords(this.entries.values(), query);
+    return listRecords(this.entries.values(), query, BACKEND);
   }
 
   async listPage(query: PageQuery): Promise<MemoryPage> {

@@ -6,7 +6,7 @@ testMemoryStore({
   name: 'markdown',
   create: () => tempStore(),
   cleanup: (store) => removeStoreFiles(store),
-  capabilities: { textSearch: true, persistent: true, multiProcess: true, listPage: true },
+  capabilities: { textSearch: true, persistent: true, multiProcess: true, listPage: true, listAfter: true },
   reopen: async (store) => {
     await store.close();
     return createMarkdownStore({ root: (store as MarkdownStore).root });

@@ -1,7 +1,9 @@
 import {
   foreignCursor,
+  listCursor,
   MemloomError,
   pageLimit,
+  type ListCursor,
   type ListQuery,
   type MemoryChange,
   type MemoryFilter,
@@ -47,7 +49,7 @@ const ORDER_FIELDS: Record<Exclude<OrderKey, 'id' | 'stored'>, 'createdAtMs' | '
 
 class QdrantStore implements MemoryStore {
   readonly name = 'qdrant';
-  readonly capabilities: StoreCapabilities = { textSearch: true, persistent: true, multiProcess: true, listPage: true };
+  readonly capabilities: StoreCapabilities = { textSearch: true, persistent: true, multiProcess: true, listPage: true, listAfter: true };
   private dimension: number | undefined;
   private closed = false;
 
@@ -86,16 +88,18 @@ class QdrantStore implements MemoryStore {
     const key = query.orderBy ?? 'createdAt';
     const direction = query.direction ?? 'asc';
     const offset = query.offset ?? 0;
+    const cursor = listCursor(query, this.name);
     if (query.limit !== undefined && query.limit <= 0) return [];
     if (key === 'stored' || key === 'id' || query.limit === undefined) {
       // Qdrant cannot order by a string field: read the scope, sort here ('stored' keeps the scroll's
       // order, by point id). Filtering still happens in Qdrant.
-      const records = await this.scroll('list memories', filter);
+      let records = await this.scroll('list memories', filter);
       if (key !== 'stored') records.sort(compareBy(key, direction));
       else if (direction === 'desc') records.reverse();
+      if (cursor) records = records.filter(beyond(cursor, direction));
       return records.slice(offset, query.limit === undefined ? undefined : offset + query.limit);
     }
-    return this.listOrdered(filter, key, direction, offset, query.limit);
+    return this.listOrdered(filter, key, direction, offset, query.limit, cursor);
   }
 
   /**
@@ -248,14 +252,30 @@ class QdrantStore implements MemoryStore {
       .sort((a, b) => b.score - a.score || (a.memory.id < b.memory.id ? -1 : a.memory.id > b.memory.id ? 1 : 0));
   }
 
-  /** The first `offset + limit` by a timestamp, ordered by Qdrant; ties at the page edge are completed and broken by id here. */
-  private async listOrdered(filter: Filter, key: Exclude<OrderKey, 'id' | 'stored'>, direction: 'asc' | 'desc', offset: number, limit: number): Promise<MemoryRecord[]> {
+  /**
+   * The first `offset + limit` by a timestamp (after the cursor when given), ordered by Qdrant; ties
+   * at the page edge are completed and broken by id here. After a cursor, Qdrant reads from past its
+   * timestamp (a range on the field ordered by), and the memories at that very timestamp come from a
+   * read of their own, kept when their id is past the cursor's: each page costs its own size, not
+   * the pages before it.
+   */
+  private async listOrdered(
+    filter: Filter,
+    key: Exclude<OrderKey, 'id' | 'stored'>,
+    direction: 'asc' | 'desc',
+    offset: number,
+    limit: number,
+    cursor: ListCursor | undefined,
+  ): Promise<MemoryRecord[]> {
     const { backend } = this;
     const field = ORDER_FIELDS[key];
     const wanted = offset + limit;
+    const cursorMs = cursor ? Date.parse(cursor.value) : undefined;
+    const from: Filter =
+      cursorMs === undefined ? filter : { must: [filter, { key: field, range: direction === 'asc' ? { gt: cursorMs } : { lt: cursorMs } }] };
     const page = await backend.call('list memories', () =>
       backend.client.scroll(backend.collection, {
-        filter,
+        filter: from,
         limit: wanted,
         order_by: { key: field, direction },
         with_payload: true,
@@ -267,8 +287,12 @@ class QdrantStore implements MemoryStore {
     const edge = records[records.length - 1];
     if (records.length >= wanted && edge) {
       const edgeMs = Date.parse(edge[key]);
-      const ties = await this.scroll('list memories', { must: [filter, { key: field, range: { gte: edgeMs, lte: edgeMs } }] });
+      const ties = await this.scroll('list memories', { must: [from, { key: field, range: { gte: edgeMs, lte: edgeMs } }] });
       records = [...records.filter((record) => Date.parse(record[key]) !== edgeMs), ...ties];
+    }
+    if (cursor && cursorMs !== undefined) {
+      const atCursor = await this.scroll('list memories', { must: [filter, { key: field, range: { gte: cursorMs, lte: cursorMs } }] });
+      records = [...atCursor.filter(beyond(cursor, direction)), ...records];
     }
     return records.sort(compareBy(key, direction)).slice(offset, wanted);
   }
@@ -286,7 +310,16 @@ class QdrantStore implements MemoryStore {
 /** A point id as this store makes them (memoryPointId): a UUID. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function compareBy(key: Exclude<OrderKey, 'stored'>, direction: 'asc' | 'desc'): (a: MemoryRecord, b: MemoryRecord) => number {
+/** Whether a memory comes after the cursor in its order (by the cursor's field, then by id). */
+function beyond(cursor: ListCursor, direction: 'asc' | 'desc'): (record: MemoryRecord) => boolean {
+  const place = { id: cursor.id, createdAt: cursor.value, updatedAt: cursor.value };
+  const compare = compareBy(cursor.key, direction);
+  return (record) => compare(record, place) > 0;
+}
+
+type Place = Pick<MemoryRecord, 'id' | 'createdAt' | 'updatedAt'>;
+
+function compareBy(key: Exclude<OrderKey, 'stored'>, direction: 'asc' | 'desc'): (a: Place, b: Place) => number {
   const sign = direction === 'desc' ? -1 : 1;
   return (a, b) => {
     const primary = a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : 0;

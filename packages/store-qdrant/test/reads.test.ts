@@ -153,6 +153,65 @@ describe('reads', () => {
     expect(ties.filter.must[1]).toEqual({ key: 'createdAtMs', range: { gte: Date.parse(at(2)), lte: Date.parse(at(2)) } });
   });
 
+  it('list after a memory reads from past its timestamp, and its ties on their own: each page asks for its own size, not the pages before it', async () => {
+    // Qdrant's scroll over these points: must conditions (match, range, nested filters) and order_by with its limit.
+    const at = (day: number) => `2024-01-0${day}T00:00:00.000Z`;
+    const memories = [
+      ['e', 3],
+      ['b', 1],
+      ['g', 3],
+      ['a', 5],
+      ['f', 1],
+      ['c', 2],
+      ['d', 4],
+    ].map(([id, day]) => record({ id: id as string, createdAt: at(day as number) }));
+    const points = memories.map((memory) => point(memory));
+    const holds = (payload: any, condition: any): boolean => {
+      if (condition.must) return condition.must.every((inner: any) => holds(payload, inner));
+      const value = payload[condition.key];
+      if (condition.match) return value === condition.match.value;
+      const { gt, gte, lt, lte } = condition.range;
+      return (gt === undefined || value > gt) && (gte === undefined || value >= gte) && (lt === undefined || value < lt) && (lte === undefined || value <= lte);
+    };
+    const fake = scriptedClient({
+      scroll: (_collection: string, body: any) => {
+        const found = points.filter((candidate) => holds(candidate.payload, body.filter));
+        if (body.order_by) {
+          const sign = body.order_by.direction === 'desc' ? -1 : 1;
+          found.sort((x: any, y: any) => sign * (x.payload[body.order_by.key] - y.payload[body.order_by.key]));
+        }
+        return { points: found.slice(0, body.limit), next_page_offset: null };
+      },
+    });
+    const store = createQdrantStore({ client: fake.client });
+    for (const direction of ['asc', 'desc'] as const) {
+      const whole = (await store.list({ orderBy: 'createdAt', direction })).map((memory) => memory.id);
+      const paged: string[] = [];
+      let after: MemoryRecord | undefined;
+      for (;;) {
+        const page = await store.list({ orderBy: 'createdAt', direction, limit: 2, ...(after ? { after } : {}) });
+        paged.push(...page.map((memory) => memory.id));
+        if (page.length < 2) break;
+        after = page[page.length - 1];
+      }
+      expect(paged, direction).toEqual(whole);
+    }
+    expect((await store.list({ orderBy: 'createdAt' })).map((memory) => memory.id)).toEqual(['b', 'f', 'c', 'e', 'g', 'd', 'a']);
+    expect(fake.bodies('scroll').filter((body: any) => body.order_by).every((body: any) => body.limit === 2)).toBe(true);
+    // After 'e' (day 3): 'g' ties with it and comes after it by id; the ordered read starts past day 3
+    // (and completes the ties at its own edge, day 5).
+    const before = fake.bodies('scroll').length;
+    expect((await store.list({ orderBy: 'createdAt', limit: 2, after: memories[0]! })).map((memory) => memory.id)).toEqual(['g', 'd']);
+    const [ordered, edge, ties] = fake.bodies('scroll').slice(before);
+    expect(ordered.filter.must[1]).toEqual({ key: 'createdAtMs', range: { gt: Date.parse(at(3)) } });
+    expect(edge.filter.must[0]).toEqual(ordered.filter);
+    expect(edge.filter.must[1]).toEqual({ key: 'createdAtMs', range: { gte: Date.parse(at(5)), lte: Date.parse(at(5)) } });
+    expect(ties.filter.must[1]).toEqual({ key: 'createdAtMs', range: { gte: Date.parse(at(3)), lte: Date.parse(at(3)) } });
+    // By id, where Qdrant cannot order: the scope read and sorted here, then cut after the place.
+    expect((await store.list({ orderBy: 'id', after: { id: 'c' }, limit: 3 })).map((memory) => memory.id)).toEqual(['d', 'e', 'f']);
+    await expect(store.list({ orderBy: 'stored', after: memories[0]! })).rejects.toMatchObject({ code: 'INVALID_INPUT', backend: 'qdrant' });
+  });
+
   it("list in the store's own order keeps Qdrant's scroll order (by point id), pages it and reverses it for desc", async () => {
     const z = record({ id: 'z' });
     const a = record({ id: 'a' });

@@ -10,7 +10,7 @@ export interface CopyProgress {
   done: number;
   /** Written to the target with their vector and whole history. */
   copied: number;
-  /** Already in the target at the same revision (or left alone by `onMismatch: 'skip'`). */
+  /** Already in the target at the same revision, left alone by `onMismatch: 'skip'`, or deleted from the source while the copy ran. */
   skipped: number;
   /** In the target at another revision and replaced (`onMismatch: 'replace'`). */
   replaced: number;
@@ -69,10 +69,16 @@ export async function copyMemories(options: CopyMemoriesOptions): Promise<CopyPr
 
   const scope = options.scope;
   const progress: CopyProgress = { total: await from.count(scope ? { scope } : {}), done: 0, copied: 0, skipped: 0, replaced: 0 };
+  // Oldest first. After the last memory read when the source takes `after`: a memory deleted
+  // from it meanwhile (the app still running) then makes the copy skip no other.
+  const byPlace = from.capabilities.listAfter === true;
+  let last: MemoryRecord | undefined;
   for (let offset = 0; ; offset += batchSize) {
     options.signal?.throwIfAborted();
-    const page = await from.list({ ...(scope ? { scope } : {}), orderBy: 'createdAt', limit: batchSize, offset });
+    const place = byPlace ? (last ? { after: last } : {}) : { offset };
+    const page = await from.list({ ...(scope ? { scope } : {}), orderBy: 'createdAt', limit: batchSize, ...place });
     if (page.length === 0) break;
+    last = page[page.length - 1];
     const present = new Map((await to.getMany(page.map((record) => record.id))).map((record) => [record.id, record.revision]));
     const changes: MemoryChange[] = [];
     for (const record of page) {
@@ -93,12 +99,20 @@ export async function copyMemories(options: CopyMemoriesOptions): Promise<CopyPr
             details: { id: record.id, source: record.revision, target },
           });
         }
+      }
+      const rebuilt = await replay(from, record);
+      if (!rebuilt) {
+        // Deleted from the source since this page was read.
+        progress.skipped++;
+        continue;
+      }
+      if (target !== undefined) {
         changes.push({ op: 'delete', id: record.id, expectedRevision: target });
         progress.replaced++;
       } else {
         progress.copied++;
       }
-      changes.push(...(await replay(from, record)));
+      changes.push(...rebuilt);
     }
     if (changes.length > 0) await to.apply(changes);
     progress.done += page.length;
@@ -108,10 +122,11 @@ export async function copyMemories(options: CopyMemoriesOptions): Promise<CopyPr
   return progress;
 }
 
-/** The puts that rebuild a memory revision by revision, ending at its current record. */
-async function replay(from: MemoryStore, record: MemoryRecord): Promise<MemoryChange[]> {
+/** The puts that rebuild a memory revision by revision, ending at its current record; undefined when it is no longer in the source. */
+async function replay(from: MemoryStore, record: MemoryRecord): Promise<MemoryChange[] | undefined> {
   const vector = await from.getVector(record.id);
   if (!vector) {
+    if (!(await from.get(record.id))) return undefined;
     throw new MemloomError({ code: 'STORE_CORRUPT', message: `memory ${record.id} has no vector in the source store`, details: { id: record.id } });
   }
   const known = new Map((await from.history(record.id)).map((entry) => [entry.version, entry]));

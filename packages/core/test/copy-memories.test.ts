@@ -84,6 +84,53 @@ describe('copyMemories', () => {
     expect(await snapshot(inner)).toEqual(await snapshot(memory.store));
   });
 
+  it('skips no memory when others are deleted from the source while it copies (the app still running)', async () => {
+    const { memory, added } = await source();
+    const target = createInMemoryStore();
+    const deletions = [added[0]!.id, added[1]!.id];
+    const report = await copyMemories({
+      from: memory,
+      to: target,
+      batchSize: 2,
+      // After each page lands, someone deletes a memory the copy already has.
+      onProgress: () => void memory.store.apply([{ op: 'delete', id: deletions.shift() ?? 'none' }]),
+    });
+    // Each page starts after the last memory of the one before, wherever that is now. Paged by offset,
+    // each would have started one memory further than it should, and the copy would have missed two.
+    expect((await target.list({})).map((record) => record.id)).toEqual(added.map((record) => record.id));
+    expect(report).toMatchObject({ total: 5, done: 5, copied: 5 });
+  });
+
+  it('counts a memory deleted between reading its page and copying it as skipped, not as a corrupt source', async () => {
+    const { memory, added } = await source();
+    const target = createInMemoryStore();
+    const busy = Object.create(memory.store) as MemoryStore;
+    busy.list = async (query) => {
+      const page = await memory.store.list(query);
+      await memory.store.apply([{ op: 'delete', id: added[1]!.id }]);
+      return page;
+    };
+    const report = await copyMemories({ from: busy, to: target, open: { dimension: DIM, embedderId: 'memloom/test-embedder' } });
+    expect(report).toEqual({ total: 5, done: 5, copied: 4, skipped: 1, replaced: 0 });
+    expect(await target.get(added[1]!.id)).toBeUndefined();
+  });
+
+  it('pages by offset a source that does not take after', async () => {
+    const { memory } = await source();
+    const plain = Object.create(memory.store) as MemoryStore;
+    Object.defineProperty(plain, 'capabilities', { value: { ...memory.store.capabilities, listAfter: false } });
+    const queries: object[] = [];
+    plain.list = async (query) => {
+      queries.push(query);
+      return memory.store.list(query);
+    };
+    const target = createInMemoryStore();
+    const report = await copyMemories({ from: plain, to: target, batchSize: 2, open: { dimension: DIM, embedderId: 'memloom/test-embedder' } });
+    expect(report).toMatchObject({ total: 5, copied: 5 });
+    expect(queries.map((query) => ('after' in query ? 'after' : (query as { offset: number }).offset))).toEqual([0, 2, 4]);
+    expect(await snapshot(target)).toEqual(await snapshot(memory.store));
+  });
+
   it('copies one scope only', async () => {
     const { memory } = await source();
     const target = createInMemoryStore();

@@ -1,4 +1,4 @@
-import { inScope, MemloomError, type Memory, type Scope } from '@memloom/core';
+import { inScope, MemloomError, type Memory, type MemoryRecord, type Scope } from '@memloom/core';
 import { EXPORT_FORMAT, parseHeader, parseLine, type ExportHeader, type ExportLine } from './export-format.js';
 import { applyExact, emptyCounts, type ImportCounts, type OnConflict } from './import-exact.js';
 
@@ -32,9 +32,16 @@ export async function exportMemories(memory: Memory, options: ExportOptions): Pr
   };
   await options.write(`${JSON.stringify(header)}\n`);
   let exported = 0;
+  // Oldest first. After the last memory written when the store takes `after` (every store here): each
+  // page then costs its own size, and a memory deleted meanwhile (the app still running) makes the
+  // export skip no other.
+  const byPlace = memory.store.capabilities.listAfter === true;
+  let last: MemoryRecord | undefined;
   for (let offset = 0; ; offset += PAGE_SIZE) {
     options.signal?.throwIfAborted();
-    const page = await memory.list({ ...scoped, orderBy: 'createdAt', direction: 'asc', limit: PAGE_SIZE, offset });
+    const place = byPlace ? (last ? { after: last } : {}) : { offset };
+    const page = await memory.list({ ...scoped, orderBy: 'createdAt', direction: 'asc', limit: PAGE_SIZE, ...place });
+    last = page[page.length - 1];
     for (const record of page) {
       const line: ExportLine = { memory: record, versions: await memory.store.history(record.id) };
       if (options.vectors) {

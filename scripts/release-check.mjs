@@ -124,7 +124,7 @@ async function checkApp(name, packages) {
     if (!memories.some((memory) => /green tea/i.test(memory.content))) throw new Error(`memloom list --user alice does not show the preference the agent saved:\n${listed}`);
     const exported = await run(`${name}: memloom export`, [bin, ['export', '-o', 'backup.jsonl']], { cwd: app, log: `${name}-cli-export` });
     await run(`${name}: memloom import`, [bin, ['import', 'backup.jsonl', '--store', 'markdown:./markdown-copy']], { cwd: app, log: `${name}-cli-import` });
-    step(`${name} app: the packed memloom CLI lists what the agent saved (${memories.length} memories); ${exported.trim()}, imported into Markdown`);
+    step(`${name} app: the packed memloom CLI lists what the agent saved (${memories.length} ${memories.length === 1 ? 'memory' : 'memories'}); ${exported.trim()}, imported into Markdown`);
   }
 }
 

@@ -84,3 +84,8 @@ export function clip(context: CommandContext, text: string, used: number): strin
   const room = Math.max(20, columns - used);
   return text.length > room ? `${text.slice(0, room - 1)}…` : text;
 }
+
+/** "1 memory", "2 memories". */
+export function memoriesText(count: number): string {
+  return `${count} ${count === 1 ? 'memory' : 'memories'}`;
+}

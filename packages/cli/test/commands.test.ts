@@ -196,7 +196,7 @@ describe('forget', () => {
 
     const dry = await cli('forget', '--scope', '--user', 'alice');
     expect(dry.code).toBe(EXIT_CODES.USAGE);
-    expect(dry.stdout).toContain('1 memories in scope user alice would be forgotten: run again with --yes');
+    expect(dry.stdout).toContain('1 memory in scope user alice would be forgotten: run again with --yes');
     expect(json(await cli('list', '--json'))).toHaveLength(2);
     expect((await cli('forget', '--scope')).stderr).toContain('--scope needs --user, --agent or --session');
 

@@ -1,7 +1,7 @@
 import type { MemoryRecord } from '@memloom/core';
 import { describe, expect, it } from 'vitest';
 import type { CommandContext } from '../src/command.js';
-import { memoryDetails, memoryLine } from '../src/format.js';
+import { memoriesText, memoryDetails, memoryLine } from '../src/format.js';
 
 /** Just what the formatters read of a command's context: the terminal (or pipe) and the dim style. */
 function terminal(isTTY: boolean, columns = 60): CommandContext {
@@ -33,5 +33,11 @@ describe('a memory\'s context in the detailed view', () => {
     const { context: _context, ...bare } = memory;
     expect(memoryDetails(terminal(false), bare).some((entry) => entry.startsWith('context'))).toBe(false);
     expect(memoryLine(terminal(false), memory)).not.toContain('宠物');
+  });
+});
+
+describe('counts of memories', () => {
+  it('say "memory" for one and "memories" otherwise', () => {
+    expect([0, 1, 2].map(memoriesText)).toEqual(['0 memories', '1 memory', '2 memories']);
   });
 });

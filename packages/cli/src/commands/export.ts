@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { flag, requirePositionals, stringOption, type CommandSpec } from '../command.js';
 import { InterruptedError } from '../exit-codes.js';
+import { memoriesText } from '../format.js';
 import type { OutputStream } from '../io.js';
 import { exportMemories } from '../transfer.js';
 import { withMemory } from './shared.js';
@@ -60,9 +61,9 @@ export const exportCommand: CommandSpec = {
       }
       if (path) {
         if (context.globals.json) context.printJson({ exported, file: path, vectors: withVectors });
-        else context.print(`exported ${exported} memories to ${path}`);
+        else context.print(`exported ${memoriesText(exported)} to ${path}`);
       } else {
-        context.note(`exported ${exported} memories`);
+        context.note(`exported ${memoriesText(exported)}`);
       }
     });
   },

@@ -1,5 +1,6 @@
 import { describeScope, flag, requirePositionals, type CommandSpec } from '../command.js';
 import { EXIT_CODES, UsageError } from '../exit-codes.js';
+import { memoriesText } from '../format.js';
 import { scopeOption, withMemory } from './shared.js';
 
 export const forgetCommand: CommandSpec = {
@@ -34,12 +35,12 @@ export const forgetCommand: CommandSpec = {
       const count = await memory.count({ scope });
       if (!flag(context.values, 'yes')) {
         if (context.globals.json) context.printJson({ deleted: 0, wouldDelete: count, scope });
-        else context.print(`${count} memories in scope ${describeScope(scope)} would be forgotten: run again with --yes to delete them.`);
+        else context.print(`${memoriesText(count)} in scope ${describeScope(scope)} would be forgotten: run again with --yes to delete them.`);
         return count === 0 ? undefined : EXIT_CODES.USAGE;
       }
       const deleted = await memory.deleteAll(scope);
       if (context.globals.json) return context.printJson({ deleted, scope });
-      context.print(`forgot ${deleted} memories in scope ${describeScope(scope)}`);
+      context.print(`forgot ${memoriesText(deleted)} in scope ${describeScope(scope)}`);
       return undefined;
     });
   },

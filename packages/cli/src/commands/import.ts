@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import { choiceOption, flag, numberOption, requirePositionals, stringOption, type CommandContext, type CommandSpec } from '../command.js';
 import { InterruptedError, UsageError } from '../exit-codes.js';
 import type { ExportHeader } from '../export-format.js';
+import { memoriesText } from '../format.js';
 import type { ImportCounts, OnConflict } from '../import-exact.js';
 import { importMemories } from '../transfer.js';
 import { inputPath, withMemory } from './shared.js';
@@ -98,8 +99,8 @@ export const importCommand: CommandSpec = {
       const { counts } = result;
       if (checkpointPath) await rm(checkpointPath, { force: true });
       if (context.globals.json) return context.printJson({ source, ...counts });
-      context.print(`imported ${counts.done} memories from ${source}: ${countsText(counts)}`);
-      if (counts.outOfScope > 0) context.print(context.dim(`${counts.outOfScope} memories outside the scope were left out`));
+      context.print(`imported ${memoriesText(counts.done)} from ${source}: ${countsText(counts)}`);
+      if (counts.outOfScope > 0) context.print(context.dim(`${memoriesText(counts.outOfScope)} outside the scope ${counts.outOfScope === 1 ? 'was' : 'were'} left out`));
       if (result.header.embedder.id !== memory.embedder.id) context.print(context.dim(`embedded again with ${memory.embedder.id} (the export came from ${result.header.embedder.id})`));
       return undefined;
     });
@@ -133,7 +134,7 @@ async function resumeFrom(path: string, source: string | undefined, context: Com
     throw new UsageError(`${path} is not an import checkpoint; delete it to start over`);
   }
   if (source && checkpoint.source !== source) throw new UsageError(`${path} belongs to the import of ${checkpoint.source}; delete it to start over`);
-  context.note(`Resuming from ${path}: ${checkpoint.done} memories of the file were handled before.`);
+  context.note(`Resuming from ${path}: ${memoriesText(checkpoint.done)} of the file ${checkpoint.done === 1 ? 'was' : 'were'} handled before.`);
   return checkpoint;
 }
 

@@ -1,6 +1,6 @@
 import type { MemoryRecord } from 'memloom';
 import { dateOption, flag, requirePositionals, type CommandSpec } from '../command.js';
-import { oneLine } from '../format.js';
+import { memoriesText, oneLine } from '../format.js';
 import { scopeOption, withMemory } from './shared.js';
 
 /** How many changes are listed without --all. */
@@ -46,7 +46,7 @@ export const maintainCommand: CommandSpec = {
       if (context.globals.json) return context.printJson(report);
       const verb = dryRun ? 'would be' : 'were';
       context.print(
-        `${context.bold(dryRun ? 'Dry run' : 'Maintained')} at ${report.now}: ${report.scanned} memories scanned; ${report.compressed} ${verb} compressed, ${report.decayed} decayed, ${report.deleted} deleted; ${report.unchanged} unchanged.`,
+        `${context.bold(dryRun ? 'Dry run' : 'Maintained')} at ${report.now}: ${memoriesText(report.scanned)} scanned; ${report.compressed} ${verb} compressed, ${report.decayed} decayed, ${report.deleted} deleted; ${report.unchanged} unchanged.`,
       );
       if (report.conflicts > 0) context.print(`${report.conflicts} changed meanwhile and were left for the next pass.`);
       if (report.modelFallbacks > 0) context.print(`${report.modelFallbacks} compressions used the deterministic text (the model failed).`);

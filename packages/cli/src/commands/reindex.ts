@@ -1,6 +1,7 @@
 import { reindex } from 'memloom';
 import { numberOption, requirePositionals, type CommandSpec } from '../command.js';
 import { InterruptedError } from '../exit-codes.js';
+import { memoriesText } from '../format.js';
 import { withMemory } from './shared.js';
 
 export const reindexCommand: CommandSpec = {
@@ -43,14 +44,14 @@ export const reindexCommand: CommandSpec = {
             },
           });
         } catch (error) {
-          if (abort.signal.aborted) throw new InterruptedError(`reindex interrupted at ${last.done} of ${last.total} memories; run the same command again to resume`);
+          if (abort.signal.aborted) throw new InterruptedError(`reindex interrupted at ${last.done} of ${memoriesText(last.total)}; run the same command again to resume`);
           throw error;
         } finally {
           progress.finish();
         }
         if (context.globals.json) return context.printJson(report);
         context.print(
-          `re-indexed ${report.total} memories with ${report.embedderId} (${report.dimension} dimensions): ${report.embedded} embedded now${report.resumed > 0 ? `, ${report.resumed} by an earlier run` : ''}`,
+          `re-indexed ${memoriesText(report.total)} with ${report.embedderId} (${report.dimension} dimensions): ${report.embedded} embedded now${report.resumed > 0 ? `, ${report.resumed} by an earlier run` : ''}`,
         );
         const where = resolved.embedder.source === 'default' ? 'memloom.config.json' : resolved.embedder.source;
         context.print(`Now use it: set "embedder": "${target}" in ${where} (or MEMLOOM_EMBEDDER=${target}, or --embedder ${target}).`);

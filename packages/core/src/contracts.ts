@@ -75,6 +75,8 @@ export interface StoreCapabilities {
    * `copyMemories` and the CLI's export then page by it. Absent means false.
    */
   listAfter?: boolean;
+  /** `historyMany` and `getVectors` are implemented: many memories' histories and vectors in a few reads. Absent means false. */
+  readMany?: boolean;
 }
 
 /** Where a re-index stands: how many memories already have a vector for the target. */
@@ -266,6 +268,15 @@ export interface MemoryStore {
   history(id: string): Promise<MemoryVersion[]>;
   /** The stored vector, for export and re-indexing. */
   getVector(id: string): Promise<number[] | undefined>;
+  /**
+   * `history` of each id, in the order asked (empty for an unknown id), in
+   * as few reads as the store can: for copies and exports, which would
+   * otherwise ask once per memory (a request each, on a server). Optional,
+   * declared by `capabilities.readMany`; read through core's `historiesOf`.
+   */
+  historyMany?(ids: readonly string[]): Promise<MemoryVersion[][]>;
+  /** `getVector` of each id, in the order asked (undefined for an unknown id). With `historyMany`; read through core's `vectorsOf`. */
+  getVectors?(ids: readonly string[]): Promise<(number[] | undefined)[]>;
   /** Set lastAccessedAt on these memories (unknown ids are ignored) without making a version. */
   touch(ids: readonly string[], at: string): Promise<void>;
   close(): Promise<void>;

@@ -1,5 +1,6 @@
 import type { MemoryChange, MemoryStore, StoreOpenOptions } from './contracts.js';
 import { MemloomError } from './errors.js';
+import { historiesOf, vectorsOf } from './store-reads.js';
 import type { Memory } from './memory-types.js';
 import type { MemoryRecord, MemoryVersion, Scope } from './types.js';
 
@@ -80,28 +81,35 @@ export async function copyMemories(options: CopyMemoriesOptions): Promise<CopyPr
     if (page.length === 0) break;
     last = page[page.length - 1];
     const present = new Map((await to.getMany(page.map((record) => record.id))).map((record) => [record.id, record.revision]));
-    const changes: MemoryChange[] = [];
+    // What to copy, and the revision each has in the target (undefined: not there).
+    const wanted: { record: MemoryRecord; target: number | undefined }[] = [];
     for (const record of page) {
       const target = present.get(record.id);
-      if (target === record.revision) {
+      if (target === record.revision || (target !== undefined && onMismatch === 'skip')) {
         progress.skipped++;
         continue;
       }
-      if (target !== undefined) {
-        if (onMismatch === 'skip') {
-          progress.skipped++;
-          continue;
-        }
-        if (onMismatch === 'error') {
-          throw new MemloomError({
-            code: 'CONFLICT',
-            message: `memory ${record.id} is at revision ${target} in the target and ${record.revision} in the source; pass onMismatch: 'replace' or 'skip'`,
-            details: { id: record.id, source: record.revision, target },
-          });
-        }
+      if (target !== undefined && onMismatch === 'error') {
+        throw new MemloomError({
+          code: 'CONFLICT',
+          message: `memory ${record.id} is at revision ${target} in the target and ${record.revision} in the source; pass onMismatch: 'replace' or 'skip'`,
+          details: { id: record.id, source: record.revision, target },
+        });
       }
-      const rebuilt = await replay(from, record);
-      if (!rebuilt) {
+      wanted.push({ record, target });
+    }
+    // Their vectors and histories in a few reads when the source can (`readMany`), one per memory otherwise.
+    const ids = wanted.map(({ record }) => record.id);
+    const [vectors, histories] = [await vectorsOf(from, ids), await historiesOf(from, ids)];
+    const missing = ids.filter((_, index) => !vectors[index]);
+    const stillThere = new Set(missing.length > 0 ? (await from.getMany(missing)).map((record) => record.id) : []);
+    const changes: MemoryChange[] = [];
+    for (const [index, { record, target }] of wanted.entries()) {
+      const vector = vectors[index];
+      if (!vector) {
+        if (stillThere.has(record.id)) {
+          throw new MemloomError({ code: 'STORE_CORRUPT', message: `memory ${record.id} has no vector in the source store`, details: { id: record.id } });
+        }
         // Deleted from the source since this page was read.
         progress.skipped++;
         continue;
@@ -112,7 +120,7 @@ export async function copyMemories(options: CopyMemoriesOptions): Promise<CopyPr
       } else {
         progress.copied++;
       }
-      changes.push(...rebuilt);
+      changes.push(...replay(record, vector, histories[index] ?? []));
     }
     if (changes.length > 0) await to.apply(changes);
     progress.done += page.length;
@@ -122,14 +130,9 @@ export async function copyMemories(options: CopyMemoriesOptions): Promise<CopyPr
   return progress;
 }
 
-/** The puts that rebuild a memory revision by revision, ending at its current record; undefined when it is no longer in the source. */
-async function replay(from: MemoryStore, record: MemoryRecord): Promise<MemoryChange[] | undefined> {
-  const vector = await from.getVector(record.id);
-  if (!vector) {
-    if (!(await from.get(record.id))) return undefined;
-    throw new MemloomError({ code: 'STORE_CORRUPT', message: `memory ${record.id} has no vector in the source store`, details: { id: record.id } });
-  }
-  const known = new Map((await from.history(record.id)).map((entry) => [entry.version, entry]));
+/** The puts that rebuild a memory revision by revision from its vector and history, ending at its current record. */
+function replay(record: MemoryRecord, vector: number[], history: readonly MemoryVersion[]): MemoryChange[] {
+  const known = new Map(history.map((entry) => [entry.version, entry]));
   const changes: MemoryChange[] = [];
   let before: MemoryRecord | null = null;
   for (let revision = 1; revision <= record.revision; revision++) {

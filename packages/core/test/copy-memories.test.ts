@@ -131,6 +131,26 @@ describe('copyMemories', () => {
     expect(await snapshot(target)).toEqual(await snapshot(memory.store));
   });
 
+  it("reads a page's vectors and histories in one call each when the source declares readMany, one per memory otherwise", async () => {
+    for (const readMany of [true, false]) {
+      const { memory } = await source();
+      const counted = Object.create(memory.store) as MemoryStore;
+      Object.defineProperty(counted, 'capabilities', { value: { ...memory.store.capabilities, readMany } });
+      const calls: Record<string, number> = {};
+      for (const name of ['history', 'historyMany', 'getVector', 'getVectors'] as const) {
+        const original = (memory.store[name] as (...args: unknown[]) => unknown).bind(memory.store);
+        (counted as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
+          calls[name] = (calls[name] ?? 0) + 1;
+          return original(...args);
+        };
+      }
+      const target = createInMemoryStore();
+      await copyMemories({ from: counted, to: target, batchSize: 2, open: { dimension: DIM, embedderId: 'memloom/test-embedder' } });
+      expect(calls, `readMany ${readMany}`).toEqual(readMany ? { historyMany: 3, getVectors: 3 } : { history: 5, getVector: 5 });
+      expect(await snapshot(target)).toEqual(await snapshot(memory.store));
+    }
+  });
+
   it('copies one scope only', async () => {
     const { memory } = await source();
     const target = createInMemoryStore();
@@ -161,6 +181,7 @@ describe('copyMemories', () => {
     // A source that kept only the latest version of each memory.
     const forgetful = Object.create(memory.store) as MemoryStore;
     forgetful.history = async (id) => (await memory.store.history(id)).slice(-1);
+    forgetful.historyMany = async (ids) => (await memory.store.historyMany!(ids)).map((history) => history.slice(-1));
     const target = createInMemoryStore();
     await copyMemories({ from: forgetful, to: target, open: { dimension: DIM, embedderId: 'memloom/test-embedder' } });
     const history = await target.history(moved.id);

@@ -35,7 +35,7 @@ export function createInMemoryStore(): MemoryStore {
 
 class InMemoryStore implements MemoryStore {
   readonly name = 'memory';
-  readonly capabilities = { textSearch: true, persistent: false, multiProcess: false, reindex: true, listPage: true, listAfter: true };
+  readonly capabilities = { textSearch: true, persistent: false, multiProcess: false, reindex: true, listPage: true, listAfter: true, readMany: true };
   private readonly entries = new Map<string, Entry>();
   /** The last `seq` given. */
   private lastSeq = 0;
@@ -184,6 +184,19 @@ class InMemoryStore implements MemoryStore {
     this.assertOpen();
     const entry = this.entries.get(id);
     return entry ? [...entry.vector] : undefined;
+  }
+
+  async historyMany(ids: readonly string[]): Promise<MemoryVersion[][]> {
+    this.assertOpen();
+    return ids.map((id) => structuredClone(this.versions.get(id) ?? []));
+  }
+
+  async getVectors(ids: readonly string[]): Promise<(number[] | undefined)[]> {
+    this.assertOpen();
+    return ids.map((id) => {
+      const entry = this.entries.get(id);
+      return entry ? [...entry.vector] : undefined;
+    });
   }
 
   async touch(ids: readonly string[], at: string): Promise<void> {

@@ -25,6 +25,23 @@ export function historyCases(context: StoreContext): void {
       expect(versions[2]?.after).toEqual({ ...first, content: 'version three', revision: 3 });
     });
 
+    it.skipIf(!context.options.capabilities.readMany)('historyMany and getVectors give what history and getVector give, in the order asked, unknown ids included', async () => {
+      const first = record({ content: 'read many, first' });
+      const second = record({ content: 'read many, second', scope: { userId: 'someone-else' } });
+      await context.store.apply([create(first, axis(1)), create(second, axis(2))]);
+      await context.store.apply([replace(first, { content: 'read many, first, edited' }, axis(3))]);
+      const ids = [second.id, 'no-such-memory', first.id, second.id];
+      const store = context.store as Required<Pick<typeof context.store, 'historyMany' | 'getVectors'>> & typeof context.store;
+      const histories = await store.historyMany(ids);
+      expect(histories).toEqual([await store.history(second.id), [], await store.history(first.id), await store.history(second.id)]);
+      expect(histories[2]?.map((entry) => entry.after.content)).toEqual(['read many, first', 'read many, first, edited']);
+      const vectors = await store.getVectors(ids);
+      expect(vectors).toEqual([await store.getVector(second.id), undefined, await store.getVector(first.id), await store.getVector(second.id)]);
+      expect(vectors[2]?.[3]).toBeCloseTo(1, 5);
+      expect(await store.historyMany([])).toEqual([]);
+      expect(await store.getVectors([])).toEqual([]);
+    });
+
     it('tells the whole story through the Memory facade and restores an earlier version', async () => {
       const { memory } = facade(context.store, {
         'I work as a nurse in Lyon': axis(0),

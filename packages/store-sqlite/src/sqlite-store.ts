@@ -86,7 +86,7 @@ class SqliteMemoryStore implements SqliteStore {
     const injected = options.database;
     const memory = injected ? injected.memory : isMemoryPath(options.path as string);
     this.path = memory ? ':memory:' : resolve(injected ? injected.name : (options.path as string));
-    this.capabilities = { textSearch: true, persistent: !memory, multiProcess: !memory, reindex: true, listPage: true, listAfter: true };
+    this.capabilities = { textSearch: true, persistent: !memory, multiProcess: !memory, reindex: true, listPage: true, listAfter: true, readMany: true };
     this.mirror = new VectorMirror(options.vectorMirror, options.vectorMirrorMaxBytes, options.vectorApproximateFrom);
   }
 
@@ -248,6 +248,43 @@ class SqliteMemoryStore implements SqliteStore {
          FROM versions v JOIN memories m ON m.row_id = v.memory_row WHERE m.id = ? ORDER BY v.version`,
       ).all(id) as VersionRow[];
       return rows.map((row) => rowToVersion(id, row));
+    });
+  }
+
+  /** Every id's versions in one statement (one read transaction), in the order asked. */
+  async historyMany(ids: readonly string[]): Promise<MemoryVersion[][]> {
+    if (ids.length === 0) return [];
+    return this.read('reading history', () => {
+      const rows = this.sql(
+        `SELECT m.id AS memory_id, v.version, v.at, v.change_trigger, v.change_action, v.reason, v.before_json, v.before_patch, v.after_json
+         FROM memories m JOIN versions v ON v.memory_row = m.row_id
+         WHERE m.id IN (SELECT value FROM json_each(?)) ORDER BY m.id, v.version`,
+      ).all(JSON.stringify(ids)) as (VersionRow & { memory_id: string })[];
+      const byId = new Map<string, MemoryVersion[]>();
+      for (const row of rows) {
+        const versions = byId.get(row.memory_id) ?? [];
+        if (versions.length === 0) byId.set(row.memory_id, versions);
+        versions.push(rowToVersion(row.memory_id, row));
+      }
+      // An id asked twice gets two copies, as two history calls would give.
+      return ids.map((id) => structuredClone(byId.get(id) ?? []));
+    });
+  }
+
+  /** Every id's vector in one statement, in the order asked. */
+  async getVectors(ids: readonly string[]): Promise<(number[] | undefined)[]> {
+    if (ids.length === 0) return [];
+    return this.read('reading vectors', () => {
+      const binding = this.binding();
+      if (!binding) return ids.map(() => undefined);
+      const rows = this.sql(
+        `SELECT m.id, v.embedding FROM memories m JOIN ${binding.table} v ON v.rowid = m.row_id WHERE m.id IN (SELECT value FROM json_each(?))`,
+      ).all(JSON.stringify(ids)) as { id: string; embedding: Buffer }[];
+      const byId = new Map(rows.map((row) => [row.id, row.embedding]));
+      return ids.map((id) => {
+        const embedding = byId.get(id);
+        return embedding ? fromVectorBlob(embedding) : undefined;
+      });
     });
   }
 

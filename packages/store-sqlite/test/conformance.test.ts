@@ -22,11 +22,11 @@ testMemoryStore({
     await store.close();
     return createSqliteStore({ path });
   },
-  capabilities: { textSearch: true, persistent: true, multiProcess: true, reindex: true, listPage: true, listAfter: true },
+  capabilities: { textSearch: true, persistent: true, multiProcess: true, reindex: true, listPage: true, listAfter: true, readMany: true },
 });
 
 testMemoryStore({
   name: 'sqlite (:memory:)',
   create: () => createSqliteStore({ path: ':memory:' }),
-  capabilities: { textSearch: true, persistent: false, multiProcess: false, reindex: true, listPage: true, listAfter: true },
+  capabilities: { textSearch: true, persistent: false, multiProcess: false, reindex: true, listPage: true, listAfter: true, readMany: true },
 });

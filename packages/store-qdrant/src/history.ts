@@ -11,11 +11,13 @@ import { fromVersionPayload, type VersionPayload } from './payload.js';
  */
 export async function versionChain(backend: Backend, memoryId: string, headWriteId: string, consistency?: typeof DECIDING_READ): Promise<VersionPayload[]> {
   const points = await scrollAll(backend, 'read versions', versionsOf(memoryId), true, consistency);
+  return chainOf(memoryId, headWriteId, points.map((point) => fromVersionPayload(point.payload)));
+}
+
+/** The chain from `headWriteId` through the given version points of one memory; STORE_CORRUPT when a link is missing. */
+export function chainOf(memoryId: string, headWriteId: string, versions: readonly VersionPayload[]): VersionPayload[] {
   const byWriteId = new Map<string, VersionPayload>();
-  for (const point of points) {
-    const version = fromVersionPayload(point.payload);
-    byWriteId.set(version.writeId, version);
-  }
+  for (const version of versions) byWriteId.set(version.writeId, version);
   const chain: VersionPayload[] = [];
   let cursor: string | null = headWriteId;
   while (cursor !== null) {

@@ -24,9 +24,9 @@ import { DECIDING_READ, denseVectorOf, retrieveAll, scrollAll, type Backend, typ
 import { createClient } from './client.js';
 import { prepareCollection } from './collection-setup.js';
 import { memoryFilter, versionsOfMany } from './filters.js';
-import { entriesOf, versionChain } from './history.js';
+import { chainOf, entriesOf, versionChain } from './history.js';
 import { resolveOptions, type QdrantStoreOptions } from './options.js';
-import { fromMemoryPayload, type MemoryPayload } from './payload.js';
+import { fromMemoryPayload, fromVersionPayload, type MemoryPayload, type VersionPayload } from './payload.js';
 import { memoryPointId } from './point-ids.js';
 import { createCaller } from './retry.js';
 import { queryVector } from './sparse-text.js';
@@ -49,7 +49,7 @@ const ORDER_FIELDS: Record<Exclude<OrderKey, 'id' | 'stored'>, 'createdAtMs' | '
 
 class QdrantStore implements MemoryStore {
   readonly name = 'qdrant';
-  readonly capabilities: StoreCapabilities = { textSearch: true, persistent: true, multiProcess: true, listPage: true, listAfter: true };
+  readonly capabilities: StoreCapabilities = { textSearch: true, persistent: true, multiProcess: true, listPage: true, listAfter: true, readMany: true };
   private dimension: number | undefined;
   private closed = false;
 
@@ -204,6 +204,63 @@ class QdrantStore implements MemoryStore {
       if (!MemloomError.hasCode(error, 'STORE_CORRUPT')) throw error;
       return entriesOf(await versionChain(this.backend, id, head, DECIDING_READ));
     }
+  }
+
+  /**
+   * The memories' heads in `batchSize` ids per request, then the version points of those that
+   * exist, `batchSize` memories per filter: a few requests for a page of a copy or an export
+   * instead of two per memory. A chain that does not close (a replica behind) is read again
+   * alone, as `history` reads it.
+   */
+  async historyMany(ids: readonly string[]): Promise<MemoryVersion[][]> {
+    this.assertOpen();
+    if (ids.length === 0) return [];
+    const { backend } = this;
+    const heads = new Map<string, string>();
+    for (const point of await retrieveAll(backend, 'read memory', [...new Set(ids)].map(memoryPointId), {
+      withPayload: ['id', 'writeId'],
+      consistency: backend.options.readConsistency,
+    })) {
+      const payload = point.payload as Partial<MemoryPayload> | null | undefined;
+      if (typeof payload?.id === 'string' && typeof payload.writeId === 'string') heads.set(payload.id, payload.writeId);
+    }
+    const versions = new Map<string, VersionPayload[]>();
+    const known = [...heads.keys()];
+    for (let start = 0; start < known.length; start += backend.options.batchSize) {
+      const chunk = known.slice(start, start + backend.options.batchSize);
+      for (const point of await scrollAll(backend, 'read versions', versionsOfMany(chunk), true, backend.options.readConsistency)) {
+        const version = fromVersionPayload(point.payload);
+        const list = versions.get(version.memoryId) ?? [];
+        if (list.length === 0) versions.set(version.memoryId, list);
+        list.push(version);
+      }
+    }
+    const histories = new Map<string, MemoryVersion[]>();
+    for (const [id, head] of heads) {
+      try {
+        histories.set(id, entriesOf(chainOf(id, head, versions.get(id) ?? [])));
+      } catch (error) {
+        if (!MemloomError.hasCode(error, 'STORE_CORRUPT')) throw error;
+        histories.set(id, await this.history(id));
+      }
+    }
+    return ids.map((id) => structuredClone(histories.get(id) ?? []));
+  }
+
+  /** The vectors in `batchSize` ids per request. */
+  async getVectors(ids: readonly string[]): Promise<(number[] | undefined)[]> {
+    this.assertOpen();
+    if (ids.length === 0) return [];
+    const points = await retrieveAll(this.backend, 'read vectors', [...new Set(ids)].map(memoryPointId), {
+      withPayload: false,
+      withVector: ['dense'],
+      consistency: this.backend.options.readConsistency,
+    });
+    const byPoint = new Map(points.map((point) => [String(point.id), denseVectorOf(point)]));
+    return ids.map((id) => {
+      const vector = byPoint.get(memoryPointId(id));
+      return vector ? [...vector] : undefined;
+    });
   }
 
   async getVector(id: string): Promise<number[] | undefined> {

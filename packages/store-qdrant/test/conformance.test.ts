@@ -37,7 +37,7 @@ describe.skipIf(!url)('store-qdrant against a real Qdrant', () => {
       const collection = collections.get(store);
       if (collection) await admin!.deleteCollection(collection);
     },
-    capabilities: { textSearch: true, persistent: true, multiProcess: true, listPage: true, listAfter: true },
+    capabilities: { textSearch: true, persistent: true, multiProcess: true, listPage: true, listAfter: true, readMany: true },
     reopen: async (store) => {
       await store.close();
       const collection = collections.get(store) as string;

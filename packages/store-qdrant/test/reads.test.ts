@@ -295,6 +295,54 @@ describe('reads', () => {
     expect(fake.bodies('scroll').map((body) => body.consistency)).toEqual([undefined, 'majority', undefined, 'majority']);
   });
 
+  it('historyMany reads the heads in one request and the versions of a batch of memories in one scroll, and reads a broken chain again alone', async () => {
+    const version = (after: MemoryRecord, before: MemoryRecord | null, writeId: string, parent: string | null) => ({
+      id: `${after.id}-${writeId}`,
+      payload: { ...toVersionPayload({ ...entry(after, before), memoryId: after.id }, writeId, parent) },
+    });
+    const a1 = record({ id: 'a', content: 'a one' });
+    const a2 = record({ id: 'a', content: 'a two', revision: 2 });
+    const b1 = record({ id: 'b', content: 'b one' });
+    const lost = record({ id: 'b', content: 'b lost race', revision: 2 });
+    const c1 = record({ id: 'c', content: 'c one' });
+    const c2 = record({ id: 'c', content: 'c two', revision: 2 });
+    const heads = [point(a2, 'wa2'), point(b1, 'wb1'), point(c2, 'wc2')];
+    const versions = [version(a1, null, 'wa1', null), version(a2, a1, 'wa2', 'wa1'), version(b1, null, 'wb1', null), version(lost, b1, 'wb-lost', 'wb1'), version(c1, null, 'wc1', null)];
+    // c's newest version is on the majority only: a replica behind.
+    const majority = [...versions, version(c2, c1, 'wc2', 'wc1')];
+    const fake = scriptedClient({
+      retrieve: (_collection: string, body: any) => heads.filter((head) => body.ids.includes(head.id)),
+      scroll: (_collection: string, body: any) => {
+        const condition = body.filter.must[1].match;
+        const wanted: string[] = condition.any ?? [condition.value];
+        const from = body.consistency === 'majority' ? majority : versions;
+        return { points: from.filter((candidate) => wanted.includes(candidate.payload.memoryId)), next_page_offset: null };
+      },
+    });
+    const store = createQdrantStore({ client: fake.client });
+    const histories = await store.historyMany!(['c', 'nope', 'a', 'b']);
+    expect(histories.map((history) => history.map((entry) => entry.after.content))).toEqual([['c one', 'c two'], [], ['a one', 'a two'], ['b one']]);
+    expect(histories).toEqual([await store.history('c'), [], await store.history('a'), await store.history('b')]);
+    const [headRead] = fake.bodies('retrieve');
+    expect(headRead.ids).toHaveLength(4);
+    expect(headRead.with_payload).toEqual(['id', 'writeId']);
+    const [batch, alone, deciding] = fake.bodies('scroll');
+    expect(batch.filter.must[1].key).toBe('memoryId');
+    expect([...batch.filter.must[1].match.any].sort()).toEqual(['a', 'b', 'c']);
+    expect(alone.filter.must[1]).toEqual({ key: 'memoryId', match: { value: 'c' } });
+    expect(deciding.consistency).toBe('majority');
+  });
+
+  it('getVectors reads the vectors of many memories in one request, in the order asked', async () => {
+    const withVector = (id: string, dense: number[]) => ({ ...point(record({ id })), vector: { dense } });
+    const fake = scriptedClient({ retrieve: () => [withVector('b', [0, 1]), withVector('a', [1, 0])] });
+    const store = createQdrantStore({ client: fake.client });
+    expect(await store.getVectors!(['a', 'nope', 'b'])).toEqual([[1, 0], undefined, [0, 1]]);
+    expect(fake.bodies('retrieve')).toHaveLength(1);
+    expect(fake.bodies('retrieve')[0]).toMatchObject({ with_payload: false, with_vector: ['dense'] });
+    expect(await store.getVectors!([])).toEqual([]);
+  });
+
   it('history of an unknown memory is empty without reading versions', async () => {
     const fake = scriptedClient();
     expect(await createQdrantStore({ client: fake.client }).history('nope')).toEqual([]);

@@ -1,8 +1,9 @@
-import { inScope, MemloomError, type Memory, type MemoryRecord, type Scope } from '@memloom/core';
+import { historiesOf, inScope, MemloomError, vectorsOf, type Memory, type MemoryRecord, type Scope } from '@memloom/core';
 import { EXPORT_FORMAT, parseHeader, parseLine, type ExportHeader, type ExportLine } from './export-format.js';
 import { applyExact, emptyCounts, type ImportCounts, type OnConflict } from './import-exact.js';
 
-const PAGE_SIZE = 200;
+/** Memories an export reads per page: 100,000 from one SQLite file took 4.0 s with pages of 1,000, 9.6 s with pages of 200. */
+const PAGE_SIZE = 1000;
 
 export interface ExportOptions {
   /** Export only this scope. @default every memory */
@@ -14,11 +15,17 @@ export interface ExportOptions {
   onProgress?: (done: number, total: number) => void;
   /** Checked between pages; an aborted export throws the signal's reason. */
   signal?: AbortSignal;
+  /** Memories read per page (with their histories, and vectors when asked). @default 1000 */
+  batchSize?: number;
 }
 
 /** Write a memloom export (JSON Lines: a header, then one memory with its history per line). Returns how many memories. */
 export async function exportMemories(memory: Memory, options: ExportOptions): Promise<{ header: ExportHeader; exported: number }> {
   const scoped = options.scope && Object.keys(options.scope).length > 0 ? { scope: options.scope } : {};
+  const pageSize = options.batchSize ?? PAGE_SIZE;
+  if (!Number.isInteger(pageSize) || pageSize < 1) {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', message: `batchSize must be a positive integer, got ${String(options.batchSize)}` });
+  }
   const total = await memory.count(scoped);
   const header: ExportHeader = {
     memloom: 'export',
@@ -37,22 +44,24 @@ export async function exportMemories(memory: Memory, options: ExportOptions): Pr
   // export skip no other.
   const byPlace = memory.store.capabilities.listAfter === true;
   let last: MemoryRecord | undefined;
-  for (let offset = 0; ; offset += PAGE_SIZE) {
+  for (let offset = 0; ; offset += pageSize) {
     options.signal?.throwIfAborted();
     const place = byPlace ? (last ? { after: last } : {}) : { offset };
-    const page = await memory.list({ ...scoped, orderBy: 'createdAt', direction: 'asc', limit: PAGE_SIZE, ...place });
+    const page = await memory.list({ ...scoped, orderBy: 'createdAt', direction: 'asc', limit: pageSize, ...place });
     last = page[page.length - 1];
-    for (const record of page) {
-      const line: ExportLine = { memory: record, versions: await memory.store.history(record.id) };
-      if (options.vectors) {
-        const vector = await memory.store.getVector(record.id);
-        if (vector) line.vector = vector;
-      }
+    // Histories (and vectors) a page at a time: a few requests per page on a server store (`readMany`).
+    const ids = page.map((record) => record.id);
+    const histories = await historiesOf(memory.store, ids);
+    const vectors = options.vectors ? await vectorsOf(memory.store, ids) : [];
+    for (const [index, record] of page.entries()) {
+      const line: ExportLine = { memory: record, versions: histories[index] ?? [] };
+      const vector = vectors[index];
+      if (vector) line.vector = vector;
       await options.write(`${JSON.stringify(line)}\n`);
       exported++;
     }
     options.onProgress?.(exported, total);
-    if (page.length < PAGE_SIZE) break;
+    if (page.length < pageSize) break;
   }
   return { header, exported };
 }

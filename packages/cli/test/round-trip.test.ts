@@ -263,13 +263,14 @@ describe('export while the app runs', () => {
     const clock = createFakeClock('2024-03-01T09:00:00.000Z');
     const source = open(kind, clock);
     const ids: string[] = [];
-    // 450 memories: three pages of the export's 200.
+    // 450 memories: three pages of 200.
     for (let index = 0; index < 450; index++) {
       clock.advance(1_000);
       ids.push((await source.add(`note number ${index}`, { scope: { userId: 'alice' }, merge: false })).memory.id);
     }
     const written: string[] = [];
     const result = await exportMemories(source, {
+      batchSize: 200,
       write: async (line) => {
         const parsed = JSON.parse(line) as Partial<ExportLine>;
         if (!parsed.memory) return;
@@ -281,5 +282,30 @@ describe('export while the app runs', () => {
     // Paged by offset, the second page would have started ten memories late and never written them.
     expect(written).toEqual(ids);
     expect(result.exported).toBe(450);
+  });
+
+  it('reads histories and vectors a page at a time from a store that reads many at once', async () => {
+    const clock = createFakeClock('2024-03-01T09:00:00.000Z');
+    const inner = createInMemoryStore();
+    const calls: Record<string, number> = {};
+    const counted = Object.create(inner) as MemoryStore;
+    for (const name of ['history', 'historyMany', 'getVector', 'getVectors'] as const) {
+      const original = (inner[name] as (...args: unknown[]) => unknown).bind(inner);
+      (counted as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
+        calls[name] = (calls[name] ?? 0) + 1;
+        return original(...args);
+      };
+    }
+    const embedder = createTestEmbedder({ dimension: DIM, vectors: VECTORS, id: 'test/round-trip' });
+    const source = createMemory({ store: counted, embedder, clock });
+    for (let index = 0; index < 450; index++) await source.add(`note number ${index}`, { merge: false });
+    const text: string[] = [];
+    await exportMemories(source, { vectors: true, batchSize: 200, write: (line) => void text.push(line) });
+    const lines = text.slice(1).map((line) => JSON.parse(line) as ExportLine);
+    expect(lines).toHaveLength(450);
+    expect(lines.every((line) => line.versions.length === 1 && line.vector?.length === DIM)).toBe(true);
+    // Pages of 200: three reads of each kind, none per memory.
+    expect(calls).toEqual({ historyMany: 3, getVectors: 3 });
+    await expect(exportMemories(source, { batchSize: 0, write: () => {} })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
   });
 });

@@ -73,7 +73,7 @@ export function createFailingStore(): MemoryStore & { failing: boolean; calls: n
     state.calls++;
     if (state.failing) throw new MemloomError({ code: 'STORE_ERROR', backend: 'memory', message: `${method}: disk unavailable` });
   };
-  const methods = ['open', 'get', 'getMany', 'list', 'listPage', 'count', 'vectorSearch', 'textSearch', 'apply', 'deleteByScope', 'history', 'getVector', 'touch'] as const;
+  const methods = ['open', 'get', 'getMany', 'list', 'listPage', 'count', 'vectorSearch', 'textSearch', 'apply', 'deleteByScope', 'history', 'historyMany', 'getVector', 'getVectors', 'touch'] as const;
   const store = {
     name: inner.name,
     capabilities: inner.capabilities,

@@ -1,7 +1,7 @@
 import type { MemoryChange, MemoryStore, StoreOpenOptions } from './contracts.js';
 import { MemloomError } from './errors.js';
-import { historiesOf, vectorsOf } from './store-reads.js';
 import type { Memory } from './memory-types.js';
+import { historiesOf, vectorsOf } from './store-reads.js';
 import type { MemoryRecord, MemoryVersion, Scope } from './types.js';
 
 export interface CopyProgress {
@@ -100,7 +100,8 @@ export async function copyMemories(options: CopyMemoriesOptions): Promise<CopyPr
     }
     // Their vectors and histories in a few reads when the source can (`readMany`), one per memory otherwise.
     const ids = wanted.map(({ record }) => record.id);
-    const [vectors, histories] = [await vectorsOf(from, ids), await historiesOf(from, ids)];
+    const vectors = await vectorsOf(from, ids);
+    const histories = await historiesOf(from, ids);
     const missing = ids.filter((_, index) => !vectors[index]);
     const stillThere = new Set(missing.length > 0 ? (await from.getMany(missing)).map((record) => record.id) : []);
     const changes: MemoryChange[] = [];

@@ -53,24 +53,37 @@ export function matchingRecords(entries: Iterable<RecordEntry>, scope: Scope | u
 /** `list` semantics: order (ties by id; `stored`: the entries' own order), after, offset, limit; copies. */
 export function listRecords(entries: Iterable<RecordEntry>, query: ListQuery, backend: string): MemoryRecord[] {
   const key = query.orderBy ?? 'createdAt';
-  const sign = query.direction === 'desc' ? -1 : 1;
+  const direction = query.direction ?? 'asc';
   const cursor = listCursor(query, backend);
   let records = matchingRecords(entries, query.scope, query.filter, query.exactScope);
   if (key === 'stored') {
-    if (sign < 0) records.reverse();
+    if (direction === 'desc') records.reverse();
   } else {
-    records.sort((a, b) => sign * compareListKeys(a[key], a.id, b[key], b.id));
-    if (cursor) records = records.filter((record) => sign * compareListKeys(record[key], record.id, cursor.value, cursor.id) > 0);
+    records.sort(listOrder(key, direction));
+    if (cursor) records = records.filter(pastCursor(cursor, direction));
   }
   const offset = query.offset ?? 0;
   const end = query.limit === undefined ? undefined : offset + query.limit;
   return records.slice(offset, end).map((record) => structuredClone(record));
 }
 
-/** Two places in a `list` order, ascending: by the value ordered by, then by id. */
-function compareListKeys(value: string, id: string, otherValue: string, otherId: string): number {
-  const primary = value < otherValue ? -1 : value > otherValue ? 1 : 0;
-  return primary || (id < otherId ? -1 : id > otherId ? 1 : 0);
+/** What a `list` order reads of a memory. */
+export type ListPlace = Pick<MemoryRecord, 'id' | 'createdAt' | 'updatedAt'>;
+
+/** For stores that sort in process: `list`'s order by `key`, ties by id, both in `direction`. */
+export function listOrder(key: Exclude<ListOrder, 'stored'>, direction: 'asc' | 'desc'): (a: ListPlace, b: ListPlace) => number {
+  const sign = direction === 'desc' ? -1 : 1;
+  return (a, b) => {
+    const primary = a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : 0;
+    return sign * (primary || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  };
+}
+
+/** For stores that filter in process: whether a memory comes after the cursor in its order. */
+export function pastCursor(cursor: ListCursor, direction: 'asc' | 'desc'): (record: ListPlace) => boolean {
+  const place: ListPlace = { id: cursor.id, createdAt: cursor.value, updatedAt: cursor.value };
+  const compare = listOrder(cursor.key, direction);
+  return (record) => compare(record, place) > 0;
 }
 
 /** A `list` query's `after`, checked: the field ordered by, its value, and the id. */

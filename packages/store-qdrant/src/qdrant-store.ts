@@ -1,8 +1,10 @@
 import {
   foreignCursor,
   listCursor,
+  listOrder,
   MemloomError,
   pageLimit,
+  pastCursor,
   type ListCursor,
   type ListQuery,
   type MemoryChange,
@@ -94,9 +96,9 @@ class QdrantStore implements MemoryStore {
       // Qdrant cannot order by a string field: read the scope, sort here ('stored' keeps the scroll's
       // order, by point id). Filtering still happens in Qdrant.
       let records = await this.scroll('list memories', filter);
-      if (key !== 'stored') records.sort(compareBy(key, direction));
+      if (key !== 'stored') records.sort(listOrder(key, direction));
       else if (direction === 'desc') records.reverse();
-      if (cursor) records = records.filter(beyond(cursor, direction));
+      if (cursor) records = records.filter(pastCursor(cursor, direction));
       return records.slice(offset, query.limit === undefined ? undefined : offset + query.limit);
     }
     return this.listOrdered(filter, key, direction, offset, query.limit, cursor);
@@ -349,9 +351,9 @@ class QdrantStore implements MemoryStore {
     }
     if (cursor && cursorMs !== undefined) {
       const atCursor = await this.scroll('list memories', { must: [filter, { key: field, range: { gte: cursorMs, lte: cursorMs } }] });
-      records = [...atCursor.filter(beyond(cursor, direction)), ...records];
+      records = [...atCursor.filter(pastCursor(cursor, direction)), ...records];
     }
-    return records.sort(compareBy(key, direction)).slice(offset, wanted);
+    return records.sort(listOrder(key, direction)).slice(offset, wanted);
   }
 
   private async scroll(operation: string, filter: Filter): Promise<MemoryRecord[]> {
@@ -367,19 +369,3 @@ class QdrantStore implements MemoryStore {
 /** A point id as this store makes them (memoryPointId): a UUID. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Whether a memory comes after the cursor in its order (by the cursor's field, then by id). */
-function beyond(cursor: ListCursor, direction: 'asc' | 'desc'): (record: MemoryRecord) => boolean {
-  const place = { id: cursor.id, createdAt: cursor.value, updatedAt: cursor.value };
-  const compare = compareBy(cursor.key, direction);
-  return (record) => compare(record, place) > 0;
-}
-
-type Place = Pick<MemoryRecord, 'id' | 'createdAt' | 'updatedAt'>;
-
-function compareBy(key: Exclude<OrderKey, 'stored'>, direction: 'asc' | 'desc'): (a: Place, b: Place) => number {
-  const sign = direction === 'desc' ? -1 : 1;
-  return (a, b) => {
-    const primary = a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : 0;
-    return sign * (primary || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  };
-}

@@ -1,4 +1,4 @@
-import { historiesOf, inScope, MemloomError, vectorsOf, type Memory, type MemoryRecord, type Scope } from '@memloom/core';
+import { historiesOf, inScope, MemloomError, pagesOldestFirst, vectorsOf, type Memory, type OldestFirstQuery, type Scope } from '@memloom/core';
 import { EXPORT_FORMAT, parseHeader, parseLine, type ExportHeader, type ExportLine } from './export-format.js';
 import { applyExact, emptyCounts, type ImportCounts, type OnConflict } from './import-exact.js';
 
@@ -39,16 +39,9 @@ export async function exportMemories(memory: Memory, options: ExportOptions): Pr
   };
   await options.write(`${JSON.stringify(header)}\n`);
   let exported = 0;
-  // Oldest first. After the last memory written when the store takes `after` (every store here): each
-  // page then costs its own size, and a memory deleted meanwhile (the app still running) makes the
-  // export skip no other.
-  const byPlace = memory.store.capabilities.listAfter === true;
-  let last: MemoryRecord | undefined;
-  for (let offset = 0; ; offset += pageSize) {
-    options.signal?.throwIfAborted();
-    const place = byPlace ? (last ? { after: last } : {}) : { offset };
-    const page = await memory.list({ ...scoped, orderBy: 'createdAt', direction: 'asc', limit: pageSize, ...place });
-    last = page[page.length - 1];
+  // Oldest first, each page after the last memory written where the store takes `after` (every store here).
+  const list = (query: OldestFirstQuery) => memory.list({ ...scoped, ...query });
+  for await (const page of pagesOldestFirst(list, memory.store.capabilities.listAfter === true, pageSize, options.signal)) {
     // Histories (and vectors) a page at a time: a few requests per page on a server store (`readMany`).
     const ids = page.map((record) => record.id);
     const histories = await historiesOf(memory.store, ids);
@@ -61,7 +54,6 @@ export async function exportMemories(memory: Memory, options: ExportOptions): Pr
       exported++;
     }
     options.onProgress?.(exported, total);
-    if (page.length < pageSize) break;
   }
   return { header, exported };
 }

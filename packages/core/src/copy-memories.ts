@@ -1,7 +1,7 @@
 import type { MemoryChange, MemoryStore, StoreOpenOptions } from './contracts.js';
 import { MemloomError } from './errors.js';
 import type { Memory } from './memory-types.js';
-import { historiesOf, vectorsOf } from './store-reads.js';
+import { historiesOf, pagesOldestFirst, vectorsOf, type OldestFirstQuery } from './store-reads.js';
 import type { MemoryRecord, MemoryVersion, Scope } from './types.js';
 
 export interface CopyProgress {
@@ -70,16 +70,10 @@ export async function copyMemories(options: CopyMemoriesOptions): Promise<CopyPr
 
   const scope = options.scope;
   const progress: CopyProgress = { total: await from.count(scope ? { scope } : {}), done: 0, copied: 0, skipped: 0, replaced: 0 };
-  // Oldest first. After the last memory read when the source takes `after`: a memory deleted
-  // from it meanwhile (the app still running) then makes the copy skip no other.
-  const byPlace = from.capabilities.listAfter === true;
-  let last: MemoryRecord | undefined;
-  for (let offset = 0; ; offset += batchSize) {
-    options.signal?.throwIfAborted();
-    const place = byPlace ? (last ? { after: last } : {}) : { offset };
-    const page = await from.list({ ...(scope ? { scope } : {}), orderBy: 'createdAt', limit: batchSize, ...place });
+  // Oldest first, each page after the last memory read where the source takes `after`.
+  const list = (query: OldestFirstQuery) => from.list({ ...(scope ? { scope } : {}), ...query });
+  for await (const page of pagesOldestFirst(list, from.capabilities.listAfter === true, batchSize, options.signal)) {
     if (page.length === 0) break;
-    last = page[page.length - 1];
     const present = new Map((await to.getMany(page.map((record) => record.id))).map((record) => [record.id, record.revision]));
     // What to copy, and the revision each has in the target (undefined: not there).
     const wanted: { record: MemoryRecord; target: number | undefined }[] = [];
@@ -126,7 +120,6 @@ export async function copyMemories(options: CopyMemoriesOptions): Promise<CopyPr
     if (changes.length > 0) await to.apply(changes);
     progress.done += page.length;
     options.onProgress?.({ ...progress });
-    if (page.length < batchSize) break;
   }
   return progress;
 }

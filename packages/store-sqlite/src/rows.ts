@@ -114,6 +114,9 @@ export function rowIdOf(row: MemoryRow): number {
   return row[0] as number;
 }
 
+/** The `versions v` columns a VersionRow holds, in its order. */
+export const VERSION_COLUMNS = 'v.version, v.at, v.change_trigger, v.change_action, v.reason, v.before_json, v.before_patch, v.after_json';
+
 export interface VersionRow {
   version: number;
   at: string;

@@ -24,7 +24,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import { BACKEND, isMemoryPath, withBusyRetry } from './connection.js';
 import { openDatabase } from './open-database.js';
 import { resolveDefaultSqlitePath, resolveOptions, type ResolvedOptions, type SqliteStoreOptions } from './options.js';
-import { RECORD_COLUMNS, rowToRecord, rowToVersion, type MemoryRow, type VersionRow } from './rows.js';
+import { RECORD_COLUMNS, rowToRecord, rowToVersion, VERSION_COLUMNS, type MemoryRow, type VersionRow } from './rows.js';
 import {
   createVectorTable,
   dropVectorTable,
@@ -244,8 +244,7 @@ class SqliteMemoryStore implements SqliteStore {
   async history(id: string): Promise<MemoryVersion[]> {
     return this.read('reading history', () => {
       const rows = this.sql(
-        `SELECT v.version, v.at, v.change_trigger, v.change_action, v.reason, v.before_json, v.before_patch, v.after_json
-         FROM versions v JOIN memories m ON m.row_id = v.memory_row WHERE m.id = ? ORDER BY v.version`,
+        `SELECT ${VERSION_COLUMNS} FROM versions v JOIN memories m ON m.row_id = v.memory_row WHERE m.id = ? ORDER BY v.version`,
       ).all(id) as VersionRow[];
       return rows.map((row) => rowToVersion(id, row));
     });
@@ -256,18 +255,17 @@ class SqliteMemoryStore implements SqliteStore {
     if (ids.length === 0) return [];
     return this.read('reading history', () => {
       const rows = this.sql(
-        `SELECT m.id AS memory_id, v.version, v.at, v.change_trigger, v.change_action, v.reason, v.before_json, v.before_patch, v.after_json
-         FROM memories m JOIN versions v ON v.memory_row = m.row_id
+        `SELECT m.id AS memory_id, ${VERSION_COLUMNS} FROM memories m JOIN versions v ON v.memory_row = m.row_id
          WHERE m.id IN (SELECT value FROM json_each(?)) ORDER BY m.id, v.version`,
       ).all(JSON.stringify(ids)) as (VersionRow & { memory_id: string })[];
-      const byId = new Map<string, MemoryVersion[]>();
+      const byId = new Map<string, VersionRow[]>();
       for (const row of rows) {
         const versions = byId.get(row.memory_id) ?? [];
         if (versions.length === 0) byId.set(row.memory_id, versions);
-        versions.push(rowToVersion(row.memory_id, row));
+        versions.push(row);
       }
-      // An id asked twice gets two copies, as two history calls would give.
-      return ids.map((id) => structuredClone(byId.get(id) ?? []));
+      // Records made for each id asked: an id asked twice gets two copies, as two history calls would.
+      return ids.map((id) => (byId.get(id) ?? []).map((row) => rowToVersion(id, row)));
     });
   }
 

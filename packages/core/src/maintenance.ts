@@ -1,8 +1,9 @@
 import type { DecayConfig } from './config.js';
 import type { MemoryChange, MemoryStore } from './contracts.js';
-import { planMaintenance } from './decay.js';
+import { planMaintenance, type MaintenancePlan } from './decay.js';
 import { MemloomError } from './errors.js';
 import { versionHolding } from './records.js';
+import { historiesOf } from './store-reads.js';
 import type { TextOperations } from './text-operations.js';
 import type { MemoryLevel, MemoryRecord, Scope } from './types.js';
 
@@ -145,10 +146,14 @@ export async function runMaintenance(input: {
   const pages = storedPages(store, scope);
   for (;;) {
     const { memories: page, last } = await pages.read();
+    const plans = page.map((memory) => planMaintenance(memory, nowMs, config));
+    // Compressions start from each memory's last full text (kept in history): one read for the page.
+    const compressedBelowFull = dryRun ? [] : page.filter((memory, index) => plans[index]?.compressTo !== undefined && memory.level !== 'full');
+    const fullTexts = await lastFullContents(store, compressedBelowFull);
     const batch: MemoryChange[] = [];
-    for (const memory of page) {
+    for (const [index, memory] of page.entries()) {
       report.scanned++;
-      const plan = planMaintenance(memory, nowMs, config);
+      const plan = plans[index] as MaintenancePlan;
       if (plan.kind === 'keep') {
         report.unchanged++;
         continue;
@@ -172,8 +177,8 @@ export async function runMaintenance(input: {
         change.toLevel = plan.compressTo;
         report.compressed++;
         if (!dryRun) {
-          // Compress from the last full text (kept in history), so each level keeps what matters most.
-          const source = await lastFullContent(store, memory);
+          // Compress from the last full text, so each level keeps what matters most.
+          const source = fullTexts.get(memory.id) ?? memory.content;
           const compressed = await input.text.compress(source, memory.level, plan.compressTo);
           if (compressed.fallbackReason) report.modelFallbacks++;
           content = compressed.text;
@@ -238,13 +243,25 @@ async function applyBatch(store: MemoryStore, batch: MemoryChange[]): Promise<{ 
   return { conflicts, deleted };
 }
 
-/** The content of the memory's most recent full-level version, or its current content. */
-async function lastFullContent(store: MemoryStore, memory: MemoryRecord): Promise<string> {
-  if (memory.level === 'full') return memory.content;
-  const versions = await store.history(memory.id);
-  for (let index = versions.length - 1; index >= 0; index--) {
-    const after = versions[index]?.after;
-    if (after?.level === 'full') return after.content;
+/**
+ * The content of each memory's most recent full-level version (its current
+ * content when its history holds none), read in one `historiesOf` call: one
+ * `historyMany` per page on a store that declares `readMany`.
+ */
+async function lastFullContents(store: MemoryStore, memories: readonly MemoryRecord[]): Promise<Map<string, string>> {
+  const histories = await historiesOf(store, memories.map((memory) => memory.id));
+  const contents = new Map<string, string>();
+  for (const [index, memory] of memories.entries()) {
+    const versions = histories[index] ?? [];
+    let content = memory.content;
+    for (let at = versions.length - 1; at >= 0; at--) {
+      const after = versions[at]?.after;
+      if (after?.level === 'full') {
+        content = after.content;
+        break;
+      }
+    }
+    contents.set(memory.id, content);
   }
-  return memory.content;
+  return contents;
 }

@@ -357,6 +357,39 @@ describe('maintenance with a language model', () => {
     expect(contents).toContain('Next month I am travelling to Tokyo…');
   });
 
+  it("compresses a memory below full from its last full text, reading a page's histories in one call when the store declares readMany", async () => {
+    for (const readMany of [true, false]) {
+      const inner = createInMemoryStore();
+      const store = Object.create(inner) as typeof inner;
+      Object.defineProperty(store, 'capabilities', { value: { ...inner.capabilities, readMany } });
+      const calls: Record<string, number> = {};
+      for (const name of ['history', 'historyMany'] as const) {
+        const original = (inner[name] as (...args: unknown[]) => unknown).bind(inner);
+        (store as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
+          calls[name] = (calls[name] ?? 0) + 1;
+          return original(...args);
+        };
+      }
+      const model = createScriptedModel((request) => `short: ${/Berlin|Tokyo|Lima/.exec(request.prompt)?.[0] ?? '?'}`);
+      const { memory, clock } = rig({ store });
+      const cities = ['Berlin', 'Tokyo', 'Lima'];
+      for (const city of cities) await memory.add(`I spent a long weekend in ${city} visiting old friends from school`, { scope: { userId: city } });
+      clock.advance(8 * DAY);
+      expect((await memory.maintain()).compressed).toBe(3);
+      expect((await memory.list()).map((record) => record.level)).toEqual(['summary', 'summary', 'summary']);
+      expect(calls, `readMany ${readMany}: memories at full level need no history`).toEqual({});
+
+      // Now from summary to tag, with the model: it must be given the full text, not the summary.
+      const withModel = createMemory({ store, embedder: createTestEmbedder({ dimension: DIM }), clock, languageModel: model });
+      clock.advance(32 * DAY);
+      expect((await withModel.maintain()).compressed).toBe(3);
+      expect(calls, `readMany ${readMany}`).toEqual(readMany ? { historyMany: 1 } : { history: 3 });
+      const prompts = model.requests.map((request) => request.prompt);
+      for (const city of cities) expect(prompts.some((prompt) => prompt.includes(`I spent a long weekend in ${city} visiting old friends from school`))).toBe(true);
+      expect((await memory.list()).map((record) => record.content).sort()).toEqual(['short: Berlin', 'short: Lima', 'short: Tokyo']);
+    }
+  });
+
   it('reports a dry run without writing', async () => {
     const { memory, clock } = rig();
     await memory.add('A fact that will age', { scope: { userId: 'a' } });

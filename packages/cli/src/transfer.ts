@@ -1,4 +1,4 @@
-import { historiesOf, inScope, MemloomError, pagesOldestFirst, vectorsOf, type Memory, type OldestFirstQuery, type Scope } from '@memloom/core';
+import { inScope, MemloomError, pagesOldestFirst, snapshotsOf, type Memory, type OldestFirstQuery, type Scope } from '@memloom/core';
 import { EXPORT_FORMAT, parseHeader, parseLine, type ExportHeader, type ExportLine } from './export-format.js';
 import { applyExact, emptyCounts, type ImportCounts, type OnConflict } from './import-exact.js';
 
@@ -42,14 +42,12 @@ export async function exportMemories(memory: Memory, options: ExportOptions): Pr
   // Oldest first, each page after the last memory written where the store takes `after` (every store here).
   const list = (query: OldestFirstQuery) => memory.list({ ...scoped, ...query });
   for await (const page of pagesOldestFirst(list, memory.store.capabilities.listAfter === true, pageSize, options.signal)) {
-    // Histories (and vectors) a page at a time: a few requests per page on a server store (`readMany`).
-    const ids = page.map((record) => record.id);
-    const histories = await historiesOf(memory.store, ids);
-    const vectors = options.vectors ? await vectorsOf(memory.store, ids) : [];
-    for (const [index, record] of page.entries()) {
-      const line: ExportLine = { memory: record, versions: histories[index] ?? [] };
-      const vector = vectors[index];
-      if (vector) line.vector = vector;
+    // Histories (and vectors) a page at a time, a few requests per page on a server store (`readMany`),
+    // each as of its record's revision (a memory the app changes meanwhile is read again; one it deletes is left out).
+    for (const snapshot of await snapshotsOf(memory.store, page, { vectors: options.vectors ?? false })) {
+      if (!snapshot) continue;
+      const line: ExportLine = { memory: snapshot.record, versions: snapshot.history };
+      if (snapshot.vector) line.vector = snapshot.vector;
       await options.write(`${JSON.stringify(line)}\n`);
       exported++;
     }

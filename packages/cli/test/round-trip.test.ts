@@ -284,6 +284,31 @@ describe('export while the app runs', () => {
     expect(result.exported).toBe(450);
   });
 
+  it('writes a memory the app edits while the export reads it at its new revision, with its vector and every version', async () => {
+    const clock = createFakeClock('2024-03-01T09:00:00.000Z');
+    const inner = createInMemoryStore();
+    const busy = Object.create(inner) as MemoryStore;
+    const embedder = createTestEmbedder({ dimension: DIM, vectors: { ...VECTORS, 'note number 1, edited': axisVector(DIM, 9) }, id: 'test/round-trip' });
+    const source = createMemory({ store: busy, embedder, clock });
+    const ids: string[] = [];
+    for (let index = 0; index < 3; index++) ids.push((await source.add(`note number ${index}`, { merge: false })).memory.id);
+    let edits = 0;
+    // After the page is listed and before its vectors are read, the app edits the second memory.
+    busy.getVectors = async (wanted) => {
+      if (edits++ === 0) await source.update(ids[1]!, { content: 'note number 1, edited' });
+      return inner.getVectors!(wanted);
+    };
+    const { header, lines } = await exportLines(source);
+    const edited = lines.find((line) => line.memory.id === ids[1]);
+    expect(edited?.memory).toMatchObject({ content: 'note number 1, edited', revision: 2 });
+    expect(edited?.versions.map((version) => version.version)).toEqual([1, 2]);
+    expect(edited?.vector).toEqual(axisVector(DIM, 9));
+    // And it imports as it is now in the source.
+    const target = open(KINDS[1]!, clock);
+    expect(await importLines(target, { header, lines })).toMatchObject({ done: 3 });
+    expectSameMemories((await exportLines(target)).lines, (await exportLines(source)).lines);
+  });
+
   it('reads histories and vectors a page at a time from a store that reads many at once', async () => {
     const clock = createFakeClock('2024-03-01T09:00:00.000Z');
     const inner = createInMemoryStore();

@@ -1,7 +1,7 @@
 import type { MemoryChange, MemoryStore, StoreOpenOptions } from './contracts.js';
 import { MemloomError } from './errors.js';
 import type { Memory } from './memory-types.js';
-import { historiesOf, pagesOldestFirst, vectorsOf, type OldestFirstQuery } from './store-reads.js';
+import { pagesOldestFirst, snapshotsOf, type OldestFirstQuery } from './store-reads.js';
 import type { MemoryRecord, MemoryVersion, Scope } from './types.js';
 
 export interface CopyProgress {
@@ -75,14 +75,9 @@ export async function copyMemories(options: CopyMemoriesOptions): Promise<CopyPr
   for await (const page of pagesOldestFirst(list, from.capabilities.listAfter === true, batchSize, options.signal)) {
     if (page.length === 0) break;
     const present = new Map((await to.getMany(page.map((record) => record.id))).map((record) => [record.id, record.revision]));
-    // What to copy, and the revision each has in the target (undefined: not there).
-    const wanted: { record: MemoryRecord; target: number | undefined }[] = [];
-    for (const record of page) {
+    const copyable = (record: MemoryRecord): boolean => {
       const target = present.get(record.id);
-      if (target === record.revision || (target !== undefined && onMismatch === 'skip')) {
-        progress.skipped++;
-        continue;
-      }
+      if (target === record.revision || (target !== undefined && onMismatch === 'skip')) return false;
       if (target !== undefined && onMismatch === 'error') {
         throw new MemloomError({
           code: 'CONFLICT',
@@ -90,33 +85,31 @@ export async function copyMemories(options: CopyMemoriesOptions): Promise<CopyPr
           details: { id: record.id, source: record.revision, target },
         });
       }
-      wanted.push({ record, target });
-    }
-    // Their vectors and histories in a few reads when the source can (`readMany`), one per memory otherwise.
-    const ids = wanted.map(({ record }) => record.id);
-    const vectors = await vectorsOf(from, ids);
-    const histories = await historiesOf(from, ids);
-    const missing = ids.filter((_, index) => !vectors[index]);
-    const stillThere = new Set(missing.length > 0 ? (await from.getMany(missing)).map((record) => record.id) : []);
+      return true;
+    };
+    const wanted = page.filter(copyable);
+    // Each one's vector and history as of one revision (read again at its new one if the app changes it meanwhile).
+    const snapshots = await snapshotsOf(from, wanted, { vectors: true, keep: copyable });
     const changes: MemoryChange[] = [];
-    for (const [index, { record, target }] of wanted.entries()) {
-      const vector = vectors[index];
+    let written = 0;
+    for (const snapshot of snapshots) {
+      if (!snapshot) continue;
+      const { record, vector, history } = snapshot;
       if (!vector) {
-        if (stillThere.has(record.id)) {
-          throw new MemloomError({ code: 'STORE_CORRUPT', message: `memory ${record.id} has no vector in the source store`, details: { id: record.id } });
-        }
-        // Deleted from the source since this page was read.
-        progress.skipped++;
-        continue;
+        throw new MemloomError({ code: 'STORE_CORRUPT', backend: from.name, message: `memory ${record.id} has no vector in the source store`, details: { id: record.id } });
       }
+      const target = present.get(record.id);
       if (target !== undefined) {
         changes.push({ op: 'delete', id: record.id, expectedRevision: target });
         progress.replaced++;
       } else {
         progress.copied++;
       }
-      changes.push(...replay(record, vector, histories[index] ?? []));
+      changes.push(...replay(record, vector, history));
+      written++;
     }
+    // Already in the target, or deleted from the source since this page was read.
+    progress.skipped += page.length - written;
     if (changes.length > 0) await to.apply(changes);
     progress.done += page.length;
     options.onProgress?.({ ...progress });

@@ -154,8 +154,8 @@ export type {
 
 // Moving memories between stores
 export { copyMemories } from './copy-memories.js';
-export { historiesOf, pagesOldestFirst, vectorsOf } from './store-reads.js';
-export type { OldestFirstQuery } from './store-reads.js';
+export { historiesOf, pagesOldestFirst, SNAPSHOT_ROUNDS, snapshotsOf, vectorsOf } from './store-reads.js';
+export type { MemorySnapshot, OldestFirstQuery } from './store-reads.js';
 export type { CopyMemoriesOptions, CopyProgress } from './copy-memories.js';
 
 // Re-index: move a store to another embedder

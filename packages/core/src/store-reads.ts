@@ -1,4 +1,5 @@
 import type { MemoryStore } from './contracts.js';
+import { MemloomError } from './errors.js';
 import type { MemoryRecord, MemoryVersion } from './types.js';
 
 /**
@@ -21,6 +22,79 @@ export async function vectorsOf(store: MemoryStore, ids: readonly string[]): Pro
   const vectors: (number[] | undefined)[] = [];
   for (const id of ids) vectors.push(await store.getVector(id));
   return vectors;
+}
+
+/** A memory's record and history, and its vector when asked, as of one revision. */
+export interface MemorySnapshot {
+  record: MemoryRecord;
+  history: MemoryVersion[];
+  /** When asked for; undefined when the store holds none. */
+  vector?: number[];
+}
+
+/** Rounds of `snapshotsOf` before a memory that changes on every read gives CONFLICT. */
+export const SNAPSHOT_ROUNDS = 5;
+
+/**
+ * Snapshots of `records` (a page just listed), in their order, each as of
+ * its record's revision, so a memory the app updates meanwhile never comes
+ * with another revision's vector or without its newest versions. Vectors are
+ * read first, then histories: a history that ends at the record's revision
+ * (every write appends the version of its revision) shows the memory was
+ * still at that revision, so the vector read before it was too. Only the
+ * others are read again (`getMany`): one deleted meanwhile, or no longer
+ * wanted by `keep`, gives undefined; one at its listed revision (a history
+ * missing its last versions) is taken as read; one that changed is read
+ * again at its new revision. With `readMany` that is two reads per page when
+ * nothing changed, one per memory and kind otherwise. A memory still
+ * changing after `SNAPSHOT_ROUNDS` rounds gives CONFLICT.
+ */
+export async function snapshotsOf(
+  store: MemoryStore,
+  records: readonly MemoryRecord[],
+  options: { vectors: boolean; keep?: (record: MemoryRecord) => boolean },
+): Promise<(MemorySnapshot | undefined)[]> {
+  const snapshots: (MemorySnapshot | undefined)[] = records.map(() => undefined);
+  let pending = records.map((record, at) => ({ record, at }));
+  for (let round = 1; pending.length > 0; round++) {
+    const ids = pending.map(({ record }) => record.id);
+    const vectors = options.vectors ? await vectorsOf(store, ids) : [];
+    const histories = await historiesOf(store, ids);
+    const take = (index: number, record: MemoryRecord, at: number): void => {
+      const vector = vectors[index];
+      snapshots[at] = { record, history: histories[index] ?? [], ...(vector ? { vector } : {}) };
+    };
+    const unsure: number[] = [];
+    for (const [index, { record, at }] of pending.entries()) {
+      if (lastVersion(histories[index] ?? []) === record.revision) take(index, record, at);
+      else unsure.push(index);
+    }
+    const now = new Map(unsure.length > 0 ? (await store.getMany(unsure.map((index) => ids[index] as string))).map((record) => [record.id, record]) : []);
+    const changed: typeof pending = [];
+    for (const index of unsure) {
+      const { record, at } = pending[index] as (typeof pending)[number];
+      const current = now.get(record.id);
+      if (!current) continue;
+      if (current.revision === record.revision) take(index, current, at);
+      else if (options.keep?.(current) ?? true) changed.push({ record: current, at });
+    }
+    if (changed.length > 0 && round === SNAPSHOT_ROUNDS) {
+      throw new MemloomError({
+        code: 'CONFLICT',
+        backend: store.name,
+        message: `${changed.length === 1 ? 'a memory' : `${changed.length} memories`} changed on each of ${SNAPSHOT_ROUNDS} reads (first: ${changed[0]?.record.id}); try again`,
+        details: { ids: changed.map(({ record }) => record.id) },
+      });
+    }
+    pending = changed;
+  }
+  return snapshots;
+}
+
+function lastVersion(history: readonly MemoryVersion[]): number {
+  let last = 0;
+  for (const entry of history) last = Math.max(last, entry.version);
+  return last;
 }
 
 /** What `pagesOldestFirst` asks of a `list`: a store's, or a Memory's. */

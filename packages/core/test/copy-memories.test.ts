@@ -115,6 +115,65 @@ describe('copyMemories', () => {
     expect(await target.get(added[1]!.id)).toBeUndefined();
   });
 
+  it.each([
+    ['before its vector is read', 'vector'],
+    ['between reading its vector and its history', 'history'],
+  ] as const)("copies a memory the app updates %s at its new revision, with that revision's vector and every version", async (_when, readFirst) => {
+    for (const readMany of [true, false]) {
+      const { memory, embedder, added } = await source();
+      embedder.setVector('bob plays go', axisVector(DIM, 7));
+      const busy = Object.create(memory.store) as MemoryStore;
+      Object.defineProperty(busy, 'capabilities', { value: { ...memory.store.capabilities, readMany } });
+      let updates = 0;
+      // The app edits bob's memory (new content, new vector) after the copy listed it.
+      const edited = async <T>(kind: 'vector' | 'history', read: () => Promise<T>): Promise<T> => {
+        if (kind === readFirst && updates++ === 0) await memory.update(added[2]!.id, { content: 'bob plays go' }, { reason: 'switched games' });
+        return read();
+      };
+      busy.getVectors = (ids) => edited('vector', () => memory.store.getVectors!(ids));
+      busy.getVector = (id) => edited('vector', () => memory.store.getVector(id));
+      busy.historyMany = (ids) => edited('history', () => memory.store.historyMany!(ids));
+      busy.history = (id) => edited('history', () => memory.store.history(id));
+      const target = createInMemoryStore();
+      const report = await copyMemories({ from: busy, to: target, open: { dimension: DIM, embedderId: 'memloom/test-embedder' } });
+
+      expect(report, `readMany ${readMany}`).toEqual({ total: 5, done: 5, copied: 5, skipped: 0, replaced: 0 });
+      expect(await target.get(added[2]!.id)).toMatchObject({ content: 'bob plays go', revision: 2 });
+      expect(await target.getVector(added[2]!.id)).toEqual(axisVector(DIM, 7));
+      expect((await target.history(added[2]!.id)).map((entry) => entry.reason)).toEqual([(await memory.history(added[2]!.id))[0]?.reason, 'switched games']);
+      expect(await snapshot(target)).toEqual(await snapshot(memory.store));
+    }
+  });
+
+  it('takes a memory whose history lacks its last version as it is, once its record shows it did not change', async () => {
+    const { memory, moved } = await source();
+    // A source whose history is behind for one memory (a replica that has not caught up).
+    const behind = Object.create(memory.store) as MemoryStore;
+    behind.historyMany = async (ids) => (await memory.store.historyMany!(ids)).map((history) => history.filter((entry) => entry.memoryId !== moved.id || entry.version < 3));
+    const target = createInMemoryStore();
+    expect(await copyMemories({ from: behind, to: target, open: { dimension: DIM, embedderId: 'memloom/test-embedder' } })).toMatchObject({ copied: 5 });
+    expect((await target.history(moved.id)).map((entry) => [entry.version, entry.trigger])).toEqual([[1, 'user_mention'], [2, 'manual_edit'], [3, 'import']]);
+    expect(await target.get(moved.id)).toEqual(await memory.store.get(moved.id));
+  });
+
+  it('stops with CONFLICT, naming the memory, when one changes on every read, and copies it on the next run', async () => {
+    const { memory, added } = await source();
+    const busy = Object.create(memory.store) as MemoryStore;
+    let restless = true;
+    busy.getVectors = async (ids) => {
+      if (restless) await memory.update(added[3]!.id, { importance: Math.random() });
+      return memory.store.getVectors!(ids);
+    };
+    const target = createInMemoryStore();
+    const open = { dimension: DIM, embedderId: 'memloom/test-embedder' };
+    const error = await copyMemories({ from: busy, to: target, open }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'CONFLICT', backend: 'memory', details: { ids: [added[3]!.id] } });
+    expect(await target.count({})).toBe(0);
+    restless = false;
+    expect(await copyMemories({ from: busy, to: target, open })).toMatchObject({ copied: 5 });
+    expect(await snapshot(target)).toEqual(await snapshot(memory.store));
+  });
+
   it('pages by offset a source that does not take after', async () => {
     const { memory } = await source();
     const plain = Object.create(memory.store) as MemoryStore;

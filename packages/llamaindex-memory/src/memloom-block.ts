@@ -13,7 +13,7 @@ import {
 } from '@memloom/core';
 import { z } from 'zod';
 import { fromLlamaIndexLLM } from './language-model.js';
-import { assertMessages, countTokens, isUserTurn, MESSAGE_ROLES, messageText } from './messages.js';
+import { assertMessages, countTokens, isToolCall, isUserTurn, MESSAGE_ROLES, messageText } from './messages.js';
 import {
   blockIdSchema,
   consoleLogger,
@@ -278,13 +278,16 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
     this.put(skipped).catch((error: unknown) => this.logger.warn?.(`memory block ${this.id}: could not queue skipped messages: ${errorMessage(error)}`));
   }
 
-  /** The latest user and assistant messages, as one query no longer than memloom accepts. */
+  /**
+   * The latest user and assistant messages with text, as one query no longer
+   * than memloom accepts. A tool call is not a reply: an agent handing off
+   * saves one (often with no text) just before the next agent asks.
+   */
   private queryFrom(messages: MemoryMessage[]): string {
-    const turns = messages.filter((message) => isUserTurn(message) || message.role === 'assistant');
+    const turns = messages.filter((message) => (isUserTurn(message) || (message.role === 'assistant' && !isToolCall(message))) && messageText(message) !== '');
     const text = turns
       .slice(-this.settings.queryWindow)
       .map((message) => messageText(message))
-      .filter((part) => part !== '')
       .join('\n');
     const max = this.memory.config.limits.maxContentLength;
     return text.length > max ? text.slice(-max).trim() : text;

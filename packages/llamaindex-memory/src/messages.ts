@@ -44,6 +44,12 @@ export function isToolResult(message: MemoryMessage): boolean {
   return typeof options === 'object' && options !== null && 'toolResult' in options;
 }
 
+/** An assistant message asking for tools (`options.toolCall`): the model's step, not its reply. */
+export function isToolCall(message: MemoryMessage): boolean {
+  const options = message.options as Record<string, unknown> | undefined;
+  return message.role === 'assistant' && typeof options === 'object' && options !== null && 'toolCall' in options;
+}
+
 /** A message the user typed (not a tool result). */
 export function isUserTurn(message: MemoryMessage): boolean {
   return message.role === 'user' && !isToolResult(message);

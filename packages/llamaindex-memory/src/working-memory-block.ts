@@ -47,9 +47,16 @@ const optionsSchema = z
     messageRole: z.enum(MESSAGE_ROLES).default('memory'),
     onUpdate: z.custom<(overview: string) => void | Promise<void>>((value) => typeof value === 'function', { message: 'must be a function' }).optional(),
     logger: loggerSchema.optional(),
+    // The tracker's own fields, validated by core's WorkingMemoryTracker.
+    maxRounds: z.unknown().optional(),
+    minRounds: z.unknown().optional(),
+    tokenThresholdPercent: z.unknown().optional(),
+    enabled: z.unknown().optional(),
+    overviewPath: z.unknown().optional(),
+    detailPath: z.unknown().optional(),
   })
-  // The tracker's own fields (maxRounds, minRounds, …) are validated by core's WorkingMemoryTracker.
-  .loose();
+  // A misspelt option (maxRound) is refused, not silently ignored.
+  .strict();
 
 const TRACKER_KEYS = ['maxRounds', 'minRounds', 'tokenThresholdPercent', 'enabled', 'overviewPath', 'detailPath'] as const;
 
@@ -68,7 +75,8 @@ export class WorkingMemoryBlock extends BaseMemoryBlock {
   private readonly settings: z.output<typeof optionsSchema>;
   private readonly logger: Logger;
   private currentOverview: string;
-  private lastUserMessage: MemoryMessage | undefined;
+  /** The round of the latest user message seen (`roundOf`). */
+  private lastRound: string | undefined;
   private lastCheck: WorkingMemoryCheck | undefined;
 
   constructor(options: WorkingMemoryBlockOptions = {}) {
@@ -101,12 +109,12 @@ export class WorkingMemoryBlock extends BaseMemoryBlock {
   /** The overview, with the update reminder when one is due. */
   async get(messages: MemoryMessage[] = []): Promise<MemoryMessage[]> {
     assertMessages(messages, 'WorkingMemoryBlock.get');
-    const latest = messages.findLast(isUserTurn);
+    const round = roundOf(messages);
     // LlamaIndex asks again at every agent step; only a new user message is a new round.
-    if (latest && !sameMessage(latest, this.lastUserMessage)) {
-      this.lastUserMessage = latest;
+    if (round !== undefined && round !== this.lastRound) {
+      this.lastRound = round;
       this.lastCheck = this.tracker.checkRound({
-        tokensUsed: countTokens(messages.map((message) => messageText(message)).join(' ')),
+        tokensUsed: contextTokens(messages, this.settings.contextTokenLimit),
         tokensMax: this.settings.contextTokenLimit,
         messageCount: messages.length,
         overviewBytes: byteLength(this.currentOverview),
@@ -194,9 +202,38 @@ function validOverview(overview: unknown, maxBytes: number): string {
   return overview;
 }
 
-function sameMessage(a: MemoryMessage, b: MemoryMessage | undefined): boolean {
-  if (!b) return false;
-  return typeof a.id === 'string' && a.id !== '' ? a.id === b.id : a === b;
+/**
+ * Which round the messages are at: how many user messages they hold, and the
+ * latest one's text (undefined before the first). Not the message's id: a
+ * transient message (`getLLM(llm, [message])`) gets a new id on every call,
+ * though it is the same question.
+ */
+function roundOf(messages: readonly MemoryMessage[]): string | undefined {
+  let count = 0;
+  let latest: MemoryMessage | undefined;
+  for (const message of messages) {
+    if (!isUserTurn(message)) continue;
+    count++;
+    latest = message;
+  }
+  return latest ? `${count}:${messageText(latest)}` : undefined;
+}
+
+/**
+ * Tokens of the newest messages that fit in `limit`: what the model's context
+ * can hold of the conversation. LlamaIndex hands a block every message it
+ * keeps, the ones its short-term window no longer shows included, so their
+ * sum would pass the context's size.
+ */
+function contextTokens(messages: readonly MemoryMessage[], limit: number): number {
+  let total = 0;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const tokens = countTokens(messageText(messages[index] as MemoryMessage));
+    // The newest message alone passing the limit fills the context.
+    if (total + tokens > limit) return total === 0 ? limit : total;
+    total += tokens;
+  }
+  return total;
 }
 
 function byteLength(text: string): number {

@@ -153,6 +153,21 @@ describe('MemloomMemoryBlock in a real LlamaIndex Memory', () => {
     expect(await memloomBlock({ memory, scope: alice }).get([])).toEqual([]);
   });
 
+  it('searches past a tool call (an agent handing off saves one, often empty, just before the next agent asks)', async () => {
+    const { memory } = setupMemory();
+    for (const text of aliceFacts) await memory.add(text, { scope: alice });
+    const question: MemoryMessage = { id: '1', role: 'user', content: 'Can you suggest a snack without peanuts?' };
+    const toolCall = { id: 'call-1', name: 'handOff', input: { toAgent: 'chef' } };
+    for (const handOff of [
+      { id: '2', role: 'assistant', content: '', options: { toolCall: [toolCall] } },
+      { id: '2', role: 'assistant', content: 'Let me pass you to our chef.', options: { toolCall: [toolCall] } },
+    ] as MemoryMessage[]) {
+      const shown = (await memloomBlock({ memory, scope: alice }).get([question, handOff]))[0]?.content as string;
+      expect(shown, handOff.content as string).toContain('peanuts');
+      expect(shown).not.toContain('Porto');
+    }
+  });
+
   it('records a message flushed twice only once (agent workflows flush overlapping batches)', async () => {
     const { memory } = setupMemory();
     const block = memloomBlock({ memory, scope: alice });

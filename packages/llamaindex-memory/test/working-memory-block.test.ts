@@ -56,6 +56,31 @@ describe('WorkingMemoryBlock (seed 003) in a real LlamaIndex Memory', () => {
     expect(second).toMatch(/Token use: \d+% \(\d+ \/ 30\)/);
   });
 
+  it('measures context use over what the context can hold, not the whole history LlamaIndex keeps', async () => {
+    const block = workingMemoryBlock({ minRounds: 1, maxRounds: 50, tokenThresholdPercent: 70, contextTokenLimit: 300 });
+    const chat = createChatMemory({ tokenLimit: 300, memoryBlocks: [block] });
+    let shown = '';
+    for (let index = 0; index < 20; index++) shown = await round(chat, `Question number ${index}: what should we pack for a week of hiking in the Dolomites in early June?`);
+    const [, used, max] = /Token use: \d+% \((\d+) \/ (\d+)\)/.exec(shown) ?? [];
+    expect(Number(max)).toBe(300);
+    expect(Number(used)).toBeGreaterThan(200);
+    expect(Number(used)).toBeLessThanOrEqual(300);
+  });
+
+  it('counts a question given as a transient message (getLLM(llm, [message])) as one round, however often it is asked', async () => {
+    const block = workingMemoryBlock();
+    const chat = chatWith(block);
+    for (let call = 0; call < 3; call++) await chat.getLLM(llm, [{ role: 'user', content: 'Plan my trip' }]);
+    expect(block.roundsSinceUpdate).toBe(1);
+    // Saved to the conversation afterwards, it is still that round; the next question is the next.
+    await chat.add({ role: 'user', content: 'Plan my trip' });
+    await chat.add({ role: 'assistant', content: 'Where to?' });
+    await chat.getLLM(llm);
+    expect(block.roundsSinceUpdate).toBe(1);
+    for (let call = 0; call < 2; call++) await chat.getLLM(llm, [{ role: 'user', content: 'Plan my trip' }]);
+    expect(block.roundsSinceUpdate).toBe(2);
+  });
+
   it('gives the agent a tool that rewrites the overview and resets the count', async () => {
     const saved: string[] = [];
     const block = workingMemoryBlock({ maxRounds: 1, minRounds: 1, onUpdate: (overview) => void saved.push(overview) });
@@ -101,7 +126,8 @@ describe('WorkingMemoryBlock (seed 003) in a real LlamaIndex Memory', () => {
   });
 
   it('rejects bad options with a typed error', () => {
-    for (const options of [{ maxRounds: 0 }, { toolName: 'has spaces' }, { contextTokenLimit: 0 }, { overview: 7 }, { priority: -1 }]) {
+    // maxRound: a misspelt maxRounds is refused, not ignored.
+    for (const options of [{ maxRounds: 0 }, { toolName: 'has spaces' }, { contextTokenLimit: 0 }, { overview: 7 }, { priority: -1 }, { maxRound: 2 }]) {
       let caught: unknown;
       try {
         workingMemoryBlock(options as never);

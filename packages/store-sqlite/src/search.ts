@@ -121,8 +121,11 @@ export function searchText(statements: Statements, match: string, where: Where, 
       .filter((hit) => inScope(hit.memory.scope, query.scope, query.exactScope))
       .sort((a, b) => b.score - a.score || (a.memory.id < b.memory.id ? -1 : 1));
   }
+  // CROSS JOIN keeps the MATCH (which holds the scope) first. With a plain JOIN and two or more
+  // metadata filters, SQLite walked the user's rows and ran the MATCH once per row: 309 ms instead
+  // of 2.4 ms for a user with 2,000 memories.
   const rows = statements.raw(
-    `SELECT ${RECORD_COLUMNS}, bm25(memory_text, 1.0, 0.0) AS rank FROM memory_text JOIN memories m ON m.row_id = memory_text.rowid
+    `SELECT ${RECORD_COLUMNS}, bm25(memory_text, 1.0, 0.0) AS rank FROM memory_text CROSS JOIN memories m ON m.row_id = memory_text.rowid
      WHERE memory_text MATCH ? AND ${where.sql} ORDER BY rank, m.id LIMIT ?`,
   ).all(match, ...where.params, query.limit) as MemoryRow[];
   return rows.map((row) => ({ memory: rowToRecord(row), score: -(row[AFTER_RECORD] as number) }));

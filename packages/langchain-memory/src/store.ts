@@ -26,7 +26,15 @@ const META = {
   key: 'lgKey',
   value: 'lgValue',
   indexed: 'lgIndexed',
+  sequence: 'lgSeq',
 } as const;
+
+/**
+ * Write order of this process's puts, kept in an item's metadata: items updated in the same
+ * millisecond come newest first by it. (Puts of another process in the same millisecond are
+ * ordered by their own sequence, then by id: not by write order, but always the same way.)
+ */
+let lastSequence = 0;
 
 /** Largest page one query reads from memloom's search. */
 const MAX_SEARCH = 1000;
@@ -62,7 +70,8 @@ export interface MemloomStoreOptions {
  * key is `null`, `search` defaults to `limit` 10 and `offset` 0, filters match
  * top-level value fields exactly or with `$eq`, `$ne`, `$gt`, `$gte`, `$lt`,
  * `$lte`, `$in`, `$nin`; without a query results come newest first.
- * Operations of a batch run in order.
+ * Operations of a batch run in order. Namespaces follow LangGraph's rules, but
+ * a refused namespace, like any other bad input, is a `MemloomError`.
  */
 export class MemloomStore extends BaseStore {
   readonly memory: Memory;
@@ -80,6 +89,35 @@ export class MemloomStore extends BaseStore {
     this.scopeFromNamespace = options.scopeFromNamespace ?? ((namespace) => ({ userId: namespace[0] }));
     this.fields = options.fields ?? ['$'];
     this.category = options.category ?? 'system';
+  }
+
+  // LangGraph's BaseStore checks a namespace before `batch` and throws its own InvalidNamespaceError.
+  // These check LangGraph's rules first, so a refused namespace is a MemloomError (INVALID_INPUT).
+
+  override async get(namespace: string[], key: string): Promise<Item | null> {
+    checkNamespace(namespace, { allowEmpty: false, allowReservedRoot: true });
+    return super.get(namespace, key);
+  }
+
+  override async put(namespace: string[], key: string, value: Record<string, unknown>, index?: false | string[]): Promise<void> {
+    checkNamespace(namespace, { allowEmpty: false, allowReservedRoot: false });
+    return super.put(namespace, key, value, index);
+  }
+
+  override async delete(namespace: string[], key: string): Promise<void> {
+    checkNamespace(namespace, { allowEmpty: false, allowReservedRoot: true });
+    return super.delete(namespace, key);
+  }
+
+  override async search(namespacePrefix: string[], options?: Parameters<BaseStore['search']>[1]): Promise<SearchItem[]> {
+    checkNamespace(namespacePrefix, { allowEmpty: true, allowReservedRoot: true });
+    return super.search(namespacePrefix, options);
+  }
+
+  override async listNamespaces(options: Parameters<BaseStore['listNamespaces']>[0] = {}): Promise<string[][]> {
+    if (options.prefix) checkNamespace(options.prefix, { allowEmpty: true, allowReservedRoot: true });
+    if (options.suffix) checkNamespace(options.suffix, { allowEmpty: true, allowReservedRoot: true });
+    return super.listNamespaces(options);
   }
 
   async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
@@ -101,36 +139,39 @@ export class MemloomStore extends BaseStore {
   // ---------------------------------------------------------------------------
 
   private async getItem(operation: GetOperation): Promise<Item | null> {
-    checkNamespace(operation.namespace, false);
-    const record = await this.find(operation.namespace, operation.key);
-    return record ? toItem(record) : null;
+    checkNamespace(operation.namespace, { allowEmpty: false, allowReservedRoot: true });
+    const [newest] = await this.copiesOf(operation.namespace, operation.key);
+    return newest ? toItem(newest) : null;
   }
 
   private putItem(operation: PutOperation): Promise<void> {
-    checkNamespace(operation.namespace, false);
+    // Through `batch`, like LangGraph's InMemoryStore, a put may use the root "langgraph" (`put` refuses it).
+    checkNamespace(operation.namespace, { allowEmpty: false, allowReservedRoot: true });
     if (typeof operation.key !== 'string') throw invalid('an item key must be a string');
-    const { value } = operation;
-    if (value !== null && (typeof value !== 'object' || Array.isArray(value))) {
-      throw invalid('an item value must be an object (or null to delete the item)');
-    }
-    // Puts of one item are serialized, so two concurrent first puts cannot create it twice.
+    const value = operation.value === null ? null : jsonCopy(operation.value);
+    // Puts of one item through this store are serialized; other stores are handled in writeItem.
     const lockKey = JSON.stringify([operation.namespace, operation.key]);
     const previous = this.locks.get(lockKey) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(() => this.writeItem(operation));
+    const next = previous.catch(() => undefined).then(() => this.writeItem({ ...operation, value }));
     this.locks.set(lockKey, next);
     return next.finally(() => {
       if (this.locks.get(lockKey) === next) this.locks.delete(lockKey);
     });
   }
 
-  private async writeItem({ namespace, key, value, index }: PutOperation): Promise<void> {
+  /**
+   * Another store over the same memories (or another process on the same file) can create an item
+   * at the same time as this one, so an item may have several copies: the newest is the item, and
+   * each write leaves only one.
+   */
+  private async writeItem({ namespace, key, value: stored, index }: PutOperation): Promise<void> {
     const scope = this.scopeOf(namespace);
-    const current = await this.find(namespace, key);
-    if (value === null) {
-      if (current) await this.memory.delete(current.id, { scope });
+    const [current, ...olderCopies] = await this.copiesOf(namespace, key);
+    for (const copy of olderCopies) await this.remove(copy, scope);
+    if (stored === null) {
+      if (current) await this.remove(current, scope);
       return;
     }
-    const stored = JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
     const text = index === false ? '' : (index ?? this.fields).flatMap((path) => textsAtPath(stored, path)).join('\n');
     const indexed = text.trim() !== '';
     const limit = this.memory.config.limits.maxContentLength;
@@ -142,23 +183,52 @@ export class MemloomStore extends BaseStore {
       [META.key]: key,
       [META.value]: stored,
       [META.indexed]: indexed,
+      [META.sequence]: ++lastSequence,
     };
     if (current) {
       await this.memory.update(current.id, { content, metadata }, { scope, refreshTimestamp: true, reason: 'LangGraph store put' });
       return;
     }
     await this.memory.add(content, { scope, category: this.category, source: 'system', tags: [STORE_ITEM_TAG], metadata, merge: false });
+    // If another store created the item meanwhile, every writer keeps the same newest copy.
+    const [, ...copies] = await this.copiesOf(namespace, key);
+    for (const copy of copies) await this.remove(copy, scope);
   }
 
-  private async find(namespace: readonly string[], key: string): Promise<MemoryRecord | undefined> {
-    const [record] = await this.memory.list({
+  /**
+   * The newest records of a prefix, enough for its first `count` items in `newestFirst` order:
+   * the store orders by `updatedAt` only, so a read must go past the last item wanted until the
+   * `updatedAt` changes (items written in one millisecond are ordered here, by write sequence),
+   * and past any older copies of an item (see `writeItem`). Reads double until that holds.
+   */
+  private async newestRecords(scope: Scope, filter: MemoryFilter, count: number): Promise<MemoryRecord[]> {
+    for (let read = count + 16; ; read *= 2) {
+      const records = await this.memory.list({ scope, filter, orderBy: 'updatedAt', direction: 'desc', limit: read });
+      if (records.length < read) return records;
+      const items = newestCopies([...records].sort(newestFirst), (record) => record);
+      const lastWanted = items[count - 1];
+      const lastRead = records[records.length - 1] as MemoryRecord;
+      // Every record not read is at most as new as the last one read: enough once that is older than the last item wanted.
+      if (count === 0 || (lastWanted && lastWanted.updatedAt > lastRead.updatedAt)) return records;
+    }
+  }
+
+  /** Every memory holding the item, newest first. */
+  private async copiesOf(namespace: readonly string[], key: string): Promise<MemoryRecord[]> {
+    const records = await this.memory.list({
       scope: this.scopeOf(namespace),
       filter: { tags: [STORE_ITEM_TAG], metadata: { [META.namespace]: JSON.stringify(namespace), [META.key]: key } },
-      orderBy: 'updatedAt',
-      direction: 'desc',
-      limit: 1,
     });
-    return record;
+    return records.sort(newestFirst);
+  }
+
+  /** Deletes a memory, unless another store already has. */
+  private async remove(record: MemoryRecord, scope: Scope): Promise<void> {
+    try {
+      await this.memory.delete(record.id, { scope });
+    } catch (error) {
+      if (!(MemloomError.isInstance(error) && error.code === 'NOT_FOUND')) throw error;
+    }
   }
 
   // ---------------------------------------------------------------------------
@@ -167,7 +237,7 @@ export class MemloomStore extends BaseStore {
 
   private async searchItems(operation: SearchOperation): Promise<SearchItem[]> {
     const prefix = operation.namespacePrefix;
-    checkNamespace(prefix, true);
+    checkNamespace(prefix, { allowEmpty: true, allowReservedRoot: true });
     const limit = operation.limit ?? 10;
     const offset = operation.offset ?? 0;
     if (!Number.isInteger(limit) || limit < 0 || !Number.isInteger(offset) || offset < 0) {
@@ -178,18 +248,15 @@ export class MemloomStore extends BaseStore {
     const filter = prefixFilter(prefix);
     const matches = (record: MemoryRecord) => matchesValueFilter(record.metadata[META.value], operation.filter);
     const hasValueFilter = operation.filter !== undefined && Object.keys(operation.filter).length > 0;
-    const query = operation.query?.trim() ?? '';
+    // Like an item's indexed text, a query longer than the memory's maxContentLength is cut: its start is kept.
+    const query = (operation.query?.trim() ?? '').slice(0, this.memory.config.limits.maxContentLength);
 
     if (query === '') {
-      const records = await this.memory.list({
-        scope,
-        filter,
-        orderBy: 'updatedAt',
-        direction: 'desc',
-        ...(hasValueFilter ? {} : { limit, offset }),
-      });
-      const page = hasValueFilter ? records.filter(matches).slice(offset, offset + limit) : records;
-      return page.map((record) => ({ ...toItem(record), score: undefined }));
+      const records = hasValueFilter ? await this.memory.list({ scope, filter }) : await this.newestRecords(scope, filter, offset + limit);
+      return newestCopies(records.sort(newestFirst), (record) => record)
+        .filter(matches)
+        .slice(offset, offset + limit)
+        .map((record) => ({ ...toItem(record), score: undefined }));
     }
 
     const wanted = hasValueFilter ? MAX_SEARCH : Math.min(MAX_SEARCH, offset + limit);
@@ -198,18 +265,17 @@ export class MemloomStore extends BaseStore {
       limit: wanted,
       filter: { ...filter, metadata: { ...filter.metadata, [META.indexed]: true } },
     });
-    const ranked: SearchItem[] = results.filter((result) => matches(result.memory)).map((result) => ({ ...toItem(result.memory), score: result.score }));
-    if (ranked.length < offset + limit) {
+    const found = results.map((result) => ({ record: result.memory, score: result.score as number | undefined }));
+    // One entry per item (its newest copy) that passes the value filter, in order.
+    const itemsOf = (entries: typeof found) => newestCopies(entries, (entry) => entry.record).filter((entry) => matches(entry.record));
+    if (itemsOf(found).length < offset + limit) {
       // Items put with `index: false` have no text to rank; like LangGraph's stores, they come after the ranked ones.
-      const unindexed = await this.memory.list({
-        scope,
-        filter: { ...filter, metadata: { ...filter.metadata, [META.indexed]: false } },
-        orderBy: 'updatedAt',
-        direction: 'desc',
-      });
-      ranked.push(...unindexed.filter(matches).map((record) => ({ ...toItem(record), score: undefined })));
+      const unindexed = await this.memory.list({ scope, filter: { ...filter, metadata: { ...filter.metadata, [META.indexed]: false } } });
+      found.push(...unindexed.sort(newestFirst).map((record) => ({ record, score: undefined })));
     }
-    return ranked.slice(offset, offset + limit);
+    return itemsOf(found)
+      .slice(offset, offset + limit)
+      .map((entry) => ({ ...toItem(entry.record), score: entry.score }));
   }
 
   // ---------------------------------------------------------------------------
@@ -218,7 +284,7 @@ export class MemloomStore extends BaseStore {
 
   private async listNamespacesOp(operation: ListNamespacesOperation): Promise<string[][]> {
     const conditions = operation.matchConditions ?? [];
-    for (const condition of conditions) checkNamespace(condition.path.filter((label) => label !== '*'), true);
+    for (const condition of conditions) checkNamespace(condition.path, { allowEmpty: true, allowReservedRoot: true });
     // A prefix without wildcards narrows the read to its scope and labels.
     const plain = conditions.find((condition) => condition.matchType === 'prefix' && condition.path.length > 0 && !condition.path.includes('*'));
     const records = await this.memory.list({
@@ -241,9 +307,26 @@ export class MemloomStore extends BaseStore {
     return namespaces.slice(offset, offset + (operation.limit ?? namespaces.length));
   }
 
+  /** The scope of a namespace; memloom refuses some labels LangGraph takes (blank, too long, control characters). */
   private scopeOf(namespace: readonly string[]): Scope {
     const scope = this.scopeFromNamespace(namespace) ?? {};
-    return validateScope(scope, this.memory.config.limits.maxScopeLength, 'langgraph-store');
+    const maxLength = this.memory.config.limits.maxScopeLength;
+    try {
+      return validateScope(scope, maxLength, 'langgraph-store');
+    } catch (error) {
+      if (!MemloomError.isInstance(error) || error.code !== 'INVALID_SCOPE') throw error;
+      const field = typeof error.details.field === 'string' ? error.details.field : undefined;
+      const given = field === undefined ? '' : ` scope.${field} = ${shorten(JSON.stringify((scope as Record<string, unknown>)[field]))}`;
+      throw new MemloomError({
+        code: 'INVALID_SCOPE',
+        backend: 'langgraph-store',
+        message:
+          `namespace ${shorten(JSON.stringify(namespace))} maps to${given || ' a scope'} that memloom refuses: ${error.message.replace(/^\[memloom\] \[[^\]]*\] /u, '')}. ` +
+          `A namespace label that becomes a scope value must be non-blank, at most ${maxLength} characters long and without control characters.`,
+        details: { ...error.details, namespace: [...namespace] },
+        cause: error,
+      });
+    }
   }
 }
 
@@ -252,6 +335,36 @@ function prefixFilter(prefix: readonly string[]): MemoryFilter & { metadata: Rec
     tags: [STORE_ITEM_TAG],
     metadata: Object.fromEntries(prefix.map((label, position) => [`${META.label}${position}`, label])),
   };
+}
+
+/** Newest first: by updatedAt, then by write sequence (puts in the same millisecond), then by id. */
+function newestFirst(a: MemoryRecord, b: MemoryRecord): number {
+  return descending(a.updatedAt, b.updatedAt) || sequenceOf(b) - sequenceOf(a) || descending(a.id, b.id);
+}
+
+function descending(a: string, b: string): number {
+  return a < b ? 1 : a > b ? -1 : 0;
+}
+
+function sequenceOf(record: MemoryRecord): number {
+  const sequence = record.metadata[META.sequence];
+  return typeof sequence === 'number' ? sequence : 0;
+}
+
+/** The entries whose memory is the newest copy of its item (see `writeItem`), in their order. */
+function newestCopies<T>(entries: T[], recordOf: (entry: T) => MemoryRecord): T[] {
+  const newest = new Map<string, MemoryRecord>();
+  for (const entry of entries) {
+    const record = recordOf(entry);
+    const item = itemIdOf(record);
+    const known = newest.get(item);
+    if (!known || newestFirst(record, known) < 0) newest.set(item, record);
+  }
+  return entries.filter((entry) => newest.get(itemIdOf(recordOf(entry))) === recordOf(entry));
+}
+
+function itemIdOf(record: MemoryRecord): string {
+  return JSON.stringify([record.metadata[META.namespace], record.metadata[META.key]]);
 }
 
 function toItem(record: MemoryRecord): Item {
@@ -325,16 +438,46 @@ function deepEqual(a: unknown, b: unknown): boolean {
   return a === b || JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** LangGraph's namespace rules: non-empty string labels without "." or ":"; a put's namespace is not empty and not under "langgraph". */
-function checkNamespace(namespace: readonly string[], allowEmpty: boolean): void {
-  if (!Array.isArray(namespace)) throw invalid('a namespace must be an array of strings');
-  if (namespace.length === 0 && !allowEmpty) throw invalid('a namespace cannot be empty');
-  for (const label of namespace) {
-    if (typeof label !== 'string' || label === '') throw invalid(`namespace labels must be non-empty strings, got ${JSON.stringify(label)}`);
-    if (label.includes('.') || label.includes(':')) throw invalid(`namespace label "${label}" holds "." or ":", which LangGraph does not allow`);
+/**
+ * LangGraph's namespace rules (`validateNamespace`): labels are non-empty strings without ".",
+ * ":" or NUL; only search and listing take an empty namespace; only `put` refuses the root "langgraph".
+ */
+function checkNamespace(namespace: readonly string[], rules: { allowEmpty: boolean; allowReservedRoot: boolean }): void {
+  if (!Array.isArray(namespace)) throw invalid(`a namespace must be an array of strings, got ${typeof namespace}`);
+  if (namespace.length === 0 && !rules.allowEmpty) throw invalid('a namespace cannot be empty');
+  const shown = shorten(JSON.stringify(namespace));
+  for (const label of namespace as unknown[]) {
+    if (typeof label !== 'string') throw invalid(`namespace ${shown}: labels must be strings, got ${typeof label}`);
+    if (label === '') throw invalid(`namespace ${shown}: labels cannot be empty strings`);
+    if (label.includes('.')) throw invalid(`namespace ${shown}: label ${shorten(JSON.stringify(label))} holds a period ("."), which LangGraph does not allow`);
+    if (label.includes(':')) throw invalid(`namespace ${shown}: label ${shorten(JSON.stringify(label))} holds a colon (":"), which LangGraph does not allow`);
+    if (label.includes('\0')) throw invalid(`namespace ${shown}: label ${shorten(JSON.stringify(label))} holds a NUL character, which LangGraph does not allow`);
   }
+  if (namespace[0] === 'langgraph' && !rules.allowReservedRoot) throw invalid(`namespace ${shown}: the root label "langgraph" is reserved by LangGraph`);
 }
 
-function invalid(message: string): MemloomError {
-  return new MemloomError({ code: 'INVALID_INPUT', backend: 'langgraph-store', message });
+/** A value as stored: a JSON copy, so it must be a JSON object. */
+function jsonCopy(value: unknown): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw invalid('an item value must be an object (or null to delete the item)');
+  }
+  let copy: unknown;
+  try {
+    const text = JSON.stringify(value);
+    copy = text === undefined ? undefined : JSON.parse(text);
+  } catch (error) {
+    throw invalid(`an item value must be storable as JSON: ${error instanceof Error ? error.message : String(error)}`, error);
+  }
+  if (typeof copy !== 'object' || copy === null || Array.isArray(copy)) {
+    throw invalid('an item value must be storable as a JSON object (its toJSON gives something else)');
+  }
+  return copy as Record<string, unknown>;
+}
+
+function shorten(text: string, max = 80): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+function invalid(message: string, cause?: unknown): MemloomError {
+  return new MemloomError({ code: 'INVALID_INPUT', backend: 'langgraph-store', message, ...(cause === undefined ? {} : { cause }) });
 }

@@ -2,7 +2,7 @@ import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
 import { tool, type ToolRuntime } from '@langchain/core/tools';
 import { InMemoryStore, type BaseStore, type Item } from '@langchain/langgraph';
-import { createMemory } from '@memloom/core';
+import { createMemory, MemloomError } from '@memloom/core';
 import { createAgent } from 'langchain';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -50,7 +50,7 @@ describe('MemloomStore: put and get', () => {
     await Promise.all([store.put(['bob'], 'k', { n: 1 }), store.put(['bob'], 'k', { n: 2 })]);
     const alices = await memory.list({ scope: { userId: 'alice' } });
     expect(alices).toHaveLength(1);
-    expect(alices[0]).toMatchObject({ category: 'system', tags: ['langgraph-item'], content: '{"text":"green tea"}' });
+    expect(alices[0]).toMatchObject({ category: 'system', tags: ['langgraph-item'], content: JSON.stringify({ text: 'green tea' }, null, 2) });
     expect((await memory.history(alices[0]!.id)).map((version) => version.action)).toEqual(['create', 'edit']);
     expect(await memory.count({ scope: { userId: 'bob' } })).toBe(1);
     expect((await store.get(['bob'], 'k'))?.value).toEqual({ n: 2 });
@@ -64,6 +64,145 @@ describe('MemloomStore: put and get', () => {
     expect((await errorOf(store.batch([{ namespace: ['alice'], key: 'k', value: ['not', 'an', 'object'] as never }]))).code).toBe('INVALID_INPUT');
     expect((await errorOf(store.batch([{ namespace: [], key: 'k', value: { a: 1 } }]))).code).toBe('INVALID_INPUT');
     expect(await memory.count()).toBe(0);
+  });
+
+  it('refuses exactly the namespaces LangGraph’s InMemoryStore refuses, always with a MemloomError', async () => {
+    const namespaces: unknown[][] = [
+      [], ['a'], ['a', 'b'], ['*'], [''], ['a', ''], ['a.b'], ['a', 'b.c'], ['a:b'], ['a\0b'], [1], ['a', null],
+      ['langgraph'], ['langgraph', 'x'], ['x', 'langgraph'],
+    ];
+    const calls: Record<string, (store: BaseStore, namespace: string[]) => Promise<unknown>> = {
+      put: (store, namespace) => store.put(namespace, 'k', { a: 1 }),
+      get: (store, namespace) => store.get(namespace, 'k'),
+      delete: (store, namespace) => store.delete(namespace, 'k'),
+      search: (store, namespace) => store.search(namespace),
+      listPrefix: (store, namespace) => store.listNamespaces({ prefix: namespace }),
+      listSuffix: (store, namespace) => store.listNamespaces({ suffix: namespace }),
+      batchPut: (store, namespace) => store.batch([{ namespace, key: 'k', value: { a: 1 } }]),
+      batchGet: (store, namespace) => store.batch([{ namespace, key: 'k' }]),
+      batchSearch: (store, namespace) => store.batch([{ namespacePrefix: namespace }]),
+    };
+    const ours = storeRig().store;
+    const theirs = new InMemoryStore();
+    const outcomes = async (store: BaseStore, check: (error: unknown, call: string) => void) => {
+      const answers: string[] = [];
+      for (const namespace of namespaces) {
+        for (const [name, call] of Object.entries(calls)) {
+          try {
+            await call(store, namespace as string[]);
+            answers.push(`${name} ${JSON.stringify(namespace)}: ok`);
+          } catch (error) {
+            check(error, `${name} ${JSON.stringify(namespace)}`);
+            answers.push(`${name} ${JSON.stringify(namespace)}: refused`);
+          }
+        }
+      }
+      return answers;
+    };
+    const ourAnswers = await outcomes(ours, (error, call) => {
+      expect(MemloomError.isInstance(error), call).toBe(true);
+      expect((error as MemloomError).code, call).toBe('INVALID_INPUT');
+      expect((error as MemloomError).backend, call).toBe('langgraph-store');
+    });
+    expect(ourAnswers).toEqual(await outcomes(theirs, () => undefined));
+    expect(ourAnswers.filter((answer) => answer.endsWith('refused')).length).toBeGreaterThan(50);
+    // The messages say what is wrong.
+    expect((await errorOf(ours.put(['a.b'], 'k', { a: 1 }))).message).toMatch(/\["a\.b"\].*period/);
+    expect((await errorOf(ours.get(['a:b'], 'k'))).message).toMatch(/colon/);
+    expect((await errorOf(ours.put(['langgraph'], 'k', { a: 1 }))).message).toMatch(/root label "langgraph" is reserved/);
+    expect((await errorOf(ours.search(['a', ''] as string[]))).message).toMatch(/empty/);
+  });
+
+  it('refuses values that cannot be stored as JSON with INVALID_INPUT, keeping the cause', async () => {
+    const { store, memory } = storeRig();
+    const circular: Record<string, unknown> = { name: 'loop' };
+    circular.self = circular;
+    for (const value of [{ n: 1n }, circular, { nested: { big: 10n } }]) {
+      const error = await errorOf(store.put(['alice'], 'k', value));
+      expect(error).toMatchObject({ code: 'INVALID_INPUT', backend: 'langgraph-store' });
+      expect(error.message).toMatch(/an item value must be storable as JSON: .*(BigInt|circular)/);
+      expect(error.cause).toBeInstanceOf(TypeError);
+    }
+    const toText = { toJSON: () => 'text' };
+    expect(await errorOf(store.put(['alice'], 'k', toText))).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/JSON object/) });
+    expect(await memory.count()).toBe(0);
+    // What JSON drops (undefined, functions) is dropped, as before.
+    await store.put(['alice'], 'k', { a: 1, gone: undefined, fn: () => 1 });
+    expect((await store.get(['alice'], 'k'))?.value).toEqual({ a: 1 });
+  });
+
+  it('explains a namespace label memloom’s scopes refuse (the first label is the userId by default)', async () => {
+    const { store, memory } = storeRig();
+    const cases: Array<[string[], RegExp]> = [
+      [[' '], /namespace \[" "\] maps to scope\.userId = " " that memloom refuses: scope\.userId must be a non-empty string/],
+      [['a'.repeat(300), 'x'], /namespace \["a{20,}.* maps to scope\.userId = "a{20,}.*that memloom refuses: scope\.userId is 300 characters long; the limit is 256/],
+      [['tab\there'], /namespace \["tab\\there"\] maps to scope\.userId = "tab\\there" that memloom refuses: scope\.userId holds a control character/],
+    ];
+    for (const [namespace, message] of cases) {
+      for (const work of [() => store.put(namespace, 'k', { a: 1 }), () => store.get(namespace, 'k'), () => store.search(namespace)]) {
+        const error = await errorOf(work);
+        expect(error).toMatchObject({ code: 'INVALID_SCOPE', backend: 'langgraph-store', details: { field: 'userId', namespace } });
+        expect(error.message).toMatch(message);
+        expect(error.message).toMatch(/non-blank, at most 256 characters long and without control characters/);
+        expect(MemloomError.isInstance(error.cause)).toBe(true);
+      }
+    }
+    expect(await memory.count()).toBe(0);
+  });
+
+  it('keeps one item when two stores put the same new key at once, and delete removes it everywhere', async () => {
+    const { memory } = storeRig();
+    const first = new MemloomStore(memory);
+    const second = new MemloomStore(memory);
+    await Promise.all([first.put(['alice', 'prefs'], 'drink', { text: 'tea' }), second.put(['alice', 'prefs'], 'drink', { text: 'coffee' })]);
+    await Promise.all([first.put(['alice', 'prefs'], 'food', { text: 'bread' }), second.put(['alice', 'prefs'], 'food', { text: 'rice' })]);
+    for (const store of [first, second]) {
+      expect(keysOf(await store.search(['alice'])).sort()).toEqual(['drink', 'food']);
+      expect(keysOf(await store.search(['alice'], { query: 'tea coffee bread rice' })).sort()).toEqual(['drink', 'food']);
+      expect(await store.listNamespaces()).toEqual([['alice', 'prefs']]);
+    }
+    const drink = await first.get(['alice', 'prefs'], 'drink');
+    expect([{ text: 'tea' }, { text: 'coffee' }]).toContainEqual(drink?.value);
+    expect((await second.get(['alice', 'prefs'], 'drink'))?.value).toEqual(drink?.value);
+    expect((await first.search(['alice'], { filter: { text: drink?.value.text } })).map((item) => item.value)).toEqual([drink?.value]);
+    expect(await memory.count()).toBe(2);
+
+    await second.delete(['alice', 'prefs'], 'drink');
+    expect(await first.get(['alice', 'prefs'], 'drink')).toBeNull();
+    expect(keysOf(await first.search(['alice']))).toEqual(['food']);
+  });
+
+  it('reads only the newest copy of an item an interrupted writer left twice, and a put or delete clears the rest', async () => {
+    const { store, memory, clock } = storeRig();
+    await store.put(['alice'], 'drink', { text: 'green tea' });
+    await store.put(['alice'], 'food', { text: 'rice' });
+    // An older copy of each, as two stores creating the same item at once leave until one of them cleans up.
+    for (const key of ['drink', 'food']) {
+      const [record] = await memory.list({ filter: { metadata: { lgKey: key } } });
+      clock.advance(-60_000);
+      await memory.add(`stale ${key}`, {
+        scope: record!.scope,
+        category: 'system',
+        tags: record!.tags,
+        metadata: { ...record!.metadata, lgValue: { text: `stale ${key}` }, lgSeq: 0 },
+        merge: false,
+      });
+      clock.advance(60_000);
+    }
+    expect(await memory.count()).toBe(4);
+    expect((await store.get(['alice'], 'drink'))?.value).toEqual({ text: 'green tea' });
+    expect((await store.search(['alice'])).map((item) => [item.key, item.value])).toEqual([
+      ['food', { text: 'rice' }],
+      ['drink', { text: 'green tea' }],
+    ]);
+    expect((await store.search(['alice'], { query: 'stale drink food' })).map((item) => item.value.text).sort()).toEqual(['green tea', 'rice']);
+
+    await store.delete(['alice'], 'drink');
+    expect(await store.get(['alice'], 'drink')).toBeNull();
+    expect(await memory.count({ filter: { metadata: { lgKey: 'drink' } } })).toBe(0);
+    await store.put(['alice'], 'food', { text: 'noodles' });
+    expect(await memory.count({ filter: { metadata: { lgKey: 'food' } } })).toBe(1);
+    expect((await store.get(['alice'], 'food'))?.value).toEqual({ text: 'noodles' });
   });
 
   it('runs a batch in order and answers each operation', async () => {
@@ -134,6 +273,38 @@ describe('MemloomStore: search', () => {
     );
   });
 
+  it('returns items put in the same millisecond newest first, in write order', async () => {
+    const { store, clock } = storeRig();
+    // 60 items: more than a search's first read (limit + offset + 16), so it must read on past the ties.
+    const keys = Array.from({ length: 60 }, (_, index) => `k${String(index).padStart(2, '0')}`);
+    for (const key of keys) await store.put(['alice', 'notes'], key, { text: `note ${key}`, even: Number(key.slice(1)) % 2 === 0 });
+    const newestFirst = [...keys].reverse();
+    expect(keysOf(await store.search(['alice'], { limit: 60 }))).toEqual(newestFirst);
+    expect(keysOf(await store.search(['alice'], { limit: 5, offset: 5 }))).toEqual(newestFirst.slice(5, 10));
+    expect(keysOf(await store.search(['alice'], { limit: 60, filter: { even: true } }))).toEqual(newestFirst.filter((key) => Number(key.slice(1)) % 2 === 0));
+    // A later put moves an item to the front, in the same millisecond too; updatedAt still comes first.
+    await store.put(['alice', 'notes'], 'k03', { text: 'note k03 again' });
+    expect(keysOf(await store.search(['alice'], { limit: 3 }))).toEqual(['k03', 'k59', 'k58']);
+    clock.advance(-1000);
+    await store.put(['alice', 'notes'], 'k10', { text: 'written with an earlier clock' });
+    expect(keysOf(await store.search(['alice'], { limit: 60 })).at(-1)).toBe('k10');
+    // A newer item ends the read early: the first read holds it and an older one.
+    clock.advance(2000);
+    await store.put(['alice', 'notes'], 'k20', { text: 'the newest' });
+    expect(keysOf(await store.search(['alice'], { limit: 2 }))).toEqual(['k20', 'k03']);
+  });
+
+  it('cuts a query longer than maxContentLength to its start, as it cuts an item’s text', async () => {
+    const { store, memory } = storeRig();
+    await store.put(['alice'], 'v', { text: 'volcano hiking in Iceland' });
+    await store.put(['alice'], 's', { text: 'sailing on the fjord' });
+    const limit = memory.config.limits.maxContentLength;
+    expect(await store.search(['alice'], { query: 'x'.repeat(limit + 1) })).toBeDefined();
+    const [best] = await store.search(['alice'], { query: `volcano hiking ${'x'.repeat(limit * 2)}` });
+    expect(best?.key).toBe('v');
+    expect(best?.score).toBeGreaterThan(0);
+  });
+
   it('ranks by memloom retrieval with a query, with scores, inside the prefix', async () => {
     const { store } = await seeded();
     const results = await store.search(['alice'], { query: 'green tea in the morning' });
@@ -158,6 +329,27 @@ describe('MemloomStore: search', () => {
     expect(results.at(-1)).toMatchObject({ key: 'c', score: undefined });
     const [b] = await parts.memory.list({ filter: { metadata: { lgKey: 'b' } } });
     expect(b?.content).toBe('volcano hiking');
+  });
+
+  it('indexes LangGraph field sets and wildcards ({a,b}, a.*, list[*].x) as LangGraph reads them', async () => {
+    const parts = storeRig();
+    const { store, memory } = parts;
+    await store.put(['alice'], 'set', { title: 'volcano trip', body: 'lava fields', other: 'chess' }, ['{title,body}']);
+    await store.put(['alice'], 'star', { meta: { x: 'volcano eruption', y: 'ash' }, other: 'chess' }, ['meta.*']);
+    await store.put(['alice'], 'nested', { body: { a: 'volcano crater', b: 'rim' } }, ['body.{a,b}']);
+    await store.put(['alice'], 'list', { stops: [{ city: 'volcano town' }, { city: 'Reykjavik' }] }, ['stops[*].city', 'stops[-1].city']);
+    await store.put(['alice'], 'plain', { text: 'chess openings' }, ['text']);
+    const contents = Object.fromEntries((await memory.list()).map((record) => [record.metadata.lgKey, [record.content, record.metadata.lgIndexed]]));
+    expect(contents).toEqual({
+      set: ['volcano trip\nlava fields', true],
+      star: ['volcano eruption\nash', true],
+      nested: ['volcano crater\nrim', true],
+      list: ['volcano town\nReykjavik\nReykjavik', true],
+      plain: ['chess openings', true],
+    });
+    const results = await store.search(['alice'], { query: 'volcano' });
+    expect(keysOf(results.slice(0, 4)).sort()).toEqual(['list', 'nested', 'set', 'star']);
+    expect(results.slice(0, 4).every((item) => typeof item.score === 'number' && item.score > 0)).toBe(true);
   });
 });
 
@@ -255,7 +447,7 @@ describe('MemloomStore in LangGraph', () => {
     const agent = createAgent({ model, tools: [save, recall], store });
     const result = await agent.invoke({ messages: [new HumanMessage('Where was I born?')] });
     expect(result.messages.map((message) => message.content)).toContain('Alice was born in Porto');
-    expect((await memory.list({ scope: { userId: 'alice' } }))[0]?.content).toBe('{"text":"Alice was born in Porto"}');
+    expect((await memory.list({ scope: { userId: 'alice' } }))[0]?.content).toBe(JSON.stringify({ text: 'Alice was born in Porto' }, null, 2));
   });
 
   it('maps namespaces to scopes as configured, and items survive a new Memory over the same store', async () => {

@@ -20,8 +20,13 @@ export function isMemoryPath(path: string): boolean {
  */
 export function openConnection(path: string, busyTimeoutMs: number): Database {
   if (!isMemoryPath(path)) {
-    if (existsSync(path)) assertSqliteHeader(path);
-    else mkdirSync(dirname(path), { recursive: true });
+    try {
+      if (existsSync(path)) assertSqliteHeader(path);
+      else mkdirSync(dirname(path), { recursive: true });
+    } catch (error) {
+      // A folder that cannot be made (a file in its place, no permission) or a file that cannot be read.
+      throw toStoreError(error, `cannot open ${path}`);
+    }
   }
   let database: Database;
   try {

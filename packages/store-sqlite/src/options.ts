@@ -112,6 +112,9 @@ export function resolveOptions(options: SqliteStoreOptions): ResolvedOptions {
   if (!options || typeof options !== 'object') {
     throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: 'createSqliteStore needs an options object with a path' });
   }
+  if (options.database !== undefined && (typeof options.database !== 'object' || options.database === null || typeof (options.database as { prepare?: unknown }).prepare !== 'function')) {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: 'options.database must be an open better-sqlite3 Database' });
+  }
   if (options.database === undefined && (typeof options.path !== 'string' || options.path.trim() === '')) {
     throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: "options.path must be a file path or ':memory:'" });
   }

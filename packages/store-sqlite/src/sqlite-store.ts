@@ -167,6 +167,8 @@ class SqliteMemoryStore implements SqliteStore {
   }
 
   async list(query: ListQuery): Promise<MemoryRecord[]> {
+    if (query.limit !== undefined) checkLimit(query.limit, 'list');
+    if (query.offset !== undefined) checkLimit(query.offset, 'list (offset)');
     const where = buildWhere(query.scope, query.filter, query.exactScope);
     const column = { createdAt: 'm.created_at', updatedAt: 'm.updated_at', id: 'm.id', stored: 'm.row_id' }[query.orderBy ?? 'createdAt'];
     const direction = query.direction === 'desc' ? 'DESC' : 'ASC';
@@ -209,6 +211,7 @@ class SqliteMemoryStore implements SqliteStore {
   }
 
   async vectorSearch(query: VectorQuery): Promise<ScoredMemory[]> {
+    checkLimit(query.limit, 'vectorSearch');
     return this.read('searching vectors', () => {
       const binding = this.binding();
       if (!binding) return [];
@@ -232,6 +235,8 @@ class SqliteMemoryStore implements SqliteStore {
   }
 
   async textSearch(query: TextQuery): Promise<ScoredMemory[]> {
+    checkLimit(query.limit, 'textSearch');
+    if (typeof query.text !== 'string') throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: `textSearch needs text, got ${typeof query.text}` });
     const match = matchExpression(query.text, query.scope, query.exactScope);
     if (!match || query.limit <= 0) {
       this.connect();
@@ -420,6 +425,8 @@ class SqliteMemoryStore implements SqliteStore {
       writeMeta(database, 'reindex', undefined);
       this.sql('DELETE FROM reindex_staged').run();
     });
+    // The copy holds the old table's vectors (maybe of another dimension): the next search reads the new ones.
+    this.mirror.forget();
   }
 
   async abortReindex(): Promise<void> {
@@ -528,5 +535,12 @@ class SqliteMemoryStore implements SqliteStore {
       .filter((digits): digits is string => digits !== undefined)
       .map(Number);
     return `memory_vectors_${Math.max(0, ...names) + 1}`;
+  }
+}
+
+/** A limit (or offset): a whole number, 0 or more (a NaN limit kept a vector search asking for more neighbours forever). */
+function checkLimit(limit: unknown, what: string): void {
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0) {
+    throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: `${what} needs a whole number >= 0, got ${String(limit)}` });
   }
 }

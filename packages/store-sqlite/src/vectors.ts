@@ -11,19 +11,23 @@ export function toVectorBlob(vector: readonly number[], dimension: number, what:
       details: { expected: dimension, actual: vector.length },
     });
   }
-  let norm = 0;
+  // Scaled by the largest value first: squares of very large (or very small) values would
+  // overflow to Infinity (or underflow to 0) and leave a zero vector.
+  let largest = 0;
   for (const value of vector) {
     if (typeof value !== 'number' || !Number.isFinite(value)) {
       throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: `${what} holds a value that is not a finite number` });
     }
-    norm += value * value;
+    largest = Math.max(largest, Math.abs(value));
   }
-  if (norm === 0) {
+  if (largest === 0) {
     throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: `${what} is all zeros and has no direction to compare` });
   }
+  let norm = 0;
+  for (const value of vector) norm += (value / largest) ** 2;
   const scale = 1 / Math.sqrt(norm);
   const floats = new Float32Array(dimension);
-  for (let index = 0; index < dimension; index++) floats[index] = (vector[index] as number) * scale;
+  for (let index = 0; index < dimension; index++) floats[index] = ((vector[index] as number) / largest) * scale;
   return Buffer.from(floats.buffer, floats.byteOffset, floats.byteLength);
 }
 

@@ -75,5 +75,7 @@ function oneOf(clauses: string[], params: SqlValue[], column: string, wanted: st
 function metadataMatch(value: string | number | boolean, params: SqlValue[]): string {
   if (typeof value === 'boolean') return value ? "entry.type = 'true'" : "entry.type = 'false'";
   params.push(value);
-  return typeof value === 'number' ? "entry.type IN ('integer', 'real') AND entry.value = ?" : "entry.type = 'text' AND entry.value = ?";
+  // Numbers compare as doubles, as in JavaScript: SQLite reads a large integer in the JSON exactly
+  // (4611686018427389000 as a 64-bit integer), which would not equal the double bound for it.
+  return typeof value === 'number' ? "entry.type IN ('integer', 'real') AND CAST(entry.value AS REAL) = ?" : "entry.type = 'text' AND entry.value = ?";
 }

@@ -126,6 +126,63 @@ describe('the embedder a file was indexed by', () => {
     expect(await store.count({})).toBe(0);
     await store.close();
   });
+
+  it('keeps the direction of vectors with very large or very small values (their squares overflow or underflow)', async () => {
+    const store = createSqliteStore({ path: ':memory:' });
+    await store.open({ dimension: 3, embedderId: EMBEDDER_ID });
+    await store.apply([createChange(newRecord('big', 'big', 'alice'), [1e200, 1e200, 0]), createChange(newRecord('tiny', 'tiny', 'alice'), [0, 1e-170, 0])]);
+    const big = (await store.getVector('big'))!;
+    expect(big[0]).toBeCloseTo(Math.SQRT1_2, 6);
+    expect(big[1]).toBeCloseTo(Math.SQRT1_2, 6);
+    expect(await store.getVector('tiny')).toEqual([0, 1, 0]);
+    const [hit] = await store.vectorSearch({ vector: [1, 1, 0], limit: 1 });
+    expect(hit).toMatchObject({ memory: { id: 'big' } });
+    expect(hit!.score).toBeCloseTo(1, 5);
+    await store.close();
+  });
+});
+
+describe('bad input from a direct caller', () => {
+  it('refuses a limit or offset that is not a whole number >= 0 with INVALID_INPUT (a NaN limit used to hang a vector search)', async () => {
+    const store = createSqliteStore({ path: ':memory:' });
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    await store.apply([createChange(newRecord('m-0', 'memory zero', 'alice'), vectorFor(0))]);
+    for (const limit of [Number.NaN, undefined, -1, 2.5, '3']) {
+      const error = await rejection(store.vectorSearch({ vector: vectorFor(0), limit } as never));
+      expect(error, String(limit)).toMatchObject({ code: 'INVALID_INPUT', backend: 'sqlite' });
+      expect((await rejection(store.textSearch({ text: 'memory', limit } as never))).code).toBe('INVALID_INPUT');
+    }
+    for (const query of [{ limit: 2.5 }, { limit: Number.NaN }, { offset: -1 }]) expect((await rejection(store.list(query))).code).toBe('INVALID_INPUT');
+    expect((await rejection(store.textSearch({ limit: 5 } as never))).code).toBe('INVALID_INPUT');
+    expect(await store.list({ limit: 0 })).toEqual([]);
+    await store.close();
+  });
+
+  it('gives typed errors for a database option that is not a database, and a path under a file', async () => {
+    let caught: unknown;
+    try {
+      createSqliteStore({ database: {} as never });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toMatchObject({ code: 'INVALID_OPTIONS', backend: 'sqlite' });
+    const blocker = file();
+    writeFileSync(blocker, 'a file where a folder should be');
+    const error = await rejection(open(`${blocker}/inside/memory.db`));
+    expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'sqlite' });
+  });
+
+  it('matches a large integer in metadata as JavaScript does (SQLite reads it from the JSON as a 64-bit integer)', async () => {
+    const store = createSqliteStore({ path: ':memory:' });
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    const values = [2 ** 62 + 2 ** 10, 2 ** 53 + 2, 9_007_199_254_740_991, 1e21, 12.5, -7];
+    await store.apply(values.map((n, index) => createChange({ ...newRecord(`m-${index}`, `memory ${index}`, 'alice'), metadata: { n } }, vectorFor(index))));
+    for (const [index, n] of values.entries()) {
+      expect((await store.list({ filter: { metadata: { n } } })).map((record) => record.id), String(n)).toEqual([`m-${index}`]);
+    }
+    expect(await store.count({ filter: { metadata: { n: '12.5' } } })).toBe(0);
+    await store.close();
+  });
 });
 
 describe('a lock held by another connection', () => {

@@ -209,6 +209,11 @@ describe('the vector mirror (vectors searched in process memory)', () => {
     expect(store.vectorMirrorStatus()).toMatchObject({ state: 'loaded', users: 'all', vectors: 3 }); // the old vectors
     const after = createTestEmbedder({ dimension: 21, id: 'memloom/other-vectors' });
     await reindex({ store, embedder: after });
+    // The first write after the switch: its vector (of the new dimension) must not meet the old copy.
+    const ride = newRecord('m-new', 'a long bicycle ride', 'alice') as MemoryRecord;
+    await store.apply([put(ride, (await after.embed([ride.content]))[0]!)]);
+    expect(store.vectorMirrorStatus().state).not.toBe('unavailable');
+    await store.apply([{ op: 'delete', id: 'm-new' }]);
     const query = (await after.embed(['a bicycle ride'], { purpose: 'query' }))[0]!;
     const hits = await store.vectorSearch({ vector: query, limit: 1 });
     expect(hits[0]?.memory.id).toBe('m-2');

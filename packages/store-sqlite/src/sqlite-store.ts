@@ -222,15 +222,19 @@ class SqliteMemoryStore implements SqliteStore {
       // Scoped by agent or session without a user: the indexes find the few rows, no partition helps.
       const exactScan = scope.userId === undefined && (scope.agentId !== undefined || scope.sessionId !== undefined);
       const exact = (): ScoredMemory[] => exactSearch(this.statements, binding.table, blob, where, query.limit);
-      let hits: ScoredMemory[];
-      if (exactScan || query.limit > MAX_KNN) hits = exact();
-      else {
-        const partition = partitionOf(scope);
-        const index = this.mirror.current(this.connect(), binding, partition);
-        const nearest = index ? mirrorNeighbours(index, floatsOfBlob(blob), partition, query.approximate === true) : sqliteVecNeighbours(this.statements, binding.table, blob, partition);
-        hits = knnSearch(this.statements, nearest, where, query.limit, exact);
+      // Exact: ordered by distance, then id, in SQL.
+      if (exactScan || query.limit > MAX_KNN) return exact();
+      const partition = partitionOf(scope);
+      const index = this.mirror.current(this.connect(), binding, partition);
+      const nearest = index ? mirrorNeighbours(index, floatsOfBlob(blob), partition, query.approximate === true) : sqliteVecNeighbours(this.statements, binding.table, blob, partition);
+      // One neighbour more than asked for: when it ties with the last one kept (identical vectors),
+      // more are read until the tie ends, so the memories kept are the tie's first by id whichever
+      // scan answered (the copy in memory and sqlite-vec order ties differently).
+      for (let wanted = query.limit + 1; ; wanted *= 2) {
+        const hits = knnSearch(this.statements, nearest, where, wanted, exact).sort(byScoreThenId);
+        const tied = hits.length === wanted && query.limit > 0 && hits[wanted - 1]!.score === hits[query.limit - 1]!.score;
+        if (!tied || wanted > MAX_KNN) return hits.slice(0, query.limit);
       }
-      return hits.sort((a, b) => b.score - a.score || (a.memory.id < b.memory.id ? -1 : 1)).slice(0, query.limit);
     });
   }
 
@@ -543,4 +547,8 @@ function checkLimit(limit: unknown, what: string): void {
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0) {
     throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: `${what} needs a whole number >= 0, got ${String(limit)}` });
   }
+}
+
+function byScoreThenId(a: ScoredMemory, b: ScoredMemory): number {
+  return b.score - a.score || (a.memory.id < b.memory.id ? -1 : a.memory.id > b.memory.id ? 1 : 0);
 }

@@ -199,6 +199,24 @@ describe('the vector mirror (vectors searched in process memory)', () => {
     connection.close();
   });
 
+  it('keeps the first memories by id among neighbours tied at the cut, whichever scan answers', async () => {
+    for (const vectorMirror of [true, false]) {
+      const store = await openStore(folder().file(), vectorMirror);
+      const same = randomVector(seededRandom(5));
+      // The same fact stored three times (merge: false), and one other memory.
+      const records = ['zeta', 'mid', 'alpha'].map((id) => newRecord(id, `the same fact (${id})`, 'alice') as MemoryRecord);
+      await store.apply([...records.map((record) => put(record, same)), put(newRecord('other', 'something else', 'alice') as MemoryRecord, randomVector(seededRandom(6)))]);
+      // The first search is sqlite-vec's, the next ones the copy's (when it is on).
+      for (let search = 0; search < 3; search++) {
+        for (const scope of [{ userId: 'alice' }, undefined]) {
+          const hits = await store.vectorSearch({ vector: same, limit: 2, ...(scope ? { scope } : {}) });
+          expect(hits.map((hit) => hit.memory.id), `mirror ${vectorMirror}, search ${search}`).toEqual(['alpha', 'mid']);
+        }
+      }
+      await store.close();
+    }
+  });
+
   it('serves the new vectors after a re-index to another embedder', async () => {
     const path = folder().file();
     const store = await openStore(path, true);

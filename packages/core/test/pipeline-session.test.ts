@@ -76,6 +76,25 @@ describe('planSessionSummary and forceCompression (pure)', () => {
     );
     expect(summarizeMessagesDeterministic([{ role: 'user', content: '我明天要去面试' }, { role: 'assistant', content: '加油！' }])).toMatch(/^聊了.*。用户说：我明天要去面试/);
   });
+
+  it('summarizes a summary again (a rolling summary) without taking its own framing words for topics', () => {
+    const first = summarizeMessagesDeterministic([
+      { role: 'user', content: 'We are planning a trip to Kyoto to see the temples' },
+      { role: 'assistant', content: 'Kyoto temples are lovely in spring.' },
+    ]);
+    const rolled = summarizeMessagesDeterministic([
+      { role: 'system', content: `Summary of the earlier conversation: ${first}` },
+      { role: 'user', content: 'Book a ryokan near the temples in Kyoto' },
+    ]);
+    const topics = /^Talked about (.*?)\./.exec(rolled)?.[1]?.split(', ') ?? [];
+    expect(topics).toEqual(expect.arrayContaining(['Kyoto']));
+    for (const framing of ['Summary', 'earlier', 'conversation', 'Talked', 'user', 'said']) expect(topics, rolled).not.toContain(framing);
+    const zh = summarizeMessagesDeterministic([
+      { role: 'system', content: `Summary of the earlier conversation: ${summarizeMessagesDeterministic([{ role: 'user', content: '我们计划去京都看寺庙' }])}` },
+      { role: 'user', content: '帮我订京都的旅馆' },
+    ]);
+    expect(zh).not.toMatch(/聊了[^。]*(聊了|用户说)/);
+  });
 });
 
 describe('summarizeSession', () => {

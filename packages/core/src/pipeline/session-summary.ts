@@ -88,7 +88,7 @@ export async function runSessionSummary(
     trigger: 'extraction',
     at: nowMs,
   });
-  const lead = plan.action === 'emergency' ? 'Earlier messages were dropped to free the context. What they said: ' : 'Summary of the earlier conversation: ';
+  const lead = plan.action === 'emergency' ? EMERGENCY_LEAD : SUMMARY_LEAD;
   const summaryMessage: ConversationMessage = { role: 'system', content: `${lead}${summary}`, id: `${SUMMARY_MESSAGE_ID_PREFIX}${episode.memory.id}`, at: nowMs };
   return {
     action: plan.action === 'emergency' ? 'emergency' : 'summarized',
@@ -103,13 +103,26 @@ export async function runSessionSummary(
   };
 }
 
+const SUMMARY_LEAD = 'Summary of the earlier conversation: ';
+const EMERGENCY_LEAD = 'Earlier messages were dropped to free the context. What they said: ';
+const TOPICS = { en: 'Talked about ', zh: '聊了' };
+const SAID = { en: 'The user said: ', zh: '用户说：' };
+/** The words this module frames summaries with: not topics when a summary is summarized again (a rolling summary). */
+const FRAMING = [SUMMARY_LEAD, EMERGENCY_LEAD, TOPICS.en, TOPICS.zh, SAID.en, SAID.zh];
+
+function withoutFraming(text: string): string {
+  let rest = text;
+  for (const phrase of FRAMING) rest = rest.split(phrase).join(' ');
+  return rest;
+}
+
 /**
  * A summary without a model, in the conversation's language: the topics
  * (keywords) and the first few user messages (long ones cut to a summary), e.g.
  * "Talked about interview, Friday. The user said: I have an interview on Friday".
  */
 export function summarizeMessagesDeterministic(messages: readonly ConversationMessage[]): string {
-  const all = messages.map((message) => message.content).join('\n');
+  const all = messages.map((message) => withoutFraming(message.content)).join('\n');
   const chinese = hasCjk(all);
   const topics = keywords(all, 6);
   const said = messages
@@ -120,8 +133,8 @@ export function summarizeMessagesDeterministic(messages: readonly ConversationMe
       return text.length <= 160 ? text : compressDeterministic(text, 'summary');
     });
   const parts = chinese
-    ? [topics.length > 0 ? `聊了${topics.join('、')}` : `共${messages.length}条消息`, said.length > 0 ? `用户说：${said.join('；')}` : '']
-    : [topics.length > 0 ? `Talked about ${topics.join(', ')}.` : `${messages.length} messages.`, said.length > 0 ? `The user said: ${said.join(' / ')}` : ''];
+    ? [topics.length > 0 ? `${TOPICS.zh}${topics.join('、')}` : `共${messages.length}条消息`, said.length > 0 ? `${SAID.zh}${said.join('；')}` : '']
+    : [topics.length > 0 ? `${TOPICS.en}${topics.join(', ')}.` : `${messages.length} messages.`, said.length > 0 ? `${SAID.en}${said.join(' / ')}` : ''];
   const text = parts.filter(Boolean).join(chinese ? '。' : ' ');
   return text.length > 1000 ? `${text.slice(0, 999)}…` : text;
 }

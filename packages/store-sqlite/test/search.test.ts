@@ -163,3 +163,22 @@ describe('text search', () => {
     await memory.close();
   });
 });
+
+describe('keyword search ties', () => {
+  it('keeps the memories stored first among hits tied at the cut, the same with or without a filter', async () => {
+    const docs = [['zeta', 'I drink coffee daily'], ['mid', 'I drink coffee weekly'], ['alpha', 'I drink coffee hourly'], ['x1', 'tea is nice'], ['x2', 'water is fine']];
+    const store = createSqliteStore({ path: ':memory:' });
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    await store.apply(docs.map(([id, text], index) => createChange(newRecord(id!, text!, 'u'), vectorFor(index))));
+    const ids = async (query: { limit: number; filter?: object; scope?: { userId: string } }) => (await store.textSearch({ text: 'coffee', ...query })).map((hit) => hit.memory.id);
+    for (const scope of [{ userId: 'u' }, undefined]) {
+      const scoped = scope ? { scope } : {};
+      expect(await ids({ limit: 2, ...scoped })).toEqual(['zeta', 'mid']);
+      expect(await ids({ limit: 2, filter: {}, ...scoped })).toEqual(['zeta', 'mid']);
+      expect(await ids({ limit: 2, filter: { category: 'fact' }, ...scoped })).toEqual(['zeta', 'mid']);
+      expect(await ids({ limit: 1, ...scoped })).toEqual(['zeta']);
+      expect(await ids({ limit: 5, ...scoped })).toEqual(['zeta', 'mid', 'alpha']);
+    }
+    await store.close();
+  });
+});

@@ -36,6 +36,9 @@ const META = {
  */
 let lastSequence = 0;
 
+/** Tries of a put that meets another writer's change of the same item (CONFLICT) before it gives up. */
+const PUT_ATTEMPTS = 5;
+
 /** Largest page one query reads from memloom's search. */
 const MAX_SEARCH = 1000;
 
@@ -152,11 +155,25 @@ export class MemloomStore extends BaseStore {
     // Puts of one item through this store are serialized; other stores are handled in writeItem.
     const lockKey = JSON.stringify([operation.namespace, operation.key]);
     const previous = this.locks.get(lockKey) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(() => this.writeItem({ ...operation, value }));
+    const next = previous.catch(() => undefined).then(() => this.writeWithRetry({ ...operation, value }));
     this.locks.set(lockKey, next);
     return next.finally(() => {
       if (this.locks.get(lockKey) === next) this.locks.delete(lockKey);
     });
+  }
+
+  /**
+   * A put is last-writer-wins, as in LangGraph's stores: when another store (or process) changed
+   * the item between this write's read and its update (CONFLICT), it is read and written again.
+   */
+  private async writeWithRetry(operation: PutOperation): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.writeItem(operation);
+      } catch (error) {
+        if (!MemloomError.hasCode(error, 'CONFLICT') || attempt === PUT_ATTEMPTS) throw error;
+      }
+    }
   }
 
   /**

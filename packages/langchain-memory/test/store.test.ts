@@ -172,6 +172,18 @@ describe('MemloomStore: put and get', () => {
     expect(keysOf(await first.search(['alice']))).toEqual(['food']);
   });
 
+  it('lets two stores update one existing item at once, the last write winning (no CONFLICT)', async () => {
+    const { memory } = storeRig();
+    const first = new MemloomStore(memory);
+    const second = new MemloomStore(memory);
+    await first.put(['alice', 'prefs'], 'drink', { text: 'water' });
+    for (let round = 0; round < 5; round++) {
+      await Promise.all([first.put(['alice', 'prefs'], 'drink', { text: `tea ${round}` }), second.put(['alice', 'prefs'], 'drink', { text: `coffee ${round}` })]);
+    }
+    expect([{ text: 'tea 4' }, { text: 'coffee 4' }]).toContainEqual((await first.get(['alice', 'prefs'], 'drink'))?.value);
+    expect(await memory.count()).toBe(1);
+  });
+
   it('reads only the newest copy of an item an interrupted writer left twice, and a put or delete clears the rest', async () => {
     const { store, memory, clock } = storeRig();
     await store.put(['alice'], 'drink', { text: 'green tea' });

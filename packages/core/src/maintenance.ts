@@ -147,9 +147,9 @@ export async function runMaintenance(input: {
   for (;;) {
     const { memories: page, last } = await pages.read();
     const plans = page.map((memory) => planMaintenance(memory, nowMs, config));
-    // Compressions start from each memory's last full text (kept in history): one read for the page.
+    // Compressions start from the text each memory was last written with (kept in history): one read for the page.
     const compressedBelowFull = dryRun ? [] : page.filter((memory, index) => plans[index]?.compressTo !== undefined && memory.level !== 'full');
-    const fullTexts = await lastFullContents(store, compressedBelowFull);
+    const sources = await writtenContents(store, compressedBelowFull);
     const batch: MemoryChange[] = [];
     for (const [index, memory] of page.entries()) {
       report.scanned++;
@@ -177,8 +177,8 @@ export async function runMaintenance(input: {
         change.toLevel = plan.compressTo;
         report.compressed++;
         if (!dryRun) {
-          // Compress from the last full text, so each level keeps what matters most.
-          const source = fullTexts.get(memory.id) ?? memory.content;
+          // Compress from the text last written, not from the last compression, so each level keeps what matters most.
+          const source = sources.get(memory.id) ?? memory.content;
           const compressed = await input.text.compress(source, memory.level, plan.compressTo);
           if (compressed.fallbackReason) report.modelFallbacks++;
           content = compressed.text;
@@ -244,24 +244,22 @@ async function applyBatch(store: MemoryStore, batch: MemoryChange[]): Promise<{ 
 }
 
 /**
- * The content of each memory's most recent full-level version (its current
- * content when its history holds none), read in one `historiesOf` call: one
- * `historyMany` per page on a store that declares `readMany`.
+ * The text each compression starts from: the memory's content as last
+ * written by anything but a maintenance pass (an add, a merge, an edit, a
+ * restore), read from its history; its current content when the history
+ * holds none. Not simply the last full-level version: a merge into a
+ * compressed memory writes new text below full level, and compressing from
+ * the full text before it brought the replaced text back. Read in one
+ * `historiesOf` call: one `historyMany` per page on a store that declares
+ * `readMany`.
  */
-async function lastFullContents(store: MemoryStore, memories: readonly MemoryRecord[]): Promise<Map<string, string>> {
+async function writtenContents(store: MemoryStore, memories: readonly MemoryRecord[]): Promise<Map<string, string>> {
   const histories = await historiesOf(store, memories.map((memory) => memory.id));
   const contents = new Map<string, string>();
   for (const [index, memory] of memories.entries()) {
-    const versions = histories[index] ?? [];
-    let content = memory.content;
-    for (let at = versions.length - 1; at >= 0; at--) {
-      const after = versions[at]?.after;
-      if (after?.level === 'full') {
-        content = after.content;
-        break;
-      }
-    }
-    contents.set(memory.id, content);
+    const versions = [...(histories[index] ?? [])].sort((a, b) => a.version - b.version);
+    const written = versions.findLast((version) => version.trigger !== 'passive_decay');
+    contents.set(memory.id, written?.after?.content ?? memory.content);
   }
   return contents;
 }

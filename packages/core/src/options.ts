@@ -30,7 +30,21 @@ export type EngineConfigInput = z.input<typeof engineConfigSchema>;
 
 const timestamp = z.union([z.date(), z.string().min(1), z.number().finite()]);
 const stringList = z.array(z.string().min(1).max(512));
-const metadataSchema = z.record(z.string(), z.unknown());
+/** Metadata is data every store can keep: no functions, symbols or bigints, at any depth. */
+const metadataSchema = z.record(z.string(), z.unknown()).superRefine((metadata, context) => {
+  const problem = notData(metadata, 0);
+  if (problem) context.addIssue({ code: 'custom', message: `metadata${problem}` });
+});
+
+function notData(value: unknown, depth: number): string | undefined {
+  if (typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') return ` holds a ${typeof value}, which cannot be stored`;
+  if (typeof value !== 'object' || value === null || depth > 64) return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const problem = notData(child, depth + 1);
+    if (problem) return `.${key}${problem}`;
+  }
+  return undefined;
+}
 const filterSchema = z
   .object({
     category: z.union([z.enum(MEMORY_CATEGORIES), z.array(z.enum(MEMORY_CATEGORIES))]).optional(),
@@ -147,7 +161,8 @@ export function parseOrThrow<T extends z.ZodType>(
 /** A Date, ISO string or epoch milliseconds → epoch milliseconds (INVALID_INPUT when unparseable). */
 export function toEpochMs(value: Date | string | number): number {
   const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Date.parse(value);
-  if (!Number.isFinite(ms)) {
+  // A Date holds at most ±8.64e15 ms (±100,000,000 days from 1970).
+  if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) {
     throw new MemloomError({ code: 'INVALID_INPUT', message: `not a valid time: ${String(value)}` });
   }
   return ms;

@@ -38,7 +38,9 @@ export function renderIndex(
 /** One index line: `- [level] text (id) _(last updated …)_`. */
 export function indexLine(memory: MemoryRecord, nowMs: number, freshness: FreshnessConfig | undefined): string {
   const flat = memory.content.replace(/\s+/g, ' ').trim();
-  const text = flat.length > INDEX_LINE_CHARS ? `${flat.slice(0, INDEX_LINE_CHARS - 1)}…` : flat;
+  // Cut by code points: a cut by UTF-16 units could split an emoji and leave half of it.
+  const points = Array.from(flat);
+  const text = points.length > INDEX_LINE_CHARS ? `${points.slice(0, INDEX_LINE_CHARS - 1).join('')}…` : flat;
   const level = memory.level === 'full' ? '' : `[${memory.level}] `;
   const threshold = freshness ? freshnessThresholdMs(memory.type, freshness) : undefined;
   return `- ${level}${text} \`${memory.id}\`${indexAnnotation(Date.parse(memory.updatedAt), threshold, nowMs)}`;

@@ -36,6 +36,19 @@ describe('parseReviewAnswer', () => {
     expect(parseReviewAnswer('[PROMOTE]', ['keep', 'delete'])).toMatchObject({ kind: 'unparsed' });
     expect(parseReviewAnswer('PROMOTE', promotion)).toMatchObject({ kind: 'unparsed' });
   });
+
+  it('decides only on a decision that ends the answer or stands on its own line, never on one inside a sentence', () => {
+    expect(parseReviewAnswer('This is a temporary state, so it should not be [PROMOTE]d to core.', promotion)).toMatchObject({
+      kind: 'unparsed',
+      reason: expect.stringMatching(/names \[PROMOTE\] inside its text/),
+    });
+    expect(parseReviewAnswer('I would not [DELETE] this memory, it still matters.', promotion)).toMatchObject({ kind: 'unparsed' });
+    expect(parseReviewAnswer('I would not [DELETE] this yet. [SEARCH: birthday]', promotion)).toEqual({ kind: 'search', query: 'birthday' });
+    expect(parseReviewAnswer('**[KEEP]**\n\nIt is still used every week.', promotion)).toEqual({ kind: 'decision', decision: 'keep' });
+    expect(parseReviewAnswer('Decision: [DELETE].\nThe fact was corrected since.', promotion)).toEqual({ kind: 'decision', decision: 'delete' });
+    expect(parseReviewAnswer('结论：[PROMOTE]\n这是用户的名字。', promotion)).toEqual({ kind: 'decision', decision: 'promote' });
+    expect(parseReviewAnswer('[KEEP]\n[DELETE]\nHard to say.', promotion)).toMatchObject({ kind: 'unparsed', reason: expect.stringMatching(/weighs/) });
+  });
 });
 
 describe('parseJsonObject', () => {

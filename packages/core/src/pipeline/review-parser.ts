@@ -8,14 +8,20 @@ export type ReviewAnswer =
   | { kind: 'unparsed'; reason: string };
 
 const DECISION = /\[\s*(PROMOTE|KEEP|DELETE)\s*\]/giu;
+/** A decision token that ends the answer (markdown or a full stop after it allowed). */
+const END_DECISION = /\[\s*(PROMOTE|KEEP|DELETE)\s*\][*_.。!！\s]*$/iu;
+/** A line holding only a decision token, e.g. `**[KEEP]**`, `Decision: [KEEP].` */
+const DECISION_LINE = /^[\s*_>#-]*(?:(?:decision|answer|verdict|决定|结论)\s*[:：]\s*)?[*_]*\[\s*(?:PROMOTE|KEEP|DELETE)\s*\][*_.。!！\s]*$/iu;
 const SEARCH = /\[\s*SEARCH\s*[:：]\s*([^\]\n]*)\]/iu;
 const MAX_QUERY_LENGTH = 200;
 
 /**
- * Parse one review answer. A decision is the one decision token the answer
- * holds, or the one on its last line when it weighs several; without a
- * decision, a `[SEARCH: …]` asks for related memories. Anything else (no
- * token, a decision this kind of review does not take, an empty search) is
+ * Parse one review answer. A decision is the decision token that ends the
+ * answer (the prompt asks it to end so), or else the one line that holds a
+ * decision token alone: a token inside a sentence
+ * ("it should not be [PROMOTE]d") decides nothing. Without a decision, a
+ * `[SEARCH: …]` asks for related memories. Anything else (no decision, a
+ * decision this kind of review does not take, an empty search) is
  * `unparsed` with why.
  */
 export function parseReviewAnswer(text: string, allowed: readonly ReviewVerdict[]): ReviewAnswer {
@@ -32,18 +38,21 @@ export function parseReviewAnswer(text: string, allowed: readonly ReviewVerdict[
     if (query === '') return { kind: 'unparsed', reason: 'empty [SEARCH:] query' };
     return { kind: 'search', query: query.slice(0, MAX_QUERY_LENGTH) };
   }
+  const named = [...new Set(tokens(text))].map((entry) => `[${entry.toUpperCase()}]`);
+  if (named.length > 1) return { kind: 'unparsed', reason: `the answer weighs ${named.join(' and ')} without ending on one` };
+  if (named.length === 1) return { kind: 'unparsed', reason: `the answer names ${named[0]} inside its text but does not end on it` };
   return { kind: 'unparsed', reason: 'the answer holds no decision and no [SEARCH: …]' };
 }
 
 function findDecision(text: string): ReviewVerdict | { kind: 'unparsed'; reason: string } | undefined {
-  const all = tokens(text);
-  if (all.length === 0) return undefined;
-  const distinct = [...new Set(all)];
-  if (distinct.length === 1) return distinct[0];
-  const lastLine = text.trim().split(/\r?\n/u).pop() ?? '';
-  const final = [...new Set(tokens(lastLine))];
-  if (final.length === 1) return final[0];
-  return { kind: 'unparsed', reason: `the answer weighs ${distinct.map((entry) => `[${entry.toUpperCase()}]`).join(' and ')} without ending on one` };
+  const ending = END_DECISION.exec(text.trim());
+  if (ending) return (ending[1] ?? '').toLowerCase() as ReviewVerdict;
+  // A line that is a decision token alone (with the usual markdown around it), then reasons after it.
+  const lines = text.split(/\r?\n/u).map((line) => line.trim());
+  const alone = [...new Set(lines.filter((line) => DECISION_LINE.test(line)).flatMap((line) => tokens(line)))];
+  if (alone.length === 1) return alone[0];
+  if (alone.length > 1) return { kind: 'unparsed', reason: `the answer weighs ${alone.map((entry) => `[${entry.toUpperCase()}]`).join(' and ')} without ending on one` };
+  return undefined;
 }
 
 function tokens(text: string): ReviewVerdict[] {

@@ -18,6 +18,16 @@ describe('parseExtraction', () => {
     ]);
   });
 
+  it('leaves a colon or a spaced dash after the operation out of the fact', () => {
+    const parsed = parseExtraction(['[ADD]: I like tea', '[ADD USER]：我喜欢茶', '[UPDATE:m-1] — The user lives in Lyon', '[ADD] -5 °C is too cold for the user'].join('\n'));
+    expect(parsed.operations.map((operation) => ('content' in operation ? operation.content : ''))).toEqual([
+      'I like tea',
+      '我喜欢茶',
+      'The user lives in Lyon',
+      '-5 °C is too cold for the user',
+    ]);
+  });
+
   it('is total: anything else is unparsed with a reason, never guessed', () => {
     const parsed = parseExtraction('ADD: The user likes tea\n[ADD USER\n{"op": "ADD"}\n\n[DELETE:a b]');
     expect(parsed.operations).toEqual([]);

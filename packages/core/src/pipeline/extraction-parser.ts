@@ -15,7 +15,8 @@ export interface ParsedExtraction {
 }
 
 // [ADD] text · [ADD USER] text · [UPDATE:id] text · [UPDATE:id USER] text · [BOOST:id] · [DELETE:id] · [SKIP]
-const OPERATION = /^\[\s*([A-Za-z]+)\s*(?::\s*([^\]\s]+))?\s*(?:\s([A-Za-z]+))?\s*\]\s*(.*)$/u;
+// A colon or dash after the bracket ("[ADD]: I like tea", "[ADD] — I like tea") is not part of the fact.
+const OPERATION = /^\[\s*([A-Za-z]+)\s*(?::\s*([^\]\s]+))?\s*(?:\s([A-Za-z]+))?\s*\]\s*(?:[:：]\s*|[-–—]\s+)?(.*)$/u;
 const LIST_MARKER = /^(?:[-*•]\s+|\d+[.)]\s+)/u;
 const KINDS = ['add', 'update', 'boost', 'delete', 'skip'] as const;
 

@@ -1,6 +1,7 @@
 import { keywords } from './text/keywords.js';
 import { ENGLISH_STOPWORDS } from './text/stopwords.js';
-import { hasCjk, tokenize } from './text/tokenize.js';
+import { statementTerms, isCoveredBy } from './text/statement-terms.js';
+import { hasCjk } from './text/tokenize.js';
 import type { MemoryLevel } from './types.js';
 
 /**
@@ -48,19 +49,20 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   const fresh = newContent.trim();
   const old = oldContent.trim();
   if (oldLevel !== 'full' || old === fresh) return fresh;
-  const freshTokens = new Set(tokenize(fresh));
-  const oldTokens = tokenize(old);
-  if (oldTokens.every((token) => freshTokens.has(token))) return fresh;
-  if (tokenize(fresh).every((token) => oldTokens.includes(token))) return old.length <= maxLength ? old : fresh;
+  // Negations and emoji count here ("I don't like coffee" is news to "I like coffee").
+  const freshTerms = statementTerms(fresh);
+  const oldTerms = statementTerms(old);
+  if (isCoveredBy(oldTerms, freshTerms)) return fresh;
+  if (isCoveredBy(freshTerms, oldTerms)) return old.length <= maxLength ? old : fresh;
 
   // An old sentence that speaks of the same things as the new text is
   // superseded by it; one about something else is kept after it.
   const extra = splitSentences(old).filter((sentence) => {
-    const tokens = new Set(tokenize(sentence));
-    if (tokens.size === 0) return false;
+    const { terms } = statementTerms(sentence);
+    if (terms.size === 0) return false;
     let shared = 0;
-    for (const token of tokens) if (freshTokens.has(token)) shared++;
-    return shared / tokens.size < 0.3;
+    for (const term of terms) if (freshTerms.terms.has(term)) shared++;
+    return shared / terms.size < 0.3;
   });
   let merged = fresh;
   for (const sentence of extra) {
@@ -72,10 +74,20 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   return merged;
 }
 
-/** Split after sentence-ending punctuation (Latin and CJK), keeping it. */
+/**
+ * Split after sentence-ending punctuation (Latin and CJK), keeping it, and at
+ * line breaks. A "." ends a sentence only before whitespace or the end of the
+ * text, so "1.85", "bob@example.com" and "www.example.com" stay whole.
+ */
 export function splitSentences(text: string): string[] {
-  return (text.match(/[^.!?。！？\n]+[.!?。！？]*/gu) ?? []).map((sentence) => sentence.trim()).filter(Boolean);
+  return (text.match(SENTENCE) ?? []).map((sentence) => sentence.trim()).filter(Boolean);
 }
+
+// Characters that are not sentence ends (a "." followed by anything but whitespace, "." or the end), then the ends.
+const SENTENCE = /(?:[^.!?。！？\n]|\.(?![\s.]|$))+[.!?。！？]*/gu;
+
+// Clauses end at punctuation; a Latin ",", "." or ":" only before whitespace or the end ("1.85", "bob@example.com", "10:30").
+const CLAUSE = /(?:[^,.;:!?，。；：！？、\n]|[,.:](?!\s|$))+[,.;:!?，。；：！？、\n]*/gu;
 
 function summarize(content: string): string {
   const text = content.trim();
@@ -83,13 +95,14 @@ function summarize(content: string): string {
   if (characters.length <= 12) return text;
   const target = Math.min(160, Math.ceil(characters.length * 0.7));
   // Cut at the last clause boundary before the target, else at a word boundary.
-  const clauses = text.match(/[^,.;:!?，。；：！？、\n]+[,.;:!?，。；：！？、\n]*/gu) ?? [text];
+  const clauses = text.match(CLAUSE) ?? [text];
   let summary = '';
   for (const clause of clauses) {
     if (Array.from(summary + clause).length > target) break;
     summary += clause;
   }
-  if (summary === '') {
+  // A first clause far shorter than the target ("Well, …") keeps too little.
+  if (Array.from(summary).length < target / 2) {
     const head = characters.slice(0, target).join('');
     const space = head.lastIndexOf(' ');
     summary = space > target / 2 ? head.slice(0, space) : head;

@@ -71,7 +71,7 @@ describe('TextIndex (BM25)', () => {
 describe('deterministic compression keeps the key words', () => {
   const text = 'I am Zhang San, an AI engineer working in Beijing';
   it.each([
-    ['summary', 'I am Zhang San…'],
+    ['summary', 'I am Zhang San, an AI engineer…'],
     ['tag', '#Zhang #San #AI #Beijing'],
     ['trace', 'Faded memory about: Zhang, Beijing'],
     ['archive', '[archived] #Zhang #Beijing'],

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { formatZodIssues } from '../config.js';
 import { scopeKey } from '../scope.js';
-import { tokenize } from '../text/tokenize.js';
+import { isCoveredBy, statementTerms } from '../text/statement-terms.js';
 import type { MemoryRecord } from '../types.js';
 import { parseJsonObject } from './json-text.js';
 import type { SkippedOperation } from './reports.js';
@@ -59,15 +59,17 @@ export function parseConsolidation(
 
 /**
  * Consolidation without a model, which loses nothing: a memory whose words
- * are all in another memory of the same layer and scope is absorbed by it
- * (exact duplicates included); the survivor's text does not change.
+ * are all in another memory of the same layer and scope, negated alike, is
+ * absorbed by it (exact duplicates included); the survivor's text does not
+ * change. Negations and emoji count as words: "I don't like coffee" is not
+ * absorbed by "I like coffee and tea", nor "I love 🍣" by "I love 🍕 very much".
  */
 export function planDeterministicConsolidation(memories: readonly MemoryRecord[]): ConsolidationGroup[] {
   const candidates = memories
     .filter((memory) => memory.category !== 'system')
-    .map((memory) => ({ memory, tokens: new Set(tokenize(memory.content)) }))
-    .filter((entry) => entry.tokens.size > 0)
-    .sort((a, b) => b.tokens.size - a.tokens.size || (a.memory.updatedAt < b.memory.updatedAt ? 1 : -1));
+    .map((memory) => ({ memory, statement: statementTerms(memory.content) }))
+    .filter((entry) => entry.statement.terms.size > 0)
+    .sort((a, b) => b.statement.terms.size - a.statement.terms.size || (a.memory.updatedAt < b.memory.updatedAt ? 1 : -1));
   const groups = new Map<string, ConsolidationGroup>();
   const survivors: typeof candidates = [];
   for (const entry of candidates) {
@@ -75,7 +77,7 @@ export function planDeterministicConsolidation(memories: readonly MemoryRecord[]
       (survivor) =>
         layerOf(survivor.memory) === layerOf(entry.memory) &&
         scopeKey(survivor.memory.scope) === scopeKey(entry.memory.scope) &&
-        [...entry.tokens].every((token) => survivor.tokens.has(token)),
+        isCoveredBy(entry.statement, survivor.statement),
     );
     if (!host) {
       survivors.push(entry);

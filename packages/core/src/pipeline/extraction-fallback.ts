@@ -1,4 +1,5 @@
 import { splitSentences } from '../compression.js';
+import { ENGLISH_STOPWORDS } from '../text/stopwords.js';
 import { hasCjk } from '../text/tokenize.js';
 
 // "Please remember that …", "Remember: …", "请记住：…", "记住…" are instructions about the fact, not part of it.
@@ -13,11 +14,17 @@ const CJK_QUESTION_END = /[吗呢么嘛]$/u;
 const GREETING =
   /^(?:hi|hello|hey|thanks|thank you|thx|ok|okay|sure|great|cool|nice|good (?:morning|afternoon|evening|night)|bye|你好|您好|谢谢|好的|嗯|哈哈|早上好|晚安)(?:[\s,.!，。！~]+|$)/iu;
 const FILLER = /^(?:i (?:see|agree|know|understand|appreciate it|think so|guess so|don't know|do not know)|me too|got it|我(?:知道了|明白了|懂了|也是))$/iu;
+// "I'm vegan", "I am Tom", "I'm 28": a statement about oneself in two or three words, when its last word carries meaning.
+const SHORT_SELF_STATEMENT = /^(?:i['’]?m|i am|my)\s+([\p{L}\p{N}'’-]+)$/iu;
+// Replies and exclamations of that form that say nothing lasting ("I'm fine", "My bad").
+const SMALL_TALK_WORDS = new Set(
+  'fine ok okay good great sure sorry glad kidding joking back done ready bad pleasure god goodness gosh'.split(' '),
+);
 
 /**
  * The deterministic background monitor, used when no model is set or it
  * failed: the user's own first-person statements of fact, as they said them
- * ("I live in Lyon", "我养了一只猫"). Questions, requests and small talk are
+ * ("I live in Lyon", "I'm vegan", "我养了一只猫"). Questions, requests and small talk are
  * left out; nothing is ever updated, boosted or deleted this way.
  */
 export function extractFactsDeterministic(userText: string, limit: number): string[] {
@@ -37,5 +44,7 @@ function isFactualStatement(raw: string, sentence: string): boolean {
   if (bare === '' || FILLER.test(bare)) return false;
   if (QUESTION_START.test(bare) || REQUEST_START.test(bare) || CJK_QUESTION_END.test(bare)) return false;
   if (hasCjk(bare)) return FIRST_PERSON_CJK.test(bare) && Array.from(bare).length >= 4;
-  return FIRST_PERSON.test(bare) && bare.split(/\s+/u).length >= 3;
+  if (FIRST_PERSON.test(bare) && bare.split(/\s+/u).length >= 3) return true;
+  const word = SHORT_SELF_STATEMENT.exec(bare)?.[1]?.toLowerCase();
+  return word !== undefined && !ENGLISH_STOPWORDS.has(word) && !SMALL_TALK_WORDS.has(word);
 }

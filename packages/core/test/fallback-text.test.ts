@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import {
+  cleanModelText,
+  compressDeterministic,
+  createMemory,
+  extractFactsDeterministic,
+  mergeDeterministic,
+  planDeterministicConsolidation,
+  splitSentences,
+} from '../src/index.js';
+import {
+  axisVector,
+  createFakeClock,
+  createInMemoryStore,
+  createRecord,
+  createScriptedModel,
+  createTestEmbedder,
+  vectorWithSimilarity,
+} from '../src/testing/index.js';
+
+const fact = (id: string, content: string) =>
+  createRecord({ id, content, scope: { userId: 'u' }, atIso: '2024-01-01T00:00:00.000Z' }, { importance: 1, category: 'fact', type: 'user' });
+
+describe('deterministic merge keeps corrections, negations and emoji', () => {
+  it.each([
+    ['I like coffee. I have a dog.', "I don't like coffee.", "I don't like coffee. I have a dog."],
+    ['I like coffee and tea.', 'I do not like coffee and tea.', 'I do not like coffee and tea.'],
+    ["I don't like coffee and tea.", 'I like coffee.', 'I like coffee.'],
+    ['I was never in Tokyo or Osaka.', 'I was in Tokyo.', 'I was in Tokyo.'],
+    ['我喜欢咖啡和茶。', '我不喜欢咖啡。', '我不喜欢咖啡。'],
+    ['我没去过东京和大阪。', '我去过东京。', '我去过东京。'],
+    ['I like 🍣. I have a 🐶.', 'I like 🍕 now.', 'I like 🍕 now. I have a 🐶.'],
+  ])('%s + %s', (old, fresh, merged) => {
+    expect(mergeDeterministic(old, fresh, 'full', 1000)).toBe(merged);
+  });
+
+  it('still keeps the longer text when the new one says nothing new, negated alike', () => {
+    expect(mergeDeterministic("I don't eat meat or fish.", "I don't eat meat.", 'full', 1000)).toBe("I don't eat meat or fish.");
+    expect(mergeDeterministic('我非常喜欢咖啡和茶', '我非常喜欢咖啡', 'full', 1000)).toBe('我非常喜欢咖啡和茶');
+  });
+
+  it('through memory.add without a model, the correction is what is stored', async () => {
+    const old = 'I like coffee. I have a dog.';
+    const fresh = "I don't like coffee.";
+    const embedder = createTestEmbedder({ dimension: 16, vectors: { [old]: axisVector(16, 0), [fresh]: vectorWithSimilarity(16, 0, 5, 0.9) } });
+    const memory = createMemory({ store: createInMemoryStore(), embedder, clock: createFakeClock('2024-01-01T00:00:00.000Z') });
+    await memory.add(old, { scope: { userId: 'u' } });
+    const result = await memory.add(fresh, { scope: { userId: 'u' } });
+    expect(result.decision.strategy).toBe('merge_update');
+    expect(result.memory.content).toBe("I don't like coffee. I have a dog.");
+  });
+});
+
+describe('deterministic consolidation never absorbs a statement that differs in negation or emoji', () => {
+  it.each([
+    ['I like coffee and tea every morning.', "I don't like coffee."],
+    ["I don't like coffee and tea.", 'I like coffee.'],
+    ['I was never in Tokyo or Osaka.', 'I was in Tokyo.'],
+    ['我不住在北京', '我住在北京'],
+    ['I love 🍕 very much', 'I love 🍣'],
+  ])('%s / %s', (host, other) => {
+    expect(planDeterministicConsolidation([fact('a', host), fact('b', other)])).toEqual([]);
+  });
+
+  it('absorbs a statement negated alike, in English and Chinese', () => {
+    expect(planDeterministicConsolidation([fact('a', "I don't like coffee or tea."), fact('b', "I don't like coffee.")])).toEqual([
+      { keep: 'a', absorb: ['b'], content: "I don't like coffee or tea." },
+    ]);
+    expect(planDeterministicConsolidation([fact('a', '我不喜欢咖啡和茶'), fact('b', '我不喜欢咖啡')])).toEqual([
+      { keep: 'a', absorb: ['b'], content: '我不喜欢咖啡和茶' },
+    ]);
+  });
+});
+
+describe('splitSentences ends a sentence at "." only before whitespace or the end', () => {
+  it.each([
+    ['I am 1.85 m tall.', ['I am 1.85 m tall.']],
+    ['我身高1.85米，体重70公斤。我住在上海！', ['我身高1.85米，体重70公斤。', '我住在上海！']],
+    ['My email is bob@example.com. I have a dog!', ['My email is bob@example.com.', 'I have a dog!']],
+    ['I visited www.example.com yesterday... Then home?\nNew line', ['I visited www.example.com yesterday...', 'Then home?', 'New line']],
+  ])('%s', (text, sentences) => {
+    expect(splitSentences(text)).toEqual(sentences);
+  });
+
+  it('the merge and the extraction fallback keep numbers and addresses whole', () => {
+    expect(mergeDeterministic('I am 1.85 m tall. I have a dog.', 'I am 1.90 m tall.', 'full', 1000)).toBe('I am 1.90 m tall. I have a dog.');
+    expect(extractFactsDeterministic('I am 1.85 m tall. 我身高1.85米。My email is bob@example.com.', 3)).toEqual([
+      'I am 1.85 m tall.',
+      '我身高1.85米。',
+      'My email is bob@example.com.',
+    ]);
+  });
+});
+
+describe('the summary fallback keeps a fair share of the text', () => {
+  it('cuts at a word boundary when the first clause is far shorter than the target', () => {
+    const text = 'Well, I have been working at the company for many years and I really enjoy building distributed systems with my team in Berlin';
+    expect(compressDeterministic(text, 'summary')).toBe('Well, I have been working at the company for many years and I really enjoy building…');
+    expect(compressDeterministic('嗯，我非常喜欢在周末的时候和朋友们一起去爬山然后在山顶上吃火锅看日落', 'summary')).toBe(
+      '嗯，我非常喜欢在周末的时候和朋友们一起去爬山然后…',
+    );
+    expect(compressDeterministic('My email is bob@example.com and my phone is 555-1234.', 'summary')).toBe('My email is bob@example.com…');
+  });
+
+  it('still cuts at a clause boundary that keeps enough', () => {
+    expect(compressDeterministic('我叫张三，是一名AI工程师，目前在北京工作', 'summary')).toBe('我叫张三，是一名AI工程师…');
+    expect(compressDeterministic('I live in Paris with my wife, and we have two cats and a dog', 'summary')).toBe('I live in Paris with my wife…');
+  });
+});
+
+describe('the extraction fallback takes short first-person facts', () => {
+  it.each([
+    ["I'm vegan.", ["I'm vegan."]],
+    ["I'm Tom.", ["I'm Tom."]],
+    ["I'm 28.", ["I'm 28."]],
+    ['I am Tom', ['I am Tom']],
+    ['I’m vegan', ['I’m vegan']],
+    ["Remember: I'm vegan", ["I'm vegan"]],
+    ["Hi, I'm Tom.", ["I'm Tom."]],
+    ['请记住：我是素食者', ['我是素食者']],
+  ])('%s', (text, facts) => {
+    expect(extractFactsDeterministic(text, 3)).toEqual(facts);
+  });
+
+  it('but not small talk of that form', () => {
+    expect(extractFactsDeterministic("I'm fine. I'm sorry. I'm here. My bad! My pleasure. I'm not.", 5)).toEqual([]);
+  });
+});
+
+describe('cleanModelText', () => {
+  it.each([
+    ['<think>The user moved; Paris is outdated.</think>\nI live in Lyon.', 'I live in Lyon.'],
+    ['The user moved.</think>\n\nI live in Lyon.', 'I live in Lyon.'],
+    ['<think>用户搬家了</think>我住在里昂。', '我住在里昂。'],
+    ['<think>still thinking', ''],
+    ['```\nI live in Lyon.\n```\nHope this helps!', 'I live in Lyon.'],
+    ['Here you go:\n```text\nI live in Lyon.\n```\nLet me know!', 'I live in Lyon.'],
+    ['Here is the merged memory:\n\nI live in Lyon.', 'I live in Lyon.'],
+    ['以下是合并后的记忆：\n我住在里昂。', '我住在里昂。'],
+    ['合并后的记忆：我住在里昂。', '我住在里昂。'],
+    ['Merged memory: "I live in Lyon."', 'I live in Lyon.'],
+  ])('%j', (answer, cleaned) => {
+    expect(cleanModelText(answer)).toBe(cleaned);
+  });
+
+  it("keeps a heading of the memory's own and text that is only the answer", () => {
+    expect(cleanModelText('Favourite foods:\n- sushi\n- pizza')).toBe('Favourite foods:\n- sushi\n- pizza');
+    expect(cleanModelText('I live in Lyon: the city of lights.')).toBe('I live in Lyon: the city of lights.');
+  });
+
+  it('a merge through a reasoning model stores the answer without its reasoning', async () => {
+    const old = 'I live in Paris.';
+    const fresh = 'I live in Lyon now.';
+    const embedder = createTestEmbedder({ dimension: 16, vectors: { [old]: axisVector(16, 0), [fresh]: vectorWithSimilarity(16, 0, 5, 0.9) } });
+    const languageModel = createScriptedModel(['<think>The user moved; Paris is outdated.</think>\nI live in Lyon.']);
+    const memory = createMemory({ store: createInMemoryStore(), embedder, clock: createFakeClock('2024-01-01T00:00:00.000Z'), languageModel });
+    await memory.add(old, { scope: { userId: 'u' } });
+    expect((await memory.add(fresh, { scope: { userId: 'u' } })).memory.content).toBe('I live in Lyon.');
+  });
+});

@@ -16,9 +16,15 @@ export function tempPathFor(target: string, tag = randomBytes(6).toString('hex')
   return path.join(path.dirname(target), `.${path.basename(target)}.${tag}.tmp`);
 }
 
-/** True for names this package uses for temp files. */
+/**
+ * The names `tempPathFor` gives: `.<name>.<tag>.tmp`, the tag being its own
+ * 12 hex digits or a Transaction's id (`<base-36 time>-<8 hex digits>`).
+ */
+const TEMP_NAME = /^\..+\.(?:[0-9a-f]{12}|[0-9a-z]+-[0-9a-f]{8})\.tmp$/u;
+
+/** True for names this package uses for temp files (and not for a person's own `.notes.tmp`). */
 export function isTempName(name: string): boolean {
-  return name.startsWith('.') && name.endsWith('.tmp');
+  return TEMP_NAME.test(name);
 }
 
 /** Identity of a file's content as the filesystem sees it: changes with any write or replace. */

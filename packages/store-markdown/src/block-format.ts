@@ -103,7 +103,9 @@ export interface ParseContext {
 
 /** Split a Markdown file into its preamble, memory blocks and untouched text. */
 export function parseMemoryFile(text: string, context: ParseContext): ParsedFile {
-  const lines = text.replace(/\r\n/gu, '\n').split('\n');
+  // A byte order mark (Notepad saves UTF-8 with one) is not text: left in, the first heading would not read as
+  // one. It is not written back: memloom writes UTF-8 without a BOM, which editors read the same.
+  const lines = text.replace(/^\uFEFF/u, '').replace(/\r\n/gu, '\n').split('\n');
   const segments: Segment[] = [];
   const problems: FileProblem[] = [];
   const starts: number[] = [];
@@ -174,7 +176,9 @@ export function renderBlock(record: MemoryRecord): string {
 
 function renderUncached(record: MemoryRecord): string {
   const body = bodyFor(record.content);
-  const shown = contentFrom(body.split('\n'));
+  // The text exactly as parseMemoryFile will read it back: the file's CR LF become LF, and the line break after
+  // the body makes a CR at its end one too.
+  const shown = contentFrom(`${body}\n`.replace(/\r\n/gu, '\n').split('\n'));
   // Text the block cannot show exactly (or no text at all) is kept whole in `raw`.
   const meta: Meta = metaFor(record, shown === record.content && shown !== '' ? undefined : record.content);
   meta.sum = checksum(shown, meta);
@@ -221,7 +225,8 @@ function bodyFor(content: string): string {
   return content
     .replace(/\r\n/gu, '\n')
     .split('\n')
-    .map((line) => (NEEDS_ESCAPE.test(line) ? `\\${line}` : line))
+    // Tested without a CR at the end: the parser reads `##\r` followed by a line break as a heading.
+    .map((line) => (NEEDS_ESCAPE.test(line.replace(/\r$/u, '')) ? `\\${line}` : line))
     .join('\n');
 }
 

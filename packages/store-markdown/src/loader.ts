@@ -1,4 +1,4 @@
-import { promises as fs, readdirSync, statSync } from 'node:fs';
+import { lstatSync, promises as fs, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isMissing, readIfExists, signatureOf } from './atomic-file.js';
 import { decodeAccessLog, decodeHistory, decodeVectorHeader, decodeVectorRecords, type VectorHeader } from './index-logs.js';
@@ -10,7 +10,8 @@ const DAY_FILE = /^\d{8}\.md$/u;
 
 /**
  * The Markdown files of a scope (`MEMORY.md`, `YYYYMM/YYYYMMDD.md`) with
- * their signatures. Synchronous, like discoverScopes: it runs before reads.
+ * their signatures; a file that is a symbolic link gets a link signature
+ * (see `isLinkSignature`). Synchronous, like discoverScopes: it runs before reads.
  */
 export function listMarkdownFiles(directory: string): Map<string, string> {
   const files = new Map<string, string>();
@@ -22,8 +23,8 @@ export function listMarkdownFiles(directory: string): Map<string, string> {
     throw error;
   }
   for (const entry of entries) {
-    if (entry.isFile() && entry.name === MEMORY_FILE) {
-      const signature = statSignature(path.join(directory, MEMORY_FILE));
+    if (entry.name === MEMORY_FILE) {
+      const signature = markdownSignature(path.join(directory, MEMORY_FILE));
       if (signature) files.set(MEMORY_FILE, signature);
     } else if (entry.isDirectory() && MONTH.test(entry.name)) {
       let days: string[];
@@ -35,7 +36,7 @@ export function listMarkdownFiles(directory: string): Map<string, string> {
       }
       for (const day of days.sort()) {
         if (!DAY_FILE.test(day) || day.slice(0, 6) !== entry.name) continue;
-        const signature = statSignature(path.join(directory, entry.name, day));
+        const signature = markdownSignature(path.join(directory, entry.name, day));
         if (signature) files.set(`${entry.name}/${day}`, signature);
       }
     }
@@ -49,6 +50,29 @@ export function fileOrder(a: string, b: string): number {
   if (a === MEMORY_FILE) return -1;
   if (b === MEMORY_FILE) return 1;
   return a < b ? -1 : 1;
+}
+
+const LINK = 'link:';
+
+/**
+ * True for the signature of a Markdown file that is a symbolic link. Such a
+ * file is reported as a problem and neither read nor written: writing
+ * through it would replace the link with a plain file.
+ */
+export function isLinkSignature(signature: string): boolean {
+  return signature.startsWith(LINK);
+}
+
+/** Signature of a Markdown file: of the link itself when it is one, undefined when it is not a file. */
+function markdownSignature(file: string): string | undefined {
+  try {
+    const stat = lstatSync(file);
+    if (stat.isSymbolicLink()) return `${LINK}${signatureOf(stat)}`;
+    return stat.isFile() ? signatureOf(stat) : undefined;
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
 }
 
 /** Signature of a regular file, or undefined when there is none (synchronous: a single stat). */

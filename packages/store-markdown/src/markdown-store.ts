@@ -39,7 +39,7 @@ import { newScopeState } from './scope-state.js';
 import { checkDimension, checkHeader, pickHeader, readStoreFile, validateChange } from './store-file.js';
 import { commitPlan, newTransaction } from './commit.js';
 import type { Transaction } from './transaction.js';
-import { accessFile, historyFile, Plan, type Entry, type ScopeState } from './world.js';
+import { accessFile, historyFile, Plan, vectorFile, type Entry, type ScopeState } from './world.js';
 
 /** A memloom store over Markdown files, plus what only a file store can do. */
 export interface MarkdownStore extends MemoryStore {
@@ -367,6 +367,8 @@ class MarkdownFileStore implements MarkdownStore {
       if (files.size !== state.files.size) return true;
       for (const [rel, signature] of files) if (state.files.get(rel)?.signature !== signature) return true;
       if (statSignature(accessFile(state)) !== state.accessSignature) return true;
+      // Vectors another process wrote (it embedded blocks this one could not, or rebuilt the index).
+      if (statSignature(vectorFile(state)) !== state.vectorSignature) return true;
     }
     return false;
   }
@@ -492,7 +494,11 @@ class MarkdownFileStore implements MarkdownStore {
   private exclusive<T>(task: () => Promise<T>): Promise<T> {
     const run = this.queue.then(async () => {
       this.assertOpen();
-      await fs.mkdir(this.stateDirectory, { recursive: true });
+      try {
+        await fs.mkdir(this.stateDirectory, { recursive: true });
+      } catch (error) {
+        throw ioError(error, `cannot create the store folder ${this.stateDirectory}`);
+      }
       return this.lock.run(task);
     });
     this.queue = run.catch(() => undefined);

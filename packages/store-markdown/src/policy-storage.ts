@@ -3,7 +3,7 @@ import { policyOverridesSchema, systemClock, type Clock, type PolicyOverrides, t
 import { readIfExists, writeFileAtomic } from './atomic-file.js';
 import { readdir } from 'node:fs/promises';
 import { stamp } from './backups.js';
-import { storeError } from './errors.js';
+import { ioError, storeError } from './errors.js';
 import { FileLock } from './file-lock.js';
 import { assertSafeScope, memoryDirectory } from './scope-path.js';
 
@@ -44,7 +44,7 @@ export function createMarkdownPolicyStorage(options: MarkdownPolicyStorageOption
     timeoutMs: options.lockTimeoutMs ?? 10_000,
     staleMs: options.lockStaleMs ?? 30_000,
   });
-  const display = path.relative(root, file).split(path.sep).join('/');
+  const display = shownPath(root, file);
 
   async function read(): Promise<{ text: string; value: unknown } | undefined> {
     const text = await readIfExists(file);
@@ -65,38 +65,58 @@ export function createMarkdownPolicyStorage(options: MarkdownPolicyStorageOption
     file,
     snapshots,
     async readOverrides() {
-      return (await read())?.value;
+      return (await guarded(`cannot read ${display}`, read))?.value;
     },
     async readLastCompression(of: Scope) {
       const marker = compressionMarker(root, of);
-      const text = (await readIfExists(marker))?.trim();
+      const text = (await guarded(`cannot read ${shownPath(root, marker)}`, () => readIfExists(marker)))?.trim();
       if (!text) return undefined;
       const at = new Date(text);
       if (Number.isNaN(at.getTime())) {
-        const shown = path.relative(root, marker).split(path.sep).join('/');
+        const shown = shownPath(root, marker);
         throw storeError('STORE_CORRUPT', `${shown}:1: not a timestamp ("${text.slice(0, 40)}"); delete the file to reset it`, { path: shown, line: 1 });
       }
       return at;
     },
     async writeLastCompression(of: Scope, at: Date) {
       const marker = compressionMarker(root, of);
-      await lock.run(() => writeFileAtomic(marker, `${at.toISOString()}\n`, durability));
+      if (!(at instanceof Date) || Number.isNaN(at.getTime())) {
+        throw storeError('INVALID_INPUT', `the time of the last compression must be a valid Date, not ${String(at)}`);
+      }
+      const write = () => writeFileAtomic(marker, `${at.toISOString()}\n`, durability);
+      await guarded(`cannot write ${shownPath(root, marker)}`, () => lock.run(write));
     },
     async writeOverrides(overrides: PolicyOverrides, at: Date) {
       const parsed = policyOverridesSchema.safeParse(overrides);
       if (!parsed.success) throw storeError('INVALID_INPUT', `policy overrides are not valid: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
       const atMs = at instanceof Date && !Number.isNaN(at.getTime()) ? at.getTime() : clock.now();
-      await lock.run(async () => {
-        const current = await readIfExists(file);
-        if (current !== undefined && current.trim() !== '') {
-          await writeFileAtomic(await freeSnapshotName(snapshots, atMs), current, durability);
-        }
-        // Only the keys given: the schema's defaults are the configuration's business, not an override.
-        const given = Object.fromEntries(Object.keys(overrides).map((key) => [key, (parsed.data as Record<string, unknown>)[key]]));
-        await writeFileAtomic(file, `${JSON.stringify(given, null, 2)}\n`, durability);
-      });
+      await guarded(`cannot write ${display}`, () =>
+        lock.run(async () => {
+          const current = await readIfExists(file);
+          if (current !== undefined && current.trim() !== '') {
+            await writeFileAtomic(await freeSnapshotName(snapshots, atMs), current, durability);
+          }
+          // Only the keys given: the schema's defaults are the configuration's business, not an override.
+          const given = Object.fromEntries(Object.keys(overrides).map((key) => [key, (parsed.data as Record<string, unknown>)[key]]));
+          await writeFileAtomic(file, `${JSON.stringify(given, null, 2)}\n`, durability);
+        }),
+      );
     },
   };
+}
+
+/** Run a file operation; a failure that is not a MemloomError yet becomes STORE_ERROR saying what failed. */
+async function guarded<T>(what: string, task: () => Promise<T>): Promise<T> {
+  try {
+    return await task();
+  } catch (error) {
+    throw ioError(error, what);
+  }
+}
+
+/** A path relative to the store root, with forward slashes, for messages. */
+function shownPath(root: string, file: string): string {
+  return path.relative(root, file).split(path.sep).join('/');
 }
 
 /** Seed 001's `memory/.last_longterm_compress` of a scope (validated before it names a folder). */

@@ -5,7 +5,7 @@ import { isMissing, isTempName, readIfExists, type Durability } from './atomic-f
 import { parseMemoryFile, type FileProblem, type ParsedFile } from './block-format.js';
 import { storeError } from './errors.js';
 import { decodeHistory, type VectorHeader } from './index-logs.js';
-import { fileOrder, historyIds, listMarkdownFiles, loadAccess, statSignature, syncVectors } from './loader.js';
+import { fileOrder, historyIds, isLinkSignature, listMarkdownFiles, loadAccess, statSignature, syncVectors } from './loader.js';
 import type { ResolvedOptions } from './options.js';
 import { discoverScopes } from './scope-path.js';
 import { recoverJournal } from './transaction.js';
@@ -98,6 +98,10 @@ export class Reconciler {
       const changed: ChangedFile[] = [];
       for (const [rel, signature] of listing) {
         if (state.files.get(rel)?.signature === signature) continue;
+        if (isLinkSignature(signature)) {
+          changed.push({ rel, signature, parsed: linkedFile(state, rel) });
+          continue;
+        }
         const text = await readIfExists(path.join(state.directory, rel));
         if (text === undefined) continue;
         changed.push({ rel, signature, parsed: this.parse(state, rel, text) });
@@ -313,6 +317,17 @@ async function sweepTemps(directory: string, deep: boolean): Promise<void> {
     if (entry.isFile() && isTempName(entry.name)) await fs.rm(full, { force: true });
     else if (deep && entry.isDirectory()) await sweepTemps(full, true);
   }
+}
+
+/**
+ * A Markdown file that is a symbolic link, as a file that cannot be read: reported, never written, and nothing
+ * in it taken as deleted. Following it would be fine for reading, but every write replaces the file by renaming
+ * a new one over it, which would turn the link into a plain file.
+ */
+function linkedFile(state: ScopeState, rel: string): ParsedFile {
+  const message =
+    'is a symbolic link; memloom does not read or write Markdown files through links (a write would replace the link with a plain file). Put the file itself here';
+  return { segments: [], problems: [{ path: `${state.displayPath}/${rel}`, line: 1, message }] };
 }
 
 /** A block's vector is made again when its content or context changed (both go into it), or it has none. */

@@ -1,13 +1,18 @@
 import type { MemoryChange, Scope, StoreOpenOptions } from '@memloom/core';
 import { assertRecordContext, assertValidVector } from '@memloom/core';
 import { readIfExists } from './atomic-file.js';
-import { BACKEND, storeError } from './errors.js';
+import { BACKEND, ioError, storeError } from './errors.js';
 import type { VectorHeader } from './index-logs.js';
 import { assertSafeScope } from './scope-path.js';
 
 /** `.memloom/store.json`: which embedder's vectors the store holds. Undefined when not written yet. */
 export async function readStoreFile(file: string, display: string): Promise<VectorHeader | undefined> {
-  const text = await readIfExists(file);
+  let text: string | undefined;
+  try {
+    text = await readIfExists(file);
+  } catch (error) {
+    throw ioError(error, `cannot read ${display}`);
+  }
   if (text === undefined) return undefined;
   try {
     const value = JSON.parse(text) as Partial<VectorHeader>;

@@ -24,6 +24,7 @@ interface JournalEntry {
  * renames (commit). Callers hold the store lock.
  */
 export class Transaction {
+  /** Also names its temp files: keep in step with the names `isTempName` recognises. */
   private readonly txid = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
   private readonly appends = new Map<string, Array<string | Buffer>>();
   private readonly writes = new Map<string, string | Buffer>();

@@ -93,7 +93,7 @@ export class Plan {
   readonly layouts = new Map<string, { scope: ScopeState; layout: FileLayout; dirty: boolean }>();
   /** Files that are gone from disk (removed by hand). */
   readonly removedFiles: Array<{ scope: ScopeState; rel: string }> = [];
-  private readonly versions: Array<{ scope: ScopeState; id: string; version: MemoryVersion }> = [];
+  private versions: Array<{ scope: ScopeState; id: string; version: MemoryVersion }> = [];
   readonly vectorRecords: Array<{ scope: ScopeState; id: string; revision: number; vector: Float32Array | undefined }> = [];
   readonly historyRemoves: Array<{ scope: ScopeState; id: string }> = [];
   private readonly historyMoves: Array<{ from: ScopeState; to: ScopeState; id: string }> = [];
@@ -175,15 +175,21 @@ export class Plan {
     if (detach) this.detach(old);
     this.entries.set(id, null);
     const scope = this.scopeOf(old.scopeKey);
-    this.historyRemoves.push({ scope, id });
+    this.removeHistory(scope, id);
     if (old.vector) this.vectorRecords.push({ scope, id, revision: -1, vector: undefined });
     return old;
   }
 
   /** Remove what is left of a memory that is gone from the Markdown (its history, its vector). */
   forget(scope: ScopeState, id: string): void {
-    this.historyRemoves.push({ scope, id });
+    this.removeHistory(scope, id);
     if (scope.vectors.has(id)) this.vectorRecords.push({ scope, id, revision: -1, vector: undefined });
+  }
+
+  /** The history goes, with the versions staged for it so far; versions staged after this start a new one. */
+  private removeHistory(scope: ScopeState, id: string): void {
+    this.historyRemoves.push({ scope, id });
+    this.versions = this.versions.filter((item) => item.id !== id);
   }
 
   /** Give an entry a vector (rebuild) without a version. */
@@ -218,10 +224,20 @@ export class Plan {
       transaction.remove(historyFile(from, id));
     }
     const moved = new Set(this.historyMoves.map((move) => move.id));
+    // A history removed in this plan is written anew from the versions staged after the removal (a memory
+    // deleted and put again in one apply), else removed; the others get their versions appended.
+    const removed = new Set(this.historyRemoves.map(({ scope, id }) => historyFile(scope, id)));
+    const restarted = new Map<string, string>();
     for (const { scope, id, version } of this.versions) {
-      if (!moved.has(id)) transaction.append(historyFile(scope, id), encodeVersion(version));
+      const file = historyFile(scope, id);
+      if (removed.has(file)) restarted.set(file, (restarted.get(file) ?? '') + encodeVersion(version));
+      else if (!moved.has(id)) transaction.append(file, encodeVersion(version));
     }
-    for (const { scope, id } of this.historyRemoves) transaction.remove(historyFile(scope, id));
+    for (const file of removed) {
+      const text = restarted.get(file);
+      if (text === undefined) transaction.remove(file);
+      else transaction.write(file, text);
+    }
 
     if (header) {
       const byScope = new Map<ScopeState, Buffer[]>();

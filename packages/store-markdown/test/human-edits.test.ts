@@ -1,8 +1,10 @@
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createMemory, type MemoryRecord } from '@memloom/core';
+import { createMemory, type MemoryChange, type MemoryRecord } from '@memloom/core';
 import { createFakeClock, createTestEmbedder } from '@memloom/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tempPathFor } from '../src/atomic-file.js';
 import { createMarkdownStore, type MarkdownStore } from '../src/index.js';
 import { removeStoreFiles, tempRoot } from './helpers.js';
 
@@ -26,6 +28,19 @@ afterEach(async () => {
   }
   stores = [];
 });
+
+/** A put of a new memory of `scope` with this exact content, as an import would write it. */
+function putOf(id: string, content: string): MemoryChange {
+  const at = '2024-01-01T00:00:00.000Z';
+  const record: MemoryRecord = {
+    id, content, level: 'full', weight: 1, baseWeight: 1, importance: 1, baseImportance: 1, category: 'fact', type: 'user', scope,
+    createdAt: at, updatedAt: at, lastAccessedAt: at, source: 'user', verified: true, sources: [], tags: [], metadata: {}, revision: 1,
+  };
+  return {
+    op: 'put', memory: record, vector: new Array(16).fill(0.25), expectedRevision: 0,
+    version: { memoryId: id, version: 1, at, trigger: 'import', action: 'create', reason: 'test', before: null, after: record },
+  };
+}
 
 async function backups(store: MarkdownStore): Promise<string[]> {
   return (await readdir(path.join(store.directoryFor(scope), 'backups')).catch(() => [])).sort();
@@ -275,5 +290,59 @@ describe('edits made by a person', () => {
     stores.push(third);
     expect((await third.get('empty-1'))?.content).toBe('');
     expect((await third.sync()).problems).toEqual([]);
+  });
+
+  it('reads back content with a CR at the end of a line exactly as it was written, without taking it for an edit', async () => {
+    const { store } = await rig();
+    const contents = ['The user said hi\r', '\r', 'two CRs\r\r\nthen a line', '##\r', 'a line\n##\r\r\nthat looks like a heading'];
+    await store.open({ dimension: 16, embedderId: 'memloom/test-embedder' });
+    await store.apply(contents.map((content, index) => putOf(`cr-${index}`, content)));
+    const reopened = createMarkdownStore({ root: store.root });
+    stores.push(reopened);
+    expect(await reopened.sync()).toMatchObject({ created: [], edited: [], deleted: [], problems: [] });
+    for (const [index, content] of contents.entries()) {
+      expect(await reopened.get(`cr-${index}`)).toMatchObject({ content, revision: 1 });
+      expect(await reopened.history(`cr-${index}`)).toHaveLength(1);
+    }
+  });
+
+  it('reads a file saved with a byte order mark (UTF-8 BOM) as without one, and drops the mark when it rewrites the file', async () => {
+    const { store, memory, file } = await rig();
+    const tea = await memory.add('Alice likes tea.', { scope });
+    const text = await readFile(file, 'utf8');
+    // The title and note removed, then saved by an editor that writes a BOM: the first block starts the file.
+    await writeFile(file, `\uFEFF${text.slice(text.indexOf('## '))}`);
+    expect(await store.sync()).toMatchObject({ created: [], edited: [], deleted: [], problems: [] });
+    expect(await store.get(tea.memory.id)).toMatchObject({ content: 'Alice likes tea.', revision: 1 });
+    expect(await store.history(tea.memory.id)).toHaveLength(1);
+
+    const note = path.join(store.directoryFor(scope), '202403', '20240301.md');
+    await mkdir(path.dirname(note), { recursive: true });
+    await writeFile(note, '\uFEFF## 2024-03-01\nWent hiking with Maria.\n\n## 2024-03-01\nAte paella.\n');
+    const report = await store.sync();
+    expect((await store.getMany(report.created)).map((record) => record.content).sort()).toEqual(['Ate paella.', 'Went hiking with Maria.']);
+    // Rewritten to record the new ids: UTF-8 without the mark.
+    const rewritten = await readFile(note, 'utf8');
+    expect(rewritten).toContain(`"id":"${report.created[0]}"`);
+    expect(rewritten.startsWith('## 2024-03-01')).toBe(true);
+  });
+
+  it("leaves a person's own .tmp files under memory/ alone and removes only temp files the store left", async () => {
+    const root = await tempRoot();
+    const first = await rig(root);
+    await first.memory.add('The user likes green tea.', { scope });
+    await first.store.close();
+    const directory = first.store.directoryFor(scope);
+    await mkdir(path.join(directory, 'attachments'), { recursive: true });
+    const mine = [path.join(directory, '.todo.tmp'), path.join(directory, 'attachments', '.scan.tmp'), path.join(directory, 'attachments', '.x.y.tmp')];
+    for (const file of mine) await writeFile(file, 'my file');
+    // What a killed writer leaves: a temp of an atomic write and one of a transaction.
+    const leftovers = [tempPathFor(path.join(directory, '.history', 'm1.jsonl')), path.join(directory, `.MEMORY.md.${Date.now().toString(36)}-0a1b2c3d.tmp`)];
+    for (const file of leftovers) await writeFile(file, 'half written');
+
+    const second = await rig(root);
+    expect(await second.store.count({})).toBe(1);
+    expect(mine.map((file) => existsSync(file))).toEqual([true, true, true]);
+    expect(leftovers.map((file) => existsSync(file))).toEqual([false, false]);
   });
 });

@@ -1,4 +1,4 @@
-import { cp, mkdir, readdir, rm } from 'node:fs/promises';
+import { cp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createMemory, MemloomError } from '@memloom/core';
 import { createFakeClock, createTestEmbedder } from '@memloom/core/testing';
@@ -102,6 +102,29 @@ describe('the derived index', () => {
     await store.close();
     const error = await createMarkdownStore({ root }).rebuildIndex().catch((caught: unknown) => caught);
     expect(MemloomError.hasCode(error, 'NOT_SUPPORTED')).toBe(true);
+  });
+
+  it('takes in vectors another open store wrote at the next read, without a sync', async () => {
+    const root = await tempRoot();
+    roots.push(root);
+    const embedder = createTestEmbedder({ dimension: 16 });
+    const open = { dimension: embedder.dimension, embedderId: embedder.id };
+    const bare = createMarkdownStore({ root });
+    await bare.open(open);
+    await mkdir(bare.directoryFor(alice), { recursive: true });
+    await writeFile(path.join(bare.directoryFor(alice), 'MEMORY.md'), '# Notes\n\n## 2024-03-01\nThe user likes sailing.\n');
+    const [id] = (await bare.sync()).unembedded;
+
+    // Another process with an embedder opens the store and embeds the hand-written block.
+    const equipped = createMarkdownStore({ root, embedder });
+    await equipped.open(open);
+    const [query] = await embedder.embed(['The user likes sailing.']);
+    expect((await equipped.vectorSearch({ vector: query!, limit: 1 }))[0]?.memory.id).toBe(id);
+    await equipped.close();
+
+    expect((await bare.vectorSearch({ vector: query!, limit: 1 }))[0]?.memory.id).toBe(id);
+    expect(await bare.getVector(id as string)).toHaveLength(16);
+    await bare.close();
   });
 
   it('refuses an embedder option that is not the one the store is opened for', async () => {

@@ -1,10 +1,12 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { lstat, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createMemory, MemloomError } from '@memloom/core';
 import { createFakeClock, createTestEmbedder } from '@memloom/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMarkdownStore, type MarkdownStore } from '../src/index.js';
 import { removeStoreFiles, tempRoot } from './helpers.js';
+
+const dimensions = { dimension: 16, embedderId: 'memloom/test-embedder' };
 
 let store: MarkdownStore | undefined;
 afterEach(async () => {
@@ -77,5 +79,46 @@ describe('a file that cannot be read', () => {
       [7, 'memory b has no text; write its text under the heading or delete the whole block'],
       [11, 'memloom field weight'],
     ]);
+  });
+});
+
+describe('a Markdown file that is a symbolic link', () => {
+  it('is reported like a file that cannot be read: never written through, and nothing in it is deleted', async () => {
+    const embedder = createTestEmbedder({ dimension: 16 });
+    const root = await tempRoot();
+    const first = createMarkdownStore({ root, embedder });
+    const memory = createMemory({ store: first, embedder });
+    const alice = { userId: 'alice' };
+    const added = await memory.add('Alice keeps bees.', { scope: alice });
+    await first.close();
+    // A dotfile manager keeps the real file elsewhere and links it in.
+    const directory = first.directoryFor(alice);
+    const file = path.join(directory, 'MEMORY.md');
+    const vault = await tempRoot('memloom-md-vault-');
+    const target = path.join(vault, 'MEMORY.md');
+    await rename(file, target);
+    await symlink(target, file);
+    const text = await readFile(target, 'utf8');
+
+    store = createMarkdownStore({ root, embedder });
+    await store.open(dimensions);
+    const problem = { path: 'users/alice/memory/MEMORY.md', line: 1, message: expect.stringMatching(/symbolic link/u) };
+    expect(store.problems()).toEqual([problem]);
+    expect((await store.sync()).deleted).toEqual([]);
+    const error = await createMemory({ store, embedder }).add('Alice moved to Porto.', { scope: alice }).catch((caught: unknown) => caught);
+    expect(MemloomError.hasCode(error, 'STORE_CORRUPT')).toBe(true);
+    expect((error as MemloomError).message).toContain('users/alice/memory/MEMORY.md:1');
+    // The link is still a link to the file as it was, and the history is still there.
+    expect((await lstat(file)).isSymbolicLink()).toBe(true);
+    expect(await readFile(target, 'utf8')).toBe(text);
+    expect(await readdir(path.join(directory, '.history'))).toHaveLength(1);
+
+    // The file itself back in place: the memory is there again, with its history.
+    await rm(file);
+    await rename(target, file);
+    expect((await store.sync()).problems).toEqual([]);
+    expect((await store.get(added.memory.id))?.content).toBe('Alice keeps bees.');
+    expect(await store.history(added.memory.id)).toHaveLength(1);
+    await rm(vault, { recursive: true, force: true });
   });
 });

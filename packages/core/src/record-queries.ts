@@ -34,6 +34,28 @@ export function assertRecordContext(memory: Pick<MemoryRecord, 'id' | 'context'>
 }
 
 /**
+ * For store authors: a record's times must be ISO 8601 timestamps (what core
+ * writes): INVALID_INPUT naming the field otherwise, before anything is
+ * written. A store whose files hold the times as text (Markdown) would
+ * otherwise write a file it cannot read back.
+ */
+export function assertRecordTimes(memory: Pick<MemoryRecord, 'id' | 'createdAt' | 'updatedAt' | 'lastAccessedAt'>, backend: string): void {
+  for (const field of ['createdAt', 'updatedAt', 'lastAccessedAt'] as const) {
+    const value: unknown = memory[field];
+    if (value === undefined && field === 'lastAccessedAt') continue;
+    if (typeof value !== 'string' || !ISO_TIME.test(value) || !Number.isFinite(Date.parse(value))) {
+      throw new MemloomError({
+        code: 'INVALID_INPUT',
+        backend,
+        message: `memory ${memory.id}: ${field} must be an ISO 8601 time such as 2024-03-01T09:00:00.000Z, got ${JSON.stringify(value)}`,
+      });
+    }
+  }
+}
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/u;
+
+/**
  * Queries over records held in process (core's in-memory store, the Markdown
  * store's loaded files), so every such store filters, orders and ranks alike.
  */

@@ -1,5 +1,5 @@
 import type { MemoryChange, Scope, StoreOpenOptions } from '@memloom/core';
-import { assertRecordContext, assertValidVector } from '@memloom/core';
+import { assertRecordContext, assertRecordTimes, assertValidVector } from '@memloom/core';
 import { readIfExists } from './atomic-file.js';
 import { BACKEND, ioError, storeError } from './errors.js';
 import type { VectorHeader } from './index-logs.js';
@@ -67,6 +67,8 @@ export function validateChange(change: MemoryChange, header: VectorHeader | unde
   }
   if (typeof memory.content !== 'string') throw storeError('INVALID_INPUT', `memory ${memory.id} has no text content`);
   assertRecordContext(memory, BACKEND);
+  // The times are written into the Markdown as text: one that cannot be read back would make the file unreadable.
+  assertRecordTimes(memory, BACKEND);
   const scope = assertSafeScope(memory.scope ?? {});
   if (!Number.isInteger(change.expectedRevision) || !version || typeof version !== 'object') {
     throw storeError('INVALID_INPUT', `memory ${memory.id}: a put needs an integer expectedRevision and a version`);

@@ -1,6 +1,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MemloomError } from '@memloom/core';
+import { createRecord } from '@memloom/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMarkdownStore } from '../src/index.js';
 import { tempRoot } from './helpers.js';
@@ -61,5 +62,37 @@ describe('the time of the last compression', () => {
     const error = await policy.writeLastCompression!({ userId: 'a' }, new Date('x')).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'INVALID_INPUT', backend: 'markdown' });
     expect(await policy.readLastCompression!({ userId: 'a' })).toBeUndefined();
+  });
+});
+
+describe('records with times the files cannot hold', () => {
+  it('refuses a put whose createdAt is not an ISO time with INVALID_INPUT, and the folder stays readable', async () => {
+    const folder = await root();
+    const store = createMarkdownStore({ root: folder });
+    await store.open({ dimension: 4, embedderId: 'test/vectors' });
+    const good = createRecord({ id: 'ok', content: 'a fine memory', scope: {}, atIso: '2024-03-01T09:00:00.000Z' }, { importance: 1, category: 'fact', type: 'user' });
+    const change = (memory: typeof good) => ({
+      op: 'put' as const,
+      memory,
+      vector: [1, 0, 0, 0],
+      expectedRevision: 0,
+      version: { memoryId: memory.id, version: 1, at: '2024-03-01T09:00:00.000Z', trigger: 'import' as const, action: 'create' as const, reason: 'test', before: null, after: memory },
+    });
+    for (const createdAt of ['yesterday', '2024-03-01', '']) {
+      const bad = { ...good, id: 'bad', createdAt };
+      const error = await store.apply([change(good), change(bad)]).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(error, createdAt).toMatchObject({ code: 'INVALID_INPUT', backend: 'markdown' });
+      expect((error as MemloomError).message).toContain('createdAt');
+    }
+    await store.apply([change(good)]);
+    await store.close();
+    const reopened = createMarkdownStore({ root: folder });
+    await reopened.open({ dimension: 4, embedderId: 'test/vectors' });
+    expect((await reopened.get('ok'))?.content).toBe('a fine memory');
+    expect(reopened.problems()).toEqual([]);
+    await reopened.close();
   });
 });

@@ -108,3 +108,13 @@ describe('deterministic merge', () => {
     expect(mergeDeterministic('I live in Paris with my wife', 'I live in Paris', 'full', 1000)).toBe('I live in Paris with my wife');
   });
 });
+
+describe('tokenize on long text', () => {
+  it('gives the same terms as sentence by sentence (it segments long text a piece at a time, cut only at punctuation or spaces)', () => {
+    const sentences = ['我住在杭州西湖附近，每天早上喝一杯拿铁咖啡。', '周末喜欢去爬山！', 'My favorite café is Blue Bottle; I go there 3 times a week. ', '東京の友達に会いに行きます。', '한국어도 조금 할 수 있어요. '];
+    const parts: string[] = [];
+    for (let index = 0; parts.join('').length < 30_000; index++) parts.push(`${sentences[index % sentences.length]}${index} `);
+    const text = parts.join('');
+    expect(tokenize(text)).toEqual(parts.flatMap((part) => tokenize(part)));
+  });
+});

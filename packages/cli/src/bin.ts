@@ -10,4 +10,11 @@ process.on('SIGINT', () => {
   interrupt.abort();
 });
 
+// A reader that stops early (`memloom list --all | head -1`) closes the pipe: later writes fail
+// with EPIPE. Nobody reads the rest, so stop quietly and successfully, as other command lines do.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
 process.exitCode = await runCli(process.argv.slice(2), processIo(interrupt.signal));

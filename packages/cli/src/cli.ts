@@ -2,13 +2,14 @@ import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { MemloomError } from '@memloom/core';
-import { createMemory, resolveMemloomConfig, type MemloomOptions } from 'memloom';
+import { createMemory, findConfigFile, resolveMemloomConfig, type MemloomOptions } from 'memloom';
 import { COMMANDS, findCommand } from './commands/index.js';
 import type { CommandContext, CommandSpec, GlobalOptions, OptionSpec, OptionValues } from './command.js';
 import { EXIT_CODES, exitCodeFor, UsageError, type ExitCode } from './exit-codes.js';
 import { commandHelp, mainHelp } from './help.js';
 import { styles, type CliIo } from './io.js';
 import { Progress } from './progress.js';
+import { prepareTypeScriptConfig } from './ts-config.js';
 
 /** Options every command takes, listed once in each command's --help. */
 export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
@@ -112,15 +113,26 @@ function createContext(io: CliIo, globals: GlobalOptions, values: OptionValues, 
     },
     openMemory: async (overrides = {}) => {
       const options = memloomOptions(overrides.embedder);
+      prepareTypeScriptConfig(configFileOf(options));
       const resolved = await resolveMemloomConfig(options);
       const memory = await createMemory(options);
       return { memory, resolved };
     },
-    resolveConfig: () => resolveMemloomConfig(memloomOptions()),
+    resolveConfig: () => {
+      const options = memloomOptions();
+      prepareTypeScriptConfig(configFileOf(options));
+      return resolveMemloomConfig(options);
+    },
     progress: (label) => new Progress(io.stderr, label, !globals.quiet),
     bold: out.bold,
     dim: out.dim,
   };
+}
+
+/** The configuration file `createMemory(options)` will read, if any. */
+function configFileOf(options: MemloomOptions): string | undefined {
+  if (options.configFile === false) return undefined;
+  return options.configFile ?? findConfigFile(options.cwd);
 }
 
 function readGlobals(values: OptionValues): GlobalOptions {
@@ -172,24 +184,33 @@ function reportFailure(io: CliIo, command: CommandSpec, globals: GlobalOptions, 
   const memloomError = MemloomError.isInstance(error) ? error : undefined;
   const message = error instanceof Error ? error.message : String(error);
   if (globals.json) {
+    // Only the JSON on stderr, so that a script can parse all of it; --verbose adds the stack trace in it.
     const code = memloomError?.code ?? (exitCode === EXIT_CODES.INTERRUPTED ? 'INTERRUPTED' : 'ERROR');
-    io.stderr.write(`${JSON.stringify({ error: { code, message, exitCode, ...(memloomError ? { details: memloomError.details } : {}) } })}\n`);
-  } else {
-    const prefix = memloomError || exitCode === EXIT_CODES.INTERRUPTED ? 'memloom' : 'memloom: unexpected error';
-    io.stderr.write(`${prefix}: ${message.replace(/^\[memloom\] /, '')}\n`);
-    const hint = memloomError ? hintFor(memloomError) : undefined;
-    if (hint) io.stderr.write(`${hint}\n`);
+    const stack = globals.verbose ? { stack: stackTrace(error) } : {};
+    io.stderr.write(`${JSON.stringify({ error: { code, message, exitCode, ...(memloomError ? { details: memloomError.details } : {}), ...stack } })}\n`);
+    return exitCode;
   }
+  const prefix = memloomError || exitCode === EXIT_CODES.INTERRUPTED ? 'memloom' : 'memloom: unexpected error';
+  io.stderr.write(`${prefix}: ${message.replace(/^\[memloom\] /, '')}\n`);
+  const hint = memloomError ? hintFor(memloomError) : undefined;
+  if (hint) io.stderr.write(`${hint}\n`);
   if (globals.verbose) {
-    let current: unknown = error;
-    for (let depth = 0; current && depth < 5; depth++) {
-      if (current instanceof Error && current.stack) io.stderr.write(`${depth === 0 ? '' : 'caused by: '}${current.stack}\n`);
-      current = current instanceof Error ? current.cause : undefined;
-    }
+    io.stderr.write(stackTrace(error));
   } else if (exitCode === EXIT_CODES.ERROR && !memloomError) {
     io.stderr.write('Run again with --verbose for the stack trace.\n');
   }
   return exitCode;
+}
+
+/** The stack trace of an error and of its causes (five deep). */
+function stackTrace(error: unknown): string {
+  let text = '';
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 5; depth++) {
+    if (current instanceof Error && current.stack) text += `${depth === 0 ? '' : 'caused by: '}${current.stack}\n`;
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return text;
 }
 
 function hintFor(error: MemloomError): string | undefined {

@@ -10,4 +10,4 @@ export { EXPORT_FORMAT, parseHeader, parseLine } from './export-format.js';
 export type { ExportHeader, ExportLine } from './export-format.js';
 export type { ImportCounts } from './import-exact.js';
 export { exportMemories, importMemories } from './transfer.js';
-export type { ExportOptions, ImportOptions } from './transfer.js';
+export type { ExportOptions, ImportOptions, ImportResult } from './transfer.js';

@@ -81,13 +81,25 @@ export interface ImportOptions {
   signal?: AbortSignal;
 }
 
+export interface ImportResult {
+  header: ExportHeader;
+  counts: ImportCounts;
+  /**
+   * Memory lines the file held after its header. Fewer than `header.count` means the file was cut
+   * short (or memories were deleted while it was exported): the caller should say so.
+   */
+  read: number;
+}
+
 /**
  * Read a memloom export into a memory's store. In copy mode every memory
  * keeps its id, fields and whole history; running the import again keeps
- * what is there (so it resumes). Merge mode adds each memory's content
+ * what is there (so it resumes); a memory that is in one batch twice is
+ * written once if both lines are the same, and is INVALID_INPUT naming
+ * both lines if they differ. Merge mode adds each memory's content
  * through the strategy engine.
  */
-export async function importMemories(memory: Memory, options: ImportOptions): Promise<{ header: ExportHeader; counts: ImportCounts }> {
+export async function importMemories(memory: Memory, options: ImportOptions): Promise<ImportResult> {
   const source = options.source ?? 'the export';
   const mode = options.mode ?? 'copy';
   const batchSize = options.batchSize ?? 100;
@@ -106,15 +118,19 @@ export async function importMemories(memory: Memory, options: ImportOptions): Pr
   let header: ExportHeader | undefined;
   let lineNumber = 0;
   let position = 0;
-  let batch: ExportLine[] = [];
+  let batch: BatchEntry[] = [];
   const flush = async () => {
     if (batch.length === 0) return;
     options.signal?.throwIfAborted();
-    const inScope = batch.filter(wanted);
+    const { unique, repeated } = withoutRepeats(batch, source);
+    const inScope = unique.filter(wanted);
     await open();
     await applyExact(memory, inScope, header!, counts, options.onConflict ?? 'error');
-    counts.done += inScope.length;
-    counts.outOfScope += batch.length - inScope.length;
+    // A line repeated in the batch holds what its first copy just wrote: kept, as it would be in a later batch.
+    const repeatedInScope = repeated.filter(wanted).length;
+    counts.kept += repeatedInScope;
+    counts.done += inScope.length + repeatedInScope;
+    counts.outOfScope += batch.length - inScope.length - repeatedInScope;
     batch = [];
     await options.onProgress?.(position, header!, counts);
   };
@@ -130,7 +146,7 @@ export async function importMemories(memory: Memory, options: ImportOptions): Pr
     position++;
     if (position <= skip) continue;
     if (mode === 'copy') {
-      batch.push(line);
+      batch.push({ line, lineNumber });
       if (batch.length >= batchSize) await flush();
       continue;
     }
@@ -146,7 +162,43 @@ export async function importMemories(memory: Memory, options: ImportOptions): Pr
   }
   if (!header) throw new MemloomError({ code: 'INVALID_INPUT', backend: 'cli', message: `${source} is empty: expected a memloom export` });
   await flush();
-  return { header, counts };
+  return { header, counts, read: position };
+}
+
+/** A memory line of the file waiting in a copy batch, with its line number for errors. */
+interface BatchEntry {
+  line: ExportLine;
+  lineNumber: number;
+}
+
+/**
+ * A batch is planned against the store as it was before the batch, so a memory must be in it once.
+ * A line repeated word for word is set aside (its first copy writes it); one id with two different
+ * contents is an error naming both lines: the file does not say which of them to keep.
+ */
+function withoutRepeats(batch: readonly BatchEntry[], source: string): { unique: ExportLine[]; repeated: ExportLine[] } {
+  const first = new Map<string, { lineNumber: number; text: string }>();
+  const unique: ExportLine[] = [];
+  const repeated: ExportLine[] = [];
+  for (const { line, lineNumber } of batch) {
+    const { id } = line.memory;
+    const text = JSON.stringify(line);
+    const earlier = first.get(id);
+    if (!earlier) {
+      first.set(id, { lineNumber, text });
+      unique.push(line);
+    } else if (earlier.text === text) {
+      repeated.push(line);
+    } else {
+      throw new MemloomError({
+        code: 'INVALID_INPUT',
+        backend: 'cli',
+        message: `${source}, lines ${earlier.lineNumber} and ${lineNumber}: memory ${id} is in the file twice, with different contents; remove the copy that should not be imported`,
+        details: { source, id, lines: [earlier.lineNumber, lineNumber] },
+      });
+    }
+  }
+  return { unique, repeated };
 }
 
 /** Through the strategy engine, as `memloom add` would, keeping the memory's fields and its time. */

@@ -1,8 +1,9 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { COMMANDS, EXIT_CODES } from '../src/index.js';
-import { json, run, tempFolder } from './helpers.js';
+import { json, run, syntheticExport, tempFolder } from './helpers.js';
 
 let dir: string;
 let cleanup: () => void;
@@ -177,6 +178,29 @@ describe('add-turns', () => {
     expect(json(await cli('list', '--user', 'ana', '--json'))).toEqual([]);
   });
 
+  it('checks the type of every field of a JSON turn while reading, naming the line, before any session is stored', async () => {
+    const first = 'Ana: I adopted a puppy\nBen: What breed?\n\n';
+    for (const [turn, message] of [
+      ['{"content":"Ana: a beagle","tags":"pets"}', 'line 4: "tags" must be a list of strings such as ["pets"], got "pets"'],
+      ['{"content":"Ana: a beagle","tags":["pets",""]}', 'line 4: "tags" must be a list of non-empty strings'],
+      ['{"content":"Ana: a beagle","sources":[1]}', 'line 4: "sources" must be a list of non-empty strings'],
+      ['{"content":"Ana: a beagle","metadata":[1,2]}', 'line 4: "metadata" must be an object'],
+      ['{"content":"Ana: a beagle","metadata":"dog"}', 'line 4: "metadata" must be an object'],
+      ['{"content":"Ana: a beagle","at":true}', 'line 4: "at" must be a date'],
+      ['{"content":"Ana: a beagle","at":""}', 'line 4: "at" must be a date'],
+    ] as const) {
+      const result = await run(dir, ['add-turns', '-', '--user', 'ana'], { stdin: `${first}${turn}\n` });
+      expect(result.code).toBe(EXIT_CODES.USAGE);
+      expect(result.stderr).toContain(message);
+      expect(json(await cli('list', '--user', 'ana', '--json'))).toEqual([]);
+    }
+    // Every field of the right type is taken as it is.
+    const good = '{"content":"Ana: a beagle","at":"2024-05-01T09:00:00Z","tags":["pets"],"sources":["D1:3"],"metadata":{"speaker":"Ana"}}';
+    const stored = json(await run(dir, ['add-turns', '-', '--user', 'ana', '--json'], { stdin: `${first}${good}\n` }));
+    const beagle = json(await cli('show', stored.memories[2], '--json'));
+    expect(beagle).toMatchObject({ tags: ['pets'], sources: ['D1:3'], metadata: { speaker: 'Ana' }, createdAt: '2024-05-01T09:00:00.000Z' });
+  });
+
   it('says which session failed when storing fails part-way, and keeps the sessions before it', async () => {
     const tooManyTags = JSON.stringify({ content: 'Ana: tagged to death', tags: Array.from({ length: 65 }, (_, index) => `t${index}`) });
     const result = await run(dir, ['add-turns', '-', '--user', 'ana'], { stdin: `first\nsecond\n\n${tooManyTags}\n` });
@@ -202,6 +226,22 @@ describe('forget', () => {
 
     expect(json(await cli('forget', '--scope', '--user', 'alice', '--yes', '--json'))).toEqual({ deleted: 1, scope: { userId: 'alice' } });
     expect(json(await cli('list', '--json')).map((record: { content: string }) => record.content)).toEqual(['Bob likes folk']);
+  });
+
+  it('--scope deletes exactly the memories its preview counts, within the configured default scope', async () => {
+    writeFileSync(join(dir, 'memloom.config.json'), JSON.stringify({ store: 'sqlite:./memory.db', scope: { userId: 'me' } }));
+    await cli('add', 'my note', '--session', 's1'); // user me (configured), session s1
+    await cli('add', "bob's note", '--user', 'bob', '--session', 's1');
+    const preview = await cli('forget', '--scope', '--session', 's1');
+    expect(preview.code).toBe(EXIT_CODES.USAGE);
+    expect(preview.stdout).toMatch(/^1 memory in scope .* would be forgotten/);
+    const forgot = await cli('forget', '--scope', '--session', 's1', '--yes');
+    expect(forgot.stdout).toMatch(/^forgot 1 memory in scope /);
+    const left = json(await cli('list', '--user', 'bob', '--json'));
+    expect(left.map((record: { content: string }) => record.content)).toEqual(["bob's note"]);
+    // Both say which scope: the configured user with the given session.
+    expect(preview.stdout).toContain('1 memory in scope user me, session s1 would be forgotten');
+    expect(forgot.stdout).toBe('forgot 1 memory in scope user me, session s1\n');
   });
 });
 
@@ -289,6 +329,32 @@ describe('configuration', () => {
     }
   });
 
+  it('a failed init writes no configuration, and leaves the one a folder had as it was', async () => {
+    const { dir: fresh, cleanup: done } = tempFolder();
+    try {
+      const missingModel = await run(fresh, ['init', '--embedder', 'transformers:Xenova/nope'], { env: { MEMLOOM_EMBEDDER: undefined } });
+      expect(missingModel.code).toBe(EXIT_CODES.CONFIG);
+      expect(readdirSync(fresh).filter((name) => name.startsWith('memloom.config'))).toEqual([]);
+      // Nothing was left behind to refuse the next init or break the next command.
+      expect((await run(fresh, ['init', '--embedder', 'lexical'])).code).toBe(0);
+      const working = readFileSync(join(fresh, 'memloom.config.json'), 'utf8');
+      await run(fresh, ['add', 'I write with a fountain pen']);
+
+      // A store that cannot be opened (nothing listens on the port): --force replaces nothing.
+      const server = createServer();
+      await new Promise<void>((resolvePromise) => server.listen(0, '127.0.0.1', resolvePromise));
+      const { port } = server.address() as { port: number };
+      await new Promise((resolvePromise) => server.close(resolvePromise));
+      const unreachable = await run(fresh, ['init', '--store', `qdrant:http://127.0.0.1:${port}`, '--force']);
+      expect(unreachable.code).not.toBe(0);
+      expect(readFileSync(join(fresh, 'memloom.config.json'), 'utf8')).toBe(working);
+      expect(readdirSync(fresh).filter((name) => name.startsWith('memloom.config'))).toEqual(['memloom.config.json']);
+      expect(json(await run(fresh, ['list', '--json']))).toHaveLength(1);
+    } finally {
+      done();
+    }
+  });
+
   it('a bad configuration is exit 4 naming the file and the field; --store and --no-config override it', async () => {
     writeFileSync(join(dir, 'memloom.config.json'), JSON.stringify({ store: 'sqlite:./memory.db', retrieval: { defaultLimit: 0 } }));
     const bad = await cli('list');
@@ -312,6 +378,18 @@ describe('configuration', () => {
   it('--verbose adds the stack trace', async () => {
     const verbose = await cli('show', 'nope', '--verbose');
     expect(verbose.stderr).toMatch(/MemloomError: \[memloom\] \[sqlite\] no memory nope\n +at /);
+  });
+
+  it('with --json, a failure puts only its JSON on stderr (--verbose adds the stack trace in it)', async () => {
+    // Reading a folder as a transcript: an unexpected error (exit 1), the kind that gets the --verbose hint.
+    const failed = await cli('add-turns', '.', '--json');
+    expect(failed.code).toBe(EXIT_CODES.ERROR);
+    expect(JSON.parse(failed.stderr)).toMatchObject({ error: { code: 'ERROR', exitCode: 1, message: expect.stringContaining('EISDIR') } });
+    expect(failed.stderr.trim().split('\n')).toHaveLength(1);
+    const human = await cli('add-turns', '.');
+    expect(human.stderr).toContain('Run again with --verbose for the stack trace.');
+    const verbose = await cli('add-turns', '.', '--json', '--verbose');
+    expect(JSON.parse(verbose.stderr).error.stack).toMatch(/EISDIR[\s\S]*\n +at /);
   });
 });
 
@@ -394,6 +472,87 @@ describe('export, import, reindex', () => {
     expect(resumed.stderr).toContain('Resuming from');
     expect(json(resumed)).toMatchObject({ done: 3, created: 3 });
     expect(json(await cli('list', '--store', 'sqlite:./merged.db', '--json'))).toHaveLength(2);
+  });
+
+  it('an export cut short is imported as far as it goes, then exit 2 saying so; a failure part-way says how many were imported', async () => {
+    const { header, lines } = syntheticExport(250);
+    writeFileSync(join(dir, 'cut.jsonl'), `${[header, ...lines.slice(0, 120)].join('\n')}\n`);
+    const cut = await cli('import', 'cut.jsonl');
+    expect(cut.code).toBe(EXIT_CODES.USAGE);
+    expect(cut.stdout).toContain('imported 120 memories');
+    expect(cut.stderr).toContain('cut.jsonl holds 120 memories, but its header says 250: the file looks cut short');
+    const asJson = await cli('import', 'cut.jsonl', '--store', 'sqlite:./other.db', '--json', '--quiet');
+    expect(asJson.code).toBe(EXIT_CODES.USAGE);
+    expect(json(asJson)).toMatchObject({ created: 120, read: 120, expected: 250 });
+    expect(JSON.parse(asJson.stderr)).toMatchObject({ error: { code: 'INVALID_INPUT', exitCode: 2, details: { read: 120, expected: 250 } } });
+
+    // Cut in the middle of a line: the batches before it are in the store, and the error says how many.
+    writeFileSync(join(dir, 'torn.jsonl'), `${[header, ...lines.slice(0, 150), lines[150]!.slice(0, 80)].join('\n')}`);
+    const torn = await cli('import', 'torn.jsonl', '--store', 'sqlite:./torn.db', '--batch-size', '100');
+    expect(torn.code).toBe(EXIT_CODES.USAGE);
+    expect(torn.stderr).toContain('torn.jsonl, line 152: not JSON');
+    expect(torn.stderr).toContain('100 memories before it were imported and stay in the store');
+    expect(json(await cli('list', '--all', '--store', 'sqlite:./torn.db', '--json'))).toHaveLength(100);
+    // The whole file is complete: exit 0, and the 250 are there.
+    writeFileSync(join(dir, 'whole.jsonl'), syntheticExport(250).text);
+    expect(json(await cli('import', 'whole.jsonl', '--store', 'sqlite:./torn.db', '--json'))).toMatchObject({ created: 150, kept: 100 });
+  });
+
+  it('a memory twice in one batch: the same line is imported once (whatever --on-conflict), two different ones are exit 2 naming both lines', async () => {
+    const { header, lines } = syntheticExport(3);
+    writeFileSync(join(dir, 'twice.jsonl'), `${[header, ...lines, lines[1]].join('\n')}\n`);
+    for (const [store, onConflict] of [['a', 'error'], ['b', 'skip'], ['c', 'replace']] as const) {
+      const imported = await cli('import', 'twice.jsonl', '--store', `sqlite:./${store}.db`, '--on-conflict', onConflict, '--json', '--quiet');
+      expect(imported.code).toBe(0);
+      expect(json(imported)).toMatchObject({ done: 4, created: 3, kept: 1, skipped: 0, replaced: 0 });
+      expect(json(await cli('history', JSON.parse(lines[1]!).memory.id, '--store', `sqlite:./${store}.db`, '--json'))).toHaveLength(1);
+    }
+    const other = JSON.parse(lines[1]!);
+    other.memory.content = 'Another text for the same memory';
+    other.versions[0].after.content = other.memory.content;
+    writeFileSync(join(dir, 'differ.jsonl'), `${[header, ...lines, JSON.stringify(other)].join('\n')}\n`);
+    const differ = await cli('import', 'differ.jsonl', '--store', 'sqlite:./d.db');
+    expect(differ.code).toBe(EXIT_CODES.USAGE);
+    expect(differ.stderr).toContain(`differ.jsonl, lines 3 and 5: memory ${other.memory.id} is in the file twice, with different contents`);
+    expect(json(await cli('list', '--store', 'sqlite:./d.db', '--json'))).toEqual([]);
+  });
+
+  it('Ctrl-C during reindex (SQLite, offline embedder) stops between batches with exit 130; run again, it resumes', async () => {
+    expect((await run(dir, ['import', '-', '--quiet'], { stdin: syntheticExport(200).text })).code).toBe(0);
+    const stop = new AbortController();
+    // Ctrl-C arrives as an event: it can stop the command only if the command lets the event loop run.
+    const interrupted = await run(dir, ['reindex', 'default', '--batch-size', '5'], {
+      signal: stop.signal,
+      onStderr: (text) => {
+        const done = / (\d+)\/200 /.exec(text);
+        if (done && Number(done[1]) > 0) setImmediate(() => stop.abort());
+      },
+    });
+    expect(interrupted.code).toBe(EXIT_CODES.INTERRUPTED);
+    const at = Number(/reindex interrupted at (\d+) of 200 memories; run the same command again to resume/.exec(interrupted.stderr)?.[1]);
+    expect(at).toBeGreaterThan(0);
+    expect(at).toBeLessThan(200);
+    const resumed = await cli('reindex', 'default', '--json', '--quiet');
+    expect(resumed.code).toBe(0);
+    expect(json(resumed)).toMatchObject({ total: 200, resumed: at, embedded: 200 - at });
+  });
+
+  it('reindex says to configure the new embedder where the embedder is configured', async () => {
+    await cli('add', 'Bob keeps bees', '--user', 'bob');
+    // From MEMLOOM_EMBEDDER (the tests' environment): the variable, or the file that comes before it.
+    const fromVariable = await cli('reindex', 'use-lite');
+    expect(fromVariable.stdout).toContain(
+      `Now use it: set MEMLOOM_EMBEDDER=use-lite (the embedder comes from that variable now), or set "embedder": "use-lite" in ${join(dir, 'memloom.config.json')}`,
+    );
+    expect(fromVariable.stdout).not.toContain('in options');
+    // From the configuration file.
+    writeFileSync(join(dir, 'memloom.config.json'), JSON.stringify({ store: 'sqlite:./memory.db', embedder: 'use-lite' }));
+    const fromFile = await run(dir, ['reindex', 'lexical', '--embedder', 'lexical'], { env: { MEMLOOM_EMBEDDER: undefined } });
+    expect(fromFile.code).toBe(0);
+    expect(fromFile.stdout).toContain(`Now use it: set "embedder": "lexical" in ${join(dir, 'memloom.config.json')} (or pass --embedder lexical).`);
+    // Configured nowhere: where to put it.
+    const nowhere = await run(dir, ['reindex', 'use-lite', '--no-config', '--store', 'sqlite:./memory.db'], { env: { MEMLOOM_EMBEDDER: undefined } });
+    expect(nowhere.stdout).toContain('Now use it: set "embedder": "use-lite" in memloom.config.json');
   });
 
   it('reindex moves the store to another embedder; the old one then no longer fits', async () => {

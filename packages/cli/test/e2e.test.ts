@@ -1,7 +1,17 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, runBin, tempFolder } from './helpers.js';
+import { BIN, runBin, syntheticExport, tempFolder } from './helpers.js';
+
+/** A project folder without package.json that has memloom installed (this repository's package). */
+function installMemloom(project: string): void {
+  const memloom = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'memloom');
+  mkdirSync(join(project, 'node_modules'));
+  symlinkSync(memloom, join(project, 'node_modules', 'memloom'), 'dir');
+}
 
 // The built binary as a user runs it: a child process, exit codes, stdout and stderr.
 let dir: string;
@@ -59,6 +69,45 @@ describe('the memloom binary', () => {
     const stats = await runBin(dir, ['stats', '--json']);
     expect(stats.code).toBe(0);
     expect(JSON.parse(stats.stdout).store).toMatchObject({ location: join(dir, 'from-ts.db'), source: join(dir, 'memloom.config.ts') });
+  });
+
+  it('reads the README\'s memloom.config.ts (import { defineConfig } from \'memloom\') in a project without package.json, Node 20 + tsx', async () => {
+    installMemloom(dir);
+    expect(existsSync(join(dir, 'package.json'))).toBe(false);
+    writeFileSync(
+      join(dir, 'memloom.config.ts'),
+      "// memloom.config.ts\nimport { defineConfig } from 'memloom';\n\nexport default defineConfig({ store: { type: 'sqlite', path: './data/memory.db' }, embedder: 'lexical', scope: { userId: 'me' } });\n",
+    );
+    const added = await runBin(dir, ['add', 'I keep my bike in the garage', '--json']);
+    expect(added.stderr).toBe('');
+    expect(added.code).toBe(0);
+    expect(JSON.parse(added.stdout).memory.scope).toEqual({ userId: 'me' });
+    const stats = JSON.parse((await runBin(dir, ['stats', '--json'])).stdout);
+    expect(stats.store).toMatchObject({ location: join(dir, 'data', 'memory.db'), source: join(dir, 'memloom.config.ts') });
+  });
+
+  it('reads a CommonJS memloom.config.js that require()s memloom', async () => {
+    installMemloom(dir);
+    writeFileSync(
+      join(dir, 'memloom.config.js'),
+      "const { defineConfig } = require('memloom');\nmodule.exports = defineConfig({ store: 'sqlite:./cjs.db', embedder: 'lexical' });\n",
+    );
+    const stats = await runBin(dir, ['stats', '--json']);
+    expect(stats.stderr).toBe('');
+    expect(JSON.parse(stats.stdout).store).toMatchObject({ location: join(dir, 'cjs.db'), source: join(dir, 'memloom.config.js') });
+  });
+
+  it('stops quietly with exit 0 when the reader of its output goes away (memloom list --all | head -1)', async () => {
+    const env = { MEMLOOM_EMBEDDER: 'lexical', MEMLOOM_STORE: 'sqlite:./memory.db' };
+    // Far more output than a pipe holds: the command is still writing when the reader leaves.
+    expect((await runBin(dir, ['import', '-', '--quiet'], env, syntheticExport(3000).text)).code).toBe(0);
+    const child = spawn(process.execPath, [BIN, 'list', '--all'], { cwd: dir, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+    child.stdout.once('data', () => child.stdout.destroy()); // like head -1: the first line, then the pipe is closed
+    const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
+    expect(stderr).toBe('');
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
   });
 
   it('a configuration error exits 4 with the file and field and no stack trace; --verbose adds it', async () => {

@@ -22,7 +22,11 @@ export function tempFolder(prefix = 'memloom-cli-'): { dir: string; cleanup: () 
  * Run the CLI in process, with an environment of our own (no MEMLOOM_* from
  * the machine) and a fast deterministic embedder unless the test sets one.
  */
-export async function run(cwd: string, args: string[], options: { env?: Record<string, string | undefined>; stdin?: string; tty?: boolean; signal?: AbortSignal } = {}): Promise<RunResult> {
+export async function run(
+  cwd: string,
+  args: string[],
+  options: { env?: Record<string, string | undefined>; stdin?: string; tty?: boolean; signal?: AbortSignal; onStderr?: (text: string) => void } = {},
+): Promise<RunResult> {
   let stdout = '';
   let stderr = '';
   const code = await runCli(args, {
@@ -30,7 +34,13 @@ export async function run(cwd: string, args: string[], options: { env?: Record<s
     env: { MEMLOOM_EMBEDDER: 'lexical', ...options.env },
     stdin: Readable.from(options.stdin === undefined ? [] : [options.stdin]),
     stdout: { write: (text: string) => void (stdout += text), isTTY: options.tty ?? false, columns: 100 },
-    stderr: { write: (text: string) => void (stderr += text), isTTY: options.tty ?? false },
+    stderr: {
+      write: (text: string) => {
+        stderr += text;
+        options.onStderr?.(text);
+      },
+      isTTY: options.tty ?? false,
+    },
     ...(options.signal ? { signal: options.signal } : {}),
   });
   return { code, stdout, stderr };
@@ -62,4 +72,49 @@ export function runBin(cwd: string, args: string[], env: Record<string, string |
     if (stdin !== undefined) child.stdin?.end(stdin);
     else child.stdin?.end();
   });
+}
+
+/**
+ * A memloom export of `count` memories (one version each, no vectors), as `memloom export` writes
+ * it: a quick way to fill a store with many memories (`memloom import`) or to make a broken file.
+ */
+export function syntheticExport(count: number, scope: Record<string, string> = { userId: 'alice' }): { header: string; lines: string[]; text: string } {
+  const start = Date.parse('2024-01-01T00:00:00.000Z');
+  const lines = Array.from({ length: count }, (_, index) => {
+    const at = new Date(start + index * 60_000).toISOString();
+    const record = {
+      id: `00000000-0000-7000-8000-${String(index).padStart(12, '0')}`,
+      content: `Note number ${index} about topic ${index % 17} and place ${index % 5}`,
+      level: 'full',
+      weight: 1,
+      baseWeight: 1,
+      importance: 1,
+      baseImportance: 1,
+      category: 'fact',
+      type: 'user',
+      scope,
+      createdAt: at,
+      updatedAt: at,
+      lastAccessedAt: at,
+      source: 'user',
+      verified: false,
+      sources: [],
+      tags: [],
+      metadata: {},
+      revision: 1,
+    };
+    const version = { memoryId: record.id, version: 1, at, trigger: 'user_mention', action: 'create', reason: 'new', before: null, after: record };
+    return JSON.stringify({ memory: record, versions: [version] });
+  });
+  const header = JSON.stringify({
+    memloom: 'export',
+    format: 1,
+    exportedAt: '2024-06-01T00:00:00.000Z',
+    store: 'sqlite',
+    embedder: { id: 'test/none', dimension: 8 },
+    scope: {},
+    count,
+    vectors: false,
+  });
+  return { header, lines, text: `${[header, ...lines].join('\n')}\n` };
 }

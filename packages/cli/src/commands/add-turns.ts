@@ -52,14 +52,47 @@ function parseTurn(text: string, line: number, maxContentLength: number): AddTur
     else if (typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { content?: unknown }).content === 'string') {
       const unknown = Object.keys(value).filter((key) => !TURN_FIELDS.has(key));
       if (unknown.length > 0) throw new UsageError(`line ${line}: unknown field ${unknown.map((key) => `"${key}"`).join(', ')}; a turn has ${[...TURN_FIELDS].join(', ')}`);
-      turn = value as AddTurn;
+      turn = checkFields(value as Record<string, unknown>, line);
     } else throw new UsageError(`line ${line}: a JSON turn is a string or an object with a "content" string`);
   } else turn = { content: text };
   const length = turn.content.trim().length;
   if (length === 0) throw new UsageError(`line ${line}: the turn is empty`);
   if (length > maxContentLength) throw new UsageError(`line ${line}: the turn is ${length} characters long; the limit is ${maxContentLength} (limits.maxContentLength)`);
-  if (typeof turn.at === 'string' && Number.isNaN(Date.parse(turn.at))) throw new UsageError(`line ${line}: "at" must be a date such as 2024-05-01T09:00:00Z, got "${turn.at}"`);
   return turn;
+}
+
+/** Longest tag or source id core takes. */
+const MAX_LABEL_LENGTH = 512;
+
+/**
+ * The optional fields of a JSON turn, checked as core checks them (so that a bad one is found while
+ * reading, before any session is stored), each error naming the line and the field.
+ */
+function checkFields(value: Record<string, unknown>, line: number): AddTurn {
+  const { content, at, sources, tags, metadata } = value;
+  const bad = (field: string, expected: string, got: unknown) =>
+    new UsageError(`line ${line}: "${field}" must be ${expected}, got ${JSON.stringify(got)}`);
+  if (at !== undefined) {
+    const valid = typeof at === 'string' ? at.trim() !== '' && !Number.isNaN(Date.parse(at)) : typeof at === 'number' && Number.isFinite(new Date(at).getTime());
+    if (!valid) throw bad('at', 'a date such as 2024-05-01T09:00:00Z (or milliseconds since 1970)', at);
+  }
+  for (const [field, list] of [['sources', sources], ['tags', tags]] as const) {
+    if (list === undefined) continue;
+    const example = field === 'tags' ? '["pets"]' : '["D1:3"]';
+    if (!Array.isArray(list)) throw bad(field, `a list of strings such as ${example}`, list);
+    const wrong = list.find((item) => typeof item !== 'string' || item.length === 0 || item.length > MAX_LABEL_LENGTH);
+    if (wrong !== undefined) throw bad(field, `a list of non-empty strings (at most ${MAX_LABEL_LENGTH} characters each) such as ${example}`, list);
+  }
+  if (metadata !== undefined) {
+    if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) throw bad('metadata', 'an object such as {"speaker": "Ana"}', metadata);
+  }
+  return {
+    content: content as string,
+    ...(at !== undefined ? { at: at as string | number } : {}),
+    ...(sources !== undefined ? { sources: sources as string[] } : {}),
+    ...(tags !== undefined ? { tags: tags as string[] } : {}),
+    ...(metadata !== undefined ? { metadata: metadata as Record<string, unknown> } : {}),
+  };
 }
 
 export const addTurnsCommand: CommandSpec = {
@@ -72,7 +105,8 @@ export const addTurnsCommand: CommandSpec = {
     'A blank line ends a session: no turn takes context from another session. Each turn is added as',
     '`memloom add` adds (merged, kept beside or new) and keeps the turns before it in its session as its',
     'context, so that an answer is found by the words of the question it answers. Every line is read and',
-    'checked before the first turn is stored; if storing fails part-way, the turns before it stay stored.',
+    'checked (each field\'s type: "at" a date, "sources" and "tags" lists of strings, "metadata" an object)',
+    'before the first turn is stored; if storing fails part-way, the turns before it stay stored.',
   ].join('\n'),
   options: {
     'context-turns': { type: 'string', value: 'n', description: 'turns before each one kept as its context (default 2, 0 for none)' },

@@ -1,8 +1,9 @@
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { flag, requirePositionals, stringOption, type CommandSpec } from '../command.js';
 import { InterruptedError } from '../exit-codes.js';
 import { memoriesText } from '../format.js';
@@ -31,29 +32,21 @@ export const exportCommand: CommandSpec = {
     const withVectors = flag(context.values, 'vectors');
     await withMemory(context, async ({ memory }) => {
       const path = output ? resolve(context.io.cwd, output) : undefined;
-      const temporary = path ? `${path}.${process.pid}.partial` : undefined;
-      const file = temporary ? createWriteStream(temporary) : undefined;
-      const sink: OutputStream = file ?? context.io.stdout;
+      const file = path ? new PartialFile(`${path}.${process.pid}.partial`) : undefined;
       const progress = context.progress('export');
       let exported: number;
       try {
         ({ exported } = await exportMemories(memory, {
           scope: context.globals.scope,
           vectors: withVectors,
-          write: (text) => write(sink, text),
+          write: file ? (text) => file.write(text) : (text) => write(context.io.stdout, text),
           onProgress: (done, total) => progress.update(done, total),
           ...(context.io.signal ? { signal: context.io.signal } : {}),
         }));
-        if (file) {
-          file.end();
-          await once(file, 'finish');
-          await rename(temporary!, path!);
-        }
+        if (file) await file.commit(path!);
       } catch (error) {
-        if (file) {
-          file.destroy();
-          await rm(temporary!, { force: true });
-        }
+        // Wait until the file is closed (its pending writes settled) and gone before saying so.
+        if (file) await file.discard();
         if (context.io.signal?.aborted) throw new InterruptedError(`export interrupted${path ? `; ${path} was not written` : ''}`);
         throw error;
       } finally {
@@ -72,4 +65,64 @@ export const exportCommand: CommandSpec = {
 /** Write, waiting when a real stream asks us to (a pipe to a slow reader). */
 async function write(sink: OutputStream, text: string): Promise<void> {
   if (sink.write(text) === false && typeof (sink as Writable).once === 'function') await once(sink as Writable, 'drain');
+}
+
+/**
+ * The file an export writes before it is renamed into place. A write stream destroyed while a
+ * write is still in flight reports ERR_STREAM_DESTROYED as an 'error' event: every error is caught
+ * here (the first one is what a write or the commit throws), and a discard waits for the stream to
+ * close before the file is removed, so that Ctrl-C leaves neither a crash nor a partial file.
+ */
+class PartialFile {
+  private readonly stream: WriteStream;
+  private error: Error | undefined;
+
+  constructor(readonly path: string) {
+    this.stream = createWriteStream(path);
+    this.stream.on('error', (error) => {
+      this.error ??= error;
+    });
+  }
+
+  async write(text: string): Promise<void> {
+    this.throwIfFailed();
+    if (this.stream.write(text)) return;
+    // Wait for the buffer to drain, or for the failure that means it never will.
+    await new Promise<void>((resolvePromise, reject) => {
+      const done = () => {
+        this.stream.off('drain', done);
+        this.stream.off('close', done);
+        this.stream.off('error', done);
+        if (this.error) reject(this.error);
+        else resolvePromise();
+      };
+      this.stream.on('drain', done).on('close', done).on('error', done);
+    });
+  }
+
+  /** Flush, close and move the file to `target`. */
+  async commit(target: string): Promise<void> {
+    this.throwIfFailed();
+    this.stream.end();
+    await finished(this.stream); // rejects with the stream's error
+    if (!this.stream.closed) await once(this.stream, 'close');
+    if (this.error) throw this.error;
+    await rename(this.path, target);
+  }
+
+  /** Stop writing, wait for the stream to close, and remove the file. Never throws for the stream. */
+  async discard(): Promise<void> {
+    if (!this.stream.closed) {
+      // Not events.once(): it would reject on the 'error' a destroy causes while a write is in flight.
+      const closed = new Promise<void>((resolvePromise) => this.stream.once('close', () => resolvePromise()));
+      this.stream.destroy();
+      await closed;
+    }
+    await rm(this.path, { force: true });
+  }
+
+  private throwIfFailed(): void {
+    if (this.error) throw this.error;
+    if (this.stream.destroyed) throw new Error(`${this.path} was closed before the export was written`);
+  }
 }

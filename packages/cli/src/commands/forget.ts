@@ -1,3 +1,4 @@
+import type { Scope } from 'memloom';
 import { describeScope, flag, requirePositionals, type CommandSpec } from '../command.js';
 import { EXIT_CODES, UsageError } from '../exit-codes.js';
 import { memoriesText } from '../format.js';
@@ -9,8 +10,9 @@ export const forgetCommand: CommandSpec = {
   usage: ['forget <id> [options]', 'forget --scope --user <id> [--agent <id>] [--session <id>] --yes'],
   description: [
     'Deletes the memory with its vector, keyword entry and history. With --scope, deletes every',
-    'memory whose scope matches --user/--agent/--session (at least one is needed); without --yes it',
-    'only says how many would go and exits 2.',
+    'memory whose scope matches --user/--agent/--session (at least one is needed), within the configured',
+    'default scope ("scope" in memloom.config.json) for the fields not given; without --yes it only says',
+    'how many would go and exits 2. With --yes it deletes exactly the memories it counts without.',
   ].join('\n'),
   options: {
     scope: { type: 'boolean', description: 'delete every memory in the scope given by --user/--agent/--session' },
@@ -29,9 +31,11 @@ export const forgetCommand: CommandSpec = {
       return;
     }
     requirePositionals(context, []);
-    const scope = context.globals.scope;
-    if (Object.keys(scope).length === 0) throw new UsageError('--scope needs --user, --agent or --session: which memories to forget');
-    return withMemory(context, async ({ memory }) => {
+    if (Object.keys(context.globals.scope).length === 0) throw new UsageError('--scope needs --user, --agent or --session: which memories to forget');
+    return withMemory(context, async ({ memory, resolved }) => {
+      // count() fills the scope from the configured default scope, deleteAll() does not: merge it
+      // here once, so that the preview and the deletion name the very same memories.
+      const scope: Scope = { ...resolved.engine.scope, ...context.globals.scope };
       const count = await memory.count({ scope });
       if (!flag(context.values, 'yes')) {
         if (context.globals.json) context.printJson({ deleted: 0, wouldDelete: count, scope });

@@ -3,6 +3,7 @@ import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+import { MemloomError } from '@memloom/core';
 import { choiceOption, flag, numberOption, requirePositionals, stringOption, type CommandContext, type CommandSpec } from '../command.js';
 import { InterruptedError, UsageError } from '../exit-codes.js';
 import type { ExportHeader } from '../export-format.js';
@@ -27,7 +28,11 @@ export const importCommand: CommandSpec = {
     'would: merged into a similar memory, kept beside a related one, or created. Progress is kept in a',
     'checkpoint file, so an interrupted --merge import resumes where it stopped.',
     '',
-    'Prints how many memories were created, merged and kept (and skipped or replaced on conflict).',
+    'Prints how many memories were created, merged and kept (and skipped or replaced on conflict). A',
+    'file holding fewer memories than its header says (cut short) is imported as far as it goes, then',
+    'the command says so and exits 2. A failure part-way says how many memories were imported before it.',
+    'A memory twice in one batch is imported once when both lines are the same; two different lines for',
+    'it there are exit 2, naming both.',
   ].join('\n'),
   options: {
     'on-conflict': { type: 'string', value: 'what', description: 'error (default: stop, exit 5), skip (keep the store\'s), replace (take the file\'s)' },
@@ -65,6 +70,8 @@ export const importCommand: CommandSpec = {
       const stream: Readable = path ? createReadStream(path) : context.io.stdin;
       const lines = createInterface({ input: stream, crlfDelay: Infinity });
       let result;
+      // Memories of the file imported so far (after each batch), to say what stays in the store after a failure.
+      let imported = 0;
       try {
         result = await importMemories(memory, {
           lines,
@@ -81,6 +88,7 @@ export const importCommand: CommandSpec = {
             }
           },
           onProgress: async (position, read, counts) => {
+            imported = counts.done;
             if (checkpointPath) {
               checkpoint = { source: path ?? 'stdin', exportedAt: read.exportedAt, done: position, counts };
               await writeCheckpoint(checkpointPath, checkpoint);
@@ -91,17 +99,33 @@ export const importCommand: CommandSpec = {
         });
       } catch (error) {
         if (context.io.signal?.aborted) throw interrupted(checkpoint?.done, header, merge, checkpointPath);
-        throw error;
+        throw withImported(error, imported);
       } finally {
         progress.finish();
         lines.close();
       }
-      const { counts } = result;
-      if (checkpointPath) await rm(checkpointPath, { force: true });
-      if (context.globals.json) return context.printJson({ source, ...counts });
-      context.print(`imported ${memoriesText(counts.done)} from ${source}: ${countsText(counts)}`);
-      if (counts.outOfScope > 0) context.print(context.dim(`${memoriesText(counts.outOfScope)} outside the scope ${counts.outOfScope === 1 ? 'was' : 'were'} left out`));
-      if (result.header.embedder.id !== memory.embedder.id) context.print(context.dim(`embedded again with ${memory.embedder.id} (the export came from ${result.header.embedder.id})`));
+      const { counts, read } = result;
+      const expected = result.header.count;
+      const cutShort = read < expected;
+      // A --merge import of a file cut short keeps its checkpoint: the complete file then resumes after what was added.
+      const keepCheckpoint = cutShort && merge;
+      if (checkpointPath && !keepCheckpoint) await rm(checkpointPath, { force: true });
+      if (context.globals.json) context.printJson({ source, ...counts, ...(cutShort ? { read, expected } : {}) });
+      else {
+        context.print(`imported ${memoriesText(counts.done)} from ${source}: ${countsText(counts)}`);
+        if (counts.outOfScope > 0) context.print(context.dim(`${memoriesText(counts.outOfScope)} outside the scope ${counts.outOfScope === 1 ? 'was' : 'were'} left out`));
+        if (result.header.embedder.id !== memory.embedder.id) context.print(context.dim(`embedded again with ${memory.embedder.id} (the export came from ${result.header.embedder.id})`));
+      }
+      if (cutShort) {
+        // Exit 2 (the input is wrong): what the file held is imported, but a script must not take it for the whole export.
+        const resume = keepCheckpoint ? `; progress is kept in ${checkpointPath}: import the complete file with the same command to add the rest` : '';
+        throw new MemloomError({
+          code: 'INVALID_INPUT',
+          backend: 'cli',
+          message: `${source} holds ${memoriesText(read)}, but its header says ${expected}: the file looks cut short (or memories were deleted while it was exported); the ${read} it holds were imported${resume}`,
+          details: { source, read, expected, imported: counts.done },
+        });
+      }
       return undefined;
     });
   },
@@ -142,6 +166,22 @@ async function writeCheckpoint(path: string, checkpoint: Checkpoint): Promise<vo
   const temporary = `${path}.tmp`;
   await writeFile(temporary, JSON.stringify(checkpoint));
   await rename(temporary, path);
+}
+
+/** A failure part-way says how many memories were imported before it (they stay in the store). */
+function withImported(error: unknown, imported: number): unknown {
+  if (imported === 0 || error instanceof UsageError) return error;
+  const before = `; ${memoriesText(imported)} before it ${imported === 1 ? 'was' : 'were'} imported and stay in the store`;
+  if (MemloomError.isInstance(error)) {
+    return new MemloomError({
+      code: error.code,
+      backend: error.backend,
+      message: `${error.message.replace(/^\[memloom\] \[[^\]]*\] /, '')}${before}`,
+      details: { ...error.details, imported },
+      cause: error,
+    });
+  }
+  return new Error(`${error instanceof Error ? error.message : String(error)}${before}`, { cause: error });
 }
 
 function interrupted(position: number | undefined, header: ExportHeader | undefined, merge: boolean, checkpointPath: string | undefined): InterruptedError {

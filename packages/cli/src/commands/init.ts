@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CONFIG_FILE_NAMES, createMemory, findConfigFile, parseEmbedderConfig, parseStoreConfig, validateConfig, type MemloomConfig } from 'memloom';
 import { flag, requirePositionals, type CommandSpec } from '../command.js';
@@ -13,9 +13,10 @@ export const initCommand: CommandSpec = {
   usage: ['init [--store <spec>] [--embedder <spec>] [--user <id>] [--force]'],
   description: [
     'Writes memloom.config.json in the current folder with the store, the embedder and the default',
-    'scope you give (SQLite at ./.memloom/memory.db and the offline embedder when you give none), then',
-    'opens the store once so that it exists. Every memloom command (and createMemory() in your code)',
-    'run in this folder or below then uses it.',
+    'scope you give (SQLite at ./.memloom/memory.db and the offline embedder when you give none). It',
+    'opens the store with them first, so that it exists and fits the embedder, and writes the file only',
+    'when that worked: a failed init leaves the folder\'s configuration as it was. Every memloom command',
+    '(and createMemory() in your code) run in this folder or below then uses it.',
   ].join('\n'),
   options: { force: { type: 'boolean', description: 'overwrite an existing memloom.config.* in this folder' } },
   examples: ['memloom init', 'memloom init --store markdown:./memory --user me', 'memloom init --store qdrant:http://localhost:6333 --force'],
@@ -36,15 +37,24 @@ export const initCommand: CommandSpec = {
     parseStoreConfig(config.store!, '--store');
     parseEmbedderConfig(config.embedder!, '--embedder');
     const parent = findConfigFile(io.cwd);
-    await writeFile(file, `${JSON.stringify(config, null, 2)}\n`);
 
-    // Open the store once, the way every later command will, so it exists and fits the embedder.
-    const memory = await createMemory({ cwd: io.cwd, env: { ...io.env, MEMLOOM_STORE: undefined, MEMLOOM_EMBEDDER: undefined }, configFile: file });
+    // Open the store once, the way every later command will, so it exists and fits the embedder;
+    // from the configuration in hand, before anything is written: if the store or the embedder
+    // cannot be used, the folder keeps the configuration it had (or stays without one).
+    const memory = await createMemory({
+      cwd: io.cwd,
+      env: { ...io.env, MEMLOOM_STORE: undefined, MEMLOOM_EMBEDDER: undefined },
+      configFile: false,
+      store: config.store!,
+      embedder: config.embedder!,
+      ...(config.scope ? { scope: config.scope } : {}),
+    });
     try {
       await memory.count();
     } finally {
       await memory.close();
     }
+    await writeFileAtomically(file, `${JSON.stringify(config, null, 2)}\n`);
     if (globals.json) return context.printJson({ file, config });
     context.print(`Wrote ${file}`);
     context.print(`  store     ${String(config.store)}`);
@@ -57,3 +67,15 @@ export const initCommand: CommandSpec = {
     context.print('Next: memloom add "something to remember"   then   memloom search "something"');
   },
 };
+
+/** Write a file whole or not at all: a reader (or a crash) never sees half of it. */
+async function writeFileAtomically(file: string, text: string): Promise<void> {
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    await writeFile(temporary, text);
+    await rename(temporary, file);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+}

@@ -1,4 +1,4 @@
-import { reindex } from 'memloom';
+import { reindex, type ConfigLayer, type MemoryStore } from 'memloom';
 import { numberOption, requirePositionals, type CommandSpec } from '../command.js';
 import { InterruptedError } from '../exit-codes.js';
 import { memoriesText } from '../format.js';
@@ -33,7 +33,7 @@ export const reindexCommand: CommandSpec = {
         let report;
         try {
           report = await reindex({
-            store: memory.store,
+            store: yieldingBetweenBatches(memory.store, abort.signal),
             embedder: memory.embedder,
             contextWeight: memory.config.retrieval.contextWeight,
             ...(batchSize ? { batchSize } : {}),
@@ -53,10 +53,50 @@ export const reindexCommand: CommandSpec = {
         context.print(
           `re-indexed ${memoriesText(report.total)} with ${report.embedderId} (${report.dimension} dimensions): ${report.embedded} embedded now${report.resumed > 0 ? `, ${report.resumed} by an earlier run` : ''}`,
         );
-        const where = resolved.embedder.source === 'default' ? 'memloom.config.json' : resolved.embedder.source;
-        context.print(`Now use it: set "embedder": "${target}" in ${where} (or MEMLOOM_EMBEDDER=${target}, or --embedder ${target}).`);
+        context.print(`Now use it: ${whereToConfigure(resolved.layers, target!)}`);
       },
       { embedder: target! },
     );
   },
 };
+
+/**
+ * The store, for reindex(), yielding to the event loop before each batch. With an embedded store
+ * (SQLite) and an offline embedder nothing in a batch waits for I/O, so without this the whole
+ * re-index ran in one turn of the event loop and Ctrl-C (SIGINT) was only seen once it was over.
+ */
+export function yieldingBetweenBatches(store: MemoryStore, signal: AbortSignal): MemoryStore {
+  const pending = store.pendingReindex;
+  if (!pending) return store;
+  return new Proxy(store, {
+    get(target, property) {
+      if (property === 'pendingReindex') {
+        return async (limit: number) => {
+          await new Promise((resolve) => setImmediate(resolve));
+          signal.throwIfAborted();
+          return pending.call(target, limit);
+        };
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/**
+ * How to switch to the new embedder, where the embedder is configured now. `layers` come from the
+ * memory opened for the target embedder, whose first layer ("options") holds that override.
+ */
+function whereToConfigure(layers: readonly ConfigLayer[], target: string): string {
+  const configured = layers.filter((layer) => layer.source !== 'options');
+  const fromEnvironment = (layer: ConfigLayer) => layer.fieldSources !== undefined || layer.source.startsWith('environment');
+  const file = configured.find((layer) => !fromEnvironment(layer));
+  const embedderLayer = configured.find((layer) => layer.config.embedder !== undefined);
+  if (embedderLayer && fromEnvironment(embedderLayer)) {
+    const variable = embedderLayer.fieldSources?.embedder?.replace(/^environment variable /, '') ?? 'MEMLOOM_EMBEDDER';
+    const orFile = file ? `, or set "embedder": "${target}" in ${file.source} (it comes before ${variable})` : '';
+    return `set ${variable}=${target} (the embedder comes from that variable now)${orFile}, or pass --embedder ${target}.`;
+  }
+  if (file) return `set "embedder": "${target}" in ${file.source} (or pass --embedder ${target}).`;
+  return `set "embedder": "${target}" in memloom.config.json ("memloom init --embedder ${target}" writes one), or MEMLOOM_EMBEDDER=${target}, or pass --embedder ${target}.`;
+}

@@ -156,7 +156,7 @@ async function writeVersions(backend: Backend, plans: readonly Plan[]): Promise<
   );
   for (const chunk of chunks(points, backend.options.batchSize)) {
     // Fresh ids each time, so retrying is harmless and ordering does not matter.
-    await backend.call('write versions', () => backend.client.upsert(backend.collection, { wait: true, points: chunk }));
+    await backend.call('write versions', () => backend.client.upsert(backend.collection, { wait: true, ordering: backend.options.writeOrdering, points: chunk }));
   }
 }
 
@@ -267,7 +267,7 @@ async function undo(backend: Backend, won: readonly Plan[]): Promise<void> {
 async function removeVersionPoints(backend: Backend, plans: readonly Plan[]): Promise<void> {
   const ids = plans.flatMap((entry) => entry.versions.map((version) => versionPointId(entry.id, version.entry.version, version.writeId)));
   for (const chunk of chunks(ids, backend.options.batchSize)) {
-    await backend.call('remove versions of a failed write', () => backend.client.delete(backend.collection, { wait: true, points: chunk }));
+    await backend.call('remove versions of a failed write', () => backend.client.delete(backend.collection, { wait: true, ordering: backend.options.writeOrdering, points: chunk }));
   }
 }
 
@@ -307,13 +307,13 @@ async function purgeVersions(backend: Backend, plans: readonly Plan[]): Promise<
   const gone = plans.filter((entry) => entry.removesInitial);
   const deleted = gone.filter((entry) => !entry.final).map((entry) => entry.id);
   for (const chunk of chunks(deleted, backend.options.batchSize)) {
-    await backend.call('delete versions', () => backend.client.delete(backend.collection, { wait: true, filter: versionsOfMany(chunk) }));
+    await backend.call('delete versions', () => backend.client.delete(backend.collection, { wait: true, ordering: backend.options.writeOrdering, filter: versionsOfMany(chunk) }));
   }
   for (const entry of gone.filter((candidate) => candidate.final)) {
     // Recreated in this call: keep only the versions it just wrote.
     const keep = entry.versions.map((version) => version.writeId);
     const filter: Filter = { ...versionsOfMany([entry.id]), must_not: [{ key: 'writeId', match: { any: keep } }] };
-    await backend.call('delete versions', () => backend.client.delete(backend.collection, { wait: true, filter }));
+    await backend.call('delete versions', () => backend.client.delete(backend.collection, { wait: true, ordering: backend.options.writeOrdering, filter }));
   }
 }
 

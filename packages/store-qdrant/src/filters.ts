@@ -1,4 +1,4 @@
-import { SCOPE_KEYS, type MemoryFilter, type Scope } from '@memloom/core';
+import { MemloomError, SCOPE_KEYS, type MemoryFilter, type Scope } from '@memloom/core';
 import type { Schemas } from './client.js';
 import { KIND } from './payload.js';
 
@@ -60,12 +60,27 @@ function fieldConditions(filter: MemoryFilter): Condition[] {
   if (filter.verified !== undefined) conditions.push(match('verified', filter.verified));
   if (filter.tags && filter.tags.length > 0) conditions.push({ key: 'tags', match: { any: [...filter.tags] } });
   for (const [key, value] of Object.entries(filter.metadata ?? {})) {
-    const path = `metadata.${key}`;
+    const path = `metadata.${metadataKey(key)}`;
     // Qdrant matches integers, strings and booleans exactly; other numbers need a closed range.
     if (typeof value === 'number' && !Number.isInteger(value)) conditions.push({ key: path, range: { gte: value, lte: value } });
     else conditions.push(match(path, value));
+    // A condition on an array matches when any element does; core compares the value itself.
+    conditions.push({ key: path, values_count: { lte: 1 } });
   }
   return conditions;
+}
+
+/**
+ * A top-level metadata key as one step of a Qdrant JSON path: bare when it is
+ * letters, digits, `_` and `-` only, else quoted ("a.b" is the key "a.b", not
+ * a nested field). Qdrant's paths cannot hold `"` or `\\` in a key.
+ */
+function metadataKey(key: string): string {
+  if (/^[\p{L}\p{N}_-]+$/u.test(key)) return key;
+  if (/["\\]/u.test(key)) {
+    throw new MemloomError({ code: 'INVALID_INPUT', backend: 'qdrant', message: `a metadata filter key cannot hold " or \\ with the Qdrant store, got ${JSON.stringify(key)}` });
+  }
+  return `"${key}"`;
 }
 
 function match(key: string, value: string | number | boolean): Condition {

@@ -185,7 +185,7 @@ class QdrantStore implements MemoryStore {
       await backend.call('delete memories', () =>
         backend.client.delete(backend.collection, { wait: true, ordering: backend.options.writeOrdering, points: page.points.map((point) => point.id) }),
       );
-      await backend.call('delete versions', () => backend.client.delete(backend.collection, { wait: true, filter: versionsOfMany(ids) }));
+      await backend.call('delete versions', () => backend.client.delete(backend.collection, { wait: true, ordering: backend.options.writeOrdering, filter: versionsOfMany(ids) }));
       deleted += ids.length;
     }
   }
@@ -283,6 +283,8 @@ class QdrantStore implements MemoryStore {
     await backend.call('touch memories', () =>
       backend.client.setPayload(backend.collection, {
         wait: true,
+        // Every write to a point carries the same ordering: writes of different orderings may be applied in another order on each replica.
+        ordering: backend.options.writeOrdering,
         payload: { lastAccessedAt: at },
         filter: { must: [{ has_id: [...new Set(ids)].map(memoryPointId) }, { key: 'kind', match: { value: 'memory' } }] },
       }),

@@ -82,10 +82,25 @@ describe('filters are sent to Qdrant, never applied in JavaScript', () => {
       { key: 'verified', match: { value: false } },
       { key: 'tags', match: { any: ['morning', 'work'] } },
       { key: 'metadata.topic', match: { value: 'coffee' } },
+      { key: 'metadata.topic', values_count: { lte: 1 } },
       { key: 'metadata.rank', match: { value: 2 } },
+      { key: 'metadata.rank', values_count: { lte: 1 } },
       { key: 'metadata.pinned', match: { value: true } },
+      { key: 'metadata.pinned', values_count: { lte: 1 } },
       { key: 'metadata.score', range: { gte: 0.5, lte: 0.5 } },
+      { key: 'metadata.score', values_count: { lte: 1 } },
     ]);
+  });
+
+  it('quotes a metadata key that is not a plain word, so "a.b" is that key and not a nested field; refuses keys with " or \\', async () => {
+    const fake = scriptedClient();
+    const store = createQdrantStore({ client: fake.client });
+    await store.count({ filter: { metadata: { 'a.b': 'x', 'two words': 1, 话题: '咖啡', 'snake_case-key': true } } });
+    const keys = fake.bodies('count')[0].filter.must.map((condition: { key: string }) => condition.key);
+    expect([...new Set(keys)]).toEqual(['kind', 'metadata."a.b"', 'metadata."two words"', 'metadata.话题', 'metadata.snake_case-key']);
+    for (const key of ['say "hi"', 'back\\slash']) {
+      await expect(store.count({ filter: { metadata: { [key]: 1 } } })).rejects.toMatchObject({ code: 'INVALID_INPUT', backend: 'qdrant' });
+    }
   });
 });
 
@@ -355,6 +370,7 @@ describe('reads', () => {
     expect(fake.bodies('setPayload')).toEqual([
       {
         wait: true,
+        ordering: 'strong',
         payload: { lastAccessedAt: '2025-05-05T05:05:05.000Z' },
         filter: { must: [{ has_id: [memoryPointId('m1'), memoryPointId('missing')] }, KIND_MEMORY] },
       },

@@ -309,3 +309,20 @@ describe('apply: context', () => {
     expect(textScore('summer', restored.vector.text)).toBeGreaterThan(0);
   });
 });
+
+describe('write ordering', () => {
+  it('sends every write with the configured ordering (writes of different orderings may be applied in another order on each replica)', async () => {
+    const memory = record('m1');
+    for (const writeOrdering of ['strong', 'medium'] as const) {
+      const fake = script({ existing: [stored(memory, 'w1')] });
+      const store = createQdrantStore({ client: fake.client, writeOrdering });
+      await store.apply([create(record('m2'))]);
+      await store.apply([replace(memory, { content: 'memory m1, edited' })]);
+      await store.apply([{ op: 'delete', id: 'm1' }]);
+      await store.touch(['m1', 'm2'], '2025-05-05T05:05:05.000Z');
+      const writes = fake.calls.filter((call) => ['upsert', 'delete', 'setPayload'].includes(call.method));
+      expect(writes.length).toBeGreaterThan(4);
+      for (const write of writes) expect(write.body.ordering, `${write.method} ${JSON.stringify(write.body).slice(0, 80)}`).toBe(writeOrdering);
+    }
+  });
+});

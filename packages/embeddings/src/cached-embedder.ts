@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isMap } from 'node:util/types';
 import { MemloomError, type Embedder, type EmbedOptions } from '@memloom/core';
 import { assertTexts } from './lexical-embedder.js';
 
@@ -13,7 +14,11 @@ import { assertTexts } from './lexical-embedder.js';
  * and may drop any entry at any time: a miss only costs an embedding.
  */
 export interface PersistentEmbeddingCache {
-  /** Vectors for the keys it holds; missing keys are simply absent from the map. */
+  /**
+   * Vectors for the keys it holds; missing keys are simply absent from the map.
+   * A failure (thrown, rejected, or anything but a Map) is counted in
+   * `stats().persistentErrors` and read as "no key held", never thrown.
+   */
   getMany(keys: readonly string[]): Promise<Map<string, number[]>>;
   /** Remember vectors. Best effort: a failure is counted in `stats().persistentErrors`, never thrown. */
   setMany(entries: ReadonlyMap<string, readonly number[]>): Promise<void>;
@@ -58,6 +63,9 @@ export function createCachedEmbedder(embedder: Embedder, options: CachedEmbedder
   if (!embedder || typeof embedder.embed !== 'function' || typeof embedder.id !== 'string') {
     throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: 'createCachedEmbedder needs an embedder' });
   }
+  if (options === null || typeof options !== 'object') {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: `cached embedder: options must be an object, got ${String(options)}` });
+  }
   const maxEntries = options.maxEntries ?? 10_000;
   if (!Number.isInteger(maxEntries) || maxEntries < 0) {
     throw new MemloomError({
@@ -94,16 +102,35 @@ export function createCachedEmbedder(embedder: Embedder, options: CachedEmbedder
     return vector;
   }
 
+  /** The lasting level's answer, or an empty map when it throws, rejects or answers with anything but a Map. */
+  async function readPersistent(level: PersistentEmbeddingCache, keys: string[]): Promise<Map<string, unknown>> {
+    try {
+      // Awaited inside try, so a getMany that throws before returning a promise is caught too.
+      const stored: unknown = await level.getMany(keys);
+      if (isMap(stored)) return stored as Map<string, unknown>;
+    } catch {
+      // Counted below, like a wrong answer.
+    }
+    persistentErrors++;
+    return new Map();
+  }
+
+  /** Best effort: a write that throws or rejects is counted and skipped. */
+  async function writePersistent(level: PersistentEmbeddingCache, fresh: Map<string, number[]>): Promise<void> {
+    try {
+      await level.setMany(fresh);
+    } catch {
+      persistentErrors++;
+    }
+  }
+
   async function embedMissing(keys: string[], texts: string[], embedOptions: EmbedOptions | undefined): Promise<Map<string, number[]>> {
     const found = new Map<string, number[]>();
     let todoKeys = keys;
     let todoTexts = texts;
     if (persistent) {
       // The lasting level is an optimisation: when it fails, embed as if it were empty.
-      const stored = await persistent.getMany(keys.map(persistentKey)).catch(() => {
-        persistentErrors++;
-        return new Map<string, number[]>();
-      });
+      const stored = await readPersistent(persistent, keys.map(persistentKey));
       todoKeys = [];
       todoTexts = [];
       keys.forEach((key, index) => {
@@ -132,11 +159,7 @@ export function createCachedEmbedder(embedder: Embedder, options: CachedEmbedder
         found.set(key, vector);
         fresh.set(persistentKey(key), vector);
       });
-      if (persistent) {
-        await persistent.setMany(fresh).catch(() => {
-          persistentErrors++;
-        });
-      }
+      if (persistent) await writePersistent(persistent, fresh);
     }
     return found;
   }
@@ -198,7 +221,20 @@ export function createCachedEmbedder(embedder: Embedder, options: CachedEmbedder
   };
 }
 
-/** Keys for the lasting level: fixed length whatever the text, so a store can index them. */
+/**
+ * Keys for the lasting level: fixed length whatever the text, so a store can index them.
+ *
+ * Well-formed text is hashed as UTF-8, as it always was, so existing persistent
+ * caches keep their keys. UTF-8 cannot carry a lone surrogate (it becomes
+ * U+FFFD), which would give 'x\uD800' and 'x\uFFFD' one key; text holding one
+ * is hashed as its exact UTF-16 code units instead, after a 0xFF byte. 0xFF
+ * never occurs in UTF-8, so these keys can never equal a well-formed text's.
+ */
 function persistentKey(key: string): string {
-  return createHash('sha256').update(key).digest('base64url');
+  const hash = createHash('sha256');
+  if (LONE_SURROGATE.test(key)) hash.update(Buffer.from([0xff])).update(key, 'utf16le');
+  else hash.update(key, 'utf8');
+  return hash.digest('base64url');
 }
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -18,6 +18,7 @@ export function createCompositeEmbedder(parts: readonly CompositePart[], options
   if (!Array.isArray(parts) || parts.length === 0) {
     throw invalid('needs at least one part');
   }
+  if (options === null || typeof options !== 'object') throw invalid(`options must be an object, got ${String(options)}`);
   for (const [index, part] of parts.entries()) {
     if (!part?.embedder || typeof part.embedder.embed !== 'function') throw invalid(`part ${index} has no embedder`);
     if (typeof part.weight !== 'number' || !(part.weight > 0) || !Number.isFinite(part.weight)) {

@@ -1,6 +1,6 @@
 import { MemloomError, TOKENIZER_VERSION, type Embedder, type EmbedOptions } from '@memloom/core';
 import { createCachedEmbedder, type CachedEmbedder, type PersistentEmbeddingCache } from './cached-embedder.js';
-import { assertTexts, lexicalVector, resolveLexicalSettings, type LexicalEmbedderOptions } from './lexical-embedder.js';
+import { assertTexts, lexicalVector, resolveLexicalSettings, type LexicalEmbedderOptions, type LexicalEmbedderSettings } from './lexical-embedder.js';
 import { WORD_VECTOR_EMBEDDER_ID, wordVectorOf } from './word-vector-embedder.js';
 
 export interface DefaultEmbedderOptions {
@@ -33,6 +33,9 @@ export interface OfflineEmbedderOptions {
 }
 
 const DEFAULT_LEXICAL = { wordDimension: 256, charDimension: 128 } as const;
+/** What `resolveLexicalSettings` fills in for the settings the offline options do not type. */
+const DEFAULT_NGRAM_SIZE = 3;
+const DEFAULT_CHAR_WEIGHT = 0.3;
 
 const WORD_DIMENSION = 100;
 
@@ -44,6 +47,7 @@ const WORD_DIMENSION = 100;
  * measurement: see the package README.
  */
 export function createDefaultEmbedder(options: DefaultEmbedderOptions = {}): CachedEmbedder {
+  if (options === null || typeof options !== 'object') throw invalid('default', `options must be an object, got ${String(options)}`);
   return createCachedEmbedder(createOfflineEmbedder(), {
     maxEntries: options.cacheEntries ?? 10_000,
     // Queries and documents are embedded alike.
@@ -59,17 +63,17 @@ export function createDefaultEmbedder(options: DefaultEmbedderOptions = {}): Cac
  * Japanese, Korean, unknown names only) has only the lexical part.
  */
 export function createOfflineEmbedder(options: OfflineEmbedderOptions = {}): Embedder {
+  if (options === null || typeof options !== 'object') throw invalid('offline', `options must be an object, got ${String(options)}`);
   const semanticWeight = options.semanticWeight ?? 0.8;
   if (typeof semanticWeight !== 'number' || !(semanticWeight > 0 && semanticWeight < 1)) {
-    throw new MemloomError({
-      code: 'INVALID_OPTIONS',
-      backend: 'embeddings',
-      message: `offline embedder: semanticWeight must be a number between 0 and 1 (exclusive), got ${String(options.semanticWeight)}`,
-    });
+    throw invalid('offline', `semanticWeight must be a number between 0 and 1 (exclusive), got ${String(options.semanticWeight)}`);
+  }
+  if (options.lexical !== undefined && (options.lexical === null || typeof options.lexical !== 'object')) {
+    throw invalid('offline', `lexical must be an object, got ${String(options.lexical)}`);
   }
   const lexicalSettings = resolveLexicalSettings({ ...DEFAULT_LEXICAL, ...options.lexical });
   const lexicalDimension = lexicalSettings.wordDimension + lexicalSettings.charDimension;
-  const lexicalId = `lexical-v1:t${TOKENIZER_VERSION}:w${lexicalSettings.wordDimension}:c${lexicalSettings.charDimension}`;
+  const lexicalId = offlineLexicalId(lexicalSettings);
   const id = `memloom/offline-v3(${WORD_VECTOR_EMBEDDER_ID}*${semanticWeight}+${lexicalId}*${Math.round((1 - semanticWeight) * 1e6) / 1e6})`;
   const wordScale = Math.sqrt(semanticWeight);
   const lexicalScale = Math.sqrt(1 - semanticWeight);
@@ -90,4 +94,22 @@ export function createOfflineEmbedder(options: OfflineEmbedderOptions = {}): Emb
       });
     },
   };
+}
+
+/**
+ * Names the lexical part in the offline id. The typed options are the two
+ * bucket counts, but JavaScript callers can pass any lexical setting, and
+ * each one changes the vectors: a setting that differs from the default is
+ * named too (`x<n-gram size>`, `@<char weight>`, as the lexical embedder's
+ * id does), so the default configuration's id stays as it was.
+ */
+function offlineLexicalId(settings: LexicalEmbedderSettings): string {
+  let id = `lexical-v1:t${TOKENIZER_VERSION}:w${settings.wordDimension}:c${settings.charDimension}`;
+  if (settings.charNgramSize !== DEFAULT_NGRAM_SIZE) id += `x${settings.charNgramSize}`;
+  if (settings.charWeight !== DEFAULT_CHAR_WEIGHT) id += `@${settings.charWeight}`;
+  return id;
+}
+
+function invalid(embedder: 'default' | 'offline', message: string): MemloomError {
+  return new MemloomError({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: `${embedder} embedder: ${message}` });
 }

@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { MemloomError, type Embedder, type EmbedOptions } from '@memloom/core';
 import { assertTexts } from './lexical-embedder.js';
 
@@ -19,7 +20,9 @@ export interface TransformersEmbedderOptions {
   /**
    * A folder that holds this model's files directly (`config.json`,
    * `tokenizer.json`, `tokenizer_config.json`, `onnx/model_quantized.onnx`).
-   * When set, nothing else is searched and nothing is downloaded.
+   * When set, nothing else is searched and nothing is downloaded, whatever
+   * `allowDownload` says. The `id` names the model by `model` when that is
+   * given too, else by the folder (see the package README).
    */
   modelPath?: string;
   /**
@@ -95,7 +98,8 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
   const weightsFile = `onnx/${weightsFileName(settings.dtype)}`;
   const present = candidates.find((folder) => missingFiles(folder, weightsFile).length === 0);
 
-  if (!present && !settings.allowDownload) throw missingModelError(settings, candidates, weightsFile);
+  // An explicit folder is the whole answer: a missing file there is never fetched from the Hub.
+  if (!present && (settings.modelPath !== undefined || !settings.allowDownload)) throw missingModelError(settings, candidates, weightsFile);
 
   const source = present ?? settings.model;
   let extractor: FeatureExtractor;
@@ -118,10 +122,11 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
   }
 
   const dimension = await probeDimension(extractor, settings);
-  const id = `transformers:${settings.model}:${settings.dtype}:${settings.pooling}`;
+  const id = embedderId(options, settings, source);
   // One forward pass at a time: onnxruntime already uses every core, and queuing keeps memory flat.
   let queue: Promise<unknown> = Promise.resolve();
   let closed = false;
+  let closing: Promise<void> | undefined;
 
   return {
     id,
@@ -137,10 +142,13 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
       queue = run.catch(() => undefined);
       return run;
     },
-    async close() {
+    close() {
+      // Idempotent: onnxruntime throws "Session already disposed." on a second dispose.
       closed = true;
-      await queue;
-      await extractor.dispose?.();
+      closing ??= queue.then(async () => {
+        await extractor.dispose?.();
+      });
+      return closing;
     },
   };
 }
@@ -190,6 +198,41 @@ function resolveOptions(options: TransformersEmbedderOptions): Settings {
   return settings;
 }
 
+/**
+ * Names the vector space, so a store never mixes vectors of two setups:
+ * `transformers:<model>:<dtype>:<pooling>`, then the prefixes when set
+ * (JSON-quoted, so any text fits). Ids without prefixes are unchanged from
+ * earlier versions.
+ *
+ * `<model>` is the `model` option when given (also beside `modelPath`: the
+ * caller says which model the folder holds). A `modelPath` alone is named by
+ * the folder: `folder:<folder name>@<hash>`, the hash over its config and
+ * tokenizer files, except a folder laid out as the default model's Hub id
+ * (`…/Xenova/paraphrase-multilingual-MiniLM-L12-v2`, as the README places
+ * it), which keeps the default model's name.
+ */
+function embedderId(options: TransformersEmbedderOptions, settings: Settings, source: string): string {
+  let model = settings.model;
+  if (settings.modelPath !== undefined && options.model === undefined) {
+    const segments = source.split(/[\\/]+/).filter((segment) => segment !== '');
+    if (segments.slice(-2).join('/') !== DEFAULT_TRANSFORMERS_MODEL) model = `folder:${basename(source)}@${folderDigest(source)}`;
+  }
+  let id = `transformers:${model}:${settings.dtype}:${settings.pooling}`;
+  if (settings.queryPrefix !== '') id += `:query=${JSON.stringify(settings.queryPrefix)}`;
+  if (settings.documentPrefix !== '') id += `:document=${JSON.stringify(settings.documentPrefix)}`;
+  return id;
+}
+
+/** A short hash of what, beside the weights, decides a folder's vectors: its config and tokenizer. */
+function folderDigest(folder: string): string {
+  const hash = createHash('sha256');
+  for (const file of REQUIRED_FILES) {
+    const bytes = readFileSync(join(folder, file));
+    hash.update(`${file}\u0000${bytes.length}\u0000`).update(bytes);
+  }
+  return hash.digest('hex').slice(0, 12);
+}
+
 /** Where to look, in order: the explicit folder, else `<localModelPath>/<id>` then `<cacheDir>/<id>`. */
 function candidateFolders(settings: Settings, runtime: TransformersRuntime): string[] {
   if (settings.modelPath) return [resolve(settings.modelPath)];
@@ -219,6 +262,18 @@ function missingFiles(folder: string, weightsFile: string): string[] {
 function missingModelError(settings: Settings, candidates: string[], weightsFile: string, cause?: unknown): MemloomError {
   const where = candidates.map((folder) => `${folder} (missing: ${missingFiles(folder, weightsFile).join(', ')})`).join('; ');
   const target = candidates[0] ?? '<folder>';
+  const files = [...REQUIRED_FILES, weightsFile];
+  if (settings.modelPath !== undefined) {
+    return new MemloomError({
+      code: 'MISSING_RESOURCE',
+      backend: 'embeddings',
+      message:
+        `model folder ${target} (${settings.dtype}) is incomplete (missing: ${missingFiles(target, weightsFile).join(', ')}); ` +
+        `nothing is downloaded when modelPath is set: put config.json, tokenizer.json, tokenizer_config.json and ${weightsFile} ` +
+        `from the model's Hub repository into ${target}`,
+      details: { model: settings.model, folders: candidates, files, missing: missingFiles(target, weightsFile) },
+    });
+  }
   const download = settings.allowDownload
     ? `the download failed (${firstLine(cause)}); `
     : 'downloads are off (allowDownload: false); ';
@@ -230,7 +285,7 @@ function missingModelError(settings: Settings, candidates: string[], weightsFile
       `put config.json, tokenizer.json, tokenizer_config.json and ${weightsFile} from the model's Hub repository into ${target}, ` +
       `or pass modelPath pointing at a folder that holds them`,
     ...(cause === undefined ? {} : { cause }),
-    details: { model: settings.model, folders: candidates, files: [...REQUIRED_FILES, weightsFile] },
+    details: { model: settings.model, folders: candidates, files },
   });
 }
 

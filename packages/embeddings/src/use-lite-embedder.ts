@@ -33,6 +33,9 @@ const DIMENSION = 512;
  * use it beside a lexical channel, never alone, for CJK.
  */
 export function createUseLiteEmbedder(options: UseLiteEmbedderOptions = {}): Embedder {
+  if (options === null || typeof options !== 'object') {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: `use-lite embedder: options must be an object, got ${String(options)}` });
+  }
   const batchSize = options.batchSize ?? 64;
   if (!Number.isInteger(batchSize) || batchSize < 1) {
     throw new MemloomError({

@@ -26,10 +26,11 @@ const CHINESE_QUESTION_WORDS: ReadonlySet<string> = new Set(
  * - English: GloVe (6B tokens, 100 dims) for the 50,000 most frequent words
  *   without stopwords, post-processed (mean and 2 top components removed)
  *   and weighted by SIF (a / (a + p(word))), so rare words count more.
- * - Chinese: words (ICU's dictionary segmentation) are given the vectors of
- *   their English glosses from CC-CEDICT, so 孩子 / 女儿 (child / daughter),
- *   宠物 / 猫 (pet / cat) and an English query about a Chinese memory land
- *   near each other.
+ * - Chinese: words, found by forward maximum matching on CC-CEDICT's
+ *   headwords (up to 4 characters; a character alone when no longer word
+ *   fits), are given the vectors of their English glosses from CC-CEDICT,
+ *   so 孩子 / 女儿 (child / daughter), 宠物 / 猫 (pet / cat) and an English
+ *   query about a Chinese memory land near each other.
  *
  * A text with no known word gets a direction hashed from its text, so two
  * such texts do not look alike unless they are the same.

@@ -105,6 +105,78 @@ describe('cached embedder', () => {
     expect(fresh.calls[0]).toEqual(['beta']);
   });
 
+  it('treats a persistent level that throws synchronously, or answers with a non-Map, as a miss', async () => {
+    const levels: Record<string, PersistentEmbeddingCache> = {
+      getManyThrows: {
+        getMany: () => {
+          throw new Error('database is closed');
+        },
+        setMany: async () => undefined,
+      },
+      getManyPlainObject: {
+        getMany: async (keys) => Object.fromEntries(keys.map((key) => [key, [1, 0, 0]])) as never,
+        setMany: async () => undefined,
+      },
+      getManyUndefined: { getMany: async () => undefined as never, setMany: async () => undefined },
+      setManyThrows: {
+        getMany: async () => new Map(),
+        setMany: () => {
+          throw new Error('disk full');
+        },
+      },
+    };
+    for (const [name, persistent] of Object.entries(levels)) {
+      const inner = createTestEmbedder();
+      const cached = createCachedEmbedder(inner, { persistent });
+      const result = await cached.embed(['alpha', 'beta']).catch((error: unknown) => error);
+      expect(result, name).toEqual(await inner.embed(['alpha', 'beta']));
+      expect(cached.stats().persistentErrors, name).toBe(1);
+      expect(inner.calls[0], name).toEqual(['alpha', 'beta']);
+    }
+  });
+
+  it('keys text with a lone surrogate apart from the same text with U+FFFD, and keeps every other key', async () => {
+    const stored = new Map<string, number[]>();
+    const persistent: PersistentEmbeddingCache = {
+      getMany: async (keys) => new Map(keys.flatMap((key) => (stored.has(key) ? [[key, stored.get(key) as number[]] as const] : []))),
+      setMany: async (entries) => {
+        for (const [key, vector] of entries) stored.set(key, [...vector]);
+      },
+    };
+    const lone = createTestEmbedder({ id: 'pinned', dimension: 4, vectors: { 'x\uD800': [1, 0, 0, 0], '\uDC00': [0, 0, 1, 0] } });
+    await createCachedEmbedder(lone, { persistent }).embed(['x\uD800', '\uDC00']);
+    // A new process asks for other texts that UTF-8 would turn into the same bytes.
+    const other = createTestEmbedder({ id: 'pinned', dimension: 4, vectors: { 'x\uFFFD': [0, 1, 0, 0], '\uFFFD': [0, 0, 0, 1] } });
+    const restarted = createCachedEmbedder(other, { persistent });
+    expect(await restarted.embed(['x\uFFFD', '\uFFFD'])).toEqual([
+      [0, 1, 0, 0],
+      [0, 0, 0, 1],
+    ]);
+    expect(restarted.stats().persistentHits).toBe(0);
+    expect(other.calls).toEqual([['x\uFFFD', '\uFFFD']]);
+    expect(stored.size).toBe(4);
+    // And the lone-surrogate texts still hit their own entries.
+    const again = createCachedEmbedder(createTestEmbedder({ id: 'pinned', dimension: 4 }), { persistent });
+    expect(await again.embed(['x\uD800', '\uDC00'])).toEqual([
+      [1, 0, 0, 0],
+      [0, 0, 1, 0],
+    ]);
+    expect(again.stats().persistentHits).toBe(2);
+
+    // Well-formed text keeps the key earlier versions gave it (SHA-256 of the UTF-8 key), so existing caches keep hitting.
+    const written: string[] = [];
+    const recording: PersistentEmbeddingCache = {
+      getMany: async () => new Map(),
+      setMany: async (entries) => {
+        written.push(...entries.keys());
+      },
+    };
+    const pinned = createTestEmbedder({ id: 'pinned', dimension: 4 });
+    await createCachedEmbedder(pinned, { persistent: recording }).embed(['coffee 咖啡 🎉 café']);
+    await createCachedEmbedder(pinned, { persistent: recording, sharePurposes: true }).embed(['coffee 咖啡 🎉 café']);
+    expect(written).toEqual(['b86bvRwk533F4H17QCJAmiyEHZBuRv0FZBWwNQDG45c', 'qCuTWXbZkjKC4XWL9S-tnI-Vt3YdeW0YVTqjm6UMkiQ']);
+  });
+
   it('evicts the least recently used entry past maxEntries', async () => {
     const inner = createTestEmbedder();
     const cached = createCachedEmbedder(inner, { maxEntries: 2 });
@@ -173,6 +245,10 @@ describe('cached embedder', () => {
   it('validates its options', () => {
     expect(() => createCachedEmbedder(createTestEmbedder(), { maxEntries: -1 })).toThrow(/maxEntries/);
     expect(() => createCachedEmbedder(undefined as never)).toThrow(/needs an embedder/);
+    for (const options of [null, 'fast', 3]) {
+      expect(() => createCachedEmbedder(createTestEmbedder(), options as never)).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
+    }
+    expect(createCachedEmbedder(createTestEmbedder(), undefined).id).toBe('memloom/test-embedder');
   });
 
   it('spares re-embedding when memloom searches the same query again', async () => {

@@ -34,6 +34,12 @@ describe('composite embedder', () => {
     expect(() => createCompositeEmbedder([{ embedder: createTestEmbedder(), weight: 0 }])).toThrow(/positive weight/);
   });
 
+  it('rejects null options with INVALID_OPTIONS; undefined means the defaults', () => {
+    const parts = [{ embedder: createTestEmbedder(), weight: 1 }];
+    expect(() => createCompositeEmbedder(parts, null as never)).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
+    expect(createCompositeEmbedder(parts, undefined).id).toBe('composite(memloom/test-embedder*1)');
+  });
+
   it('reports a part that returns the wrong dimension', async () => {
     const liar: Embedder = { id: 'liar', dimension: 8, embed: async (texts) => texts.map(() => [1, 0]) };
     const composite = createCompositeEmbedder([{ embedder: liar, weight: 1 }]);

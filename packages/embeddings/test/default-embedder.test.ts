@@ -29,6 +29,33 @@ describe('default embedder', () => {
     expect(() => createOfflineEmbedder({ lexical: { wordDimension: 3 } })).toThrow(/wordDimension/);
   });
 
+  it('names every lexical setting that changes its vectors, keeping the default id', async () => {
+    const base = createOfflineEmbedder();
+    // Only the bucket counts are typed, but JavaScript callers can pass the rest, and they change the vectors.
+    const other = createOfflineEmbedder({ lexical: { charWeight: 0.9, charNgramSize: 5 } as never });
+    expect(other.id).not.toBe(base.id);
+    expect(other.id).toContain('lexical-v1:t2:w256:c128x5@0.9*0.2');
+    expect(createOfflineEmbedder({ lexical: { charWeight: 0.9 } as never }).id).toContain(':c128@0.9*');
+    expect(createOfflineEmbedder({ lexical: { charNgramSize: 4 } as never }).id).toContain(':c128x4*');
+    const [a] = await base.embed(['photography hobby']);
+    const [b] = await other.embed(['photography hobby']);
+    expect(a).not.toEqual(b);
+    // Settings equal to the defaults, spelt out or not, keep the id every existing store holds.
+    const explicit = createOfflineEmbedder({ lexical: { wordDimension: 256, charDimension: 128, charNgramSize: 3, charWeight: 0.3 } as never });
+    expect(explicit.id).toBe(base.id);
+    expect(base.id).toBe('memloom/offline-v3(memloom/word-vectors-v1:glove100d-50k-sif-abtt2+cedict*0.8+lexical-v1:t2:w256:c128*0.2)');
+  });
+
+  it('rejects null options with INVALID_OPTIONS; undefined means the defaults', () => {
+    const invalid = expect.objectContaining({ code: 'INVALID_OPTIONS' });
+    expect(() => createDefaultEmbedder(null as never)).toThrow(invalid);
+    expect(() => createOfflineEmbedder(null as never)).toThrow(invalid);
+    expect(() => createOfflineEmbedder({ lexical: null as never })).toThrow(invalid);
+    expect(createDefaultEmbedder(undefined).id).toBe(embedder.id);
+    expect(createOfflineEmbedder(undefined).id).toBe(embedder.id);
+    expect(createOfflineEmbedder({ lexical: undefined }).id).toBe(embedder.id);
+  });
+
   it('rejects a semanticWeight outside (0, 1)', () => {
     for (const semanticWeight of [0, 1, -0.1, Number.NaN]) expect(() => createOfflineEmbedder({ semanticWeight })).toThrow(/semanticWeight/);
   });

@@ -1,3 +1,6 @@
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cosineSimilarity, MemloomError } from '@memloom/core';
 import { testEmbedder } from '@memloom/testkit';
@@ -144,5 +147,116 @@ describe('transformers.js embedder without its model', () => {
     const error = await createTransformersEmbedder(options as never).catch((caught: unknown) => caught);
     expect(MemloomError.hasCode(error, 'INVALID_OPTIONS')).toBe(true);
     expect((error as Error).message).toContain(field);
+  });
+});
+
+describe('transformers.js embedder ids name what decides the vectors', () => {
+  const TINY = `${MODELS}/memloom/tiny-bert`;
+  const scratch = mkdtempSync(join(tmpdir(), 'memloom-transformers-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it('names a model folder given alone by the folder, not by the default model', async () => {
+    const byFolder = await createTransformersEmbedder({ modelPath: TINY, dtype: 'fp32' });
+    expect(byFolder.id).toMatch(/^transformers:folder:tiny-bert@[0-9a-f]{12}:fp32:mean$/);
+    expect(byFolder.id).not.toContain('paraphrase-multilingual');
+    // Stable: the same folder, or a copy of it, gets the same id.
+    expect((await createTransformersEmbedder({ modelPath: TINY, dtype: 'fp32' })).id).toBe(byFolder.id);
+    const copy = join(scratch, 'copy', 'tiny-bert');
+    cpSync(TINY, copy, { recursive: true });
+    expect((await createTransformersEmbedder({ modelPath: copy, dtype: 'fp32' })).id).toBe(byFolder.id);
+    // Another tokenizer setup in a folder of the same name is another vector space.
+    const changed = join(scratch, 'changed', 'tiny-bert');
+    cpSync(TINY, changed, { recursive: true });
+    const tokenizerConfig = JSON.parse(readFileSync(join(changed, 'tokenizer_config.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(changed, 'tokenizer_config.json'), JSON.stringify({ ...tokenizerConfig, model_max_length: 8 }));
+    expect((await createTransformersEmbedder({ modelPath: changed, dtype: 'fp32' })).id).not.toBe(byFolder.id);
+  });
+
+  it('names a model folder by the model option when both are given, as before', async () => {
+    const embedder = await createTransformersEmbedder({ modelPath: TINY, model: 'memloom/tiny-bert' });
+    expect(embedder.id).toBe('transformers:memloom/tiny-bert:q8:mean');
+  });
+
+  it('keeps the default model name for a folder laid out as the default model (the README placement)', async () => {
+    const folder = join(scratch, 'models', 'Xenova', 'paraphrase-multilingual-MiniLM-L12-v2');
+    mkdirSync(folder, { recursive: true });
+    cpSync(TINY, folder, { recursive: true });
+    const embedder = await createTransformersEmbedder({ modelPath: folder });
+    expect(embedder.id).toBe('transformers:Xenova/paraphrase-multilingual-MiniLM-L12-v2:q8:mean');
+  });
+
+  it('names query and document prefixes when set, and only then', async () => {
+    const plain = await tiny({ dtype: 'fp32' });
+    const passage = await tiny({ dtype: 'fp32', documentPrefix: 'passage: ' });
+    const both = await tiny({ dtype: 'fp32', queryPrefix: 'query: ', documentPrefix: 'passage: ' });
+    const queryOnly = await tiny({ dtype: 'fp32', queryPrefix: 'query: ', documentPrefix: '' });
+    expect(plain.id).toBe('transformers:memloom/tiny-bert:fp32:mean');
+    expect(passage.id).toBe('transformers:memloom/tiny-bert:fp32:mean:document="passage: "');
+    expect(both.id).toBe('transformers:memloom/tiny-bert:fp32:mean:query="query: ":document="passage: "');
+    expect(queryOnly.id).toBe('transformers:memloom/tiny-bert:fp32:mean:query="query: "');
+    expect((await createTransformersEmbedder({ modelPath: TINY, documentPrefix: 'passage: ' })).id).toMatch(
+      /^transformers:folder:tiny-bert@[0-9a-f]{12}:q8:mean:document="passage: "$/,
+    );
+    const [a] = await plain.embed(['coffee']);
+    const [b] = await passage.embed(['coffee']);
+    expect(a).not.toEqual(b);
+  });
+
+  it('closes once, however often close is called', async () => {
+    const embedder = await tiny();
+    const pending = embedder.embed(['one', 'two']);
+    const first = embedder.close();
+    expect(await pending).toHaveLength(2);
+    await first;
+    await expect(embedder.close()).resolves.toBeUndefined();
+    await expect(Promise.all([embedder.close(), embedder.close()])).resolves.toBeDefined();
+    await expect(embedder.embed(['after close'])).rejects.toMatchObject({ code: 'CLOSED' });
+  });
+});
+
+describe('transformers.js embedder with modelPath never downloads', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'memloom-transformers-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  const fakeRuntime = () => {
+    const pipeline = vi.fn(async () => {
+      throw new Error('fake runtime: would have downloaded');
+    });
+    return { pipeline, runtime: { pipeline, env: { localModelPath: '/nonexistent/', cacheDir: null } } as unknown as TransformersRuntime };
+  };
+
+  it('fails with MISSING_RESOURCE naming the missing files, even with allowDownload: true', async () => {
+    const empty = mkdtempSync(join(scratch, 'empty-'));
+    const { pipeline, runtime: fake } = fakeRuntime();
+    const error = await createTransformersEmbedder({ modelPath: empty, allowDownload: true, runtime: fake }).catch((caught: unknown) => caught);
+    expect(pipeline).not.toHaveBeenCalled();
+    expect(MemloomError.hasCode(error, 'MISSING_RESOURCE')).toBe(true);
+    const message = (error as Error).message;
+    for (const file of ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx']) expect(message).toContain(file);
+    expect(message).toContain(empty);
+    expect(message).toContain('nothing is downloaded when modelPath is set');
+    expect(message).not.toContain('paraphrase-multilingual');
+  });
+
+  it('names only the files that are missing', async () => {
+    const partial = mkdtempSync(join(scratch, 'partial-'));
+    cpSync(`${MODELS}/memloom/tiny-bert`, partial, { recursive: true });
+    rmSync(join(partial, 'tokenizer.json'));
+    const { pipeline, runtime: fake } = fakeRuntime();
+    const error = await createTransformersEmbedder({ modelPath: partial, model: 'memloom/other', dtype: 'fp16', allowDownload: true, runtime: fake }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(pipeline).not.toHaveBeenCalled();
+    expect(MemloomError.hasCode(error, 'MISSING_RESOURCE')).toBe(true);
+    expect((error as Error).message).toContain('missing: tokenizer.json, onnx/model_fp16.onnx)');
+    expect((error as MemloomError).details).toMatchObject({ missing: ['tokenizer.json', 'onnx/model_fp16.onnx'] });
+  });
+
+  it('does not reach the network with the real runtime either', async () => {
+    const empty = mkdtempSync(join(scratch, 'empty-'));
+    const error = await createTransformersEmbedder({ modelPath: empty, model: 'memloom/other', allowDownload: true }).catch((caught: unknown) => caught);
+    expect(MemloomError.hasCode(error, 'MISSING_RESOURCE')).toBe(true);
+    expect(requests).toEqual([]);
+    expect(offlineFetch).not.toHaveBeenCalled();
   });
 });

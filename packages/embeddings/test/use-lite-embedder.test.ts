@@ -45,4 +45,9 @@ describe('USE-lite embedder', () => {
     expect(() => createUseLiteEmbedder({ batchSize: 0 })).toThrow(/batchSize/);
     expect(() => createUseLiteEmbedder({ maxCharacters: 0 })).toThrow(/maxCharacters/);
   });
+
+  it('rejects null options with INVALID_OPTIONS; undefined means the defaults', () => {
+    expect(() => createUseLiteEmbedder(null as never)).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
+    expect(createUseLiteEmbedder(undefined).id).toBe('energetic-ai/use-lite-en@0.2');
+  });
 });

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { assertRecordContext, keywordText, MemloomError, type MemoryChange, type MemoryRecord, type MemoryVersion } from '@memloom/core';
 import { chunks, DECIDING_READ, denseVectorOf, retrieveAll, type Backend, type Filter, type PointRecord } from './backend.js';
 import type { Schemas } from './client.js';
-import { versionsOfMany } from './filters.js';
-import { versionChain } from './history.js';
+import { deleteVersionChains, versionChain } from './history.js';
 import { fromMemoryPayload, toMemoryPayload, toVersionPayload, type MemoryPayload } from './payload.js';
 import { memoryPointId, versionPointId } from './point-ids.js';
 import { documentVector } from './sparse-text.js';
@@ -48,7 +47,8 @@ interface Plan {
  * 4. read the memory points back: if another writer won any of them, undo the
  *    ones this call won (conditionally, on its own writeId) and fail with
  *    CONFLICT;
- * 5. delete what the batch deletes, then the deleted memories' versions.
+ * 5. delete what the batch deletes, then the versions on the deleted memories' chains (by point
+ *    id: versions another writer wrote since, for the same id, stay).
  *
  * A crash between the steps leaves either invisible version points or a
  * batch applied to some memories and not others; never a memory without its
@@ -302,19 +302,16 @@ async function removeInitial(backend: Backend, plans: readonly Plan[], all: read
   throw conflict(moved[0]!, moved);
 }
 
-/** Versions of deleted memories go after the memory, so a crash never leaves a memory without its history. */
+/**
+ * Versions of deleted memories go after the memory, so a crash never leaves a memory without its
+ * history. Only the chain of the memory as this call read it goes (by point id): another writer
+ * may have created the id again, or updated the memory this call recreated, since.
+ */
 async function purgeVersions(backend: Backend, plans: readonly Plan[]): Promise<void> {
   const gone = plans.filter((entry) => entry.removesInitial);
-  const deleted = gone.filter((entry) => !entry.final).map((entry) => entry.id);
-  for (const chunk of chunks(deleted, backend.options.batchSize)) {
-    await backend.call('delete versions', () => backend.client.delete(backend.collection, { wait: true, ordering: backend.options.writeOrdering, filter: versionsOfMany(chunk) }));
-  }
-  for (const entry of gone.filter((candidate) => candidate.final)) {
-    // Recreated in this call: keep only the versions it just wrote.
-    const keep = entry.versions.map((version) => version.writeId);
-    const filter: Filter = { ...versionsOfMany([entry.id]), must_not: [{ key: 'writeId', match: { any: keep } }] };
-    await backend.call('delete versions', () => backend.client.delete(backend.collection, { wait: true, ordering: backend.options.writeOrdering, filter }));
-  }
+  // Recreated in this call: the versions it just wrote stay.
+  const keep = new Set(gone.flatMap((entry) => entry.versions.map((version) => version.writeId)));
+  await deleteVersionChains(backend, gone.map((entry) => ({ id: entry.id, writeId: (entry.initial as Initial).writeId })), keep);
 }
 
 function changeId(change: MemoryChange): string {

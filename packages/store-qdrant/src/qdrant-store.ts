@@ -26,7 +26,7 @@ import { DECIDING_READ, denseVectorOf, retrieveAll, scrollAll, type Backend, typ
 import { createClient } from './client.js';
 import { prepareCollection } from './collection-setup.js';
 import { memoryFilter, versionsOfMany } from './filters.js';
-import { chainOf, entriesOf, versionChain } from './history.js';
+import { chainOf, deleteVersionChains, entriesOf, versionChain } from './history.js';
 import { resolveOptions, type QdrantStoreOptions } from './options.js';
 import { fromMemoryPayload, fromVersionPayload, type MemoryPayload, type VersionPayload } from './payload.js';
 import { memoryPointId } from './point-ids.js';
@@ -175,18 +175,22 @@ class QdrantStore implements MemoryStore {
     this.assertOpen();
     const { backend } = this;
     let deleted = 0;
-    // Page through the ids in scope, deleting memories first, then their versions.
+    // Page through the memories in scope, deleting them first, then the versions on their chains
+    // (by point id: a memory another writer creates again under the same id keeps its own).
     for (;;) {
       const page = await backend.call('find memories to delete', () =>
-        backend.client.scroll(backend.collection, { filter: memoryFilter(scope), limit: backend.options.batchSize, with_payload: ['id'], with_vector: false }),
+        backend.client.scroll(backend.collection, { filter: memoryFilter(scope), limit: backend.options.batchSize, with_payload: ['id', 'writeId'], with_vector: false }),
       );
       if (page.points.length === 0) return deleted;
-      const ids = page.points.map((point) => String((point.payload as { id?: unknown } | null | undefined)?.id));
+      const heads = page.points.flatMap((point) => {
+        const payload = point.payload as Partial<MemoryPayload> | null | undefined;
+        return typeof payload?.id === 'string' && typeof payload.writeId === 'string' ? [{ id: payload.id, writeId: payload.writeId }] : [];
+      });
       await backend.call('delete memories', () =>
         backend.client.delete(backend.collection, { wait: true, ordering: backend.options.writeOrdering, points: page.points.map((point) => point.id) }),
       );
-      await backend.call('delete versions', () => backend.client.delete(backend.collection, { wait: true, ordering: backend.options.writeOrdering, filter: versionsOfMany(ids) }));
-      deleted += ids.length;
+      await deleteVersionChains(backend, heads);
+      deleted += page.points.length;
     }
   }
 

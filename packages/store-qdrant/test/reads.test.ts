@@ -377,19 +377,35 @@ describe('reads', () => {
     ]);
   });
 
-  it('deleteByScope deletes page by page: memories by id, then their versions', async () => {
+  it('deleteByScope deletes page by page: memories by id, then the version points of their chains by id', async () => {
     let pages = 2;
+    const link = (memoryId: string, writeId: string, parentWriteId: string | null) => ({ id: `v-${writeId}`, payload: { kind: 'version', memoryId, writeId, parentWriteId } });
     const fake = scriptedClient({
-      scroll: () =>
-        pages-- > 0 ? { points: [{ id: memoryPointId(`m${pages}`), payload: { id: `m${pages}` } }], next_page_offset: null } : { points: [], next_page_offset: null },
+      scroll: (_collection: string, body: any) => {
+        if (body.filter.must[0].match.value === 'version') {
+          const ids: string[] = body.filter.must[1].match.any;
+          // Each memory's chain, plus a chain another writer started under the same id (not to be deleted).
+          const versions = ids.flatMap((id) => [link(id, `${id}-a`, null), link(id, `${id}-b`, `${id}-a`), link(id, `${id}-theirs`, null)]);
+          return { points: versions, next_page_offset: null };
+        }
+        return pages-- > 0
+          ? { points: [{ id: memoryPointId(`m${pages}`), payload: { id: `m${pages}`, writeId: `m${pages}-b` } }], next_page_offset: null }
+          : { points: [], next_page_offset: null };
+      },
     });
     const deleted = await createQdrantStore({ client: fake.client, batchSize: 1 }).deleteByScope({ userId: 'alice' });
     expect(deleted).toBe(2);
-    expect(fake.bodies('scroll')[0].filter).toEqual({ must: [KIND_MEMORY, { key: 'userId', match: { value: 'alice' } }] });
+    const scrolls = fake.bodies('scroll');
+    expect(scrolls[0].filter).toEqual({ must: [KIND_MEMORY, { key: 'userId', match: { value: 'alice' } }] });
+    expect(scrolls[0].with_payload).toEqual(['id', 'writeId']);
+    expect(scrolls[1]).toMatchObject({
+      filter: { must: [{ key: 'kind', match: { value: 'version' } }, { key: 'memoryId', match: { any: ['m1'] } }] },
+      with_payload: ['memoryId', 'writeId', 'parentWriteId'],
+      consistency: 'majority',
+    });
     const deletes = fake.bodies('delete');
-    expect(deletes[0].points).toEqual([memoryPointId('m1')]);
-    expect(deletes[1].filter).toEqual({ must: [{ key: 'kind', match: { value: 'version' } }, { key: 'memoryId', match: { any: ['m1'] } }] });
-    expect(deletes[2].points).toEqual([memoryPointId('m0')]);
+    expect(deletes.map((body) => body.points)).toEqual([[memoryPointId('m1')], ['v-m1-a'], ['v-m1-b'], [memoryPointId('m0')], ['v-m0-a'], ['v-m0-b']]);
+    expect(deletes.every((body) => body.filter === undefined)).toBe(true);
   });
 
   it('reads a memory\'s context back exactly, and a memory without one without the key', async () => {

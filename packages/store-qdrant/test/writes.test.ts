@@ -50,8 +50,14 @@ function script(options: {
   existing?: ReturnType<typeof stored>[];
   landed?: (pointId: string, ours: { writeId: string; revision: number }) => { writeId: string; revision: number } | undefined;
   remaining?: string[];
+  /** Version points the purge's scroll finds (those of the memory ids it asks for). */
+  versions?: Array<{ id: string; payload: any }>;
 }) {
   const fake = scriptedClient({
+    scroll: (_collection: string, body: any) => {
+      const ids: string[] = body.filter?.must?.[1]?.match?.any ?? [];
+      return { points: (options.versions ?? []).filter((point) => ids.includes(point.payload.memoryId)), next_page_offset: null };
+    },
     retrieve: (_collection: string, body: any) => {
       const stage = stageOf(body);
       if (stage === 'revisions') return (options.existing ?? []).filter((point) => body.ids.includes(point.id));
@@ -210,13 +216,27 @@ describe('apply: replacing', () => {
 });
 
 describe('apply: deleting', () => {
-  it('deletes the memory point, then its versions', async () => {
-    const memory = record('m1');
-    const fake = script({ existing: [stored(memory, 'w1')] });
+  it('deletes the memory point, then the version points on its chain, by id', async () => {
+    const first = record('m1');
+    const memory = record('m1', { revision: 2 });
+    const versionPoint = (entry: MemoryVersion, writeId: string, parent: string | null) => ({
+      id: versionPointId('m1', entry.version, writeId),
+      payload: { ...toVersionPayload(entry, writeId, parent) },
+    });
+    const chain = [versionPoint(version(null, first), 'w1', null), versionPoint(version(first, memory), 'w2', 'w1')];
+    // A chain another writer started for the same id (created again): not this delete's to remove.
+    const theirs = versionPoint(version(null, record('m1', { content: 'theirs' })), 'w-theirs', null);
+    const fake = script({ existing: [stored(memory, 'w2')], versions: [...chain, theirs] });
     await createQdrantStore({ client: fake.client }).apply([{ op: 'delete', id: 'm1' }]);
+    expect(fake.methods()).toEqual(['retrieve', 'delete', 'scroll', 'delete']);
     const [point, versions] = fake.bodies('delete');
     expect(point).toMatchObject({ points: [memoryPointId('m1')], ordering: 'strong' });
-    expect(versions.filter).toEqual({ must: [{ key: 'kind', match: { value: 'version' } }, { key: 'memoryId', match: { any: ['m1'] } }] });
+    expect(fake.bodies('scroll')[0]).toMatchObject({
+      filter: { must: [{ key: 'kind', match: { value: 'version' } }, { key: 'memoryId', match: { any: ['m1'] } }] },
+      with_payload: ['memoryId', 'writeId', 'parentWriteId'],
+      consistency: 'majority',
+    });
+    expect(versions).toEqual({ wait: true, ordering: 'strong', points: chain.map((entry) => entry.id) });
   });
 
   it('an unknown id is a no-op; with an expectedRevision it is a CONFLICT', async () => {
@@ -233,8 +253,9 @@ describe('apply: deleting', () => {
     await expect(createQdrantStore({ client: fake.client }).apply([{ op: 'delete', id: 'm1', expectedRevision: 2 }])).rejects.toMatchObject({ code: 'CONFLICT' });
     const [conditional] = fake.bodies('delete');
     expect(conditional.filter).toEqual({ should: [{ must: [{ has_id: [memoryPointId('m1')] }, { key: 'revision', match: { value: 2 } }] }] });
-    // Its versions stay: the memory is still there.
-    expect(fake.bodies('delete').some((body) => body.filter?.must?.[0]?.match?.value === 'version')).toBe(false);
+    // Its versions stay: the memory is still there (no version is read for deletion, nothing else is deleted).
+    expect(fake.bodies('delete')).toHaveLength(1);
+    expect(fake.bodies('scroll')).toEqual([]);
   });
 });
 

@@ -72,8 +72,15 @@ export async function backUp(
   const before = statSignature(file);
   if (before !== expected) throw new RetrySignal(`${file} changed while it was being written`);
   if (before === undefined) return false;
-  const data = await fs.readFile(file);
-  await writeFileAtomic(await freeStampedName(directory, atMs, name), data, durability);
+  await copyToBackups(file, directory, name, atMs, durability);
   if (statSignature(file) !== expected) throw new RetrySignal(`${file} changed while it was being backed up`);
   return true;
+}
+
+/** Copy `file` as it is now to `backups/<stamp>_<name>`; returns the copy's path. */
+export async function copyToBackups(file: string, directory: string, name: string, atMs: number, durability: Durability): Promise<string> {
+  const data = await fs.readFile(file);
+  const copy = await freeStampedName(directory, atMs, name);
+  await writeFileAtomic(copy, data, durability);
+  return copy;
 }

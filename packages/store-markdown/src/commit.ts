@@ -26,7 +26,7 @@ export interface StoreState {
 }
 
 export function newTransaction(store: StoreState): Transaction {
-  return new Transaction(store.journalFile, path.join(store.stateDirectory, 'trash'), store.durability);
+  return new Transaction(store.journalFile, path.join(store.stateDirectory, 'trash'), store.durability, () => store.options.clock.now());
 }
 
 /**

@@ -26,7 +26,7 @@ export interface SyncReport {
   unembedded: string[];
   /** Files that cannot be read, with path and line; they are left as they are. */
   problems: FileProblem[];
-  /** Other things worth knowing (a copied block given a new id). */
+  /** Other things worth knowing (a copied block given a new id, a file backed up while an interrupted write was finished). */
   notices: string[];
 }
 
@@ -66,6 +66,8 @@ const EMBED_BATCH = 64;
  */
 export class Reconciler {
   header: VectorHeader | undefined;
+  /** Said in every report of this look, retries included: what recovering a crashed write did. */
+  private readonly recoveryNotices: string[] = [];
 
   constructor(private readonly parts: ReconcilerParts) {
     this.header = parts.header;
@@ -74,11 +76,17 @@ export class Reconciler {
   async run(options: { rewriteVectors?: boolean }): Promise<SyncReport> {
     const { parts } = this;
     const report: SyncReport = { created: [], edited: [], deleted: [], embedded: 0, unembedded: [], problems: [], notices: [] };
-    const recovered = await recoverJournal(parts.journalFile, parts.durability);
+    const recovered = await recoverJournal(parts.journalFile, parts.durability, parts.options.clock.now());
+    for (const { file, backup } of recovered.backups) {
+      const message = `${this.display(file)} was changed after a write to it was interrupted; it was copied to ${this.display(backup)} before that write was finished`;
+      this.recoveryNotices.push(message);
+      parts.options.logger.warn?.(`[memloom] [markdown] ${message}`, { path: this.display(file), backup: this.display(backup) });
+    }
+    report.notices.push(...this.recoveryNotices);
     await sweepTemps(path.dirname(parts.journalFile), false);
     const found = discoverScopes(parts.root).sort((a, b) => (scopeKey(a.scope) < scopeKey(b.scope) ? -1 : 1));
     // Temp files are only ever written under the lock, which we hold: any left is from a killed writer.
-    for (const item of found) if (recovered !== 'none' || !parts.scopes.has(scopeKey(item.scope))) await sweepTemps(item.directory, true);
+    for (const item of found) if (recovered.outcome !== 'none' || !parts.scopes.has(scopeKey(item.scope))) await sweepTemps(item.directory, true);
     const foundKeys = new Set(found.map((item) => scopeKey(item.scope)));
     for (const state of [...parts.scopes.values()]) if (!foundKeys.has(state.key)) parts.dropScope(state);
 
@@ -128,8 +136,14 @@ export class Reconciler {
 
     const adopted: Array<{ state: ScopeState; rel: string; record: MemoryRecord }> = [];
     const creates: Array<{ state: ScopeState; rel: string; record: MemoryRecord; line: number }> = [];
-    const edits: Array<{ state: ScopeState; rel: string; record: MemoryRecord; previous: Entry | undefined; line: number }> = [];
+    const edits: Array<{ state: ScopeState; rel: string; record: MemoryRecord; previous: Entry | undefined; from: ScopeState | undefined; line: number }> = [];
     const brokenScopes = new Set<string>();
+    // Memories with a history in a folder read for the first time, and where: see movedFrom.
+    const histories = new Map<string, ScopeState[]>();
+    for (const item of pending) {
+      if (!item.fresh) continue;
+      for (const id of await historyIds(item.state)) histories.set(id, [...(histories.get(id) ?? []), item.state]);
+    }
 
     for (const item of pending) {
       const { state } = item;
@@ -166,8 +180,9 @@ export class Reconciler {
           seen.add(id);
           layoutParts.push({ kind: 'record', id });
           const previous = parts.entries.get(id);
-          if (block.status === 'edited' || (previous && previous.scopeKey !== state.key)) {
-            edits.push({ state, rel: file.rel, record: block.record, previous, line: block.line });
+          const from = this.movedFrom(previous, block.record, state, histories);
+          if (block.status === 'edited' || from) {
+            edits.push({ state, rel: file.rel, record: block.record, previous, from, line: block.line });
           } else {
             adopted.push({ state, rel: file.rel, record: block.record });
           }
@@ -192,11 +207,10 @@ export class Reconciler {
       }
     }
     // On a first read, history without a block means the block was deleted while no process ran.
-    for (const item of pending) {
-      if (!item.fresh || brokenScopes.has(item.state.key)) continue;
-      for (const id of await historyIds(item.state)) {
-        if (seen.has(id) || plan.entry(id)) continue;
-        plan.forget(item.state, id);
+    for (const [id, found] of histories) {
+      for (const state of found) {
+        if (brokenScopes.has(state.key) || seen.has(id) || plan.entry(id)) continue;
+        plan.forget(state, id);
         report.deleted.push(id);
       }
     }
@@ -215,11 +229,14 @@ export class Reconciler {
       plan.put(record, version, vectors.get(record.id), state, rel);
       report.created.push(record.id);
     }
-    for (const { state, rel, record, previous, line } of edits) {
-      const before = previous?.record ?? (await this.historyTail(state, record.id)) ?? null;
+    for (const { state, rel, record, previous, from, line } of edits) {
+      // A copy older than the block (another store wrote it since) is no `before`: the history is.
+      const known = previous && previous.record.revision >= record.revision ? previous : undefined;
+      const before = known?.record ?? (await this.historyTail(from ?? state, record.id)) ?? previous?.record ?? null;
       const after: MemoryRecord = { ...record, scope: { ...state.scope }, revision: Math.max(before?.revision ?? 0, record.revision) + 1 };
-      const moved = previous && previous.scopeKey !== state.key;
-      const reason = moved
+      // A block moved while no store ran: its history comes from the folder it was left in (a known block's moves along by itself).
+      if (from && !previous) plan.moveHistory(from, state, record.id);
+      const reason = from
         ? `moved by hand to ${state.displayPath}/${rel} (line ${line})`
         : `edited by hand in ${state.displayPath}/${rel} (line ${line})`;
       const fresh = vectors.get(record.id);
@@ -241,6 +258,26 @@ export class Reconciler {
     report.problems = this.allProblems(plan);
     for (const entry of parts.entries.values()) if (!entry.vector && !report.unembedded.includes(entry.record.id)) report.unembedded.push(entry.record.id);
     return report;
+  }
+
+  /**
+   * The scope a block in `state` was moved out of by hand, if it was. A store that moves a memory moves
+   * its history along; a person leaves it behind. So a block this process holds in another scope was
+   * moved by hand, unless it is a newer revision whose history has left that scope: then another store
+   * wrote it there, and it is taken as it is. A block met for the first time was moved by hand when its
+   * history is in another folder.
+   */
+  private movedFrom(previous: Entry | undefined, record: MemoryRecord, state: ScopeState, histories: Map<string, ScopeState[]>): ScopeState | undefined {
+    if (!previous) return histories.get(record.id)?.find((other) => other !== state);
+    if (previous.scopeKey === state.key) return undefined;
+    const origin = this.parts.scopes.get(previous.scopeKey) as ScopeState;
+    const byAnotherStore = record.revision > previous.record.revision && statSignature(historyFile(origin, record.id)) === undefined;
+    return byAnotherStore ? undefined : origin;
+  }
+
+  /** A path under the root, as messages show it. */
+  private display(file: string): string {
+    return path.relative(this.parts.root, file).split(path.sep).join('/');
   }
 
   private parse(state: ScopeState, rel: string, text: string): ParsedFile {

@@ -2,15 +2,21 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { appendDurable, isMissing, readIfExists, sizeOf, syncDirectory, tempPathFor, writeDurable, writeFileAtomic, type Durability } from './atomic-file.js';
+import { copyToBackups } from './backups.js';
 import { storeError } from './errors.js';
+import { statSignature } from './loader.js';
 
 interface JournalEntry {
   txid: string;
   state: 'prepare' | 'commit';
   /** Logs appended to, with their size before, to cut them back on rollback. */
   appends: Array<{ file: string; size: number }>;
-  /** Temp files renamed over their targets at commit. */
-  writes: Array<{ temp: string; target: string }>;
+  /**
+   * Temp files renamed over their targets at commit. For a file a person may edit (`backups` set), the
+   * target's signature when the write began (null: no file): if it differs when the rename comes, the
+   * target is copied to `backups` first.
+   */
+  writes: Array<{ temp: string; target: string; signature?: string | null; backups?: string }>;
   /** Files or folders removed at commit (moved to trash first). */
   removes: Array<{ target: string; trash: string }>;
 }
@@ -28,6 +34,8 @@ export class Transaction {
   private readonly txid = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
   private readonly appends = new Map<string, Array<string | Buffer>>();
   private readonly writes = new Map<string, string | Buffer>();
+  /** Backup folders of the written files a person may edit (Markdown). */
+  private readonly backupFolders = new Map<string, string>();
   private readonly removes = new Set<string>();
   /** Signature of each written or appended file once committed. */
   readonly signatures = new Map<string, string>();
@@ -36,6 +44,8 @@ export class Transaction {
     private readonly journalFile: string,
     private readonly trashDirectory: string,
     private readonly durability: Durability,
+    /** Time for the names of backups made while rolling forward. */
+    private readonly now: () => number = Date.now,
   ) {}
 
   get isEmpty(): boolean {
@@ -48,9 +58,11 @@ export class Transaction {
     this.appends.set(file, chunks);
   }
 
-  write(file: string, content: string | Buffer): void {
+  /** Replace `file`; give `backups` for a file a person may edit, to keep a copy should they save it meanwhile. */
+  write(file: string, content: string | Buffer, backups?: string): void {
     this.removes.delete(file);
     this.writes.set(file, content);
+    if (backups) this.backupFolders.set(file, backups);
   }
 
   remove(target: string): void {
@@ -78,7 +90,11 @@ export class Transaction {
       removes: [],
     };
     for (const file of this.appends.keys()) journal.appends.push({ file, size: (await sizeOf(file)) ?? -1 });
-    for (const target of this.writes.keys()) journal.writes.push({ temp: tempPathFor(target, this.txid), target });
+    for (const target of this.writes.keys()) {
+      const temp = tempPathFor(target, this.txid);
+      const backups = this.backupFolders.get(target);
+      journal.writes.push(backups ? { temp, target, signature: statSignature(target) ?? null, backups } : { temp, target });
+    }
     for (const [index, target] of [...this.removes].entries()) {
       journal.removes.push({ target, trash: path.join(this.trashDirectory, `${this.txid}-${index}`) });
     }
@@ -105,15 +121,21 @@ export class Transaction {
     journal.state = 'commit';
     await writeFileAtomic(this.journalFile, JSON.stringify(journal), this.durability);
     failpoint('after-commit');
-    await rollForward(journal, this.durability);
+    await rollForward(journal, this.durability, this.now());
     await fs.rm(this.journalFile, { force: true });
   }
 }
 
+/** What recovery did with a journal a crashed process left; `backups` are the files a person changed meanwhile, and their copies. */
+export interface Recovery {
+  outcome: 'none' | 'rolled-back' | 'rolled-forward';
+  backups: Array<{ file: string; backup: string }>;
+}
+
 /** Finish or undo a transaction a crashed process left behind. Call under the store lock. */
-export async function recoverJournal(journalFile: string, durability: Durability): Promise<'none' | 'rolled-back' | 'rolled-forward'> {
+export async function recoverJournal(journalFile: string, durability: Durability, atMs: number): Promise<Recovery> {
   const text = await readIfExists(journalFile);
-  if (text === undefined) return 'none';
+  if (text === undefined) return { outcome: 'none', backups: [] };
   let journal: JournalEntry;
   try {
     journal = JSON.parse(text) as JournalEntry;
@@ -121,13 +143,14 @@ export async function recoverJournal(journalFile: string, durability: Durability
     // The journal is written atomically, so this is damage from outside.
     throw storeError('STORE_CORRUPT', `the write journal ${journalFile} cannot be read; move it away to continue`, { path: journalFile }, error);
   }
+  let backups: Recovery['backups'] = [];
   if (journal.state === 'commit') {
-    await rollForward(journal, durability);
+    backups = await rollForward(journal, durability, atMs);
   } else {
     await rollBack(journal);
   }
   await fs.rm(journalFile, { force: true });
-  return journal.state === 'commit' ? 'rolled-forward' : 'rolled-back';
+  return { outcome: journal.state === 'commit' ? 'rolled-forward' : 'rolled-back', backups };
 }
 
 async function rollBack(journal: JournalEntry): Promise<void> {
@@ -138,9 +161,17 @@ async function rollBack(journal: JournalEntry): Promise<void> {
   for (const { temp } of journal.writes) await fs.rm(temp, { force: true });
 }
 
-async function rollForward(journal: JournalEntry, durability: Durability): Promise<void> {
+/** Rename the temps over their targets; a target a person changed since the write began is backed up first. */
+async function rollForward(journal: JournalEntry, durability: Durability, atMs: number): Promise<Recovery['backups']> {
   const folders = new Set<string>();
-  for (const { temp, target } of journal.writes) {
+  const backups: Recovery['backups'] = [];
+  for (const { temp, target, signature, backups: folder } of journal.writes) {
+    // A temp that is gone was renamed already, by an earlier, interrupted roll-forward.
+    if (statSignature(temp) === undefined) continue;
+    const current = statSignature(target);
+    if (folder && current !== undefined && current !== signature) {
+      backups.push({ file: target, backup: await copyToBackups(target, folder, path.basename(target), atMs, durability) });
+    }
     try {
       await fs.rename(temp, target);
       folders.add(path.dirname(target));
@@ -161,6 +192,7 @@ async function rollForward(journal: JournalEntry, durability: Durability): Promi
   }
   for (const folder of folders) await syncDirectory(folder, durability);
   for (const { trash } of journal.removes) await fs.rm(trash, { recursive: true, force: true });
+  return backups;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { MemoryRecord, MemoryVersion, Scope } from '@memloom/core';
-import { signatureOf } from './atomic-file.js';
+import { readIfExists, signatureOf } from './atomic-file.js';
 import { defaultPreamble, renderFile, type FileProblem } from './block-format.js';
 import { encodeAccess, encodeVectorHeader, encodeVectorRecord, encodeVersion, type AccessEntry, type VectorHeader } from './index-logs.js';
 import { encodeSegment } from './scope-path.js';
@@ -159,14 +159,19 @@ export class Plan {
     const entry: Entry = { record, vector: keptVector, norm: vectorNorm(keptVector), scopeKey: scope.key, file, seq: 0 };
     this.entries.set(record.id, entry);
     if (old && old.scopeKey !== scope.key) {
-      this.historyMoves.push({ from: this.scopeOf(old.scopeKey), to: scope, id: record.id });
-      this.vectorRecords.push({ scope: this.scopeOf(old.scopeKey), id: record.id, revision: -1, vector: undefined });
+      this.moveHistory(this.scopeOf(old.scopeKey), scope, record.id);
       if (keptVector) this.vectorRecords.push({ scope, id: record.id, revision: record.revision, vector: keptVector });
     } else if (vector !== 'keep' && (vector || old?.vector)) {
       this.vectorRecords.push({ scope, id: record.id, revision: record.revision, vector });
     }
     if (version) this.versions.push({ scope, id: record.id, version });
     return entry;
+  }
+
+  /** The history (and the vector record) of a memory leave `from` for `to`, where its block now is. */
+  moveHistory(from: ScopeState, to: ScopeState, id: string): void {
+    this.historyMoves.push({ from, to, id });
+    this.vectorRecords.push({ scope: from, id, revision: -1, vector: undefined });
   }
 
   delete(id: string, detach = true): Entry | undefined {
@@ -216,14 +221,24 @@ export class Plan {
         const entry = this.entry(part.id);
         return entry ? [{ kind: 'record' as const, record: entry.record }] : [];
       });
-      transaction.write(path.join(scope.directory, layout.rel), renderFile(parts));
+      transaction.write(path.join(scope.directory, layout.rel), renderFile(parts), path.join(scope.directory, 'backups'));
     }
-    for (const { from, to, id } of this.historyMoves) {
-      const previous = await fs.readFile(historyFile(from, id), 'utf8').catch(() => '');
-      transaction.write(historyFile(to, id), previous + this.versions.filter((item) => item.id === id).map((item) => encodeVersion(item.version)).join(''));
-      transaction.remove(historyFile(from, id));
+    // A moved memory keeps every history it has: the ones in the folders it left, then the one already at its
+    // destination (another store may have moved it there first), then the versions staged now. Nothing is overwritten.
+    const routes = new Map<string, ScopeState[]>();
+    for (const { from, to, id } of this.historyMoves) routes.set(id, [...(routes.get(id) ?? [from]), to]);
+    for (const [id, route] of routes) {
+      const target = historyFile(route.at(-1) as ScopeState, id);
+      const files = [...new Set(route.map((scope) => historyFile(scope, id)))].filter((file) => file !== target);
+      let previous = '';
+      for (const file of [...files, target]) {
+        const text = (await readIfExists(file)) ?? '';
+        previous += text === '' || text.endsWith('\n') ? text : `${text}\n`;
+      }
+      transaction.write(target, previous + this.versions.filter((item) => item.id === id).map((item) => encodeVersion(item.version)).join(''));
+      for (const file of files) transaction.remove(file);
     }
-    const moved = new Set(this.historyMoves.map((move) => move.id));
+    const moved = new Set(routes.keys());
     // A history removed in this plan is written anew from the versions staged after the removal (a memory
     // deleted and put again in one apply), else removed; the others get their versions appended.
     const removed = new Set(this.historyRemoves.map(({ scope, id }) => historyFile(scope, id)));

@@ -42,6 +42,15 @@ function putOf(id: string, content: string): MemoryChange {
   };
 }
 
+/** Cut the first block out of `from` and append it to `to` (a new MEMORY.md), as a person would. */
+async function moveBlockByHand(from: string, to: string): Promise<void> {
+  const text = await readFile(from, 'utf8');
+  const start = text.indexOf('## ');
+  await mkdir(path.dirname(to), { recursive: true });
+  await writeFile(to, `# Bob\n\n${text.slice(start)}`);
+  await writeFile(from, text.slice(0, start));
+}
+
 async function backups(store: MarkdownStore): Promise<string[]> {
   return (await readdir(path.join(store.directoryFor(scope), 'backups')).catch(() => [])).sort();
 }
@@ -186,6 +195,123 @@ describe('edits made by a person', () => {
     expect(history[1]?.reason).toMatch(/moved by hand to users\/bob\/memory\/MEMORY\.md/u);
     expect(await store.count({ scope })).toBe(0);
     expect((await memory.search('learning Portuguese', { scope: bob }))[0]?.memory.id).toBe(added.memory.id);
+  });
+
+  it('keeps the whole history when another store moved a memory to another scope', async () => {
+    const root = await tempRoot();
+    const a = await rig(root);
+    const b = await rig(root);
+    const added = await a.memory.add('The user is learning Portuguese.', { scope });
+    expect((await b.store.get(added.memory.id))?.scope).toEqual(scope);
+    // A moves it to bob (a put with another scope); B still holds it in alice, at revision 1.
+    const current = (await a.store.get(added.memory.id)) as MemoryRecord;
+    const bob = { userId: 'bob' };
+    const moved = { ...current, scope: bob, revision: 2 };
+    await a.store.apply([{ op: 'put', memory: moved, expectedRevision: 1, version: {
+      memoryId: current.id, version: 2, at: current.updatedAt, trigger: 'manual_edit', action: 'edit', reason: 'moved to bob', before: current, after: moved,
+    } }]);
+
+    expect(await b.store.sync()).toMatchObject({ created: [], edited: [], deleted: [] });
+    for (const store of [b.store, a.store]) {
+      expect(await store.get(added.memory.id)).toMatchObject({ scope: bob, revision: 2 });
+      expect((await store.history(added.memory.id)).map((version) => [version.version, version.reason])).toEqual([
+        [1, expect.any(String)],
+        [2, 'moved to bob'],
+      ]);
+    }
+  });
+
+  it('appends a hand edit of a block another store moved to the history it moved along', async () => {
+    const root = await tempRoot();
+    const a = await rig(root);
+    const b = await rig(root);
+    const added = await a.memory.add('The user is learning Portuguese.', { scope });
+    await b.store.get(added.memory.id);
+    const current = (await a.store.get(added.memory.id)) as MemoryRecord;
+    const bob = { userId: 'bob' };
+    const moved = { ...current, scope: bob, revision: 2 };
+    await a.store.apply([{ op: 'put', memory: moved, expectedRevision: 1, version: {
+      memoryId: current.id, version: 2, at: current.updatedAt, trigger: 'manual_edit', action: 'edit', reason: 'moved to bob', before: current, after: moved,
+    } }]);
+    // A person corrects the block in bob's file before B, which still holds it in alice, looks again.
+    const bobFile = path.join(a.store.directoryFor(bob), 'MEMORY.md');
+    await writeFile(bobFile, (await readFile(bobFile, 'utf8')).replace('Portuguese', 'Brazilian Portuguese'));
+
+    expect((await b.store.sync()).edited).toEqual([added.memory.id]);
+    expect(await b.store.get(added.memory.id)).toMatchObject({ scope: bob, revision: 3, content: 'The user is learning Brazilian Portuguese.' });
+    const history = await b.store.history(added.memory.id);
+    expect(history.map((version) => [version.version, version.before?.revision ?? null])).toEqual([
+      [1, null],
+      [2, 1],
+      [3, 2],
+    ]);
+    expect(history[2]?.reason).toMatch(/^edited by hand in users\/bob\/memory\/MEMORY\.md/u);
+  });
+
+  it('records a move by hand once, with the history before it, when two stores are open', async () => {
+    const root = await tempRoot();
+    const a = await rig(root);
+    const b = await rig(root);
+    const added = await a.memory.add('The user is learning Portuguese.', { scope });
+    await b.store.get(added.memory.id);
+    const bob = { userId: 'bob' };
+    await moveBlockByHand(a.file, path.join(a.store.directoryFor(bob), 'MEMORY.md'));
+
+    expect((await b.store.sync()).edited).toEqual([added.memory.id]);
+    // A held the memory in alice at revision 1; B has recorded the move since.
+    expect(await a.store.sync()).toMatchObject({ created: [], edited: [], deleted: [] });
+    for (const store of [a.store, b.store]) {
+      expect(await store.get(added.memory.id)).toMatchObject({ scope: bob, revision: 2 });
+      const history = await store.history(added.memory.id);
+      expect(history.map((version) => [version.version, version.action, version.after.scope])).toEqual([
+        [1, 'create', scope],
+        [2, 'edit', bob],
+      ]);
+      expect(history[1]?.reason).toMatch(/^moved by hand to users\/bob\/memory\/MEMORY\.md/u);
+    }
+  });
+
+  it('records a move by hand of a block another store updated since this one read it', async () => {
+    const root = await tempRoot();
+    const a = await rig(root);
+    const b = await rig(root);
+    const added = await a.memory.add('The user is learning Portuguese.', { scope });
+    await b.store.get(added.memory.id);
+    await a.memory.update(added.memory.id, { content: 'The user is learning Brazilian Portuguese.' });
+    const bob = { userId: 'bob' };
+    await moveBlockByHand(a.file, path.join(a.store.directoryFor(bob), 'MEMORY.md'));
+
+    // B holds revision 1 in alice; the block in bob is revision 2, but its history was left in alice.
+    expect((await b.store.sync()).edited).toEqual([added.memory.id]);
+    expect(await b.store.get(added.memory.id)).toMatchObject({ scope: bob, revision: 3 });
+    const history = await b.store.history(added.memory.id);
+    expect(history.map((version) => [version.version, version.before?.revision ?? null, version.after.scope])).toEqual([
+      [1, null, scope],
+      [2, 1, scope],
+      [3, 2, bob],
+    ]);
+    expect(history[2]?.reason).toMatch(/^moved by hand to users\/bob\/memory\/MEMORY\.md/u);
+    expect(await readdir(path.join(b.store.directoryFor(scope), '.history'))).toEqual([]);
+  });
+
+  it('records a block moved by hand while no process had the store open as a move, history and all', async () => {
+    const root = await tempRoot();
+    const first = await rig(root);
+    const added = await first.memory.add('The user is learning Portuguese.', { scope });
+    await first.store.close();
+    const bob = { userId: 'bob' };
+    await moveBlockByHand(first.file, path.join(first.store.directoryFor(bob), 'MEMORY.md'));
+
+    const second = await rig(root);
+    expect(await second.store.get(added.memory.id)).toMatchObject({ scope: bob, revision: 2 });
+    const history = await second.store.history(added.memory.id);
+    expect(history.map((version) => [version.version, version.action, version.after.scope])).toEqual([
+      [1, 'create', scope],
+      [2, 'edit', bob],
+    ]);
+    expect(history[1]?.reason).toMatch(/^moved by hand to users\/bob\/memory\/MEMORY\.md/u);
+    expect(await readdir(path.join(second.store.directoryFor(scope), '.history'))).toEqual([]);
+    expect(await second.store.getVector(added.memory.id)).toHaveLength(16);
   });
 
   it('takes a deleted daily note as the deletion of every memory in it', async () => {

@@ -1,6 +1,6 @@
 import { execSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MemoryRecord } from '@memloom/core';
@@ -113,6 +113,29 @@ describe('a writer killed with SIGKILL in the middle of a write', () => {
     // The store takes writes again (the dead writer's lock was broken).
     await store.apply([{ op: 'delete', id: 'm1' }]);
     expect(await store.count({})).toBe(expected === 'old' ? 0 : 1);
+    await store.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it("backs up a file a person changed after the commit point before finishing the write, and says so", async () => {
+    const root = await seeded([record('m1', 'old text')]);
+    const result = await run(['crash', root], { MEMLOOM_MARKDOWN_FAILPOINT: 'after-commit' });
+    expect(result.signal).toBe('SIGKILL');
+    // Before anything opens the store again, a person adds a block to the file the killed writer was replacing.
+    const directory = path.join(root, 'users', 'alice', 'memory');
+    const file = path.join(directory, 'MEMORY.md');
+    const edited = `${await readFile(file, 'utf8')}\n## 2024-03-09\nA note typed after the crash.\n`;
+    await writeFile(file, edited);
+
+    const warnings: string[] = [];
+    const store = createMarkdownStore({ root, lockStaleMs: 2_000, logger: { warn: (message) => warnings.push(message) } });
+    await store.open({ dimension: 4, embedderId: 'test/vectors' });
+    expect((await store.get('m1'))?.content).toBe('new text');
+    const copies = await Promise.all((await readdir(path.join(directory, 'backups'))).map((name) => readFile(path.join(directory, 'backups', name), 'utf8')));
+    expect(copies).toContain(edited);
+    expect(warnings.filter((message) => message.includes('users/alice/memory/MEMORY.md was changed after a write to it was interrupted'))).toHaveLength(1);
+    // The file as the writer read it (backed up before its commit point) and as the person left it.
+    expect(copies).toHaveLength(2);
     await store.close();
     await rm(root, { recursive: true, force: true });
   });

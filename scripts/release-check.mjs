@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 // The release check: what someone who is not us gets from npm.
 //
+//   0. changeset status: the pending changesets make a release plan (a file
+//      naming an ignored package, e.g. the private testkit, beside published
+//      ones stops `changeset version`);
 //   1. publint --strict on every public package;
 //   2. pnpm pack each one, and check the tarball: no workspace: range left,
 //      every file its exports map, bin, main and types name is inside,
@@ -49,6 +52,8 @@ try {
   for (const pkg of packages) {
     if (!existsSync(join(pkg.dir, 'dist'))) fail(`${pkg.name} has no dist/: run "pnpm build" first (pnpm release:check does)`);
   }
+  await run('changeset status', [pnpmBin(), ['exec', 'changeset', 'status']], { cwd: ROOT, log: 'changeset-status' });
+  step('changeset status: the pending changesets make a release plan');
   await Promise.all(packages.map((pkg) => run('publint', [pnpmBin(), ['exec', 'publint', '--strict', pkg.dir]], { cwd: ROOT, log: `publint-${pkg.slug}` })));
   step('publint --strict: no problems');
 

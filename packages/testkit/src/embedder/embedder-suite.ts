@@ -79,6 +79,29 @@ export function testEmbedder(options: EmbedderSuiteOptions): void {
       expect(maxDifference(vectors[0] as number[], vectors[1] as number[])).toBeGreaterThan(tolerance);
     });
 
+    it('returns one vector per text, repeated texts included, each in its place', async () => {
+      const [x, y] = [SAMPLES[1] as string, SAMPLES[2] as string];
+      const [alone] = await embedder.embed([x]);
+      const [other] = await embedder.embed([y]);
+      const cases: string[][] = [['', x, ''], [x, x], [x, y, x, x], ['', '', ''], [y, '', y, x]];
+      for (const texts of cases) {
+        for (const purpose of ['document', 'query'] as const) {
+          const vectors = await embedder.embed(texts, { purpose });
+          expect(vectors, `${purpose} ${JSON.stringify(texts)}`).toHaveLength(texts.length);
+          for (const vector of vectors) expectValid(vector, embedder.dimension);
+          texts.forEach((text, index) => {
+            const first = texts.indexOf(text);
+            expect(maxDifference(vectors[index] as number[], vectors[first] as number[]), `${purpose} ${JSON.stringify(texts)}[${index}]`).toBeLessThanOrEqual(tolerance);
+          });
+        }
+      }
+      const [a, b, c, d] = await embedder.embed([x, y, x, y]);
+      expect(maxDifference(a as number[], alone as number[])).toBeLessThanOrEqual(tolerance);
+      expect(maxDifference(b as number[], other as number[])).toBeLessThanOrEqual(tolerance);
+      expect(maxDifference(c as number[], alone as number[])).toBeLessThanOrEqual(tolerance);
+      expect(maxDifference(d as number[], other as number[])).toBeLessThanOrEqual(tolerance);
+    });
+
     it('returns an empty list for no texts', async () => {
       expect(await embedder.embed([])).toEqual([]);
     });
@@ -140,6 +163,29 @@ export function testEmbedder(options: EmbedderSuiteOptions): void {
         expectValid(vector, embedder.dimension);
         expect(Math.abs(norm(vector) - 1)).toBeLessThan(1e-3);
       }
+    });
+
+    it('returns unit vectors of the declared dimension for queries too, empty and long text included', async () => {
+      const texts = [...SAMPLES, '', '   ', longText];
+      const vectors = await embedder.embed(texts, { purpose: 'query' });
+      expect(vectors).toHaveLength(texts.length);
+      for (const [index, vector] of vectors.entries()) {
+        expectValid(vector, embedder.dimension);
+        expect(Math.abs(norm(vector) - 1), `query vector ${index}`).toBeLessThan(1e-3);
+      }
+    });
+
+    it('embeds a batch of queries exactly as it embeds them one by one', async () => {
+      const batch = await embedder.embed(SAMPLES, { purpose: 'query' });
+      expect(batch).toHaveLength(SAMPLES.length);
+      for (const [index, text] of SAMPLES.entries()) {
+        const [single] = await embedder.embed([text], { purpose: 'query' });
+        expect(maxDifference(batch[index] as number[], single as number[]), `query ${index}`).toBeLessThanOrEqual(tolerance);
+      }
+      const [alone] = await embedder.embed([SAMPLES[1] as string], { purpose: 'query' });
+      const around = await embedder.embed(['', SAMPLES[1] as string, ''], { purpose: 'query' });
+      expect(around).toHaveLength(3);
+      expect(maxDifference(around[1] as number[], alone as number[])).toBeLessThanOrEqual(tolerance);
     });
 
     it('accepts a purpose and stays deterministic for each', async () => {

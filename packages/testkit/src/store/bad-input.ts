@@ -2,7 +2,7 @@ import type { Embedder, MemoryRecord } from '@memloom/core';
 import { createMemory } from '@memloom/core';
 import { describe, expect, it } from 'vitest';
 import { facade } from './facade.js';
-import { axis, create, DIMENSION, EMBEDDER_ID, record, rejectsWithCode, replace, type StoreContext } from './fixtures.js';
+import { axis, create, DIMENSION, EMBEDDER_ID, record, rejectsWithCode, rejectsWithOneOf, replace, type StoreContext } from './fixtures.js';
 
 export function badInputCases(context: StoreContext): void {
   describe('bad input', () => {
@@ -59,6 +59,68 @@ export function badInputCases(context: StoreContext): void {
       const deleted = { op: 'delete' as const, id: existing.id };
       await rejectsWithCode(context.store.apply([deleted, create(fresh, [1, 2])]), 'DIMENSION_MISMATCH');
       expect((await context.store.get(existing.id))?.content).toBe('existing');
+    });
+
+    it('refuses a whole batch with CONFLICT when one of its deletes is stale: puts before or after it write nothing', async () => {
+      const existing = record({ content: 'existing, deleted only with the right revision' });
+      const other = record({ content: 'another existing one' });
+      await context.store.apply([create(existing, axis(0)), create(other, axis(1))]);
+      const fresh = record({ content: 'fresh, in a batch that fails' });
+      const stale = { op: 'delete' as const, id: existing.id, expectedRevision: 5 };
+      const batches = [
+        [create(fresh, axis(2)), stale],
+        [stale, create(fresh, axis(2))],
+        [replace(other, { content: 'edited in a batch that fails' }), { op: 'delete' as const, id: fresh.id }, stale],
+        [{ op: 'delete' as const, id: other.id }, stale],
+      ];
+      for (const batch of batches) {
+        await rejectsWithCode(context.store.apply(batch), 'CONFLICT');
+        expect(await context.store.get(fresh.id)).toBeUndefined();
+        expect(await context.store.get(existing.id)).toEqual(existing);
+        expect(await context.store.get(other.id)).toEqual(other);
+        expect(await context.store.history(other.id)).toHaveLength(1);
+        expect(await context.store.count({})).toBe(2);
+      }
+      await context.store.apply([{ op: 'delete', id: existing.id, expectedRevision: 1 }]);
+      expect(await context.store.get(existing.id)).toBeUndefined();
+    });
+
+    it('refuses to delete an unknown id with an expected revision (CONFLICT, and the batch writes nothing); without one it is a no-op', async () => {
+      await rejectsWithCode(context.store.apply([{ op: 'delete', id: 'never-existed', expectedRevision: 1 }]), 'CONFLICT');
+      const fresh = record({ content: 'fresh, beside a delete of a ghost' });
+      await rejectsWithCode(context.store.apply([create(fresh, axis(0)), { op: 'delete', id: 'never-existed', expectedRevision: 3 }]), 'CONFLICT');
+      expect(await context.store.get(fresh.id)).toBeUndefined();
+      // A memory deleted before is unknown too.
+      const gone = record({ content: 'deleted, then deleted again' });
+      await context.store.apply([create(gone, axis(1))]);
+      await context.store.apply([{ op: 'delete', id: gone.id }]);
+      await rejectsWithCode(context.store.apply([{ op: 'delete', id: gone.id, expectedRevision: 1 }]), 'CONFLICT');
+      expect(await context.store.count({})).toBe(0);
+      // Without an expected revision it is done, and the rest of the batch is written.
+      await context.store.apply([create(fresh, axis(0)), { op: 'delete', id: 'never-existed' }]);
+      expect(await context.store.get(fresh.id)).toEqual(fresh);
+    });
+
+    it('refuses a put whose revision or version number is not expectedRevision + 1 (INVALID_INPUT or CONFLICT) and writes nothing', async () => {
+      const memory = record({ content: 'numbered one by one' });
+      await context.store.apply([create(memory, axis(0))]);
+      const renumbered = (revision: number, versionNumber: number) => {
+        const change = replace(memory, { content: 'skips ahead' });
+        if (change.op !== 'put') throw new Error('replace gives a put');
+        return { ...change, memory: { ...change.memory, revision }, version: { ...change.version, version: versionNumber, after: { ...change.memory, revision } } };
+      };
+      const fresh = record({ content: 'created at revision 2' });
+      const freshChange = create(fresh, axis(1));
+      const skipped = freshChange.op === 'put' ? { ...freshChange, memory: { ...fresh, revision: 2 }, version: { ...freshChange.version, version: 2, after: { ...fresh, revision: 2 } } } : freshChange;
+      const bad = [[renumbered(5, 5)], [renumbered(2, 5)], [renumbered(5, 2)], [renumbered(1, 1)], [skipped], [create(record(), axis(2)), renumbered(5, 5)]];
+      for (const batch of bad) {
+        // contracts.ts names no code for this; every store of this repository says INVALID_INPUT.
+        await rejectsWithOneOf(context.store.apply(batch), ['INVALID_INPUT', 'CONFLICT']);
+        expect(await context.store.get(memory.id)).toEqual(memory);
+        expect(await context.store.history(memory.id)).toHaveLength(1);
+        expect(await context.store.get(fresh.id)).toBeUndefined();
+        expect(await context.store.count({})).toBe(1);
+      }
     });
 
     it('refuses a put whose context is not a non-empty string (INVALID_INPUT) and writes nothing', async () => {

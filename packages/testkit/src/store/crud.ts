@@ -177,6 +177,32 @@ export function crudCases(context: StoreContext & { replace(store: import('@meml
       expect(one.memories.find((memory) => memory.id === 'q-f')).toEqual(of('q-f'));
     });
 
+    it.skipIf(!options.capabilities.listPage)('listPage honours exactScope: fields the scope leaves out must be absent', async () => {
+      const scopes = [
+        { userId: 'alice' },
+        { userId: 'alice', sessionId: 's1' },
+        { userId: 'alice', agentId: 'helper' },
+        { userId: 'alice', agentId: 'helper', sessionId: 's1' },
+        { userId: 'bob' },
+        { userId: 'alice' },
+        { userId: 'alice', sessionId: 's1' },
+      ];
+      const memories = scopes.map((scope, index) => record({ id: `x-${index}`, content: `exact ${index}`, scope }));
+      await context.store.apply(memories.map((memory, index) => create(memory, axis(index))));
+      const whole = (await context.store.list({ orderBy: 'stored' })).map((memory) => memory.id);
+      const exactly = (scope: Record<string, string>) =>
+        whole.filter((id) => JSON.stringify(memories.find((memory) => memory.id === id)?.scope) === JSON.stringify(scope));
+      expect(await pagedByCursor({ scope: { userId: 'alice' }, exactScope: true })).toEqual(exactly({ userId: 'alice' }));
+      expect(await pagedByCursor({ scope: { userId: 'alice', sessionId: 's1' }, exactScope: true })).toEqual(exactly({ userId: 'alice', sessionId: 's1' }));
+      expect(await pagedByCursor({ scope: { userId: 'alice', agentId: 'helper' }, exactScope: true })).toEqual(exactly({ userId: 'alice', agentId: 'helper' }));
+      expect(await pagedByCursor({ scope: { userId: 'alice', agentId: 'helper', sessionId: 's1' }, exactScope: true })).toEqual(['x-3']);
+      // Without exactScope the same scopes take in the narrower ones too.
+      expect((await pagedByCursor({ scope: { userId: 'alice' } })).sort()).toEqual(['x-0', 'x-1', 'x-2', 'x-3', 'x-5', 'x-6']);
+      expect((await context.store.listPage!({ scope: { userId: 'alice' }, exactScope: true, limit: 100 })).memories.map((memory) => memory.id)).toEqual(
+        exactly({ userId: 'alice' }),
+      );
+    });
+
     it.skipIf(!options.capabilities.listPage)("listPage's next keeps its place when memories before and around it are updated or deleted", async () => {
       const memories = ['r-c', 'r-a', 'r-f', 'r-b', 'r-g', 'r-e', 'r-d'].map((id, index) => record({ id, content: `resumed ${id}` }));
       await context.store.apply(memories.map((memory, index) => create(memory, axis(index))));
@@ -285,6 +311,33 @@ export function crudCases(context: StoreContext & { replace(store: import('@meml
       expect(await context.store.history(memory.id)).toHaveLength(1);
     });
 
+    it('changes only lastAccessedAt with touch: the rest of the record, its history and its vector stay as they were', async () => {
+      const memory = record({ content: 'read now and then', tags: ['t'], metadata: { k: 'v' }, context: 'said once', scope: { userId: 'alice', sessionId: 's1' } });
+      const other = record({ content: 'not touched' });
+      await context.store.apply([create(memory, axis(0)), create(other, axis(1))]);
+      await context.store.apply([replace(memory, { content: 'read now and then, edited', updatedAt: '2024-03-03T03:03:03.000Z' })]);
+      const edited = { ...memory, content: 'read now and then, edited', updatedAt: '2024-03-03T03:03:03.000Z', revision: 2 };
+      const history = await context.store.history(memory.id);
+      const vector = await context.store.getVector(memory.id);
+      const at = '2030-01-02T03:04:05.000Z';
+      await context.store.touch([memory.id, 'missing'], at);
+      const touched = { ...edited, lastAccessedAt: at };
+      expect(await context.store.get(memory.id)).toEqual(touched);
+      expect(await context.store.getMany([memory.id])).toEqual([touched]);
+      expect((await context.store.list({})).find((entry) => entry.id === memory.id)).toEqual(touched);
+      expect((await context.store.vectorSearch({ vector: axis(0), limit: 1 }))[0]?.memory).toEqual(touched);
+      expect(await context.store.history(memory.id)).toEqual(history);
+      expect(await context.store.getVector(memory.id)).toEqual(vector);
+      expect(await context.store.get(other.id)).toEqual(other);
+      // A put based on the revision read before the touch is not a conflict: touch made no version.
+      await context.store.apply([replace(edited, { content: 'edited after the touch' })]);
+      expect((await context.store.get(memory.id))?.revision).toBe(3);
+    });
+
+    it.runIf(options.capabilities.persistent)('is given reopen by its test, since it declares persistent', () => {
+      expect(options.reopen, 'a store that declares `persistent` must pass `reopen` to testMemoryStore, so that the reopen cases run').toBeTypeOf('function');
+    });
+
     it('refuses calls after close with CLOSED', async () => {
       await context.store.close();
       await rejectsWithCode(context.store.get('x'), 'CLOSED');
@@ -300,6 +353,57 @@ export function crudCases(context: StoreContext & { replace(store: import('@meml
       expect((await reopened.get(memory.id))?.content).toBe('persisted across a reopen, edited');
       expect(await reopened.history(memory.id)).toHaveLength(2);
       expect((await reopened.vectorSearch({ vector: axis(6), limit: 1 }))[0]?.memory.id).toBe(memory.id);
+    });
+
+    it.skipIf(!options.reopen)('gives back every field of every record after a reopen: tags, metadata, context, a touched lastAccessedAt', async () => {
+      const full = record({
+        content: 'kept whole across a reopen: 咖啡 ☕ "quoted"',
+        level: 'summary',
+        weight: 0.4321,
+        baseWeight: 0.5,
+        importance: 2.5,
+        baseImportance: 3,
+        category: 'episode',
+        type: 'project',
+        scope: { userId: 'alice', agentId: 'agent-1', sessionId: 'session-9' },
+        source: 'background_ai',
+        verified: false,
+        sources: ['D1:3', 'D2:7'],
+        tags: ['kept', '饮料'],
+        metadata: { nested: { list: [1, 'two', null], flag: true }, count: 3, label: '1' },
+        context: 'Asked: 你平时喝什么？\n---\n# like markup',
+      });
+      const plain = record({ content: 'plain, no context, across a reopen' });
+      await context.store.apply([create(full, axis(6)), create(plain, axis(5))]);
+      await context.store.apply([replace(full, { content: 'kept whole across a reopen, edited', tags: ['kept', 'edited'], updatedAt: '2024-02-02T02:02:02.000Z' })]);
+      await context.store.touch([full.id], '2031-01-01T01:01:01.000Z');
+      const expected = {
+        ...full,
+        content: 'kept whole across a reopen, edited',
+        tags: ['kept', 'edited'],
+        updatedAt: '2024-02-02T02:02:02.000Z',
+        lastAccessedAt: '2031-01-01T01:01:01.000Z',
+        revision: 2,
+      };
+      expect(await context.store.get(full.id)).toEqual(expected);
+      const history = await context.store.history(full.id);
+      const reopened = await options.reopen!(context.store);
+      context.replace(reopened);
+      await reopened.open({ dimension: 8, embedderId: 'memloom/testkit-vectors' });
+      expect(await reopened.get(full.id)).toEqual(expected);
+      expect(await reopened.get(plain.id)).toEqual(plain);
+      expect(await reopened.get(plain.id)).not.toHaveProperty('context');
+      expect(await reopened.getMany([plain.id, full.id])).toEqual([plain, expected]);
+      expect((await reopened.list({})).find((entry) => entry.id === full.id)).toEqual(expected);
+      expect((await reopened.vectorSearch({ vector: axis(6), limit: 1 }))[0]?.memory).toEqual(expected);
+      if (options.capabilities.textSearch) {
+        expect((await reopened.textSearch!({ text: 'edited', limit: 5 })).map((hit) => hit.memory)).toEqual([expected]);
+      }
+      expect(await reopened.history(full.id)).toEqual(history);
+      expect(history.map((entry) => entry.after.tags)).toEqual([['kept', '饮料'], ['kept', 'edited']]);
+      const vector = await reopened.getVector(full.id);
+      expect(vector).toHaveLength(8);
+      expect(vector?.[6]).toBeCloseTo(1, 5);
     });
   });
 }

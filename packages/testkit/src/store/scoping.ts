@@ -96,6 +96,38 @@ export function scopingCases(context: StoreContext): void {
       }
     });
 
+    it('deletes by every given scope field: one session of a user, or one agent, leaves the rest of that user', async () => {
+      const [plain, session1, session2, agentSession1, agentOnly, bobSession1] = await seed(context.store, [
+        { userId: 'alice' },
+        { userId: 'alice', sessionId: 's1' },
+        { userId: 'alice', sessionId: 's2' },
+        { userId: 'alice', agentId: 'helper', sessionId: 's1' },
+        { userId: 'alice', agentId: 'helper' },
+        { userId: 'bob', sessionId: 's1' },
+      ]);
+      const remaining = async () => (await context.store.list({})).map((memory) => memory.id).sort();
+      expect(await context.store.deleteByScope({ userId: 'alice', sessionId: 's1' })).toBe(2);
+      expect(await remaining()).toEqual([plain!.id, session2!.id, agentOnly!.id, bobSession1!.id].sort());
+      for (const gone of [session1!, agentSession1!]) {
+        expect(await context.store.get(gone.id)).toBeUndefined();
+        expect(await context.store.history(gone.id)).toEqual([]);
+        expect(await context.store.getVector(gone.id)).toBeUndefined();
+      }
+      expect(await context.store.history(plain!.id)).toHaveLength(1);
+      expect(await context.store.getVector(session2!.id)).toHaveLength(8);
+      expect(await context.store.deleteByScope({ userId: 'alice', agentId: 'helper' })).toBe(1);
+      expect(await remaining()).toEqual([plain!.id, session2!.id, bobSession1!.id].sort());
+      expect(await context.store.deleteByScope({ userId: 'alice', agentId: 'nobody' })).toBe(0);
+      expect(await context.store.deleteByScope({ userId: 'bob', sessionId: 's2' })).toBe(0);
+      expect(await remaining()).toEqual([plain!.id, session2!.id, bobSession1!.id].sort());
+      const hits = await context.store.vectorSearch({ vector: axis(0), limit: 10, scope: { userId: 'alice' } });
+      expect(hits.map((hit) => hit.memory.id).sort()).toEqual([plain!.id, session2!.id].sort());
+      if (options.capabilities.textSearch) {
+        const textHits = await context.store.textSearch!({ text: 'shared words', limit: 10, scope: { userId: 'alice' } });
+        expect(textHits.map((hit) => hit.memory.id).sort()).toEqual([plain!.id, session2!.id].sort());
+      }
+    });
+
     it("deletes one scope with everything in it and nothing of anyone else's", async () => {
       const [alice1, alice2, bob, hostile] = await seed(context.store, [
         { userId: 'alice' },

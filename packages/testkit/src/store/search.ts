@@ -88,6 +88,139 @@ export function searchCases(context: StoreContext): void {
       expect(await context.store.count({ filter: { verified: true } })).toBe(1);
     });
 
+    it('scores by the true cosine in -1..1: an opposite vector scores -1, orthogonal 0, and they rank last', async () => {
+      const same = record({ content: 'same direction' });
+      const orthogonal = record({ content: 'orthogonal' });
+      const obtuse = record({ content: 'obtuse' });
+      const opposite = record({ content: 'opposite' });
+      await context.store.apply([
+        create(opposite, axis(0).map((value) => -value)),
+        create(orthogonal, axis(1)),
+        create(obtuse, towards(0, 2, -0.5)),
+        create(same, axis(0)),
+      ]);
+      const hits = await context.store.vectorSearch({ vector: axis(0), limit: 10 });
+      expect(hits.map((hit) => hit.memory.id)).toEqual([same.id, orthogonal.id, obtuse.id, opposite.id]);
+      expect(hits[0]?.score).toBeCloseTo(1, 4);
+      expect(hits[1]?.score).toBeCloseTo(0, 4);
+      expect(hits[2]?.score).toBeCloseTo(-0.5, 4);
+      expect(hits[3]?.score).toBeCloseTo(-1, 4);
+      for (const hit of hits) expect(Math.abs(hit.score)).toBeLessThanOrEqual(1 + 1e-6);
+      // Alone in its scope, the opposite memory is still found, with its negative score.
+      await context.store.apply([replace(opposite, { scope: { userId: 'opposite-only' } })]);
+      const alone = await context.store.vectorSearch({ vector: axis(0), limit: 1, scope: { userId: 'opposite-only' } });
+      expect(alone.map((hit) => hit.memory.id)).toEqual([opposite.id]);
+      expect(alone[0]?.score).toBeCloseTo(-1, 4);
+    });
+
+    it('applies limit after scope and filter: closer memories out of scope or filter do not crowd out the one asked for', async () => {
+      const wanted = record({ content: 'crowded words, the one asked for', scope: { userId: 'alice' }, category: 'fact' });
+      const crowd = [
+        ...Array.from({ length: 6 }, () => record({ content: 'crowded words crowded words crowded', scope: { userId: 'bob' }, category: 'fact' })),
+        ...Array.from({ length: 6 }, () => record({ content: 'crowded words crowded words crowded', scope: { userId: 'alice' }, category: 'episode' })),
+        ...Array.from({ length: 6 }, () => record({ content: 'crowded words crowded words crowded', scope: { userId: 'alice', sessionId: 's1' }, category: 'fact' })),
+      ];
+      await context.store.apply([create(wanted, towards(0, 1, 0.3)), ...crowd.map((memory, index) => create(memory, towards(0, 1, 0.99 - index * 0.001)))]);
+      const query = { scope: { userId: 'alice' }, exactScope: true, filter: { category: 'fact' as const }, limit: 1 };
+      const vectorHits = await context.store.vectorSearch({ ...query, vector: axis(0) });
+      expect(vectorHits.map((hit) => hit.memory.id)).toEqual([wanted.id]);
+      expect(vectorHits[0]?.score).toBeCloseTo(0.3, 4);
+      expect((await context.store.vectorSearch({ vector: axis(0), limit: 1, scope: { userId: 'alice' }, filter: { category: 'fact' }, exactScope: true, approximate: true })).map((hit) => hit.memory.id)).toEqual([wanted.id]);
+      expect((await context.store.list({ ...query })).map((memory) => memory.id)).toEqual([wanted.id]);
+      if (options.capabilities.textSearch) {
+        const textHits = await context.store.textSearch!({ ...query, text: 'crowded words' });
+        expect(textHits.map((hit) => hit.memory.id)).toEqual([wanted.id]);
+      }
+    });
+
+    it('compares metadata by strict equality: the string "1", the number 1 and true are told apart in every query', async () => {
+      const values: [string, unknown][] = [
+        ['string-1', '1'],
+        ['number-1', 1],
+        ['boolean-true', true],
+        ['string-true', 'true'],
+        ['number-0', 0],
+        ['boolean-false', false],
+        ['string-empty', ''],
+        ['absent', undefined],
+      ];
+      const memories = values.map(([name, value]) =>
+        record({ id: `meta-${name}`, content: `metadata words ${name}`, metadata: value === undefined ? { other: 1 } : { flag: value, other: 1 } }),
+      );
+      await context.store.apply(memories.map((memory, index) => create(memory, towards(0, 1, 0.9 - index * 0.05))));
+      for (const [name, value] of values) {
+        if (value === undefined) continue;
+        const filter = { metadata: { flag: value as string | number | boolean } };
+        const expected = [`meta-${name}`];
+        const label = `metadata.flag === ${JSON.stringify(value)}`;
+        expect((await context.store.vectorSearch({ vector: axis(0), limit: 20, filter })).map((hit) => hit.memory.id), label).toEqual(expected);
+        expect((await context.store.list({ filter })).map((memory) => memory.id), label).toEqual(expected);
+        expect(await context.store.count({ filter }), label).toBe(1);
+        if (options.capabilities.textSearch) {
+          expect((await context.store.textSearch!({ text: 'metadata words', limit: 20, filter })).map((hit) => hit.memory.id), label).toEqual(expected);
+        }
+        if (options.capabilities.listPage) {
+          expect((await context.store.listPage!({ filter, limit: 20 })).memories.map((memory) => memory.id), label).toEqual(expected);
+        }
+      }
+      expect(await context.store.count({ filter: { metadata: { flag: 1, other: 1 } } })).toBe(1);
+      expect(await context.store.count({ filter: { metadata: { flag: 1, other: '1' } } })).toBe(0);
+    });
+
+    it('applies every filter field alike in list, count, listPage, vector search and text search', async () => {
+      const memories = [
+        record({ id: 'f-coffee', content: 'filtered words coffee', category: 'fact', type: 'user', level: 'full', source: 'user', verified: true, tags: ['drink', 'morning'], metadata: { topic: 'coffee', rank: 1, pinned: true } }),
+        record({ id: 'f-meeting', content: 'filtered words meeting', category: 'episode', type: 'project', level: 'summary', source: 'background_ai', verified: false, tags: ['work'], metadata: { topic: 'meeting', rank: 2, pinned: false } }),
+        record({ id: 'f-rule', content: 'filtered words rule', category: 'system', type: 'feedback', level: 'tag', source: 'system', verified: true, tags: [], metadata: { topic: 'rule', rank: 3 } }),
+        record({ id: 'f-link', content: 'filtered words link', category: 'core', type: 'reference', level: 'trace', source: 'user', verified: false, tags: ['work', 'morning'], metadata: { topic: 'link', rank: 1, pinned: true } }),
+        record({ id: 'f-old', content: 'filtered words old', category: 'fact', type: 'user', level: 'archive', source: 'background_ai', verified: true, tags: ['drink'], metadata: {} }),
+      ];
+      await context.store.apply(memories.map((memory, index) => create(memory, towards(0, 1, 0.9 - index * 0.1))));
+      const cases: [object, string[]][] = [
+        [{ category: 'episode' }, ['f-meeting']],
+        [{ category: ['fact', 'core'] }, ['f-coffee', 'f-link', 'f-old']],
+        [{ category: 'system' }, ['f-rule']],
+        [{ type: 'project' }, ['f-meeting']],
+        [{ type: ['user', 'feedback'] }, ['f-coffee', 'f-rule', 'f-old']],
+        [{ type: 'reference' }, ['f-link']],
+        [{ level: 'summary' }, ['f-meeting']],
+        [{ level: ['tag', 'trace', 'archive'] }, ['f-rule', 'f-link', 'f-old']],
+        [{ level: 'full' }, ['f-coffee']],
+        [{ source: 'user' }, ['f-coffee', 'f-link']],
+        [{ source: ['system', 'background_ai'] }, ['f-meeting', 'f-rule', 'f-old']],
+        [{ verified: true }, ['f-coffee', 'f-rule', 'f-old']],
+        [{ verified: false }, ['f-meeting', 'f-link']],
+        [{ tags: ['morning'] }, ['f-coffee', 'f-link']],
+        [{ tags: ['drink', 'nothing'] }, ['f-coffee', 'f-old']],
+        [{ tags: ['nothing'] }, []],
+        [{ metadata: { topic: 'meeting' } }, ['f-meeting']],
+        [{ metadata: { rank: 1 } }, ['f-coffee', 'f-link']],
+        [{ metadata: { rank: 1, pinned: true } }, ['f-coffee', 'f-link']],
+        [{ metadata: { pinned: false } }, ['f-meeting']],
+        [{ metadata: { rank: 1, pinned: false } }, []],
+        [{ metadata: { missing: 'x' } }, []],
+        [{ category: 'fact', type: 'project' }, []],
+        [{ category: ['fact', 'core'], verified: false, tags: ['morning'] }, ['f-link']],
+        [{ source: 'user', level: ['full', 'trace'], metadata: { topic: 'coffee' } }, ['f-coffee']],
+        [{}, memories.map((memory) => memory.id)],
+      ];
+      for (const [filter, expected] of cases) {
+        const label = `filter ${JSON.stringify(filter)}`;
+        const sorted = [...expected].sort();
+        // Vector hits come best first: the order the memories were written in.
+        expect((await context.store.vectorSearch({ vector: axis(0), limit: 10, filter })).map((hit) => hit.memory.id), label).toEqual(expected);
+        const listed = (await context.store.list({ filter })).map((memory) => memory.id);
+        expect([...listed].sort(), label).toEqual(sorted);
+        expect(await context.store.count({ filter }), label).toBe(listed.length);
+        if (options.capabilities.listPage) {
+          expect((await context.store.listPage!({ filter, limit: 10 })).memories.map((memory) => memory.id).sort(), label).toEqual(sorted);
+        }
+        if (options.capabilities.textSearch) {
+          expect((await context.store.textSearch!({ text: 'filtered words', limit: 10, filter })).map((hit) => hit.memory.id).sort(), label).toEqual(sorted);
+        }
+      }
+    });
+
     describe.skipIf(!options.capabilities.textSearch)('text', () => {
       it('ranks keyword matches first and leaves out what does not match', async () => {
         const espresso = record({ content: 'The user drinks espresso every morning before work' });

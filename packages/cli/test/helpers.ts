@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { createRecord } from '@memloom/core/testing';
 import { runCli } from '../src/index.js';
 
 export interface RunResult {
@@ -82,27 +83,10 @@ export function syntheticExport(count: number, scope: Record<string, string> = {
   const start = Date.parse('2024-01-01T00:00:00.000Z');
   const lines = Array.from({ length: count }, (_, index) => {
     const at = new Date(start + index * 60_000).toISOString();
-    const record = {
-      id: `00000000-0000-7000-8000-${String(index).padStart(12, '0')}`,
-      content: `Note number ${index} about topic ${index % 17} and place ${index % 5}`,
-      level: 'full',
-      weight: 1,
-      baseWeight: 1,
-      importance: 1,
-      baseImportance: 1,
-      category: 'fact',
-      type: 'user',
-      scope,
-      createdAt: at,
-      updatedAt: at,
-      lastAccessedAt: at,
-      source: 'user',
-      verified: false,
-      sources: [],
-      tags: [],
-      metadata: {},
-      revision: 1,
-    };
+    const record = createRecord(
+      { id: `00000000-0000-7000-8000-${String(index).padStart(12, '0')}`, content: `Note number ${index} about topic ${index % 17} and place ${index % 5}`, scope, atIso: at, verified: false },
+      { importance: 1, category: 'fact', type: 'user' },
+    );
     const version = { memoryId: record.id, version: 1, at, trigger: 'user_mention', action: 'create', reason: 'new', before: null, after: record };
     return JSON.stringify({ memory: record, versions: [version] });
   });

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import {
   createMemory as createCoreMemory,
   type CreateMemoryOptions,
@@ -22,7 +23,7 @@ export interface MemloomOptions extends Partial<Omit<CreateMemoryOptions, 'store
   policy?: MemloomConfig['policy'];
   /** Where to look for memloom.config.* (and its parents). @default process.cwd() */
   cwd?: string;
-  /** A configuration file to use, or false to read none. @default the nearest memloom.config.* from `cwd` */
+  /** A configuration file to use (a relative path is read from `cwd`), or false to read none. @default the nearest memloom.config.* from `cwd` */
   configFile?: string | false;
   /** Environment to read MEMLOOM_* from, or false to ignore it. @default process.env */
   env?: Record<string, string | undefined> | false;
@@ -78,7 +79,8 @@ export async function resolveMemloomConfig(options: MemloomOptions = {}): Promis
   const cwd = options.cwd ?? process.cwd();
   const layers: ConfigLayer[] = [];
   layers.push({ source: 'options', baseDir: cwd, config: validateConfig(configPart(options), 'createMemory options') });
-  const file = options.configFile === false ? undefined : (options.configFile ?? findConfigFile(cwd));
+  // A relative configFile is read from `cwd`, where the nearest one would be looked for too.
+  const file = options.configFile === false ? undefined : options.configFile !== undefined ? resolve(cwd, options.configFile) : findConfigFile(cwd);
   if (file) layers.push(await loadConfigFile(file));
   if (options.env !== false) {
     const fromEnv = configFromEnv(options.env ?? process.env, cwd);

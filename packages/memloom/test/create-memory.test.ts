@@ -47,6 +47,14 @@ describe('createMemory() defaults', () => {
     expect(resolved.embedder).toEqual({ config: 'default', source: 'default' });
   });
 
+  it('reads a relative configFile from cwd, not from the process directory', async () => {
+    mkdirSync(join(cwd, 'conf'));
+    writeFileSync(join(cwd, 'conf', 'team.json'), JSON.stringify({ store: 'memory' }));
+    const resolved = await resolveMemloomConfig({ cwd, configFile: 'conf/team.json', env: {} });
+    expect(resolved.store.config).toBe('memory');
+    expect(resolved.store.source).toContain(join(cwd, 'conf', 'team.json'));
+  });
+
   it('honours MEMLOOM_SQLITE_PATH for the default store', async () => {
     const memory = await open({ cwd, env: { MEMLOOM_SQLITE_PATH: 'data/elsewhere.db' } });
     await memory.add('a note', { scope: { userId: 'u1' } });

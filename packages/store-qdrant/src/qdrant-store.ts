@@ -42,7 +42,8 @@ import { queryVector } from './sparse-text.js';
 export function createQdrantStore(options: QdrantStoreOptions = {}): MemoryStore {
   const resolved = resolveOptions(options);
   const client = resolved.client ?? createClient({ url: resolved.url, apiKey: resolved.apiKey, timeoutMs: resolved.timeoutMs });
-  const call = createCaller(resolved.retry, resolved.collection);
+  // The URL is named when the server cannot be reached; a client given ready-made has its own.
+  const call = createCaller(resolved.retry, resolved.collection, resolved.client ? undefined : resolved.url);
   return new QdrantStore({ client, call, options: resolved, collection: resolved.collection });
 }
 

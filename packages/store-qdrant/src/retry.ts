@@ -28,7 +28,7 @@ export type QdrantCall = <T>(operation: string, request: () => Promise<T>) => Pr
  * full jitter, never retry client errors (4xx), and turn whatever is left into
  * a MemloomError that names Qdrant and the operation.
  */
-export function createCaller(policy: RetryPolicy, collection: string): QdrantCall {
+export function createCaller(policy: RetryPolicy, collection: string, url?: string): QdrantCall {
   const sleep = policy.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const random = policy.random ?? Math.random;
   return async <T>(operation: string, request: () => Promise<T>): Promise<T> => {
@@ -38,7 +38,7 @@ export function createCaller(policy: RetryPolicy, collection: string): QdrantCal
       } catch (error) {
         if (MemloomError.isInstance(error)) throw error;
         const facts = describeFailure(error);
-        if (!facts.transient || attempt >= policy.attempts) throw toStoreError(operation, collection, error, facts, attempt);
+        if (!facts.transient || attempt >= policy.attempts) throw toStoreError(operation, collection, error, facts, attempt, url);
         const ceiling = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (attempt - 1));
         const asked = facts.retryAfterSeconds !== undefined ? facts.retryAfterSeconds * 1000 : 0;
         await sleep(Math.max(asked, Math.floor(random() * ceiling)));
@@ -96,8 +96,10 @@ export function describeFailure(error: unknown): FailureFacts {
   return { status: undefined, transient: false, timeout: false, retryAfterSeconds: undefined, detail: message };
 }
 
-function toStoreError(operation: string, collection: string, error: unknown, facts: FailureFacts, attempts: number): MemloomError {
+function toStoreError(operation: string, collection: string, error: unknown, facts: FailureFacts, attempts: number, url?: string): MemloomError {
   const tries = attempts > 1 ? ` after ${attempts} tries` : '';
+  // No HTTP status: the server was not reached (refused, unknown host, reset): say which one was tried.
+  const where = facts.status === undefined && url ? ` (Qdrant at ${url})` : '';
   const status = facts.status !== undefined ? ` (HTTP ${facts.status})` : '';
   const hint =
     facts.status === 401 || facts.status === 403
@@ -108,7 +110,7 @@ function toStoreError(operation: string, collection: string, error: unknown, fac
   return new MemloomError({
     code: facts.timeout ? 'TIMEOUT' : 'STORE_ERROR',
     backend: 'qdrant',
-    message: `${operation} failed${status}${tries}${hint}: ${facts.detail}`,
+    message: `${operation} failed${where}${status}${tries}${hint}: ${facts.detail}`,
     cause: error,
     details: { operation, collection, attempts, ...(facts.status !== undefined ? { status: facts.status } : {}) },
   });

@@ -99,3 +99,12 @@ describe('failure classification', () => {
     expect(describeFailure(httpError(409)).transient).toBe(false);
   });
 });
+
+describe('an unreachable server', () => {
+  it('is named in the error, with the URL it tried (no HTTP status came back)', async () => {
+    const store = createQdrantStore({ url: 'http://127.0.0.1:9', retry: { attempts: 1 } });
+    const error = await caught(store.open({ dimension: 8, embedderId: 'test/vectors' }));
+    expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'qdrant' });
+    expect(error.message).toContain('(Qdrant at http://127.0.0.1:9)');
+  });
+});

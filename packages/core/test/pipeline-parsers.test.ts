@@ -68,6 +68,14 @@ describe('parseJsonObject', () => {
     expect(parseJsonObject('{"a": 1,}')).toMatchObject({ ok: false });
     expect(parseJsonObject('no json')).toMatchObject({ ok: false });
   });
+
+  it('passes over braces in prose before the object, prefers a fenced block, and never takes an object inside one that does not parse', () => {
+    expect(parseJsonObject('Format {key: value}:\n```json\n{"retrieve_limit": 15}\n```')).toEqual({ ok: true, value: { retrieve_limit: 15 } });
+    expect(parseJsonObject('Use {curly} placeholders. {"recent_days": 5}')).toEqual({ ok: true, value: { recent_days: 5 } });
+    expect(parseJsonObject('{"note": "see {below}"} ```json\n{"a": 2}\n```')).toEqual({ ok: true, value: { a: 2 } });
+    expect(parseJsonObject('{"outer": {"inner": 1}, broken}')).toMatchObject({ ok: false, reason: expect.stringMatching(/not valid JSON/) });
+    expect(parseJsonObject('{"open": 1')).toMatchObject({ ok: false, reason: expect.stringMatching(/not closed/) });
+  });
 });
 
 describe('extractFactsDeterministic', () => {

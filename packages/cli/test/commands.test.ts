@@ -245,6 +245,22 @@ describe('forget', () => {
   });
 });
 
+describe('export with a configured default scope', () => {
+  it('exports that scope and says so in its header', async () => {
+    writeFileSync(join(dir, 'memloom.config.json'), JSON.stringify({ store: 'sqlite:./memory.db', scope: { userId: 'me' } }));
+    await cli('add', 'my note'); // user me, from the configuration
+    await cli('add', "bob's note", '--user', 'bob');
+    const exported = await cli('export');
+    expect(exported.code).toBe(0);
+    const [header, ...lines] = exported.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(header.scope).toEqual({ userId: 'me' });
+    expect(lines.map((line: { memory: { content: string } }) => line.memory.content)).toEqual(['my note']);
+    const bob = (await cli('export', '--user', 'bob')).stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(bob[0].scope).toEqual({ userId: 'bob' });
+    expect(bob.slice(1).map((line: { memory: { content: string } }) => line.memory.content)).toEqual(["bob's note"]);
+  });
+});
+
 describe('maintain', () => {
   it('--dry-run says what would be compressed, decayed or deleted and why, and changes nothing', async () => {
     await cli('add', 'We chose Postgres for the billing service', '--user', 'alice', '--at', '2024-01-01');

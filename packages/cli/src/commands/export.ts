@@ -30,14 +30,15 @@ export const exportCommand: CommandSpec = {
     requirePositionals(context, []);
     const output = stringOption(context.values, 'output');
     const withVectors = flag(context.values, 'vectors');
-    await withMemory(context, async ({ memory }) => {
+    await withMemory(context, async ({ memory, resolved }) => {
       const path = output ? resolve(context.io.cwd, output) : undefined;
       const file = path ? new PartialFile(`${path}.${process.pid}.partial`) : undefined;
       const progress = context.progress('export');
       let exported: number;
       try {
         ({ exported } = await exportMemories(memory, {
-          scope: context.globals.scope,
+          // The configured default scope fills the fields not given, as the listing does: the header says what was exported.
+          scope: { ...resolved.engine.scope, ...context.globals.scope },
           vectors: withVectors,
           write: file ? (text) => file.write(text) : (text) => write(context.io.stdout, text),
           onProgress: (done, total) => progress.update(done, total),

@@ -84,7 +84,8 @@ export function splitSentences(text: string): string[] {
 }
 
 // Characters that are not sentence ends (a "." followed by anything but whitespace, "." or the end), then the ends.
-const SENTENCE = /(?:[^.!?。！？\n]|\.(?![\s.]|$))+[.!?。！？]*/gu;
+// A "." after a common abbreviation ("St. Louis", "Dr. Li", "Acme Inc. hired me", "e.g. tea") does not end one either.
+const SENTENCE = /(?:[^.!?。！？\n]|\.(?![\s.]|$)|(?<=\b(?:Mr|Mrs|Ms|Dr|Prof|St|Mt|Jr|Sr|Inc|Ltd|Co|Corp|vs|etc|e\.g|i\.e|approx|Ave|Rd))\.(?=\s+\S))+[.!?。！？]*/gu;
 
 // Clauses end at punctuation; a Latin ",", "." or ":" only before whitespace or the end ("1.85", "bob@example.com", "10:30").
 const CLAUSE = /(?:[^,.;:!?，。；：！？、\n]|[,.:](?!\s|$))+[,.;:!?，。；：！？、\n]*/gu;

@@ -158,3 +158,14 @@ describe('cleanModelText', () => {
     expect((await memory.add(fresh, { scope: { userId: 'u' } })).memory.content).toBe('I live in Lyon.');
   });
 });
+
+describe('splitSentences and abbreviations', () => {
+  it('does not end a sentence at a common abbreviation followed by more text', () => {
+    expect(splitSentences('I live in St. Louis now. I have a dog.')).toEqual(['I live in St. Louis now.', 'I have a dog.']);
+    expect(splitSentences('Acme Inc. hired me. I start Monday.')).toEqual(['Acme Inc. hired me.', 'I start Monday.']);
+    expect(splitSentences('Dr. Li is my doctor, e.g. for checkups.')).toEqual(['Dr. Li is my doctor, e.g. for checkups.']);
+    // "No." is an answer far more often than an abbreviation.
+    expect(splitSentences('No. I do not drink coffee.')).toEqual(['No.', 'I do not drink coffee.']);
+    expect(extractFactsDeterministic('I moved to St. Louis last year.', 3)).toEqual(['I moved to St. Louis last year.']);
+  });
+});

@@ -75,6 +75,9 @@ export function createCachedEmbedder(embedder: Embedder, options: CachedEmbedder
     });
   }
   const sharePurposes = options.sharePurposes ?? false;
+  if (typeof sharePurposes !== 'boolean') {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: `cached embedder: sharePurposes must be true or false, got ${JSON.stringify(sharePurposes)}` });
+  }
   const persistent = options.persistent;
   // A Map iterates in insertion order: delete + set moves an entry to the young end.
   const entries = new Map<string, number[]>();

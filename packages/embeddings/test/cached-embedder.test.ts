@@ -244,6 +244,9 @@ describe('cached embedder', () => {
 
   it('validates its options', () => {
     expect(() => createCachedEmbedder(createTestEmbedder(), { maxEntries: -1 })).toThrow(/maxEntries/);
+    for (const sharePurposes of ['no', 1]) {
+      expect(() => createCachedEmbedder(createTestEmbedder(), { sharePurposes } as never)).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS', message: expect.stringContaining('sharePurposes') }));
+    }
     expect(() => createCachedEmbedder(undefined as never)).toThrow(/needs an embedder/);
     for (const options of [null, 'fast', 3]) {
       expect(() => createCachedEmbedder(createTestEmbedder(), options as never)).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));

@@ -252,7 +252,7 @@ class MemloomMemory implements Memory {
     const vector = await this.embedOne(text, 'query');
     const nowMs = this.clock.now();
     const retrieval = this.config.retrieval;
-    const candidateLimit = Math.max(limit * retrieval.candidateMultiplier, retrieval.minCandidates);
+    const candidateLimit = Math.max(Math.ceil(limit * retrieval.candidateMultiplier), retrieval.minCandidates);
     const filter = parsed.filter as MemoryFilter | undefined;
     const [vectorHits, textHits] = await Promise.all([
       this.store.vectorSearch({ vector, scope, ...(filter ? { filter } : {}), limit: candidateLimit }),

@@ -34,6 +34,23 @@ export function assertRecordContext(memory: Pick<MemoryRecord, 'id' | 'context'>
 }
 
 /**
+ * For store authors: check a search or a read many as it arrives, so every
+ * store refuses the same bad input with INVALID_INPUT naming the backend:
+ * `limit` a whole number >= 0 (NaN, 2.5, '3' or none), `text` a string,
+ * `ids` an array of strings.
+ */
+export function assertQueryInput(input: { limit?: unknown; text?: unknown; ids?: unknown }, what: string, backend: string): void {
+  const refuse = (message: string): never => {
+    throw new MemloomError({ code: 'INVALID_INPUT', backend, message: `${what}: ${message}` });
+  };
+  if ('limit' in input && (typeof input.limit !== 'number' || !Number.isInteger(input.limit) || input.limit < 0)) {
+    refuse(`limit must be a whole number >= 0, got ${String(input.limit)}`);
+  }
+  if ('text' in input && typeof input.text !== 'string') refuse(`text must be a string, got ${typeof input.text}`);
+  if ('ids' in input && (!Array.isArray(input.ids) || input.ids.some((id) => typeof id !== 'string'))) refuse('ids must be an array of strings');
+}
+
+/**
  * For store authors: a record's times must be ISO 8601 timestamps (what core
  * writes): INVALID_INPUT naming the field otherwise, before anything is
  * written. A store whose files hold the times as text (Markdown) would

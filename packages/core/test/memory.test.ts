@@ -290,6 +290,13 @@ describe('manual edits, deletes and rendering', () => {
     expect(index).toMatch(/^# MEMORY\.md\n\n## Core\n\n- Name is Zhang San `[^`]+` _\(last updated 3 days ago\)_\n\n## Episodes\n\n- Talked about the interview `[^`]+`\n$/);
   });
 
+  it('asks the store for a whole number of candidates whatever candidateMultiplier is', async () => {
+    const { memory } = rig({ retrieval: { candidateMultiplier: 2.5, minCandidates: 1 } });
+    await memory.add('I keep bees in the garden', { scope: { userId: 'a' } });
+    const [hit] = await memory.search('bees', { scope: { userId: 'a' }, limit: 3 });
+    expect(hit?.memory.content).toBe('I keep bees in the garden');
+  });
+
   it('cuts a long index line by characters, never through an emoji', async () => {
     const { memory } = rig();
     await memory.add(`${'a'.repeat(198)}😀xyz and more text after it`, { scope: { userId: 'a' } });

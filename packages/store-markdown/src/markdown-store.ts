@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import {
+  assertQueryInput,
   inScope,
   listRecords,
   matchingRecords,
@@ -146,6 +147,7 @@ class MarkdownFileStore implements MarkdownStore {
   }
 
   async getMany(ids: readonly string[]): Promise<MemoryRecord[]> {
+    assertQueryInput({ ids }, 'getMany', BACKEND);
     await this.fresh();
     return ids.flatMap((id) => {
       const entry = this.entries.get(id);
@@ -169,12 +171,14 @@ class MarkdownFileStore implements MarkdownStore {
   }
 
   async vectorSearch(query: VectorQuery): Promise<ScoredMemory[]> {
+    assertQueryInput({ limit: query.limit }, 'vectorSearch', BACKEND);
     await this.fresh();
     checkDimension(this.header, query.vector);
     return nearest(this.entries.values(), query);
   }
 
   async textSearch(query: TextQuery): Promise<ScoredMemory[]> {
+    assertQueryInput({ limit: query.limit, text: query.text }, 'textSearch', BACKEND);
     await this.fresh();
     return searchTextIndex(this.text, this.entries, query);
   }

@@ -1,4 +1,5 @@
 import {
+  assertQueryInput,
   foreignCursor,
   listCursor,
   listOrder,
@@ -73,6 +74,7 @@ class QdrantStore implements MemoryStore {
 
   async getMany(ids: readonly string[]): Promise<MemoryRecord[]> {
     this.assertOpen();
+    assertQueryInput({ ids }, 'getMany', this.name);
     if (ids.length === 0) return [];
     const points = await retrieveAll(this.backend, 'get memories', [...new Set(ids)].map(memoryPointId), {
       withPayload: true,
@@ -147,6 +149,7 @@ class QdrantStore implements MemoryStore {
 
   async vectorSearch(query: VectorQuery): Promise<ScoredMemory[]> {
     this.assertOpen();
+    assertQueryInput({ limit: query.limit }, 'vectorSearch', this.name);
     if (this.dimension !== undefined && query.vector.length !== this.dimension) {
       throw new MemloomError({
         code: 'DIMENSION_MISMATCH',
@@ -160,6 +163,7 @@ class QdrantStore implements MemoryStore {
 
   async textSearch(query: TextQuery): Promise<ScoredMemory[]> {
     this.assertOpen();
+    assertQueryInput({ limit: query.limit, text: query.text }, 'textSearch', this.name);
     const sparse = queryVector(query.text);
     if (!sparse || query.limit <= 0) return [];
     const hits = await this.search('text search', { query: sparse, using: 'text' }, memoryFilter(query.scope, query.filter, query.exactScope), query.limit);

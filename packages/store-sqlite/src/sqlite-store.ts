@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import {
+  assertQueryInput,
   listCursor,
   MemloomError,
   numericPageQuery,
@@ -155,6 +156,7 @@ class SqliteMemoryStore implements SqliteStore {
   }
 
   async getMany(ids: readonly string[]): Promise<MemoryRecord[]> {
+    assertQueryInput({ ids }, 'getMany', BACKEND);
     if (ids.length === 0) return [];
     return this.read('reading memories', () => {
       const rows = this.raw(`SELECT ${RECORD_COLUMNS} FROM memories m WHERE m.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as MemoryRow[];

@@ -11,7 +11,7 @@ import type {
   VectorQuery,
 } from '../contracts.js';
 import { MemloomError } from '../errors.js';
-import { assertRecordContext, keywordText, listRecords, matchingRecords, pageRecords, searchTextIndex } from '../record-queries.js';
+import { assertQueryInput, assertRecordContext, keywordText, listRecords, matchingRecords, pageRecords, searchTextIndex } from '../record-queries.js';
 import { inScope, matchesFilter } from '../scope.js';
 import { TextIndex } from '../text/bm25.js';
 import type { MemoryFilter, MemoryRecord, MemoryVersion, Scope, ScoredMemory } from '../types.js';
@@ -75,6 +75,7 @@ class InMemoryStore implements MemoryStore {
 
   async getMany(ids: readonly string[]): Promise<MemoryRecord[]> {
     this.assertOpen();
+    assertQueryInput({ ids }, 'getMany', this.name);
     return ids.flatMap((id) => {
       const entry = this.entries.get(id);
       return entry ? [structuredClone(entry.record)] : [];
@@ -98,6 +99,7 @@ class InMemoryStore implements MemoryStore {
 
   async vectorSearch(query: VectorQuery): Promise<ScoredMemory[]> {
     this.assertOpen();
+    assertQueryInput({ limit: query.limit }, 'vectorSearch', this.name);
     this.checkDimension(query.vector);
     const hits: ScoredMemory[] = [];
     for (const entry of this.entries.values()) {
@@ -112,6 +114,7 @@ class InMemoryStore implements MemoryStore {
 
   async textSearch(query: TextQuery): Promise<ScoredMemory[]> {
     this.assertOpen();
+    assertQueryInput({ limit: query.limit, text: query.text }, 'textSearch', this.name);
     return searchTextIndex(this.text, this.entries, query);
   }
 

@@ -23,6 +23,20 @@ export function badInputCases(context: StoreContext): void {
       expect(await context.store.history(memory.id)).toHaveLength(2);
     });
 
+    it('refuses a search limit that is not a whole number >= 0, search text that is not a string and ids that are not an array of strings, with INVALID_INPUT', async () => {
+      await context.store.apply([create(record({ content: 'one to find' }), axis(0))]);
+      for (const limit of [Number.NaN, 2.5, -1, '3', undefined]) {
+        await rejectsWithCode(context.store.vectorSearch({ vector: axis(0), limit } as never), 'INVALID_INPUT');
+        if (context.store.textSearch) await rejectsWithCode(context.store.textSearch({ text: 'find', limit } as never), 'INVALID_INPUT');
+      }
+      if (context.store.textSearch) {
+        for (const text of [undefined, 42, null]) await rejectsWithCode(context.store.textSearch({ text, limit: 3 } as never), 'INVALID_INPUT');
+      }
+      for (const ids of [null, 'one id', [7]]) await rejectsWithCode(context.store.getMany(ids as never), 'INVALID_INPUT');
+      expect(await context.store.vectorSearch({ vector: axis(0), limit: 0 })).toEqual([]);
+      expect(await context.store.getMany([])).toEqual([]);
+    });
+
     it.skipIf(!context.options.capabilities.listPage)('listPage refuses a limit below 1 or not whole, and a next it never gave, with INVALID_INPUT', async () => {
       await context.store.apply([create(record({ content: 'one to page' }), axis(0))]);
       const listPage = (context.store.listPage as NonNullable<typeof context.store.listPage>).bind(context.store);

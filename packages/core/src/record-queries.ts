@@ -36,15 +36,16 @@ export function assertRecordContext(memory: Pick<MemoryRecord, 'id' | 'context'>
 /**
  * For store authors: check a search or a read many as it arrives, so every
  * store refuses the same bad input with INVALID_INPUT naming the backend:
- * `limit` a whole number >= 0 (NaN, 2.5, '3' or none), `text` a string,
- * `ids` an array of strings.
+ * `limit` and `offset` whole numbers >= 0 (not NaN, 2.5, '3' or none, when
+ * the key is given), `text` a string, `ids` an array of strings.
  */
-export function assertQueryInput(input: { limit?: unknown; text?: unknown; ids?: unknown }, what: string, backend: string): void {
+export function assertQueryInput(input: { limit?: unknown; offset?: unknown; text?: unknown; ids?: unknown }, what: string, backend: string): void {
   const refuse = (message: string): never => {
     throw new MemloomError({ code: 'INVALID_INPUT', backend, message: `${what}: ${message}` });
   };
-  if ('limit' in input && (typeof input.limit !== 'number' || !Number.isInteger(input.limit) || input.limit < 0)) {
-    refuse(`limit must be a whole number >= 0, got ${String(input.limit)}`);
+  for (const field of ['limit', 'offset'] as const) {
+    const value = input[field];
+    if (field in input && (typeof value !== 'number' || !Number.isInteger(value) || value < 0)) refuse(`${field} must be a whole number >= 0, got ${String(value)}`);
   }
   if ('text' in input && typeof input.text !== 'string') refuse(`text must be a string, got ${typeof input.text}`);
   if ('ids' in input && (!Array.isArray(input.ids) || input.ids.some((id) => typeof id !== 'string'))) refuse('ids must be an array of strings');

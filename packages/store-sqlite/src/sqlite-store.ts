@@ -169,8 +169,7 @@ class SqliteMemoryStore implements SqliteStore {
   }
 
   async list(query: ListQuery): Promise<MemoryRecord[]> {
-    if (query.limit !== undefined) checkLimit(query.limit, 'list');
-    if (query.offset !== undefined) checkLimit(query.offset, 'list (offset)');
+    assertQueryInput({ ...(query.limit !== undefined ? { limit: query.limit } : {}), ...(query.offset !== undefined ? { offset: query.offset } : {}) }, 'list', BACKEND);
     const where = buildWhere(query.scope, query.filter, query.exactScope);
     const column = { createdAt: 'm.created_at', updatedAt: 'm.updated_at', id: 'm.id', stored: 'm.row_id' }[query.orderBy ?? 'createdAt'];
     const direction = query.direction === 'desc' ? 'DESC' : 'ASC';
@@ -213,7 +212,7 @@ class SqliteMemoryStore implements SqliteStore {
   }
 
   async vectorSearch(query: VectorQuery): Promise<ScoredMemory[]> {
-    checkLimit(query.limit, 'vectorSearch');
+    assertQueryInput({ limit: query.limit }, 'vectorSearch', BACKEND);
     return this.read('searching vectors', () => {
       const binding = this.binding();
       if (!binding) return [];
@@ -241,8 +240,7 @@ class SqliteMemoryStore implements SqliteStore {
   }
 
   async textSearch(query: TextQuery): Promise<ScoredMemory[]> {
-    checkLimit(query.limit, 'textSearch');
-    if (typeof query.text !== 'string') throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: `textSearch needs text, got ${typeof query.text}` });
+    assertQueryInput({ limit: query.limit, text: query.text }, 'textSearch', BACKEND);
     const match = matchExpression(query.text, query.scope, query.exactScope);
     if (!match || query.limit <= 0) {
       this.connect();
@@ -541,13 +539,6 @@ class SqliteMemoryStore implements SqliteStore {
       .filter((digits): digits is string => digits !== undefined)
       .map(Number);
     return `memory_vectors_${Math.max(0, ...names) + 1}`;
-  }
-}
-
-/** A limit (or offset): a whole number, 0 or more (a NaN limit kept a vector search asking for more neighbours forever). */
-function checkLimit(limit: unknown, what: string): void {
-  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0) {
-    throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: `${what} needs a whole number >= 0, got ${String(limit)}` });
   }
 }
 

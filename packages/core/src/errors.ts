@@ -66,6 +66,8 @@ export class MemloomError extends Error {
   readonly code: MemloomErrorCode;
   readonly backend: string;
   readonly details: Record<string, unknown>;
+  /** What went wrong, without the `[memloom] [backend]` prefix: to quote inside another message. */
+  readonly reason: string;
   private readonly [MARKER] = true;
 
   constructor(options: MemloomErrorOptions) {
@@ -75,6 +77,7 @@ export class MemloomError extends Error {
     this.code = options.code;
     this.backend = backend;
     this.details = options.details ?? {};
+    this.reason = options.message;
   }
 
   /** True for a MemloomError, even one thrown by another copy of this package. */

@@ -37,7 +37,8 @@ export class MemloomTool<Schema extends z.ZodObject = z.ZodObject> extends Dynam
           return await fields.run(input as z.output<Schema>, call);
         } catch (error) {
           if (!MemloomError.isInstance(error)) throw error;
-          return toolError(fields.name, call.toolCallId, describeMemloomError(error), error);
+          // Without the `[memloom] [backend]` prefix, which means nothing to a model.
+          return toolError(fields.name, call.toolCallId, error.reason, error);
         }
       },
     } as ConstructorParameters<typeof DynamicStructuredTool<Schema>>[0]);
@@ -61,11 +62,6 @@ export class MemloomTool<Schema extends z.ZodObject = z.ZodObject> extends Dynam
 function toolError(name: string, toolCallId: string | undefined, message: string, error: MemloomError): ToolMessage {
   if (!toolCallId) throw error;
   return new ToolMessage({ content: `Error: ${message}`, tool_call_id: toolCallId, name, status: 'error' });
-}
-
-/** The error's message without the `[memloom] [backend]` prefix, which means nothing to a model. */
-function describeMemloomError(error: MemloomError): string {
-  return error.message.replace(/^\[memloom\] \[[^\]]*\] /, '');
 }
 
 function callInfo(config: ToolRunnableConfig | undefined): ToolCallInfo {

@@ -244,7 +244,7 @@ export class MemloomStore extends BaseStore {
     try {
       await this.memory.delete(record.id, { scope });
     } catch (error) {
-      if (!(MemloomError.isInstance(error) && error.code === 'NOT_FOUND')) throw error;
+      if (!MemloomError.hasCode(error, 'NOT_FOUND')) throw error;
     }
   }
 
@@ -331,14 +331,14 @@ export class MemloomStore extends BaseStore {
     try {
       return validateScope(scope, maxLength, 'langgraph-store');
     } catch (error) {
-      if (!MemloomError.isInstance(error) || error.code !== 'INVALID_SCOPE') throw error;
+      if (!MemloomError.hasCode(error, 'INVALID_SCOPE')) throw error;
       const field = typeof error.details.field === 'string' ? error.details.field : undefined;
       const given = field === undefined ? '' : ` scope.${field} = ${shorten(JSON.stringify((scope as Record<string, unknown>)[field]))}`;
       throw new MemloomError({
         code: 'INVALID_SCOPE',
         backend: 'langgraph-store',
         message:
-          `namespace ${shorten(JSON.stringify(namespace))} maps to${given || ' a scope'} that memloom refuses: ${error.message.replace(/^\[memloom\] \[[^\]]*\] /u, '')}. ` +
+          `namespace ${shorten(JSON.stringify(namespace))} maps to${given || ' a scope'} that memloom refuses: ${error.reason}. ` +
           `A namespace label that becomes a scope value must be non-blank, at most ${maxLength} characters long and without control characters.`,
         details: { ...error.details, namespace: [...namespace] },
         cause: error,

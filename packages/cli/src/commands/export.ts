@@ -9,7 +9,7 @@ import { InterruptedError } from '../exit-codes.js';
 import { memoriesText } from '../format.js';
 import type { OutputStream } from '../io.js';
 import { exportMemories } from '../transfer.js';
-import { withMemory } from './shared.js';
+import { withMemory, effectiveScope } from './shared.js';
 
 export const exportCommand: CommandSpec = {
   name: 'export',
@@ -30,7 +30,8 @@ export const exportCommand: CommandSpec = {
     requirePositionals(context, []);
     const output = stringOption(context.values, 'output');
     const withVectors = flag(context.values, 'vectors');
-    await withMemory(context, async ({ memory, resolved }) => {
+    await withMemory(context, async (opened) => {
+      const { memory } = opened;
       const path = output ? resolve(context.io.cwd, output) : undefined;
       const file = path ? new PartialFile(`${path}.${process.pid}.partial`) : undefined;
       const progress = context.progress('export');
@@ -38,7 +39,7 @@ export const exportCommand: CommandSpec = {
       try {
         ({ exported } = await exportMemories(memory, {
           // The configured default scope fills the fields not given, as the listing does: the header says what was exported.
-          scope: { ...resolved.engine.scope, ...context.globals.scope },
+          scope: effectiveScope(context, opened),
           vectors: withVectors,
           write: file ? (text) => file.write(text) : (text) => write(context.io.stdout, text),
           onProgress: (done, total) => progress.update(done, total),

@@ -2,7 +2,7 @@ import type { Scope } from 'memloom';
 import { describeScope, flag, requirePositionals, type CommandSpec } from '../command.js';
 import { EXIT_CODES, UsageError } from '../exit-codes.js';
 import { memoriesText } from '../format.js';
-import { scopeOption, withMemory } from './shared.js';
+import { scopeOption, withMemory, effectiveScope } from './shared.js';
 
 export const forgetCommand: CommandSpec = {
   name: 'forget',
@@ -32,10 +32,11 @@ export const forgetCommand: CommandSpec = {
     }
     requirePositionals(context, []);
     if (Object.keys(context.globals.scope).length === 0) throw new UsageError('--scope needs --user, --agent or --session: which memories to forget');
-    return withMemory(context, async ({ memory, resolved }) => {
+    return withMemory(context, async (opened) => {
+      const { memory } = opened;
       // count() fills the scope from the configured default scope, deleteAll() does not: merge it
       // here once, so that the preview and the deletion name the very same memories.
-      const scope: Scope = { ...resolved.engine.scope, ...context.globals.scope };
+      const scope = effectiveScope(context, opened);
       const count = await memory.count({ scope });
       if (!flag(context.values, 'yes')) {
         if (context.globals.json) context.printJson({ deleted: 0, wouldDelete: count, scope });

@@ -1,5 +1,5 @@
 import { createReadStream, existsSync } from 'node:fs';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
@@ -10,7 +10,7 @@ import type { ExportHeader } from '../export-format.js';
 import { memoriesText } from '../format.js';
 import type { ImportCounts, OnConflict } from '../import-exact.js';
 import { importMemories } from '../transfer.js';
-import { inputPath, withMemory } from './shared.js';
+import { inputPath, withMemory, writeFileAtomically } from './shared.js';
 
 export const importCommand: CommandSpec = {
   name: 'import',
@@ -162,10 +162,8 @@ async function resumeFrom(path: string, source: string | undefined, context: Com
   return checkpoint;
 }
 
-async function writeCheckpoint(path: string, checkpoint: Checkpoint): Promise<void> {
-  const temporary = `${path}.tmp`;
-  await writeFile(temporary, JSON.stringify(checkpoint));
-  await rename(temporary, path);
+function writeCheckpoint(path: string, checkpoint: Checkpoint): Promise<void> {
+  return writeFileAtomically(path, JSON.stringify(checkpoint));
 }
 
 /** A failure part-way says how many memories were imported before it (they stay in the store). */
@@ -176,7 +174,7 @@ function withImported(error: unknown, imported: number): unknown {
     return new MemloomError({
       code: error.code,
       backend: error.backend,
-      message: `${error.message.replace(/^\[memloom\] \[[^\]]*\] /, '')}${before}`,
+      message: `${error.reason}${before}`,
       details: { ...error.details, imported },
       cause: error,
     });

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CONFIG_FILE_NAMES, createMemory, findConfigFile, parseEmbedderConfig, parseStoreConfig, validateConfig, type MemloomConfig } from 'memloom';
 import { flag, requirePositionals, type CommandSpec } from '../command.js';
+import { writeFileAtomically } from './shared.js';
 import { UsageError } from '../exit-codes.js';
 
 const DEFAULT_STORE = 'sqlite:./.memloom/memory.db';
@@ -68,14 +68,3 @@ export const initCommand: CommandSpec = {
   },
 };
 
-/** Write a file whole or not at all: a reader (or a crash) never sees half of it. */
-async function writeFileAtomically(file: string, text: string): Promise<void> {
-  const temporary = `${file}.${process.pid}.tmp`;
-  try {
-    await writeFile(temporary, text);
-    await rename(temporary, file);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
-}

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_TYPES, type Memory, type MemoryFilter } from 'memloom';
+import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_TYPES, type Memory, type MemoryFilter, type Scope } from 'memloom';
 import { choiceList, type CommandContext, type OpenedMemory, type OptionSpec, type OptionValues } from '../command.js';
 import { UsageError } from '../exit-codes.js';
 
@@ -35,6 +36,23 @@ export async function withMemory<T>(context: CommandContext, work: (opened: Open
 /** The scope of a command: --user/--agent/--session when given (the configured default scope fills the rest). */
 export function scopeOption(context: CommandContext) {
   return Object.keys(context.globals.scope).length > 0 ? { scope: context.globals.scope } : {};
+}
+
+/** The scope a command acts on: the configured default scope, with --user/--agent/--session over it. */
+export function effectiveScope(context: CommandContext, opened: OpenedMemory): Scope {
+  return { ...opened.resolved.engine.scope, ...context.globals.scope };
+}
+
+/** Write a file whole or not at all: a temporary file beside it, then a rename (the temporary removed on failure). */
+export async function writeFileAtomically(file: string, text: string): Promise<void> {
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    await writeFile(temporary, text);
+    await rename(temporary, file);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
 }
 
 /** A `<file | ->` argument: the file's absolute path (it must exist), or undefined for `-` (stdin). */

@@ -35,7 +35,7 @@ import { resolveOptions, type MarkdownStoreOptions, type ResolvedOptions } from 
 import { createMarkdownPolicyStorage } from './policy-storage.js';
 import { nearest } from './queries.js';
 import { Reconciler, type SyncReport } from './reconcile.js';
-import { assertSafeScope, discoverScopes, memoryDirectory } from './scope-path.js';
+import { assertSafeScope, discoverScopes, memoryDirectory, shownPath } from './scope-path.js';
 import { newScopeState } from './scope-state.js';
 import { checkDimension, checkHeader, pickHeader, readStoreFile, validateChange } from './store-file.js';
 import { commitPlan, newTransaction } from './commit.js';
@@ -530,7 +530,7 @@ class MarkdownFileStore implements MarkdownStore {
   }
 
   private display(file: string): string {
-    return path.relative(this.root, file).split(path.sep).join('/');
+    return shownPath(this.root, file);
   }
 
   private assertOpen(): void {

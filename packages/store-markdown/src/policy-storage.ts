@@ -5,7 +5,7 @@ import { readdir } from 'node:fs/promises';
 import { stamp } from './backups.js';
 import { ioError, storeError } from './errors.js';
 import { FileLock } from './file-lock.js';
-import { assertSafeScope, memoryDirectory } from './scope-path.js';
+import { assertSafeScope, memoryDirectory, shownPath } from './scope-path.js';
 
 export interface MarkdownPolicyStorageOptions {
   /** The store's root folder. */
@@ -112,11 +112,6 @@ async function guarded<T>(what: string, task: () => Promise<T>): Promise<T> {
   } catch (error) {
     throw ioError(error, what);
   }
-}
-
-/** A path relative to the store root, with forward slashes, for messages. */
-function shownPath(root: string, file: string): string {
-  return path.relative(root, file).split(path.sep).join('/');
 }
 
 /** Seed 001's `memory/.last_longterm_compress` of a scope (validated before it names a folder). */

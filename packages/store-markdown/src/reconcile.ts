@@ -7,7 +7,7 @@ import { storeError } from './errors.js';
 import { decodeHistory, type VectorHeader } from './index-logs.js';
 import { fileOrder, historyIds, isLinkSignature, listMarkdownFiles, loadAccess, statSignature, syncVectors } from './loader.js';
 import type { ResolvedOptions } from './options.js';
-import { discoverScopes } from './scope-path.js';
+import { discoverScopes, shownPath } from './scope-path.js';
 import { recoverJournal } from './transaction.js';
 import { accessFile, historyFile, MEMORY_FILE, vectorNorm, type Entry, type LayoutPart, type Plan, type ScopeState } from './world.js';
 import { newScopeState } from './scope-state.js';
@@ -277,7 +277,7 @@ export class Reconciler {
 
   /** A path under the root, as messages show it. */
   private display(file: string): string {
-    return path.relative(this.parts.root, file).split(path.sep).join('/');
+    return shownPath(this.parts.root, file);
   }
 
   private parse(state: ScopeState, rel: string, text: string): ParsedFile {

@@ -166,3 +166,8 @@ function readDirectory(directory: string): string[] {
     throw error;
   }
 }
+
+/** A path under the store root, relative and with forward slashes, as messages show it. */
+export function shownPath(root: string, file: string): string {
+  return path.relative(root, file).split(path.sep).join('/');
+}

@@ -166,11 +166,13 @@ async function rollForward(journal: JournalEntry, durability: Durability, atMs: 
   const folders = new Set<string>();
   const backups: Recovery['backups'] = [];
   for (const { temp, target, signature, backups: folder } of journal.writes) {
-    // A temp that is gone was renamed already, by an earlier, interrupted roll-forward.
-    if (statSignature(temp) === undefined) continue;
-    const current = statSignature(target);
-    if (folder && current !== undefined && current !== signature) {
-      backups.push({ file: target, backup: await copyToBackups(target, folder, path.basename(target), atMs, durability) });
+    // Only Markdown files have backups (and a person who edits them). A temp that is gone was renamed
+    // already, by an earlier, interrupted roll-forward: there is nothing to back up, and the rename below skips it.
+    if (folder && statSignature(temp) !== undefined) {
+      const current = statSignature(target);
+      if (current !== undefined && current !== signature) {
+        backups.push({ file: target, backup: await copyToBackups(target, folder, path.basename(target), atMs, durability) });
+      }
     }
     try {
       await fs.rename(temp, target);

@@ -23,7 +23,7 @@ import {
   type VectorQuery,
 } from '@memloom/core';
 import { applyChanges } from './apply.js';
-import { DECIDING_READ, denseVectorOf, retrieveAll, scrollAll, type Backend, type Filter, type PointRecord } from './backend.js';
+import { chunks, DECIDING_READ, denseVectorOf, retrieveAll, scrollAll, type Backend, type Filter, type PointRecord } from './backend.js';
 import { createClient } from './client.js';
 import { prepareCollection } from './collection-setup.js';
 import { memoryFilter, versionsOfMany } from './filters.js';
@@ -236,9 +236,7 @@ class QdrantStore implements MemoryStore {
       if (typeof payload?.id === 'string' && typeof payload.writeId === 'string') heads.set(payload.id, payload.writeId);
     }
     const versions = new Map<string, VersionPayload[]>();
-    const known = [...heads.keys()];
-    for (let start = 0; start < known.length; start += backend.options.batchSize) {
-      const chunk = known.slice(start, start + backend.options.batchSize);
+    for (const chunk of chunks([...heads.keys()], backend.options.batchSize)) {
       for (const point of await scrollAll(backend, 'read versions', versionsOfMany(chunk), true, backend.options.readConsistency)) {
         const version = fromVersionPayload(point.payload);
         const list = versions.get(version.memoryId) ?? [];

@@ -1,6 +1,6 @@
 import { MemloomError, TOKENIZER_VERSION, type Embedder, type EmbedOptions } from '@memloom/core';
 import { createCachedEmbedder, type CachedEmbedder, type PersistentEmbeddingCache } from './cached-embedder.js';
-import { assertTexts, lexicalVector, resolveLexicalSettings, type LexicalEmbedderOptions, type LexicalEmbedderSettings } from './lexical-embedder.js';
+import { assertTexts, DEFAULT_CHAR_NGRAM_SIZE, DEFAULT_CHAR_WEIGHT, lexicalVector, resolveLexicalSettings, type LexicalEmbedderOptions, type LexicalEmbedderSettings } from './lexical-embedder.js';
 import { WORD_VECTOR_EMBEDDER_ID, wordVectorOf } from './word-vector-embedder.js';
 
 export interface DefaultEmbedderOptions {
@@ -33,9 +33,6 @@ export interface OfflineEmbedderOptions {
 }
 
 const DEFAULT_LEXICAL = { wordDimension: 256, charDimension: 128 } as const;
-/** What `resolveLexicalSettings` fills in for the settings the offline options do not type. */
-const DEFAULT_NGRAM_SIZE = 3;
-const DEFAULT_CHAR_WEIGHT = 0.3;
 
 const WORD_DIMENSION = 100;
 
@@ -105,7 +102,7 @@ export function createOfflineEmbedder(options: OfflineEmbedderOptions = {}): Emb
  */
 function offlineLexicalId(settings: LexicalEmbedderSettings): string {
   let id = `lexical-v1:t${TOKENIZER_VERSION}:w${settings.wordDimension}:c${settings.charDimension}`;
-  if (settings.charNgramSize !== DEFAULT_NGRAM_SIZE) id += `x${settings.charNgramSize}`;
+  if (settings.charNgramSize !== DEFAULT_CHAR_NGRAM_SIZE) id += `x${settings.charNgramSize}`;
   if (settings.charWeight !== DEFAULT_CHAR_WEIGHT) id += `@${settings.charWeight}`;
   return id;
 }

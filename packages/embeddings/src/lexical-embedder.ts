@@ -98,6 +98,10 @@ export function lexicalVector(text: string, settings: LexicalEmbedderSettings): 
   return vector;
 }
 
+/** The character n-gram size and weight `resolveLexicalSettings` fills in when none is given. */
+export const DEFAULT_CHAR_NGRAM_SIZE = 3;
+export const DEFAULT_CHAR_WEIGHT = 0.3;
+
 /** Validate options and fill in defaults. */
 export function resolveLexicalSettings(options: LexicalEmbedderOptions): LexicalEmbedderSettings {
   if (options === null || typeof options !== 'object') {
@@ -106,8 +110,8 @@ export function resolveLexicalSettings(options: LexicalEmbedderOptions): Lexical
   const settings: LexicalEmbedderSettings = {
     wordDimension: options.wordDimension ?? 768,
     charDimension: options.charDimension ?? 256,
-    charNgramSize: options.charNgramSize ?? 3,
-    charWeight: options.charWeight ?? 0.3,
+    charNgramSize: options.charNgramSize ?? DEFAULT_CHAR_NGRAM_SIZE,
+    charWeight: options.charWeight ?? DEFAULT_CHAR_WEIGHT,
   };
   if (!Number.isInteger(settings.wordDimension) || settings.wordDimension < 8 || settings.wordDimension > 65_536) {
     throw invalid(`wordDimension must be an integer from 8 to 65536, got ${String(options.wordDimension)}`);

@@ -35,6 +35,8 @@ export interface WorkingMemoryBlockOptions extends WorkingMemoryConfigInput {
   logger?: Logger;
 }
 
+const TRACKER_KEYS = ['maxRounds', 'minRounds', 'tokenThresholdPercent', 'enabled', 'overviewPath', 'detailPath'] as const;
+
 const optionsSchema = z
   .object({
     id: blockIdSchema.default('memloom-working-memory'),
@@ -48,17 +50,10 @@ const optionsSchema = z
     onUpdate: z.custom<(overview: string) => void | Promise<void>>((value) => typeof value === 'function', { message: 'must be a function' }).optional(),
     logger: loggerSchema.optional(),
     // The tracker's own fields, validated by core's WorkingMemoryTracker.
-    maxRounds: z.unknown().optional(),
-    minRounds: z.unknown().optional(),
-    tokenThresholdPercent: z.unknown().optional(),
-    enabled: z.unknown().optional(),
-    overviewPath: z.unknown().optional(),
-    detailPath: z.unknown().optional(),
+    ...Object.fromEntries(TRACKER_KEYS.map((key) => [key, z.unknown().optional()])),
   })
   // A misspelt option (maxRound) is refused, not silently ignored.
   .strict();
-
-const TRACKER_KEYS = ['maxRounds', 'minRounds', 'tokenThresholdPercent', 'enabled', 'overviewPath', 'detailPath'] as const;
 
 /**
  * Seed 003's working memory as a LlamaIndex memory block. It holds the

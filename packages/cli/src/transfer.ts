@@ -177,17 +177,16 @@ interface BatchEntry {
  * contents is an error naming both lines: the file does not say which of them to keep.
  */
 function withoutRepeats(batch: readonly BatchEntry[], source: string): { unique: ExportLine[]; repeated: ExportLine[] } {
-  const first = new Map<string, { lineNumber: number; text: string }>();
+  const first = new Map<string, { lineNumber: number; line: ExportLine }>();
   const unique: ExportLine[] = [];
   const repeated: ExportLine[] = [];
   for (const { line, lineNumber } of batch) {
     const { id } = line.memory;
-    const text = JSON.stringify(line);
     const earlier = first.get(id);
     if (!earlier) {
-      first.set(id, { lineNumber, text });
+      first.set(id, { lineNumber, line });
       unique.push(line);
-    } else if (earlier.text === text) {
+    } else if (JSON.stringify(earlier.line) === JSON.stringify(line)) {
       repeated.push(line);
     } else {
       throw new MemloomError({

@@ -213,20 +213,21 @@ export class MemloomStore extends BaseStore {
   }
 
   /**
-   * The newest records of a prefix, enough for its first `count` items in `newestFirst` order:
-   * the store orders by `updatedAt` only, so a read must go past the last item wanted until the
-   * `updatedAt` changes (items written in one millisecond are ordered here, by write sequence),
-   * and past any older copies of an item (see `writeItem`). Reads double until that holds.
+   * The newest items of a prefix (each its newest copy, see `writeItem`), enough for its first
+   * `count` in `newestFirst` order: the store orders by `updatedAt` only, so a read must go past
+   * the last item wanted until the `updatedAt` changes (items written in one millisecond are
+   * ordered here, by write sequence), and past any older copies of an item. Reads double until
+   * that holds.
    */
-  private async newestRecords(scope: Scope, filter: MemoryFilter, count: number): Promise<MemoryRecord[]> {
+  private async newestItems(scope: Scope, filter: MemoryFilter, count: number): Promise<MemoryRecord[]> {
     for (let read = count + 16; ; read *= 2) {
       const records = await this.memory.list({ scope, filter, orderBy: 'updatedAt', direction: 'desc', limit: read });
-      if (records.length < read) return records;
-      const items = newestCopies([...records].sort(newestFirst), (record) => record);
+      const lastRead = records[records.length - 1];
+      const items = itemsNewestFirst(records);
+      if (records.length < read) return items;
       const lastWanted = items[count - 1];
-      const lastRead = records[records.length - 1] as MemoryRecord;
       // Every record not read is at most as new as the last one read: enough once that is older than the last item wanted.
-      if (count === 0 || (lastWanted && lastWanted.updatedAt > lastRead.updatedAt)) return records;
+      if (count === 0 || (lastWanted && lastRead && lastWanted.updatedAt > lastRead.updatedAt)) return items;
     }
   }
 
@@ -269,8 +270,8 @@ export class MemloomStore extends BaseStore {
     const query = (operation.query?.trim() ?? '').slice(0, this.memory.config.limits.maxContentLength);
 
     if (query === '') {
-      const records = hasValueFilter ? await this.memory.list({ scope, filter }) : await this.newestRecords(scope, filter, offset + limit);
-      return newestCopies(records.sort(newestFirst), (record) => record)
+      const items = hasValueFilter ? itemsNewestFirst(await this.memory.list({ scope, filter })) : await this.newestItems(scope, filter, offset + limit);
+      return items
         .filter(matches)
         .slice(offset, offset + limit)
         .map((record) => ({ ...toItem(record), score: undefined }));
@@ -285,12 +286,14 @@ export class MemloomStore extends BaseStore {
     const found = results.map((result) => ({ record: result.memory, score: result.score as number | undefined }));
     // One entry per item (its newest copy) that passes the value filter, in order.
     const itemsOf = (entries: typeof found) => newestCopies(entries, (entry) => entry.record).filter((entry) => matches(entry.record));
-    if (itemsOf(found).length < offset + limit) {
+    let items = itemsOf(found);
+    if (items.length < offset + limit) {
       // Items put with `index: false` have no text to rank; like LangGraph's stores, they come after the ranked ones.
       const unindexed = await this.memory.list({ scope, filter: { ...filter, metadata: { ...filter.metadata, [META.indexed]: false } } });
       found.push(...unindexed.sort(newestFirst).map((record) => ({ record, score: undefined })));
+      items = itemsOf(found);
     }
-    return itemsOf(found)
+    return items
       .slice(offset, offset + limit)
       .map((entry) => ({ ...toItem(entry.record), score: entry.score }));
   }
@@ -366,6 +369,11 @@ function descending(a: string, b: string): number {
 function sequenceOf(record: MemoryRecord): number {
   const sequence = record.metadata[META.sequence];
   return typeof sequence === 'number' ? sequence : 0;
+}
+
+/** Records as items: newest first, each item once (its newest copy). */
+function itemsNewestFirst(records: MemoryRecord[]): MemoryRecord[] {
+  return newestCopies(records.sort(newestFirst), (record) => record);
 }
 
 /** The entries whose memory is the newest copy of its item (see `writeItem`), in their order. */

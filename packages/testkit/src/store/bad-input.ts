@@ -1,4 +1,4 @@
-import type { Embedder, MemoryRecord } from '@memloom/core';
+import type { Embedder, MemoryChange, MemoryRecord } from '@memloom/core';
 import { createMemory } from '@memloom/core';
 import { describe, expect, it } from 'vitest';
 import { facade } from './facade.js';
@@ -118,14 +118,14 @@ export function badInputCases(context: StoreContext): void {
     it('refuses a put whose revision or version number is not expectedRevision + 1 (INVALID_INPUT or CONFLICT) and writes nothing', async () => {
       const memory = record({ content: 'numbered one by one' });
       await context.store.apply([create(memory, axis(0))]);
-      const renumbered = (revision: number, versionNumber: number) => {
-        const change = replace(memory, { content: 'skips ahead' });
-        if (change.op !== 'put') throw new Error('replace gives a put');
+      /** A put with its memory's revision and its version's number set as given. */
+      const renumber = (change: MemoryChange, revision: number, versionNumber: number) => {
+        if (change.op !== 'put') throw new Error('renumber takes a put');
         return { ...change, memory: { ...change.memory, revision }, version: { ...change.version, version: versionNumber, after: { ...change.memory, revision } } };
       };
+      const renumbered = (revision: number, versionNumber: number) => renumber(replace(memory, { content: 'skips ahead' }), revision, versionNumber);
       const fresh = record({ content: 'created at revision 2' });
-      const freshChange = create(fresh, axis(1));
-      const skipped = freshChange.op === 'put' ? { ...freshChange, memory: { ...fresh, revision: 2 }, version: { ...freshChange.version, version: 2, after: { ...fresh, revision: 2 } } } : freshChange;
+      const skipped = renumber(create(fresh, axis(1)), 2, 2);
       const bad = [[renumbered(5, 5)], [renumbered(2, 5)], [renumbered(5, 2)], [renumbered(1, 1)], [skipped], [create(record(), axis(2)), renumbered(5, 5)]];
       for (const batch of bad) {
         // contracts.ts names no code for this; every store of this repository says INVALID_INPUT.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MemoryRecord, MemoryStore, PageQuery } from '@memloom/core';
-import { axis, create, record, rejectsWithCode, replace, type StoreContext } from './fixtures.js';
+import { axis, create, DIMENSION, openStore, record, rejectsWithCode, replace, type StoreContext } from './fixtures.js';
 
 export function crudCases(context: StoreContext & { replace(store: import('@memloom/core').MemoryStore): void }): void {
   const { options } = context;
@@ -36,7 +36,7 @@ export function crudCases(context: StoreContext & { replace(store: import('@meml
       expect(await context.store.get(plain.id)).not.toHaveProperty('context');
       expect((await context.store.list({})).find((entry) => entry.id === plain.id)).not.toHaveProperty('context');
       const vector = await context.store.getVector(memory.id);
-      expect(vector).toHaveLength(8);
+      expect(vector).toHaveLength(DIMENSION);
       expect(vector?.[0]).toBeCloseTo(1, 5);
     });
 
@@ -349,7 +349,7 @@ export function crudCases(context: StoreContext & { replace(store: import('@meml
       await context.store.apply([replace(memory, { content: 'persisted across a reopen, edited' })]);
       const reopened = await options.reopen!(context.store);
       context.replace(reopened);
-      await reopened.open({ dimension: 8, embedderId: 'memloom/testkit-vectors' });
+      await openStore(reopened);
       expect((await reopened.get(memory.id))?.content).toBe('persisted across a reopen, edited');
       expect(await reopened.history(memory.id)).toHaveLength(2);
       expect((await reopened.vectorSearch({ vector: axis(6), limit: 1 }))[0]?.memory.id).toBe(memory.id);
@@ -389,7 +389,7 @@ export function crudCases(context: StoreContext & { replace(store: import('@meml
       const history = await context.store.history(full.id);
       const reopened = await options.reopen!(context.store);
       context.replace(reopened);
-      await reopened.open({ dimension: 8, embedderId: 'memloom/testkit-vectors' });
+      await openStore(reopened);
       expect(await reopened.get(full.id)).toEqual(expected);
       expect(await reopened.get(plain.id)).toEqual(plain);
       expect(await reopened.get(plain.id)).not.toHaveProperty('context');
@@ -402,7 +402,7 @@ export function crudCases(context: StoreContext & { replace(store: import('@meml
       expect(await reopened.history(full.id)).toEqual(history);
       expect(history.map((entry) => entry.after.tags)).toEqual([['kept', '饮料'], ['kept', 'edited']]);
       const vector = await reopened.getVector(full.id);
-      expect(vector).toHaveLength(8);
+      expect(vector).toHaveLength(DIMENSION);
       expect(vector?.[6]).toBeCloseTo(1, 5);
     });
   });

@@ -1,6 +1,6 @@
 import { MemloomError, type MemoryStore, type Scope } from '@memloom/core';
 import { describe, expect, it } from 'vitest';
-import { axis, create, record, type StoreContext } from './fixtures.js';
+import { axis, create, DIMENSION, record, type StoreContext } from './fixtures.js';
 
 /** Scope values that break naive SQL, LIKE patterns, filters or JSON. Every store must keep them apart. */
 export const HOSTILE_IDS = [
@@ -114,7 +114,7 @@ export function scopingCases(context: StoreContext): void {
         expect(await context.store.getVector(gone.id)).toBeUndefined();
       }
       expect(await context.store.history(plain!.id)).toHaveLength(1);
-      expect(await context.store.getVector(session2!.id)).toHaveLength(8);
+      expect(await context.store.getVector(session2!.id)).toHaveLength(DIMENSION);
       expect(await context.store.deleteByScope({ userId: 'alice', agentId: 'helper' })).toBe(1);
       expect(await remaining()).toEqual([plain!.id, session2!.id, bobSession1!.id].sort());
       expect(await context.store.deleteByScope({ userId: 'alice', agentId: 'nobody' })).toBe(0);

@@ -1,3 +1,4 @@
+import type { MemoryFilter } from '@memloom/core';
 import { describe, expect, it } from 'vitest';
 import { axis, create, record, replace, towards, version, type StoreContext } from './fixtures.js';
 
@@ -133,6 +134,25 @@ export function searchCases(context: StoreContext): void {
       }
     });
 
+    /**
+     * Every query method gives `expected` for `filter`: vector search in that order (best first:
+     * the memories' vectors are written nearest first), list, listPage and text search in any order
+     * (text search with `text`), and count their number.
+     */
+    const expectFilterGives = async (filter: MemoryFilter, expected: string[], text: string, label: string): Promise<void> => {
+      const sorted = [...expected].sort();
+      expect((await context.store.vectorSearch({ vector: axis(0), limit: 20, filter })).map((hit) => hit.memory.id), label).toEqual(expected);
+      const listed = (await context.store.list({ filter })).map((memory) => memory.id);
+      expect([...listed].sort(), label).toEqual(sorted);
+      expect(await context.store.count({ filter }), label).toBe(listed.length);
+      if (options.capabilities.listPage) {
+        expect((await context.store.listPage!({ filter, limit: 20 })).memories.map((memory) => memory.id).sort(), label).toEqual(sorted);
+      }
+      if (options.capabilities.textSearch) {
+        expect((await context.store.textSearch!({ text, limit: 20, filter })).map((hit) => hit.memory.id).sort(), label).toEqual(sorted);
+      }
+    };
+
     it('compares metadata by strict equality: the string "1", the number 1 and true are told apart in every query', async () => {
       const values: [string, unknown][] = [
         ['string-1', '1'],
@@ -150,18 +170,7 @@ export function searchCases(context: StoreContext): void {
       await context.store.apply(memories.map((memory, index) => create(memory, towards(0, 1, 0.9 - index * 0.05))));
       for (const [name, value] of values) {
         if (value === undefined) continue;
-        const filter = { metadata: { flag: value as string | number | boolean } };
-        const expected = [`meta-${name}`];
-        const label = `metadata.flag === ${JSON.stringify(value)}`;
-        expect((await context.store.vectorSearch({ vector: axis(0), limit: 20, filter })).map((hit) => hit.memory.id), label).toEqual(expected);
-        expect((await context.store.list({ filter })).map((memory) => memory.id), label).toEqual(expected);
-        expect(await context.store.count({ filter }), label).toBe(1);
-        if (options.capabilities.textSearch) {
-          expect((await context.store.textSearch!({ text: 'metadata words', limit: 20, filter })).map((hit) => hit.memory.id), label).toEqual(expected);
-        }
-        if (options.capabilities.listPage) {
-          expect((await context.store.listPage!({ filter, limit: 20 })).memories.map((memory) => memory.id), label).toEqual(expected);
-        }
+        await expectFilterGives({ metadata: { flag: value as string | number | boolean } }, [`meta-${name}`], 'metadata words', `metadata.flag === ${JSON.stringify(value)}`);
       }
       expect(await context.store.count({ filter: { metadata: { flag: 1, other: 1 } } })).toBe(1);
       expect(await context.store.count({ filter: { metadata: { flag: 1, other: '1' } } })).toBe(0);
@@ -176,7 +185,7 @@ export function searchCases(context: StoreContext): void {
         record({ id: 'f-old', content: 'filtered words old', category: 'fact', type: 'user', level: 'archive', source: 'background_ai', verified: true, tags: ['drink'], metadata: {} }),
       ];
       await context.store.apply(memories.map((memory, index) => create(memory, towards(0, 1, 0.9 - index * 0.1))));
-      const cases: [object, string[]][] = [
+      const cases: [MemoryFilter, string[]][] = [
         [{ category: 'episode' }, ['f-meeting']],
         [{ category: ['fact', 'core'] }, ['f-coffee', 'f-link', 'f-old']],
         [{ category: 'system' }, ['f-rule']],
@@ -204,21 +213,7 @@ export function searchCases(context: StoreContext): void {
         [{ source: 'user', level: ['full', 'trace'], metadata: { topic: 'coffee' } }, ['f-coffee']],
         [{}, memories.map((memory) => memory.id)],
       ];
-      for (const [filter, expected] of cases) {
-        const label = `filter ${JSON.stringify(filter)}`;
-        const sorted = [...expected].sort();
-        // Vector hits come best first: the order the memories were written in.
-        expect((await context.store.vectorSearch({ vector: axis(0), limit: 10, filter })).map((hit) => hit.memory.id), label).toEqual(expected);
-        const listed = (await context.store.list({ filter })).map((memory) => memory.id);
-        expect([...listed].sort(), label).toEqual(sorted);
-        expect(await context.store.count({ filter }), label).toBe(listed.length);
-        if (options.capabilities.listPage) {
-          expect((await context.store.listPage!({ filter, limit: 10 })).memories.map((memory) => memory.id).sort(), label).toEqual(sorted);
-        }
-        if (options.capabilities.textSearch) {
-          expect((await context.store.textSearch!({ text: 'filtered words', limit: 10, filter })).map((hit) => hit.memory.id).sort(), label).toEqual(sorted);
-        }
-      }
+      for (const [filter, expected] of cases) await expectFilterGives(filter, expected, 'filtered words', `filter ${JSON.stringify(filter)}`);
     });
 
     describe.skipIf(!options.capabilities.textSearch)('text', () => {

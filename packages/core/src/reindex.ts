@@ -15,8 +15,12 @@ export interface ReindexOptions {
   contextWeight?: number;
   /** Memories embedded per call to the embedder (and per store write). @default 64 */
   batchSize?: number;
-  /** Called once at the start (with what an earlier run already did) and after each batch. */
-  onProgress?: (progress: ReindexProgress) => void;
+  /**
+   * Called once at the start (with what an earlier run already did) and after each batch. A
+   * promise it returns is awaited before the next batch (a caller can yield to its event loop
+   * there, so a signal it aborts from a handler is seen).
+   */
+  onProgress?: (progress: ReindexProgress) => unknown;
   /** Stops between batches (throwing the signal's reason); what was staged so far is kept for the next run. */
   signal?: AbortSignal;
 }
@@ -66,7 +70,7 @@ export async function reindex(options: ReindexOptions): Promise<ReindexReport> {
   const resumed = status.done;
   let embedded = 0;
   const report = (current: ReindexStatus) => options.onProgress?.({ done: current.done, total: current.total, embedderId: embedder.id });
-  report(status);
+  await report(status);
 
   for (let idleRounds = 0; ; ) {
     // The caller's own abort: rethrow its reason, as fetch() does. Staged vectors stay for the next run.
@@ -78,7 +82,7 @@ export async function reindex(options: ReindexOptions): Promise<ReindexReport> {
     const kept = await methods.stage(staged);
     embedded += kept;
     status = { ...status, done: status.done + kept };
-    report(status);
+    await report(status);
     idleRounds = kept === 0 ? idleRounds + 1 : 0;
     if (idleRounds >= MAX_IDLE_ROUNDS) {
       throw new MemloomError({

@@ -1,4 +1,4 @@
-import { reindex, type ConfigLayer, type MemoryStore } from 'memloom';
+import { reindex, type ConfigLayer } from 'memloom';
 import { numberOption, requirePositionals, type CommandSpec } from '../command.js';
 import { InterruptedError } from '../exit-codes.js';
 import { memoriesText } from '../format.js';
@@ -33,14 +33,17 @@ export const reindexCommand: CommandSpec = {
         let report;
         try {
           report = await reindex({
-            store: yieldingBetweenBatches(memory.store, abort.signal),
+            store: memory.store,
             embedder: memory.embedder,
             contextWeight: memory.config.retrieval.contextWeight,
             ...(batchSize ? { batchSize } : {}),
             signal: abort.signal,
-            onProgress: (status) => {
+            onProgress: async (status) => {
               last = status;
               progress.update(status.done, status.total);
+              // With SQLite and an offline embedder no batch waits for I/O: without this turn of the
+              // event loop the whole re-index ran in one, and Ctrl-C (SIGINT) was seen only at the end.
+              await new Promise((resolve) => setImmediate(resolve));
             },
           });
         } catch (error) {
@@ -59,29 +62,6 @@ export const reindexCommand: CommandSpec = {
     );
   },
 };
-
-/**
- * The store, for reindex(), yielding to the event loop before each batch. With an embedded store
- * (SQLite) and an offline embedder nothing in a batch waits for I/O, so without this the whole
- * re-index ran in one turn of the event loop and Ctrl-C (SIGINT) was only seen once it was over.
- */
-export function yieldingBetweenBatches(store: MemoryStore, signal: AbortSignal): MemoryStore {
-  const pending = store.pendingReindex;
-  if (!pending) return store;
-  return new Proxy(store, {
-    get(target, property) {
-      if (property === 'pendingReindex') {
-        return async (limit: number) => {
-          await new Promise((resolve) => setImmediate(resolve));
-          signal.throwIfAborted();
-          return pending.call(target, limit);
-        };
-      }
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-}
 
 /**
  * How to switch to the new embedder, where the embedder is configured now. `layers` come from the

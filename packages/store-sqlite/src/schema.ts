@@ -3,13 +3,30 @@ import type { Database } from 'better-sqlite3';
 import { BACKEND } from './connection.js';
 
 /** The schema this version of the package writes (`PRAGMA user_version`). */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
+
+/** The `meta` key naming the version of core's tokenizer the FTS terms were made with. */
+export const TERMS_META_KEY = 'tokenizer';
 
 /** `PRAGMA application_id` of a memloom file: "MLOM". */
 export const APPLICATION_ID = 0x4d4c4f4d;
 
-/** The FTS5 tokenizer: splits on whitespace only, because core's `tokenize` has already made the terms. */
-const TERMS_TOKENIZER = `unicode61 remove_diacritics 0 categories 'L* M* N* P* S* Co'`;
+/**
+ * The FTS5 tokenizer: splits on whitespace only, because core's `tokenize` has
+ * already made the terms. Format characters (C*: the zero-width non-joiner
+ * inside Persian words, the soft hyphen) stay inside a term, as they do in
+ * core's terms. Characters SQLite's tables do not know are term characters too.
+ */
+const TERMS_TOKENIZER = `unicode61 remove_diacritics 0 categories 'L* M* N* P* S* C*'`;
+
+/** The text table; the tokenizer of schemas 1 to 4 split terms at format characters. */
+function createTextTable(database: Database, tokenizer: string): void {
+  database.exec(`
+    CREATE VIRTUAL TABLE memory_text USING fts5(
+      terms, scope_terms, content = '', contentless_delete = 1, tokenize = "${tokenizer}"
+    );
+  `);
+}
 
 /**
  * Migration n takes a database from schema n - 1 to n. They run on open,
@@ -67,16 +84,13 @@ const MIGRATIONS: ReadonlyArray<(database: Database) => void> = [
       );
       CREATE UNIQUE INDEX versions_by_memory ON versions (memory_row, version);
 
-      -- Contentless: the index only; rows are deleted by rowid without reading their text back.
-      CREATE VIRTUAL TABLE memory_text USING fts5(
-        terms, scope_terms, content = '', contentless_delete = 1, tokenize = "${TERMS_TOKENIZER}"
-      );
-
       CREATE TABLE reindex_staged (
         row_id INTEGER PRIMARY KEY,
         revision INTEGER NOT NULL
       );
     `);
+    // Contentless: the index only; rows are deleted by rowid without reading their text back.
+    createTextTable(database, `unicode61 remove_diacritics 0 categories 'L* M* N* P* S* Co'`);
   },
   // 2: a version's `before` is kept as a patch against its `after` (version-patch.ts), not
   // as a second whole record. Rows written by schema 1 keep before_json and are read as they are.
@@ -94,6 +108,15 @@ const MIGRATIONS: ReadonlyArray<(database: Database) => void> = [
   // newest entries are kept.
   (database) => {
     database.exec('CREATE TABLE vector_changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, row_ids TEXT NOT NULL)');
+  },
+  // 5: the text table under a tokenizer that keeps format characters inside terms (schema 4's
+  // split "می‌خواهم" into two terms that core's tokenize never makes, so a search for "می" found
+  // it here and in no other store). A tokenizer cannot be changed in place: the table is made
+  // again, empty, and forgetting the terms' tokenizer version makes open() fill it (refreshTerms).
+  (database) => {
+    database.exec('DROP TABLE memory_text');
+    createTextTable(database, TERMS_TOKENIZER);
+    writeMeta(database, TERMS_META_KEY, undefined);
   },
 ];
 

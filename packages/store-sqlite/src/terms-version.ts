@@ -1,18 +1,15 @@
 import { keywordText, TOKENIZER_VERSION } from '@memloom/core';
 import type { Database } from 'better-sqlite3';
-import { readMeta, writeMeta } from './schema.js';
+import { readMeta, TERMS_META_KEY, writeMeta } from './schema.js';
 import { scopeOfColumns } from './rows.js';
 import { indexTerms, INSERT_TEXT_ROWS, scopeTerms } from './text.js';
-
-/** The `meta` key naming the version of core's tokenizer the FTS terms were made with. */
-const META_KEY = 'tokenizer';
 
 /** Rows re-tokenized per statement when the keyword index is rebuilt. */
 const BATCH = 1000;
 
 /** True when the keyword index was made by another version of core's tokenizer (or by a store that did not say). */
 export function termsOutdated(database: Database): boolean {
-  return readMeta(database, META_KEY) !== String(TOKENIZER_VERSION);
+  return readMeta(database, TERMS_META_KEY) !== String(TOKENIZER_VERSION);
 }
 
 /**
@@ -47,6 +44,6 @@ export function refreshTerms(database: Database): number {
       after = rows[rows.length - 1]!.row_id;
     }
   }
-  writeMeta(database, META_KEY, String(TOKENIZER_VERSION));
+  writeMeta(database, TERMS_META_KEY, String(TOKENIZER_VERSION));
   return count;
 }

@@ -228,7 +228,7 @@ describe('schema 3: a memory context', () => {
 
     const migrated = new Database(path, { readonly: true });
     expect(migrated.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-    expect(SCHEMA_VERSION).toBe(4);
+    expect(SCHEMA_VERSION).toBe(5);
     migrated.close();
   });
 });
@@ -257,7 +257,7 @@ describe('schema 4: a log of vector changes', () => {
     await reopened.close();
 
     const migrated = new Database(path, { readonly: true });
-    expect(migrated.pragma('user_version', { simple: true })).toBe(4);
+    expect(migrated.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     const rowOf = (id: string): number => migrated.prepare('SELECT row_id FROM memories WHERE id = ?').pluck().get(id) as number;
     const log = (migrated.prepare('SELECT row_ids FROM vector_changes ORDER BY seq').pluck().all() as string[]).map((ids) => JSON.parse(ids));
     // One entry per write. The added memory's row is gone; it was logged when added and when deleted.
@@ -279,5 +279,56 @@ describe('schema 4: a log of vector changes', () => {
     expect(seqs).toEqual([VECTOR_LOG_KEPT, VECTOR_LOG_KEPT + 1]);
     raw.close();
     await store.close();
+  });
+});
+
+describe('schema 5: format characters stay inside keyword terms', () => {
+  // Core's tokenize keeps a zero-width non-joiner (Persian "می‌خواهم", "I want") and a soft hyphen
+  // inside the word, as every other store's keyword search does.
+  const persian = 'من می\u200cخواهم بروم';
+  const hyphenated = 'a soft\u00adhyphenated word';
+
+  async function idsFor(store: ReturnType<typeof createSqliteStore>, text: string): Promise<string[]> {
+    return (await store.textSearch({ text, limit: 5 })).map((hit) => hit.memory.id);
+  }
+
+  it('matches whole terms only: a part of a word joined by a format character is no term', async () => {
+    const store = createSqliteStore({ path: ':memory:' });
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    await store.apply([createChange(newRecord('fa', persian, 'alice'), vectorFor(1)), createChange(newRecord('en', hyphenated, 'alice'), vectorFor(2))]);
+    expect(await idsFor(store, 'می\u200cخواهم')).toEqual(['fa']);
+    expect(await idsFor(store, 'می')).toEqual([]);
+    expect(await idsFor(store, 'soft\u00adhyphenated')).toEqual(['en']);
+    expect(await idsFor(store, 'soft')).toEqual([]);
+    await store.close();
+  });
+
+  it('opens a schema 4 file, rebuilds its text table under the new tokenizer, and keeps every memory findable', async () => {
+    const path = folder().file();
+    const store = createSqliteStore({ path });
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    await store.apply([createChange(newRecord('fa', persian, 'alice'), vectorFor(1)), createChange(newRecord('en', 'walking the dogs', 'bob'), vectorFor(2))]);
+    await store.close();
+    // What schema 4 wrote: the same terms, under the tokenizer that split them at format characters.
+    const raw = new Database(path);
+    raw.exec('DROP TABLE memory_text');
+    raw.exec(`CREATE VIRTUAL TABLE memory_text USING fts5(terms, scope_terms, content = '', contentless_delete = 1, tokenize = "unicode61 remove_diacritics 0 categories 'L* M* N* P* S* Co'")`);
+    raw.prepare("INSERT INTO memory_text (rowid, terms, scope_terms) SELECT row_id, CASE id WHEN 'fa' THEN ? ELSE 'walk dog' END, '' FROM memories").run(persian);
+    raw.pragma('user_version = 4');
+    expect(raw.prepare(`SELECT count(*) FROM memory_text WHERE memory_text MATCH 'terms : "می"'`).pluck().get()).toBe(1);
+    raw.close();
+
+    const reopened4 = createSqliteStore({ path });
+    await reopened4.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    expect(await idsFor(reopened4, 'می')).toEqual([]);
+    expect(await idsFor(reopened4, 'می\u200cخواهم')).toEqual(['fa']);
+    expect(await idsFor(reopened4, 'dogs')).toEqual(['en']);
+    // Scope terms were rebuilt too.
+    expect((await reopened4.textSearch({ text: 'dogs', limit: 5, scope: { userId: 'bob' } })).map((hit) => hit.memory.id)).toEqual(['en']);
+    await reopened4.close();
+    const migrated = new Database(path, { readonly: true });
+    expect(migrated.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(migrated.prepare("SELECT value FROM meta WHERE key = 'tokenizer'").pluck().get()).toBe(String(TOKENIZER_VERSION));
+    migrated.close();
   });
 });

@@ -30,7 +30,7 @@ export interface VectorMirrorStatus {
  * second vector search on, and kept in step:
  *
  * - this connection's writes are applied after they commit, when the copy
- *   was up to date as the write began;
+ *   was up to date as the write began and holds the table they wrote to;
  * - other writers' commits (other processes, or another store on the same
  *   connection) show as a newer entry in `vector_changes` (its AUTOINCREMENT
  *   sequence, read before each search); the copy then reads the rows named
@@ -114,11 +114,15 @@ export class VectorMirror {
     },
   };
 
-  /** The write committed: apply its changes (a copy that was behind catches up at the next search instead). */
+  /**
+   * The write committed: apply its changes (a copy that was behind catches up at the next search
+   * instead). Changes made in another table than the copy's (another vector table became live: a
+   * re-index committed, here or by another process) are not applied: the next search starts again.
+   */
   committed(): void {
     const pending = this.pending;
     this.pending = undefined;
-    if (!pending || !this.index) return;
+    if (!pending || !this.index || pending.some((change) => change.table !== this.table)) return;
     try {
       for (const change of pending) this.apply(this.index, change.rowId, change.vector, change.userKey);
     } catch {

@@ -8,6 +8,8 @@ import { beforePatch } from './version-patch.js';
 
 /** A change to a live vector (`vector` undefined: deleted). */
 export interface LiveVectorChange {
+  /** The live vector table it was made in. */
+  table: string;
   rowId: number;
   vector: Buffer | undefined;
   userKey: string;
@@ -189,15 +191,15 @@ export class Writer {
     this.text.remove(rowId);
     if (tables.live) {
       this.sql(`DELETE FROM ${tables.live} WHERE rowid = ?`).run(BigInt(rowId));
-      this.logLive(rowId, undefined, '');
+      this.logLive(tables.live, rowId, undefined, '');
     }
     this.unstage(rowId, tables);
   }
 
   /** Note a change to a live vector for the transaction's log entry, and tell the listener. */
-  private logLive(rowId: number, vector: Buffer | undefined, userKey: string): void {
+  private logLive(table: string, rowId: number, vector: Buffer | undefined, userKey: string): void {
     this.liveRows.add(rowId);
-    this.listener.changed({ rowId, vector, userKey });
+    this.listener.changed({ table, rowId, vector, userKey });
   }
 
   /** The transaction's one `vector_changes` entry; entries older than the newest VECTOR_LOG_KEPT go. */
@@ -259,8 +261,9 @@ export class Writer {
     const rowId = Number(result.lastInsertRowid);
     this.rows.set(memory.id, currentOf(rowId, values));
     this.text.put(rowId, indexTerms(keywordText(memory)), scopeTerms(memory.scope), false);
-    this.putVector(requireTable(tables), rowId, blob, userKey(memory.scope.userId), 'insert');
-    this.logLive(rowId, blob, userKey(memory.scope.userId));
+    const table = requireTable(tables);
+    this.putVector(table, rowId, blob, userKey(memory.scope.userId), 'insert');
+    this.logLive(table, rowId, blob, userKey(memory.scope.userId));
     return rowId;
   }
 
@@ -286,13 +289,13 @@ export class Writer {
     if (blob) {
       // A new vector under the current embedder: the staged one is out of date.
       this.putVector(table, rowId, blob, userKey(memory.scope.userId), movedUser ? 'move' : 'update');
-      this.logLive(rowId, blob, userKey(memory.scope.userId));
+      this.logLive(table, rowId, blob, userKey(memory.scope.userId));
       this.unstage(rowId, tables);
     } else if (movedUser) {
       const row = this.sql(`SELECT embedding FROM ${table} WHERE rowid = ?`).get(BigInt(rowId)) as { embedding: Buffer } | undefined;
       if (row) {
         this.putVector(table, rowId, row.embedding, userKey(memory.scope.userId), 'move');
-        this.logLive(rowId, row.embedding, userKey(memory.scope.userId));
+        this.logLive(table, rowId, row.embedding, userKey(memory.scope.userId));
       }
       this.unstage(rowId, tables);
     }

@@ -241,6 +241,29 @@ describe('the vector mirror (vectors searched in process memory)', () => {
     expect(store.vectorMirrorStatus().state).toBe('not-loaded');
   });
 
+  it('keeps its copy working when another store on the file re-indexes to another embedder', async () => {
+    const path = folder().file();
+    const reader = await openStore(path, true);
+    const records = ['tea with lemon', 'coffee, black', 'a bicycle ride'].map((text, index) => newRecord(`m-${index}`, text, 'alice') as MemoryRecord);
+    const before = createTestEmbedder({ dimension: DIMENSION, id: EMBEDDER_ID });
+    await reader.apply(await Promise.all(records.map(async (memory) => put(memory, (await before.embed([memory.content]))[0]!))));
+    for (let search = 0; search < 2; search++) await reader.vectorSearch({ vector: randomVector(seededRandom(1)), limit: 3 });
+    expect(reader.vectorMirrorStatus()).toMatchObject({ state: 'loaded', vectors: 3 });
+    // Another process (here another store on the file) switches the file to vectors of another dimension.
+    const other = await openStore(path, true);
+    const after = createTestEmbedder({ dimension: 21, id: 'memloom/other-vectors' });
+    await reindex({ store: other, embedder: after });
+    await other.close();
+    // This store's next write goes to the new table, while its copy still holds the old one's vectors.
+    const ride = newRecord('m-new', 'a long bicycle ride', 'alice') as MemoryRecord;
+    await reader.apply([put(ride, (await after.embed([ride.content]))[0]!)]);
+    const query = (await after.embed(['a bicycle ride'], { purpose: 'query' }))[0]!;
+    const hits = await reader.vectorSearch({ vector: query, limit: 2 });
+    expect(hits.map((hit) => hit.memory.id)).toEqual(['m-2', 'm-new']);
+    expect(reader.vectorMirrorStatus()).toMatchObject({ state: 'loaded', vectors: 4 });
+    await reader.close();
+  });
+
   it('searches with sqlite-vec once the copy would pass vectorMirrorMaxBytes, and never fails a committed write for it', async () => {
     const path = folder().file();
     const random = seededRandom(17);

@@ -257,7 +257,8 @@ export interface MemoryStore {
   /**
    * Apply changes all together or not at all. A put whose expectedRevision
    * does not match the stored revision fails the whole call with CONFLICT.
-   * A put must carry `memory.revision === version.version === expectedRevision + 1`.
+   * A put must carry `memory.revision === version.version === expectedRevision + 1`
+   * (otherwise INVALID_INPUT: the caller numbered it wrong, whatever is stored).
    * Deleting an unknown id is a no-op, unless `expectedRevision` is given
    * (then it is a CONFLICT).
    */

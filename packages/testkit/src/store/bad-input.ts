@@ -2,7 +2,7 @@ import type { Embedder, MemoryChange, MemoryRecord } from '@memloom/core';
 import { createMemory } from '@memloom/core';
 import { describe, expect, it } from 'vitest';
 import { facade } from './facade.js';
-import { axis, create, DIMENSION, EMBEDDER_ID, record, rejectsWithCode, rejectsWithOneOf, replace, type StoreContext } from './fixtures.js';
+import { axis, create, DIMENSION, EMBEDDER_ID, record, rejectsWithCode, replace, type StoreContext } from './fixtures.js';
 
 export function badInputCases(context: StoreContext): void {
   describe('bad input', () => {
@@ -115,7 +115,7 @@ export function badInputCases(context: StoreContext): void {
       expect(await context.store.get(fresh.id)).toEqual(fresh);
     });
 
-    it('refuses a put whose revision or version number is not expectedRevision + 1 (INVALID_INPUT or CONFLICT) and writes nothing', async () => {
+    it('refuses a put whose revision or version number is not expectedRevision + 1 (INVALID_INPUT) and writes nothing', async () => {
       const memory = record({ content: 'numbered one by one' });
       await context.store.apply([create(memory, axis(0))]);
       /** A put with its memory's revision and its version's number set as given. */
@@ -128,8 +128,7 @@ export function badInputCases(context: StoreContext): void {
       const skipped = renumber(create(fresh, axis(1)), 2, 2);
       const bad = [[renumbered(5, 5)], [renumbered(2, 5)], [renumbered(5, 2)], [renumbered(1, 1)], [skipped], [create(record(), axis(2)), renumbered(5, 5)]];
       for (const batch of bad) {
-        // contracts.ts names no code for this; every store of this repository says INVALID_INPUT.
-        await rejectsWithOneOf(context.store.apply(batch), ['INVALID_INPUT', 'CONFLICT']);
+        await rejectsWithCode(context.store.apply(batch), 'INVALID_INPUT');
         expect(await context.store.get(memory.id)).toEqual(memory);
         expect(await context.store.history(memory.id)).toHaveLength(1);
         expect(await context.store.get(fresh.id)).toBeUndefined();

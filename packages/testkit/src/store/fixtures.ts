@@ -112,12 +112,6 @@ export async function openStore(store: MemoryStore): Promise<MemoryStore> {
 
 /** Expect a promise to reject with a MemloomError of this code. */
 export async function rejectsWithCode(promise: Promise<unknown>, code: string): Promise<void> {
-  await rejectsWithOneOf(promise, [code]);
-}
-
-/** Expect a promise to reject with a MemloomError of one of these codes (for rules whose code the contract leaves open). */
-export async function rejectsWithOneOf(promise: Promise<unknown>, codes: readonly string[]): Promise<void> {
-  const wanted = codes.join(' or ');
   let caught: unknown;
   let failed = false;
   try {
@@ -126,10 +120,10 @@ export async function rejectsWithOneOf(promise: Promise<unknown>, codes: readonl
     caught = error;
     failed = true;
   }
-  if (!failed) throw new Error(`expected a MemloomError ${wanted}, but the call succeeded`);
+  if (!failed) throw new Error(`expected a MemloomError ${code}, but the call succeeded`);
   const actual = (caught as { code?: unknown } | undefined)?.code;
-  if (typeof actual !== 'string' || !codes.includes(actual)) {
-    throw new Error(`expected a MemloomError ${wanted}, got ${String(actual)}: ${(caught as Error | undefined)?.message}`, { cause: caught });
+  if (actual !== code) {
+    throw new Error(`expected a MemloomError ${code}, got ${String(actual)}: ${(caught as Error | undefined)?.message}`, { cause: caught });
   }
 }
 

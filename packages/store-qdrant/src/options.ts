@@ -36,7 +36,12 @@ export interface QdrantTextSearchOptions {
 }
 
 export interface QdrantStoreOptions {
-  /** Qdrant's REST endpoint. Ignored when `client` is given. @default 'http://localhost:6333' */
+  /**
+   * Qdrant's REST endpoint. Ignored when `client` is given. A path is kept (Qdrant behind a
+   * reverse proxy at `https://example.com/qdrant`); a port written in it is used. Without a port:
+   * the scheme's (443 / 80) when there is a path, else Qdrant's 6333, as QdrantClient does.
+   * @default 'http://localhost:6333'
+   */
   url?: string;
   /** API key (sent as the `api-key` header). Ignored when `client` is given. @default undefined */
   apiKey?: string;
@@ -73,7 +78,7 @@ export interface QdrantStoreOptions {
   metadataIndexes?: Record<string, 'keyword' | 'integer' | 'float' | 'bool'>;
   /** Points per upsert or delete request. @default 256 */
   batchSize?: number;
-  /** Consistency of ordinary reads (get, list, search). Revision checks always read with `majority`. @default undefined (Qdrant's default: one replica) */
+  /** Consistency of ordinary reads (get, list, search, and the scan of deleteByScope). Revision checks always read with `majority`. @default undefined (Qdrant's default: one replica) */
   readConsistency?: ReadConsistency;
   /** Ordering of memory writes. Conditional writes need `strong` (or `medium`) to be decided by one leader. @default 'strong' */
   writeOrdering?: WriteOrdering;

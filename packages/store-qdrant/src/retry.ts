@@ -72,8 +72,14 @@ export function describeFailure(error: unknown): FailureFacts {
     return { status: undefined, transient: true, timeout: true, retryAfterSeconds: undefined, detail: message || 'request timed out' };
   }
   if (name === 'QdrantClientResourceExhaustedError') {
+    // The client reads only the first character of retry-after ("12" gives 1): a lower bound at best.
     const seconds = typeof value.retry_after === 'number' && Number.isFinite(value.retry_after) ? value.retry_after : undefined;
     return { status: 429, transient: true, timeout: false, retryAfterSeconds: seconds, detail: message };
+  }
+  // A 429 whose retry-after the client could not read (an HTTP date): it throws this in place of
+  // the 429, without the response, so the store cannot read the header either.
+  if (/^Invalid retryAfter value: /.test(message)) {
+    return { status: 429, transient: true, timeout: false, retryAfterSeconds: undefined, detail: `rate limited (${message})` };
   }
   let status = typeof value?.status === 'number' ? value.status : undefined;
   // QdrantClientUnexpectedResponseError carries the status only in its message.

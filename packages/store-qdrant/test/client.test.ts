@@ -1,0 +1,69 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createQdrantStore } from '../src/index.js';
+
+/**
+ * The store's own QdrantClient (from `@qdrant/js-client-rest`), with `fetch` replaced: the
+ * client builds each request URL and turns each answer into an error itself, so these tests
+ * see what a server (or a proxy in front of it) would be sent and how its answers reach the store.
+ */
+function fakeFetch(answers: Array<() => Response> = []) {
+  const urls: string[] = [];
+  vi.stubGlobal('fetch', async (url: string) => {
+    urls.push(url);
+    const answer = answers[urls.length - 1];
+    return answer ? answer() : json({ result: { count: 3 }, status: 'ok', time: 0 });
+  });
+  return urls;
+}
+
+function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+}
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+describe('the URL the store connects to', () => {
+  const cases: Array<[string, string]> = [
+    // Behind a reverse proxy: the path is kept, and the proxy's port is the scheme's.
+    ['https://example.com/qdrant', 'https://example.com/qdrant/collections/memloom/points/count'],
+    ['https://example.com/qdrant/', 'https://example.com/qdrant/collections/memloom/points/count'],
+    ['http://proxy.internal:8080/db/qdrant', 'http://proxy.internal:8080/db/qdrant/collections/memloom/points/count'],
+    ['https://example.com:443/qdrant', 'https://example.com:443/qdrant/collections/memloom/points/count'],
+    // A port written in the URL is used, even the scheme's own (URL parsing reports that as none).
+    ['https://q.example.com:443', 'https://q.example.com:443/collections/memloom/points/count'],
+    // Without a path or a port, Qdrant's own port, as QdrantClient does.
+    ['http://localhost:6333', 'http://localhost:6333/collections/memloom/points/count'],
+    ['http://qdrant', 'http://qdrant:6333/collections/memloom/points/count'],
+  ];
+  for (const [url, requested] of cases) {
+    it(`${url} asks ${requested}`, async () => {
+      const urls = fakeFetch();
+      expect(await createQdrantStore({ url, retry: { attempts: 1 } }).count({})).toBe(3);
+      expect(urls).toEqual([requested]);
+    });
+  }
+});
+
+describe('a 429 answer through the real client', () => {
+  const busy = (retryAfter: string) => () => json({ status: { error: 'Rate limiting exceeded' }, time: 0 }, 429, { 'retry-after': retryAfter });
+
+  it('is retried when its retry-after is an HTTP date (the client fails to read it and throws a plain error)', async () => {
+    const urls = fakeFetch([busy('Wed, 21 Oct 2015 07:28:00 GMT')]);
+    const sleeps: number[] = [];
+    const store = createQdrantStore({ url: 'http://localhost:6333', retry: { sleep: async (ms) => void sleeps.push(ms), random: () => 0.5 } });
+    expect(await store.count({})).toBe(3);
+    expect(urls).toHaveLength(2);
+    // No wait the store can know of: the usual backoff.
+    expect(sleeps).toEqual([50]);
+  });
+
+  it('waits at least the seconds the client read, which are only the first digit of retry-after (a client limitation)', async () => {
+    fakeFetch([busy('12')]);
+    const sleeps: number[] = [];
+    const store = createQdrantStore({ url: 'http://localhost:6333', retry: { sleep: async (ms) => void sleeps.push(ms), random: () => 0 } });
+    expect(await store.count({})).toBe(3);
+    expect(sleeps).toEqual([1000]);
+  });
+});

@@ -11,6 +11,8 @@ import { documentVector } from './sparse-text.js';
 interface Initial {
   revision: number;
   writeId: string;
+  /** Kept by every update of a memory: tells it from one deleted and created again at the same revision. */
+  createdAt: unknown;
   payload: Record<string, unknown>;
   vector: number[];
 }
@@ -39,10 +41,12 @@ interface Plan {
  * transactions):
  *
  * 1. check every change locally and against revisions read with `majority`
- *    consistency; a stale change fails the call before anything is written;
+ *    consistency (and a put's `version.before` against the stored createdAt,
+ *    so a memory deleted and created again is not taken for the one the
+ *    caller read); a stale change fails the call before anything is written;
  * 2. write the version points (invisible until a memory points at them);
  * 3. write the memory points conditionally: creations with `insert_only`,
- *    replacements with `update_only` + an `update_filter` on the revision
+ *    replacements with `update_only` + an `update_filter` on the writeId
  *    read in step 1, so a concurrent writer is never overwritten;
  * 4. read the memory points back: if another writer won any of them, undo the
  *    ones this call won (conditionally, on its own writeId) and fail with
@@ -109,7 +113,7 @@ async function readInitial(backend: Backend, ids: readonly string[]): Promise<Ma
     if (typeof payload.revision !== 'number' || typeof payload.writeId !== 'string' || !vector) {
       throw new MemloomError({ code: 'STORE_CORRUPT', backend: 'qdrant', message: `memory ${id} is stored without a revision, write id or vector`, details: { id } });
     }
-    found.set(id, { revision: payload.revision, writeId: payload.writeId, payload: point.payload as Record<string, unknown>, vector });
+    found.set(id, { revision: payload.revision, writeId: payload.writeId, createdAt: payload.createdAt, payload: point.payload as Record<string, unknown>, vector });
   }
   return found;
 }
@@ -117,7 +121,7 @@ async function readInitial(backend: Backend, ids: readonly string[]): Promise<Ma
 /** Replay the batch against what was read: CONFLICT or INVALID_INPUT before anything is written. */
 function plan(id: string, initial: Initial | undefined, changes: readonly MemoryChange[]): Plan {
   const result: Plan = { id, pointId: memoryPointId(id), initial, removesInitial: false, conditionalRemove: false, final: undefined, versions: [] };
-  let current: { revision: number; writeId: string; vector: number[] } | undefined = initial;
+  let current: { revision: number; writeId: string; createdAt: unknown; vector: number[] } | undefined = initial;
   for (const change of changes) {
     if (changeId(change) !== id) continue;
     if (change.op === 'delete') {
@@ -134,11 +138,15 @@ function plan(id: string, initial: Initial | undefined, changes: readonly Memory
     }
     assertRecordContext(change.memory, 'qdrant');
     if ((current?.revision ?? 0) !== change.expectedRevision) throw conflict(id);
+    // A memory deleted and created again since the caller read it may be back at the same revision:
+    // the record the change was made from must be the one stored, not an earlier memory of that id.
+    const basedOn = change.version.before;
+    if (current && basedOn && basedOn.createdAt !== current.createdAt) throw conflict(id);
     const vector = change.vector ? [...change.vector] : current?.vector;
     if (!vector) throw invalid(`memory ${id} is new and needs a vector`);
     const writeId = randomUUID();
     result.versions.push({ entry: change.version, writeId, parentWriteId: current?.writeId ?? null });
-    current = { revision: change.memory.revision, writeId, vector };
+    current = { revision: change.memory.revision, writeId, createdAt: change.memory.createdAt, vector };
     result.final = { record: change.memory, vector, writeId };
   }
   // Deleted and put again: remove the old point only if nobody moved it since it was read, then create afresh.
@@ -179,21 +187,22 @@ async function writeMemories(backend: Backend, plans: readonly Plan[]): Promise<
         wait: true,
         ordering: backend.options.writeOrdering,
         update_mode: 'update_only',
-        update_filter: revisionFilter(chunk.map((entry) => [entry.pointId, (entry.initial as Initial).revision])),
+        update_filter: unchangedSinceRead(chunk),
         points: chunk.map((entry) => memoryPoint(backend, entry)),
       }),
     );
   }
 }
 
-/** Points whose stored revision is still the one each was read at. */
-export function revisionFilter(expected: ReadonlyArray<readonly [string, number]>): Filter {
-  const byRevision = new Map<number, string[]>();
-  for (const [pointId, revision] of expected) byRevision.set(revision, [...(byRevision.get(revision) ?? []), pointId]);
+/**
+ * The memory points of `plans` that still hold the write each was read at. Compared by writeId,
+ * not by revision: a memory deleted and created again since the read can be back at the same
+ * revision, never at the same write. writeIds are unique, so one list covers the batch; `has_id`
+ * keeps the version points, which carry their write's id too, out of it.
+ */
+function unchangedSinceRead(plans: readonly Plan[]): Filter {
   return {
-    should: [...byRevision].map(([revision, pointIds]) => ({
-      must: [{ has_id: pointIds }, { key: 'revision', match: { value: revision } }],
-    })),
+    must: [{ has_id: plans.map((entry) => entry.pointId) }, { key: 'writeId', match: { any: plans.map((entry) => (entry.initial as Initial).writeId) } }],
   };
 }
 
@@ -285,7 +294,7 @@ async function removeInitial(backend: Backend, plans: readonly Plan[], all: read
       backend.client.delete(backend.collection, {
         wait: true,
         ordering: backend.options.writeOrdering,
-        filter: revisionFilter(chunk.map((entry) => [entry.pointId, (entry.initial as Initial).revision])),
+        filter: unchangedSinceRead(chunk),
       }),
     );
   }

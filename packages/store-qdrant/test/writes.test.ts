@@ -143,7 +143,7 @@ describe('apply: creating', () => {
 });
 
 describe('apply: replacing', () => {
-  it('keeps the stored vector, links the version to the stored write and updates only at the revision read', async () => {
+  it('keeps the stored vector, links the version to the stored write and updates only the write read', async () => {
     const before = record('m1');
     const fake = script({ existing: [stored(before, 'w-stored')] });
     await createQdrantStore({ client: fake.client }).apply([replace(before, { content: 'edited' })]);
@@ -151,9 +151,7 @@ describe('apply: replacing', () => {
     expect(versions.points[0].payload.parentWriteId).toBe('w-stored');
     const [memories] = memoryUpserts(fake);
     expect(memories.update_mode).toBe('update_only');
-    expect(memories.update_filter).toEqual({
-      should: [{ must: [{ has_id: [memoryPointId('m1')] }, { key: 'revision', match: { value: 1 } }] }],
-    });
+    expect(memories.update_filter).toEqual({ must: [{ has_id: [memoryPointId('m1')] }, { key: 'writeId', match: { any: ['w-stored'] } }] });
     expect(memories.points[0].vector.dense).toEqual([0, 1, 0, 0, 0, 0, 0, 0]);
     expect(memories.points[0].payload).toMatchObject({ content: 'edited', revision: 2 });
   });
@@ -247,12 +245,12 @@ describe('apply: deleting', () => {
     await expect(store.apply([{ op: 'delete', id: 'ghost', expectedRevision: 1 }])).rejects.toMatchObject({ code: 'CONFLICT' });
   });
 
-  it('a delete with expectedRevision is conditional on the revision, and fails if the point survived it', async () => {
+  it('a delete with expectedRevision is conditional on the write read, and fails if the point survived it', async () => {
     const memory = record('m1', { revision: 2 });
     const fake = script({ existing: [stored(memory, 'w2')], remaining: [memoryPointId('m1')] });
     await expect(createQdrantStore({ client: fake.client }).apply([{ op: 'delete', id: 'm1', expectedRevision: 2 }])).rejects.toMatchObject({ code: 'CONFLICT' });
     const [conditional] = fake.bodies('delete');
-    expect(conditional.filter).toEqual({ should: [{ must: [{ has_id: [memoryPointId('m1')] }, { key: 'revision', match: { value: 2 } }] }] });
+    expect(conditional.filter).toEqual({ must: [{ has_id: [memoryPointId('m1')] }, { key: 'writeId', match: { any: ['w2'] } }] });
     // Its versions stay: the memory is still there (no version is read for deletion, nothing else is deleted).
     expect(fake.bodies('delete')).toHaveLength(1);
     expect(fake.bodies('scroll')).toEqual([]);

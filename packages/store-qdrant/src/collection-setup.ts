@@ -11,7 +11,8 @@ export const MIN_SERVER_VERSION = [1, 17, 0] as const;
 /**
  * Make the collection ready for vectors of this dimension from this embedder:
  * create it when missing; refuse one of another dimension, distance or
- * embedder before writing anything; add missing payload indexes.
+ * embedder, or with a payload index of another type, before writing
+ * anything; add missing payload indexes.
  */
 export async function prepareCollection(backend: Backend, open: StoreOpenOptions): Promise<void> {
   const { client, call, collection, options } = backend;
@@ -30,8 +31,10 @@ export async function prepareCollection(backend: Backend, open: StoreOpenOptions
     if (!info) throw new MemloomError({ code: 'STORE_ERROR', backend: 'qdrant', message: `collection "${collection}" was created but cannot be read` });
   }
   checkVectors(info, collection, open.dimension);
+  const indexes = wantedIndexes(backend);
+  checkPayloadIndexes(info, collection, indexes);
   await checkMeta(backend, open);
-  await ensurePayloadIndexes(backend, info);
+  await ensurePayloadIndexes(backend, info, indexes);
 }
 
 function collectionConfig(backend: Backend, dimension: number): Parameters<Backend['client']['createCollection']>[1] {
@@ -122,12 +125,36 @@ async function readMeta(backend: Backend): Promise<MetaPayload | undefined> {
   return payload as MetaPayload;
 }
 
-async function ensurePayloadIndexes(backend: Backend, info: Schemas['CollectionInfo']): Promise<void> {
+type WantedIndex = (typeof PAYLOAD_INDEXES)[number];
+
+function wantedIndexes(backend: Backend): WantedIndex[] {
+  return [...PAYLOAD_INDEXES, ...Object.entries(backend.options.metadataIndexes).map(([key, schema]) => ({ field: `metadata.${key}`, schema }))];
+}
+
+/**
+ * An index of another type on a field memloom filters on (a `userId` index made as `integer` by
+ * another tool) makes its filters fail or miss; Qdrant keeps one index per field, so memloom
+ * cannot add its own beside it. Refused, naming the field and both types; other index settings
+ * (tenant, range, on disk) only change speed and are left as they are.
+ */
+function checkPayloadIndexes(info: Schemas['CollectionInfo'], collection: string, wanted: readonly WantedIndex[]): void {
+  const existing = info.payload_schema ?? {};
+  for (const { field, schema } of wanted) {
+    const found = existing[field];
+    if (!found) continue;
+    const expected = typeof schema === 'string' ? schema : schema.type;
+    if (found.data_type === expected) continue;
+    throw new MemloomError({
+      code: 'STORE_CORRUPT',
+      backend: 'qdrant',
+      message: `collection "${collection}" has a ${String(found.data_type)} index on payload field "${field}"; memloom needs ${expected}: drop that index (or use another collection)`,
+      details: { collection, field, stored: found.data_type, expected },
+    });
+  }
+}
+
+async function ensurePayloadIndexes(backend: Backend, info: Schemas['CollectionInfo'], wanted: readonly WantedIndex[]): Promise<void> {
   const existing = new Set(Object.keys(info.payload_schema ?? {}));
-  const wanted = [
-    ...PAYLOAD_INDEXES,
-    ...Object.entries(backend.options.metadataIndexes).map(([key, schema]) => ({ field: `metadata.${key}`, schema })),
-  ];
   for (const { field, schema } of wanted) {
     if (existing.has(field)) continue;
     await backend.call(`create payload index ${field}`, () =>

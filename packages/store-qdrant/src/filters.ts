@@ -5,7 +5,7 @@ import { KIND } from './payload.js';
 type Filter = Schemas['Filter'];
 type Condition = Schemas['Condition'];
 
-/** Payload indexes every memloom collection gets: the scope fields and every field `MemoryFilter` or ordering uses. */
+/** Payload indexes every memloom collection gets: the scope fields and every field `MemoryFilter`, ordering or a conditional write uses. */
 export const PAYLOAD_INDEXES: ReadonlyArray<{ field: string; schema: Schemas['PayloadFieldSchema'] }> = [
   // Qdrant's recommendation for many users in one collection: a tenant index on the user field.
   { field: 'userId', schema: { type: 'keyword', is_tenant: true } },
@@ -22,6 +22,8 @@ export const PAYLOAD_INDEXES: ReadonlyArray<{ field: string; schema: Schemas['Pa
   { field: 'revision', schema: 'integer' },
   { field: 'createdAtMs', schema: { type: 'integer', lookup: false, range: true } },
   { field: 'updatedAtMs', schema: { type: 'integer', lookup: false, range: true } },
+  // Conditional writes and their undo filter on the write read (strict mode refuses unindexed filters).
+  { field: 'writeId', schema: 'keyword' },
 ];
 
 /**

@@ -184,7 +184,13 @@ class QdrantStore implements MemoryStore {
     // (by point id: a memory another writer creates again under the same id keeps its own).
     for (;;) {
       const page = await backend.call('find memories to delete', () =>
-        backend.client.scroll(backend.collection, { filter: memoryFilter(scope), limit: backend.options.batchSize, with_payload: ['id', 'writeId'], with_vector: false }),
+        backend.client.scroll(backend.collection, {
+          filter: memoryFilter(scope),
+          limit: backend.options.batchSize,
+          with_payload: ['id', 'writeId'],
+          with_vector: false,
+          ...(backend.options.readConsistency !== undefined ? { consistency: backend.options.readConsistency } : {}),
+        }),
       );
       if (page.points.length === 0) return deleted;
       const heads = page.points.flatMap((point) => {

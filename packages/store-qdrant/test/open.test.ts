@@ -7,6 +7,18 @@ import { collectionInfo, metaPoint, scriptedClient } from './fake-client.js';
 const OPEN = { dimension: 8, embedderId: 'test/embedder' };
 const WRITES = ['createCollection', 'createPayloadIndex', 'upsert', 'delete', 'setPayload'];
 
+/** Each payload index memloom makes, by its type. */
+const MEMLOOM_INDEXES: Record<string, string> = {
+  userId: 'keyword', agentId: 'keyword', sessionId: 'keyword', kind: 'keyword', memoryId: 'keyword', category: 'keyword', type: 'keyword',
+  level: 'keyword', source: 'keyword', verified: 'bool', tags: 'keyword', revision: 'integer', createdAtMs: 'integer', updatedAtMs: 'integer',
+  writeId: 'keyword',
+};
+
+/** `payload_schema` as Qdrant reports these indexes. */
+function indexed(types: Record<string, string>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(types).map(([field, type]) => [field, { data_type: type, params: { type }, points: 0 }]));
+}
+
 async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
   try {
     await promise;
@@ -55,16 +67,23 @@ describe('open: a missing collection', () => {
     expect(indexes.createdAtMs).toMatchObject({ type: 'integer', range: true });
     expect(indexes.updatedAtMs).toMatchObject({ type: 'integer', range: true });
     expect(indexes['metadata.topic']).toBe('keyword');
+    // Writes and undos filter on writeId: strict mode refuses filters on unindexed fields.
+    expect(indexes.writeId).toBe('keyword');
     expect(fake.bodies('createPayloadIndex').every((body) => body.wait === true)).toBe(true);
   });
 
   it('creates only the payload indexes that are missing', async () => {
-    const fake = scriptedClient({
-      getCollection: () => collectionInfo({ payloadSchema: { userId: {}, agentId: {}, sessionId: {}, kind: {}, memoryId: {}, category: {}, type: {}, level: {}, source: {}, verified: {}, tags: {}, revision: {}, createdAtMs: {} } }),
-      retrieve: () => [metaPoint()],
-    });
+    const { updatedAtMs: _missing, ...present } = MEMLOOM_INDEXES;
+    const fake = scriptedClient({ getCollection: () => collectionInfo({ payloadSchema: indexed(present) }), retrieve: () => [metaPoint()] });
     await createQdrantStore({ client: fake.client }).open(OPEN);
     expect(fake.bodies('createPayloadIndex').map((body) => body.field_name)).toEqual(['updatedAtMs']);
+  });
+
+  it('adds the writeId index to a collection made before memloom indexed it', async () => {
+    const { writeId: _missing, ...present } = MEMLOOM_INDEXES;
+    const fake = scriptedClient({ getCollection: () => collectionInfo({ payloadSchema: indexed(present) }), retrieve: () => [metaPoint()] });
+    await createQdrantStore({ client: fake.client }).open(OPEN);
+    expect(fake.bodies('createPayloadIndex')).toEqual([{ field_name: 'writeId', field_schema: 'keyword', wait: true }]);
   });
 
   it('builds per-tenant HNSW graphs when asked', async () => {
@@ -117,6 +136,27 @@ describe('open: an existing collection of another kind is refused and left uncha
       expect(fake.methods().filter((method) => WRITES.includes(method))).toEqual([]);
     });
   }
+
+  it('a payload index of another type: STORE_CORRUPT naming the field and both types', async () => {
+    const cases: Array<[Record<string, string>, Record<string, 'keyword' | 'integer'>, string, string, string]> = [
+      [{ ...MEMLOOM_INDEXES, userId: 'integer' }, {}, 'userId', 'integer', 'keyword'],
+      [{ ...MEMLOOM_INDEXES, revision: 'float' }, {}, 'revision', 'float', 'integer'],
+      [{ ...MEMLOOM_INDEXES, 'metadata.rank': 'keyword' }, { rank: 'integer' }, 'metadata.rank', 'keyword', 'integer'],
+    ];
+    for (const [schema, metadataIndexes, field, stored, expected] of cases) {
+      const fake = scriptedClient({ getCollection: () => collectionInfo({ payloadSchema: indexed(schema) }), retrieve: () => [metaPoint()] });
+      const error = await createQdrantStore({ client: fake.client, metadataIndexes }).open(OPEN).then(
+        () => undefined,
+        (caught: unknown) => caught as MemloomError,
+      );
+      expect(MemloomError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ code: 'STORE_CORRUPT', backend: 'qdrant', details: { collection: 'memloom', field, stored, expected } });
+      expect(error?.message).toBe(
+        `[memloom] [qdrant] collection "memloom" has a ${stored} index on payload field "${field}"; memloom needs ${expected}: drop that index (or use another collection)`,
+      );
+      expect(fake.methods().filter((method) => WRITES.includes(method))).toEqual([]);
+    }
+  });
 
   it('another embedder: EMBEDDER_MISMATCH', async () => {
     const fake = scriptedClient({ retrieve: () => [metaPoint('another/model')] });

@@ -408,6 +408,22 @@ describe('reads', () => {
     expect(deletes.every((body) => body.filter === undefined)).toBe(true);
   });
 
+  it('deleteByScope finds the memories to delete with the configured readConsistency (their versions with majority)', async () => {
+    let pages = 1;
+    const fake = scriptedClient({
+      scroll: (_collection: string, body: any) =>
+        body.filter.must[0].match.value === 'memory' && pages-- > 0
+          ? { points: [{ id: memoryPointId('m1'), payload: { id: 'm1', writeId: 'w1' } }], next_page_offset: null }
+          : { points: [], next_page_offset: null },
+    });
+    expect(await createQdrantStore({ client: fake.client, readConsistency: 'quorum' }).deleteByScope({ userId: 'alice' })).toBe(1);
+    const scrolls = fake.bodies('scroll');
+    const memoryScrolls = scrolls.filter((body) => body.filter.must[0].match.value === 'memory');
+    expect(memoryScrolls).toHaveLength(2);
+    for (const body of memoryScrolls) expect(body.consistency).toBe('quorum');
+    expect(scrolls.filter((body) => body.filter.must[0].match.value === 'version').map((body) => body.consistency)).toEqual(['majority']);
+  });
+
   it('reads a memory\'s context back exactly, and a memory without one without the key', async () => {
     const said = record({ id: 'said', context: 'Asked: 你平时喝什么？\n"quotes" and ---\nlines # like: markup' });
     const plain = record({ id: 'plain' });

@@ -2,14 +2,13 @@ import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { MemloomError } from '@memloom/core';
-import { createMemory, findConfigFile, resolveMemloomConfig, type MemloomOptions } from 'memloom';
+import { createMemory, resolveMemloomConfig, type MemloomOptions } from 'memloom';
 import { COMMANDS, findCommand } from './commands/index.js';
 import type { CommandContext, CommandSpec, GlobalOptions, OptionSpec, OptionValues } from './command.js';
 import { EXIT_CODES, exitCodeFor, UsageError, type ExitCode } from './exit-codes.js';
 import { commandHelp, mainHelp } from './help.js';
 import { styles, type CliIo } from './io.js';
 import { Progress } from './progress.js';
-import { prepareTypeScriptConfig } from './ts-config.js';
 
 /** Options every command takes, listed once in each command's --help. */
 export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
@@ -113,26 +112,15 @@ function createContext(io: CliIo, globals: GlobalOptions, values: OptionValues, 
     },
     openMemory: async (overrides = {}) => {
       const options = memloomOptions(overrides.embedder);
-      prepareTypeScriptConfig(configFileOf(options));
       const resolved = await resolveMemloomConfig(options);
       const memory = await createMemory(options);
       return { memory, resolved };
     },
-    resolveConfig: () => {
-      const options = memloomOptions();
-      prepareTypeScriptConfig(configFileOf(options));
-      return resolveMemloomConfig(options);
-    },
+    resolveConfig: () => resolveMemloomConfig(memloomOptions()),
     progress: (label) => new Progress(io.stderr, label, !globals.quiet),
     bold: out.bold,
     dim: out.dim,
   };
-}
-
-/** The configuration file `createMemory(options)` will read, if any. */
-function configFileOf(options: MemloomOptions): string | undefined {
-  if (options.configFile === false) return undefined;
-  return options.configFile ?? findConfigFile(options.cwd);
 }
 
 function readGlobals(values: OptionValues): GlobalOptions {

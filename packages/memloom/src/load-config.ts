@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { formatZodIssues, MemloomError } from '@memloom/core';
 import { memloomConfigSchema, type MemloomConfig } from './config-schema.js';
+import { prepareTypeScriptConfig } from './typescript-config.js';
 
 /** Names searched for, in this order, in the working directory and each parent. */
 export const CONFIG_FILE_NAMES = ['memloom.config.json', 'memloom.config.mjs', 'memloom.config.js', 'memloom.config.ts'] as const;
@@ -38,7 +39,9 @@ export function findConfigFile(cwd: string = process.cwd()): string | undefined 
  * Read and validate a configuration file. JSON is parsed; `.mjs`/`.js` are
  * imported and their default export used; `.ts` is imported natively when
  * Node can (Node 22.18+, or a process already run by tsx), else through
- * `tsx` when it is installed. Every error names the file and the field.
+ * `tsx` when it is installed (as an ES module when it is written as one, even
+ * where package.json does not say "type": "module"). Every error names the
+ * file and the field.
  */
 export async function loadConfigFile(path: string): Promise<ConfigLayer> {
   const file = resolve(path);
@@ -144,6 +147,7 @@ type TsImport = (specifier: string, parent: string) => Promise<Record<string, un
 async function importConfigModule(file: string): Promise<unknown> {
   const url = pathToFileURL(file).href;
   const typescript = /\.[cm]?ts$/.test(file);
+  if (typescript) prepareTypeScriptConfig(file);
   try {
     return defaultExport(await import(url));
   } catch (error) {

@@ -4,15 +4,15 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /**
- * Module hooks for one configuration file, registered before memloom loads it.
+ * Module hooks for one configuration file, registered before it is first imported.
  *
- * On a Node.js that cannot import TypeScript (20, 22 before 22.18), memloom first imports the file
- * (which fails with ERR_UNKNOWN_FILE_EXTENSION), then imports it through tsx. tsx loads a `.ts` file
- * as CommonJS unless the nearest package.json says "type": "module"; written as an ES module
+ * On a Node.js that cannot import TypeScript (20, 22 before 22.18), the loader first imports the
+ * file (which fails with ERR_UNKNOWN_FILE_EXTENSION), then imports it through tsx. tsx loads a `.ts`
+ * file as CommonJS unless the nearest package.json says "type": "module"; written as an ES module
  * (`import { defineConfig } from 'memloom'`), its imports then become require() calls, which cannot
  * load memloom (an ES module only). These hooks mark the file as an ES module written in TypeScript:
  * tsx then compiles it as one, as Node 22.18+ does for a `.ts` file with ES module syntax. Before
- * tsx's hooks are there, the load hook fails the way Node does, so memloom turns to tsx as before.
+ * tsx's hooks are there, the load hook fails the way Node does, so the loader turns to tsx as before.
  */
 const HOOKS = `
 let target;
@@ -42,8 +42,8 @@ const prepared = new Set<string>();
  * it is a `.ts` file with ES module syntax that this Node.js would otherwise hand to tsx as
  * CommonJS. Does nothing for other files, or where Node imports TypeScript by itself.
  */
-export function prepareTypeScriptConfig(file: string | undefined): void {
-  if (!file || !file.endsWith('.ts') || prepared.has(file)) return;
+export function prepareTypeScriptConfig(file: string): void {
+  if (!file.endsWith('.ts') || prepared.has(file)) return;
   prepared.add(file);
   if ((process.features as { typescript?: unknown }).typescript) return; // Node 22.18+: it detects the syntax itself
   if (typeof register !== 'function' || packageType(dirname(file)) === 'module') return;
@@ -51,7 +51,7 @@ export function prepareTypeScriptConfig(file: string | undefined): void {
   try {
     source = readFileSync(file, 'utf8');
   } catch {
-    return; // memloom reports the file it cannot read
+    return; // the loader reports the file it cannot read
   }
   if (!isEsModuleSource(source)) return;
   register(`data:text/javascript,${encodeURIComponent(HOOKS)}`, { data: { url: pathToFileURL(file).href } });

@@ -100,6 +100,12 @@ export async function resolveMemloomConfig(options: MemloomOptions = {}): Promis
   const policy = resolvePolicy(
     [...layers].reverse().map((layer) => ({ source: sourceOf(layer, 'policy'), values: layer.config.policy })),
   );
+  // Seed 001's retrieve_limit and the engine's retrieval.defaultLimit both say how many results a
+  // search returns: the highest layer that sets either decides, retrieval.defaultLimit first within one.
+  const limitLayer = layers.find((layer) => layer.config.retrieval?.defaultLimit !== undefined || layer.config.policy?.retrieve_limit !== undefined);
+  if (limitLayer && limitLayer.config.retrieval?.defaultLimit === undefined) {
+    engine.retrieval = mergeValues(engine.retrieval, { defaultLimit: limitLayer.config.policy?.retrieve_limit });
+  }
   return {
     layers,
     store: {

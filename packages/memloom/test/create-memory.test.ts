@@ -105,6 +105,25 @@ describe('createMemory() by configuration', () => {
     expect(memory.config.retrieval.recencyHalfLifeDays).toBe(10);
   });
 
+  it("policy.retrieve_limit is how many results search() returns by default, unless the same layer or a higher one sets retrieval.defaultLimit", async () => {
+    const defaultCount = async (options: Parameters<typeof createMemory>[0]) => {
+      const memory = await open({ cwd, env: {}, store: 'memory:', embedder: 'lexical', ...options });
+      for (let index = 1; index <= 12; index++) await memory.add(`coffee note number ${index}`, { scope: { userId: 'u1' }, merge: false });
+      expect(await memory.search('coffee', { scope: { userId: 'u1' }, limit: 12 })).toHaveLength(12);
+      return (await memory.search('coffee', { scope: { userId: 'u1' } })).length;
+    };
+    expect(await defaultCount({})).toBe(10);
+    expect(await defaultCount({ policy: { retrieve_limit: 5 } })).toBe(5);
+    expect(await defaultCount({ env: { MEMLOOM_POLICY: '{"retrieve_limit":3}' } })).toBe(3);
+    writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ policy: { retrieve_limit: 4 } }));
+    expect(await defaultCount({})).toBe(4);
+    expect(await defaultCount({ retrieval: { defaultLimit: 6 } })).toBe(6);
+    writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ retrieval: { defaultLimit: 6 }, policy: { retrieve_limit: 4 } }));
+    expect(await defaultCount({})).toBe(6);
+    expect(await defaultCount({ policy: { retrieve_limit: 2 } })).toBe(2);
+    expect((await resolveMemloomConfig({ cwd, env: {}, policy: { retrieve_limit: 2 } })).engine.retrieval).toEqual({ defaultLimit: 2 });
+  });
+
   it('takes store and embedder objects as they are', async () => {
     const store = createInMemoryStore();
     const embedder = createTestEmbedder();

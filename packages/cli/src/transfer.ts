@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { inScope, MemloomError, pagesOldestFirst, snapshotsOf, type Memory, type OldestFirstQuery, type Scope } from '@memloom/core';
 import { EXPORT_FORMAT, parseHeader, parseLine, type ExportHeader, type ExportLine } from './export-format.js';
 import { applyExact, emptyCounts, type ImportCounts, type OnConflict } from './import-exact.js';
@@ -94,10 +95,10 @@ export interface ImportResult {
 /**
  * Read a memloom export into a memory's store. In copy mode every memory
  * keeps its id, fields and whole history; running the import again keeps
- * what is there (so it resumes); a memory that is in one batch twice is
- * written once if both lines are the same, and is INVALID_INPUT naming
- * both lines if they differ. Merge mode adds each memory's content
- * through the strategy engine.
+ * what is there (so it resumes); a memory that is in the file twice (in
+ * one batch or two) is written once if both lines are the same, and is
+ * INVALID_INPUT naming both lines if they differ. Merge mode adds each
+ * memory's content through the strategy engine.
  */
 export async function importMemories(memory: Memory, options: ImportOptions): Promise<ImportResult> {
   const source = options.source ?? 'the export';
@@ -119,15 +120,15 @@ export async function importMemories(memory: Memory, options: ImportOptions): Pr
   let lineNumber = 0;
   let position = 0;
   let batch: BatchEntry[] = [];
+  const firstLines: FirstLines = new Map();
   const flush = async () => {
     if (batch.length === 0) return;
     options.signal?.throwIfAborted();
-    const { unique, repeated } = withoutRepeats(batch, source);
-    const inScope = unique.filter(wanted);
+    const inScope = batch.filter((entry) => !entry.repeated && wanted(entry.line)).map((entry) => entry.line);
     await open();
     await applyExact(memory, inScope, header!, counts, options.onConflict ?? 'error');
-    // A line repeated in the batch holds what its first copy just wrote: kept, as it would be in a later batch.
-    const repeatedInScope = repeated.filter(wanted).length;
+    // A repeated line holds what its first copy wrote (or skipped on conflict): kept, in whichever batch it is.
+    const repeatedInScope = batch.filter((entry) => entry.repeated && wanted(entry.line)).length;
     counts.kept += repeatedInScope;
     counts.done += inScope.length + repeatedInScope;
     counts.outOfScope += batch.length - inScope.length - repeatedInScope;
@@ -146,7 +147,7 @@ export async function importMemories(memory: Memory, options: ImportOptions): Pr
     position++;
     if (position <= skip) continue;
     if (mode === 'copy') {
-      batch.push({ line, lineNumber });
+      batch.push({ line, repeated: repeatsEarlierLine(firstLines, line.memory.id, text, lineNumber, source) });
       if (batch.length >= batchSize) await flush();
       continue;
     }
@@ -165,39 +166,35 @@ export async function importMemories(memory: Memory, options: ImportOptions): Pr
   return { header, counts, read: position };
 }
 
-/** A memory line of the file waiting in a copy batch, with its line number for errors. */
+/** A memory line of the file waiting in a copy batch; a repeated one is not written again. */
 interface BatchEntry {
   line: ExportLine;
-  lineNumber: number;
+  repeated: boolean;
 }
 
+/** Where each memory id of a copy import was first, with a digest of that line: the lines themselves would hold the whole file. */
+type FirstLines = Map<string, { lineNumber: number; digest: string }>;
+
 /**
- * A batch is planned against the store as it was before the batch, so a memory must be in it once.
- * A line repeated word for word is set aside (its first copy writes it); one id with two different
- * contents is an error naming both lines: the file does not say which of them to keep.
+ * Whether this line repeats an earlier line of the file for the same memory word for word (its first
+ * copy writes it). The same id on two different lines is an error naming both, in one batch or two:
+ * the file does not say which of them to keep, and a later batch must not take the store's copy,
+ * written from the first line, for a conflict.
  */
-function withoutRepeats(batch: readonly BatchEntry[], source: string): { unique: ExportLine[]; repeated: ExportLine[] } {
-  const first = new Map<string, { lineNumber: number; line: ExportLine }>();
-  const unique: ExportLine[] = [];
-  const repeated: ExportLine[] = [];
-  for (const { line, lineNumber } of batch) {
-    const { id } = line.memory;
-    const earlier = first.get(id);
-    if (!earlier) {
-      first.set(id, { lineNumber, line });
-      unique.push(line);
-    } else if (JSON.stringify(earlier.line) === JSON.stringify(line)) {
-      repeated.push(line);
-    } else {
-      throw new MemloomError({
-        code: 'INVALID_INPUT',
-        backend: 'cli',
-        message: `${source}, lines ${earlier.lineNumber} and ${lineNumber}: memory ${id} is in the file twice, with different contents; remove the copy that should not be imported`,
-        details: { source, id, lines: [earlier.lineNumber, lineNumber] },
-      });
-    }
+function repeatsEarlierLine(firstLines: FirstLines, id: string, text: string, lineNumber: number, source: string): boolean {
+  const digest = createHash('sha1').update(text.trim()).digest('base64');
+  const earlier = firstLines.get(id);
+  if (!earlier) {
+    firstLines.set(id, { lineNumber, digest });
+    return false;
   }
-  return { unique, repeated };
+  if (earlier.digest === digest) return true;
+  throw new MemloomError({
+    code: 'INVALID_INPUT',
+    backend: 'cli',
+    message: `${source}, lines ${earlier.lineNumber} and ${lineNumber}: memory ${id} is in the file twice, with different contents; remove the copy that should not be imported`,
+    details: { source, id, lines: [earlier.lineNumber, lineNumber] },
+  });
 }
 
 /** Through the strategy engine, as `memloom add` would, keeping the memory's fields and its time. */

@@ -514,14 +514,17 @@ describe('export, import, reindex', () => {
     expect(json(await cli('import', 'whole.jsonl', '--store', 'sqlite:./torn.db', '--json'))).toMatchObject({ created: 150, kept: 100 });
   });
 
-  it('a memory twice in one batch: the same line is imported once (whatever --on-conflict), two different ones are exit 2 naming both lines', async () => {
+  it('a memory twice in the file, in one batch or two: the same line is imported once (whatever --on-conflict), two different ones are exit 2 naming both lines', async () => {
     const { header, lines } = syntheticExport(3);
     writeFileSync(join(dir, 'twice.jsonl'), `${[header, ...lines, lines[1]].join('\n')}\n`);
-    for (const [store, onConflict] of [['a', 'error'], ['b', 'skip'], ['c', 'replace']] as const) {
-      const imported = await cli('import', 'twice.jsonl', '--store', `sqlite:./${store}.db`, '--on-conflict', onConflict, '--json', '--quiet');
-      expect(imported.code).toBe(0);
-      expect(json(imported)).toMatchObject({ done: 4, created: 3, kept: 1, skipped: 0, replaced: 0 });
-      expect(json(await cli('history', JSON.parse(lines[1]!).memory.id, '--store', `sqlite:./${store}.db`, '--json'))).toHaveLength(1);
+    for (const batchSize of ['100', '2']) {
+      for (const onConflict of ['error', 'skip', 'replace']) {
+        const store = `sqlite:./twice-${batchSize}-${onConflict}.db`;
+        const imported = await cli('import', 'twice.jsonl', '--store', store, '--batch-size', batchSize, '--on-conflict', onConflict, '--json', '--quiet');
+        expect(imported.code).toBe(0);
+        expect(json(imported)).toMatchObject({ done: 4, created: 3, kept: 1, skipped: 0, replaced: 0 });
+        expect(json(await cli('history', JSON.parse(lines[1]!).memory.id, '--store', store, '--json'))).toHaveLength(1);
+      }
     }
     const other = JSON.parse(lines[1]!);
     other.memory.content = 'Another text for the same memory';
@@ -531,6 +534,15 @@ describe('export, import, reindex', () => {
     expect(differ.code).toBe(EXIT_CODES.USAGE);
     expect(differ.stderr).toContain(`differ.jsonl, lines 3 and 5: memory ${other.memory.id} is in the file twice, with different contents`);
     expect(json(await cli('list', '--store', 'sqlite:./d.db', '--json'))).toEqual([]);
+    // In a later batch the first copy is already stored: the answer is the same, whatever --on-conflict says.
+    for (const onConflict of ['error', 'replace']) {
+      const later = await cli('import', 'differ.jsonl', '--store', `sqlite:./d-${onConflict}.db`, '--batch-size', '2', '--on-conflict', onConflict);
+      expect(later.code).toBe(EXIT_CODES.USAGE);
+      expect(later.stderr).toContain(`differ.jsonl, lines 3 and 5: memory ${other.memory.id} is in the file twice, with different contents`);
+      expect(later.stderr).toContain('2 memories before it were imported and stay in the store');
+      const stored = json(await cli('list', '--store', `sqlite:./d-${onConflict}.db`, '--json'));
+      expect(stored.find((record: { id: string }) => record.id === other.memory.id)?.content).toBe(JSON.parse(lines[1]!).memory.content);
+    }
   });
 
   it('Ctrl-C during reindex (SQLite, offline embedder) stops between batches with exit 130; run again, it resumes', async () => {

@@ -31,8 +31,8 @@ export const importCommand: CommandSpec = {
     'Prints how many memories were created, merged and kept (and skipped or replaced on conflict). A',
     'file holding fewer memories than its header says (cut short) is imported as far as it goes, then',
     'the command says so and exits 2. A failure part-way says how many memories were imported before it.',
-    'A memory twice in one batch is imported once when both lines are the same; two different lines for',
-    'it there are exit 2, naming both.',
+    'A memory twice in the file is imported once when both lines are the same; two different lines for it',
+    'are exit 2, naming both (whichever batches they are in).',
   ].join('\n'),
   options: {
     'on-conflict': { type: 'string', value: 'what', description: 'error (default: stop, exit 5), skip (keep the store\'s), replace (take the file\'s)' },

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_SOURCES, MEMORY_TYPES, type MemoryRecord, type Scope } from '@memloom/core';
 import { z } from 'zod';
+import { asWrittenInUtf8, isCalendarDay, isFileTime } from './file-values.js';
 
 /**
  * The Markdown format. A file is a free preamble (title, notes) followed by
@@ -26,8 +27,8 @@ const NEEDS_ESCAPE = /^\\*(?:##(?:[ \t]|$)|<!--\s*memloom\b)/u;
 const ESCAPED = /^\\+(?:##(?:[ \t]|$)|<!--\s*memloom\b)/u;
 const DATE_HEADING = /^(\d{4})-(\d{2})-(\d{2})$/u;
 
-const isoDate = z.string().refine((value) => !Number.isNaN(Date.parse(value)) && /^\d{4}-\d{2}-\d{2}T/u.test(value), {
-  message: 'must be an ISO 8601 timestamp like 2024-03-02T09:14:00.000Z',
+const isoDate = z.string().refine(isFileTime, {
+  message: 'must be an ISO 8601 timestamp on a day the calendar has, like 2024-03-02T09:14:00.000Z',
 });
 
 /** Fields as they appear in the comment line; defaults fill what is left out. */
@@ -143,6 +144,11 @@ export function parseMemoryFile(text: string, context: ParseContext): ParsedFile
         segments.push({ kind: 'text', text: blockLines.join('\n') });
         continue;
       }
+      if (headingDate && !isCalendarDay(headingDate)) {
+        // Taken as it reads, 2024-02-30 would date the memory March 1: a typing slip, for the person to fix.
+        problems.push({ path: context.path, line: start + 1, message: `the heading's date ${headingDate} is not a day of the calendar; correct it (YYYY-MM-DD)` });
+        continue;
+      }
       const text = headingDate || heading === '' ? content : `${heading}\n${content}`;
       segments.push({
         kind: 'block',
@@ -176,9 +182,9 @@ export function renderBlock(record: MemoryRecord): string {
 
 function renderUncached(record: MemoryRecord): string {
   const body = bodyFor(record.content);
-  // The text exactly as parseMemoryFile will read it back: the file's CR LF become LF, and the line break after
-  // the body makes a CR at its end one too.
-  const shown = contentFrom(`${body}\n`.replace(/\r\n/gu, '\n').split('\n'));
+  // The text exactly as parseMemoryFile will read it back: the file's CR LF become LF, the line break after the
+  // body makes a CR at its end one too, and UTF-8 turns a lone surrogate into U+FFFD.
+  const shown = asWrittenInUtf8(contentFrom(`${body}\n`.replace(/\r\n/gu, '\n').split('\n')));
   // Text the block cannot show exactly (or no text at all) is kept whole in `raw`.
   const meta: Meta = metaFor(record, shown === record.content && shown !== '' ? undefined : record.content);
   meta.sum = checksum(shown, meta);
@@ -310,11 +316,8 @@ function recordFrom(meta: Meta, content: string, scope: Scope): MemoryRecord {
 }
 
 function handWritten(content: string, context: ParseContext, headingDate: string | undefined): MemoryRecord {
-  // A past date in the heading dates the memory; today's date or none means now.
-  const at =
-    headingDate && headingDate < context.defaults.atIso.slice(0, 10) && !Number.isNaN(Date.parse(`${headingDate}T00:00:00.000Z`))
-      ? `${headingDate}T00:00:00.000Z`
-      : context.defaults.atIso;
+  // A past date in the heading (a day of the calendar: parseMemoryFile refused others) dates the memory; today's date or none means now.
+  const at = headingDate && headingDate < context.defaults.atIso.slice(0, 10) ? `${headingDate}T00:00:00.000Z` : context.defaults.atIso;
   return {
     id: '',
     content,

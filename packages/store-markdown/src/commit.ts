@@ -4,6 +4,7 @@ import type { Durability } from './atomic-file.js';
 import { backUp, pruneBackups } from './backups.js';
 import { storeError } from './errors.js';
 import type { VectorHeader } from './index-logs.js';
+import { assertNotLinked } from './linked-folders.js';
 import { syncVectors } from './loader.js';
 import type { ResolvedOptions } from './options.js';
 import { writeScopeValueFiles } from './scope-path.js';
@@ -32,7 +33,8 @@ export function newTransaction(store: StoreState): Transaction {
 /**
  * Write a plan: Markdown through temp files with a backup of each
  * overwritten file (checked unchanged since it was read), logs, journal;
- * then make it the store's state. A file with problems is never written.
+ * then make it the store's state. A file with problems is never written,
+ * nor one in a folder (scope, `memory/`, month) that is a symbolic link.
  */
 export async function commitPlan(store: StoreState, plan: Plan): Promise<void> {
   for (const { scope, layout } of plan.dirtyLayouts) {
@@ -44,6 +46,9 @@ export async function commitPlan(store: StoreState, plan: Plan): Promise<void> {
         { path: problem.path, line: problem.line, scope: scope.scope },
       );
     }
+    // A put or delete writes a Markdown file of its scope, so this keeps its history and vectors off links too;
+    // the other writes (a sync's) are to scopes and files found without following links.
+    assertNotLinked(store.root, path.dirname(path.join(scope.directory, layout.rel)));
   }
   if (plan.needsWrite) {
     for (const { scope } of plan.dirtyLayouts) await writeScopeValueFiles(store.root, scope.scope, store.durability);

@@ -10,8 +10,9 @@ const DAY_FILE = /^\d{8}\.md$/u;
 
 /**
  * The Markdown files of a scope (`MEMORY.md`, `YYYYMM/YYYYMMDD.md`) with
- * their signatures; a file that is a symbolic link gets a link signature
- * (see `isLinkSignature`). Synchronous, like discoverScopes: it runs before reads.
+ * their signatures; a file, or a month folder (`YYYYMM`), that is a
+ * symbolic link gets a link signature (see `isLinkSignature`) and is not
+ * followed. Synchronous, like discoverScopes: it runs before reads.
  */
 export function listMarkdownFiles(directory: string): Map<string, string> {
   const files = new Map<string, string>();
@@ -26,6 +27,9 @@ export function listMarkdownFiles(directory: string): Map<string, string> {
     if (entry.name === MEMORY_FILE) {
       const signature = markdownSignature(path.join(directory, MEMORY_FILE));
       if (signature) files.set(MEMORY_FILE, signature);
+    } else if (entry.isSymbolicLink() && MONTH.test(entry.name)) {
+      const signature = markdownSignature(path.join(directory, entry.name));
+      if (signature) files.set(entry.name, signature);
     } else if (entry.isDirectory() && MONTH.test(entry.name)) {
       let days: string[];
       try {
@@ -42,6 +46,19 @@ export function listMarkdownFiles(directory: string): Map<string, string> {
     }
   }
   return files;
+}
+
+/**
+ * Files read before that are not in `listing` any more: deleted, unless
+ * they are behind a month folder that is now a link, which is not looked
+ * into (its notes are kept as they were read, like those of a linked file).
+ */
+export function goneFiles(listing: Map<string, string>, known: Map<string, { signature: string | undefined }>): string[] {
+  return [...known].flatMap(([rel, { signature }]) => {
+    if (listing.has(rel) || signature === undefined) return [];
+    const folder = listing.get(rel.split('/')[0] as string);
+    return folder !== undefined && isLinkSignature(folder) ? [] : [rel];
+  });
 }
 
 /** MEMORY.md first, then daily notes by date: the order duplicates are resolved in. */

@@ -30,7 +30,7 @@ import type { FileProblem } from './block-format.js';
 import { BACKEND, ioError, RetrySignal, storeError } from './errors.js';
 import { FileLock } from './file-lock.js';
 import { decodeHistory, encodeAccess, type VectorHeader } from './index-logs.js';
-import { listMarkdownFiles, statSignature } from './loader.js';
+import { goneFiles, listMarkdownFiles, statSignature } from './loader.js';
 import { resolveOptions, type MarkdownStoreOptions, type ResolvedOptions } from './options.js';
 import { createMarkdownPolicyStorage } from './policy-storage.js';
 import { nearest } from './queries.js';
@@ -93,6 +93,8 @@ class MarkdownFileStore implements MarkdownStore {
   private closed = false;
   private queue: Promise<unknown> = Promise.resolve();
   private currentProblems: FileProblem[] = [];
+  /** Linked scope folders the last look found (reported, not followed), to tell when they change. */
+  private linkedFolders: string[] = [];
 
   constructor(options: ResolvedOptions) {
     this.options = options;
@@ -362,14 +364,15 @@ class MarkdownFileStore implements MarkdownStore {
   /** A cheap look (directory listings and stats, no reading) for anything that changed. */
   private async changedOnDisk(): Promise<boolean> {
     if (statSignature(this.journalFile) !== undefined) return true;
-    const found = discoverScopes(this.root);
-    if (found.length !== this.scopes.size) return true;
+    const links: string[] = [];
+    const found = discoverScopes(this.root, links);
+    if (found.length !== this.scopes.size || links.join('\n') !== this.linkedFolders.join('\n')) return true;
     for (const { scope } of found) {
       const state = this.scopes.get(scopeKey(scope));
       if (!state) return true;
       const files = listMarkdownFiles(state.directory);
-      if (files.size !== state.files.size) return true;
       for (const [rel, signature] of files) if (state.files.get(rel)?.signature !== signature) return true;
+      if (goneFiles(files, state.files).length > 0) return true;
       if (statSignature(accessFile(state)) !== state.accessSignature) return true;
       // Vectors another process wrote (it embedded blocks this one could not, or rebuilt the index).
       if (statSignature(vectorFile(state)) !== state.vectorSignature) return true;
@@ -401,6 +404,7 @@ class MarkdownFileStore implements MarkdownStore {
       }
     }
     if (!this.header && reconciler.header) this.header = reconciler.header;
+    this.linkedFolders = reconciler.links;
     this.loaded = true;
     this.lastCheck = performance.now();
     this.currentProblems = report.problems;

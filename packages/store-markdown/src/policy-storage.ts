@@ -1,10 +1,12 @@
+import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { policyOverridesSchema, systemClock, type Clock, type PolicyOverrides, type PolicyStorage, type Scope } from '@memloom/core';
 import { readIfExists, writeFileAtomic } from './atomic-file.js';
-import { readdir } from 'node:fs/promises';
 import { stamp } from './backups.js';
 import { ioError, storeError } from './errors.js';
 import { FileLock } from './file-lock.js';
+import { isFileTime } from './file-values.js';
+import { assertNotLinked } from './linked-folders.js';
 import { assertSafeScope, memoryDirectory, shownPath } from './scope-path.js';
 
 export interface MarkdownPolicyStorageOptions {
@@ -23,12 +25,21 @@ export interface MarkdownPolicyStorageOptions {
 }
 
 /**
+ * Snapshots kept in `policy_snapshots/`, the newest: a snapshot is only read
+ * by a person rolling back by hand (neither the store nor core reads them),
+ * each is a few hundred bytes, and evolution writes one per accepted change
+ * (at most one per ~20 messages), so 100 reach back over at least 2,000
+ * messages while the folder stays bounded.
+ */
+export const POLICY_SNAPSHOTS_KEPT = 100;
+
+/**
  * Seed 001's policy files for one scope: `memory/policy_overrides.json`
  * (the overrides; deleting it rolls back to the configuration) and
  * `memory/policy_snapshots/YYYYMMDD_HHMMSS.json` (the overrides as they
- * were before each write), and each scope's `memory/.last_longterm_compress`
- * (when its long-term memory was last compressed). Writes are atomic and
- * take the store lock.
+ * were before each write, the newest `POLICY_SNAPSHOTS_KEPT`), and each
+ * scope's `memory/.last_longterm_compress` (when its long-term memory was
+ * last compressed). Writes are atomic and take the store lock.
  */
 export function createMarkdownPolicyStorage(options: MarkdownPolicyStorageOptions): PolicyStorage & { readonly file: string; readonly snapshots: string } {
   if (!options || typeof options.root !== 'string' || options.root === '') {
@@ -71,19 +82,25 @@ export function createMarkdownPolicyStorage(options: MarkdownPolicyStorageOption
       const marker = compressionMarker(root, of);
       const text = (await guarded(`cannot read ${shownPath(root, marker)}`, () => readIfExists(marker)))?.trim();
       if (!text) return undefined;
-      const at = new Date(text);
-      if (Number.isNaN(at.getTime())) {
+      // Like the times in the Markdown: a Date would read 2024-02-30 as March 1, and other text as it guesses.
+      if (!isFileTime(text)) {
         const shown = shownPath(root, marker);
-        throw storeError('STORE_CORRUPT', `${shown}:1: not a timestamp ("${text.slice(0, 40)}"); delete the file to reset it`, { path: shown, line: 1 });
+        throw storeError('STORE_CORRUPT', `${shown}:1: not an ISO timestamp on a day of the calendar ("${text.slice(0, 40)}"); delete the file to reset it`, {
+          path: shown,
+          line: 1,
+        });
       }
-      return at;
+      return new Date(text);
     },
     async writeLastCompression(of: Scope, at: Date) {
       const marker = compressionMarker(root, of);
       if (!(at instanceof Date) || Number.isNaN(at.getTime())) {
         throw storeError('INVALID_INPUT', `the time of the last compression must be a valid Date, not ${String(at)}`);
       }
-      const write = () => writeFileAtomic(marker, `${at.toISOString()}\n`, durability);
+      const write = async () => {
+        assertNotLinked(root, path.dirname(marker));
+        await writeFileAtomic(marker, `${at.toISOString()}\n`, durability);
+      };
       await guarded(`cannot write ${shownPath(root, marker)}`, () => lock.run(write));
     },
     async writeOverrides(overrides: PolicyOverrides, at: Date) {
@@ -92,9 +109,12 @@ export function createMarkdownPolicyStorage(options: MarkdownPolicyStorageOption
       const atMs = at instanceof Date && !Number.isNaN(at.getTime()) ? at.getTime() : clock.now();
       await guarded(`cannot write ${display}`, () =>
         lock.run(async () => {
+          assertNotLinked(root, directory);
           const current = await readIfExists(file);
           if (current !== undefined && current.trim() !== '') {
             await writeFileAtomic(await freeSnapshotName(snapshots, atMs), current, durability);
+            // Like backups: a snapshot that cannot be removed now is removed after a later write.
+            await pruneSnapshots(snapshots).catch(() => undefined);
           }
           // Only the keys given: the schema's defaults are the configuration's business, not an override.
           const given = Object.fromEntries(Object.keys(overrides).map((key) => [key, (parsed.data as Record<string, unknown>)[key]]));
@@ -119,14 +139,29 @@ function compressionMarker(root: string, scope: Scope): string {
   return path.join(memoryDirectory(root, assertSafeScope(scope ?? {})), '.last_longterm_compress');
 }
 
+const SNAPSHOT = /^(\d{8}_\d{6})(?:-(\d+))?\.json$/u;
+
 /** `YYYYMMDD_HHMMSS.json` (seed 001), or `YYYYMMDD_HHMMSS-N.json` past the highest taken in that second. */
 async function freeSnapshotName(directory: string, atMs: number): Promise<string> {
   const base = stamp(atMs);
   const names = await readdir(directory).catch(() => [] as string[]);
   let highest = 0;
   for (const name of names) {
-    const match = name.match(/^(\d{8}_\d{6})(?:-(\d+))?\.json$/u);
+    const match = name.match(SNAPSHOT);
     if (match?.[1] === base) highest = Math.max(highest, Number(match[2] ?? 1));
   }
   return path.join(directory, highest === 0 ? `${base}.json` : `${base}-${highest + 1}.json`);
+}
+
+/** Remove all but the newest `POLICY_SNAPSHOTS_KEPT` snapshots (by time, then counter); other files stay. */
+async function pruneSnapshots(directory: string): Promise<void> {
+  const snapshots = (await readdir(directory))
+    .flatMap((name) => {
+      const match = name.match(SNAPSHOT);
+      return match ? [{ name, stamp: match[1] as string, counter: Number(match[2] ?? 1) }] : [];
+    })
+    .sort((a, b) => a.stamp.localeCompare(b.stamp) || a.counter - b.counter);
+  for (const { name } of snapshots.slice(0, Math.max(0, snapshots.length - POLICY_SNAPSHOTS_KEPT))) {
+    await rm(path.join(directory, name), { force: true });
+  }
 }

@@ -5,7 +5,8 @@ import { isMissing, isTempName, readIfExists, type Durability } from './atomic-f
 import { parseMemoryFile, type FileProblem, type ParsedFile } from './block-format.js';
 import { storeError } from './errors.js';
 import { decodeHistory, type VectorHeader } from './index-logs.js';
-import { fileOrder, historyIds, isLinkSignature, listMarkdownFiles, loadAccess, statSignature, syncVectors } from './loader.js';
+import { FOLDER_LINK_MESSAGE } from './linked-folders.js';
+import { fileOrder, goneFiles, historyIds, isLinkSignature, listMarkdownFiles, loadAccess, statSignature, syncVectors } from './loader.js';
 import type { ResolvedOptions } from './options.js';
 import { discoverScopes, shownPath } from './scope-path.js';
 import { recoverJournal } from './transaction.js';
@@ -68,6 +69,8 @@ export class Reconciler {
   header: VectorHeader | undefined;
   /** Said in every report of this look, retries included: what recovering a crashed write did. */
   private readonly recoveryNotices: string[] = [];
+  /** Folders of the layout (scope folders, `memory/`) found to be symbolic links by the last look: reported, not followed. */
+  links: string[] = [];
 
   constructor(private readonly parts: ReconcilerParts) {
     this.header = parts.header;
@@ -84,7 +87,8 @@ export class Reconciler {
     }
     report.notices.push(...this.recoveryNotices);
     await sweepTemps(path.dirname(parts.journalFile), false);
-    const found = discoverScopes(parts.root).sort((a, b) => (scopeKey(a.scope) < scopeKey(b.scope) ? -1 : 1));
+    this.links = [];
+    const found = discoverScopes(parts.root, this.links).sort((a, b) => (scopeKey(a.scope) < scopeKey(b.scope) ? -1 : 1));
     // Temp files are only ever written under the lock, which we hold: any left is from a killed writer.
     for (const item of found) if (recovered.outcome !== 'none' || !parts.scopes.has(scopeKey(item.scope))) await sweepTemps(item.directory, true);
     const foundKeys = new Set(found.map((item) => scopeKey(item.scope)));
@@ -114,7 +118,7 @@ export class Reconciler {
         if (text === undefined) continue;
         changed.push({ rel, signature, parsed: this.parse(state, rel, text) });
       }
-      const removed = [...state.files.keys()].filter((rel) => !listing.has(rel) && state.files.get(rel)?.signature !== undefined);
+      const removed = goneFiles(listing, state.files);
       if (fresh || changed.length > 0 || removed.length > 0 || vectorsChanged || accessChanged || options.rewriteVectors) {
         pending.push({ state, fresh, changed: changed.sort((a, b) => fileOrder(a.rel, b.rel)), removed });
       }
@@ -331,7 +335,7 @@ export class Reconciler {
   }
 
   private allProblems(plan: Plan | undefined): FileProblem[] {
-    const problems: FileProblem[] = [];
+    const problems: FileProblem[] = this.links.map((link) => ({ path: this.display(link), line: 1, message: FOLDER_LINK_MESSAGE }));
     for (const state of this.parts.scopes.values()) {
       for (const layout of state.files.values()) problems.push(...layout.problems);
     }
@@ -357,13 +361,14 @@ async function sweepTemps(directory: string, deep: boolean): Promise<void> {
 }
 
 /**
- * A Markdown file that is a symbolic link, as a file that cannot be read: reported, never written, and nothing
- * in it taken as deleted. Following it would be fine for reading, but every write replaces the file by renaming
- * a new one over it, which would turn the link into a plain file.
+ * A Markdown file (or a month folder of daily notes) that is a symbolic link, as a file that cannot be read:
+ * reported, never written, and nothing in it taken as deleted. Following a file link would be fine for reading,
+ * but every write replaces the file by renaming a new one over it, which would turn the link into a plain file.
  */
 function linkedFile(state: ScopeState, rel: string): ParsedFile {
-  const message =
-    'is a symbolic link; memloom does not read or write Markdown files through links (a write would replace the link with a plain file). Put the file itself here';
+  const message = rel.endsWith('.md')
+    ? 'is a symbolic link; memloom does not read or write Markdown files through links (a write would replace the link with a plain file). Put the file itself here'
+    : FOLDER_LINK_MESSAGE;
   return { segments: [], problems: [{ path: `${state.displayPath}/${rel}`, line: 1, message }] };
 }
 

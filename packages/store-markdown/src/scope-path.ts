@@ -4,6 +4,7 @@ import path from 'node:path';
 import { SCOPE_KEYS, type Scope, type ScopeKey } from '@memloom/core';
 import { isMissing, writeFileAtomic, type Durability } from './atomic-file.js';
 import { storeError } from './errors.js';
+import { hasLoneSurrogate } from './file-values.js';
 
 /** Folder that holds the values of each scope field, in nesting order. */
 const KIND_FOLDERS: Record<ScopeKey, string> = { userId: 'users', agentId: 'agents', sessionId: 'sessions' };
@@ -29,6 +30,8 @@ export function assertSafeScopeValue(key: string, value: unknown): asserts value
   if (typeof value !== 'string' || value.trim() === '') refuse('must be a non-empty string');
   const text = value as string;
   if (CONTROL.test(text)) refuse('holds a control character');
+  // UTF-8 turns it into U+FFFD, so two values would share a folder.
+  if (hasLoneSurrogate(text)) refuse('holds a lone surrogate (half of a UTF-16 pair)');
   if (text === '.' || text === '..') refuse(`is "${text}"`);
   if (text.split(/[/\\]/u).some((segment) => segment === '..')) refuse('holds a ".." path segment');
   if (/^[/\\]/u.test(text) || /^[a-z]:/iu.test(text)) refuse('is an absolute path');
@@ -123,27 +126,33 @@ export interface FoundScope {
 
 /**
  * Walk the root and return every scope folder that has a `memory/` folder.
- * Synchronous on purpose: it runs before reads, and a few hundred sync
- * directory listings cost a fraction of their promise-based equivalents.
+ * Folders of the layout that are symbolic links are not followed; their
+ * paths go to `links`. Synchronous on purpose: it runs before reads, and a
+ * few hundred sync directory listings cost a fraction of their
+ * promise-based equivalents.
  */
-export function discoverScopes(root: string): FoundScope[] {
+export function discoverScopes(root: string, links: string[] = []): FoundScope[] {
   const found: FoundScope[] = [];
-  walk(root, {}, 0, found);
+  walk(root, {}, 0, found, links);
   return found;
 }
 
-function walk(directory: string, scope: Scope, depth: number, found: FoundScope[]): void {
+function walk(directory: string, scope: Scope, depth: number, found: FoundScope[], links: string[]): void {
   const entries = readDirectory(directory);
-  if (entries.includes('memory')) found.push({ scope, directory: path.join(directory, 'memory') });
+  if (entries.folders.includes('memory')) found.push({ scope, directory: path.join(directory, 'memory') });
+  if (entries.links.includes('memory')) links.push(path.join(directory, 'memory'));
   for (const [index, key] of SCOPE_KEYS.entries()) {
     if (index < depth) continue;
     const kind = KIND_FOLDERS[key];
-    if (!entries.includes(kind)) continue;
     const kindDirectory = path.join(directory, kind);
-    for (const name of readDirectory(kindDirectory)) {
+    if (entries.links.includes(kind)) links.push(kindDirectory);
+    if (!entries.folders.includes(kind)) continue;
+    const values = readDirectory(kindDirectory);
+    for (const name of values.links) if (name.startsWith('~') || decodeSegment(name) !== undefined) links.push(path.join(kindDirectory, name));
+    for (const name of values.folders) {
       const value = name.startsWith('~') ? readValueFile(path.join(kindDirectory, name, SCOPE_VALUE_FILE)) : decodeSegment(name);
       if (value === undefined || encodeSegment(value) !== name) continue;
-      walk(path.join(kindDirectory, name), { ...scope, [key]: value }, index + 1, found);
+      walk(path.join(kindDirectory, name), { ...scope, [key]: value }, index + 1, found, links);
     }
   }
 }
@@ -156,13 +165,16 @@ function readValueFile(file: string): string | undefined {
   }
 }
 
-function readDirectory(directory: string): string[] {
+/** The folders in `directory`, and apart from them its symbolic links (not followed). */
+function readDirectory(directory: string): { folders: string[]; links: string[] } {
   try {
-    return readdirSync(directory, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => entry.name);
+    const entries = readdirSync(directory, { withFileTypes: true });
+    return {
+      folders: entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name),
+      links: entries.filter((entry) => entry.isSymbolicLink()).map((entry) => entry.name),
+    };
   } catch (error) {
-    if (isMissing(error)) return [];
+    if (isMissing(error)) return { folders: [], links: [] };
     throw error;
   }
 }

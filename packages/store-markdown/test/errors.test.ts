@@ -95,4 +95,52 @@ describe('records with times the files cannot hold', () => {
     expect(reopened.problems()).toEqual([]);
     await reopened.close();
   });
+
+  it('refuses a put whose times fall on a day the calendar does not have, or at hour 24, with INVALID_INPUT naming the field', async () => {
+    const folder = await root();
+    const store = createMarkdownStore({ root: folder });
+    await store.open({ dimension: 4, embedderId: 'test/vectors' });
+    const good = createRecord({ id: 'ok', content: 'a fine memory', scope: {}, atIso: '2024-02-29T09:00:00.000Z' }, { importance: 1, category: 'fact', type: 'user' });
+    const change = (memory: typeof good) => ({
+      op: 'put' as const,
+      memory,
+      vector: [1, 0, 0, 0],
+      expectedRevision: 0,
+      version: { memoryId: memory.id, version: 1, at: '2024-03-01T09:00:00.000Z', trigger: 'import' as const, action: 'create' as const, reason: 'test', before: null, after: memory },
+    });
+    const bad = [['createdAt', '2024-02-30T09:00:00.000Z'], ['updatedAt', '2023-02-29T09:00:00.000Z'], ['lastAccessedAt', '2024-03-01T24:00:00.000Z']] as const;
+    for (const [field, value] of bad) {
+      const error = await store.apply([change(good), change({ ...good, id: 'bad', [field]: value })]).catch((caught: unknown) => caught);
+      expect(error, value).toMatchObject({ code: 'INVALID_INPUT', backend: 'markdown' });
+      expect((error as MemloomError).message).toContain(`${field} must be`);
+    }
+    expect(await store.count({})).toBe(0);
+    // 2024 has a 29 February.
+    await store.apply([change(good)]);
+    expect((await store.get('ok'))?.createdAt).toBe('2024-02-29T09:00:00.000Z');
+    await store.close();
+  });
+});
+
+describe('ids and scope values holding a lone surrogate', () => {
+  it('are refused (INVALID_INPUT, INVALID_SCOPE): they name files and folders, where two of them would become one', async () => {
+    const store = createMarkdownStore({ root: await root() });
+    await store.open({ dimension: 4, embedderId: 'test/vectors' });
+    const memory = (id: string, userId: string) =>
+      createRecord({ id, content: 'a memory', scope: { userId }, atIso: '2024-03-01T09:00:00.000Z' }, { importance: 1, category: 'fact', type: 'user' });
+    const change = (record: ReturnType<typeof memory>) => ({
+      op: 'put' as const,
+      memory: record,
+      vector: [1, 0, 0, 0],
+      expectedRevision: 0,
+      version: { memoryId: record.id, version: 1, at: '2024-03-01T09:00:00.000Z', trigger: 'import' as const, action: 'create' as const, reason: 'test', before: null, after: record },
+    });
+    await expect(store.apply([change(memory('id-\uD800', 'alice'))])).rejects.toMatchObject({ code: 'INVALID_INPUT', backend: 'markdown' });
+    await expect(store.apply([change(memory('m1', 'u\uDBFF'))])).rejects.toMatchObject({ code: 'INVALID_SCOPE', backend: 'markdown' });
+    expect(() => store.directoryFor({ userId: 'u\uD800' })).toThrow(/lone surrogate/u);
+    // A whole pair is text like any other.
+    await store.apply([change(memory('id-😀', 'u😀'))]);
+    expect((await store.get('id-😀'))?.scope).toEqual({ userId: 'u😀' });
+    await store.close();
+  });
 });

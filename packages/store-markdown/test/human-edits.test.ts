@@ -147,6 +147,32 @@ describe('edits made by a person', () => {
     expect((await memory.search('sister Maria Madrid', { scope }))[0]?.memory.id).toBe(id);
   });
 
+  it('refuses a block written by hand under a date the calendar does not have (2024-02-30) instead of shifting it, naming file and line', async () => {
+    const { store, memory, file } = await rig();
+    await memory.add('The user lives in Lyon.', { scope });
+    const before = await readFile(file, 'utf8');
+    const typed = (heading: string) => `${before}\n## ${heading}\nThe user's sister is called Maria.\n`;
+    for (const heading of ['2024-02-30', '2023-02-29', '2024-13-01', '2024-04-00']) {
+      await writeFile(file, typed(heading));
+      const line = typed(heading).split('\n').indexOf(`## ${heading}`) + 1;
+      const report = await store.sync();
+      expect(report.created, heading).toEqual([]);
+      expect(report.problems, heading).toEqual([
+        { path: 'users/alice/memory/MEMORY.md', line, message: expect.stringContaining(`${heading} is not a day of the calendar`) },
+      ]);
+      // Left as the person wrote it: a write into the file is refused, naming the place to fix.
+      const error = await memory.add('The user moved to Porto.', { scope }).catch((caught: unknown) => caught);
+      expect(error, heading).toMatchObject({ code: 'STORE_CORRUPT', backend: 'markdown' });
+      expect((error as Error).message).toContain(`users/alice/memory/MEMORY.md:${line}`);
+      expect(await readFile(file, 'utf8')).toBe(typed(heading));
+    }
+    // A leap day is a day like any other.
+    await writeFile(file, typed('2024-02-29'));
+    const report = await store.sync();
+    expect(report.problems).toEqual([]);
+    expect(await store.get(report.created[0] as string)).toMatchObject({ createdAt: '2024-02-29T00:00:00.000Z' });
+  });
+
   it('makes a new memory of a block added to a daily note, as an episode', async () => {
     const { store, memory } = await rig();
     await memory.add('Talked about the Lyon trip.', { scope, category: 'episode' });
@@ -430,6 +456,26 @@ describe('edits made by a person', () => {
       expect(await reopened.get(`cr-${index}`)).toMatchObject({ content, revision: 1 });
       expect(await reopened.history(`cr-${index}`)).toHaveLength(1);
     }
+  });
+
+  it('keeps content holding a lone surrogate exactly (in the raw field), so a reopen sees no edit by hand', async () => {
+    const { store, file } = await rig();
+    // Half of the pair of 😀 (U+1F600) each, as a string cut in the wrong place leaves them; then a whole pair.
+    const contents = ['cut in half \uD83D', '\uDE00 the other half', 'a whole pair 😀 is kept as it is'];
+    await store.open({ dimension: 16, embedderId: 'memloom/test-embedder' });
+    await store.apply(contents.map((content, index) => putOf(`half-${index}`, content)));
+    const reopened = createMarkdownStore({ root: store.root });
+    stores.push(reopened);
+    expect(await reopened.sync()).toMatchObject({ created: [], edited: [], deleted: [], problems: [] });
+    for (const [index, content] of contents.entries()) {
+      expect(await reopened.get(`half-${index}`)).toMatchObject({ content, revision: 1 });
+      expect(await reopened.history(`half-${index}`)).toHaveLength(1);
+    }
+    // The text shows U+FFFD where the half was, as any editor would; the exact text is in the field line.
+    const text = await readFile(file, 'utf8');
+    expect(text).toContain('\ncut in half \uFFFD\n');
+    expect(text).toContain('"raw":"cut in half \\ud83d"');
+    expect(text).not.toContain('"raw":"a whole pair');
   });
 
   it('reads a file saved with a byte order mark (UTF-8 BOM) as without one, and drops the mark when it rewrites the file', async () => {

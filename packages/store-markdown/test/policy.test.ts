@@ -1,4 +1,4 @@
-import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DEFAULT_POLICY, MemloomError, resolvePolicy } from '@memloom/core';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -41,6 +41,25 @@ describe('policy overrides (seed 001)', () => {
       recent_days: 5,
     });
     expect(resolvePolicy([{ source: 'overrides', values: await policy.readOverrides() }]).recent_days).toBe(7);
+  });
+
+  it('keeps the newest 100 snapshots (by time, then counter) and leaves other files in policy_snapshots/ alone', async () => {
+    const policy = await storage();
+    await mkdir(policy.snapshots, { recursive: true });
+    const older = Array.from({ length: 120 }, (_, second) => `20240301_00${String(Math.floor(second / 60)).padStart(2, '0')}${String(second % 60).padStart(2, '0')}.json`);
+    // Two writes in one second: the second is -2, newer than the first.
+    older.splice(22, 0, '20240301_000021-2.json');
+    for (const name of [...older, 'notes.txt', 'before-upgrade.json']) await writeFile(path.join(policy.snapshots, name), '{}\n');
+    await writeFile(policy.file, '{ "recent_days": 4 }\n');
+    await policy.writeOverrides({ recent_days: 5 }, new Date('2024-03-02T09:00:00Z'));
+
+    const names = await readdir(policy.snapshots);
+    const kept = [...older.slice(-99), '20240302_090000.json'];
+    expect(names.filter((name) => /^\d{8}_\d{6}/u.test(name)).sort()).toEqual([...kept].sort());
+    expect(names).toContain('20240301_000021-2.json');
+    expect(names).not.toContain('20240301_000021.json');
+    expect(names).toEqual(expect.arrayContaining(['notes.txt', 'before-upgrade.json']));
+    expect(JSON.parse(await readFile(path.join(policy.snapshots, '20240302_090000.json'), 'utf8'))).toEqual({ recent_days: 4 });
   });
 
   it('rolls back to the configuration when the overrides file is deleted', async () => {
@@ -93,5 +112,23 @@ describe('the time of the last long-term compression (seed 001)', () => {
     await writeFile(path.join(root, 'memory', '.last_longterm_compress'), 'yesterday\n');
     await expect(again.readLastCompression!({})).rejects.toMatchObject({ code: 'STORE_CORRUPT', details: { path: 'memory/.last_longterm_compress', line: 1 } });
     await expect(again.writeLastCompression!({ userId: '../x' }, new Date())).rejects.toMatchObject({ code: 'INVALID_SCOPE' });
+  });
+
+  it('is refused when it is on a day the calendar does not have or not an ISO time, instead of being read as another day', async () => {
+    const root = await tempRoot();
+    roots.push(root);
+    const policy = createMarkdownPolicyStorage({ root });
+    const marker = path.join(root, 'memory', '.last_longterm_compress');
+    await mkdir(path.dirname(marker), { recursive: true });
+    for (const text of ['2024-02-30T00:00:00.000Z', '2023-02-29T09:00:00.000Z', '2024-03-01T24:00:00.000Z', 'Feb 30 2024']) {
+      await writeFile(marker, `${text}\n`);
+      await expect(policy.readLastCompression!({}), text).rejects.toMatchObject({
+        code: 'STORE_CORRUPT',
+        backend: 'markdown',
+        details: { path: 'memory/.last_longterm_compress', line: 1 },
+      });
+    }
+    await writeFile(marker, '2024-02-29T09:00:00.000Z\n');
+    expect((await policy.readLastCompression!({}))?.toISOString()).toBe('2024-02-29T09:00:00.000Z');
   });
 });

@@ -1,4 +1,4 @@
-import { lstat, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createMemory, MemloomError } from '@memloom/core';
 import { createFakeClock, createTestEmbedder } from '@memloom/core/testing';
@@ -65,7 +65,6 @@ describe('a file that cannot be read', () => {
   it('reports bad field values and a block with no text, each with its line', async () => {
     store = createMarkdownStore({ root: await tempRoot() });
     const directory = store.directoryFor({});
-    const { mkdir } = await import('node:fs/promises');
     await mkdir(directory, { recursive: true });
     const block = (id: string, extra: string) =>
       `## 2024-01-01\n<!-- memloom {"id":"${id}","revision":1,"category":"fact","type":"user","level":"full","weight":1,"importance":1,"source":"user","verified":true,"createdAt":"2024-01-01T00:00:00.000Z","updatedAt":"2024-01-01T00:00:00.000Z"${extra}} -->\n`;
@@ -78,6 +77,24 @@ describe('a file that cannot be read', () => {
       [4, 'memloom field category'],
       [7, 'memory b has no text; write its text under the heading or delete the whole block'],
       [11, 'memloom field weight'],
+    ]);
+  });
+  it('reports a field time on a day the calendar does not have, or at hour 24, as a bad value with its line instead of shifting it', async () => {
+    store = createMarkdownStore({ root: await tempRoot() });
+    const directory = store.directoryFor({});
+    await mkdir(directory, { recursive: true });
+    const block = (id: string, field: string, value: string) =>
+      `## 2024-01-01\n<!-- memloom ${JSON.stringify({ id, revision: 1, category: 'fact', type: 'user', level: 'full', weight: 1, importance: 1, source: 'user', verified: true, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:00.000Z', [field]: value })} -->\ntext ${id}\n\n`;
+    await writeFile(
+      path.join(directory, 'MEMORY.md'),
+      `# Memory\n\n${block('a', 'createdAt', '2024-02-30T09:00:00.000Z')}${block('b', 'updatedAt', '2023-02-29T09:00:00.000Z')}` +
+        `${block('c', 'lastAccessedAt', '2024-03-01T24:00:00.000Z')}${block('d', 'createdAt', '2024-02-29T09:00:00.000Z')}`,
+    );
+    const report = await store.sync();
+    expect(report.problems.map((problem) => [problem.line, problem.message.split(':')[0]])).toEqual([
+      [4, 'memloom field createdAt'],
+      [8, 'memloom field updatedAt'],
+      [12, 'memloom field lastAccessedAt'],
     ]);
   });
 });
@@ -119,6 +136,121 @@ describe('a Markdown file that is a symbolic link', () => {
     expect((await store.sync()).problems).toEqual([]);
     expect((await store.get(added.memory.id))?.content).toBe('Alice keeps bees.');
     expect(await store.history(added.memory.id)).toHaveLength(1);
+    await rm(vault, { recursive: true, force: true });
+  });
+});
+
+describe('a folder that is a symbolic link', () => {
+  it('as a month folder of daily notes: reported, never written through, and nothing behind it is deleted', async () => {
+    const embedder = createTestEmbedder({ dimension: 16 });
+    const clock = createFakeClock('2024-03-06T09:00:00.000Z');
+    const root = await tempRoot();
+    const first = createMarkdownStore({ root, embedder, clock });
+    const alice = { userId: 'alice' };
+    const episode = await createMemory({ store: first, embedder, clock }).add('Talked about the trip to Lyon.', { scope: alice, category: 'episode' });
+    await first.close();
+    const directory = first.directoryFor(alice);
+    const month = path.join(directory, '202403');
+    const vault = await tempRoot('memloom-md-vault-');
+    await rename(month, path.join(vault, '202403'));
+    await symlink(path.join(vault, '202403'), month);
+    const note = await readFile(path.join(vault, '202403', '20240306.md'), 'utf8');
+
+    store = createMarkdownStore({ root, embedder, clock });
+    const memory = createMemory({ store, embedder, clock });
+    await store.open(dimensions);
+    const problem = { path: 'users/alice/memory/202403', line: 1, message: expect.stringMatching(/symbolic link/u) };
+    expect(store.problems()).toEqual([problem]);
+    expect((await store.sync()).deleted).toEqual([]);
+    // A note of that month is not written through the link; MEMORY.md, beside it, is written as ever.
+    const error = await memory.add('Booked the train for Friday.', { scope: alice, category: 'episode' }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'STORE_CORRUPT', backend: 'markdown' });
+    expect((error as MemloomError).message).toContain('users/alice/memory/202403:1');
+    await memory.add('Alice keeps bees.', { scope: alice });
+    expect((await lstat(month)).isSymbolicLink()).toBe(true);
+    expect(await readdir(path.join(vault, '202403'))).toEqual(['20240306.md']);
+    expect(await readFile(path.join(vault, '202403', '20240306.md'), 'utf8')).toBe(note);
+    expect(await readdir(path.join(directory, '.history'))).toHaveLength(2);
+
+    // The folder itself back in place: the episode is there again, with its history.
+    await rm(month);
+    await rename(path.join(vault, '202403'), month);
+    expect((await store.sync()).problems).toEqual([]);
+    expect((await store.get(episode.memory.id))?.content).toBe('Talked about the trip to Lyon.');
+    expect(await store.history(episode.memory.id)).toHaveLength(1);
+    await rm(vault, { recursive: true, force: true });
+  });
+
+  it('as a month folder replaced by a link while the store is open: its memories are kept, and not written through', async () => {
+    const embedder = createTestEmbedder({ dimension: 16 });
+    const clock = createFakeClock('2024-03-06T09:00:00.000Z');
+    const warnings: string[] = [];
+    store = createMarkdownStore({ root: await tempRoot(), embedder, clock, logger: { warn: (message) => warnings.push(message) } });
+    const memory = createMemory({ store, embedder, clock });
+    const alice = { userId: 'alice' };
+    const episode = await memory.add('Talked about the trip to Lyon.', { scope: alice, category: 'episode' });
+    const month = path.join(store.directoryFor(alice), '202403');
+    const vault = await tempRoot('memloom-md-vault-');
+    await rename(month, path.join(vault, '202403'));
+    await symlink(path.join(vault, '202403'), month);
+
+    const report = await store.sync();
+    expect(report.deleted).toEqual([]);
+    expect(report.problems).toEqual([{ path: 'users/alice/memory/202403', line: 1, message: expect.stringMatching(/symbolic link/u) }]);
+    // Reads serve what was read before the link came, and do not read the folder again each time (nor warn again).
+    const warned = warnings.length;
+    expect((await store.get(episode.memory.id))?.content).toBe('Talked about the trip to Lyon.');
+    expect(await store.count({})).toBe(1);
+    expect(warnings).toHaveLength(warned);
+    expect(await store.history(episode.memory.id)).toHaveLength(1);
+    const error = await memory.update(episode.memory.id, { content: 'Talked about the trip to Lyon and Porto.' }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'STORE_CORRUPT', backend: 'markdown' });
+    expect((error as MemloomError).message).toContain('users/alice/memory/202403:1');
+    expect(await readFile(path.join(vault, '202403', '20240306.md'), 'utf8')).toContain('Talked about the trip to Lyon.\n');
+    await rm(vault, { recursive: true, force: true });
+  });
+
+  it('as a scope folder or its memory/ folder: reported, never written through (Markdown or policy), other scopes work', async () => {
+    const embedder = createTestEmbedder({ dimension: 16 });
+    const root = await tempRoot();
+    const first = createMarkdownStore({ root, embedder });
+    const alice = { userId: 'alice' };
+    const carol = { userId: 'carol' };
+    await createMemory({ store: first, embedder }).add('Alice keeps bees.', { scope: alice });
+    await createMemory({ store: first, embedder }).add('Carol paints.', { scope: carol });
+    await first.close();
+    const vault = await tempRoot('memloom-md-vault-');
+    await rename(path.join(root, 'users', 'alice'), path.join(vault, 'alice'));
+    await symlink(path.join(vault, 'alice'), path.join(root, 'users', 'alice'));
+    await rename(path.join(root, 'users', 'carol', 'memory'), path.join(vault, 'carol-memory'));
+    await symlink(path.join(vault, 'carol-memory'), path.join(root, 'users', 'carol', 'memory'));
+    const before = await readFile(path.join(vault, 'alice', 'memory', 'MEMORY.md'), 'utf8');
+
+    store = createMarkdownStore({ root, embedder });
+    const memory = createMemory({ store, embedder });
+    await store.open(dimensions);
+    const message = expect.stringMatching(/symbolic link/u);
+    expect(store.problems()).toEqual([
+      { path: 'users/alice', line: 1, message },
+      { path: 'users/carol/memory', line: 1, message },
+    ]);
+    for (const [scope, shown] of [[alice, 'users/alice:1'], [carol, 'users/carol/memory:1']] as const) {
+      const error = await memory.add('Moved to Porto.', { scope }).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ code: 'STORE_CORRUPT', backend: 'markdown' });
+      expect((error as MemloomError).message).toContain(shown);
+      const policyError = await store.policyStorage(scope).writeOverrides({ retrieve_limit: 5 }, new Date()).catch((caught: unknown) => caught);
+      expect(policyError).toMatchObject({ code: 'STORE_CORRUPT', backend: 'markdown' });
+      expect((policyError as MemloomError).message).toContain(shown);
+    }
+    expect(await readFile(path.join(vault, 'alice', 'memory', 'MEMORY.md'), 'utf8')).toBe(before);
+    expect(await readdir(path.join(vault, 'alice', 'memory'))).not.toContain('policy_overrides.json');
+    expect(await readdir(path.join(vault, 'carol-memory'))).not.toContain('policy_overrides.json');
+    await memory.add('Bob sails.', { scope: { userId: 'bob' } });
+    expect(await store.count({ scope: { userId: 'bob' } })).toBe(1);
+    // A link that comes later is seen at the next read.
+    await symlink(path.join(vault, 'alice'), path.join(root, 'users', 'dave'));
+    await store.count({});
+    expect(store.problems().map((problem) => problem.path)).toEqual(['users/alice', 'users/carol/memory', 'users/dave']);
     await rm(vault, { recursive: true, force: true });
   });
 });

@@ -71,6 +71,9 @@ export interface TransformersRuntime {
 interface FeatureExtractor {
   (texts: string[], options: { pooling: 'mean' | 'cls'; normalize: boolean }): Promise<{ dims: number[]; tolist(): unknown }>;
   dispose?(): Promise<void>;
+  /** transformers.js's: the pipeline truncates inputs at its `model_max_length` (read from tokenizer_config.json). */
+  tokenizer?: { model_max_length?: number; _tokenizerConfig?: Record<string, unknown> };
+  model?: { config?: { model_type?: unknown; max_position_embeddings?: unknown; pad_token_id?: unknown } };
 }
 
 export interface TransformersEmbedder extends Embedder {
@@ -121,6 +124,7 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
     });
   }
 
+  capInputLength(extractor);
   const dimension = await probeDimension(extractor, settings);
   const id = embedderId(options, settings, source);
   // One forward pass at a time: onnxruntime already uses every core, and queuing keeps memory flat.
@@ -287,6 +291,39 @@ function missingModelError(settings: Settings, candidates: string[], weightsFile
     ...(cause === undefined ? {} : { cause }),
     details: { model: settings.model, folders: candidates, files },
   });
+}
+
+/**
+ * Model types whose position ids start after the padding id (RoBERTa's scheme): such a model
+ * takes `max_position_embeddings - pad_token_id - 1` tokens (514 - 2 = 512).
+ */
+const POSITIONS_AFTER_PADDING = new Set(['roberta', 'xlm-roberta', 'camembert', 'mpnet']);
+
+/**
+ * Make the pipeline cut inputs at what the model can take. transformers.js
+ * truncates at the tokenizer's `model_max_length`, which some exported
+ * tokenizers leave out (read as unlimited) or set far too high (1e30): a text
+ * longer than the model's position embeddings then fails inside onnxruntime
+ * ("Attempting to broadcast an axis…") instead of being cut, as
+ * sentence-transformers cuts it. The limit is lowered to the model's
+ * (`max_position_embeddings` in config.json), never raised. transformers.js
+ * 3 keeps `model_max_length` as a field, 4 reads it from the tokenizer
+ * config: whichever this one does is set.
+ */
+function capInputLength(extractor: FeatureExtractor): void {
+  const { tokenizer } = extractor;
+  const config = extractor.model?.config;
+  const positions = config?.max_position_embeddings;
+  if (!tokenizer || typeof positions !== 'number' || !Number.isInteger(positions) || positions <= 0) return;
+  const padding = typeof config?.pad_token_id === 'number' ? config.pad_token_id : 1;
+  const limit = POSITIONS_AFTER_PADDING.has(String(config?.model_type)) ? positions - padding - 1 : positions;
+  const current = tokenizer.model_max_length;
+  if (limit <= 0 || (typeof current === 'number' && current <= limit)) return;
+  if (tokenizer._tokenizerConfig && typeof tokenizer._tokenizerConfig === 'object' && !Object.getOwnPropertyDescriptor(tokenizer, 'model_max_length')) {
+    tokenizer._tokenizerConfig.model_max_length = limit;
+  } else {
+    tokenizer.model_max_length = limit;
+  }
 }
 
 async function probeDimension(extractor: FeatureExtractor, settings: Settings): Promise<number> {

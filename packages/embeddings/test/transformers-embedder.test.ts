@@ -214,6 +214,42 @@ describe('transformers.js embedder ids name what decides the vectors', () => {
   });
 });
 
+describe('transformers.js embedder cuts long texts at what the model takes', () => {
+  const TINY = `${MODELS}/memloom/tiny-bert`;
+  const scratch = mkdtempSync(join(tmpdir(), 'memloom-transformers-long-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+  // 300 words: far more tokens than the tiny model's 64 position embeddings.
+  const long = Array.from({ length: 300 }, (_, index) => `word${index % 50}`).join(' ');
+
+  /** The fixture with its tokenizer's model_max_length set to `value` (undefined: left out, as some exports do). */
+  function variant(name: string, value: number | undefined): string {
+    const folder = join(scratch, name, 'tiny-bert');
+    cpSync(TINY, folder, { recursive: true });
+    const { model_max_length: _, ...rest } = JSON.parse(readFileSync(join(folder, 'tokenizer_config.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(folder, 'tokenizer_config.json'), JSON.stringify(value === undefined ? rest : { ...rest, model_max_length: value }));
+    return folder;
+  }
+
+  it('embeds a text past max_position_embeddings when the tokenizer names no limit or 1e30, as if the limit were the model\'s', async () => {
+    const [expected] = await (await createTransformersEmbedder({ modelPath: TINY, dtype: 'fp32' })).embed([long]);
+    for (const [name, value] of [['none', undefined], ['huge', 1e30]] as const) {
+      const embedder = await createTransformersEmbedder({ modelPath: variant(name, value), dtype: 'fp32' });
+      const [vector] = await embedder.embed([long]);
+      expect(vector, name).toHaveLength(embedder.dimension);
+      vector!.forEach((value, index) => expect(value, `${name} [${index}]`).toBeCloseTo(expected![index]!, 6));
+    }
+  });
+
+  it('keeps a tokenizer limit below the model\'s', async () => {
+    // The same first words, then other ones: one vector under a limit of 8 tokens, two under the fixture's 64.
+    const other = `${long.split(' ').slice(0, 10).join(' ')} ${Array.from({ length: 290 }, () => 'other').join(' ')}`;
+    const [shortA, shortB] = await (await createTransformersEmbedder({ modelPath: variant('eight', 8), dtype: 'fp32' })).embed([long, other]);
+    const [fullA, fullB] = await (await createTransformersEmbedder({ modelPath: TINY, dtype: 'fp32' })).embed([long, other]);
+    shortA!.forEach((value, index) => expect(value).toBeCloseTo(shortB![index]!, 6));
+    expect(fullA).not.toEqual(fullB);
+  });
+});
+
 describe('transformers.js embedder with modelPath never downloads', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'memloom-transformers-'));
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));

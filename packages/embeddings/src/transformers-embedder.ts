@@ -118,7 +118,7 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
     throw new MemloomError({
       code: 'EMBEDDER_ERROR',
       backend: 'embeddings',
-      message: `could not load ${settings.model} from ${present}: ${firstLine(error)}`,
+      message: `could not load ${settings.label} from ${present}: ${firstLine(error)}`,
       cause: error,
       details: { folder: present },
     });
@@ -159,6 +159,8 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
 
 interface Settings {
   model: string;
+  /** The model as errors name it: the folder's, for a modelPath given without a model. */
+  label: string;
   modelPath: string | undefined;
   localModelPath: string | undefined;
   cacheDir: string | undefined;
@@ -184,6 +186,7 @@ function resolveOptions(options: TransformersEmbedderOptions): Settings {
   };
   const settings: Settings = {
     model: text('model', DEFAULT_TRANSFORMERS_MODEL) as string,
+    label: '',
     modelPath: text('modelPath', undefined),
     localModelPath: text('localModelPath', undefined),
     cacheDir: text('cacheDir', undefined),
@@ -198,6 +201,7 @@ function resolveOptions(options: TransformersEmbedderOptions): Settings {
   if (!DTYPES.includes(settings.dtype)) throw invalid(`dtype must be one of ${DTYPES.join(', ')}, got ${String(settings.dtype)}`);
   if (settings.pooling !== 'mean' && settings.pooling !== 'cls') throw invalid(`pooling must be 'mean' or 'cls'`);
   if (!Number.isInteger(settings.batchSize) || settings.batchSize < 1) throw invalid('batchSize must be a whole number >= 1');
+  settings.label = options.model === undefined && settings.modelPath !== undefined ? `the model in ${settings.modelPath}` : settings.model;
   if (settings.model.includes('..')) throw invalid('model must be a Hub id such as Xenova/all-MiniLM-L6-v2 (use modelPath for a folder)');
   return settings;
 }
@@ -331,14 +335,14 @@ async function probeDimension(extractor: FeatureExtractor, settings: Settings): 
   try {
     output = await extractor(['dimension probe'], { pooling: settings.pooling, normalize: true });
   } catch (error) {
-    throw new MemloomError({ code: 'EMBEDDER_ERROR', backend: 'embeddings', message: `${settings.model} failed its first run: ${firstLine(error)}`, cause: error });
+    throw new MemloomError({ code: 'EMBEDDER_ERROR', backend: 'embeddings', message: `${settings.label} failed its first run: ${firstLine(error)}`, cause: error });
   }
   const dimension = output.dims[output.dims.length - 1];
   if (output.dims.length !== 2 || !dimension) {
     throw new MemloomError({
       code: 'EMBEDDER_ERROR',
       backend: 'embeddings',
-      message: `${settings.model} gave output of shape [${output.dims.join(', ')}]; a sentence embedding model gives [batch, dimension]`,
+      message: `${settings.label} gave output of shape [${output.dims.join(', ')}]; a sentence embedding model gives [batch, dimension]`,
     });
   }
   return dimension;

@@ -250,6 +250,25 @@ describe('transformers.js embedder cuts long texts at what the model takes', () 
   });
 });
 
+describe('transformers.js embedder errors name the model it was given', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'memloom-transformers-errors-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it('names the folder, not the default model, when a modelPath alone fails to load', async () => {
+    const folder = join(scratch, 'broken');
+    cpSync(`${MODELS}/memloom/tiny-bert`, folder, { recursive: true });
+    writeFileSync(join(folder, 'onnx', 'model_quantized.onnx'), 'not an onnx model');
+    const error = (await createTransformersEmbedder({ modelPath: folder }).catch((caught: unknown) => caught)) as MemloomError;
+    expect(error).toBeInstanceOf(MemloomError);
+    expect(error.code).toBe('EMBEDDER_ERROR');
+    expect(error.message).toContain(`the model in ${folder}`);
+    expect(error.message).not.toContain('paraphrase-multilingual');
+    // Given both, the model option names it.
+    const named = (await createTransformersEmbedder({ modelPath: folder, model: 'memloom/tiny-bert' }).catch((caught: unknown) => caught)) as MemloomError;
+    expect(named.message).toContain('could not load memloom/tiny-bert from');
+  });
+});
+
 describe('transformers.js embedder with modelPath never downloads', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'memloom-transformers-'));
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));

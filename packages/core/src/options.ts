@@ -10,6 +10,7 @@ import {
 } from './config.js';
 import { MemloomError } from './errors.js';
 import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_SOURCES, MEMORY_TYPES } from './types.js';
+import { isOnCalendar } from './time-text.js';
 
 /** The configuration part of `createMemory` options (everything but objects like the store). */
 export const engineConfigSchema = z.object({
@@ -164,6 +165,9 @@ export function toEpochMs(value: Date | string | number): number {
   // A Date holds at most ±8.64e15 ms (±100,000,000 days from 1970).
   if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) {
     throw new MemloomError({ code: 'INVALID_INPUT', message: `not a valid time: ${String(value)}` });
+  }
+  if (typeof value === 'string' && !isOnCalendar(value)) {
+    throw new MemloomError({ code: 'INVALID_INPUT', message: `not a day of the calendar: ${value} (a Date would read it as ${new Date(ms).toISOString()})` });
   }
   return ms;
 }

@@ -3,6 +3,7 @@ import { MemloomError } from './errors.js';
 import { inScope, matchesFilter } from './scope.js';
 import type { TextIndex } from './text/bm25.js';
 import type { MemoryFilter, MemoryRecord, Scope, ScoredMemory } from './types.js';
+import { isOnCalendar } from './time-text.js';
 
 /**
  * The text a store indexes for a memory's keyword search: its content, then
@@ -53,7 +54,8 @@ export function assertQueryInput(input: { limit?: unknown; offset?: unknown; tex
 
 /**
  * For store authors: a record's times must be ISO 8601 timestamps (what core
- * writes): INVALID_INPUT naming the field otherwise, before anything is
+ * writes) on days the calendar has (not 2024-02-30, which a Date reads as
+ * March 1): INVALID_INPUT naming the field otherwise, before anything is
  * written. A store whose files hold the times as text (Markdown) would
  * otherwise write a file it cannot read back.
  */
@@ -61,11 +63,11 @@ export function assertRecordTimes(memory: Pick<MemoryRecord, 'id' | 'createdAt' 
   for (const field of ['createdAt', 'updatedAt', 'lastAccessedAt'] as const) {
     const value: unknown = memory[field];
     if (value === undefined && field === 'lastAccessedAt') continue;
-    if (typeof value !== 'string' || !ISO_TIME.test(value) || !Number.isFinite(Date.parse(value))) {
+    if (typeof value !== 'string' || !ISO_TIME.test(value) || !isOnCalendar(value) || !Number.isFinite(Date.parse(value))) {
       throw new MemloomError({
         code: 'INVALID_INPUT',
         backend,
-        message: `memory ${memory.id}: ${field} must be an ISO 8601 time such as 2024-03-01T09:00:00.000Z, got ${JSON.stringify(value)}`,
+        message: `memory ${memory.id}: ${field} must be an ISO 8601 time on a day the calendar has, such as 2024-03-01T09:00:00.000Z, got ${JSON.stringify(value)}`,
       });
     }
   }

@@ -122,12 +122,17 @@ function copyPlain(value: unknown, depth: number): unknown {
   return copy;
 }
 
+/** With the `u` flag a whole surrogate pair is one code point: only lone halves match. */
+const LONE_SURROGATES = /[\uD800-\uDFFF]/gu;
+
 /** Validate and trim content; throws EMPTY_CONTENT or CONTENT_TOO_LONG. */
 export function validateContent(content: unknown, maxLength: number, field = 'content'): string {
   if (typeof content !== 'string') {
     throw new MemloomError({ code: 'INVALID_INPUT', message: `${field} must be a string, got ${content === null ? 'null' : typeof content}` });
   }
-  const trimmed = content.trim();
+  // Half of a UTF-16 pair without its other half (a string cut in the wrong place) becomes U+FFFD, as UTF-8
+  // would make it: every store can then keep the text as given (Qdrant's server refuses it in JSON).
+  const trimmed = content.trim().replace(LONE_SURROGATES, '\uFFFD');
   if (trimmed === '') throw new MemloomError({ code: 'EMPTY_CONTENT', message: `${field} is empty` });
   if (trimmed.length > maxLength) {
     throw new MemloomError({

@@ -173,6 +173,31 @@ describe('add', () => {
     expect(result.memory.updatedAt).toBe('2023-05-08T13:56:00.000Z');
     expect((await errorOf(memory.add('x', { scope: { userId: 'a' }, at: 'not a date' }))).code).toBe('INVALID_INPUT');
   });
+
+  it('refuses a time on a day the calendar does not have, which a Date would shift (2024-02-30 to March 1), and writes nothing', async () => {
+    const { memory } = rig();
+    for (const at of ['2024-02-30', '2023-02-29T10:00:00.000Z', '2024-04-31T00:00:00Z', '2024-01-01T24:00:00Z']) {
+      const error = await errorOf(memory.add('Went to the support group', { scope: { userId: 'a' }, at }));
+      expect(error.code, at).toBe('INVALID_INPUT');
+      expect(error.message, at).toContain('not a day of the calendar');
+    }
+    expect((await errorOf(memory.maintain({ now: '2024-02-30T00:00:00Z' }))).code).toBe('INVALID_INPUT');
+    expect(await memory.count()).toBe(0);
+    // A leap day is a day.
+    expect((await memory.add('Went to the support group', { scope: { userId: 'a' }, at: '2024-02-29T10:00:00.000Z' })).memory.createdAt).toBe('2024-02-29T10:00:00.000Z');
+  });
+
+  it('keeps a text cut through an emoji (a lone half of a UTF-16 pair) as U+FFFD, the same in every store', async () => {
+    const { memory, store } = rig();
+    const cut = 'I love hiking \u{1F3D4}\u{FE0F} and camping \u{1F3D5}'.slice(0, -1);
+    const result = await memory.add(cut, { scope: { userId: 'a' }, context: 'where to? \uDC00', merge: false });
+    expect(result.memory.content).toBe('I love hiking \u{1F3D4}\u{FE0F} and camping \uFFFD');
+    expect(result.memory.context).toBe('where to? \uFFFD');
+    expect((await store.get(result.memory.id))?.content).toBe(result.memory.content);
+    const updated = await memory.update(result.memory.id, { content: 'I love hiking \uD83C' });
+    expect(updated.content).toBe('I love hiking \uFFFD');
+    expect((await memory.search('hiking \uD83C', { scope: { userId: 'a' } }))[0]?.memory.id).toBe(result.memory.id);
+  });
 });
 
 describe('search', () => {

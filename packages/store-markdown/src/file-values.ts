@@ -1,31 +1,27 @@
+import { isOnCalendar } from '@memloom/core';
+
 /**
  * Values that the files hold as text, checked where they come in (a put, a
  * file read back), so the store never takes in a value it would read back
  * as another one.
  */
 
-const DAY = /^(\d{4})-(\d{2})-(\d{2})$/u;
-const TIME = /^(\d{4}-\d{2}-\d{2})T(\d{2})/u;
+const DAY = /^\d{4}-\d{2}-\d{2}$/u;
+const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}/u;
 
 /** `YYYY-MM-DD` naming a day the calendar has: not 2024-02-30, 2023-02-29 or 2024-13-01. */
 export function isCalendarDay(text: string): boolean {
-  const match = DAY.exec(text);
-  if (!match) return false;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
-  return days !== undefined && day >= 1 && day <= days;
+  return DAY.test(text) && isOnCalendar(text);
 }
 
 /**
  * A time as the files hold it: ISO 8601 (`2024-03-02T09:14:00.000Z`) on a
- * day the calendar has, before hour 24. `Date.parse` alone is not enough:
- * it reads 2024-02-30 as March 1 and T24:00 as the next midnight, so a
- * date a person mistyped would be taken in shifted, without a word.
+ * day the calendar has, before hour 24 (core's `isOnCalendar`): `Date.parse`
+ * alone reads 2024-02-30 as March 1, so a date a person mistyped would be
+ * taken in shifted, without a word.
  */
 export function isFileTime(value: string): boolean {
-  const match = TIME.exec(value);
-  return match !== null && isCalendarDay(match[1] as string) && Number(match[2]) < 24 && !Number.isNaN(Date.parse(value));
+  return TIME.test(value) && isOnCalendar(value) && !Number.isNaN(Date.parse(value));
 }
 
 /**

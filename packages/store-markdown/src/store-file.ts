@@ -2,7 +2,7 @@ import type { MemoryChange, Scope, StoreOpenOptions } from '@memloom/core';
 import { assertRecordContext, assertRecordTimes, assertValidVector } from '@memloom/core';
 import { readIfExists } from './atomic-file.js';
 import { BACKEND, ioError, storeError } from './errors.js';
-import { hasLoneSurrogate, isFileTime } from './file-values.js';
+import { hasLoneSurrogate } from './file-values.js';
 import type { VectorHeader } from './index-logs.js';
 import { assertSafeScope } from './scope-path.js';
 
@@ -72,15 +72,9 @@ export function validateChange(change: MemoryChange, header: VectorHeader | unde
   }
   if (typeof memory.content !== 'string') throw storeError('INVALID_INPUT', `memory ${memory.id} has no text content`);
   assertRecordContext(memory, BACKEND);
-  // The times are written into the Markdown as text: one that cannot be read back would make the file unreadable.
+  // The times are written into the Markdown as text: one that cannot be read back (2024-02-30 among them, which
+  // a Date takes as March 1) would make the file unreadable.
   assertRecordTimes(memory, BACKEND);
-  for (const field of ['createdAt', 'updatedAt', 'lastAccessedAt'] as const) {
-    const value = memory[field];
-    // Read back, 2024-02-30 would be refused as a typing slip (a Date takes it as March 1): refused here first.
-    if (value !== undefined && !isFileTime(value)) {
-      throw storeError('INVALID_INPUT', `memory ${memory.id}: ${field} must be on a day the calendar has and before hour 24, got ${JSON.stringify(value)}`);
-    }
-  }
   const scope = assertSafeScope(memory.scope ?? {});
   if (!Number.isInteger(change.expectedRevision) || !version || typeof version !== 'object') {
     throw storeError('INVALID_INPUT', `memory ${memory.id}: a put needs an integer expectedRevision and a version`);

@@ -1,0 +1,25 @@
+/** A date at the start of a text, and the hour after it when there is one. */
+const DATE_START = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}))?/u;
+
+/** Days in each month of a common year. */
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
+
+/**
+ * Whether a text written as an ISO 8601 date or time (`2024-03-02`,
+ * `2024-03-02T09:14:00Z`) names a day the calendar has, and an hour below 24.
+ * `Date.parse` does not check: it reads 2024-02-30 as March 1, 2023-02-29 as
+ * March 1 and T24:00 as the next midnight, so a mistyped date would be taken
+ * in shifted, without a word. A text that does not start with a date is not
+ * judged here (true): whether it is a time at all is `Date.parse`'s call.
+ */
+export function isOnCalendar(text: string): boolean {
+  const match = DATE_START.exec(text);
+  if (!match) return true;
+  const year = Number(match[1]);
+  const month = Number(match[2]);
+  const day = Number(match[3]);
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const days = month === 2 && leap ? 29 : (MONTH_DAYS[month - 1] as number);
+  return day <= days && (match[4] === undefined || Number(match[4]) < 24);
+}

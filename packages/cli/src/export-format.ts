@@ -7,6 +7,7 @@ import {
   UPDATE_TRIGGERS,
   VERSION_ACTIONS,
   formatZodIssues,
+  isOnCalendar,
   type MemoryRecord,
   type MemoryVersion,
   type Scope,
@@ -25,7 +26,7 @@ export const EXPORT_FORMAT = 1;
 const scopeSchema = z
   .object({ userId: z.string().min(1).optional(), agentId: z.string().min(1).optional(), sessionId: z.string().min(1).optional() })
   .strict();
-const isoDate = z.string().refine((value) => !Number.isNaN(Date.parse(value)), 'must be an ISO date');
+const isoDate = z.string().refine((value) => !Number.isNaN(Date.parse(value)) && isOnCalendar(value), 'must be an ISO date on the calendar');
 
 export const recordSchema = z
   .object({

@@ -45,6 +45,11 @@ describe('help and usage', () => {
     expect((await cli('show')).stderr).toContain('missing <id>');
     expect((await cli('search', 'x', '--limit', 'ten')).stderr).toContain('--limit must be an integer >= 1, got "ten"');
     expect((await cli('maintain', '--now', 'yesterday-ish')).code).toBe(2);
+    // A Date reads 2024-02-30 as March 1: refused, and nothing stored.
+    const shifted = await cli('add', 'I moved to Lyon', '--user', 'alice', '--at', '2024-02-30');
+    expect(shifted.code).toBe(2);
+    expect(shifted.stderr).toContain('--at must be a date such as 2024-05-01');
+    expect((await cli('maintain', '--now', '2023-02-29')).code).toBe(2);
     expect((await cli('list', '--category', 'gossip')).stderr).toContain('--category must be one of system, core, fact, episode');
     expect((await cli('add', '   ')).code).toBe(2); // EMPTY_CONTENT from core
   });
@@ -188,6 +193,8 @@ describe('add-turns', () => {
       ['{"content":"Ana: a beagle","metadata":"dog"}', 'line 4: "metadata" must be an object'],
       ['{"content":"Ana: a beagle","at":true}', 'line 4: "at" must be a date'],
       ['{"content":"Ana: a beagle","at":""}', 'line 4: "at" must be a date'],
+      // A Date would read it as March 1; core refuses it, so it must be found before the first session is stored.
+      ['{"content":"Ana: a beagle","at":"2024-02-30T09:00:00Z"}', 'line 4: "at" must be a date on the calendar'],
     ] as const) {
       const result = await run(dir, ['add-turns', '-', '--user', 'ana'], { stdin: `${first}${turn}\n` });
       expect(result.code).toBe(EXIT_CODES.USAGE);

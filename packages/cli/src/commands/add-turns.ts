@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { isOnCalendar } from '@memloom/core';
 import type { AddResult, AddTurn, UpdateDecision } from 'memloom';
 import { dateOption, listOption, numberOption, requirePositionals, type CommandSpec } from '../command.js';
 import { UsageError } from '../exit-codes.js';
@@ -73,8 +74,9 @@ function checkFields(value: Record<string, unknown>, line: number): AddTurn {
   const bad = (field: string, expected: string, got: unknown) =>
     new UsageError(`line ${line}: "${field}" must be ${expected}, got ${JSON.stringify(got)}`);
   if (at !== undefined) {
-    const valid = typeof at === 'string' ? at.trim() !== '' && !Number.isNaN(Date.parse(at)) : typeof at === 'number' && Number.isFinite(new Date(at).getTime());
-    if (!valid) throw bad('at', 'a date such as 2024-05-01T09:00:00Z (or milliseconds since 1970)', at);
+    const valid =
+      typeof at === 'string' ? at.trim() !== '' && !Number.isNaN(Date.parse(at)) && isOnCalendar(at) : typeof at === 'number' && Number.isFinite(new Date(at).getTime());
+    if (!valid) throw bad('at', 'a date on the calendar such as 2024-05-01T09:00:00Z (or milliseconds since 1970)', at);
   }
   for (const [field, list] of [['sources', sources], ['tags', tags]] as const) {
     if (list === undefined) continue;

@@ -1,6 +1,6 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { MemloomError } from '@memloom/core';
+import { MemloomError, type MemoryChange, type MemoryRecord } from '@memloom/core';
 import { createRecord } from '@memloom/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMarkdownStore } from '../src/index.js';
@@ -15,6 +15,17 @@ async function root(): Promise<string> {
   const made = await tempRoot();
   roots.push(made);
   return made;
+}
+
+/** A put creating `memory` at revision 1, with a vector of the suite's 4 dimensions. */
+function createChange(memory: MemoryRecord): MemoryChange {
+  return {
+    op: 'put',
+    memory,
+    vector: [1, 0, 0, 0],
+    expectedRevision: 0,
+    version: { memoryId: memory.id, version: 1, at: '2024-03-01T09:00:00.000Z', trigger: 'import', action: 'create', reason: 'test', before: null, after: memory },
+  };
 }
 
 /** The error a promise rejects with, checked to be the store's own STORE_ERROR naming what failed. */
@@ -71,23 +82,16 @@ describe('records with times the files cannot hold', () => {
     const store = createMarkdownStore({ root: folder });
     await store.open({ dimension: 4, embedderId: 'test/vectors' });
     const good = createRecord({ id: 'ok', content: 'a fine memory', scope: {}, atIso: '2024-03-01T09:00:00.000Z' }, { importance: 1, category: 'fact', type: 'user' });
-    const change = (memory: typeof good) => ({
-      op: 'put' as const,
-      memory,
-      vector: [1, 0, 0, 0],
-      expectedRevision: 0,
-      version: { memoryId: memory.id, version: 1, at: '2024-03-01T09:00:00.000Z', trigger: 'import' as const, action: 'create' as const, reason: 'test', before: null, after: memory },
-    });
     for (const createdAt of ['yesterday', '2024-03-01', '']) {
       const bad = { ...good, id: 'bad', createdAt };
-      const error = await store.apply([change(good), change(bad)]).then(
+      const error = await store.apply([createChange(good), createChange(bad)]).then(
         () => undefined,
         (caught: unknown) => caught,
       );
       expect(error, createdAt).toMatchObject({ code: 'INVALID_INPUT', backend: 'markdown' });
       expect((error as MemloomError).message).toContain('createdAt');
     }
-    await store.apply([change(good)]);
+    await store.apply([createChange(good)]);
     await store.close();
     const reopened = createMarkdownStore({ root: folder });
     await reopened.open({ dimension: 4, embedderId: 'test/vectors' });
@@ -101,22 +105,15 @@ describe('records with times the files cannot hold', () => {
     const store = createMarkdownStore({ root: folder });
     await store.open({ dimension: 4, embedderId: 'test/vectors' });
     const good = createRecord({ id: 'ok', content: 'a fine memory', scope: {}, atIso: '2024-02-29T09:00:00.000Z' }, { importance: 1, category: 'fact', type: 'user' });
-    const change = (memory: typeof good) => ({
-      op: 'put' as const,
-      memory,
-      vector: [1, 0, 0, 0],
-      expectedRevision: 0,
-      version: { memoryId: memory.id, version: 1, at: '2024-03-01T09:00:00.000Z', trigger: 'import' as const, action: 'create' as const, reason: 'test', before: null, after: memory },
-    });
     const bad = [['createdAt', '2024-02-30T09:00:00.000Z'], ['updatedAt', '2023-02-29T09:00:00.000Z'], ['lastAccessedAt', '2024-03-01T24:00:00.000Z']] as const;
     for (const [field, value] of bad) {
-      const error = await store.apply([change(good), change({ ...good, id: 'bad', [field]: value })]).catch((caught: unknown) => caught);
+      const error = await store.apply([createChange(good), createChange({ ...good, id: 'bad', [field]: value })]).catch((caught: unknown) => caught);
       expect(error, value).toMatchObject({ code: 'INVALID_INPUT', backend: 'markdown' });
       expect((error as MemloomError).message).toContain(`${field} must be`);
     }
     expect(await store.count({})).toBe(0);
     // 2024 has a 29 February.
-    await store.apply([change(good)]);
+    await store.apply([createChange(good)]);
     expect((await store.get('ok'))?.createdAt).toBe('2024-02-29T09:00:00.000Z');
     await store.close();
   });
@@ -128,18 +125,11 @@ describe('ids and scope values holding a lone surrogate', () => {
     await store.open({ dimension: 4, embedderId: 'test/vectors' });
     const memory = (id: string, userId: string) =>
       createRecord({ id, content: 'a memory', scope: { userId }, atIso: '2024-03-01T09:00:00.000Z' }, { importance: 1, category: 'fact', type: 'user' });
-    const change = (record: ReturnType<typeof memory>) => ({
-      op: 'put' as const,
-      memory: record,
-      vector: [1, 0, 0, 0],
-      expectedRevision: 0,
-      version: { memoryId: record.id, version: 1, at: '2024-03-01T09:00:00.000Z', trigger: 'import' as const, action: 'create' as const, reason: 'test', before: null, after: record },
-    });
-    await expect(store.apply([change(memory('id-\uD800', 'alice'))])).rejects.toMatchObject({ code: 'INVALID_INPUT', backend: 'markdown' });
-    await expect(store.apply([change(memory('m1', 'u\uDBFF'))])).rejects.toMatchObject({ code: 'INVALID_SCOPE', backend: 'markdown' });
+    await expect(store.apply([createChange(memory('id-\uD800', 'alice'))])).rejects.toMatchObject({ code: 'INVALID_INPUT', backend: 'markdown' });
+    await expect(store.apply([createChange(memory('m1', 'u\uDBFF'))])).rejects.toMatchObject({ code: 'INVALID_SCOPE', backend: 'markdown' });
     expect(() => store.directoryFor({ userId: 'u\uD800' })).toThrow(/lone surrogate/u);
     // A whole pair is text like any other.
-    await store.apply([change(memory('id-😀', 'u😀'))]);
+    await store.apply([createChange(memory('id-😀', 'u😀'))]);
     expect((await store.get('id-😀'))?.scope).toEqual({ userId: 'u😀' });
     await store.close();
   });

@@ -27,7 +27,8 @@ async function main(): Promise<void> {
     },
   });
   const clock = createFakeClock('2024-01-01T10:00:00.000Z');
-  const memory = createMemory({ store: createInMemoryStore(), embedder, clock });
+  // Seed 000's freshness warnings are off unless configured: {} is its 24 h default.
+  const memory = createMemory({ store: createInMemoryStore(), embedder, clock, freshness: {} });
   const scope = { userId: 'zhangsan' };
 
   console.log('memloom demo, part 1: seed 004 on the in-memory store, simulated clock, scripted similarities');

@@ -16,8 +16,11 @@ import { isOnCalendar } from './time-text.js';
 export const engineConfigSchema = z.object({
   strategy: strategyConfigSchema.prefault({}),
   decay: decayConfigSchema.prefault({}),
-  /** `false` turns freshness warnings off. */
-  freshness: z.union([z.literal(false), freshnessConfigSchema]).prefault({}),
+  /**
+   * Seed 000's freshness warnings: off unless configured (SPEC: no config means never warn).
+   * `{}` turns them on with the 24 h default; `false` is off too.
+   */
+  freshness: z.union([z.literal(false), freshnessConfigSchema]).default(false),
   retrieval: retrievalConfigSchema.prefault({}),
   limits: limitsConfigSchema.prefault({}),
   defaults: recordDefaultsSchema.prefault({}),

@@ -26,7 +26,8 @@ function agentWith(memory: Parameters<typeof createMemloomMiddleware>[0], model:
 
 describe('an agent with memloom across sessions', () => {
   it('remembers a preference, applies a correction as the strategy decides, and never shows another user', async () => {
-    const { memory, clock } = rig(vectors);
+    // Seed 000's freshness notes are on when configured: the 24 h default.
+    const { memory, clock } = rig(vectors, { freshness: {} });
     const alice = { context: { userId: 'alice' } };
 
     // Session 1: the user states a preference and the model saves it.

@@ -88,7 +88,7 @@ describe('memory tools given bad input', () => {
 
 describe('memory tools', () => {
   it('memory_search returns the user’s memories with ids and freshness notes, within the limit', async () => {
-    const { memory, clock } = rig();
+    const { memory, clock } = rig({}, { freshness: {} });
     const tea = await memory.add('Alice drinks green tea every morning', { scope: { userId: 'alice' } });
     await memory.add('Alice plays chess on Tuesdays', { scope: { userId: 'alice' } });
     await memory.add('Bob drinks green tea too', { scope: { userId: 'bob' } });

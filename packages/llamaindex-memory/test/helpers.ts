@@ -92,7 +92,7 @@ export function createFailingStore(): MemoryStore & { failing: boolean; calls: n
 }
 
 /** A memloom Memory over the in-memory store, the test embedder and a fake clock. */
-export function setupMemory(options: { store?: MemoryStore; clock?: FakeClock; neverMerge?: boolean } = {}) {
+export function setupMemory(options: { store?: MemoryStore; clock?: FakeClock; neverMerge?: boolean; freshness?: boolean } = {}) {
   const clock = options.clock ?? createFakeClock('2025-03-01T09:00:00.000Z');
   const store = options.store ?? createInMemoryStore();
   const memory = createMemory({
@@ -101,6 +101,8 @@ export function setupMemory(options: { store?: MemoryStore; clock?: FakeClock; n
     clock,
     // For bulk fixtures of look-alike lines that must stay separate memories.
     ...(options.neverMerge ? { strategy: { highSimilarity: 1, mediumSimilarity: 1 } } : {}),
+    // Seed 000's freshness notes, with the 24 h default (off unless configured).
+    ...(options.freshness ? { freshness: {} } : {}),
   });
   return { memory, clock, store };
 }

@@ -10,7 +10,7 @@ const llm = new ScriptedLLM(() => ({ content: 'ok' }));
 
 describe('MemoryIndexBlock (seed 000)', () => {
   it("injects the MEMORY.md index with age notes on stale lines, and only this user's memories", async () => {
-    const { memory, clock } = setupMemory();
+    const { memory, clock } = setupMemory({ freshness: true });
     await memory.add('Prefers window seats on long flights.', { scope: alice });
     await memory.add('Bob works night shifts.', { scope: { userId: 'bob' } });
     clock.advanceDays(3);

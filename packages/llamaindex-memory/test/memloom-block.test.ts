@@ -103,7 +103,7 @@ describe('MemloomMemoryBlock in a real LlamaIndex Memory', () => {
   });
 
   it('adds the freshness note to memories older than the threshold', async () => {
-    const { memory, clock } = setupMemory();
+    const { memory, clock } = setupMemory({ freshness: true });
     const chat = chatMemoryWith(memloomBlock({ memory, scope: alice }));
     await converse(chat, aliceFacts);
 

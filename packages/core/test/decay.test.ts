@@ -157,6 +157,13 @@ describe('seed 002 category rules', () => {
     expect(kept.importance).toBeCloseTo(0.35 * 0.95 ** 3, 6);
   });
 
+  it('keeps a fact at exactly importance 0.3 and deletes it only below (P-D21)', () => {
+    const atThreshold = planMaintenance(memory({ importance: 0.3, baseImportance: 0.3 }), start + DAY, config);
+    expect(atThreshold.kind).not.toBe('delete');
+    expect(atThreshold.importance).toBe(0.3);
+    expect(planMaintenance(memory({ importance: 0.2999, baseImportance: 0.2999 }), start + DAY, config).kind).toBe('delete');
+  });
+
   it('takes its numbers from configuration', () => {
     const custom = decayConfigSchema.parse({ episode: { deleteAfterDays: 30 }, fact: { factor: 0.5, deleteBelowImportance: 0.1 } });
     expect(planMaintenance(memory({ category: 'episode' }), start + 20 * DAY, custom).kind).toBe('update');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   ageString,
+  DEFAULT_FRESHNESS,
   freshnessConfigSchema,
   freshnessNote,
   freshnessThresholdMs,
@@ -21,6 +22,11 @@ describe('seed 000 thresholds', () => {
     expect(freshnessThresholdMs('project', config)).toBe(24 * HOUR);
   });
 
+  it('exports DEFAULT_FRESHNESS equal to the schema default, 24 hours (P-F02)', () => {
+    expect(DEFAULT_FRESHNESS).toEqual(freshnessConfigSchema.parse({}));
+    expect(DEFAULT_FRESHNESS.globalThresholdHours).toBe(24);
+  });
+
   it('lets a type override the global threshold', () => {
     const config = freshnessConfigSchema.parse({ globalThresholdHours: 24, typeOverrides: { project: 12, user: 168 } });
     expect(freshnessThresholdMs('project', config)).toBe(12 * HOUR);
@@ -35,6 +41,10 @@ describe('seed 000 thresholds', () => {
 
   it('always warns at threshold 0, even for a memory written this instant', () => {
     expect(shouldWarn(now, 0, now)).toBe(true);
+  });
+
+  it('warns at threshold 0 even for a memory updated slightly in the future (P-F03)', () => {
+    expect(shouldWarn(now + MINUTE, 0, now)).toBe(true);
   });
 
   it('never warns without a config, or without a timestamp', () => {
@@ -115,6 +125,16 @@ describe('seed 000 index truncation at 200 lines / 25 KB', () => {
     expect(body.split('\n').every((kept) => kept === line)).toBe(true);
     expect(body.split('\n')).toHaveLength(51); // 51 × 501 bytes = 25,551 ≤ 25,600
     expect(result.content).toContain('(exceeded 25KB)');
+  });
+
+  it('keeps an index of exactly 25 KB (25,600 bytes) and cuts it one line later (P-F13)', () => {
+    const line = `- ${'x'.repeat(509)}`; // 511 bytes + newline
+    const content = `${Array.from({ length: 50 }, () => line).join('\n')}\n`; // 50 × 512 bytes = 25,600
+    expect(Buffer.byteLength(content)).toBe(25 * 1024);
+    expect(truncateIndex(content)).toEqual({ content, truncated: false });
+    const over = truncateIndex(`${content}y\n`);
+    expect(over.truncated).toBe(true);
+    expect(over.limit).toBe('bytes');
   });
 
   it('counts bytes, not characters, for Chinese text', () => {

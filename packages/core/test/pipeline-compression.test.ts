@@ -78,6 +78,15 @@ describe('long-term compression', () => {
     expect(model.requests).toHaveLength(3);
   });
 
+  it('runs again exactly 24 h after the last compression, not 1 ms before (P-X13)', async () => {
+    const { pipeline, clock } = await compressionRig();
+    expect((await pipeline.compressLongTerm({ scope: alice })).action).toBe('compressed');
+    clock.advance(24 * HOUR - 1);
+    expect(await pipeline.compressLongTerm({ scope: alice })).toMatchObject({ action: 'skipped', reason: 'compressed less than 24 h ago' });
+    clock.advance(1);
+    expect((await pipeline.compressLongTerm({ scope: alice })).action).toBe('compressed');
+  });
+
   it('skips every group it cannot apply safely, with why', async () => {
     const { pipeline, memory, state, ids } = await compressionRig();
     state.answer = JSON.stringify({

@@ -91,6 +91,15 @@ describe('review: decay (importance fell below 0.5)', () => {
     expect((await memory.get(hometown.memory.id))?.importance).toBe(0.5);
   });
 
+  it('is due only below 0.5: a fact at exactly 0.5 is skipped as not due, one at 0.499 is reviewed (P-X03/X08)', async () => {
+    const { pipeline, memory } = pipelineRig();
+    const atThreshold = await memory.add('The user grew up in Porto', { scope: alice, importance: 0.5 });
+    const below = await memory.add('The user once visited Oslo', { scope: alice, importance: 0.499 });
+    const report = await pipeline.review({ scope: alice, ids: [atThreshold.memory.id, below.memory.id] });
+    expect(report.skipped).toEqual([expect.objectContaining({ reason: 'not due (fact, importance 0.5)' })]);
+    expect(report.reviewed).toEqual([expect.objectContaining({ id: below.memory.id, kind: 'decay' })]);
+  });
+
   it('DELETE deletes it', async () => {
     const { pipeline, memory } = pipelineRig({ languageModel: createScriptedModel('Replaced by newer plans. [DELETE]') });
     const stale = await memory.add('The user plans a trip to Rome in 2019', { scope: alice, importance: 0.4 });

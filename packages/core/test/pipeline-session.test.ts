@@ -37,6 +37,20 @@ describe('planSessionSummary and forceCompression (pure)', () => {
     expect(emergency.kept.map((message) => message.id)).toEqual(['m4', 'm5', 'm6']);
   });
 
+  it('does not summarize at exactly 75% of the context window, only above it (P-SS02)', () => {
+    const messages = conversation(6); // 1 token each
+    expect(planSessionSummary(messages, { policy: DEFAULT_POLICY, contextWindowTokens: 8, countTokens: () => 1 }).action).toBe('none');
+    expect(planSessionSummary(messages, { policy: DEFAULT_POLICY, contextWindowTokens: 7.9, countTokens: () => 1 }).action).toBe('summarize');
+  });
+
+  it('drops the oldest half at exactly 95% of the context window, and only summarizes just below (P-SS05/06)', () => {
+    const messages = conversation(19); // 1 token each, under the message threshold
+    const emergency = planSessionSummary(messages, { policy: DEFAULT_POLICY, contextWindowTokens: 20, countTokens: () => 1 });
+    expect(emergency).toMatchObject({ action: 'emergency', contextPercent: 95 });
+    expect(emergency.older).toHaveLength(9);
+    expect(planSessionSummary(messages, { policy: DEFAULT_POLICY, contextWindowTokens: 20.1, countTokens: () => 1 }).action).toBe('summarize');
+  });
+
   it('uses a given token counter, and never summarizes what keep_count keeps', () => {
     const plan = planSessionSummary(conversation(3), {
       policy: { ...DEFAULT_POLICY, session_summary_message_threshold: 2, session_summary_keep_count: 4 },
@@ -148,6 +162,15 @@ describe('summarizeSession', () => {
     expect(result.summaryMessage?.content).toMatch(/^Earlier messages were dropped to free the context/);
     expect(result.episode?.memory.sources).toEqual(['m1', 'm2', 'm3', 'm4']);
     expect(model.requests).toHaveLength(0);
+  });
+
+  it('drops the oldest half at exactly 95% of the context window by default, and summarizes just below (P-SS04)', async () => {
+    const { pipeline } = pipelineRig();
+    const messages = conversation(19); // 1 token each, under the message threshold
+    const emergency = await pipeline.summarizeSession(messages, { scope: alice, contextWindowTokens: 20, countTokens: () => 1 });
+    expect(emergency).toMatchObject({ action: 'emergency', summarizedCount: 9 });
+    const below = await pipeline.summarizeSession(messages, { scope: alice, contextWindowTokens: 20.1, countTokens: () => 1 });
+    expect(below.action).toBe('summarized');
   });
 
   it('returns the messages unchanged under the thresholds', async () => {

@@ -25,11 +25,23 @@ describe('seed 003 working-memory reminders', () => {
     expect(results).toEqual([false, false, false, true]);
   });
 
+  it('does not remind at exactly 70% context use, only past it (P-W04/05/08)', () => {
+    const atThreshold = new WorkingMemoryTracker();
+    expect([10, 10, 10, 70].map((percent) => atThreshold.checkRound(status(percent)).remind)).toEqual([false, false, false, false]);
+    const past = new WorkingMemoryTracker();
+    expect([10, 10, 10, 71].map((percent) => past.checkRound(status(percent)).remind)).toEqual([false, false, false, true]);
+  });
+
   it('never reminds before round 3, however full the context', () => {
     const tracker = new WorkingMemoryTracker();
     expect(tracker.checkRound(status(99)).remind).toBe(false);
     expect(tracker.checkRound(status(99)).remind).toBe(false);
     expect(tracker.checkRound(status(99)).remind).toBe(false);
+  });
+
+  it('reminds from round minRounds on when maxRounds is below it: maxRounds 2, minRounds 3 (P-W06)', () => {
+    const tracker = new WorkingMemoryTracker({ maxRounds: 2, minRounds: 3 });
+    expect([1, 2, 3].map(() => tracker.checkRound(status()).remind)).toEqual([false, false, true]);
   });
 
   it('states rounds, token use, message count, overview size and what to do', () => {

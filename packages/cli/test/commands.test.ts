@@ -195,6 +195,8 @@ describe('add-turns', () => {
       ['{"content":"Ana: a beagle","at":""}', 'line 4: "at" must be a date'],
       // A Date would read it as March 1; core refuses it, so it must be found before the first session is stored.
       ['{"content":"Ana: a beagle","at":"2024-02-30T09:00:00Z"}', 'line 4: "at" must be a date on the calendar'],
+      // Seconds since 1970 (2024-05-01), which read as milliseconds would be 1970-01-20.
+      ['{"content":"Ana: a beagle","at":1714550400}', 'line 4: "at" must be milliseconds since 1970 (this looks like seconds: 2024-05-01T08:00:00.000Z'],
     ] as const) {
       const result = await run(dir, ['add-turns', '-', '--user', 'ana'], { stdin: `${first}${turn}\n` });
       expect(result.code).toBe(EXIT_CODES.USAGE);

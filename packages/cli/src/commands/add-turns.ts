@@ -66,6 +66,13 @@ function parseTurn(text: string, line: number, maxContentLength: number): AddTur
 const MAX_LABEL_LENGTH = 512;
 
 /**
+ * A number `at` below this (1e11 ms: 1973-03-03) is refused: Unix times in seconds, which many tools
+ * write, are below it for any date before the year 5138, and read as milliseconds they date a
+ * conversation in January 1970.
+ */
+const SECONDS_LOOK_ALIKE = 1e11;
+
+/**
  * The optional fields of a JSON turn, checked as core checks them (so that a bad one is found while
  * reading, before any session is stored), each error naming the line and the field.
  */
@@ -73,6 +80,10 @@ function checkFields(value: Record<string, unknown>, line: number): AddTurn {
   const { content, at, sources, tags, metadata } = value;
   const bad = (field: string, expected: string, got: unknown) =>
     new UsageError(`line ${line}: "${field}" must be ${expected}, got ${JSON.stringify(got)}`);
+  if (typeof at === 'number' && Number.isFinite(at) && Math.abs(at) < SECONDS_LOOK_ALIKE) {
+    // 1714550400 is 2024-05-01 in seconds, and 1970-01-20 in milliseconds: which one was meant cannot be told.
+    throw bad('at', `milliseconds since 1970 (this looks like seconds: ${new Date(at * 1000).toISOString()} if it is; multiply by 1000) or a date such as 2024-05-01T09:00:00Z`, at);
+  }
   if (at !== undefined) {
     const valid =
       typeof at === 'string' ? at.trim() !== '' && !Number.isNaN(Date.parse(at)) && isOnCalendar(at) : typeof at === 'number' && Number.isFinite(new Date(at).getTime());

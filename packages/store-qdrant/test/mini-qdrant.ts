@@ -1,4 +1,4 @@
-import type { QdrantClientLike } from '../src/index.js';
+import { createQdrantStore, type QdrantClientLike } from '../src/index.js';
 
 type Point = { id: string; vector: any; payload: any };
 
@@ -75,4 +75,13 @@ export function miniQdrant() {
       hook = step;
     },
   };
+}
+
+/** Two stores (two processes, say) opened on one stand-in collection of 2-dimensional vectors. */
+export async function twoStoresOn(qdrant: ReturnType<typeof miniQdrant>) {
+  const a = createQdrantStore({ client: qdrant.client, checkServerVersion: false });
+  const b = createQdrantStore({ client: qdrant.client, checkServerVersion: false });
+  await a.open({ dimension: 2, embedderId: 'e' });
+  await b.open({ dimension: 2, embedderId: 'e' });
+  return { a, b };
 }

@@ -1,7 +1,6 @@
 import type { MemoryChange, MemoryRecord } from '@memloom/core';
 import { describe, expect, it } from 'vitest';
-import { createQdrantStore } from '../src/index.js';
-import { miniQdrant } from './mini-qdrant.js';
+import { miniQdrant, twoStoresOn } from './mini-qdrant.js';
 
 /**
  * A memory deleted and created again reaches the revision it had before (ABA): the revision alone
@@ -27,10 +26,7 @@ const NEW = record('x', 1, 'new', '2024-02-02T00:00:00.000Z');
 
 async function twoProcesses() {
   const qdrant = miniQdrant();
-  const a = createQdrantStore({ client: qdrant.client, checkServerVersion: false });
-  const b = createQdrantStore({ client: qdrant.client, checkServerVersion: false });
-  await a.open({ dimension: 2, embedderId: 'e' });
-  await b.open({ dimension: 2, embedderId: 'e' });
+  const { a, b } = await twoStoresOn(qdrant);
   await a.apply([put(OLD)]);
   const recreate = () => b.apply([{ op: 'delete', id: 'x' }, put(NEW)]);
   return { qdrant, a, b, recreate };

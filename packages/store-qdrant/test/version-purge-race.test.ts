@@ -1,7 +1,6 @@
 import type { MemoryChange, MemoryRecord } from '@memloom/core';
 import { describe, expect, it } from 'vitest';
-import { createQdrantStore } from '../src/index.js';
-import { miniQdrant } from './mini-qdrant.js';
+import { miniQdrant, twoStoresOn } from './mini-qdrant.js';
 
 /**
  * Two processes (two stores) on one collection, run against the in-memory stand-in in
@@ -27,10 +26,7 @@ function put(memory: MemoryRecord, before: MemoryRecord | null = null): MemoryCh
 
 async function twoProcesses() {
   const qdrant = miniQdrant();
-  const a = createQdrantStore({ client: qdrant.client, checkServerVersion: false });
-  const b = createQdrantStore({ client: qdrant.client, checkServerVersion: false });
-  await a.open({ dimension: 2, embedderId: 'e' });
-  await b.open({ dimension: 2, embedderId: 'e' });
+  const { a, b } = await twoStoresOn(qdrant);
   const versionsOf = (id: string) => [...qdrant.points.values()].filter((point) => point.payload.kind === 'version' && point.payload.memoryId === id);
   return { qdrant, a, b, versionsOf };
 }

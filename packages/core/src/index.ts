@@ -124,7 +124,7 @@ export { cosineSimilarity, normalizeVector, assertValidVector, blendVectors, doc
 export { FlatVectorIndex, flatVectorIndexSupported } from './vector-index/flat-vector-index.js';
 export type { VectorHit } from './vector-index/flat-vector-index.js';
 export { validateScope, isEmptyScope, scopeKey, inScope, matchesFilter } from './scope.js';
-export { assertQueryInput, assertRecordContext, assertRecordTimes, keywordText, listCursor, listOrder, listRecords, matchingRecords, pastCursor, foreignCursor, numericPageQuery, pageLimit, pageRecords, searchTextIndex } from './record-queries.js';
+export { assertPutNumbering, assertQueryInput, assertRecordContext, assertRecordTimes, keywordText, listCursor, listOrder, listRecords, matchingRecords, pastCursor, foreignCursor, numericPageQuery, pageLimit, pageRecords, searchTextIndex } from './record-queries.js';
 export type { ListCursor, ListPlace, RecordEntry, SequencedEntry } from './record-queries.js';
 
 // Language model helpers

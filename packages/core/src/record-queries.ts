@@ -53,6 +53,27 @@ export function assertQueryInput(input: { limit?: unknown; offset?: unknown; tex
 }
 
 /**
+ * For store authors: a put's numbers, checked before the store looks at
+ * what it holds. `expectedRevision` must be a whole number >= 0 and
+ * `memory.revision` and `version.version` both `expectedRevision + 1`:
+ * INVALID_INPUT otherwise, whatever is stored (a caller's numbering mistake
+ * must not pass for a race, which CONFLICT says).
+ */
+export function assertPutNumbering(change: { memory: Pick<MemoryRecord, 'id' | 'revision'>; expectedRevision: number; version: { version: number } }, backend: string): void {
+  const { memory, expectedRevision, version } = change;
+  if (!Number.isInteger(expectedRevision) || expectedRevision < 0) {
+    throw new MemloomError({ code: 'INVALID_INPUT', backend, message: `memory ${memory.id}: expectedRevision must be a whole number >= 0, got ${String(expectedRevision)}` });
+  }
+  if (memory.revision !== expectedRevision + 1 || version?.version !== memory.revision) {
+    throw new MemloomError({
+      code: 'INVALID_INPUT',
+      backend,
+      message: `memory ${memory.id}: revision ${String(memory.revision)} and version ${String(version?.version)} must both be ${expectedRevision + 1}`,
+    });
+  }
+}
+
+/**
  * For store authors: a record's times must be ISO 8601 timestamps (what core
  * writes) on days the calendar has (not 2024-02-30, which a Date reads as
  * March 1): INVALID_INPUT naming the field otherwise, before anything is

@@ -430,14 +430,9 @@ class MarkdownFileStore implements MarkdownStore {
       return;
     }
     const current = plan.entry(change.memory.id);
+    // The numbering was checked before planning (validateChange).
     if ((current?.record.revision ?? 0) !== change.expectedRevision) throw this.conflict(change.memory.id);
     const { memory, version } = change;
-    if (memory.revision !== change.expectedRevision + 1 || version.version !== memory.revision) {
-      throw storeError(
-        'INVALID_INPUT',
-        `memory ${memory.id}: revision ${memory.revision} and version ${version.version} must both be ${change.expectedRevision + 1}`,
-      );
-    }
     if (!current && change.vector === undefined) {
       throw storeError('INVALID_INPUT', `memory ${change.memory.id} is new and needs a vector`);
     }

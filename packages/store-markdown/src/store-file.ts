@@ -1,5 +1,5 @@
 import type { MemoryChange, Scope, StoreOpenOptions } from '@memloom/core';
-import { assertRecordContext, assertRecordTimes, assertValidVector } from '@memloom/core';
+import { assertPutNumbering, assertRecordContext, assertRecordTimes, assertValidVector } from '@memloom/core';
 import { readIfExists } from './atomic-file.js';
 import { BACKEND, ioError, storeError } from './errors.js';
 import { hasLoneSurrogate } from './file-values.js';
@@ -79,6 +79,8 @@ export function validateChange(change: MemoryChange, header: VectorHeader | unde
   if (!Number.isInteger(change.expectedRevision) || !version || typeof version !== 'object') {
     throw storeError('INVALID_INPUT', `memory ${memory.id}: a put needs an integer expectedRevision and a version`);
   }
+  // A put numbered wrong is the caller's mistake whatever is stored: INVALID_INPUT before any revision is compared.
+  assertPutNumbering(change, BACKEND);
   if (change.vector !== undefined) {
     checkDimension(header, change.vector);
     assertValidVector(change.vector, change.vector.length, `the vector of memory ${memory.id}`, BACKEND);

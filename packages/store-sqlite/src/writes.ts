@@ -1,4 +1,4 @@
-import { assertRecordContext, keywordText, MemloomError, type MemoryChange, type MemoryRecord } from '@memloom/core';
+import { assertPutNumbering, assertRecordContext, keywordText, MemloomError, type MemoryChange, type MemoryRecord } from '@memloom/core';
 import type { Database, Statement } from 'better-sqlite3';
 import { BACKEND } from './connection.js';
 import { PendingText } from './pending-text.js';
@@ -155,14 +155,8 @@ export class Writer {
       this.rows.set(id, undefined);
       return;
     }
+    // The numbering was checked before the transaction (validateChange).
     if ((revision ?? 0) !== change.expectedRevision) throw conflict(id);
-    if (change.memory.revision !== change.expectedRevision + 1 || change.version.version !== change.memory.revision) {
-      throw new MemloomError({
-        code: 'INVALID_INPUT',
-        backend: BACKEND,
-        message: `memory ${id}: revision ${String(change.memory.revision)} and version ${String(change.version.version)} must both be ${change.expectedRevision + 1}`,
-      });
-    }
     if (!current && !blob) {
       throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: `memory ${id} is new and needs a vector` });
     }
@@ -333,4 +327,6 @@ export function validateChange(change: MemoryChange): void {
     throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: 'a put needs a memory with an id and content, and a version' });
   }
   assertRecordContext(memory, BACKEND);
+  // A put numbered wrong is the caller's mistake whatever is stored: INVALID_INPUT before any revision is compared.
+  assertPutNumbering(change, BACKEND);
 }

@@ -11,7 +11,7 @@ import type {
   VectorQuery,
 } from '../contracts.js';
 import { MemloomError } from '../errors.js';
-import { assertQueryInput, assertRecordContext, keywordText, listRecords, matchingRecords, pageRecords, searchTextIndex } from '../record-queries.js';
+import { assertPutNumbering, assertQueryInput, assertRecordContext, keywordText, listRecords, matchingRecords, pageRecords, searchTextIndex } from '../record-queries.js';
 import { inScope, matchesFilter } from '../scope.js';
 import { TextIndex } from '../text/bm25.js';
 import type { MemoryFilter, MemoryRecord, MemoryVersion, Scope, ScoredMemory } from '../types.js';
@@ -122,6 +122,8 @@ class InMemoryStore implements MemoryStore {
   async apply(changes: readonly MemoryChange[]): Promise<void> {
     this.assertOpen();
     // Check everything first, then mutate synchronously: all or nothing.
+    // A put numbered wrong is the caller's mistake whatever is stored: INVALID_INPUT before any revision is compared.
+    for (const change of changes) if (change.op === 'put') assertPutNumbering(change, this.name);
     const seen = new Map<string, number | undefined>();
     for (const change of changes) {
       const id = changeId(change);
@@ -138,13 +140,6 @@ class InMemoryStore implements MemoryStore {
         throw new MemloomError({ code: 'INVALID_INPUT', backend: this.name, message: `memory ${memory.id} is new and needs a vector` });
       }
       if (change.vector !== undefined) this.checkDimension(change.vector);
-      if (memory.revision !== change.expectedRevision + 1 || change.version.version !== memory.revision) {
-        throw new MemloomError({
-          code: 'INVALID_INPUT',
-          backend: this.name,
-          message: `memory ${memory.id}: revision ${memory.revision} and version ${change.version.version} must both be ${change.expectedRevision + 1}`,
-        });
-      }
       seen.set(memory.id, memory.revision);
     }
     for (const change of changes) {

@@ -64,7 +64,8 @@ export function badInputCases(context: StoreContext): void {
       const existing = record({ content: 'existing' });
       await context.store.apply([create(existing, axis(0))]);
       const fresh = record({ content: 'fresh' });
-      const stale = { ...replace(existing, { content: 'changed' }), expectedRevision: 7 };
+      // Computed from revision 7 of it, while revision 1 is stored.
+      const stale = replace({ ...existing, revision: 7 }, { content: 'changed' });
       await rejectsWithCode(context.store.apply([create(fresh, axis(1)), stale]), 'CONFLICT');
       expect(await context.store.get(fresh.id)).toBeUndefined();
       expect(await context.store.count({})).toBe(1);
@@ -126,7 +127,9 @@ export function badInputCases(context: StoreContext): void {
       const renumbered = (revision: number, versionNumber: number) => renumber(replace(memory, { content: 'skips ahead' }), revision, versionNumber);
       const fresh = record({ content: 'created at revision 2' });
       const skipped = renumber(create(fresh, axis(1)), 2, 2);
-      const bad = [[renumbered(5, 5)], [renumbered(2, 5)], [renumbered(5, 2)], [renumbered(1, 1)], [skipped], [create(record(), axis(2)), renumbered(5, 5)]];
+      // Stale and numbered wrong: the numbering is the caller's mistake whatever is stored, so not a CONFLICT (a race).
+      const staleAndWrong = { ...renumbered(5, 5), expectedRevision: 3 };
+      const bad = [[renumbered(5, 5)], [renumbered(2, 5)], [renumbered(5, 2)], [renumbered(1, 1)], [skipped], [create(record(), axis(2)), renumbered(5, 5)], [staleAndWrong]];
       for (const batch of bad) {
         await rejectsWithCode(context.store.apply(batch), 'INVALID_INPUT');
         expect(await context.store.get(memory.id)).toEqual(memory);

@@ -1,5 +1,5 @@
-/** A date at the start of a text, and the hour after it when there is one. */
-const DATE_START = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}))?/u;
+/** A date at the start of a text, and the hour after it when there is one (after `T`, `t` or a space, as `Date.parse` takes them). */
+const DATE_START = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}))?/u;
 
 /** Days in each month of a common year. */
 const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;

@@ -140,6 +140,15 @@ describe('summarizeSession', () => {
     expect(result.episode?.memory.content.startsWith('[2024-02-28 18:00] ')).toBe(true);
   });
 
+  it('leaves out a message time on a day the calendar does not have instead of shifting it (2024-02-30 is no March 1)', async () => {
+    const { pipeline, clock } = pipelineRig();
+    const messages = conversation(21).map((message, index) => ({ ...message, ...(index === 0 ? { at: '2024-02-30T10:00:00Z' } : {}) }));
+    const result = await pipeline.summarizeSession(messages, { scope: alice });
+    // Stamped as a first message without a time is: now.
+    expect(result.episode?.memory.content.startsWith(`[${clock.iso().slice(0, 16).replace('T', ' ')}] `)).toBe(true);
+    expect(result.episode?.memory.content).not.toContain('2024-03-01 10:00');
+  });
+
   it.each([
     ['throws', createScriptedModel(new Error('overloaded')), /overloaded/],
     ['answers with nothing', createScriptedModel('  '), /empty text/],

@@ -4,6 +4,7 @@ import { cleanModelText } from '../model-text.js';
 import type { Policy } from '../policy.js';
 import { keywords } from '../text/keywords.js';
 import { hasCjk } from '../text/tokenize.js';
+import { isOnCalendar } from '../time-text.js';
 import type { Scope } from '../types.js';
 import { askModel, type PipelineContext } from './context.js';
 import type { ConversationMessage } from './conversation.js';
@@ -144,8 +145,10 @@ function formatMinute(ms: number): string {
   return new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
 }
 
+/** A message's time; one that cannot be read, or names a day the calendar does not have (2024-02-30, which Date.parse shifts to March 1), is left out like a missing one. */
 function timeOf(at: ConversationMessage['at']): number | undefined {
   if (at === undefined) return undefined;
+  if (typeof at === 'string' && !isOnCalendar(at)) return undefined;
   const ms = at instanceof Date ? at.getTime() : typeof at === 'number' ? at : Date.parse(at);
   return Number.isFinite(ms) ? ms : undefined;
 }

@@ -15,9 +15,11 @@ export const APPLICATION_ID = 0x4d4c4f4d;
  * The FTS5 tokenizer: splits on whitespace only, because core's `tokenize` has
  * already made the terms. Format characters (C*: the zero-width non-joiner
  * inside Persian words, the soft hyphen) stay inside a term, as they do in
- * core's terms. Characters SQLite's tables do not know are term characters too.
+ * core's terms; so does U+180E (the Mongolian vowel separator), a format
+ * character that SQLite's Unicode tables still file as a space. Characters
+ * SQLite's tables do not know are term characters too.
  */
-const TERMS_TOKENIZER = `unicode61 remove_diacritics 0 categories 'L* M* N* P* S* C*'`;
+export const TERMS_TOKENIZER = `unicode61 remove_diacritics 0 categories 'L* M* N* P* S* C*' tokenchars '\u180E'`;
 
 /** The text table; the tokenizer of schemas 1 to 4 split terms at format characters. */
 function createTextTable(database: Database, tokenizer: string): void {

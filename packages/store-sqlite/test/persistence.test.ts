@@ -4,6 +4,8 @@ import { TOKENIZER_VERSION, type MemoryChange } from '@memloom/core';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createDefaultSqliteStore, createSqliteStore, DEFAULT_SQLITE_PATH, resolveDefaultSqlitePath, SCHEMA_VERSION, SQLITE_PATH_ENV } from '../src/index.js';
+import { TERMS_TOKENIZER } from '../src/schema.js';
+import { indexTerms } from '../src/text.js';
 import { VECTOR_LOG_KEPT } from '../src/writes.js';
 import { createChange, DIMENSION, EMBEDDER_ID, newRecord, replaceChange, vectorFor } from './fixtures/records.mjs';
 import { inspect, tempFolders } from './helpers.js';
@@ -301,6 +303,26 @@ describe('schema 5: format characters stay inside keyword terms', () => {
     expect(await idsFor(store, 'soft\u00adhyphenated')).toEqual(['en']);
     expect(await idsFor(store, 'soft')).toEqual([]);
     await store.close();
+  });
+
+  it('splits no term core makes, for every character up to the CJK planes (U+180E included, which SQLite files as a space)', () => {
+    const database = new Database(':memory:');
+    database.exec(`CREATE VIRTUAL TABLE t USING fts5(x, tokenize = "${TERMS_TOKENIZER}"); CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance');`);
+    const insert = database.prepare('INSERT INTO t (rowid, x) VALUES (?, ?)');
+    const expected = new Map<number, number>();
+    database.transaction(() => {
+      for (let point = 0x21; point <= 0x2ffff; point++) {
+        if (point >= 0xd800 && point <= 0xdfff) continue;
+        const terms = indexTerms(`a${String.fromCodePoint(point)}b`);
+        if (terms === '') continue;
+        insert.run(point, terms);
+        expected.set(point, terms.split(' ').length);
+      }
+    })();
+    const found = new Map((database.prepare('SELECT doc, count(*) FROM v GROUP BY doc').raw().all() as [number, number][]).map(([doc, count]) => [doc, count]));
+    const split = [...expected].filter(([point, count]) => found.get(point) !== count).map(([point]) => `U+${point.toString(16).toUpperCase()}`);
+    expect(split).toEqual([]);
+    database.close();
   });
 
   it('opens a schema 4 file, rebuilds its text table under the new tokenizer, and keeps every memory findable', async () => {

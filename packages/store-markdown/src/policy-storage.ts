@@ -112,9 +112,10 @@ export function createMarkdownPolicyStorage(options: MarkdownPolicyStorageOption
           assertNotLinked(root, directory);
           const current = await readIfExists(file);
           if (current !== undefined && current.trim() !== '') {
-            await writeFileAtomic(await freeSnapshotName(snapshots, atMs), current, durability);
+            const written = await freeSnapshotName(snapshots, atMs);
+            await writeFileAtomic(written, current, durability);
             // Like backups: a snapshot that cannot be removed now is removed after a later write.
-            await pruneSnapshots(snapshots).catch(() => undefined);
+            await pruneSnapshots(snapshots, path.basename(written)).catch(() => undefined);
           }
           // Only the keys given: the schema's defaults are the configuration's business, not an override.
           const given = Object.fromEntries(Object.keys(overrides).map((key) => [key, (parsed.data as Record<string, unknown>)[key]]));
@@ -153,15 +154,19 @@ async function freeSnapshotName(directory: string, atMs: number): Promise<string
   return path.join(directory, highest === 0 ? `${base}.json` : `${base}-${highest + 1}.json`);
 }
 
-/** Remove all but the newest `POLICY_SNAPSHOTS_KEPT` snapshots (by time, then counter); other files stay. */
-async function pruneSnapshots(directory: string): Promise<void> {
+/**
+ * Remove all but the newest `POLICY_SNAPSHOTS_KEPT` snapshots (by time, then counter); other files
+ * stay, and so does `written`, the one just taken: it is the only copy of the overrides this write
+ * replaces, even when its time sorts before the others (a clock set back, an `at` in the past).
+ */
+async function pruneSnapshots(directory: string, written: string): Promise<void> {
   const snapshots = (await readdir(directory))
     .flatMap((name) => {
-      const match = name.match(SNAPSHOT);
+      const match = name === written ? null : name.match(SNAPSHOT);
       return match ? [{ name, stamp: match[1] as string, counter: Number(match[2] ?? 1) }] : [];
     })
     .sort((a, b) => a.stamp.localeCompare(b.stamp) || a.counter - b.counter);
-  for (const { name } of snapshots.slice(0, Math.max(0, snapshots.length - POLICY_SNAPSHOTS_KEPT))) {
+  for (const { name } of snapshots.slice(0, Math.max(0, snapshots.length + 1 - POLICY_SNAPSHOTS_KEPT))) {
     await rm(path.join(directory, name), { force: true });
   }
 }

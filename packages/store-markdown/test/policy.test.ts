@@ -62,6 +62,20 @@ describe('policy overrides (seed 001)', () => {
     expect(JSON.parse(await readFile(path.join(policy.snapshots, '20240302_090000.json'), 'utf8'))).toEqual({ recent_days: 4 });
   });
 
+  it('never removes the snapshot it has just taken, even when its time sorts before the 100 kept (a clock set back)', async () => {
+    const policy = await storage();
+    await mkdir(policy.snapshots, { recursive: true });
+    const later = Array.from({ length: 100 }, (_, second) => `20250101_0000${String(Math.floor(second / 60)).padStart(2, '0')}${String(second % 60).padStart(2, '0')}.json`.replace('_0000', '_00'));
+    for (const name of later) await writeFile(path.join(policy.snapshots, name), '{}\n');
+    await writeFile(policy.file, '{ "recent_days": 4 }\n');
+    await policy.writeOverrides({ recent_days: 5 }, new Date('2024-06-01T00:00:00Z'));
+    const names = (await readdir(policy.snapshots)).sort();
+    expect(names).toHaveLength(100);
+    // The overrides this write replaced can still be rolled back to; the oldest of the later ones went.
+    expect(JSON.parse(await readFile(path.join(policy.snapshots, '20240601_000000.json'), 'utf8'))).toEqual({ recent_days: 4 });
+    expect(names).not.toContain(later[0]);
+  });
+
   it('rolls back to the configuration when the overrides file is deleted', async () => {
     const policy = await storage();
     await policy.writeOverrides({ evolution_enabled: true }, new Date());

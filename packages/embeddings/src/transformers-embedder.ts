@@ -279,7 +279,7 @@ function missingModelError(settings: Settings, candidates: string[], weightsFile
         `model folder ${target} (${settings.dtype}) is incomplete (missing: ${missingFiles(target, weightsFile).join(', ')}); ` +
         `nothing is downloaded when modelPath is set: put config.json, tokenizer.json, tokenizer_config.json and ${weightsFile} ` +
         `from the model's Hub repository into ${target}`,
-      details: { model: settings.model, folders: candidates, files, missing: missingFiles(target, weightsFile) },
+      details: { model: settings.label, folders: candidates, files, missing: missingFiles(target, weightsFile) },
     });
   }
   const download = settings.allowDownload

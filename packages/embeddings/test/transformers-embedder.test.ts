@@ -263,6 +263,13 @@ describe('transformers.js embedder errors name the model it was given', () => {
     expect(error.code).toBe('EMBEDDER_ERROR');
     expect(error.message).toContain(`the model in ${folder}`);
     expect(error.message).not.toContain('paraphrase-multilingual');
+    // A folder missing its files: the message and the details name the folder's model.
+    const empty = join(scratch, 'empty');
+    mkdirSync(empty, { recursive: true });
+    const missing = (await createTransformersEmbedder({ modelPath: empty }).catch((caught: unknown) => caught)) as MemloomError;
+    expect(missing.code).toBe('MISSING_RESOURCE');
+    expect(missing.details).toMatchObject({ model: `the model in ${empty}` });
+    expect(JSON.stringify(missing.details)).not.toContain('paraphrase-multilingual');
     // Given both, the model option names it.
     const named = (await createTransformersEmbedder({ modelPath: folder, model: 'memloom/tiny-bert' }).catch((caught: unknown) => caught)) as MemloomError;
     expect(named.message).toContain('could not load memloom/tiny-bert from');

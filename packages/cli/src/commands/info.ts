@@ -7,9 +7,9 @@ import { FILTER_OPTIONS, filterFrom, scopeOption, withMemory } from './shared.js
 
 export const indexCommand: CommandSpec = {
   name: 'index',
-  summary: 'print the MEMORY.md index (with freshness notes)',
+  summary: 'print the MEMORY.md index (with freshness notes when configured)',
   usage: ['index [options]'],
-  description: 'The index an agent gets in its prompt when there is no query: the most recently updated memories, grouped by category, each with seed 000\'s "last updated N days ago" note when it is stale.',
+  description: 'The index an agent gets in its prompt when there is no query: the most recently updated memories, grouped by category, each with seed 000\'s "last updated N days ago" note when it is stale and the configuration sets "freshness" (off without it; "freshness": {} for the 24 h default).',
   options: {
     limit: { type: 'string', short: 'n', value: 'n', description: 'most memories read (default 1000)' },
     ...FILTER_OPTIONS,

@@ -8,7 +8,7 @@ export const searchCommand: CommandSpec = {
   name: 'search',
   summary: 'find the memories most relevant to a query (meaning + keywords + weight + recency)',
   usage: ['search <query...> [options]'],
-  description: 'Ranks memories in the scope by memloom\'s hybrid retrieval and shows each score\'s parts and, for stale memories, the freshness warning.',
+  description: 'Ranks memories in the scope by memloom\'s hybrid retrieval and shows each score\'s parts and, for stale memories, the freshness warning when the configuration sets "freshness".',
   options: {
     limit: { type: 'string', short: 'n', value: 'n', description: 'how many results (default: the configured retrieval limit, 10)' },
     'min-score': { type: 'string', value: 'score', description: 'drop results scoring below this (0..1)' },

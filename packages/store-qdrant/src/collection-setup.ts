@@ -144,6 +144,8 @@ function checkPayloadIndexes(info: Schemas['CollectionInfo'], collection: string
     if (!found) continue;
     const expected = typeof schema === 'string' ? schema : schema.type;
     if (found.data_type === expected) continue;
+    // writeId is always a UUID: a uuid index (one a strict-mode user may have made) answers its match filters too.
+    if (field === 'writeId' && found.data_type === 'uuid') continue;
     throw new MemloomError({
       code: 'STORE_CORRUPT',
       backend: 'qdrant',

@@ -158,6 +158,12 @@ describe('open: an existing collection of another kind is refused and left uncha
     }
   });
 
+  it('takes a uuid index on writeId (its values are UUIDs) as memloom\'s keyword one', async () => {
+    const fake = scriptedClient({ getCollection: () => collectionInfo({ payloadSchema: indexed({ ...MEMLOOM_INDEXES, writeId: 'uuid' }) }), retrieve: () => [metaPoint()] });
+    await createQdrantStore({ client: fake.client }).open(OPEN);
+    expect(fake.methods()).not.toContain('createPayloadIndex');
+  });
+
   it('another embedder: EMBEDDER_MISMATCH', async () => {
     const fake = scriptedClient({ retrieve: () => [metaPoint('another/model')] });
     expect(await codeOf(createQdrantStore({ client: fake.client }).open(OPEN))).toBe('EMBEDDER_MISMATCH');

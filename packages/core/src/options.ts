@@ -11,6 +11,7 @@ import {
 import { MemloomError } from './errors.js';
 import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_SOURCES, MEMORY_TYPES } from './types.js';
 import { isOnCalendar } from './time-text.js';
+import { wellFormed, wellFormedData } from './well-formed.js';
 
 /** The configuration part of `createMemory` options (everything but objects like the store). */
 export const engineConfigSchema = z.object({
@@ -33,12 +34,17 @@ export type EngineConfig = z.output<typeof engineConfigSchema>;
 export type EngineConfigInput = z.input<typeof engineConfigSchema>;
 
 const timestamp = z.union([z.date(), z.string().min(1), z.number().finite()]);
-const stringList = z.array(z.string().min(1).max(512));
+/** Labels (tags, sources): a lone half of a UTF-16 pair becomes U+FFFD, as in content. */
+const stringList = z.array(z.string().min(1).max(512).transform(wellFormed));
 /** Metadata is data every store can keep: no functions, symbols or bigints, at any depth. */
-const metadataSchema = z.record(z.string(), z.unknown()).superRefine((metadata, context) => {
-  const problem = notData(metadata, 0);
-  if (problem) context.addIssue({ code: 'custom', message: `metadata${problem}` });
-});
+const metadataSchema = z
+  .record(z.string(), z.unknown())
+  .superRefine((metadata, context) => {
+    const problem = notData(metadata, 0);
+    if (problem) context.addIssue({ code: 'custom', message: `metadata${problem}` });
+  })
+  // Its strings, keys included, as content's: a lone half of a UTF-16 pair becomes U+FFFD.
+  .transform((metadata) => wellFormedData(metadata) as Record<string, unknown>);
 
 function notData(value: unknown, depth: number): string | undefined {
   if (typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') return ` holds a ${typeof value}, which cannot be stored`;

@@ -1,6 +1,7 @@
 import type { RecordDefaults } from './config.js';
 import { MemloomError } from './errors.js';
 import type { MemoryRecord, MemoryVersion, Scope, UpdateTrigger, VersionAction } from './types.js';
+import { wellFormed } from './well-formed.js';
 
 export interface NewRecordFields {
   id: string;
@@ -122,9 +123,6 @@ function copyPlain(value: unknown, depth: number): unknown {
   return copy;
 }
 
-/** With the `u` flag a whole surrogate pair is one code point: only lone halves match. */
-const LONE_SURROGATES = /[\uD800-\uDFFF]/gu;
-
 /** Validate and trim content; throws EMPTY_CONTENT or CONTENT_TOO_LONG. */
 export function validateContent(content: unknown, maxLength: number, field = 'content'): string {
   if (typeof content !== 'string') {
@@ -132,7 +130,7 @@ export function validateContent(content: unknown, maxLength: number, field = 'co
   }
   // Half of a UTF-16 pair without its other half (a string cut in the wrong place) becomes U+FFFD, as UTF-8
   // would make it: every store can then keep the text as given (Qdrant's server refuses it in JSON).
-  const trimmed = content.trim().replace(LONE_SURROGATES, '\uFFFD');
+  const trimmed = wellFormed(content.trim());
   if (trimmed === '') throw new MemloomError({ code: 'EMPTY_CONTENT', message: `${field} is empty` });
   if (trimmed.length > maxLength) {
     throw new MemloomError({

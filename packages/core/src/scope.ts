@@ -1,5 +1,6 @@
 import { MemloomError } from './errors.js';
 import { SCOPE_KEYS, type MemoryFilter, type MemoryRecord, type Scope } from './types.js';
+import { hasLoneSurrogate } from './well-formed.js';
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/u;
@@ -46,6 +47,16 @@ export function validateScope(scope: unknown, maxLength = 256, backend = 'core')
         code: 'INVALID_SCOPE',
         backend,
         message: `scope.${key} holds a control character`,
+        details: { field: key },
+      });
+    }
+    // An id is not text to show: two ids cut through different emoji would both become U+FFFD in a
+    // file name or a UTF-8 key, and be one user. Refused, as the Markdown store refuses it.
+    if (hasLoneSurrogate(value)) {
+      throw new MemloomError({
+        code: 'INVALID_SCOPE',
+        backend,
+        message: `scope.${key} holds a lone half of a UTF-16 pair (a string cut through an emoji)`,
         details: { field: key },
       });
     }

@@ -197,6 +197,27 @@ describe('add', () => {
     const updated = await memory.update(result.memory.id, { content: 'I love hiking \uD83C' });
     expect(updated.content).toBe('I love hiking \uFFFD');
     expect((await memory.search('hiking \uD83C', { scope: { userId: 'a' } }))[0]?.memory.id).toBe(result.memory.id);
+    // Labels and metadata too; other metadata values stay as they were.
+    const when = new Date('2024-01-01T00:00:00.000Z');
+    const labelled = await memory.add('I collect stamps', {
+      scope: { userId: 'a' },
+      tags: ['hobby \uD83C'],
+      sources: ['turn \uDC00'],
+      metadata: { note: 'cut \uD83D', nested: { list: ['ok', 'x\uDE00'], n: 1 }, ['key \uD800']: true, when },
+    });
+    expect(labelled.memory.tags).toEqual(['hobby \uFFFD']);
+    expect(labelled.memory.sources).toContain('turn \uFFFD');
+    expect(labelled.memory.metadata).toEqual({ note: 'cut \uFFFD', nested: { list: ['ok', 'x\uFFFD'], n: 1 }, ['key \uFFFD']: true, when });
+  });
+
+  it('refuses a scope id holding a lone half of a UTF-16 pair (INVALID_SCOPE): two such ids would be one user in files and UTF-8 keys', async () => {
+    const { memory } = rig();
+    for (const scope of [{ userId: 'u\uD800' }, { agentId: 'a\uDFFF' }, { sessionId: '\uD83D' }]) {
+      expect((await errorOf(memory.add('I like tea', { scope }))).code, JSON.stringify(scope)).toBe('INVALID_SCOPE');
+    }
+    expect(await memory.count()).toBe(0);
+    await memory.add('I like tea', { scope: { userId: 'u\u{1F600}' } });
+    expect(await memory.count({ scope: { userId: 'u\u{1F600}' } })).toBe(1);
   });
 });
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_SOURCES, MEMORY_TYPES, type MemoryRecord, type Scope } from '@memloom/core';
+import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_SOURCES, MEMORY_TYPES, wellFormed, type MemoryRecord, type Scope } from '@memloom/core';
 import { z } from 'zod';
-import { asWrittenInUtf8, isCalendarDay, isFileTime } from './file-values.js';
+import { isCalendarDay, isFileTime } from './file-values.js';
 
 /**
  * The Markdown format. A file is a free preamble (title, notes) followed by
@@ -184,7 +184,8 @@ function renderUncached(record: MemoryRecord): string {
   const body = bodyFor(record.content);
   // The text exactly as parseMemoryFile will read it back: the file's CR LF become LF, the line break after the
   // body makes a CR at its end one too, and UTF-8 turns a lone surrogate into U+FFFD.
-  const shown = asWrittenInUtf8(contentFrom(`${body}\n`.replace(/\r\n/gu, '\n').split('\n')));
+  // (core's wellFormed: each lone half of a UTF-16 pair becomes U+FFFD)
+  const shown = wellFormed(contentFrom(`${body}\n`.replace(/\r\n/gu, '\n').split('\n')));
   // Text the block cannot show exactly (or no text at all) is kept whole in `raw`.
   const meta: Meta = metaFor(record, shown === record.content && shown !== '' ? undefined : record.content);
   meta.sum = checksum(shown, meta);

@@ -23,21 +23,3 @@ export function isCalendarDay(text: string): boolean {
 export function isFileTime(value: string): boolean {
   return TIME.test(value) && isOnCalendar(value) && !Number.isNaN(Date.parse(value));
 }
-
-/**
- * Half of a UTF-16 surrogate pair without its other half (a string cut in the
- * wrong place). With the `u` flag a whole pair is one code point, so only a
- * lone half matches.
- */
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
-const LONE_SURROGATES = /[\uD800-\uDFFF]/gu;
-
-/** True when `text` holds a lone surrogate, which UTF-8 cannot hold: written to a file it reads back as U+FFFD. */
-export function hasLoneSurrogate(text: string): boolean {
-  return LONE_SURROGATE.test(text);
-}
-
-/** `text` as it reads back from a UTF-8 file: each lone surrogate becomes U+FFFD. */
-export function asWrittenInUtf8(text: string): string {
-  return text.replace(LONE_SURROGATES, '\uFFFD');
-}

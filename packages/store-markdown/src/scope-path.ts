@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { SCOPE_KEYS, type Scope, type ScopeKey } from '@memloom/core';
+import { hasLoneSurrogate, SCOPE_KEYS, type Scope, type ScopeKey } from '@memloom/core';
 import { isMissing, writeFileAtomic, type Durability } from './atomic-file.js';
 import { storeError } from './errors.js';
-import { hasLoneSurrogate } from './file-values.js';
 
 /** Folder that holds the values of each scope field, in nesting order. */
 const KIND_FOLDERS: Record<ScopeKey, string> = { userId: 'users', agentId: 'agents', sessionId: 'sessions' };

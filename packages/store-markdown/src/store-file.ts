@@ -1,8 +1,7 @@
 import type { MemoryChange, Scope, StoreOpenOptions } from '@memloom/core';
-import { assertPutNumbering, assertRecordContext, assertRecordTimes, assertValidVector } from '@memloom/core';
+import { assertPutNumbering, assertRecordContext, assertRecordTimes, assertValidVector, hasLoneSurrogate } from '@memloom/core';
 import { readIfExists } from './atomic-file.js';
 import { BACKEND, ioError, storeError } from './errors.js';
-import { hasLoneSurrogate } from './file-values.js';
 import type { VectorHeader } from './index-logs.js';
 import { assertSafeScope } from './scope-path.js';
 

@@ -1,0 +1,37 @@
+/** Half of a UTF-16 pair without its other half. With the `u` flag a whole pair is one code point: only lone halves match. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+const LONE_SURROGATES = /[\uD800-\uDFFF]/gu;
+
+/** Whether `text` holds a lone half of a UTF-16 pair (a string cut through an emoji). */
+export function hasLoneSurrogate(text: string): boolean {
+  return LONE_SURROGATE.test(text);
+}
+
+/**
+ * `text` with each lone half of a UTF-16 pair replaced by U+FFFD, as UTF-8 would show it: what
+ * every store can keep as given (Qdrant's server refuses such JSON; SQLite and files turn it into
+ * U+FFFD on the way).
+ */
+export function wellFormed(text: string): string {
+  return LONE_SURROGATE.test(text) ? text.replace(LONE_SURROGATES, '\uFFFD') : text;
+}
+
+/**
+ * Plain data (metadata) with every string, keys included, well formed. Arrays and plain objects
+ * holding a lone half are copied; everything else (other objects, data deeper than 64 levels, data
+ * with nothing to replace) is given back as it is.
+ */
+export function wellFormedData(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return wellFormed(value);
+  if (typeof value !== 'object' || value === null || depth > 64) return value;
+  if (Array.isArray(value)) {
+    const copy = value.map((item: unknown) => wellFormedData(item, depth + 1));
+    return copy.some((item, index) => item !== value[index]) ? copy : value;
+  }
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  if (prototype !== Object.prototype && prototype !== null) return value;
+  const original = Object.entries(value);
+  const entries = original.map(([key, child]) => [wellFormed(key), wellFormedData(child, depth + 1)] as const);
+  const changed = entries.some(([key, child], index) => key !== original[index]![0] || child !== original[index]![1]);
+  return changed ? Object.fromEntries(entries) : value;
+}

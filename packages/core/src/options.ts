@@ -63,7 +63,11 @@ const filterSchema = z
     source: z.union([z.enum(MEMORY_SOURCES), z.array(z.enum(MEMORY_SOURCES))]).optional(),
     verified: z.boolean().optional(),
     tags: stringList.optional(),
-    metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+    // Made well formed as stored metadata is, so a value with a lone UTF-16 half finds what it stored.
+    metadata: z
+      .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+      .transform((metadata) => wellFormedData(metadata) as Record<string, string | number | boolean>)
+      .optional(),
   })
   .strict();
 

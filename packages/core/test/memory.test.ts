@@ -208,6 +208,10 @@ describe('add', () => {
     expect(labelled.memory.tags).toEqual(['hobby \uFFFD']);
     expect(labelled.memory.sources).toContain('turn \uFFFD');
     expect(labelled.memory.metadata).toEqual({ note: 'cut \uFFFD', nested: { list: ['ok', 'x\uFFFD'], n: 1 }, ['key \uFFFD']: true, when });
+    // A filter given the same broken strings finds it (the LangGraph store looks its items up so).
+    const filter = { tags: ['hobby \uD83C'], metadata: { note: 'cut \uD83D', ['key \uD800']: true } };
+    expect((await memory.list({ scope: { userId: 'a' }, filter })).map((found) => found.id)).toEqual([labelled.memory.id]);
+    expect((await memory.search('stamps', { scope: { userId: 'a' }, filter }))[0]?.memory.id).toBe(labelled.memory.id);
   });
 
   it('refuses a scope id holding a lone half of a UTF-16 pair (INVALID_SCOPE): two such ids would be one user in files and UTF-8 keys', async () => {

@@ -43,6 +43,18 @@ describe('MemloomStore: put and get', () => {
     expect((await store.get(['alice', 'work'], 'drink'))?.value).toEqual({ text: 'water' });
   });
 
+  it('finds an item again whose key or value holds a lone half of a UTF-16 pair (stored as U+FFFD), and keeps one copy of it', async () => {
+    const { store, memory } = storeRig();
+    const key = 'note \uD83D';
+    await store.put(['alice', 'notes'], key, { text: 'cut \uDE00' });
+    await store.put(['alice', 'notes'], key, { text: 'cut again \uDE00' });
+    const item = await store.get(['alice', 'notes'], key);
+    expect(item?.value).toEqual({ text: 'cut again \uFFFD' });
+    expect(await memory.count({ scope: { userId: 'alice' } })).toBe(1);
+    await store.delete(['alice', 'notes'], key);
+    expect(await store.get(['alice', 'notes'], key)).toBeNull();
+  });
+
   it('keeps one memory per item, in the scope of its namespace, with its history', async () => {
     const { store, memory } = storeRig();
     await store.put(['alice', 'prefs'], 'drink', { text: 'green tea' });

@@ -7,7 +7,8 @@ import {
   UPDATE_TRIGGERS,
   VERSION_ACTIONS,
   formatZodIssues,
-  isOnCalendar,
+  hasLoneSurrogate,
+  isIsoTime,
   type MemoryRecord,
   type MemoryVersion,
   type Scope,
@@ -23,10 +24,14 @@ import { z } from 'zod';
  */
 export const EXPORT_FORMAT = 1;
 
-const scopeSchema = z
-  .object({ userId: z.string().min(1).optional(), agentId: z.string().min(1).optional(), sessionId: z.string().min(1).optional() })
-  .strict();
-const isoDate = z.string().refine((value) => !Number.isNaN(Date.parse(value)) && isOnCalendar(value), 'must be an ISO date on the calendar');
+/** A scope id as core takes one: not empty, and no lone half of a UTF-16 pair (two such ids would be one user). */
+const scopeId = z
+  .string()
+  .min(1)
+  .refine((value) => !hasLoneSurrogate(value), 'holds a lone half of a UTF-16 pair');
+const scopeSchema = z.object({ userId: scopeId.optional(), agentId: scopeId.optional(), sessionId: scopeId.optional() }).strict();
+/** Times as memloom writes them (the stores order by them as text): ISO 8601, on a day the calendar has. */
+const isoDate = z.string().refine(isIsoTime, 'must be an ISO 8601 time on the calendar, such as 2024-03-01T09:00:00.000Z');
 
 export const recordSchema = z
   .object({

@@ -554,6 +554,28 @@ describe('export, import, reindex', () => {
     }
   });
 
+  it('refuses an export line whose times are not ISO 8601 on the calendar, or whose scope id holds a lone UTF-16 half, naming the line; nothing is stored', async () => {
+    const { header, lines } = syntheticExport(2);
+    const bad = (edit: (line: any) => void) => {
+      const line = JSON.parse(lines[1]!);
+      edit(line);
+      return `${[header, lines[0], JSON.stringify(line)].join('\n')}\n`;
+    };
+    for (const [name, text] of [
+      ['slashes', bad((line) => (line.memory.createdAt = '2024/03/01 10:00'))],
+      ['shifted', bad((line) => (line.memory.updatedAt = '2024-02-30T10:00:00.000Z'))],
+      ['version', bad((line) => (line.versions[0].at = '2024-01-01 24:00'))],
+      ['scope', bad((line) => (line.memory.scope = { userId: 'al\uD800' }))],
+    ] as const) {
+      writeFileSync(join(dir, `${name}.jsonl`), text);
+      const result = await cli('import', `${name}.jsonl`, '--store', `sqlite:./${name}.db`);
+      expect(result.code, name).toBe(EXIT_CODES.USAGE);
+      expect(result.stderr, name).toContain(`${name}.jsonl`);
+      expect(result.stderr, name).toMatch(/line 3/);
+      expect(json(await cli('list', '--store', `sqlite:./${name}.db`, '--json')), name).toEqual([]);
+    }
+  });
+
   it('Ctrl-C during reindex (SQLite, offline embedder) stops between batches with exit 130; run again, it resumes', async () => {
     expect((await run(dir, ['import', '-', '--quiet'], { stdin: syntheticExport(200).text })).code).toBe(0);
     const stop = new AbortController();

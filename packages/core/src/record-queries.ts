@@ -3,7 +3,7 @@ import { MemloomError } from './errors.js';
 import { inScope, matchesFilter } from './scope.js';
 import type { TextIndex } from './text/bm25.js';
 import type { MemoryFilter, MemoryRecord, Scope, ScoredMemory } from './types.js';
-import { isOnCalendar } from './time-text.js';
+import { isIsoTime } from './time-text.js';
 
 /**
  * The text a store indexes for a memory's keyword search: its content, then
@@ -60,6 +60,9 @@ export function assertQueryInput(input: { limit?: unknown; offset?: unknown; tex
  * must not pass for a race, which CONFLICT says).
  */
 export function assertPutNumbering(change: { memory: Pick<MemoryRecord, 'id' | 'revision'>; expectedRevision: number; version: { version: number } }, backend: string): void {
+  if (!change || typeof change !== 'object' || !change.memory || typeof change.memory !== 'object' || !change.version || typeof change.version !== 'object') {
+    throw new MemloomError({ code: 'INVALID_INPUT', backend, message: 'a put needs a memory and a version' });
+  }
   const { memory, expectedRevision, version } = change;
   if (!Number.isInteger(expectedRevision) || expectedRevision < 0) {
     throw new MemloomError({ code: 'INVALID_INPUT', backend, message: `memory ${memory.id}: expectedRevision must be a whole number >= 0, got ${String(expectedRevision)}` });
@@ -84,7 +87,7 @@ export function assertRecordTimes(memory: Pick<MemoryRecord, 'id' | 'createdAt' 
   for (const field of ['createdAt', 'updatedAt', 'lastAccessedAt'] as const) {
     const value: unknown = memory[field];
     if (value === undefined && field === 'lastAccessedAt') continue;
-    if (typeof value !== 'string' || !ISO_TIME.test(value) || !isOnCalendar(value) || !Number.isFinite(Date.parse(value))) {
+    if (!isIsoTime(value)) {
       throw new MemloomError({
         code: 'INVALID_INPUT',
         backend,
@@ -94,7 +97,6 @@ export function assertRecordTimes(memory: Pick<MemoryRecord, 'id' | 'createdAt' 
   }
 }
 
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/u;
 
 /**
  * Queries over records held in process (core's in-memory store, the Markdown

@@ -142,11 +142,13 @@ describe('summarizeSession', () => {
 
   it('leaves out a message time on a day the calendar does not have instead of shifting it (2024-02-30 is no March 1)', async () => {
     const { pipeline, clock } = pipelineRig();
-    const messages = conversation(21).map((message, index) => ({ ...message, ...(index === 0 ? { at: '2024-02-30T10:00:00Z' } : {}) }));
-    const result = await pipeline.summarizeSession(messages, { scope: alice });
-    // Stamped as a first message without a time is: now.
-    expect(result.episode?.memory.content.startsWith(`[${clock.iso().slice(0, 16).replace('T', ' ')}] `)).toBe(true);
-    expect(result.episode?.memory.content).not.toContain('2024-03-01 10:00');
+    for (const at of ['2024-02-30T10:00:00Z', '2024/02/30 10:00', 1e16]) {
+      const messages = conversation(21).map((message, index) => ({ ...message, ...(index === 0 ? { at } : {}) }));
+      const result = await pipeline.summarizeSession(messages, { scope: alice });
+      // Stamped as a first message without a time is: now.
+      expect(result.episode?.memory.content.startsWith(`[${clock.iso().slice(0, 16).replace('T', ' ')}] `), String(at)).toBe(true);
+      expect(result.episode?.memory.content).not.toContain('2024-03-01 10:00');
+    }
   });
 
   it.each([

@@ -145,10 +145,11 @@ function formatMinute(ms: number): string {
   return new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
 }
 
-/** A message's time; one that cannot be read, or names a day the calendar does not have (2024-02-30, which Date.parse shifts to March 1), is left out like a missing one. */
+/** A message's time; one that cannot be read, that a Date cannot hold, or that names a day the calendar does not have (2024-02-30, which Date.parse shifts to March 1), is left out like a missing one. */
 function timeOf(at: ConversationMessage['at']): number | undefined {
   if (at === undefined) return undefined;
   if (typeof at === 'string' && !isOnCalendar(at)) return undefined;
   const ms = at instanceof Date ? at.getTime() : typeof at === 'number' ? at : Date.parse(at);
-  return Number.isFinite(ms) ? ms : undefined;
+  // A Date holds at most ±8.64e15 ms: a time past that could not be written as a stamp.
+  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? ms : undefined;
 }

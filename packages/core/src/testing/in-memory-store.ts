@@ -123,7 +123,7 @@ class InMemoryStore implements MemoryStore {
     this.assertOpen();
     // Check everything first, then mutate synchronously: all or nothing.
     // A put numbered wrong is the caller's mistake whatever is stored: INVALID_INPUT before any revision is compared.
-    for (const change of changes) if (change.op === 'put') assertPutNumbering(change, this.name);
+    for (const change of changes) if (change?.op === 'put') assertPutNumbering(change, this.name);
     const seen = new Map<string, number | undefined>();
     for (const change of changes) {
       const id = changeId(change);

@@ -28,6 +28,7 @@ import {
   addTurnsOptionsSchema,
   engineConfigSchema,
   listOptionsSchema,
+  renderOptionsSchema,
   parseOrThrow,
   searchOptionsSchema,
   toEpochMs,
@@ -471,12 +472,13 @@ class MemloomMemory implements Memory {
 
   async renderIndex(options: RenderOptions = {}): Promise<string> {
     this.assertOpen();
-    const scope = this.resolveScope(options.scope);
+    const parsed = parseOrThrow(renderOptionsSchema, options, 'renderIndex options');
+    const scope = this.resolveScope(parsed.scope);
     await this.ensureOpen();
     const memories = await this.store.list({
       scope,
-      ...(options.filter ? { filter: options.filter } : {}),
-      limit: options.limit ?? 1000,
+      ...(parsed.filter ? { filter: parsed.filter } : {}),
+      limit: parsed.limit ?? 1000,
       orderBy: 'updatedAt',
       direction: 'desc',
     });

@@ -11,7 +11,7 @@ import {
 import { MemloomError } from './errors.js';
 import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_SOURCES, MEMORY_TYPES } from './types.js';
 import { isOnCalendar } from './time-text.js';
-import { wellFormed, wellFormedData } from './well-formed.js';
+import { collidingKey, wellFormed, wellFormedData } from './well-formed.js';
 
 /** The configuration part of `createMemory` options (everything but objects like the store). */
 export const engineConfigSchema = z.object({
@@ -42,6 +42,8 @@ const metadataSchema = z
   .superRefine((metadata, context) => {
     const problem = notData(metadata, 0);
     if (problem) context.addIssue({ code: 'custom', message: `metadata${problem}` });
+    const collision = collidingKey(metadata);
+    if (collision) context.addIssue({ code: 'custom', message: `metadata${collision}: two keys differ only in a lone half of a UTF-16 pair, which is kept as U+FFFD` });
   })
   // Its strings, keys included, as content's: a lone half of a UTF-16 pair becomes U+FFFD.
   .transform((metadata) => wellFormedData(metadata) as Record<string, unknown>);
@@ -130,6 +132,9 @@ export const listOptionsSchema = z
     after: z.object({ id: z.string().min(1), createdAt: z.string().optional(), updatedAt: z.string().optional() }).optional(),
   })
   .strict();
+
+/** `renderIndex` options: checked, and the filter cleaned, as `list`'s are. */
+export const renderOptionsSchema = listOptionsSchema.pick({ scope: true, filter: true, limit: true }).strict();
 
 export const updatePatchSchema = z
   .object({

@@ -35,3 +35,27 @@ export function wellFormedData(value: unknown, depth = 0): unknown {
   const changed = entries.some(([key, child], index) => key !== original[index]![0] || child !== original[index]![1]);
   return changed ? Object.fromEntries(entries) : value;
 }
+
+/**
+ * Where two keys of one object in plain data would become the same once made well formed
+ * (`k\uD83D` and `k\uFFFD`): the path to them, such as `.a.b`; undefined when none would.
+ */
+export function collidingKey(value: unknown, depth = 0): string | undefined {
+  if (typeof value !== 'object' || value === null || depth > 64) return undefined;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const inner = collidingKey(item, depth + 1);
+      if (inner !== undefined) return `[${index}]${inner}`;
+    }
+    return undefined;
+  }
+  const seen = new Set<string>();
+  for (const [key, child] of Object.entries(value)) {
+    const shown = wellFormed(key);
+    if (seen.has(shown)) return `.${shown}`;
+    seen.add(shown);
+    const inner = collidingKey(child, depth + 1);
+    if (inner !== undefined) return `.${key}${inner}`;
+  }
+  return undefined;
+}

@@ -212,6 +212,18 @@ describe('add', () => {
     const filter = { tags: ['hobby \uD83C'], metadata: { note: 'cut \uD83D', ['key \uD800']: true } };
     expect((await memory.list({ scope: { userId: 'a' }, filter })).map((found) => found.id)).toEqual([labelled.memory.id]);
     expect((await memory.search('stamps', { scope: { userId: 'a' }, filter }))[0]?.memory.id).toBe(labelled.memory.id);
+    expect(await memory.renderIndex({ scope: { userId: 'a' }, filter })).toContain('I collect stamps');
+    expect(await memory.renderContext(undefined, { scope: { userId: 'a' }, filter })).toContain('I collect stamps');
+  });
+
+  it('refuses metadata whose keys would become one once their lone UTF-16 halves are U+FFFD (INVALID_OPTIONS)', async () => {
+    const { memory } = rig();
+    for (const metadata of [{ 'k\uD83D': 'first', 'k\uFFFD': 'second' }, { nested: { '\uD83D': 1, '\uDE00': 2 } }]) {
+      const error = await errorOf(memory.add('I like tea', { metadata }));
+      expect(error.code, JSON.stringify(Object.keys(metadata))).toBe('INVALID_OPTIONS');
+      expect(error.message).toContain('lone half');
+    }
+    expect(await memory.count()).toBe(0);
   });
 
   it('refuses a scope id holding a lone half of a UTF-16 pair (INVALID_SCOPE): two such ids would be one user in files and UTF-8 keys', async () => {

@@ -1,4 +1,4 @@
-import { readdir, rm } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { policyOverridesSchema, systemClock, type Clock, type PolicyOverrides, type PolicyStorage, type Scope } from '@memloom/core';
 import { readIfExists, writeFileAtomic } from './atomic-file.js';
@@ -155,18 +155,21 @@ async function freeSnapshotName(directory: string, atMs: number): Promise<string
 }
 
 /**
- * Remove all but the newest `POLICY_SNAPSHOTS_KEPT` snapshots (by time, then counter); other files
- * stay, and so does `written`, the one just taken: it is the only copy of the overrides this write
- * replaces, even when its time sorts before the others (a clock set back, an `at` in the past).
+ * Remove all but the `POLICY_SNAPSHOTS_KEPT` snapshots written last; other files stay. Written
+ * last, not named last: after a clock is set back, the snapshots taken since are named before the
+ * older ones, and each holds the only copy of the overrides its write replaced. Write order is
+ * the files' modification time (ties by name: time, then counter); `written`, the one just taken,
+ * is always kept.
  */
 async function pruneSnapshots(directory: string, written: string): Promise<void> {
-  const snapshots = (await readdir(directory))
-    .flatMap((name) => {
-      const match = name === written ? null : name.match(SNAPSHOT);
-      return match ? [{ name, stamp: match[1] as string, counter: Number(match[2] ?? 1) }] : [];
-    })
-    .sort((a, b) => a.stamp.localeCompare(b.stamp) || a.counter - b.counter);
-  for (const { name } of snapshots.slice(0, Math.max(0, snapshots.length + 1 - POLICY_SNAPSHOTS_KEPT))) {
+  const named = (await readdir(directory)).flatMap((name) => {
+    const match = name.match(SNAPSHOT);
+    return match ? [{ name, stamp: match[1] as string, counter: Number(match[2] ?? 1) }] : [];
+  });
+  if (named.length <= POLICY_SNAPSHOTS_KEPT) return;
+  const snapshots = await Promise.all(named.map(async (entry) => ({ ...entry, writtenMs: entry.name === written ? Infinity : (await stat(path.join(directory, entry.name))).mtimeMs })));
+  snapshots.sort((a, b) => a.writtenMs - b.writtenMs || a.stamp.localeCompare(b.stamp) || a.counter - b.counter);
+  for (const { name } of snapshots.slice(0, snapshots.length - POLICY_SNAPSHOTS_KEPT)) {
     await rm(path.join(directory, name), { force: true });
   }
 }

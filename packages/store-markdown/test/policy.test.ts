@@ -76,6 +76,25 @@ describe('policy overrides (seed 001)', () => {
     expect(names).not.toContain(later[0]);
   });
 
+  it('keeps every snapshot taken since a clock was set back, pruning by the order they were written', async () => {
+    const policy = await storage();
+    await mkdir(policy.snapshots, { recursive: true });
+    const later = Array.from({ length: 100 }, (_, second) => `20300101_00${String(Math.floor(second / 60)).padStart(2, '0')}${String(second % 60).padStart(2, '0')}.json`);
+    for (const name of later) await writeFile(path.join(policy.snapshots, name), '{}\n');
+    await writeFile(policy.file, '{ "retrieve_limit": 40 }\n');
+    for (const [index, limit] of [41, 42, 43].entries()) await policy.writeOverrides({ retrieve_limit: limit }, new Date(Date.UTC(2026, 0, 1, 0, 0, index)));
+    const names = await readdir(policy.snapshots);
+    expect(names).toHaveLength(100);
+    // The three taken since hold 40, 41 and 42: each can still be rolled back to.
+    const taken = ['20260101_000000.json', '20260101_000001.json', '20260101_000002.json'];
+    expect(await Promise.all(taken.map(async (name) => JSON.parse(await readFile(path.join(policy.snapshots, name), 'utf8'))))).toEqual([
+      { retrieve_limit: 40 },
+      { retrieve_limit: 41 },
+      { retrieve_limit: 42 },
+    ]);
+    expect(names).not.toContain(later[0]);
+  });
+
   it('rolls back to the configuration when the overrides file is deleted', async () => {
     const policy = await storage();
     await policy.writeOverrides({ evolution_enabled: true }, new Date());

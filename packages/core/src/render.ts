@@ -14,7 +14,8 @@ const INDEX_LINE_CHARS = 200;
 
 /**
  * The MEMORY.md index: one line per memory, grouped by category, heaviest
- * first, with seed 000's "_(last updated N days ago)_" on stale lines, cut
+ * first, with seed 000's "_(last updated N days ago)_" on stale lines (when
+ * `freshness` is given), cut
  * at 200 lines / 25 KB with a warning.
  */
 export function renderIndex(

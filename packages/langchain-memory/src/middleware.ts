@@ -104,7 +104,7 @@ const contextSchema = z.object({
  * Memory for a `createAgent` agent:
  * - before each model call, the memories relevant to the user's latest message (and the last
  *   `recent_days` of daily notes) go into the system prompt, fenced in `<memories>` with
- *   seed 000's freshness notes, followed by the thread's working-memory overview and, when due,
+ *   seed 000's freshness notes (when the memory has `freshness` configured), followed by the thread's working-memory overview and, when due,
  *   seed 003's reminder;
  * - after each turn, core's pipeline extracts what the user said (with the model when there is
  *   one, deterministically when not) through the strategy engine, and summarizes the

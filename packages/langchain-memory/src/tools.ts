@@ -20,7 +20,7 @@ export interface MemloomToolsOptions {
 
 /**
  * Seed 001's memory tools, plus `memory_forget`:
- * - `memory_search(query, limit = 10)`: relevant memories with their ids and freshness notes.
+ * - `memory_search(query, limit = 10)`: relevant memories with their ids (and freshness notes when the memory has `freshness` configured).
  * - `memory_append(content, slot = "long_term" | "today")`: long_term stores a fact through the
  *   strategy engine (merge / keep both / new); today stores an `episode` note dated today.
  * - `memory_forget(id)`: deletes one memory of the current user.
@@ -38,7 +38,7 @@ export function memorySearchTool(memory: Memory, options: MemloomToolsOptions = 
     name: 'memory_search',
     description:
       'Search long-term memory about the current user (preferences, facts, earlier conversations). ' +
-      'Returns matching memories with their ids, dates and freshness notes.',
+      'Returns matching memories with their ids and dates.',
     schema: z.object({
       query: requiredText('query', 'keywords or a question'),
       limit: z

@@ -52,7 +52,7 @@ const optionsSchema = z
 /**
  * Injects the MEMORY.md index (core's `renderIndex`): one line per memory,
  * grouped by category, with seed 000's `_(last updated N days ago)_` on stale
- * lines and its cut at 200 lines / 25 KB. The block also keeps the index within
+ * lines (when the memory has `freshness` configured) and its cut at 200 lines / 25 KB. The block also keeps the index within
  * its token limit, cutting on a line boundary with the same kind of warning.
  * Memory text is escaped so it cannot close the fence. A failing store is
  * logged and gives no index.

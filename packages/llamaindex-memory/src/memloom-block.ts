@@ -109,7 +109,7 @@ const MAX_REMEMBERED_IDS = 10_000;
  *   messages are retried on the next flush; the agent's turn goes on.
  * - `get` searches the memories relevant to the latest messages and returns
  *   them as one fenced `<memories>` message, with seed 000's freshness notes on
- *   stale ones, within `tokenLimit`. A failing store is logged and gives no
+ *   stale ones (when the memory has `freshness` configured), within `tokenLimit`. A failing store is logged and gives no
  *   memories.
  */
 export class MemloomMemoryBlock extends BaseMemoryBlock {

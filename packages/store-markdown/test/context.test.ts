@@ -2,25 +2,12 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createMemory, DEFAULT_CONTEXT_WEIGHT, documentVectors, MemloomError, type MemoryRecord, type MemoryVersion } from '@memloom/core';
 import { createFakeClock, createTestEmbedder } from '@memloom/core/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMarkdownStore, type MarkdownStore, type MarkdownStoreOptions } from '../src/index.js';
-import { removeStoreFiles, tempRoot } from './helpers.js';
+import { closedAfterEach, tempRoot } from './helpers.js';
 
 const scope = { userId: 'alice' };
-let stores: MarkdownStore[] = [];
-
-afterEach(async () => {
-  for (const store of stores) {
-    await store.close();
-    await removeStoreFiles(store);
-  }
-  stores = [];
-});
-
-function track(store: MarkdownStore): MarkdownStore {
-  stores.push(store);
-  return store;
-}
+const track = closedAfterEach();
 
 /** A store and a Memory over it that agree on the embedder and the context weight. */
 async function rig(contextWeight = DEFAULT_CONTEXT_WEIGHT) {

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { afterEach } from 'vitest';
 import { createMarkdownStore, type MarkdownStore, type MarkdownStoreOptions } from '../src/index.js';
 
 const roots = new WeakMap<object, string>();
@@ -21,4 +22,23 @@ export async function tempStore(options: Partial<MarkdownStoreOptions> = {}): Pr
 export async function removeStoreFiles(store: object): Promise<void> {
   const root = roots.get(store) ?? (store as MarkdownStore).root;
   await rm(root, { recursive: true, force: true });
+}
+
+/**
+ * For a test file: stores handed to the returned `track` (which gives them back) are closed and
+ * their folders removed after each test.
+ */
+export function closedAfterEach(): (store: MarkdownStore) => MarkdownStore {
+  let stores: MarkdownStore[] = [];
+  afterEach(async () => {
+    for (const store of stores) {
+      await store.close();
+      await removeStoreFiles(store);
+    }
+    stores = [];
+  });
+  return (store) => {
+    stores.push(store);
+    return store;
+  };
 }

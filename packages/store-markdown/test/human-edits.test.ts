@@ -3,31 +3,23 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createMemory, type MemoryChange, type MemoryRecord } from '@memloom/core';
 import { createFakeClock, createTestEmbedder } from '@memloom/core/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tempPathFor } from '../src/atomic-file.js';
 import { createMarkdownStore, type MarkdownStore } from '../src/index.js';
-import { removeStoreFiles, tempRoot } from './helpers.js';
+import { closedAfterEach, tempRoot } from './helpers.js';
 
 const scope = { userId: 'alice' };
-let stores: MarkdownStore[] = [];
+const track = closedAfterEach();
 
 async function rig(root?: string) {
   const embedder = createTestEmbedder({ dimension: 16 });
   const clock = createFakeClock('2024-03-02T09:00:00.000Z');
   const store = createMarkdownStore({ root: root ?? (await tempRoot()), embedder, clock });
-  stores.push(store);
+  track(store);
   const memory = createMemory({ store, embedder, clock });
   const file = path.join(store.directoryFor(scope), 'MEMORY.md');
   return { store, memory, embedder, clock, file };
 }
-
-afterEach(async () => {
-  for (const store of stores) {
-    await store.close();
-    await removeStoreFiles(store);
-  }
-  stores = [];
-});
 
 /** A put of a new memory of `scope` with this exact content, as an import would write it. */
 function putOf(id: string, content: string): MemoryChange {
@@ -411,7 +403,7 @@ describe('edits made by a person', () => {
     ].join('\n');
     const added = await memory.add(tricky, { scope });
     const reopened = createMarkdownStore({ root: store.root });
-    stores.push(reopened);
+    track(reopened);
     expect((await reopened.get(added.memory.id))?.content).toBe(tricky);
     expect(await reopened.count({})).toBe(1);
     expect((await reopened.sync()).edited).toEqual([]);
@@ -430,7 +422,7 @@ describe('edits made by a person', () => {
       memoryId: 'odd-1', version: 1, at: record.createdAt, trigger: 'import', action: 'create', reason: 'test', before: null, after: record,
     } }]);
     const reopened = createMarkdownStore({ root: store.root });
-    stores.push(reopened);
+    track(reopened);
     expect((await reopened.get('odd-1'))?.content).toBe(odd);
     // Even no text at all round-trips, and leaves the file readable.
     const empty = { ...record, id: 'empty-1', content: '' };
@@ -439,7 +431,7 @@ describe('edits made by a person', () => {
       memoryId: 'empty-1', version: 1, at: record.createdAt, trigger: 'import', action: 'create', reason: 'test', before: null, after: empty,
     } }]);
     const third = createMarkdownStore({ root: store.root });
-    stores.push(third);
+    track(third);
     expect((await third.get('empty-1'))?.content).toBe('');
     expect((await third.sync()).problems).toEqual([]);
   });
@@ -450,7 +442,7 @@ describe('edits made by a person', () => {
     await store.open({ dimension: 16, embedderId: 'memloom/test-embedder' });
     await store.apply(contents.map((content, index) => putOf(`cr-${index}`, content)));
     const reopened = createMarkdownStore({ root: store.root });
-    stores.push(reopened);
+    track(reopened);
     expect(await reopened.sync()).toMatchObject({ created: [], edited: [], deleted: [], problems: [] });
     for (const [index, content] of contents.entries()) {
       expect(await reopened.get(`cr-${index}`)).toMatchObject({ content, revision: 1 });
@@ -465,7 +457,7 @@ describe('edits made by a person', () => {
     await store.open({ dimension: 16, embedderId: 'memloom/test-embedder' });
     await store.apply(contents.map((content, index) => putOf(`half-${index}`, content)));
     const reopened = createMarkdownStore({ root: store.root });
-    stores.push(reopened);
+    track(reopened);
     expect(await reopened.sync()).toMatchObject({ created: [], edited: [], deleted: [], problems: [] });
     for (const [index, content] of contents.entries()) {
       expect(await reopened.get(`half-${index}`)).toMatchObject({ content, revision: 1 });

@@ -1,18 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { MemoryChange, MemoryRecord } from '@memloom/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMarkdownStore, type MarkdownStore } from '../src/index.js';
-import { removeStoreFiles, tempStore } from './helpers.js';
+import { closedAfterEach, tempStore } from './helpers.js';
 
-let stores: MarkdownStore[] = [];
-afterEach(async () => {
-  for (const store of stores) {
-    await store.close();
-    await removeStoreFiles(store);
-  }
-  stores = [];
-});
+const track = closedAfterEach();
 
 function put(id: string, content: string, revision = 1): MemoryChange {
   const at = '2024-03-02T09:00:00.000Z';
@@ -29,7 +22,7 @@ function put(id: string, content: string, revision = 1): MemoryChange {
 describe('apply', () => {
   it('gives a memory deleted and put again in one apply a new history holding the new version', async () => {
     const store = await tempStore();
-    stores.push(store);
+    track(store);
     await store.open({ dimension: 4, embedderId: 'test/vectors' });
     await store.apply([put('m1', 'Alice likes tea.')]);
     await store.apply([{ op: 'delete', id: 'm1', expectedRevision: 1 }, put('m1', 'Alice likes coffee.')]);
@@ -43,7 +36,7 @@ describe('apply', () => {
     expect((await store.history('m2')).map((version) => version.reason)).toEqual(['Bob likes juice.']);
 
     const reopened = createMarkdownStore({ root: store.root });
-    stores.push(reopened);
+    track(reopened);
     expect((await reopened.history('m1')).map((version) => version.reason)).toEqual(['Alice likes coffee.']);
   });
 });

@@ -61,7 +61,7 @@ export function validateChange(change: MemoryChange, header: VectorHeader | unde
     if (typeof change.id !== 'string' || change.id === '') throw storeError('INVALID_INPUT', 'a delete needs an id');
     return undefined;
   }
-  const { memory, version } = change;
+  const { memory } = change;
   if (!memory || typeof memory.id !== 'string' || memory.id === '' || memory.id.length > 256) {
     throw storeError('INVALID_INPUT', 'a memory id must be a non-empty string of at most 256 characters');
   }
@@ -75,10 +75,7 @@ export function validateChange(change: MemoryChange, header: VectorHeader | unde
   // a Date takes as March 1) would make the file unreadable.
   assertRecordTimes(memory, BACKEND);
   const scope = assertSafeScope(memory.scope ?? {});
-  if (!Number.isInteger(change.expectedRevision) || !version || typeof version !== 'object') {
-    throw storeError('INVALID_INPUT', `memory ${memory.id}: a put needs an integer expectedRevision and a version`);
-  }
-  // A put numbered wrong is the caller's mistake whatever is stored: INVALID_INPUT before any revision is compared.
+  // A put without a version, or numbered wrong, is the caller's mistake whatever is stored: INVALID_INPUT before any revision is compared.
   assertPutNumbering(change, BACKEND);
   if (change.vector !== undefined) {
     checkDimension(header, change.vector);

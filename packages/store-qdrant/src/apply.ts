@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { assertRecordContext, keywordText, MemloomError, type MemoryChange, type MemoryRecord, type MemoryVersion } from '@memloom/core';
+import { assertPutNumbering, assertRecordContext, keywordText, MemloomError, type MemoryChange, type MemoryRecord, type MemoryVersion } from '@memloom/core';
 import { chunks, DECIDING_READ, denseVectorOf, retrieveAll, type Backend, type Filter, type PointRecord } from './backend.js';
 import type { Schemas } from './client.js';
 import { deleteVersionChains, versionChain } from './history.js';
@@ -81,12 +81,9 @@ function checkShape(change: MemoryChange, dimension: number | undefined): void {
     if (typeof change.id !== 'string' || change.id === '') throw invalid('a delete needs an id');
     return;
   }
-  const { memory, version, expectedRevision } = change;
+  const { memory } = change;
   if (!memory || typeof memory.id !== 'string' || memory.id === '') throw invalid('a put needs a memory with an id');
-  if (!Number.isInteger(expectedRevision) || expectedRevision < 0) throw invalid(`memory ${memory.id}: expectedRevision must be an integer >= 0`);
-  if (memory.revision !== expectedRevision + 1 || version?.version !== memory.revision) {
-    throw invalid(`memory ${memory.id}: revision ${memory.revision} and version ${version?.version} must both be ${expectedRevision + 1}`);
-  }
+  assertPutNumbering(change, 'qdrant');
   if (change.vector !== undefined && dimension !== undefined && change.vector.length !== dimension) {
     throw new MemloomError({
       code: 'DIMENSION_MISMATCH',

@@ -1,4 +1,4 @@
-import { isOnCalendar } from '@memloom/core';
+import { toEpochMs } from '@memloom/core';
 import type { Memory, ResolvedConfig, Scope } from 'memloom';
 import { UsageError, type ExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';
@@ -124,9 +124,13 @@ export function choiceList<T extends string>(values: OptionValues, name: string,
 export function dateOption(values: OptionValues, name: string): string | undefined {
   const raw = stringOption(values, name);
   if (raw === undefined) return undefined;
-  const ms = Date.parse(raw);
-  // isOnCalendar: Date.parse would read 2024-02-30 as March 1.
-  if (Number.isNaN(ms) || !isOnCalendar(raw)) throw new UsageError(`--${name} must be a date such as 2024-05-01 or 2024-05-01T09:00:00Z, got "${raw}"`);
+  let ms: number;
+  try {
+    // As core reads times: 2024-02-30, which Date.parse takes as March 1, is refused.
+    ms = toEpochMs(raw);
+  } catch {
+    throw new UsageError(`--${name} must be a date such as 2024-05-01 or 2024-05-01T09:00:00Z, got "${raw}"`);
+  }
   return new Date(ms).toISOString();
 }
 

@@ -114,6 +114,7 @@ export type { WorkingMemoryConfig, WorkingMemoryConfigInput, WorkingMemoryStatus
 // Text utilities shared by stores and embedders
 export { tokenize, hasCjk, TOKENIZER_VERSION } from './text/tokenize.js';
 export { isIsoTime, isOnCalendar } from './time-text.js';
+export { toEpochMs } from './options.js';
 export { hasLoneSurrogate, wellFormed } from './well-formed.js';
 export type { TokenizeOptions } from './text/tokenize.js';
 export { keywords } from './text/keywords.js';

@@ -177,7 +177,7 @@ export function parseOrThrow<T extends z.ZodType>(
   return result.data;
 }
 
-/** A Date, ISO string or epoch milliseconds → epoch milliseconds (INVALID_INPUT when unparseable). */
+/** A Date, ISO string or epoch milliseconds → epoch milliseconds (INVALID_INPUT when unparseable, beyond what a Date holds, or on a day the calendar does not have). */
 export function toEpochMs(value: Date | string | number): number {
   const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Date.parse(value);
   // A Date holds at most ±8.64e15 ms (±100,000,000 days from 1970).

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { isOnCalendar } from '@memloom/core';
+import { toEpochMs } from '@memloom/core';
 import type { AddResult, AddTurn, UpdateDecision } from 'memloom';
 import { dateOption, listOption, numberOption, requirePositionals, type CommandSpec } from '../command.js';
 import { UsageError } from '../exit-codes.js';
@@ -84,11 +84,7 @@ function checkFields(value: Record<string, unknown>, line: number): AddTurn {
     // 1714550400 is 2024-05-01 in seconds, and 1970-01-20 in milliseconds: which one was meant cannot be told.
     throw bad('at', `milliseconds since 1970 (this looks like seconds: ${new Date(at * 1000).toISOString()} if it is; multiply by 1000) or a date such as 2024-05-01T09:00:00Z`, at);
   }
-  if (at !== undefined) {
-    const valid =
-      typeof at === 'string' ? at.trim() !== '' && !Number.isNaN(Date.parse(at)) && isOnCalendar(at) : typeof at === 'number' && Number.isFinite(new Date(at).getTime());
-    if (!valid) throw bad('at', 'a date on the calendar such as 2024-05-01T09:00:00Z (or milliseconds since 1970)', at);
-  }
+  if (at !== undefined && !readsAsTime(at)) throw bad('at', 'a date on the calendar such as 2024-05-01T09:00:00Z (or milliseconds since 1970)', at);
   for (const [field, list] of [['sources', sources], ['tags', tags]] as const) {
     if (list === undefined) continue;
     const example = field === 'tags' ? '["pets"]' : '["D1:3"]';
@@ -180,4 +176,15 @@ function countDecisions(results: readonly AddResult[]): Record<UpdateDecision['s
   const counts: Record<UpdateDecision['strategy'], number> = { create_new: 0, keep_both: 0, merge_update: 0 };
   for (const result of results) counts[result.decision.strategy]++;
   return counts;
+}
+
+/** Whether a JSON turn's `at` is a time core takes (a string or epoch milliseconds; toEpochMs). */
+function readsAsTime(at: unknown): boolean {
+  if (typeof at !== 'string' && typeof at !== 'number') return false;
+  try {
+    toEpochMs(at);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,10 +1,10 @@
 import { compressDeterministic } from '../compression.js';
 import type { AddResult } from '../memory-types.js';
 import { cleanModelText } from '../model-text.js';
+import { toEpochMs } from '../options.js';
 import type { Policy } from '../policy.js';
 import { keywords } from '../text/keywords.js';
 import { hasCjk } from '../text/tokenize.js';
-import { isOnCalendar } from '../time-text.js';
 import type { Scope } from '../types.js';
 import { askModel, type PipelineContext } from './context.js';
 import type { ConversationMessage } from './conversation.js';
@@ -145,11 +145,12 @@ function formatMinute(ms: number): string {
   return new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
 }
 
-/** A message's time; one that cannot be read, that a Date cannot hold, or that names a day the calendar does not have (2024-02-30, which Date.parse shifts to March 1), is left out like a missing one. */
+/** A message's time as `add` reads one (toEpochMs); one it refuses (unreadable, beyond a Date, off the calendar) is left out like a missing one. */
 function timeOf(at: ConversationMessage['at']): number | undefined {
   if (at === undefined) return undefined;
-  if (typeof at === 'string' && !isOnCalendar(at)) return undefined;
-  const ms = at instanceof Date ? at.getTime() : typeof at === 'number' ? at : Date.parse(at);
-  // A Date holds at most ±8.64e15 ms: a time past that could not be written as a stamp.
-  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? ms : undefined;
+  try {
+    return toEpochMs(at);
+  } catch {
+    return undefined;
+  }
 }

@@ -171,9 +171,12 @@ describe('MemloomMemoryBlock in a real LlamaIndex Memory', () => {
   it('records a message flushed twice only once (agent workflows flush overlapping batches)', async () => {
     const { memory } = setupMemory();
     const block = memloomBlock({ memory, scope: alice });
-    const messages: MemoryMessage[] = [{ id: 'm1', role: 'user', content: aliceFacts[0]! }];
+    const messages: MemoryMessage[] = [
+      { id: 'm1', role: 'user', content: aliceFacts[0]! },
+      { id: 'r1', role: 'assistant', content: 'Noted.' },
+    ];
     await Promise.all([block.put(messages), block.put(messages)]);
-    await block.put([...messages, { id: 'm2', role: 'user', content: aliceFacts[1]! }]);
+    await block.put([...messages, { id: 'm2', role: 'user', content: aliceFacts[1]! }, { id: 'r2', role: 'assistant', content: 'Noted.' }]);
     expect(await memory.count({ scope: alice })).toBe(2);
     const [record] = await memory.list({ scope: alice, orderBy: 'createdAt' });
     expect(record!.revision).toBe(1);
@@ -231,7 +234,10 @@ describe('MemloomMemoryBlock in a real LlamaIndex Memory', () => {
       throw new Error('rate limited');
     });
     const block = memloomBlock({ memory, scope: alice, llm: broken, logger });
-    await block.put([{ id: 'u1', role: 'user', content: aliceFacts[0]! }]);
+    await block.put([
+      { id: 'u1', role: 'user', content: aliceFacts[0]! },
+      { id: 'a1', role: 'assistant', content: 'Noted.' },
+    ]);
     expect(broken.requests).toHaveLength(1);
     expect((await memory.list({ scope: alice })).map((record) => record.content)).toEqual([aliceFacts[0]]);
     expect(logger.warnings.join('\n')).toContain('taking the deterministic path');
@@ -241,11 +247,17 @@ describe('MemloomMemoryBlock in a real LlamaIndex Memory', () => {
   it("uses the memloom memory's own model when no llm is given, and none with llm: null", async () => {
     const model = createScriptedModel('[ADD USER] Alice is learning Japanese.');
     const memory = createMemory({ store: createInMemoryStore(), embedder: createTestEmbedder({ dimension: 256 }), languageModel: model, clock: createFakeClock() });
-    await memloomBlock({ memory, scope: alice }).put([{ id: 'u1', role: 'user', content: 'Konnichiwa! Practising for my trip.' }]);
+    await memloomBlock({ memory, scope: alice }).put([
+      { id: 'u1', role: 'user', content: 'Konnichiwa! Practising for my trip.' },
+      { id: 'a1', role: 'assistant', content: 'Konnichiwa!' },
+    ]);
     expect(model.requests).toHaveLength(1);
     expect((await memory.list({ scope: alice })).map((record) => record.content)).toEqual(['Alice is learning Japanese.']);
 
-    await memloomBlock({ memory, scope: bob, llm: null }).put([{ id: 'u2', role: 'user', content: 'I collect vinyl records.' }]);
+    await memloomBlock({ memory, scope: bob, llm: null }).put([
+      { id: 'u2', role: 'user', content: 'I collect vinyl records.' },
+      { id: 'a2', role: 'assistant', content: 'Nice.' },
+    ]);
     expect(model.requests).toHaveLength(1);
     expect((await memory.list({ scope: bob })).map((record) => record.content)).toEqual(['I collect vinyl records.']);
   });
@@ -253,7 +265,10 @@ describe('MemloomMemoryBlock in a real LlamaIndex Memory', () => {
   it('runs flushes through a pipeline of your own', async () => {
     const { memory } = setupMemory();
     const pipeline = createMemoryPipeline({ memory, languageModel: createScriptedModel('[ADD USER] Alice likes late-night jazz.') });
-    await memloomBlock({ memory, scope: alice, pipeline }).put([{ id: 'u1', role: 'user', content: 'Put on some music, please.' }]);
+    await memloomBlock({ memory, scope: alice, pipeline }).put([
+      { id: 'u1', role: 'user', content: 'Put on some music, please.' },
+      { id: 'a1', role: 'assistant', content: 'Playing some jazz.' },
+    ]);
     expect((await memory.list({ scope: alice })).map((record) => record.content)).toEqual(['Alice likes late-night jazz.']);
 
     const other = setupMemory().memory;
@@ -297,6 +312,36 @@ describe('MemloomMemoryBlock in a real LlamaIndex Memory', () => {
     expect((await memory.list({ scope: alice })).map((record) => record.content)).toEqual(
       expect.arrayContaining(['I keep bees on the roof.', 'I grow tomatoes on the balcony.', 'I also keep two cats.', 'I own a red bike.']),
     );
+  });
+
+  it('records a turn whose flush ended before the reply with that reply, when the next flush brings it', async () => {
+    // LlamaIndex flushes every message not yet flushed, up to the one just added: a long user message tips it over alone.
+    const { memory } = setupMemory();
+    const extractor = new ScriptedLLM((_messages, call) => ({ content: call === 1 ? '[ADD USER] Alice plays the cello.' : '[ADD USER] Alice works night shifts.' }));
+    const block = memloomBlock({ memory, scope: alice, llm: extractor });
+    const chat = chatMemoryWith(block);
+    const cello = 'I play the cello in a community orchestra on Tuesdays, and we rehearse a long Dvořák symphony for the winter concert in the old town hall.';
+    await chat.add({ role: 'user', content: cello });
+    await chat.add({ role: 'assistant', content: 'Dvořák suits a winter concert.' });
+    expect(extractor.requests).toHaveLength(0);
+
+    const nights = 'I work night shifts at the hospital this month, so please plan anything for the afternoons and never before two o\'clock.';
+    await chat.add({ role: 'user', content: nights });
+    expect(extractor.requests).toHaveLength(1);
+    const seen = extractor.requests[0]!.map((message) => extractText(message.content)).join('\n');
+    expect(seen).toContain('community orchestra');
+    expect(seen).toContain('Dvořák suits a winter concert.');
+    expect(seen).not.toContain('night shifts');
+    expect((await memory.list({ scope: alice })).map((record) => record.sources.length)).toEqual([2]);
+
+    // The session ends before a reply to the last message: flush() records it as it is.
+    await block.flush(chat);
+    expect(extractor.requests).toHaveLength(2);
+    expect(extractor.requests[1]!.map((message) => extractText(message.content)).join('\n')).toContain('night shifts');
+    expect((await memory.list({ scope: alice })).map((record) => record.content).sort()).toEqual([
+      'Alice plays the cello.',
+      'Alice works night shifts.',
+    ]);
   });
 
   it('flush() records the short-term messages LlamaIndex has not flushed, once', async () => {
@@ -366,10 +411,15 @@ describe('a failing store', () => {
 
     store.failing = true;
     const callsBefore = store.calls;
-    await expect(block.put([{ id: 'late', role: 'user', content: aliceFacts[3]! }])).resolves.toBeUndefined();
+    await expect(
+      block.put([
+        { id: 'late', role: 'user', content: aliceFacts[3]! },
+        { id: 'late-reply', role: 'assistant', content: 'Good luck with the move!' },
+      ]),
+    ).resolves.toBeUndefined();
     expect(store.calls).toBeGreaterThan(callsBefore);
-    expect(block.pendingCount).toBe(1);
-    expect(logger.warnings.at(-1)).toMatch(/could not record 1 flushed message.*disk unavailable/);
+    expect(block.pendingCount).toBe(2);
+    expect(logger.warnings.at(-1)).toMatch(/could not record 2 flushed message.*disk unavailable/);
 
     await expect(block.get([{ id: 'q', role: 'user', content: 'peanuts?' }])).resolves.toEqual([]);
     expect(logger.warnings.at(-1)).toMatch(/search failed.*disk unavailable/);

@@ -278,7 +278,12 @@ export interface MemoryStore {
   historyMany?(ids: readonly string[]): Promise<MemoryVersion[][]>;
   /** `getVector` of each id, in the order asked (undefined for an unknown id). With `historyMany`; read through core's `vectorsOf`. */
   getVectors?(ids: readonly string[]): Promise<(number[] | undefined)[]>;
-  /** Set lastAccessedAt on these memories (unknown ids are ignored) without making a version. */
+  /**
+   * Set lastAccessedAt on these memories (unknown ids are ignored) without
+   * making a version. `at` not an ISO 8601 time (core's `isIsoTime`), or ids
+   * not an array of strings: INVALID_INPUT, nothing written
+   * (`assertQueryInput({ ids, at }, …)`).
+   */
   touch(ids: readonly string[], at: string): Promise<void>;
   close(): Promise<void>;
 

@@ -38,9 +38,11 @@ export function assertRecordContext(memory: Pick<MemoryRecord, 'id' | 'context'>
  * For store authors: check a search or a read many as it arrives, so every
  * store refuses the same bad input with INVALID_INPUT naming the backend:
  * `limit` and `offset` whole numbers >= 0 (not NaN, 2.5, '3' or none, when
- * the key is given), `text` a string, `ids` an array of strings.
+ * the key is given), `text` a string, `ids` an array of strings, `at` an
+ * ISO 8601 time on a day the calendar has (`touch`: stores keep and order
+ * times as written).
  */
-export function assertQueryInput(input: { limit?: unknown; offset?: unknown; text?: unknown; ids?: unknown }, what: string, backend: string): void {
+export function assertQueryInput(input: { limit?: unknown; offset?: unknown; text?: unknown; ids?: unknown; at?: unknown }, what: string, backend: string): void {
   const refuse = (message: string): never => {
     throw new MemloomError({ code: 'INVALID_INPUT', backend, message: `${what}: ${message}` });
   };
@@ -50,6 +52,7 @@ export function assertQueryInput(input: { limit?: unknown; offset?: unknown; tex
   }
   if ('text' in input && typeof input.text !== 'string') refuse(`text must be a string, got ${typeof input.text}`);
   if ('ids' in input && (!Array.isArray(input.ids) || input.ids.some((id) => typeof id !== 'string'))) refuse('ids must be an array of strings');
+  if ('at' in input && !isIsoTime(input.at)) refuse(`at must be an ISO 8601 time on a day the calendar has, such as 2024-03-01T09:00:00.000Z, got ${JSON.stringify(input.at)}`);
 }
 
 /**

@@ -284,6 +284,7 @@ class MarkdownFileStore implements MarkdownStore {
 
   async touch(ids: readonly string[], at: string): Promise<void> {
     this.assertOpen();
+    assertQueryInput({ ids, at }, 'touch', BACKEND);
     if (ids.length === 0) return;
     await this.exclusive(async () => {
       await this.refresh();

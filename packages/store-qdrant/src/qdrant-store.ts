@@ -290,6 +290,7 @@ class QdrantStore implements MemoryStore {
 
   async touch(ids: readonly string[], at: string): Promise<void> {
     this.assertOpen();
+    assertQueryInput({ ids, at }, 'touch', this.name);
     if (ids.length === 0) return;
     const { backend } = this;
     // A filter (not a list of points) so unknown ids are skipped instead of failing the call.

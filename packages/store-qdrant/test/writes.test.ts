@@ -5,6 +5,7 @@ import { toMemoryPayload, toVersionPayload } from '../src/payload.js';
 import { memoryPointId, versionPointId } from '../src/point-ids.js';
 import { documentVector, queryVector, type SparseVector } from '../src/sparse-text.js';
 import { metaPoint, scriptedClient } from './fake-client.js';
+import { miniQdrant, twoStoresOn } from './mini-qdrant.js';
 
 const VECTOR = [1, 0, 0, 0, 0, 0, 0, 0];
 
@@ -343,5 +344,28 @@ describe('write ordering', () => {
       expect(writes.length).toBeGreaterThan(4);
       for (const write of writes) expect(write.body.ordering, `${write.method} ${JSON.stringify(write.body).slice(0, 80)}`).toBe(writeOrdering);
     }
+  });
+});
+
+describe('touch', () => {
+  it('refuses a time that is not ISO 8601, or ids that are not strings, before any request (INVALID_INPUT)', async () => {
+    const qdrant = miniQdrant();
+    const { a } = await twoStoresOn(qdrant);
+    const memory = record('t1');
+    await a.apply([create(memory, [1, 0])]);
+    const calls: string[] = [];
+    const client = qdrant.client as any;
+    const setPayload = client.setPayload;
+    client.setPayload = async (...args: unknown[]) => {
+      calls.push('setPayload');
+      return setPayload(...args);
+    };
+    for (const at of ['yesterday', '2024-02-30T10:00:00.000Z', 1714550400000]) {
+      await expect(a.touch([memory.id], at as never)).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('touch: at must be an ISO 8601 time') });
+    }
+    await expect(a.touch('t1' as never, '2025-05-05T05:05:05.000Z')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    expect(calls).toEqual([]);
+    await a.touch([memory.id], '2025-05-05T05:05:05.000Z');
+    expect(calls).toEqual(['setPayload']);
   });
 });

@@ -344,6 +344,7 @@ class SqliteMemoryStore implements SqliteStore {
 
   async touch(ids: readonly string[], at: string): Promise<void> {
     this.connect();
+    assertQueryInput({ ids, at }, 'touch', BACKEND);
     if (ids.length === 0) return;
     await this.write('recording access', () => {
       this.sql('UPDATE memories SET last_accessed_at = ? WHERE id IN (SELECT value FROM json_each(?))').run(at, JSON.stringify(ids));

@@ -199,6 +199,7 @@ class InMemoryStore implements MemoryStore {
 
   async touch(ids: readonly string[], at: string): Promise<void> {
     this.assertOpen();
+    assertQueryInput({ ids, at }, 'touch', this.name);
     for (const id of ids) {
       const entry = this.entries.get(id);
       if (entry) entry.record = { ...entry.record, lastAccessedAt: at };

@@ -37,6 +37,16 @@ export function badInputCases(context: StoreContext): void {
       expect(await context.store.getMany([])).toEqual([]);
     });
 
+    it('touch refuses a time that is not ISO 8601 on a day the calendar has, and ids that are not an array of strings, with INVALID_INPUT and writes nothing', async () => {
+      const memory = record({ content: 'one to touch' });
+      await context.store.apply([create(memory, axis(0))]);
+      for (const at of ['yesterday', '2024-02-30T10:00:00.000Z', '2024-03-01 10:00', 1714550400000, undefined]) {
+        await rejectsWithCode(context.store.touch([memory.id], at as never), 'INVALID_INPUT');
+      }
+      for (const ids of [null, memory.id, [7]]) await rejectsWithCode(context.store.touch(ids as never, '2025-05-05T05:05:05.000Z'), 'INVALID_INPUT');
+      expect((await context.store.get(memory.id))?.lastAccessedAt).toBe(memory.lastAccessedAt);
+    });
+
     it.skipIf(!context.options.capabilities.listPage)('listPage refuses a limit below 1 or not whole, and a next it never gave, with INVALID_INPUT', async () => {
       await context.store.apply([create(record({ content: 'one to page' }), axis(0))]);
       const listPage = (context.store.listPage as NonNullable<typeof context.store.listPage>).bind(context.store);

@@ -1,5 +1,5 @@
 import type { BaseEmbedding } from '@llamaindex/core/embeddings';
-import { MemloomError, type EmbedOptions, type Embedder } from '@memloom/core';
+import { MemloomError, normalizeVector, type EmbedOptions, type Embedder } from '@memloom/core';
 
 export interface FromLlamaIndexEmbeddingOptions {
   /**
@@ -16,6 +16,7 @@ export interface FromLlamaIndexEmbeddingOptions {
  * Use a LlamaIndex `BaseEmbedding` as memloom's `Embedder`. Documents go
  * through `getTextEmbeddingsBatch` (the model's own batching), queries through
  * `getQueryEmbedding`, so models that embed queries differently keep doing so.
+ * Vectors are scaled to unit length, as memloom's embedders give them;
  * memloom checks every vector (length, finite numbers) before it is stored.
  */
 export function fromLlamaIndexEmbedding(embedding: BaseEmbedding, options: FromLlamaIndexEmbeddingOptions = {}): Embedder {
@@ -55,7 +56,8 @@ export function fromLlamaIndexEmbedding(embedding: BaseEmbedding, options: FromL
         if (!Array.isArray(vector)) {
           throw new MemloomError({ code: 'INVALID_EMBEDDING', backend: 'llamaindex', message: `${id} returned no vector for text ${index}` });
         }
-        return vector;
+        // memloom's embedders give unit vectors: a search scores by cosine, and a memory's context is blended in by weight.
+        return normalizeVector(vector);
       });
     },
   };

@@ -1,6 +1,6 @@
 import type { ChatMessage, LLM } from '@llamaindex/core/llms';
 import { extractText } from '@llamaindex/core/utils';
-import { MemloomError, type GenerateRequest, type LanguageModel } from '@memloom/core';
+import { MemloomError, toMemloomError, type GenerateRequest, type LanguageModel } from '@memloom/core';
 
 export interface FromLlamaIndexLLMOptions {
   /** Names the model in memloom's logs and errors. @default `llamaindex:<metadata.model>` */
@@ -13,7 +13,8 @@ export interface FromLlamaIndexLLMOptions {
  * prompt a user message, and the reply's text is the answer.
  *
  * LlamaIndex's `chat` takes no abort signal, so an abort (memloom's model
- * timeout) settles the call at once and the late reply is ignored.
+ * timeout) settles the call at once and the late reply is ignored. A failed
+ * or aborted call throws MODEL_ERROR, with the LLM's error as its cause.
  * `maxOutputTokens` is left to the LLM's own settings.
  */
 export function fromLlamaIndexLLM(llm: LLM, options: FromLlamaIndexLLMOptions = {}): LanguageModel {
@@ -32,7 +33,12 @@ export function fromLlamaIndexLLM(llm: LLM, options: FromLlamaIndexLLMOptions = 
         ...(request.system ? [{ role: 'system' as const, content: request.system }] : []),
         { role: 'user', content: request.prompt },
       ];
-      const response = await abortable(llm.chat({ messages }), request.signal);
+      let response: unknown;
+      try {
+        response = await abortable(llm.chat({ messages }), request.signal);
+      } catch (error) {
+        throw toMemloomError(error, { code: 'MODEL_ERROR', backend: 'llamaindex', message: `${id} failed` });
+      }
       const content = (response as { message?: { content?: unknown } } | undefined)?.message?.content;
       if (typeof content !== 'string' && !Array.isArray(content)) {
         throw new MemloomError({ code: 'MODEL_ERROR', backend: 'llamaindex', message: `${id} answered without message content` });

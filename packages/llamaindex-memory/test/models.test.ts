@@ -63,13 +63,16 @@ describe('fromLlamaIndexLLM', () => {
     const controller = new AbortController();
     const answer = model.generate({ prompt: 'hello', signal: controller.signal });
     controller.abort(new Error('timed out'));
-    await expect(answer).rejects.toThrow('timed out');
+    await expect(answer).rejects.toMatchObject({ code: 'MODEL_ERROR', message: expect.stringContaining('timed out') });
     release({ message: { role: 'assistant', content: 'too late' }, raw: null });
   });
 
-  it('turns a reply without content into MODEL_ERROR and rejects a non-LLM', async () => {
+  it('turns a failed call or a reply without content into MODEL_ERROR and rejects a non-LLM', async () => {
     const empty = fromLlamaIndexLLM({ metadata: { model: 'x' }, chat: async () => ({ raw: null }) } as never);
     await expect(empty.generate({ prompt: 'hi' })).rejects.toMatchObject({ code: 'MODEL_ERROR' });
+    const refused = new Error('401 Unauthorized');
+    const failing = fromLlamaIndexLLM({ metadata: { model: 'x' }, chat: async () => Promise.reject(refused) } as never);
+    await expect(failing.generate({ prompt: 'hi' })).rejects.toMatchObject({ code: 'MODEL_ERROR', backend: 'llamaindex', message: expect.stringContaining('401 Unauthorized'), cause: refused });
     expect(() => fromLlamaIndexLLM({} as never)).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
     expect(() => fromLlamaIndexLLM(new MockLLM(), { id: ' ' })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
   });
@@ -89,6 +92,14 @@ describe('fromLlamaIndexEmbedding', () => {
     const [best] = await memory.search('what tea should I buy?', { scope });
     expect(best!.memory.content).toBe('Loves green tea in the evening.');
     expect(embedding.queries).toEqual(['what tea should I buy?']);
+  });
+
+  it('gives unit vectors whatever length the model returns them at', async () => {
+    const embedding = new KeywordEmbedding();
+    const scaled = { ...embedding, getTextEmbeddingsBatch: async (texts: string[]) => texts.map(() => [0, 3, 0, 4]), getQueryEmbedding: async () => [27, 0, 0, 0] };
+    const embedder = fromLlamaIndexEmbedding(scaled as never, { id: 'test:scaled', dimension: 4 });
+    expect(await embedder.embed(['a', 'b'])).toEqual([[0, 0.6, 0, 0.8], [0, 0.6, 0, 0.8]]);
+    expect(await embedder.embed(['q'], { purpose: 'query' })).toEqual([[1, 0, 0, 0]]);
   });
 
   it('needs a dimension, and memloom refuses vectors that do not match it', async () => {

@@ -122,6 +122,29 @@ describe('the extraction fallback takes short first-person facts', () => {
     expect(extractFactsDeterministic(text, 3)).toEqual(facts);
   });
 
+  it.each([
+    ['I am vegetarian, and I am planning a trip to Kyoto.', ['I am vegetarian.', 'I am planning a trip to Kyoto.']],
+    ['I work at Acme, and my boss is Ann, but I want to quit.', ['I work at Acme.', 'My boss is Ann.', 'I want to quit.']],
+    ['I like tea; my husband prefers coffee!', ['I like tea.', 'My husband prefers coffee!']],
+    ["I'm fine, but my sister is sick.", ['My sister is sick.']],
+    ['我是素食者，而且我打算去京都旅行。', ['我是素食者。', '我打算去京都旅行。']],
+    ['我喜欢猫；我养了两只。', ['我喜欢猫。', '我养了两只。']],
+    // One statement with a condition, or with a second subject that is not the speaker, stays whole.
+    ['If I have time, I will visit Rome.', ['If I have time, I will visit Rome.']],
+    ['I moved to Lisbon, and the weather is great.', ['I moved to Lisbon, and the weather is great.']],
+  ])('two statements about oneself in one sentence are two facts: %s', (text, facts) => {
+    expect(extractFactsDeterministic(text, 5)).toEqual(facts);
+  });
+
+  it.each([
+    ['帮我记住：我对花生过敏', ['我对花生过敏']],
+    ['记得我对花生过敏', ['我对花生过敏']],
+    ['Can you remember that I am allergic to peanuts?', ['I am allergic to peanuts']],
+    ["Please don't forget that my son is called Leo.", ['my son is called Leo.']],
+  ])('a request to remember keeps the statement it carries: %s', (text, facts) => {
+    expect(extractFactsDeterministic(text, 3)).toEqual(facts);
+  });
+
   it('but not small talk of that form', () => {
     expect(extractFactsDeterministic("I'm fine. I'm sorry. I'm here. My bad! My pleasure. I'm not.", 5)).toEqual([]);
   });

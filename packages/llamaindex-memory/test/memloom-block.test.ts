@@ -88,6 +88,24 @@ describe('MemloomMemoryBlock in a real LlamaIndex Memory', () => {
     expect(context).not.toContain('bamboo');
   });
 
+  it("the README's first example: two facts from one sentence with no model, and the related one shown to the next conversation", async () => {
+    const memory = createMemory({ store: createInMemoryStore(), embedder: createDefaultEmbedder() });
+    const converse = async (text: string) => {
+      const block = memloomBlock({ memory, scope: alice });
+      const chat = createChatMemory({ memoryBlocks: [block] });
+      await chat.add({ role: 'user', content: text });
+      const shown = memoryMessages(await chat.getLLM(llm));
+      await chat.add({ role: 'assistant', content: 'Happy to help.' });
+      await block.flush(chat);
+      return shown;
+    };
+    await converse('I am vegetarian, and I am planning a trip to Kyoto.');
+    expect((await memory.list({ scope: alice })).map((record) => record.content).sort()).toEqual(['I am planning a trip to Kyoto.', 'I am vegetarian.']);
+    const shown = await converse('Can you suggest a restaurant for dinner?');
+    expect(shown).toContain('I am vegetarian.');
+    expect(shown).not.toContain('Kyoto');
+  });
+
   it("never shows another user's memories, however well they match", async () => {
     const { memory } = setupMemory();
     await memory.add('Bob is allergic to peanuts and keeps peanut-free snacks at home.', { scope: bob });

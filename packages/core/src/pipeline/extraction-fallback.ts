@@ -2,8 +2,10 @@ import { splitSentences } from '../compression.js';
 import { ENGLISH_STOPWORDS } from '../text/stopwords.js';
 import { hasCjk } from '../text/tokenize.js';
 
-// "Please remember that …", "Remember: …", "请记住：…", "记住…" are instructions about the fact, not part of it.
-const REMEMBER_PREFIX = /^(?:(?:please\s+)?(?:remember|note|keep in mind)(?:\s+that)?\s*[:,]?\s*|请?(?:记住|记下|记一下)\s*[:：,，]?\s*)/iu;
+// "Please remember that …", "Can you remember that …?", "Remember: …", "请记住：…", "帮我记住…", "记得…" are
+// instructions about the fact, not part of it: a request or a question only in their form.
+const REMEMBER_PREFIX =
+  /^(?:(?:please\s+|(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:remember|note|keep in mind|don['’]t forget)(?:\s+that)?\s*[:,]?\s*|(?:请|帮我|麻烦你?|你)?(?:记住|记下|记一下|记得)\s*[:：,，]?\s*)/iu;
 const FIRST_PERSON = /\b(?:i|i'm|i've|i'd|i'll|im|my|mine|me|we|we're|our|ours)\b/iu;
 const FIRST_PERSON_CJK = /[我咱]/u;
 const QUESTION_START =
@@ -21,21 +23,46 @@ const SMALL_TALK_WORDS = new Set(
   'fine ok okay good great sure sorry glad kidding joking back done ready bad pleasure god goodness gosh'.split(' '),
 );
 
+// Where one statement about oneself joins another: ", and I …", ", but my …", "; we …", "，而且我…", "；我…".
+// Only after a conjunction or a semicolon: "If I have time, I will go" is one statement, not two.
+const JOINED_STATEMENT =
+  /(?:,\s+(?:and|but|so)\s+|;\s+)(?=(?:i|i'm|i’m|i've|i'd|i'll|my|we|we're|our)\b)|[，,]\s*(?:而且|并且|但是|但|所以)(?=我)|[；;]\s*(?=我)/iu;
+
 /**
  * The deterministic background monitor, used when no model is set or it
  * failed: the user's own first-person statements of fact, as they said them
- * ("I live in Lyon", "I'm vegan", "我养了一只猫"). Questions, requests and small talk are
- * left out; nothing is ever updated, boosted or deleted this way.
+ * ("I live in Lyon", "I'm vegan", "我养了一只猫"). Two statements joined in one
+ * sentence ("I am vegetarian, and I am planning a trip to Kyoto") are two
+ * facts, so each is found by what it is about. Questions, requests and small
+ * talk are left out; nothing is ever updated, boosted or deleted this way.
  */
 export function extractFactsDeterministic(userText: string, limit: number): string[] {
   const facts: string[] = [];
-  for (const raw of splitSentences(userText)) {
-    const sentence = raw.trim().replace(GREETING, '').replace(REMEMBER_PREFIX, '').trim();
-    if (!isFactualStatement(raw, sentence)) continue;
-    if (!facts.includes(sentence)) facts.push(sentence);
-    if (facts.length >= limit) break;
+  for (const whole of splitSentences(userText)) {
+    for (const raw of joinedStatements(whole)) {
+      const greeted = raw.trim().replace(GREETING, '');
+      const unprefixed = greeted.replace(REMEMBER_PREFIX, '').trim();
+      // "Can you remember that I'm vegan?" asks only to keep the statement it carries.
+      const asked = unprefixed !== greeted.trim();
+      const sentence = asked ? unprefixed.replace(/[?？]+$/u, '') : unprefixed;
+      if (!isFactualStatement(asked ? sentence : raw, sentence)) continue;
+      if (!facts.includes(sentence)) facts.push(sentence);
+      if (facts.length >= limit) return facts;
+    }
   }
   return facts;
+}
+
+/** A sentence cut where one first-person statement joins another; each part ends as the sentence did, and starts with a capital. */
+function joinedStatements(sentence: string): string[] {
+  const parts = sentence.split(new RegExp(JOINED_STATEMENT.source, 'giu'));
+  if (parts.length === 1) return [sentence];
+  const end = /[。！]$/u.test(sentence) ? '。' : /[.!]$/u.test(sentence) ? '.' : '';
+  return parts.map((part, index) => {
+    const text = part.trim();
+    const capital = text.charAt(0).toUpperCase() + text.slice(1);
+    return index === parts.length - 1 || end === '' ? capital : `${capital}${end}`;
+  });
 }
 
 function isFactualStatement(raw: string, sentence: string): boolean {

@@ -91,6 +91,8 @@ export function validateConfig(raw: unknown, source: string): MemloomConfig {
  * - `MEMLOOM_EMBEDDER`: `default`, `lexical`, `use-lite`, `transformers:<model id>`
  * - `MEMLOOM_POLICY`: a JSON object of seed 001 policy values, e.g. `{"retrieve_limit":5}`
  * - `MEMLOOM_USER_ID`: the default scope's userId
+ * - `MEMLOOM_FRESHNESS`: seed 000's warnings on stale memories: `on` (24 h), `off`, hours (`12`), or
+ *   a JSON object such as `{"globalThresholdHours":12,"typeOverrides":{"project":6}}`
  */
 export function configFromEnv(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): ConfigLayer | undefined {
   const config: Record<string, unknown> = {};
@@ -123,8 +125,34 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
   }
   const userId = env.MEMLOOM_USER_ID?.trim();
   if (userId) take('MEMLOOM_USER_ID', 'scope', { userId });
+  const freshness = env.MEMLOOM_FRESHNESS?.trim();
+  if (freshness) take('MEMLOOM_FRESHNESS', 'freshness', freshnessFromEnv(freshness));
   if (Object.keys(config).length === 0) return undefined;
   return { source: ENV_SOURCE, baseDir: cwd, config: config as MemloomConfig, fieldSources };
+}
+
+/**
+ * `MEMLOOM_FRESHNESS` as configuration: `on` / `true` is `{}` (seed 000's 24 h), `off` / `false` is
+ * `false`, a number is the hours, text starting with `{` is read as JSON. Anything else is left as
+ * written, for the schema to refuse with the variable's name.
+ */
+function freshnessFromEnv(value: string): unknown {
+  const word = value.toLowerCase();
+  if (word === 'on' || word === 'true') return {};
+  if (word === 'off' || word === 'false') return false;
+  if (/^\d+(?:\.\d+)?$/u.test(value)) return { globalThresholdHours: Number(value) };
+  if (!value.startsWith('{')) return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch (error) {
+    throw new MemloomError({
+      code: 'INVALID_CONFIG',
+      backend: 'config',
+      message: `invalid configuration in environment variable MEMLOOM_FRESHNESS: freshness: must be on, off, a number of hours or a JSON object such as {"globalThresholdHours":12}: ${(error as Error).message}`,
+      cause: error,
+      details: { source: 'environment variable MEMLOOM_FRESHNESS', field: 'freshness' },
+    });
+  }
 }
 
 /** The source named for a whole environment layer. */

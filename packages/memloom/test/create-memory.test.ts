@@ -142,6 +142,25 @@ describe('configuration errors name the field and where it came from', () => {
     expect(error.message).toContain('strategy.highSimilarity');
   });
 
+  it('MEMLOOM_FRESHNESS turns the stale-memory warnings on (24 h, hours or JSON) or off; a file still wins over it', async () => {
+    const freshnessOf = async (value: string) => (await resolveMemloomConfig({ cwd, configFile: false, env: { MEMLOOM_FRESHNESS: value } })).engine.freshness;
+    expect(await freshnessOf('on')).toEqual({});
+    expect(await freshnessOf('TRUE')).toEqual({});
+    expect(await freshnessOf('off')).toBe(false);
+    expect(await freshnessOf('12')).toEqual({ globalThresholdHours: 12 });
+    expect(await freshnessOf('{"globalThresholdHours":6,"typeOverrides":{"project":2}}')).toEqual({ globalThresholdHours: 6, typeOverrides: { project: 2 } });
+    const memory = await open({ cwd, configFile: false, env: { MEMLOOM_STORE: 'memory:', MEMLOOM_FRESHNESS: 'on' } });
+    expect(memory.config.freshness).toMatchObject({ globalThresholdHours: 24 });
+
+    for (const bad of ['soon', '{"globalThresholdHours": -1}', '{broken', '-3']) {
+      const error = await errorOf(createMemory({ cwd, configFile: false, env: { MEMLOOM_FRESHNESS: bad } }));
+      expect(error.code).toBe('INVALID_CONFIG');
+      expect(error.message).toMatch(/environment variable MEMLOOM_FRESHNESS: freshness/);
+    }
+    writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ store: 'memory:', freshness: false }));
+    expect((await resolveMemloomConfig({ cwd, env: { MEMLOOM_FRESHNESS: 'on' } })).engine.freshness).toBe(false);
+  });
+
   it('an unknown key, broken JSON, an unknown store, a bad MEMLOOM_POLICY', async () => {
     writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ stroe: 'sqlite' }));
     expect((await errorOf(createMemory({ cwd, env: {} }))).message).toMatch(/memloom\.config\.json.*stroe/);

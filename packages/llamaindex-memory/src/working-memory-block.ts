@@ -21,6 +21,13 @@ export interface WorkingMemoryBlockOptions extends WorkingMemoryConfigInput {
   overview?: string;
   /** Largest overview accepted, in UTF-8 bytes. @default 16384 */
   maxOverviewBytes?: number;
+  /**
+   * Largest overview accepted, in tokens (LlamaIndex's tokenizer). LlamaIndex
+   * leaves a block out of the prompt when it does not fit the prompt's token
+   * limit (70% of the LLM's context window), so lower this for models with a
+   * small window. @default 4096
+   */
+  maxOverviewTokens?: number;
   /** Tokens the agent's context may hold; context use in the reminder is measured against it. @default 30000 (LlamaIndex Memory's default tokenLimit) */
   contextTokenLimit?: number;
   /** Name of the tool from `asTool()`. @default 'update_working_memory' */
@@ -43,6 +50,7 @@ const optionsSchema = z
     priority: prioritySchema.default(0),
     overview: z.string().default(''),
     maxOverviewBytes: z.number().int().positive().default(16_384),
+    maxOverviewTokens: tokenLimitSchema.default(4096),
     contextTokenLimit: tokenLimitSchema.default(30_000),
     toolName: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'letters, digits, _ and - only (at most 64)').default('update_working_memory'),
     instructions: z.string().min(1).optional(),
@@ -88,7 +96,7 @@ export class WorkingMemoryBlock extends BaseMemoryBlock {
     this.settings = settings;
     this.tracker = tracker;
     this.logger = settings.logger ?? consoleLogger;
-    this.currentOverview = validOverview(settings.overview, settings.maxOverviewBytes);
+    this.currentOverview = validOverview(settings.overview, settings);
   }
 
   /** The current overview. */
@@ -128,11 +136,11 @@ export class WorkingMemoryBlock extends BaseMemoryBlock {
 
   /**
    * Replace the overview and start counting rounds again. A non-string or an
-   * overview over `maxOverviewBytes` throws (INVALID_INPUT / CONTENT_TOO_LONG)
+   * overview over `maxOverviewBytes` or `maxOverviewTokens` throws (INVALID_INPUT / CONTENT_TOO_LONG)
    * and changes nothing; so does a failing `onUpdate` (STORE_ERROR).
    */
   async updateOverview(overview: string): Promise<void> {
-    const next = validOverview(overview, this.settings.maxOverviewBytes);
+    const next = validOverview(overview, this.settings);
     if (this.settings.onUpdate) {
       try {
         await this.settings.onUpdate(next);
@@ -181,7 +189,8 @@ export function workingMemoryBlock(options: WorkingMemoryBlockOptions = {}): Wor
   return new WorkingMemoryBlock(options);
 }
 
-function validOverview(overview: unknown, maxBytes: number): string {
+function validOverview(overview: unknown, limits: { maxOverviewBytes: number; maxOverviewTokens: number }): string {
+  const { maxOverviewBytes: maxBytes, maxOverviewTokens: maxTokens } = limits;
   if (typeof overview !== 'string') {
     throw new MemloomError({ code: 'INVALID_INPUT', backend: 'llamaindex', message: `the working-memory overview must be a string, got ${overview === null ? 'null' : typeof overview}` });
   }
@@ -192,6 +201,15 @@ function validOverview(overview: unknown, maxBytes: number): string {
       backend: 'llamaindex',
       message: `the working-memory overview is ${bytes} bytes; the limit is ${maxBytes} (maxOverviewBytes)`,
       details: { bytes, maxBytes },
+    });
+  }
+  const tokens = countTokens(overview);
+  if (tokens > maxTokens) {
+    throw new MemloomError({
+      code: 'CONTENT_TOO_LONG',
+      backend: 'llamaindex',
+      message: `the working-memory overview is ${tokens} tokens; the limit is ${maxTokens} (maxOverviewTokens): shorten it`,
+      details: { tokens, maxTokens },
     });
   }
   return overview;

@@ -125,9 +125,21 @@ describe('WorkingMemoryBlock (seed 003) in a real LlamaIndex Memory', () => {
     expect(failing.overview).toBe('');
   });
 
+  it('refuses an overview of more tokens than maxOverviewTokens, which LlamaIndex would leave out of a small window without a word', async () => {
+    const block = workingMemoryBlock({ overview: 'keep me' });
+    // About 7,000 tokens in under 16 KB: Chinese takes more tokens per byte than English.
+    const long = '当前任务：迁移数据库，决定使用分批导入，待解决：索引重建的时间窗口。'.repeat(150);
+    expect(new TextEncoder().encode(long).length).toBeLessThanOrEqual(16_384);
+    expect(await block.asTool().call({ overview: long })).toMatch(/^Working memory NOT updated: .* tokens; the limit is 4096 \(maxOverviewTokens\)/);
+    expect(block.overview).toBe('keep me');
+    await expect(workingMemoryBlock({ maxOverviewTokens: 8 }).updateOverview('one two three four five six seven eight nine ten')).rejects.toMatchObject({ code: 'CONTENT_TOO_LONG' });
+    expect(() => workingMemoryBlock({ maxOverviewTokens: 8, overview: 'one two three four five six seven eight nine ten' })).toThrow(expect.objectContaining({ code: 'CONTENT_TOO_LONG' }));
+    await workingMemoryBlock({ maxOverviewTokens: 8 }).updateOverview('one two three');
+  });
+
   it('rejects bad options with a typed error', () => {
     // maxRound: a misspelt maxRounds is refused, not ignored.
-    for (const options of [{ maxRounds: 0 }, { toolName: 'has spaces' }, { contextTokenLimit: 0 }, { overview: 7 }, { priority: -1 }, { maxRound: 2 }]) {
+    for (const options of [{ maxRounds: 0 }, { toolName: 'has spaces' }, { contextTokenLimit: 0 }, { maxOverviewTokens: 0 }, { overview: 7 }, { priority: -1 }, { maxRound: 2 }]) {
       let caught: unknown;
       try {
         workingMemoryBlock(options as never);

@@ -25,7 +25,7 @@ import {
   requireScope,
   tokenLimitSchema,
 } from './options.js';
-import { recordMessages } from './record.js';
+import { ALREADY_RECORDED, recordMessages } from './record.js';
 
 export interface MemloomBlockOptions {
   /** The memloom memory to read and write: `createMemory()` from `memloom`, or core's `createMemory({ store, embedder })`. */
@@ -261,7 +261,7 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
       for (const id of outcome.done) remember(this.recorded, id);
       for (const skipped of outcome.skipped) {
         // A user message with no text (an image, say) is ordinary; anything else was lost and deserves a warning.
-        const log = skipped.reason === 'no text' ? this.logger.debug : this.logger.warn;
+        const log = skipped.reason === 'no text' || skipped.reason === ALREADY_RECORDED ? this.logger.debug : this.logger.warn;
         log?.call(this.logger, `memory block ${this.id}: flushed message not recorded: ${skipped.reason}`, { id: skipped.id });
       }
       if (outcome.remaining.length > 0) this.keepForRetry(outcome.remaining, outcome.error);

@@ -23,6 +23,9 @@ export interface RecordOutcome {
   reports: AfterTurnReport[];
 }
 
+/** Why a turn whose memory already names it in `sources` is passed over. */
+export const ALREADY_RECORDED = 'already recorded (a memory names the message in its sources)';
+
 /** Codes that mean "this turn cannot be recorded": retrying would fail the same way. */
 const CONTENT_ERRORS = new Set(['EMPTY_CONTENT', 'CONTENT_TOO_LONG', 'INVALID_INPUT']);
 
@@ -68,6 +71,14 @@ export async function recordMessages(memory: Memory, messages: readonly MemoryMe
         minScore: options.retrieval.minScore,
         ...(options.retrieval.filter ? { filter: options.retrieval.filter } : {}),
       });
+      // A memory that keeps this message's id among its sources was extracted from it already: the session
+      // was resumed from a snapshot, and LlamaIndex hands over again what an earlier process recorded.
+      const userId = idOf(turn.user);
+      if (userId !== undefined && retrieved.some((result) => result.memory.sources.includes(userId))) {
+        outcome.skipped.push({ id: userId, reason: ALREADY_RECORDED });
+        outcome.done.push(...ids);
+        continue;
+      }
       const report = await options.pipeline.afterTurn({
         scope: options.scope,
         user: { content: userText, ...(idOf(turn.user) ? { id: idOf(turn.user) } : {}) },

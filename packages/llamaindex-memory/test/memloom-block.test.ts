@@ -1,4 +1,4 @@
-import { createMemory as createChatMemory, type MemoryMessage } from '@llamaindex/core/memory';
+import { createMemory as createChatMemory, loadMemory as loadChatMemory, type MemoryMessage } from '@llamaindex/core/memory';
 import { extractText } from '@llamaindex/core/utils';
 import { createMemory, createMemoryPipeline, MemloomError } from '@memloom/core';
 import { createFakeClock, createInMemoryStore, createScriptedModel, createTestEmbedder } from '@memloom/core/testing';
@@ -360,6 +360,27 @@ describe('MemloomMemoryBlock in a real LlamaIndex Memory', () => {
       'Alice plays the cello.',
       'Alice works night shifts.',
     ]);
+  });
+
+  it('a session resumed from a snapshot does not record again what an earlier process recorded', async () => {
+    const { memory, clock } = setupMemory();
+    const first = memloomBlock({ memory, scope: alice });
+    const chat = createChatMemory({ memoryBlocks: [first] });
+    await chat.add({ role: 'user', content: aliceFacts[1] });
+    await chat.add({ role: 'assistant', content: 'Porto is lovely.' });
+    await first.flush(chat);
+    const [fact] = await memory.list({ scope: alice });
+    expect(fact!.content).toBe(aliceFacts[1]);
+
+    // Another process, ten days later: the same messages come back from the snapshot, after LlamaIndex's cursor.
+    clock.advanceDays(10);
+    const second = memloomBlock({ memory, scope: alice });
+    const resumed = loadChatMemory(chat.snapshot(), { memoryBlocks: [second] });
+    await resumed.add({ role: 'user', content: aliceFacts[2] });
+    await second.flush(resumed);
+    expect(await memory.history(fact!.id)).toHaveLength(1);
+    expect((await memory.get(fact!.id))!.updatedAt).toBe(fact!.updatedAt);
+    expect((await memory.list({ scope: alice })).map((record) => record.content).sort()).toEqual([aliceFacts[1], aliceFacts[2]].sort());
   });
 
   it('flush() records the short-term messages LlamaIndex has not flushed, once', async () => {

@@ -24,6 +24,7 @@ import {
 import { toLanguageModel, type ChatModelLike } from './adapters.js';
 import { summaryMessage, toConversation } from './conversation.js';
 import { messageText, transcriptLine } from './messages.js';
+import { runInSession } from './session-lock.js';
 import type { TokenCounter } from './tokens.js';
 
 /** Tag on the memory that holds one message of a chat history. */
@@ -68,6 +69,12 @@ export interface MemloomChatMessageHistoryOptions {
  * folded into a rolling summary (a `chat-summary` record, returned first by
  * `getMessages`) and kept in long-term memory as an `episode` (seed 002), then
  * deleted.
+ *
+ * Reads and writes of one session run one at a time across every history
+ * object over the same store in this process (`RunnableWithMessageHistory`
+ * makes a new object per call), so concurrent writes keep their order and
+ * never fold the same messages twice. Writers in separate processes are not
+ * serialized.
  */
 export class MemloomChatMessageHistory extends BaseListChatMessageHistory {
   lc_namespace = ['memloom', 'chat_history'];
@@ -78,7 +85,6 @@ export class MemloomChatMessageHistory extends BaseListChatMessageHistory {
   private readonly summarize: boolean;
   private readonly contextWindowTokens: number | undefined;
   private readonly countTokens: TokenCounter | undefined;
-  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: MemloomChatMessageHistoryOptions) {
     super();
@@ -96,12 +102,14 @@ export class MemloomChatMessageHistory extends BaseListChatMessageHistory {
 
   /** The summary of older messages (when there is one), then the messages in the order they were added. */
   async getMessages(): Promise<BaseMessage[]> {
-    await this.queue.catch(() => undefined);
-    const [summary, records] = await Promise.all([this.summaryRecord(), this.messageRecords()]);
-    const messages = records.map((record) => toMessage(record));
-    if (!summary) return messages;
-    const episodeId = summary.metadata.episodeId;
-    return [summaryMessage(summary.content, typeof episodeId === 'string' ? `${SUMMARY_MESSAGE_ID_PREFIX}${episodeId}` : undefined), ...messages];
+    // In the session's queue, so a read never sees a summary whose replaced messages are not deleted yet.
+    return this.serialized(async () => {
+      const [summary, records] = await Promise.all([this.summaryRecord(), this.messageRecords()]);
+      const messages = records.map((record) => toMessage(record));
+      if (!summary) return messages;
+      const episodeId = summary.metadata.episodeId;
+      return [summaryMessage(summary.content, typeof episodeId === 'string' ? `${SUMMARY_MESSAGE_ID_PREFIX}${episodeId}` : undefined), ...messages];
+    });
   }
 
   async addMessage(message: BaseMessage): Promise<void> {
@@ -133,7 +141,7 @@ export class MemloomChatMessageHistory extends BaseListChatMessageHistory {
   override async clear(): Promise<void> {
     return this.serialized(async () => {
       const records = [...(await this.messageRecords()), ...(await this.summaryRecords())];
-      for (const record of records) await this.memory.delete(record.id, { scope: this.scope });
+      for (const record of records) await this.remove(record);
     });
   }
 
@@ -176,7 +184,16 @@ export class MemloomChatMessageHistory extends BaseListChatMessageHistory {
       });
     }
     const replaced = result.summarizedCount - (current ? 1 : 0);
-    for (const record of records.slice(0, replaced)) await this.memory.delete(record.id, { scope: this.scope });
+    for (const record of records.slice(0, replaced)) await this.remove(record);
+  }
+
+  /** Deletes one record by id, unless another writer (e.g. another process) already has. */
+  private async remove(record: MemoryRecord): Promise<void> {
+    try {
+      await this.memory.delete(record.id, { scope: this.scope });
+    } catch (error) {
+      if (!MemloomError.hasCode(error, 'NOT_FOUND')) throw error;
+    }
   }
 
   private async messageRecords(): Promise<MemoryRecord[]> {
@@ -200,11 +217,12 @@ export class MemloomChatMessageHistory extends BaseListChatMessageHistory {
     return (await this.summaryRecords())[0];
   }
 
-  /** Writes of one history object run one at a time, so sequence numbers never collide. */
+  /**
+   * Work on this session runs one task at a time across every history object over the same
+   * store, so sequence numbers never collide and a summary is folded once.
+   */
   private serialized<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.queue.catch(() => undefined).then(work);
-    this.queue = next;
-    return next;
+    return runInSession(this.memory.store, this.sessionKey, work);
   }
 }
 

@@ -60,6 +60,37 @@ describe('MemloomChatMessageHistory', () => {
     expect((await history.getMessages()).map(messageText)).toEqual(Array.from({ length: 8 }, (_, index) => `message ${index}`));
   });
 
+  it('keeps the turns of two history objects writing one session at once whole and in order', async () => {
+    const { memory } = rig();
+    // RunnableWithMessageHistory makes a new history object per call: a double-submit gives two writers.
+    const history = () => new MemloomChatMessageHistory({ memory, sessionId: 's1', scope: { userId: 'alice' } });
+    await Promise.all([
+      history().addMessages([new HumanMessage('A1 question'), new AIMessage('A2 answer')]),
+      history().addMessages([new HumanMessage('B1 question'), new AIMessage('B2 answer')]),
+    ]);
+    expect((await history().getMessages()).map(messageText)).toEqual(['A1 question', 'A2 answer', 'B1 question', 'B2 answer']);
+  });
+
+  it('folds a session once when two history objects pass the threshold at once', async () => {
+    const { memory } = rig();
+    const scope = { userId: 'alice', sessionId: 's1' };
+    const policy = { session_summary_message_threshold: 4, session_summary_keep_count: 2 };
+    const history = () => new MemloomChatMessageHistory({ memory, sessionId: 's1', scope: { userId: 'alice' }, model: null, policy });
+    await history().addMessages([new HumanMessage('I live in Lyon'), new AIMessage('ok1'), new HumanMessage('I have a cat'), new AIMessage('ok2')]);
+    const results = await Promise.allSettled([
+      history().addMessages([new HumanMessage('A question about tea'), new AIMessage('A answer')]),
+      history().addMessages([new HumanMessage('B question about dogs'), new AIMessage('B answer')]),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled']);
+    expect(await memory.count({ scope, filter: { tags: [CHAT_SUMMARY_TAG] } })).toBe(1);
+    const messages = await history().getMessages();
+    expect(messages.map((message) => (isSummaryMessage(message) ? 'summary' : messageText(message)))).toEqual(['summary', 'B question about dogs', 'B answer']);
+    // Every message is in the summary or still in the history: the second fold took in the first's.
+    expect(messageText(messages[0]!)).toContain('A question about tea');
+    const sequences = (await memory.list({ scope, filter: { tags: [CHAT_MESSAGE_TAG] } })).map((record) => record.metadata.chatSeq);
+    expect(new Set(sequences).size).toBe(sequences.length);
+  });
+
   it('past the message threshold, folds all but the last messages into a rolling summary and an episode', async () => {
     const { memory } = rig();
     const scope = { userId: 'alice' };

@@ -9,7 +9,7 @@ import {
   type PutOperation,
   type SearchOperation,
 } from '@langchain/langgraph';
-import { MemloomError, validateScope, type Memory, type MemoryCategory, type MemoryFilter, type MemoryRecord, type Scope } from '@memloom/core';
+import { MemloomError, validateScope, type Memory, type MemoryCategory, type MemoryFilter, type MemoryRecord, type MemoryVersion, type Scope } from '@memloom/core';
 import { textsAtPath } from './json-path.js';
 
 /** An item found by `search`, with its relevance when a query ranked it (LangGraph's `SearchItem`). */
@@ -183,11 +183,17 @@ export class MemloomStore extends BaseStore {
    */
   private async writeItem({ namespace, key, value: stored, index }: PutOperation): Promise<void> {
     const scope = this.scopeOf(namespace);
-    const [current, ...olderCopies] = await this.copiesOf(namespace, key);
-    for (const copy of olderCopies) await this.remove(copy, scope);
+    const [newest, ...olderCopies] = await this.copiesOf(namespace, key);
+    for (const copy of olderCopies) await this.release(copy, scope);
     if (stored === null) {
-      if (current) await this.remove(current, scope);
+      if (newest) await this.release(newest, scope);
       return;
+    }
+    // A memory that took in another writer's content is released, and the item gets a memory of its own.
+    let current = newest;
+    if (current && (await this.holdsOtherContent(current))) {
+      await this.release(current, scope);
+      current = undefined;
     }
     const text = index === false ? '' : (index ?? this.fields).flatMap((path) => textsAtPath(stored, path)).join('\n');
     const indexed = text.trim() !== '';
@@ -249,6 +255,40 @@ export class MemloomStore extends BaseStore {
     }
   }
 
+  /**
+   * Lets go of a memory that holds an item: deletes it, or, when it took in another writer's
+   * content (see `holdsOtherContent`), keeps it as a plain memory without the item's tag and
+   * metadata, so a put or delete of the item never erases what a user said.
+   */
+  private async release(record: MemoryRecord, scope: Scope): Promise<void> {
+    if (!(await this.holdsOtherContent(record))) return this.remove(record, scope);
+    const metadata = Object.fromEntries(Object.entries(record.metadata).filter(([key]) => !isItemMetadataKey(key)));
+    const tags = record.tags.filter((tag) => tag !== STORE_ITEM_TAG);
+    try {
+      await this.memory.update(record.id, { tags, metadata }, { scope, reason: 'LangGraph store item released: it holds merged content' });
+    } catch (error) {
+      if (!MemloomError.hasCode(error, 'NOT_FOUND')) throw error;
+    }
+  }
+
+  /**
+   * Whether another writer's content went into an item's memory. Items are added unmerged, but
+   * with a category that merges (`fact`, `core`, `episode`) core may pick one as the nearest
+   * memory of a later add (a user's statement) and merge into it, or a model's UPDATE may
+   * rewrite it. `system` items are never merge candidates of memloom's own writers.
+   */
+  private async holdsOtherContent(record: MemoryRecord): Promise<boolean> {
+    if (this.category === 'system') return false;
+    let versions: MemoryVersion[];
+    try {
+      versions = await this.memory.history(record.id, { scope: record.scope });
+    } catch (error) {
+      if (MemloomError.hasCode(error, 'NOT_FOUND')) return false; // another store deleted it meanwhile
+      throw error;
+    }
+    return versions.some((version) => version.action === 'merge' || (version.action === 'edit' && version.trigger === 'extraction'));
+  }
+
   // ---------------------------------------------------------------------------
   // search
   // ---------------------------------------------------------------------------
@@ -278,9 +318,12 @@ export class MemloomStore extends BaseStore {
     }
 
     const wanted = hasValueFilter ? MAX_SEARCH : Math.min(MAX_SEARCH, offset + limit);
+    // minScore 0: like LangGraph's stores, a query ranks every matching item and drops none (the memory's
+    // `retrieval.minScore` is for what goes into a prompt).
     const results = await this.memory.search(query, {
       scope,
       limit: wanted,
+      minScore: 0,
       filter: { ...filter, metadata: { ...filter.metadata, [META.indexed]: true } },
     });
     const found = results.map((result) => ({ record: result.memory, score: result.score as number | undefined }));
@@ -364,6 +407,11 @@ function newestFirst(a: MemoryRecord, b: MemoryRecord): number {
 
 function descending(a: string, b: string): number {
   return a < b ? 1 : a > b ? -1 : 0;
+}
+
+/** The metadata keys the store writes on an item's memory. */
+function isItemMetadataKey(key: string): boolean {
+  return key.startsWith(META.label) || Object.values(META).some((name) => name === key);
 }
 
 function sequenceOf(record: MemoryRecord): number {

@@ -6,7 +6,7 @@ import { createMemory, MemloomError } from '@memloom/core';
 import { createAgent } from 'langchain';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { MemloomStore, MemloomEmbeddings } from '../src/index.js';
+import { createMemloomMiddleware, MemloomStore, MemloomEmbeddings } from '../src/index.js';
 import { errorOf, rig } from './helpers.js';
 
 function storeRig() {
@@ -341,6 +341,17 @@ describe('MemloomStore: search', () => {
     expect(keysOf(await store.search(['alice'], { query: 'tea', filter: { kind: 'project' } }))).toEqual(['p1']);
   });
 
+  it("returns every matching item with a query, whatever the memory's retrieval.minScore", async () => {
+    const { memory } = rig({}, { retrieval: { minScore: 0.3 } });
+    const store = new MemloomStore(memory);
+    await store.put(['alice', 'docs'], 'a', { text: 'green tea' });
+    await store.put(['alice', 'docs'], 'b', { text: 'mountain bike repair' });
+    await store.put(['alice', 'docs'], 'c', { text: 'not indexed' }, false);
+    const results = await store.search(['alice', 'docs'], { query: 'green tea' });
+    expect(keysOf(results)).toEqual(['a', 'b', 'c']);
+    expect(results[1]?.score).toBeTypeOf('number');
+  });
+
   it('indexes the fields asked for, and puts unindexed items after the ranked ones', async () => {
     const parts = storeRig();
     const store = new MemloomStore(parts.memory, { fields: ['text'] });
@@ -472,6 +483,30 @@ describe('MemloomStore in LangGraph', () => {
     const result = await agent.invoke({ messages: [new HumanMessage('Where was I born?')] });
     expect(result.messages.map((message) => message.content)).toContain('Alice was born in Porto');
     expect((await memory.list({ scope: { userId: 'alice' } }))[0]?.content).toBe(JSON.stringify({ text: 'Alice was born in Porto' }, null, 2));
+  });
+
+  it("with category 'fact', a user's statement merged into an item survives the item's next put and its delete", async () => {
+    const { memory } = rig();
+    const store = new MemloomStore(memory, { category: 'fact', fields: ['text'] });
+    await store.put(['alice', 'prefs'], 'drink', { text: 'I drink green tea every morning' });
+    // The middleware records what the user said; core merges it into the item, its nearest fact.
+    const agent = createAgent({ model: fakeModel().respond(new AIMessage('Nice.')).respond(new AIMessage('Noted.')), tools: [], middleware: [createMemloomMiddleware(memory, { model: null })] });
+    await agent.invoke({ messages: [new HumanMessage('I drink green tea every morning.')] }, { context: { userId: 'alice' } });
+    const userFacts = async () =>
+      (await memory.list({ scope: { userId: 'alice' }, filter: { category: 'fact' } })).filter((record) => !record.tags.includes('langgraph-item')).map((record) => record.content);
+
+    await store.put(['alice', 'prefs'], 'drink', { text: 'I drink coffee now' });
+    expect(await userFacts()).toEqual(['I drink green tea every morning.']);
+    expect(await store.get(['alice', 'prefs'], 'drink')).toMatchObject({ value: { text: 'I drink coffee now' } });
+    expect((await memory.list({ filter: { tags: ['langgraph-item'] } })).map((record) => record.content)).toEqual(['I drink coffee now']);
+
+    // Merged into again, then deleted: the user's statement stays.
+    await agent.invoke({ messages: [new HumanMessage('I drink coffee now.')] }, { context: { userId: 'alice' } });
+    await store.delete(['alice', 'prefs'], 'drink');
+    expect(await store.get(['alice', 'prefs'], 'drink')).toBeNull();
+    expect((await userFacts()).sort()).toEqual(['I drink coffee now.', 'I drink green tea every morning.']);
+    const released = await memory.list({ scope: { userId: 'alice' }, filter: { category: 'fact' } });
+    expect(released.flatMap((record) => Object.keys(record.metadata)).filter((key) => key.startsWith('lg'))).toEqual([]);
   });
 
   it('maps namespaces to scopes as configured, and items survive a new Memory over the same store', async () => {

@@ -16,6 +16,9 @@ export { MemloomTool } from './memloom-tool.js';
 export type { MemloomToolFields, ToolCallInfo } from './memloom-tool.js';
 export { workingMemoryWriteTool, readOverview, writeOverview, overviewScope, WORKING_MEMORY_TAG, WORKING_MEMORY_TOOL } from './overview.js';
 
+// Errors
+export { memloomErrorOf } from './errors.js';
+
 // Scope
 export { resolveScope } from './scope.js';
 export type { ScopeOption, RunInfo } from './scope.js';

@@ -1,5 +1,6 @@
 import { AIMessage, RemoveMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { REMOVE_ALL_MESSAGES } from '@langchain/langgraph';
+import { getInteropZodObjectShape, isInteropZodObject, type InteropZodObject } from '@langchain/core/utils/types';
 import { createMiddleware } from 'langchain';
 import {
   createMemoryPipeline,
@@ -38,6 +39,14 @@ export interface MemloomMiddlewareOptions {
    */
   scope?: ScopeOption;
   /**
+   * The agent's context schema (the one given to `createAgent({ contextSchema })`), so a `scope`
+   * function sees its fields: LangChain hands a middleware only the context keys the middleware
+   * declares, which are `userId`, `agentId`, `sessionId` (and snake_case) without this. Only the
+   * keys are used; the agent validates the values.
+   * @default none: the scope function sees only the scope fields of the context
+   */
+  contextSchema?: InteropZodObject;
+  /**
    * The chat model (or memloom language model) for extraction and session summaries: a LangChain
    * chat model is adapted with `fromLangChainChatModel`. `null`: deterministic paths only.
    * @default the memory's `languageModel`, else the deterministic paths
@@ -72,13 +81,27 @@ export interface MemloomMiddlewareOptions {
   /** Tokens of one message's text. @default core's `estimateTokens` (about four characters, or one CJK character, per token) */
   countTokens?: TokenCounter;
   /**
+   * Most tokens the injected `<memories>` block may take (counted with `countTokens`). Memories are
+   * taken best-ranked first, then the daily notes newest first; what does not fit is left out (a
+   * best memory longer than the whole budget goes in cut). The index (no user text) keeps its
+   * first lines that fit.
+   * @default a tenth of the context window when it is known (`contextWindowTokens` or the model's profile), else 1024
+   */
+  memoryTokenLimit?: number;
+  /**
    * Called instead of throwing when a memory step fails, so the agent goes on without it.
    * @default none: the error propagates and the run fails
    */
   onError?: (error: MemloomError, step: MemloomMiddlewareStep) => void;
 }
 
-/** Most threads whose rounds and retrieved memories are tracked at once; the least recently used is dropped. */
+/** Tokens of the `<memories>` block when neither `memoryTokenLimit` nor the context window is known (LlamaIndex block's default). */
+const DEFAULT_MEMORY_TOKENS = 1024;
+
+/** Share of a known context window the `<memories>` block may take by default. */
+const MEMORY_SHARE_OF_WINDOW = 0.1;
+
+/** Most threads (rounds) and turns (retrieved memories) tracked at once; the least recently used is dropped. */
 const MAX_TRACKED_THREADS = 1000;
 
 /** The pipeline's after-turn steps, as the middleware names them. */
@@ -123,8 +146,14 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
   if (trackerConfig) new WorkingMemoryTracker(trackerConfig);
   const overviewTools = new Set(options.overviewTools ?? [WORKING_MEMORY_TOOL]);
   const trackers = new Map<string, WorkingMemoryTracker>();
-  const retrievedByThread = new Map<string, MemoryRecord[]>();
+  // Per turn, not per thread: two runs of one user at once (no thread_id) must not take each other's.
+  const retrievedByTurn = new Map<string, MemoryRecord[]>();
   let contextWindow = options.contextWindowTokens;
+  const memoryTokenLimit = options.memoryTokenLimit;
+  if (memoryTokenLimit !== undefined && !(Number.isInteger(memoryTokenLimit) && memoryTokenLimit > 0)) {
+    throw invalidOptions(`memoryTokenLimit must be a whole number of tokens above 0, got ${String(memoryTokenLimit)}`);
+  }
+  const schema = contextSchemaWith(options.contextSchema);
   const scopeOption = options.scope ? { scope: options.scope } : {};
 
   const tools = [
@@ -142,7 +171,7 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
 
   return createMiddleware({
     name: 'MemloomMiddleware',
-    contextSchema,
+    contextSchema: schema,
     tools,
 
     wrapModelCall: async (request, handler) => {
@@ -172,9 +201,11 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
           filter,
           policy: await pipeline.policy(),
           exclude: summarizedEpisodeIds(request.messages),
+          tokenLimit: memoryTokenLimit ?? (contextWindow ? Math.floor(contextWindow * MEMORY_SHARE_OF_WINDOW) : DEFAULT_MEMORY_TOKENS),
+          ...(countText ? { countTokens: countText } : {}),
           ...(workingMemoryPart ? { workingMemory: workingMemoryPart } : {}),
         });
-        const known = touch(retrievedByThread, key, () => []);
+        const known = touch(retrievedByTurn, turnKey(key, request.messages), () => []);
         for (const record of prompt.retrieved) if (!known.some((entry) => entry.id === record.id)) known.push(record);
         addition = prompt.text;
       } catch (error) {
@@ -198,8 +229,9 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
         return undefined;
       }
       const key = threadOf(run) ?? scopeKey(scope);
-      const retrieved = retrievedByThread.get(key) ?? [];
-      retrievedByThread.delete(key);
+      const turn = turnKey(key, state.messages);
+      const retrieved = retrievedByTurn.get(turn) ?? [];
+      retrievedByTurn.delete(turn);
       const input = latestUserInput(state.messages);
       const userText = input.map(messageText).join('\n').trim();
       const session = summarize
@@ -277,6 +309,16 @@ function wroteOverview(messages: readonly BaseMessage[], overviewTools: Readonly
   return false;
 }
 
+/**
+ * The key of one turn: its thread (or user) and the id of the user's latest message, which
+ * LangGraph gives every message. Two runs at once have different messages; the model calls of
+ * one run (a tool loop) share it.
+ */
+function turnKey(threadKey: string, messages: readonly BaseMessage[]): string {
+  const id = latestUserInput(messages).at(-1)?.id;
+  return id ? JSON.stringify([threadKey, id]) : threadKey;
+}
+
 /** The entry for `key`, made when missing, moved to the most recently used end; the oldest entry goes past the limit. */
 function touch<T>(map: Map<string, T>, key: string, make: () => T): T {
   const value = map.get(key) ?? make();
@@ -284,6 +326,19 @@ function touch<T>(map: Map<string, T>, key: string, make: () => T): T {
   map.set(key, value);
   if (map.size > MAX_TRACKED_THREADS) map.delete(map.keys().next().value as string);
   return value;
+}
+
+/**
+ * The middleware's context schema: its own scope fields plus the keys of the app's schema (any
+ * value), so LangChain hands those keys to the middleware too. Typed as the scope fields only,
+ * so the agent's own schema keeps the types of the rest.
+ */
+function contextSchemaWith(appSchema: InteropZodObject | undefined): typeof contextSchema {
+  if (appSchema === undefined) return contextSchema;
+  if (!isInteropZodObject(appSchema)) throw invalidOptions('contextSchema must be a zod object schema, like the one given to createAgent');
+  const ownKeys = new Set(Object.keys(contextSchema.shape));
+  const appKeys = Object.keys(getInteropZodObjectShape(appSchema)).filter((key) => !ownKeys.has(key));
+  return contextSchema.extend(Object.fromEntries(appKeys.map((key) => [key, z.unknown()]))) as unknown as typeof contextSchema;
 }
 
 function runInfo(runtime: { context?: unknown; configurable?: Record<string, unknown> }): RunInfo {

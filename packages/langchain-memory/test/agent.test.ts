@@ -3,8 +3,10 @@ import { fakeModel } from '@langchain/core/testing';
 import { createAgent } from 'langchain';
 import { axisVector, vectorWithSimilarity } from '@memloom/core/testing';
 import { describe, expect, it } from 'vitest';
-import { createMemloomMiddleware } from '../src/index.js';
-import { DIM, memoriesBlock, rig, systemPromptOf } from './helpers.js';
+import { z } from 'zod';
+import { MemloomError } from '@memloom/core';
+import { createMemloomMiddleware, memloomErrorOf } from '../src/index.js';
+import { DIM, errorOf, memoriesBlock, rig, systemPromptOf } from './helpers.js';
 
 // Vectors a real embedder would give: the user's words and the model's note about them are
 // near-duplicates (>= 0.85: merge), the correction is close to the preference it corrects.
@@ -114,11 +116,40 @@ describe('an agent with memloom across sessions', () => {
     expect(block).not.toMatch(/\(fact\) I keep bees$/m);
   });
 
+  it("a scope function sees the app's own context fields when given the agent's contextSchema", async () => {
+    const { memory } = rig();
+    await memory.add('I keep bees', { scope: { userId: 'user-42' } });
+    const appContext = z.object({ accountId: z.string() });
+    const scope = ({ context }: { context?: unknown }) => {
+      const accountId = (context as { accountId?: string } | undefined)?.accountId;
+      return accountId ? { userId: `user-${accountId}` } : undefined;
+    };
+    const model = fakeModel()
+      .respondWithTools([{ name: 'memory_append', args: { content: 'User likes honey' } }])
+      .respond(new AIMessage('Noted.'));
+    const agent = createAgent({
+      model,
+      tools: [],
+      contextSchema: appContext,
+      middleware: [createMemloomMiddleware(memory, { model: null, scope, contextSchema: appContext })],
+    });
+    await agent.invoke({ messages: [new HumanMessage('I keep bees and I like honey.')] }, { context: { accountId: '42' } });
+    // Before the model call (the prompt), in the tools (memory_append) and after the turn (extraction).
+    expect(memoriesBlock(systemPromptOf(model.calls, 0))).toContain('I keep bees');
+    const facts = (await memory.list({ scope: { userId: 'user-42' }, filter: { category: 'fact' } })).map((record) => record.content);
+    expect(facts).toEqual(expect.arrayContaining(['I keep bees', 'User likes honey', 'I keep bees and I like honey.']));
+    expect(await memory.count()).toBe(facts.length);
+    expect((await errorOf(() => createMemloomMiddleware(memory, { contextSchema: {} as never }))).code).toBe('INVALID_OPTIONS');
+  });
+
   it('refuses to run without a scope unless onError is given, then runs without memory', async () => {
     const { memory } = rig();
     const model = fakeModel().respond(new AIMessage('Hello.'));
     const agent = createAgent({ model, tools: [], middleware: [createMemloomMiddleware(memory)] });
-    await expect(agent.invoke({ messages: [new HumanMessage('Hi, I am new here.')] })).rejects.toThrow(/whose memories/);
+    const thrown = await agent.invoke({ messages: [new HumanMessage('Hi, I am new here.')] }).catch((error: unknown) => error);
+    // LangChain wraps what a middleware throws in its MiddlewareError; ours is its cause.
+    expect(MemloomError.isInstance(thrown)).toBe(false);
+    expect(memloomErrorOf(thrown)).toMatchObject({ code: 'INVALID_SCOPE', message: expect.stringMatching(/whose memories/) });
     expect(model.callCount).toBe(0);
 
     const failures: string[] = [];

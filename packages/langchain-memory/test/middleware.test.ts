@@ -3,7 +3,8 @@ import { fakeModel } from '@langchain/core/testing';
 import { MemorySaver } from '@langchain/langgraph';
 import { createAgent } from 'langchain';
 import { describe, expect, it } from 'vitest';
-import { createMemoryPipeline } from '@memloom/core';
+import { createMemoryPipeline, estimateTokens, resolvePolicy } from '@memloom/core';
+import { buildMemoryPrompt } from '../src/prompt.js';
 import { createMemloomMiddleware, type MemloomMiddlewareOptions } from '../src/index.js';
 import { isSummaryMessage, messageText } from '../src/messages.js';
 import { errorOf, memoriesBlock, rig, systemPromptOf } from './helpers.js';
@@ -182,6 +183,30 @@ describe('after the turn', () => {
     expect(await memory.count({ scope: { userId: 'erin' }, filter: { category: 'fact' } })).toBe(1);
   });
 
+  it('keeps the memories retrieved for two turns of one user at once apart (no thread_id)', async () => {
+    const { memory } = rig();
+    const { memory: tea } = await memory.add('User prefers green tea', { scope: { userId: 'alice' }, category: 'fact' });
+    // The extraction model boosts the memory it was shown; it may only touch memories retrieved for its own turn.
+    const extractor = {
+      id: 'scripted',
+      async generate() {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        return `[BOOST:${tea.id}]`;
+      },
+    };
+    const failures: string[] = [];
+    const middleware = createMemloomMiddleware(memory, { model: extractor, summarize: false, workingMemory: false, onError: (error, step) => failures.push(`${step}:${error.code}`) });
+    const run = (text: string) =>
+      createAgent({ model: fakeModel().respond(new AIMessage('Green tea, as you like.')), tools: [], middleware: [middleware] }).invoke(
+        { messages: [new HumanMessage(text)] },
+        { context: { userId: 'alice' } },
+      );
+    await Promise.all([run('What tea do I like?'), run('Which green tea should I buy?')]);
+    expect(failures).toEqual([]);
+    const boosts = (await memory.history(tea.id)).filter((version) => version.reason.startsWith('shaped the reply'));
+    expect(boosts).toHaveLength(2);
+  });
+
   it('can take a pipeline made with core, but not together with model or policy', async () => {
     const { memory } = rig();
     const pipeline = createMemoryPipeline({ memory, languageModel: null, policy: { session_summary_message_threshold: 2, session_summary_keep_count: 1 } });
@@ -197,5 +222,90 @@ describe('after the turn', () => {
     const say = threadAgent(memory, fakeModel().respond(new AIMessage('Nice!')), { recordTurns: false });
     await say('I live in Lisbon.');
     expect(await memory.count()).toBe(0);
+  });
+});
+
+describe('the <memories> block', () => {
+  const alice = { context: { userId: 'alice' } };
+  const ask = async (memory: Parameters<typeof createMemloomMiddleware>[0], options: MemloomMiddlewareOptions, question: string) => {
+    const model = fakeModel().respond(new AIMessage('ok'));
+    const agent = createAgent({ model, tools: [], middleware: [createMemloomMiddleware(memory, { model: null, recordTurns: false, ...options })] });
+    await agent.invoke({ messages: [new HumanMessage(question)] }, alice);
+    return memoriesBlock(systemPromptOf(model.calls, 0));
+  };
+
+  it('stays within a tenth of a known context window, however long the memories are', async () => {
+    const { memory } = rig();
+    const scope = { userId: 'alice' };
+    for (let index = 0; index < 10; index++) {
+      await memory.add(`Trip notes ${index}: ${`day ${index} we walked around Kyoto temples and gardens. `.repeat(15)}`, { scope, category: 'fact', merge: false });
+    }
+    for (let index = 0; index < 20; index++) {
+      await memory.add(`Today ${index}: ${'meeting notes about the budget and the schedule. '.repeat(15)}`, { scope, category: 'episode', tags: ['daily-note'], merge: false });
+    }
+    const block = await ask(memory, { contextWindowTokens: 8000 }, 'Where did we walk in Kyoto?');
+    expect(block).toContain('Trip notes');
+    expect(estimateTokens(`${block}</memories>`)).toBeLessThanOrEqual(800);
+  });
+
+  it('cuts the best memory to fit when it alone is longer than the budget', async () => {
+    const { memory } = rig();
+    const scope = { userId: 'alice' };
+    await memory.add(`Trip notes: ${'we walked around Kyoto temples and gardens. '.repeat(150)}`, { scope, category: 'fact', merge: false });
+    const block = await ask(memory, { memoryTokenLimit: 300 }, 'Where did we walk in Kyoto?');
+    expect(block).toMatch(/\(fact\) Trip notes: we walked around Kyoto temples .*…$/m);
+    expect(estimateTokens(`${block}</memories>`)).toBeLessThanOrEqual(300);
+    expect(estimateTokens(`${block}</memories>`)).toBeGreaterThan(250);
+  });
+
+  it('leaves out the oldest daily notes first, then the lowest-ranked memories', async () => {
+    const { memory, clock } = rig();
+    const scope = { userId: 'alice' };
+    const note = (content: string) => memory.add(content, { scope, category: 'episode', tags: ['daily-note'], merge: false });
+    await note('Note: booked the ferry to Bergen for Friday');
+    clock.advanceDays(1);
+    await note('Note: the cabin has no wifi at all');
+    clock.advanceDays(1);
+    await memory.add('Alice hikes in the mountains every summer', { scope, category: 'fact', merge: false });
+    await memory.add('Alice is allergic to peanuts', { scope, category: 'fact', merge: false });
+    const lines = (block: string) => block.split('\n').filter((line) => line.startsWith('- '));
+    const question = 'Where does Alice hike in summer?';
+    // retrieve_limit 1: the best-ranked memory, then the recent notes, newest first.
+    const options = { policy: { retrieve_limit: 1 } };
+    const whole = await ask(memory, { ...options, memoryTokenLimit: 10_000 }, question);
+    expect(lines(whole).map((line) => line.replace(/^- \[[\d-]+\] \(\w+\) /, ''))).toEqual([
+      'Alice hikes in the mountains every summer',
+      'Note: the cabin has no wifi at all',
+      'Note: booked the ferry to Bergen for Friday',
+    ]);
+    const tokens = estimateTokens(`${whole}</memories>`);
+    const withoutOldest = await ask(memory, { ...options, memoryTokenLimit: tokens - 1 }, question);
+    expect(lines(withoutOldest)).toEqual(lines(whole).slice(0, 2));
+    const header = whole.split('\n')[1];
+    const onlyBest = await ask(memory, { ...options, memoryTokenLimit: estimateTokens(`<memories>\n${header}\n${lines(whole)[0]}\n</memories>`) }, question);
+    expect(lines(onlyBest)).toEqual(lines(whole).slice(0, 1));
+  });
+
+  it('cuts the index (no user text) to the lines that fit, with a warning', async () => {
+    const { memory } = rig();
+    const scope = { userId: 'alice' };
+    for (let index = 0; index < 30; index++) await memory.add(`Alice fact number ${index} about her garden and her bees`, { scope, category: 'fact', merge: false });
+    const prompt = await buildMemoryPrompt(memory, {
+      scope,
+      query: '',
+      filter: { category: ['fact'] },
+      policy: resolvePolicy([]),
+      tokenLimit: 120,
+    });
+    expect(estimateTokens(prompt.text)).toBeLessThanOrEqual(120);
+    expect(prompt.text).toContain('Alice fact number');
+    expect(prompt.text).toContain('the memory index has been truncated (exceeded 120 tokens)');
+    expect(prompt.text.endsWith('</memories>')).toBe(true);
+  });
+
+  it('refuses a memoryTokenLimit that is not a whole number above 0', async () => {
+    const { memory } = rig();
+    expect((await errorOf(() => createMemloomMiddleware(memory, { memoryTokenLimit: 0 }))).code).toBe('INVALID_OPTIONS');
+    expect((await errorOf(() => createMemloomMiddleware(memory, { memoryTokenLimit: 1.5 }))).code).toBe('INVALID_OPTIONS');
   });
 });

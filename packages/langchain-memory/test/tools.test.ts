@@ -155,4 +155,18 @@ describe('memory tools', () => {
     expect(one).toContain('Packed the winter coat');
     expect(one).not.toContain('Booked a flight to Oslo');
   });
+
+  it('a daily note restated on a later day is that day’s note: it joins the prompt', async () => {
+    const { memory, clock } = rig();
+    const append = memoryAppendTool(memory);
+    await append.invoke({ content: 'Dentist appointment at 3pm', slot: 'today' }, alice as never);
+    clock.advanceDays(5);
+    const again = String(await append.invoke({ content: 'Dentist appointment at 3pm', slot: 'today' }, alice as never));
+    expect(again).toMatch(/^Merged into existing memory \S+ in today's notes\.\n## 2024-05-06\n/);
+    await memory.add('xyzzy plugh is the magic word', { scope: { userId: 'alice' } });
+    const model = fakeModel().respond(new AIMessage('OK.'));
+    const agent = createAgent({ model, tools: [], middleware: [createMemloomMiddleware(memory, { policy: { retrieve_limit: 1 }, recordTurns: false })] });
+    await agent.invoke({ messages: [new HumanMessage('xyzzy plugh')] }, alice);
+    expect(memoriesBlock(systemPromptOf(model.calls, 0))).toContain('- [2024-05-06] (episode) Dentist appointment at 3pm');
+  });
 });

@@ -1,6 +1,8 @@
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import { createRequire } from 'node:module';
+import { MemloomError } from '@memloom/core';
 import { describe, expect, it } from 'vitest';
+import { memloomErrorOf } from '../src/errors.js';
 import { summarizedEpisodeIds, summaryMessage, toConversation } from '../src/conversation.js';
 import { textsAtPath, tokenizePath } from '../src/json-path.js';
 import { latestUserInput } from '../src/messages.js';
@@ -81,5 +83,18 @@ describe('conversations for core’s pipeline', () => {
     expect(latestUserInput(messages).map((message) => message.content)).toEqual(['one', 'two']);
     expect(latestUserInput([summaryMessage('earlier'), new AIMessage('reply')])).toEqual([]);
     expect([...summarizedEpisodeIds([summaryMessage('s', 'memloom-summary:e7'), summaryMessage('t', 'other'), new HumanMessage({ content: 'x', id: 'memloom-summary:e8' })])]).toEqual(['e7']);
+  });
+});
+
+describe('memloomErrorOf', () => {
+  it('finds the MemloomError itself or along the cause chain, and nothing elsewhere', () => {
+    const ours = new MemloomError({ code: 'NOT_FOUND', backend: 'langchain', message: 'gone' });
+    expect(memloomErrorOf(ours)).toBe(ours);
+    expect(memloomErrorOf(new Error('wrapped', { cause: new Error('again', { cause: ours }) }))).toBe(ours);
+    const looped: Error & { cause?: unknown } = new Error('loop');
+    looped.cause = looped;
+    expect(memloomErrorOf(looped)).toBeUndefined();
+    expect(memloomErrorOf('text')).toBeUndefined();
+    expect(memloomErrorOf(undefined)).toBeUndefined();
   });
 });

@@ -1,0 +1,18 @@
+import { MemloomError } from '@memloom/core';
+
+/** How many `cause` links to follow before giving up (a guard against cycles). */
+const MAX_CAUSES = 10;
+
+/**
+ * The `MemloomError` behind an error, if there is one: the error itself or the
+ * first along its `cause` chain. Through `agent.invoke` LangChain wraps what
+ * a middleware throws in its own `MiddlewareError`, keeping ours as `cause`.
+ */
+export function memloomErrorOf(error: unknown): MemloomError | undefined {
+  let current = error;
+  for (let depth = 0; depth <= MAX_CAUSES && current !== undefined && current !== null; depth++) {
+    if (MemloomError.isInstance(current)) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

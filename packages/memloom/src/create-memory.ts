@@ -11,7 +11,7 @@ import {
 } from '@memloom/core';
 import { createEmbedderFrom, createStoreFrom, parseEmbedderConfig, parseStoreConfig } from './backends.js';
 import type { EmbedderConfig, MemloomConfig, StoreConfig } from './config-schema.js';
-import { configFromEnv, findConfigFile, loadConfigFile, sourceOf, validateConfig, type ConfigLayer } from './load-config.js';
+import { configFromEnv, ENV_SOURCE, findConfigFile, loadConfigFile, sourceOf, validateConfig, type ConfigLayer } from './load-config.js';
 
 /** Options of the umbrella `createMemory`: core's options with everything optional. */
 export interface MemloomOptions extends Partial<Omit<CreateMemoryOptions, 'store' | 'embedder'>> {
@@ -56,7 +56,7 @@ export async function createMemory(options: MemloomOptions = {}): Promise<Memory
   const contextWeight = resolved.engine.retrieval?.contextWeight;
   const store = isStore(options.store)
     ? options.store
-    : await createStoreFrom(layerFor(resolved, 'store') ?? defaultLayer(options), embedder, env, contextWeight);
+    : await createStoreFrom(layerFor(resolved, 'store') ?? defaultLayer(options, resolved), embedder, env, contextWeight);
   const { store: _store, embedder: _embedder, policy: _policy, cwd: _cwd, configFile: _file, env: _env, ...instances } = options;
   try {
     return createCoreMemory({ ...resolved.engine, ...pickInstances(instances), store, embedder });
@@ -145,8 +145,13 @@ function layerFor(resolved: ResolvedConfig, key: 'store' | 'embedder'): ConfigLa
   return resolved.layers.find((layer) => layer.config[key] !== undefined);
 }
 
-function defaultLayer(options: MemloomOptions): ConfigLayer {
-  return { source: 'defaults', baseDir: options.cwd ?? process.cwd(), config: {} };
+/**
+ * Where the default store goes: beside the configuration file when there is one (a project's
+ * subfolders share its memory, as they share its configuration), else in the working directory.
+ */
+function defaultLayer(options: MemloomOptions, resolved: ResolvedConfig): ConfigLayer {
+  const file = resolved.layers.find((layer) => layer.source !== 'options' && layer.source !== ENV_SOURCE);
+  return { source: 'defaults', baseDir: file?.baseDir ?? options.cwd ?? process.cwd(), config: {} };
 }
 
 /** Plain objects merge key by key (the higher layer wins); anything else is replaced. */

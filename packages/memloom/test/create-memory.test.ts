@@ -142,6 +142,22 @@ describe('configuration errors name the field and where it came from', () => {
     expect(error.message).toContain('strategy.highSimilarity');
   });
 
+  it('puts the default SQLite file beside the configuration file, so a project\'s subfolders share one memory', async () => {
+    writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ scope: { userId: 'me' } }));
+    const inner = join(cwd, 'a', 'b');
+    mkdirSync(inner, { recursive: true });
+    const memory = await open({ cwd: inner, env: {} });
+    await memory.add('I keep my notes in the project root.');
+    await memory.close();
+    expect(existsSync(join(cwd, '.memloom', 'memory.db'))).toBe(true);
+    expect(existsSync(join(inner, '.memloom'))).toBe(false);
+    // Without a configuration file, the working directory.
+    const alone = await open({ cwd: inner, configFile: false, env: {} });
+    await alone.add('I keep these notes here.');
+    await alone.close();
+    expect(existsSync(join(inner, '.memloom', 'memory.db'))).toBe(true);
+  });
+
   it('MEMLOOM_FRESHNESS turns the stale-memory warnings on (24 h, hours or JSON) or off; a file still wins over it', async () => {
     const freshnessOf = async (value: string) => (await resolveMemloomConfig({ cwd, configFile: false, env: { MEMLOOM_FRESHNESS: value } })).engine.freshness;
     expect(await freshnessOf('on')).toEqual({});

@@ -2,13 +2,19 @@
 import { runCli } from './cli.js';
 import { processIo } from './io.js';
 
-// The first Ctrl-C asks the running command to stop between batches (import
-// and reindex then say how to resume); a second one ends the process at once.
+// The first Ctrl-C (SIGINT) or SIGTERM (timeout, docker stop, systemd) asks the running command to stop
+// between batches (import and reindex then say how to resume; export -o leaves no partial file); a second
+// one ends the process at once. Exit 130 for SIGINT, 143 for SIGTERM, as shells report them.
+const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
 const interrupt = new AbortController();
-process.on('SIGINT', () => {
-  if (interrupt.signal.aborted) process.exit(130);
+let stoppedBy: keyof typeof SIGNAL_EXIT_CODES | undefined;
+const stop = (signal: keyof typeof SIGNAL_EXIT_CODES) => {
+  if (interrupt.signal.aborted) process.exit(SIGNAL_EXIT_CODES[signal]);
+  stoppedBy = signal;
   interrupt.abort();
-});
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
 
 // A reader that stops early (`memloom list --all | head -1`) closes the pipe: later writes fail
 // with EPIPE. Nobody reads the rest, so stop quietly and successfully, as other command lines do.
@@ -17,4 +23,5 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-process.exitCode = await runCli(process.argv.slice(2), processIo(interrupt.signal));
+const exitCode = await runCli(process.argv.slice(2), processIo(interrupt.signal));
+process.exitCode = exitCode === SIGNAL_EXIT_CODES.SIGINT && stoppedBy ? SIGNAL_EXIT_CODES[stoppedBy] : exitCode;

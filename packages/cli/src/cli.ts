@@ -100,6 +100,8 @@ function createContext(io: CliIo, globals: GlobalOptions, values: OptionValues, 
     ...(globals.store ? { store: globals.store } : {}),
     ...((embedder ?? globals.embedder) ? { embedder: embedder ?? globals.embedder } : {}),
   });
+  // With --json, stderr holds the JSON error and nothing else: no progress, no notes.
+  const quiet = globals.quiet || globals.json;
   return {
     io,
     positionals,
@@ -108,7 +110,7 @@ function createContext(io: CliIo, globals: GlobalOptions, values: OptionValues, 
     print: (text = '') => void io.stdout.write(`${text}\n`),
     printJson: (value) => void io.stdout.write(`${JSON.stringify(value, null, 2)}\n`),
     note: (text) => {
-      if (!globals.quiet) io.stderr.write(`${text}\n`);
+      if (!quiet) io.stderr.write(`${text}\n`);
     },
     openMemory: async (overrides = {}) => {
       const options = memloomOptions(overrides.embedder);
@@ -117,7 +119,7 @@ function createContext(io: CliIo, globals: GlobalOptions, values: OptionValues, 
       return { memory, resolved };
     },
     resolveConfig: () => resolveMemloomConfig(memloomOptions()),
-    progress: (label) => new Progress(io.stderr, label, !globals.quiet),
+    progress: (label) => new Progress(io.stderr, label, !quiet),
     bold: out.bold,
     dim: out.dim,
   };

@@ -43,13 +43,13 @@ export interface CommandContext {
   print(text?: string): void;
   /** Write a value as JSON to stdout. */
   printJson(value: unknown): void;
-  /** Write a note to stderr (suppressed by --quiet). */
+  /** Write a note to stderr (suppressed by --quiet and --json). */
   note(text: string): void;
   /** Open the configured memory (with --store / --embedder / --config applied); closed by the caller. */
   openMemory(overrides?: { embedder?: string }): Promise<OpenedMemory>;
   /** Resolve the configuration without opening anything. */
   resolveConfig(): Promise<ResolvedConfig>;
-  /** A progress line on stderr (off with --quiet). */
+  /** A progress line on stderr (off with --quiet and --json). */
   progress(label: string): Progress;
   bold(text: string): string;
   dim(text: string): string;

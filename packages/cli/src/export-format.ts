@@ -9,6 +9,9 @@ import {
   formatZodIssues,
   hasLoneSurrogate,
   isIsoTime,
+  limitsConfigSchema,
+  validateScope,
+  type LimitsConfig,
   type MemoryRecord,
   type MemoryVersion,
   type Scope,
@@ -33,43 +36,82 @@ const scopeSchema = z.object({ userId: scopeId.optional(), agentId: scopeId.opti
 /** Times as memloom writes them (the stores order by them as text): ISO 8601, on a day the calendar has. */
 const isoDate = z.string().refine(isIsoTime, 'must be an ISO 8601 time on the calendar, such as 2024-03-01T09:00:00.000Z');
 
-export const recordSchema = z
-  .object({
-    id: z.string().min(1),
-    content: z.string(),
-    level: z.enum(MEMORY_LEVELS),
-    weight: z.number().finite(),
-    baseWeight: z.number().finite(),
-    importance: z.number().finite(),
-    baseImportance: z.number().finite(),
-    category: z.enum(MEMORY_CATEGORIES),
-    type: z.enum(MEMORY_TYPES),
-    scope: scopeSchema,
-    createdAt: isoDate,
-    updatedAt: isoDate,
-    lastAccessedAt: isoDate,
-    source: z.enum(MEMORY_SOURCES),
-    verified: z.boolean(),
-    sources: z.array(z.string()),
-    context: z.string().optional(),
-    tags: z.array(z.string()),
-    metadata: z.record(z.string(), z.unknown()),
-    revision: z.number().int().min(1),
-  })
-  .strict();
+/** Labels (tags, sources) as core takes them: 1 to 512 characters each. */
+const label = z.string().min(1).max(512);
 
-const versionSchema = z
-  .object({
-    memoryId: z.string().min(1),
-    version: z.number().int().min(1),
-    at: isoDate,
-    trigger: z.enum(UPDATE_TRIGGERS),
-    action: z.enum(VERSION_ACTIONS),
-    reason: z.string(),
-    before: recordSchema.nullable(),
-    after: recordSchema,
-  })
-  .strict();
+/**
+ * A memory as core would have written it, within the memory's limits: content
+ * (and context) not blank and at most `limits.maxContentLength` long, a scope
+ * core's `validateScope` takes, weight 0 to 1, importance 0 to 100 (the ranges
+ * `update` and `add` accept), at most `limits.maxTags` tags.
+ */
+function recordSchemaFor(limits: LimitsConfig) {
+  const text = z.string().superRefine((value, issues) => {
+    const length = value.trim().length;
+    if (length === 0) issues.addIssue({ code: 'custom', message: 'is empty' });
+    else if (length > limits.maxContentLength) issues.addIssue({ code: 'custom', message: `is ${length} characters long; the limit is ${limits.maxContentLength} (limits.maxContentLength)` });
+  });
+  const scope = scopeSchema.superRefine((value, issues) => {
+    try {
+      validateScope(value, limits.maxScopeLength, 'cli');
+    } catch (error) {
+      issues.addIssue({ code: 'custom', message: MemloomError.isInstance(error) ? error.reason : String(error) });
+    }
+  });
+  return z
+    .object({
+      id: z.string().min(1),
+      content: text,
+      level: z.enum(MEMORY_LEVELS),
+      weight: z.number().min(0).max(1),
+      baseWeight: z.number().finite().min(0),
+      importance: z.number().min(0).max(100),
+      baseImportance: z.number().finite().min(0),
+      category: z.enum(MEMORY_CATEGORIES),
+      type: z.enum(MEMORY_TYPES),
+      scope,
+      createdAt: isoDate,
+      updatedAt: isoDate,
+      lastAccessedAt: isoDate,
+      source: z.enum(MEMORY_SOURCES),
+      verified: z.boolean(),
+      sources: z.array(label),
+      context: text.optional(),
+      tags: z.array(label).max(limits.maxTags),
+      metadata: z.record(z.string(), z.unknown()),
+      revision: z.number().int().min(1),
+    })
+    .strict();
+}
+
+function lineSchemaFor(limits: LimitsConfig) {
+  const recordSchema = recordSchemaFor(limits);
+  const versionSchema = z
+    .object({
+      memoryId: z.string().min(1),
+      version: z.number().int().min(1),
+      at: isoDate,
+      trigger: z.enum(UPDATE_TRIGGERS),
+      action: z.enum(VERSION_ACTIONS),
+      reason: z.string(),
+      before: recordSchema.nullable(),
+      after: recordSchema,
+    })
+    .strict();
+  return z
+    .object({
+      memory: recordSchema,
+      versions: z.array(versionSchema),
+      vector: z.array(z.number().finite()).optional(),
+    })
+    .strict()
+    .superRefine((line, issues) => {
+      line.versions.forEach((version, index) => {
+        if (version.memoryId !== line.memory.id) issues.addIssue({ code: 'custom', path: ['versions', index, 'memoryId'], message: `must be ${line.memory.id}` });
+        if (version.version > line.memory.revision) issues.addIssue({ code: 'custom', path: ['versions', index, 'version'], message: `is past the memory's revision ${line.memory.revision}` });
+      });
+    });
+}
 
 export const headerSchema = z
   .object({
@@ -83,20 +125,6 @@ export const headerSchema = z
     vectors: z.boolean(),
   })
   .strict();
-
-const lineSchema = z
-  .object({
-    memory: recordSchema,
-    versions: z.array(versionSchema),
-    vector: z.array(z.number().finite()).optional(),
-  })
-  .strict()
-  .superRefine((line, issues) => {
-    line.versions.forEach((version, index) => {
-      if (version.memoryId !== line.memory.id) issues.addIssue({ code: 'custom', path: ['versions', index, 'memoryId'], message: `must be ${line.memory.id}` });
-      if (version.version > line.memory.revision) issues.addIssue({ code: 'custom', path: ['versions', index, 'version'], message: `is past the memory's revision ${line.memory.revision}` });
-    });
-  });
 
 export interface ExportHeader {
   memloom: 'export';
@@ -135,7 +163,17 @@ export function parseHeader(text: string, source: string): ExportHeader {
   return parsed.data as ExportHeader;
 }
 
-export function parseLine(text: string, source: string, lineNumber: number): ExportLine {
+const DEFAULT_LIMITS = limitsConfigSchema.parse({});
+/** One schema per limits object (a memory's config keeps its own): building one per line would be slow. */
+const lineSchemas = new WeakMap<LimitsConfig, ReturnType<typeof lineSchemaFor>>();
+
+/** Parse and check one memory line against the memory's limits (INVALID_INPUT naming the line and the field). */
+export function parseLine(text: string, source: string, lineNumber: number, limits: LimitsConfig = DEFAULT_LIMITS): ExportLine {
+  let lineSchema = lineSchemas.get(limits);
+  if (!lineSchema) {
+    lineSchema = lineSchemaFor(limits);
+    lineSchemas.set(limits, lineSchema);
+  }
   const parsed = lineSchema.safeParse(parseJson(text, source, lineNumber));
   if (!parsed.success) throw invalid(source, lineNumber, formatZodIssues(parsed.error));
   return parsed.data as ExportLine;
@@ -145,10 +183,15 @@ function parseJson(text: string, source: string, lineNumber: number): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw invalid(source, lineNumber, `not JSON: ${(error as Error).message}`);
+    throw invalid(source, lineNumber, `not JSON: ${(error as Error).message}`, { notJson: true });
   }
 }
 
-function invalid(source: string, lineNumber: number, message: string): MemloomError {
-  return new MemloomError({ code: 'INVALID_INPUT', backend: 'cli', message: `${source}, line ${lineNumber}: ${message}`, details: { source, line: lineNumber } });
+function invalid(source: string, lineNumber: number, message: string, details: Record<string, unknown> = {}): MemloomError {
+  return new MemloomError({ code: 'INVALID_INPUT', backend: 'cli', message: `${source}, line ${lineNumber}: ${message}`, details: { source, line: lineNumber, ...details } });
+}
+
+/** Whether an error is a line that is not JSON at all (a file cut mid-line), not a memory that breaks a rule. */
+export function isNotJsonLine(error: unknown): boolean {
+  return MemloomError.isInstance(error) && error.code === 'INVALID_INPUT' && error.details?.notJson === true;
 }

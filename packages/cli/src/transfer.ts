@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { inScope, MemloomError, pagesOldestFirst, snapshotsOf, type Memory, type OldestFirstQuery, type Scope } from '@memloom/core';
-import { EXPORT_FORMAT, parseHeader, parseLine, type ExportHeader, type ExportLine } from './export-format.js';
+import { createMemory, inScope, MemloomError, pagesOldestFirst, snapshotsOf, type Memory, type OldestFirstQuery, type Scope } from '@memloom/core';
+import { EXPORT_FORMAT, isNotJsonLine, parseHeader, parseLine, type ExportHeader, type ExportLine } from './export-format.js';
 import { applyExact, emptyCounts, type ImportCounts, type OnConflict } from './import-exact.js';
 
 /** Memories an export reads per page: 100,000 from one SQLite file took 4.0 s with pages of 1,000, 9.6 s with pages of 200. */
@@ -116,6 +116,8 @@ export async function importMemories(memory: Memory, options: ImportOptions): Pr
     opened = true;
   };
 
+  // Merge mode adds each memory in its own scope, exactly: the memory's default scope is not merged into it.
+  let merging: Memory | undefined;
   let header: ExportHeader | undefined;
   let lineNumber = 0;
   let position = 0;
@@ -143,18 +145,29 @@ export async function importMemories(memory: Memory, options: ImportOptions): Pr
       options.onHeader?.(header);
       continue;
     }
-    const line = parseLine(text, source, lineNumber);
+    let line: ExportLine;
+    let repeated = false;
+    try {
+      line = parseLine(text, source, lineNumber, memory.config.limits);
+      if (mode === 'copy' && position + 1 > skip) repeated = repeatsEarlierLine(firstLines, line.memory.id, text, lineNumber, source);
+    } catch (error) {
+      // A file cut mid-line: the complete memories before the cut are written first, and the error says how many.
+      // A memory that breaks a rule stops its batch before any of it is written.
+      if (isNotJsonLine(error)) await flush();
+      throw error;
+    }
     position++;
     if (position <= skip) continue;
     if (mode === 'copy') {
-      batch.push({ line, repeated: repeatsEarlierLine(firstLines, line.memory.id, text, lineNumber, source) });
+      batch.push({ line, repeated });
       if (batch.length >= batchSize) await flush();
       continue;
     }
     options.signal?.throwIfAborted();
     if (wanted(line)) {
       await open();
-      await mergeOne(memory, line, counts);
+      merging ??= withoutDefaultScope(memory);
+      await mergeOne(merging, line, counts);
       counts.done++;
     } else {
       counts.outOfScope++;
@@ -194,6 +207,22 @@ function repeatsEarlierLine(firstLines: FirstLines, id: string, text: string, li
     backend: 'cli',
     message: `${source}, lines ${earlier.lineNumber} and ${lineNumber}: memory ${id} is in the file twice, with different contents; remove the copy that should not be imported`,
     details: { source, id, lines: [earlier.lineNumber, lineNumber] },
+  });
+}
+
+/**
+ * The same memory (store, embedder, configuration, model, clock, prompts) without a default scope:
+ * `add` fills the scope it is given from the default one, which would move a memory of another
+ * user or agent into the configured user's. Not closed: it shares the store of `memory`.
+ */
+function withoutDefaultScope(memory: Memory): Memory {
+  return createMemory({
+    ...memory.config,
+    store: memory.store,
+    embedder: memory.embedder,
+    clock: memory.clock,
+    prompts: memory.prompts,
+    ...(memory.languageModel ? { languageModel: memory.languageModel } : {}),
   });
 }
 

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { toEpochMs } from '@memloom/core';
 import type { AddResult, AddTurn, UpdateDecision } from 'memloom';
 import { dateOption, listOption, numberOption, requirePositionals, type CommandSpec } from '../command.js';
-import { UsageError } from '../exit-codes.js';
+import { InterruptedError, UsageError } from '../exit-codes.js';
 import { readAll } from '../io.js';
 import { inputPath, scopeOption, withMemory } from './shared.js';
 
@@ -149,6 +149,10 @@ export const addTurnsCommand: CommandSpec = {
       const results: AddResult[] = [];
       try {
         for (const [index, session] of sessions.entries()) {
+          // Ctrl-C stops between sessions: the sessions before stay stored.
+          if (context.io.signal?.aborted) {
+            throw new InterruptedError(`add-turns interrupted after ${index} of ${sessions.length} sessions; the ${results.length} turns of those were stored and stay stored`);
+          }
           try {
             results.push(...(await memory.addTurns(session.turns, options)));
           } catch (error) {

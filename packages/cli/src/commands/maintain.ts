@@ -1,5 +1,6 @@
 import type { MemoryRecord } from 'memloom';
 import { dateOption, flag, requirePositionals, type CommandSpec } from '../command.js';
+import { InterruptedError } from '../exit-codes.js';
 import { memoriesText, oneLine } from '../format.js';
 import { scopeOption, withMemory } from './shared.js';
 
@@ -40,9 +41,14 @@ export const maintainCommand: CommandSpec = {
         dryRun,
         // The report holds only what will be printed: one entry per change adds up in a large store.
         ...(all || context.globals.json ? {} : { changesLimit: LISTED }),
-        onProgress: (done, total) => progress.update(done, total),
-      });
-      progress.finish();
+        onProgress: (done, total) => {
+          progress.update(done, total);
+          // Ctrl-C stops after the page just written: maintenance is idempotent, so running it again finishes the rest.
+          if (context.io.signal?.aborted) {
+            throw new InterruptedError(`maintain interrupted after ${memoriesText(done)} of ${total}${dryRun ? '' : ' (their changes were written)'}; run it again to maintain the rest`);
+          }
+        },
+      }).finally(() => progress.finish());
       if (context.globals.json) return context.printJson(report);
       const verb = dryRun ? 'would be' : 'were';
       context.print(

@@ -1,0 +1,132 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EXIT_CODES } from '../src/index.js';
+import { BIN, json, run, syntheticExport, tempFolder } from './helpers.js';
+
+let dir: string;
+let cleanup: () => void;
+beforeEach(() => {
+  ({ dir, cleanup } = tempFolder('memloom-import-checks-'));
+});
+afterEach(() => cleanup());
+
+/** A one-memory export whose memory (and its version's `after`) is changed by `change`. */
+function exportWith(change: (record: Record<string, unknown>) => Record<string, unknown>, changeVersionOnly = false): string {
+  const { header, lines } = syntheticExport(1);
+  const line = JSON.parse(lines[0]!);
+  const changed = change({ ...line.memory });
+  if (!changeVersionOnly) line.memory = changed;
+  line.versions[0].after = changed;
+  return `${header}\n${JSON.stringify(line)}\n`;
+}
+
+async function storedCount(store: string): Promise<number> {
+  return json<unknown[]>(await run(dir, ['list', '--all', '--no-config', '--store', store, '--json'])).length;
+}
+
+describe('import checks each memory as core would', () => {
+  it('refuses blank content, weight 7, importance -1, a 5,000-character userId and empty tags: exit 2 naming the line and fields, nothing stored', async () => {
+    writeFileSync(
+      join(dir, 'bad.jsonl'),
+      exportWith((record) => ({ ...record, content: '', weight: 7, importance: -1, scope: { userId: 'x'.repeat(5000) }, tags: ['', 'y'.repeat(2000)] })),
+    );
+    const result = await run(dir, ['import', 'bad.jsonl', '--store', 'sqlite:./b.db']);
+    expect(result.code).toBe(EXIT_CODES.USAGE);
+    expect(result.stderr).toContain('line 2');
+    for (const field of ['memory.content: is empty', 'memory.weight', 'memory.importance', 'memory.scope', 'memory.tags.0', 'memory.tags.1']) expect(result.stderr).toContain(field);
+    expect(result.stderr).toContain('the limit is 256');
+    expect(await storedCount('sqlite:./b.db')).toBe(0);
+  });
+
+  it("checks each version's record too, and content against the configured limits.maxContentLength", async () => {
+    writeFileSync(join(dir, 'version.jsonl'), exportWith((record) => ({ ...record, content: '   ' }), true));
+    const version = await run(dir, ['import', 'version.jsonl', '--store', 'sqlite:./v.db']);
+    expect(version.code).toBe(EXIT_CODES.USAGE);
+    expect(version.stderr).toContain('versions.0.after.content: is empty');
+
+    writeFileSync(join(dir, 'memloom.config.json'), JSON.stringify({ store: 'sqlite:./l.db', limits: { maxContentLength: 20 } }));
+    writeFileSync(join(dir, 'long.jsonl'), exportWith((record) => record));
+    const long = await run(dir, ['import', 'long.jsonl']);
+    expect(long.code).toBe(EXIT_CODES.USAGE);
+    expect(long.stderr).toContain('the limit is 20 (limits.maxContentLength)');
+    expect(await storedCount('sqlite:./l.db')).toBe(0);
+  });
+
+  it('--merge keeps each memory in its own scope: the configured default scope is not merged in', async () => {
+    writeFileSync(join(dir, 'memloom.config.json'), JSON.stringify({ store: 'sqlite:./memory.db', scope: { userId: 'alice' } }));
+    writeFileSync(join(dir, 'ops.jsonl'), syntheticExport(1, { agentId: 'ops' }).text);
+    const imported = await run(dir, ['import', 'ops.jsonl', '--merge', '--json']);
+    expect(imported.code).toBe(0);
+    const [stored] = json(await run(dir, ['list', '--no-config', '--store', 'sqlite:./memory.db', '--json']));
+    expect(stored.scope).toEqual({ agentId: 'ops' });
+  });
+
+  it('a file cut mid-line imports every complete memory before the cut, says how many, and exits 2', async () => {
+    const { header, lines } = syntheticExport(150);
+    const last = lines[149]!;
+    writeFileSync(join(dir, 'cut.jsonl'), `${[header, ...lines.slice(0, 149), last.slice(0, last.length / 2)].join('\n')}`);
+    const result = await run(dir, ['import', 'cut.jsonl', '--store', 'sqlite:./c.db']);
+    expect(result.code).toBe(EXIT_CODES.USAGE);
+    expect(result.stderr).toContain('line 151');
+    expect(result.stderr).toContain('149 memories before it were imported');
+    expect(await storedCount('sqlite:./c.db')).toBe(149);
+  });
+});
+
+describe('--json', () => {
+  it('keeps stderr pure JSON: no notes or progress, only the error', async () => {
+    const { text } = syntheticExport(300);
+    const note = await run(dir, ['import', '-', '--merge', '--store', 'sqlite:./n.db', '--json'], { stdin: text });
+    expect(note.code).toBe(0);
+    expect(note.stderr).toBe('');
+
+    writeFileSync(join(dir, 'bad.jsonl'), `${text}{"memory":{"id":"x"}}\n`);
+    const failed = await run(dir, ['import', 'bad.jsonl', '--store', 'sqlite:./x.db', '--json']);
+    expect(failed.code).toBe(EXIT_CODES.USAGE);
+    expect(JSON.parse(failed.stderr)).toMatchObject({ error: { code: 'INVALID_INPUT', exitCode: EXIT_CODES.USAGE } });
+  });
+});
+
+describe('Ctrl-C in add-turns and maintain', () => {
+  it('add-turns stops between sessions: exit 130 saying how many turns were stored', async () => {
+    const stop = new AbortController();
+    stop.abort();
+    const result = await run(dir, ['add-turns', '-', '--user', 'x', '--store', 'sqlite:./t.db'], { stdin: 'one turn about tea\n\nanother about jazz\n', signal: stop.signal });
+    expect(result.code).toBe(EXIT_CODES.INTERRUPTED);
+    expect(result.stderr).toContain('add-turns interrupted after 0 of 2 sessions');
+    expect(await storedCount('sqlite:./t.db')).toBe(0);
+  });
+
+  it('maintain stops after the page it is on: exit 130, run again to finish', async () => {
+    writeFileSync(join(dir, 'some.jsonl'), syntheticExport(3).text);
+    expect((await run(dir, ['import', 'some.jsonl', '--store', 'sqlite:./m.db'])).code).toBe(0);
+    const stop = new AbortController();
+    stop.abort();
+    const result = await run(dir, ['maintain', '--store', 'sqlite:./m.db'], { signal: stop.signal });
+    expect(result.code).toBe(EXIT_CODES.INTERRUPTED);
+    expect(result.stderr).toContain('maintain interrupted after 3 memories of 3');
+  });
+});
+
+describe('SIGTERM', () => {
+  it('stops the binary as Ctrl-C does, between steps, with exit 143 (not killed outright)', async () => {
+    const child = spawn(process.execPath, [BIN, 'add-turns', '-', '--user', 'x', '--store', 'sqlite:./term.db'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, MEMLOOM_EMBEDDER: 'lexical' },
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+    const exited = once(child, 'exit');
+    // add-turns reads the whole of stdin first: the signal arrives while it waits.
+    await new Promise((resolvePromise) => setTimeout(resolvePromise, 1500));
+    child.kill('SIGTERM');
+    await new Promise((resolvePromise) => setTimeout(resolvePromise, 200));
+    child.stdin.end('one turn about tea\n');
+    const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
+    expect({ code, signal }).toEqual({ code: 143, signal: null });
+    expect(stderr).toContain('add-turns interrupted');
+  }, 20_000);
+});

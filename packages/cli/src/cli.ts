@@ -211,7 +211,8 @@ function hintFor(error: MemloomError): string | undefined {
     case 'NOT_FOUND':
       return '"memloom list" shows the memories and their ids (add --user/--agent/--session for a scope).';
     case 'CONFLICT':
-      return 'Someone changed the memory meanwhile; run the command again.';
+      // An import's conflict says itself what to do (--on-conflict); running it again would meet it again.
+      return error.backend === 'cli' ? undefined : 'Someone changed the memory meanwhile; run the command again.';
     default:
       return undefined;
   }

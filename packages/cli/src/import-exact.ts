@@ -1,4 +1,4 @@
-import { MemloomError, assertValidVector, documentVectors, type Memory, type MemoryChange, type MemoryRecord, type MemoryVersion } from '@memloom/core';
+import { MemloomError, assertValidVector, documentVectors, historiesOf, type Memory, type MemoryChange, type MemoryRecord, type MemoryVersion } from '@memloom/core';
 import type { ExportHeader, ExportLine } from './export-format.js';
 
 export type OnConflict = 'error' | 'skip' | 'replace';
@@ -40,6 +40,7 @@ export async function applyExact(memory: Memory, lines: ExportLine[], header: Ex
   if (lines.length === 0) return;
   const store = memory.store;
   const present = new Map((await store.getMany(lines.map((line) => line.memory.id))).map((record) => [record.id, record]));
+  const ahead = await storeAhead(store, lines, present);
   const plans: Plan[] = [];
   let kept = 0;
   let skipped = 0;
@@ -48,7 +49,7 @@ export async function applyExact(memory: Memory, lines: ExportLine[], header: Ex
     const target = present.get(record.id);
     if (!target) {
       plans.push({ line, kind: 'create' });
-    } else if (target.revision === record.revision && sameState(target, record)) {
+    } else if ((target.revision === record.revision && sameState(target, record)) || ahead.has(record.id)) {
       kept++;
     } else if (target.revision < record.revision && sameState(target, line.versions.find((version) => version.version === target.revision)?.after)) {
       plans.push({ line, kind: 'forward', target });
@@ -133,6 +134,22 @@ function replay(line: ExportLine, from: number, vector: number[] | undefined): M
     before = state;
   }
   return changes;
+}
+
+/**
+ * Ids of memories the store holds at a later revision than the file, whose version at the file's
+ * revision is the file's state: a backup taken before the memory moved on (a merge, a
+ * maintenance pass). The store's copy is newer, and kept.
+ */
+async function storeAhead(store: Memory['store'], lines: readonly ExportLine[], present: ReadonlyMap<string, MemoryRecord>): Promise<Set<string>> {
+  const behind = lines.filter((line) => (present.get(line.memory.id)?.revision ?? 0) > line.memory.revision);
+  const histories = await historiesOf(store, behind.map((line) => line.memory.id));
+  const ahead = new Set<string>();
+  behind.forEach((line, index) => {
+    const then = histories[index]?.find((version) => version.version === line.memory.revision)?.after;
+    if (sameState(line.memory, then)) ahead.add(line.memory.id);
+  });
+  return ahead;
 }
 
 /** Same content, level and historical timestamp: the same state of a memory. */

@@ -470,6 +470,25 @@ describe('export, import, reindex', () => {
     expect(json(await cli('import', 'after.jsonl', '--store', 'sqlite:./copy.db', '--on-conflict', 'replace', '--json'))).toMatchObject({ replaced: 1 });
   });
 
+  it('importing a backup again after the store moved on keeps the newer memory (no conflict)', async () => {
+    const { memory } = json(await cli('add', 'I live in Lisbon', '--user', 'alice', '--json'));
+    await cli('export', '-o', 'backup.jsonl');
+    await cli('add', 'I live in Lisbon', '--user', 'alice'); // merges: the store is at revision 2
+    const again = await cli('import', 'backup.jsonl', '--json');
+    expect(again.code).toBe(0);
+    expect(json(again)).toMatchObject({ created: 0, kept: 1 });
+    expect(json(await cli('history', memory.id, '--json'))).toHaveLength(2);
+    // A store that moved to another history is still a conflict, and its hint is the message's own.
+    await cli('restore', memory.id, '1');
+    await cli('export', '-o', 'restored.jsonl');
+    await run(dir, ['import', 'backup.jsonl', '--store', 'sqlite:./copy.db']);
+    await run(dir, ['add', 'I live in Lisbon', '--user', 'alice', '--store', 'sqlite:./copy.db']);
+    const conflict = await cli('import', 'restored.jsonl', '--store', 'sqlite:./copy.db');
+    expect(conflict.code).toBe(EXIT_CODES.CONFLICT);
+    expect(conflict.stderr).toContain('--on-conflict skip');
+    expect(conflict.stderr).not.toContain('run the command again');
+  });
+
   it('--merge adds through the strategy engine, keeps a checkpoint while it runs and removes it at the end', async () => {
     await cli('add', 'I live in Lisbon and work as a nurse', '--user', 'alice');
     await cli('add', 'Bob keeps bees', '--user', 'bob');

@@ -61,17 +61,36 @@ export async function createMemory(options: MemloomOptions = {}): Promise<Memory
   try {
     return createCoreMemory({ ...resolved.engine, ...pickInstances(instances), store, embedder });
   } catch (error) {
-    // The default scope is merged from several layers: name each that set one.
-    if (!MemloomError.hasCode(error, 'INVALID_SCOPE')) throw error;
-    const sources = resolved.layers.filter((layer) => layer.config.scope !== undefined).map((layer) => sourceOf(layer, 'scope'));
-    throw new MemloomError({
-      code: 'INVALID_CONFIG',
-      backend: 'config',
-      message: `invalid configuration in ${sources.join(' or ') || 'createMemory options'}: scope: ${error.message.replace(/^\[memloom\] (\[[^\]]*\] )?/, '')}`,
-      cause: error,
-      details: { sources, field: 'scope' },
-    });
+    throw namingLayers(error, resolved);
   }
+}
+
+/**
+ * Each layer was checked on its own; what core refuses now comes from how they combine (a file's
+ * `strategy.mediumSimilarity` above the options' `highSimilarity`, say), or from a default scope
+ * merged from several. INVALID_CONFIG naming every layer that set a field concerned, when one is a
+ * file or the environment; otherwise (options alone) core's own error.
+ */
+function namingLayers(error: unknown, resolved: ResolvedConfig): unknown {
+  let fields: string[];
+  if (MemloomError.hasCode(error, 'INVALID_SCOPE')) fields = ['scope'];
+  else if (MemloomError.hasCode(error, 'INVALID_OPTIONS')) {
+    const issues = (error.details as { issues?: { path: string[] }[] } | undefined)?.issues ?? [];
+    fields = [...new Set(issues.map((issue) => issue.path[0] ?? ''))].filter((field) => (ENGINE_KEYS as readonly string[]).includes(field));
+  } else return error;
+  const layers = resolved.layers.filter((layer) => fields.some((field) => layer.config[field as keyof MemloomConfig] !== undefined));
+  if (fields.length === 0 || (!fields.includes('scope') && layers.every((layer) => layer.source === 'options'))) return error;
+  const named = (layer: ConfigLayer, field: string) => (layer.source === 'options' ? 'createMemory options' : sourceOf(layer, field));
+  const sources = [...new Set(layers.flatMap((layer) => fields.filter((field) => layer.config[field as keyof MemloomConfig] !== undefined).map((field) => named(layer, field))))];
+  const reason = (error as MemloomError).message.replace(/^\[memloom\] (\[[^\]]*\] )?/, '').replace(/^invalid createMemory options: /, '');
+  return new MemloomError({
+    code: 'INVALID_CONFIG',
+    backend: 'config',
+    message: `invalid configuration in ${sources.join(' and ') || 'createMemory options'}${fields.includes('scope') ? ': scope' : ''}: ${reason}` +
+      (sources.length > 1 ? ' (each is valid alone; merged field by field, they are not)' : ''),
+    cause: error,
+    details: { sources, field: fields.join(', ') },
+  });
 }
 
 /** Resolve the configuration layers without creating anything (used by the CLI and `memloom stats`). */

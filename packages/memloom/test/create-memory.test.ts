@@ -158,6 +158,15 @@ describe('configuration errors name the field and where it came from', () => {
     expect(existsSync(join(inner, '.memloom', 'memory.db'))).toBe(true);
   });
 
+  it('values valid in each layer but not together are INVALID_CONFIG naming every layer that set them', async () => {
+    writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ store: 'memory:', strategy: { mediumSimilarity: 0.8 } }));
+    const error = await errorOf(createMemory({ cwd, env: {}, strategy: { highSimilarity: 0.7 } }));
+    expect(error.code).toBe('INVALID_CONFIG');
+    expect(error.message).toContain('createMemory options and');
+    expect(error.message).toContain('memloom.config.json');
+    expect(error.message).toMatch(/mediumSimilarity/);
+  });
+
   it('MEMLOOM_FRESHNESS turns the stale-memory warnings on (24 h, hours or JSON) or off; a file still wins over it', async () => {
     const freshnessOf = async (value: string) => (await resolveMemloomConfig({ cwd, configFile: false, env: { MEMLOOM_FRESHNESS: value } })).engine.freshness;
     expect(await freshnessOf('on')).toEqual({});

@@ -232,6 +232,9 @@ describe('forget', () => {
     expect(dry.stdout).toContain('1 memory in scope user alice would be forgotten: run again with --yes');
     expect(json(await cli('list', '--json'))).toHaveLength(2);
     expect((await cli('forget', '--scope')).stderr).toContain('--scope needs --user, --agent or --session');
+    const none = await cli('forget', '--scope', '--user', 'nobody');
+    expect(none.code).toBe(0); // nothing to confirm
+    expect(none.stdout).toContain('0 memories');
 
     expect(json(await cli('forget', '--scope', '--user', 'alice', '--yes', '--json'))).toEqual({ deleted: 1, scope: { userId: 'alice' } });
     expect(json(await cli('list', '--json')).map((record: { content: string }) => record.content)).toEqual(['Bob likes folk']);

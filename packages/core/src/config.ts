@@ -10,7 +10,7 @@ const nonNegative = z.number().min(0);
 
 /** Seed 004: how new content relates to the most similar memory in its scope. */
 export const strategyConfigSchema = z
-  .object({
+  .strictObject({
     /** Similarity at or above which new content is merged into the old memory. @default 0.85 */
     highSimilarity: unit.default(0.85),
     /** Similarity at or above which both memories are kept (below it: independent new memory). @default 0.6 */
@@ -42,7 +42,7 @@ export type StrategyConfig = z.output<typeof strategyConfigSchema>;
 export type StrategyConfigInput = z.input<typeof strategyConfigSchema>;
 
 /** Seeds 004 and 002: passive compression and decay. */
-export const decayConfigSchema = z.object({
+export const decayConfigSchema = z.strictObject({
   /** a in weight = w0 / (1 + a·days). @default 0.01 */
   weightAlpha: nonNegative.default(0.01),
   /**
@@ -86,7 +86,7 @@ export type DecayConfig = z.output<typeof decayConfigSchema>;
 export type DecayConfigInput = z.input<typeof decayConfigSchema>;
 
 /** Seed 000: when a memory is old enough to warn about. Hours; 0 means always warn. */
-export const freshnessConfigSchema = z.object({
+export const freshnessConfigSchema = z.strictObject({
   /** @default 24 */
   globalThresholdHours: nonNegative.default(24),
   /** Per memory type, e.g. `{ project: 12, user: 168 }`. */
@@ -96,7 +96,7 @@ export type FreshnessConfig = z.output<typeof freshnessConfigSchema>;
 export type FreshnessConfigInput = z.input<typeof freshnessConfigSchema>;
 
 /** How search ranks: score = Σ weight·part, parts in 0..1 (see README "Retrieval"). */
-export const retrievalConfigSchema = z.object({
+export const retrievalConfigSchema = z.strictObject({
   weights: z
     .object({
       /** Cosine similarity of query and memory vectors (negative clipped to 0). @default 0.65 */
@@ -134,7 +134,7 @@ export const retrievalConfigSchema = z.object({
 export type RetrievalConfig = z.output<typeof retrievalConfigSchema>;
 export type RetrievalConfigInput = z.input<typeof retrievalConfigSchema>;
 
-export const limitsConfigSchema = z.object({
+export const limitsConfigSchema = z.strictObject({
   /** Longest content accepted, in characters. @default 10000 */
   maxContentLength: z.number().int().positive().default(10_000),
   /** Longest scope value, in characters. @default 256 */
@@ -144,7 +144,7 @@ export const limitsConfigSchema = z.object({
 });
 export type LimitsConfig = z.output<typeof limitsConfigSchema>;
 
-export const recordDefaultsSchema = z.object({
+export const recordDefaultsSchema = z.strictObject({
   /** @default 1 */
   importance: nonNegative.default(1),
   /** @default 'fact' */

@@ -39,6 +39,10 @@ describe('createMemory options', () => {
     const error = await errorOf(() => createMemory({ store, embedder, strategy: { highSimilarity: 2 } }));
     expect(error.code).toBe('INVALID_OPTIONS');
     expect(error.message).toContain('strategy.highSimilarity');
+    // A misspelt key inside a section is refused, not ignored (the default would apply without a word).
+    const misspelt = await errorOf(() => createMemory({ store, embedder, strategy: { highSimilarty: 0.9 } as never }));
+    expect(misspelt.code).toBe('INVALID_OPTIONS');
+    expect(misspelt.message).toMatch(/strategy: Unrecognized key.*highSimilarty/);
     const unknownFreshness = await errorOf(() => createMemory({ store, embedder, freshness: { globalThresholdHours: -1 } }));
     expect(unknownFreshness.message).toContain('freshness');
     expect((await errorOf(() => createMemory({ store: {} as never, embedder }))).message).toMatch(/missing open/);

@@ -158,6 +158,23 @@ describe('configuration errors name the field and where it came from', () => {
     expect(existsSync(join(inner, '.memloom', 'memory.db'))).toBe(true);
   });
 
+  it('a misspelt key inside a section is refused, naming it, not silently ignored', async () => {
+    for (const [section, value] of [
+      ['strategy', { highSimilarty: 0.9 }],
+      ['retrieval', { defaultLimt: 5 }],
+      ['freshness', { globalThresholdHour: 12 }],
+      ['defaults', { categroy: 'fact' }],
+      ['decay', { weightAlfa: 0.1 }],
+      ['limits', { maxContentLenght: 10 }],
+    ] as const) {
+      writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ store: 'memory:', [section]: value }));
+      const error = await errorOf(createMemory({ cwd, env: {} }));
+      expect(error.code, section).toBe('INVALID_CONFIG');
+      expect(error.message).toContain(`${section}: Unrecognized key`);
+      expect(error.message).toContain(Object.keys(value)[0]);
+    }
+  });
+
   it('values valid in each layer but not together are INVALID_CONFIG naming every layer that set them', async () => {
     writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ store: 'memory:', strategy: { mediumSimilarity: 0.8 } }));
     const error = await errorOf(createMemory({ cwd, env: {}, strategy: { highSimilarity: 0.7 } }));

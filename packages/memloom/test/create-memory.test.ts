@@ -226,6 +226,8 @@ describe('configuration errors name the field and where it came from', () => {
     const store = await errorOf(createMemory({ cwd, env: {} }));
     expect(store.code).toBe('INVALID_CONFIG');
     expect(store.message).toMatch(/invalid configuration in .*memloom\.config\.json: store: vectorChunkSize must be a positive multiple of 8/);
+    writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ store: { type: 'sqlite', path: './m.db', vectorMirow: false } }));
+    expect((await errorOf(createMemory({ cwd, env: {} }))).message).toMatch(/memloom\.config\.json: store: unknown option vectorMirow/);
     writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ store: 'memory:', embedder: { type: 'lexical', wordDimension: -3 } }));
     const embedder = await errorOf(createMemory({ cwd, env: {} }));
     expect(embedder.code).toBe('INVALID_CONFIG');

@@ -77,7 +77,7 @@ export interface ResolvedOptions {
   logger: Logger;
 }
 
-const schema = z.object({
+const schema = z.strictObject({
   root: z.string().min(1),
   embedder: z
     .custom<Embedder>((value) => {

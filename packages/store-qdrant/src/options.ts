@@ -90,7 +90,7 @@ export interface QdrantStoreOptions {
 
 const COLLECTION_NAME = /^[A-Za-z0-9_-]{1,200}$/;
 
-const optionsSchema = z.object({
+const optionsSchema = z.strictObject({
   url: z.url({ protocol: /^https?$/ }).default('http://localhost:6333'),
   apiKey: z.string().min(1).optional(),
   collection: z.string().regex(COLLECTION_NAME, 'letters, digits, _ and - only').default('memloom'),
@@ -110,7 +110,7 @@ const optionsSchema = z.object({
   writeOrdering: z.enum(['weak', 'medium', 'strong']).default('strong'),
   checkServerVersion: z.boolean().default(true),
   retry: z
-    .object({
+    .strictObject({
       attempts: z.number().int().min(1).max(20).default(4),
       initialDelayMs: z.number().min(0).default(100),
       maxDelayMs: z.number().min(0).default(2000),
@@ -119,7 +119,7 @@ const optionsSchema = z.object({
     })
     .prefault({}),
   textSearch: z
-    .object({
+    .strictObject({
       k1: z.number().positive().default(1.2),
       b: z.number().min(0).max(1).default(0.75),
       averageLength: z.number().positive().default(16),

@@ -188,6 +188,9 @@ describe('options', () => {
     expect(() => createQdrantStore({ url: 'localhost:6333' })).toThrow(/url/);
     expect(() => createQdrantStore({ collection: 'has space' })).toThrow(/collection/);
     expect(() => createQdrantStore({ replicationFactor: 1, writeConsistencyFactor: 2 })).toThrow(/writeConsistencyFactor/);
+    // A misspelt option is refused, not ignored with its default used.
+    expect(() => createQdrantStore({ colection: 'memories' } as never)).toThrow(/Unrecognized key.*colection/);
+    expect(() => createQdrantStore({ retry: { attempt: 2 } } as never)).toThrow(/retry: Unrecognized key.*attempt/);
     let caught: unknown;
     try {
       createQdrantStore({ batchSize: 0 });

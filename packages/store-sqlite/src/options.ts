@@ -107,7 +107,9 @@ export type ResolvedOptions = SqliteStoreOptions & {
   vectorApproximateFrom: number;
 };
 
-/** Check options at the boundary and fill in the defaults; INVALID_OPTIONS names the field. */
+const OPTION_KEYS = new Set<string>(['path', 'database', 'busyTimeoutMs', 'vectorChunkSize', 'mmapSizeBytes', 'checkIntegrity', 'vectorMirror', 'vectorMirrorMaxBytes', 'vectorApproximateFrom'] satisfies (keyof SqliteStoreOptions)[]);
+
+/** Check options at the boundary and fill in the defaults; INVALID_OPTIONS names the field (an unknown one too). */
 export function resolveOptions(options: SqliteStoreOptions): ResolvedOptions {
   if (!options || typeof options !== 'object') {
     throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: 'createSqliteStore needs an options object with a path' });
@@ -117,6 +119,11 @@ export function resolveOptions(options: SqliteStoreOptions): ResolvedOptions {
   }
   if (options.database === undefined && (typeof options.path !== 'string' || options.path.trim() === '')) {
     throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: "options.path must be a file path or ':memory:'" });
+  }
+  const unknown = Object.keys(options).filter((key) => !OPTION_KEYS.has(key));
+  if (unknown.length > 0) {
+    // A misspelt option (vectorMirow) would otherwise be ignored, and its default used without a word.
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `unknown option${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (known: ${[...OPTION_KEYS].join(', ')})` });
   }
   const vectorChunkSize = options.vectorChunkSize ?? 256;
   if (!Number.isInteger(vectorChunkSize) || vectorChunkSize < 8 || vectorChunkSize % 8 !== 0) {

@@ -198,6 +198,8 @@ describe('the default path', () => {
   it('refuses options without a path', () => {
     expect(() => createSqliteStore({} as never)).toThrow(/options.path/);
     expect(() => createSqliteStore({ path: 'x.db', vectorChunkSize: 7 })).toThrow(/vectorChunkSize/);
+    // A misspelt option is refused, not ignored with its default used.
+    expect(() => createSqliteStore({ path: 'x.db', vectorMirow: false } as never)).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS', message: expect.stringContaining('unknown option vectorMirow') }));
   });
 });
 

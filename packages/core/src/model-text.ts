@@ -1,5 +1,6 @@
 import type { LanguageModel } from './contracts.js';
 import { MemloomError, toMemloomError } from './errors.js';
+import { tokenize } from './text/tokenize.js';
 
 export interface ModelCallResult {
   ok: boolean;
@@ -48,9 +49,21 @@ export async function callModel(
   }
 }
 
-// Words of a label line that introduces the answer rather than a heading of the memory itself.
-const ANSWER_LABEL =
-  /\b(?:here|below|following|merged|combined|updated|compressed|summary|summari[sz]ed|memory|result|answer|output|version)\b|以下|合并|压缩|更新|记忆|摘要|总结|结果|答案|输出/iu;
+/**
+ * A line that only introduces the answer ("Here is the merged memory:", "以下是合并后的记忆：", "Summary:"),
+ * not a heading of the memory's own ("Favourite foods:", "Version history of my app:", "项目更新：").
+ */
+const ANSWER_LABEL_LINE =
+  /^(?:(?:here|below|the following)\b.*|.*\b(?:merged|combined|updated|compressed|rewritten|summari[sz]ed)\s+(?:memory|memories|text|version|facts?|summary)\b.*|(?:the\s+)?(?:merged\s+|compressed\s+|updated\s+)?(?:summary|memory|result|answer|output)|以下.*|.*(?:合并后|压缩后|更新后|总结后).*|(?:记忆|摘要|总结|结果|答案|输出))\s*[:：]$/iu;
+/** A closing line of chatter after the answer ("Hope this helps!", "Let me know if you need anything else!"). */
+const CHATTER_LINE =
+  /^(?:hope (?:this|that|it) helps|let me know\b|feel free\b|is there anything else|anything else\b|if you (?:need|have|want)\b|happy to help|glad to help|希望(?:这|对你|对您)|如有(?:需要|其他|任何)|如果(?:你|您)还有|还有什么)[^\n]{0,150}$/iu;
+/** Quotes that may wrap a whole answer: opening → closing. */
+const WRAPPING_QUOTES: Readonly<Record<string, string>> = { '"': '"', "'": "'", '“': '”', '「': '」', '『': '』' };
+
+function isAnswerLabel(line: string): boolean {
+  return line.length <= 80 && !line.includes('\n') && ANSWER_LABEL_LINE.test(line.trim());
+}
 
 /**
  * Clean a model's free-text answer. Returns "" when nothing usable is left.
@@ -58,17 +71,22 @@ const ANSWER_LABEL =
  * - `<think>…</think>` reasoning blocks (and, when the opening tag was in the
  *   prompt, everything up to a lone `</think>`) are dropped; an answer cut
  *   off inside its reasoning gives "";
- * - when the answer holds a fenced code block anywhere, its content is the
- *   answer and the text around it ("Hope this helps!") is dropped;
- * - a first line that is only a label ending in ":" or "：" and names the
- *   answer ("Here is the merged memory:", "以下是合并后的记忆：") is dropped
- *   when the answer follows on the next lines; a heading of the memory's own
- *   ("Favourite foods:\n- sushi") is kept;
+ * - a fenced code block that is the whole answer is unwrapped; a label line
+ *   before it ("Here you go:") and one line of chatter after it ("Hope this
+ *   helps!") may be around it. A fence inside other text is the memory's own
+ *   ("My deploy steps:\n```…```\nRun it on Fridays.") and is kept as it is;
+ * - a first line that is only a label introducing the answer ("Here is the
+ *   merged memory:", "以下是合并后的记忆：") is dropped when the answer follows
+ *   on the next lines; a heading of the memory's own ("Favourite foods:",
+ *   "项目更新：") is kept;
+ * - a last paragraph of obvious chatter after a blank line ("Let me know if
+ *   you need anything else!") is dropped;
  * - a label in front of the answer on the same line ("Merged memory:",
- *   "合并后的记忆：") and wrapping quotes are dropped.
- * Not handled: prose after an answer that is not fenced ("I live in Lyon.\n\n
- * Let me know…") or before it on the same line ("Sure! Merged memory: …");
- * it cannot be told from the memory's own text without a model.
+ *   "合并后的记忆：") is dropped, and so are quotes wrapping the whole answer
+ *   when they are a matching pair with no such quote inside ("\"Dune\" is
+ *   better than \"Foundation\"" keeps its quotes).
+ * Not handled: prose before the answer on the same line ("Sure! Merged
+ * memory: …"); it cannot be told from the memory's own text without a model.
  */
 export function cleanModelText(text: string): string {
   let cleaned = text.replace(/<think>[\s\S]*?<\/think>/giu, '');
@@ -77,11 +95,51 @@ export function cleanModelText(text: string): string {
   cleaned = cleaned.trim();
   if (/^<think>/iu.test(cleaned)) return ''; // cut off while still reasoning
   const fence = /```[\w-]*[^\S\n]*\n([\s\S]*?)\n?```/u.exec(cleaned);
-  if (fence) cleaned = (fence[1] ?? '').trim();
+  if (fence) {
+    const before = cleaned.slice(0, fence.index).trim();
+    const after = cleaned.slice(fence.index + fence[0].length).trim();
+    if ((before === '' || isAnswerLabel(before)) && (after === '' || CHATTER_LINE.test(after))) cleaned = (fence[1] ?? '').trim();
+  }
   const labelLine = /^([^\n]{0,80}[:：])[^\S\n]*\n\s*(\S[\s\S]*)$/u.exec(cleaned);
-  if (labelLine && ANSWER_LABEL.test(labelLine[1] ?? '')) cleaned = (labelLine[2] ?? '').trim();
+  if (labelLine && isAnswerLabel(labelLine[1] ?? '')) cleaned = (labelLine[2] ?? '').trim();
+  const lastParagraph = cleaned.search(/\n[^\S\n]*\n[^\n]*$/u);
+  if (lastParagraph > 0 && CHATTER_LINE.test(cleaned.slice(lastParagraph).trim())) cleaned = cleaned.slice(0, lastParagraph).trim();
   cleaned = cleaned.replace(/^(merged|compressed|summary|memory|result|answer|output)( memory| text)?\s*[:：]\s*/i, '');
   cleaned = cleaned.replace(/^(?:合并后的|压缩后的|更新后的)?(?:记忆|摘要|总结|结果|答案|输出)\s*[:：]\s*/u, '');
-  if (/^(["'“「『]).*(["'”」』])$/su.test(cleaned)) cleaned = cleaned.slice(1, -1).trim();
-  return cleaned;
+  return unwrapQuotes(cleaned);
+}
+
+/** The text without quotes that wrap all of it, when they are a matching pair with no such quote inside. */
+function unwrapQuotes(text: string): string {
+  const closing = WRAPPING_QUOTES[text[0] ?? ''];
+  if (closing === undefined || text.length < 2 || !text.endsWith(closing)) return text;
+  const inner = text.slice(1, -1);
+  if (inner.includes(text[0] as string) || inner.includes(closing)) return text;
+  return inner.trim();
+}
+
+// A model declining the task, in English or Chinese: "I'm sorry, but I can't help with that", "As an AI…", "抱歉，我无法…".
+const REFUSAL =
+  /^(?:sorry\b|i am sorry\b|i['’]m sorry\b|i apologi[sz]e\b|unfortunately\b)|\bi (?:can(?:no|['’])?t|am unable to|['’]m unable to|am not able to|won['’]t) (?:help|assist|comply|do that|provide|fulfil|complete|process|answer)\b|\bas an ai\b|\bas a (?:large )?language model\b|^(?:很抱歉|非常抱歉|抱歉|对不起|對不起)|我(?:无法|無法|不能)(?:帮|幫|协助|協助|完成|处理|處理|提供|回答)|作为(?:一个)?(?:ai|人工智能|语言模型)/iu;
+
+/** Share of an answer's terms that must come from its inputs; below it, the answer is about something else. */
+const MIN_SHARED_TERMS = 0.2;
+
+/**
+ * Why a model's cleaned answer to a text task (merge, compress, summary) is
+ * not the memory it was asked for, or undefined when it may be used:
+ * - a refusal ("I'm sorry, but I can't help with that.", "抱歉，我无法…")
+ *   that its inputs do not say themselves ("I can't help with the move" may be a memory);
+ * - text sharing almost none of its inputs' terms (a reply to something else).
+ * An answer with no terms at all (only numbers or symbols) is not judged by its terms.
+ */
+export function unusableModelText(text: string, inputs: readonly string[]): string | undefined {
+  if (REFUSAL.test(text) && !inputs.some((input) => REFUSAL.test(input))) return 'the model declined the task';
+  const terms = new Set(tokenize(text));
+  if (terms.size === 0) return undefined;
+  const known = new Set(inputs.flatMap((input) => tokenize(input)));
+  let shared = 0;
+  for (const term of terms) if (known.has(term)) shared++;
+  if (shared / terms.size < MIN_SHARED_TERMS) return 'the model answer shares almost no words with its input';
+  return undefined;
 }

@@ -1,8 +1,9 @@
 import { compressDeterministic, mergeDeterministic } from './compression.js';
 import type { LanguageModel } from './contracts.js';
-import { callModel, cleanModelText } from './model-text.js';
+import { callModel, cleanModelText, unusableModelText } from './model-text.js';
 import type { Prompts } from './prompts.js';
 import type { MemoryLevel } from './types.js';
+import { wellFormed } from './well-formed.js';
 
 export interface TextResult {
   text: string;
@@ -30,8 +31,11 @@ export class TextOperations {
     if (!this.model) return { text: fallback(), byModel: false };
     const result = await callModel(this.model, this.prompts.compress({ content, from, to }), this.timeoutMs);
     if (!result.ok) return { text: fallback(), byModel: false, fallbackReason: result.error?.message ?? 'model failed' };
-    const text = cleanModelText(result.text);
+    // Stored as it is (maintenance writes it straight to the store): a lone half of a UTF-16 pair becomes U+FFFD.
+    const text = wellFormed(cleanModelText(result.text));
     if (!text) return { text: fallback(), byModel: false, fallbackReason: 'model answered with empty text' };
+    const unusable = unusableModelText(text, [content]);
+    if (unusable) return { text: fallback(), byModel: false, fallbackReason: unusable };
     if (text.length > content.length) {
       return { text: fallback(), byModel: false, fallbackReason: 'model answer was longer than the memory it compressed' };
     }
@@ -45,6 +49,8 @@ export class TextOperations {
     if (!result.ok) return { text: fallback(), byModel: false, fallbackReason: result.error?.message ?? 'model failed' };
     const text = cleanModelText(result.text);
     if (!text) return { text: fallback(), byModel: false, fallbackReason: 'model answered with empty text' };
+    const unusable = unusableModelText(text, [oldContent, newContent]);
+    if (unusable) return { text: fallback(), byModel: false, fallbackReason: unusable };
     if (text.length > this.maxLength) {
       return { text: fallback(), byModel: false, fallbackReason: `model answer exceeded ${this.maxLength} characters` };
     }

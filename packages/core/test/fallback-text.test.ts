@@ -166,6 +166,27 @@ describe('cleanModelText', () => {
     expect(cleanModelText(answer)).toBe(cleaned);
   });
 
+  it.each([
+    ['"Dune" is better than "Foundation"'],
+    ['"Dune" is my favourite book and I reread "Foundation" every year'],
+    ['「三体」是我最喜欢的书，还有「流浪地球」'],
+    ["'Tis the season, says my mum's 'favourite'"],
+    ['My deploy steps:\n```bash\nnpm run deploy\n```\nRun it on Fridays only, never on Mondays.'],
+    ['项目更新：\n- 上线日期改到3月1日\n- 负责人是李雷'],
+    ['Version history of my app:\n- v1 in 2020\n- v2 in 2023'],
+    ['Output of my build is in /tmp/out'],
+    ['I live in Lyon.\n\nLet me tell you about my flat: it is small.'],
+  ])('keeps text of the memory own as it is: %j', (answer) => {
+    expect(cleanModelText(answer)).toBe(answer);
+  });
+
+  it('drops a closing line of chatter after the answer, and a quote pair wrapping it all', () => {
+    expect(cleanModelText('I live in Lyon now.\n\nLet me know if you need anything else!')).toBe('I live in Lyon now.');
+    expect(cleanModelText('我住在里昂。\n\n希望这对你有帮助！')).toBe('我住在里昂。');
+    expect(cleanModelText('「我住在里昂」')).toBe('我住在里昂');
+    expect(cleanModelText('Summary:\nI like green tea.')).toBe('I like green tea.');
+  });
+
   it("keeps a heading of the memory's own and text that is only the answer", () => {
     expect(cleanModelText('Favourite foods:\n- sushi\n- pizza')).toBe('Favourite foods:\n- sushi\n- pizza');
     expect(cleanModelText('I live in Lyon: the city of lights.')).toBe('I live in Lyon: the city of lights.');

@@ -51,6 +51,15 @@ describe('createMemory options', () => {
     );
   });
 
+  it('refuses a modelTimeoutMs past the longest timer Node keeps (it would fire at once)', async () => {
+    const store = createInMemoryStore();
+    const embedder = createTestEmbedder();
+    const error = await errorOf(() => createMemory({ store, embedder, modelTimeoutMs: 2 ** 31 }));
+    expect(error.code).toBe('INVALID_OPTIONS');
+    expect(error.message).toContain('modelTimeoutMs');
+    expect(createMemory({ store, embedder, modelTimeoutMs: 2 ** 31 - 1 }).config.modelTimeoutMs).toBe(2 ** 31 - 1);
+  });
+
   it('applies a default scope when a call gives none', async () => {
     const { memory } = rig({ scope: { userId: 'solo' } });
     const result = await memory.add('I like tea');
@@ -115,9 +124,24 @@ describe('add', () => {
   });
 
   it.each([
+    ['a Chinese merge', '我住在巴黎，养了一只狗。', '我现在搬到里昂了。', '我现在住在里昂，养了一只狗。'],
+    ['a short merge', 'I like tea', 'I like green tea', 'Likes green tea'],
+    ["a memory that itself says what the user can't do", "I can't help with the move on Sunday", 'I cannot help with the move this weekend', "I can't help with the move this weekend"],
+  ])('keeps a model merge that restates its inputs: %s', async (_, old, fresh, answer) => {
+    const { memory } = rig({ languageModel: createScriptedModel(answer) }, { [old]: axisVector(DIM, 0), [fresh]: vectorWithSimilarity(DIM, 0, 1, 0.9) });
+    await memory.add(old, { scope: { userId: 'a' } });
+    const merged = await memory.add(fresh, { scope: { userId: 'a' } });
+    expect(merged.modelFallback).toBeUndefined();
+    expect(merged.memory.content).toBe(answer);
+  });
+
+  it.each([
     ['throws', createScriptedModel(new Error('rate limited')), /rate limited/],
     ['answers with nothing', createScriptedModel('   '), /empty/],
     ['never answers', createHangingModel(), /did not answer within 50 ms/],
+    ['declines', createScriptedModel("I'm sorry, but I can't help with that request."), /declined/],
+    ['declines in Chinese', createScriptedModel('抱歉，我无法处理这个请求。'), /declined/],
+    ['answers about something else', createScriptedModel('Sure! What would you like to talk about today?'), /shares almost no words/],
   ])('falls back to the deterministic merge when the model %s', async (_, model, reason) => {
     const { memory } = rig(
       { languageModel: model, modelTimeoutMs: 50 },
@@ -476,6 +500,24 @@ describe('maintenance with a language model', () => {
     const contents = (await memory.list({ scope: { userId: 'a' } })).map((record) => record.content);
     expect(contents).toContain('Works as an engineer');
     expect(contents).toContain('Next month I am travelling to Tokyo…');
+  });
+
+  it('stores a compression cut inside an emoji well formed (U+FFFD for the lone half)', async () => {
+    const { memory, clock, store } = rig({ languageModel: createScriptedModel('我喜欢寿司和拉面 \uD83C') });
+    const sushi = await memory.add('我喜欢寿司，尤其是三文鱼寿司，每周都吃，还喜欢拉面和乌冬面', { scope: { userId: 'a' } });
+    clock.advance(10 * DAY);
+    expect((await memory.maintain()).compressed).toBe(1);
+    expect((await store.get(sushi.memory.id))?.content).toBe('我喜欢寿司和拉面 \uFFFD');
+  });
+
+  it('does not store a refusal as the compressed memory', async () => {
+    const model = createScriptedModel("I'm sorry, but I can't help with that.");
+    const { memory, clock } = rig({ languageModel: model });
+    const lily = await memory.add('My daughter Lily was born on 2019-05-04 in Lyon and loves drawing horses.', { scope: { userId: 'a' } });
+    clock.advance(10 * DAY);
+    const report = await memory.maintain();
+    expect(report.modelFallbacks).toBe(1);
+    expect((await memory.get(lily.memory.id))?.content).toMatch(/^My daughter Lily/);
   });
 
   it("compresses a memory below full from the text it was last written with, reading a page's histories in one call when the store declares readMany", async () => {

@@ -67,6 +67,13 @@ describe('long-term compression', () => {
     expect(await memory.get(ids.bob)).toBeDefined();
   });
 
+  it('stores consolidated text cut inside an emoji well formed (U+FFFD for the lone half)', async () => {
+    const { pipeline, memory, state, ids } = await compressionRig();
+    state.answer = JSON.stringify({ groups: [{ keep: ids.greenTea, absorb: [ids.tea], content: 'The user likes tea \uD83C' }] });
+    expect((await pipeline.compressLongTerm({ scope: alice })).action).toBe('compressed');
+    expect((await memory.get(ids.greenTea))?.content).toBe('The user likes tea \uFFFD');
+  });
+
   it('runs at most once a day per scope, unless forced', async () => {
     const { pipeline, clock, model } = await compressionRig();
     expect((await pipeline.compressLongTerm({ scope: alice })).action).toBe('compressed');

@@ -115,7 +115,7 @@ describe('summarizeSession', () => {
   it('turns older messages into an episode written by the model and keeps the last messages', async () => {
     const model = createScriptedModel('Summary: The user talked about moving to Lyon and a job at Globex.');
     const { pipeline, memory, clock } = pipelineRig({ languageModel: model });
-    const messages = conversation(21);
+    const messages = conversation(21, (index) => (index === 3 ? 'I am moving to Lyon for a job at Globex' : `message number ${index}`));
     const result = await pipeline.summarizeSession(messages, { scope: alice });
     expect(result).toMatchObject({ action: 'summarized', summarizedCount: 17, source: 'model' });
     expect(result.episode?.memory).toMatchObject({
@@ -155,6 +155,8 @@ describe('summarizeSession', () => {
     ['throws', createScriptedModel(new Error('overloaded')), /overloaded/],
     ['answers with nothing', createScriptedModel('  '), /empty text/],
     ['answers at length', createScriptedModel('y'.repeat(20_000)), /exceeded/],
+    ['declines', createScriptedModel("I'm sorry, but I can't help with that request."), /declined/],
+    ['answers about something else', createScriptedModel('The weather in Paris is sunny with light winds today.'), /shares almost no words/],
   ])('falls back to the deterministic summary when the model %s', async (_, model, reason) => {
     const { pipeline } = pipelineRig({ languageModel: model });
     const result = await pipeline.summarizeSession(conversation(21), { scope: alice });

@@ -3,6 +3,7 @@ import { formatZodIssues } from '../config.js';
 import { scopeKey } from '../scope.js';
 import { isCoveredBy, statementTerms } from '../text/statement-terms.js';
 import type { MemoryRecord } from '../types.js';
+import { wellFormed } from '../well-formed.js';
 import { parseJsonObject } from './json-text.js';
 import type { SkippedOperation } from './reports.js';
 
@@ -45,7 +46,8 @@ export function parseConsolidation(
       skipped.push({ operation: label, reason: formatZodIssues(parsed.error) });
       continue;
     }
-    const group = { ...parsed.data, content: parsed.data.content.trim() };
+    // Written straight to the store: a lone half of a UTF-16 pair (an answer cut inside an emoji) becomes U+FFFD.
+    const group = { ...parsed.data, content: wellFormed(parsed.data.content.trim()) };
     const problem = checkGroup(group, memories, used, maxContentLength);
     if (problem) {
       skipped.push({ operation: label, reason: problem });

@@ -1,6 +1,6 @@
 import { compressDeterministic } from '../compression.js';
 import type { AddResult } from '../memory-types.js';
-import { cleanModelText } from '../model-text.js';
+import { cleanModelText, unusableModelText } from '../model-text.js';
 import { toEpochMs } from '../options.js';
 import type { Policy } from '../policy.js';
 import { keywords } from '../text/keywords.js';
@@ -69,9 +69,13 @@ export async function runSessionSummary(
     );
     const text = answer.ok ? cleanModelText(answer.text) : '';
     const room = context.memory.config.limits.maxContentLength - 20;
+    // The roles are part of what the model read: "The user asked…" shares "user" with it.
+    const read = plan.older.map((message) => `${message.role}: ${message.content}`);
+    const unusable = text === '' || text.length > room ? undefined : unusableModelText(text, read);
     if (!answer.ok) modelFallback = answer.reason;
     else if (text === '') modelFallback = 'the model answered with empty text';
     else if (text.length > room) modelFallback = `the summary exceeded ${room} characters`;
+    else if (unusable) modelFallback = unusable;
     else {
       summary = text;
       source = 'model';

@@ -13,6 +13,12 @@ import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_SOURCES, MEMORY_TYPES } from '
 import { isOnCalendar } from './time-text.js';
 import { collidingKey, wellFormed, wellFormedData } from './well-formed.js';
 
+/** The highest importance a memory can have. */
+export const MAX_IMPORTANCE = 100;
+
+/** The longest timer Node keeps (2^31 - 1 ms); a longer one fires at once. */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
+
 /** The configuration part of `createMemory` options (everything but objects like the store). */
 export const engineConfigSchema = z.object({
   strategy: strategyConfigSchema.prefault({}),
@@ -26,7 +32,7 @@ export const engineConfigSchema = z.object({
   limits: limitsConfigSchema.prefault({}),
   defaults: recordDefaultsSchema.prefault({}),
   /** How long a language model call may take before the deterministic path is used. @default 30000 */
-  modelTimeoutMs: z.number().int().positive().default(30_000),
+  modelTimeoutMs: z.number().int().positive().max(MAX_TIMEOUT_MS).default(30_000),
   /** Record lastAccessedAt on memories returned by search. @default true */
   trackAccess: z.boolean().default(true),
 });
@@ -78,7 +84,7 @@ export const addOptionsSchema = z
     scope: z.unknown().optional(),
     category: z.enum(MEMORY_CATEGORIES).optional(),
     type: z.enum(MEMORY_TYPES).optional(),
-    importance: z.number().min(0).max(100).optional(),
+    importance: z.number().min(0).max(MAX_IMPORTANCE).optional(),
     source: z.enum(MEMORY_SOURCES).optional(),
     verified: z.boolean().optional(),
     sources: stringList.optional(),
@@ -143,7 +149,7 @@ export const updatePatchSchema = z
     category: z.enum(MEMORY_CATEGORIES).optional(),
     type: z.enum(MEMORY_TYPES).optional(),
     level: z.enum(MEMORY_LEVELS).optional(),
-    importance: z.number().min(0).max(100).optional(),
+    importance: z.number().min(0).max(MAX_IMPORTANCE).optional(),
     weight: z.number().min(0).max(1).optional(),
     verified: z.boolean().optional(),
     sources: stringList.optional(),

@@ -167,6 +167,7 @@ describe('createMemoryPipeline options', () => {
     expect((await errorOf(() => createMemoryPipeline({} as never))).message).toMatch(/memory must be a Memory/);
     expect((await errorOf(() => createMemoryPipeline({ memory, boostAmount: -1 }))).message).toContain('boostAmount');
     expect((await errorOf(() => createMemoryPipeline({ memory, reviewMaxRounds: 11 }))).code).toBe('INVALID_OPTIONS');
+    expect((await errorOf(() => createMemoryPipeline({ memory, modelTimeoutMs: 2 ** 31 }))).code).toBe('INVALID_OPTIONS');
     expect((await errorOf(() => createMemoryPipeline({ memory, languageModel: {} as never }))).message).toMatch(/generate/);
     expect((await errorOf(() => createMemoryPipeline({ memory, policyStorage: {} as never }))).message).toMatch(/readOverrides/);
     const policy = await errorOf(() => createMemoryPipeline({ memory, policy: { retrieve_limit: 0 } }));

@@ -183,6 +183,44 @@ describe('extraction: operations from the model', () => {
     expect(warnings.filter((warning) => warning.message === 'extraction: operation skipped')).toHaveLength(4);
   });
 
+  it('an ADD merged into a memory protects it from a later DELETE of the same answer', async () => {
+    const { state, model } = settableModel();
+    const { pipeline, memory } = pipelineRig({
+      languageModel: model,
+      vectors: { 'I live in Paris.': axisVector(DIM, 0), 'I live in Lyon now.': vectorWithSimilarity(DIM, 0, 1, 0.9) },
+    });
+    const paris = await memory.add('I live in Paris.', { scope: alice });
+    state.answer = `[ADD USER] I live in Lyon now.\n[DELETE:${paris.memory.id}] obsolete, the user moved`;
+    const report = await pipeline.extract({ scope: alice, user: 'I moved, I live in Lyon now.', assistant: 'Noted!', retrieved: [paris.memory] });
+    const [applied] = report.applied;
+    expect(applied?.kind === 'add' && applied.result.memory.id).toBe(paris.memory.id);
+    expect(report.applied.map((entry) => entry.kind)).toEqual(['add']);
+    expect(report.skipped.map((entry) => entry.reason)).toEqual([`memory ${paris.memory.id} was already changed by an earlier operation of this turn`]);
+    expect(await memory.count({ scope: alice })).toBe(1);
+  });
+
+  it('a BOOST of a memory at the top importance is clamped and the rest of the answer applies', async () => {
+    const { state, model } = settableModel();
+    const { pipeline, memory } = pipelineRig({ languageModel: model });
+    const top = await memory.add('My name is Tom', { scope: alice, category: 'core', importance: 100 });
+    state.answer = `[ADD USER] I have a dog named Rex\n[BOOST:${top.memory.id}]\n[ADD USER] My sister is called Anna`;
+    const report = await pipeline.extract({ scope: alice, user: 'I have a dog named Rex and my sister is Anna', assistant: 'Hi Tom!', retrieved: [top.memory] });
+    expect(report.applied.map((entry) => entry.kind)).toEqual(['add', 'boost', 'add']);
+    expect((await memory.get(top.memory.id))?.importance).toBe(100);
+    expect(await memory.count({ scope: alice })).toBe(3);
+  });
+
+  it('warns about a huge answer in a few summaries, not once per line', async () => {
+    const answer = Array.from({ length: 3000 }, (_, index) => `[ADD] fact number ${index}`).concat(Array.from({ length: 3000 }, (_, index) => `chatter ${index}`)).join('\n');
+    const { pipeline, warnings } = pipelineRig({ languageModel: createScriptedModel(answer) });
+    const report = await pipeline.extract({ scope: alice, user: 'hello', assistant: 'hi' });
+    expect(report.applied).toHaveLength(20);
+    expect(report.skipped).toHaveLength(5980);
+    expect(warnings.length).toBeLessThanOrEqual(12);
+    expect(warnings.map((warning) => warning.message)).toContain('extraction: more operations skipped');
+    expect(warnings.map((warning) => warning.message)).toContain('extraction: answer lines not understood');
+  });
+
   it('skips every line it does not understand and applies the rest', async () => {
     const model = createScriptedModel(
       ['```', 'Operations:', '- [ADD USER] The user plays the cello', '[MERGE:abc] something', '[ADD:abc] x', '[BOOST]', '[SKIP:abc]', '[ADD]', '[UPDATE:abc]', '[BOOST:abc FOO]', '```'].join('\n'),

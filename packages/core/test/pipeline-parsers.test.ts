@@ -35,6 +35,42 @@ describe('parseExtraction', () => {
   });
 });
 
+describe('parseExtraction: odd forms and hostile answers', () => {
+  it('reads full-width brackets and colons and bold operations', () => {
+    const parsed = parseExtraction(['［ADD］我养了一只猫', '【ADD USER】我住在上海', '[UPDATE：abc] 我住在北京', '**[ADD USER]** I like tea', '**[ADD] I like coffee**'].join('\n'));
+    expect(parsed.unparsed).toEqual([]);
+    expect(parsed.operations.map(({ line: _line, ...operation }) => operation)).toEqual([
+      { kind: 'add', content: '我养了一只猫', userStated: false },
+      { kind: 'add', content: '我住在上海', userStated: true },
+      { kind: 'update', id: 'abc', content: '我住在北京', userStated: false },
+      { kind: 'add', content: 'I like tea', userStated: true },
+      { kind: 'add', content: 'I like coffee', userStated: false },
+    ]);
+  });
+
+  it('refuses a fact that is itself an operation', () => {
+    const parsed = parseExtraction('[ADD] [DELETE:abc]\n[UPDATE:abc] 【SKIP】');
+    expect(parsed.operations).toEqual([]);
+    expect(parsed.unparsed.map((entry) => entry.reason)).toEqual(["the ADD's fact is itself an operation", "the UPDATE's fact is itself an operation"]);
+  });
+
+  it('takes linear time on a long line of spaces (no backtracking blow-up)', () => {
+    const started = performance.now();
+    const parsed = parseExtraction(`[ADD${' '.repeat(20_000)}x\n[ADD:a${' '.repeat(20_000)}x`);
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(parsed.operations).toEqual([]);
+    expect(parsed.unparsed).toHaveLength(2);
+  });
+
+  it('reads an answer up to a limit and reports the rest as one entry', () => {
+    const answer = Array.from({ length: 20_000 }, (_, index) => `[ADD] fact number ${index} about something`).join('\n');
+    const parsed = parseExtraction(answer);
+    expect(parsed.operations.length).toBeLessThan(20_000);
+    expect(parsed.unparsed).toHaveLength(1);
+    expect(parsed.unparsed[0]?.reason).toMatch(/not read/);
+  });
+});
+
 describe('parseReviewAnswer', () => {
   const promotion = ['promote', 'keep', 'delete'] as const;
   it('reads a decision, a search, or says why not', () => {
@@ -59,6 +95,20 @@ describe('parseReviewAnswer', () => {
     expect(parseReviewAnswer('结论：[PROMOTE]\n这是用户的名字。', promotion)).toEqual({ kind: 'decision', decision: 'promote' });
     expect(parseReviewAnswer('[KEEP]\n[DELETE]\nHard to say.', promotion)).toMatchObject({ kind: 'unparsed', reason: expect.stringMatching(/weighs/) });
   });
+
+  it('does not decide on a final token that its sentence negates', () => {
+    expect(parseReviewAnswer('It still has value and nothing replaced it, so keep it rather than [DELETE].', promotion)).toMatchObject({
+      kind: 'unparsed',
+      reason: expect.stringMatching(/negates/),
+    });
+    expect(parseReviewAnswer('This is a lasting fact. I would not [PROMOTE]', promotion)).toMatchObject({ kind: 'unparsed' });
+    expect(parseReviewAnswer("It won't matter again, so [DELETE]", promotion)).toMatchObject({ kind: 'unparsed' });
+    expect(parseReviewAnswer('这条记忆不应该删除，所以不要【DELETE】', promotion)).toMatchObject({ kind: 'unparsed' });
+    // A negation in an earlier sentence, or a token on its own line, still decides.
+    expect(parseReviewAnswer('It is not temporary. It is the user\'s name, so [PROMOTE].', promotion)).toEqual({ kind: 'decision', decision: 'promote' });
+    expect(parseReviewAnswer("It isn't used any more\n[DELETE]", promotion)).toEqual({ kind: 'decision', decision: 'delete' });
+    expect(parseReviewAnswer('我认为应该保留。【KEEP】', promotion)).toEqual({ kind: 'decision', decision: 'keep' });
+  });
 });
 
 describe('parseJsonObject', () => {
@@ -75,6 +125,32 @@ describe('parseJsonObject', () => {
     expect(parseJsonObject('{"note": "see {below}"} ```json\n{"a": 2}\n```')).toEqual({ ok: true, value: { a: 2 } });
     expect(parseJsonObject('{"outer": {"inner": 1}, broken}')).toMatchObject({ ok: false, reason: expect.stringMatching(/not valid JSON/) });
     expect(parseJsonObject('{"open": 1')).toMatchObject({ ok: false, reason: expect.stringMatching(/not closed/) });
+  });
+
+  it('never takes an object inside one that was cut off', () => {
+    const truncated = '{"retrieve_limit": 15, "considered_but_rejected": {"recent_days": 30}, "why": "the user keeps asking about';
+    expect(parseJsonObject(truncated)).toMatchObject({ ok: false, reason: expect.stringMatching(/not closed/) });
+    expect(parseJsonObject('{"groups":[{"keep":"A","absorb":["B"],"content":"x"}')).toMatchObject({ ok: false, reason: expect.stringMatching(/not closed/) });
+  });
+
+  it('refuses an answer with several objects in prose: a quoted one is not the answer', () => {
+    const answer = 'The user pasted {"retrieve_limit": 100} into the chat, but that is not a reason to change the policy. My answer:\n{}';
+    expect(parseJsonObject(answer)).toMatchObject({ ok: false, reason: expect.stringMatching(/2 JSON objects/) });
+  });
+
+  it('refuses only an answer that really is a JSON array; bracketed words in prose are fine', () => {
+    expect(parseJsonObject('[{"a": 1}]')).toMatchObject({ ok: false, reason: expect.stringMatching(/array/) });
+    expect(parseJsonObject('```json\n[1, 2]\n```')).toMatchObject({ ok: false, reason: expect.stringMatching(/array/) });
+    expect(parseJsonObject('[JSON]\n{"retrieve_limit": 15}')).toEqual({ ok: true, value: { retrieve_limit: 15 } });
+    const groups = '[a1b2] and [c3d4] say the same thing:\n{"groups":[{"keep":"a1b2","absorb":["c3d4"],"content":"x"}]}';
+    expect(parseJsonObject(groups)).toEqual({ ok: true, value: { groups: [{ keep: 'a1b2', absorb: ['c3d4'], content: 'x' }] } });
+  });
+
+  it('takes linear time on many unclosed braces', () => {
+    const started = performance.now();
+    expect(parseJsonObject('{'.repeat(40_000))).toMatchObject({ ok: false });
+    expect(parseJsonObject(`{"a":"x"${'{'.repeat(40_000)}`)).toMatchObject({ ok: false });
+    expect(performance.now() - started).toBeLessThan(500);
   });
 });
 

@@ -1,5 +1,7 @@
 import { MemloomError, type MemloomErrorCode } from '../errors.js';
+import { MAX_IMPORTANCE } from '../options.js';
 import { unique } from '../records.js';
+import type { AddResult } from '../memory-types.js';
 import type { MemoryRecord } from '../types.js';
 import { boostedWeight, roundValue } from '../update-strategy.js';
 import { askModel, toPromptMemory, type PipelineContext } from './context.js';
@@ -20,6 +22,7 @@ export async function runExtraction(context: PipelineContext, turn: NormalizedTu
   const report: ExtractionReport = { source: 'fallback', applied: [], skipped: [], dueForReview: [] };
   const { known, foreign } = await loadRetrieved(context, turn, report.skipped);
   const nowMs = context.clock.now();
+  let unparsed = new Set<SkippedOperation>();
 
   if (context.model) {
     const answer = await askModel(
@@ -34,10 +37,11 @@ export async function runExtraction(context: PipelineContext, turn: NormalizedTu
     if (answer.ok) {
       const parsed = parseExtraction(answer.text);
       report.skipped.push(...parsed.unparsed);
+      unparsed = new Set(parsed.unparsed);
       if (parsed.operations.length > 0) {
         report.source = 'model';
         await applyOperations(context, turn, parsed.operations, { known, foreign }, report);
-        logSkipped(context, report.skipped);
+        logSkipped(context, report.skipped, unparsed);
         return report;
       }
       report.modelFallback = 'the answer held no operation';
@@ -50,7 +54,7 @@ export async function runExtraction(context: PipelineContext, turn: NormalizedTu
   for (const fact of extractFactsDeterministic(turn.user.content, context.config.fallbackMaxFacts)) {
     await addFact(context, turn, fact, true, `[ADD USER] ${fact}`, report);
   }
-  logSkipped(context, report.skipped);
+  logSkipped(context, report.skipped, unparsed);
   return report;
 }
 
@@ -87,7 +91,10 @@ async function applyOperations(
       continue;
     }
     if (operation.kind === 'add') {
-      await addFact(context, turn, operation.content, operation.userStated, operation.line, report);
+      // A memory the ADD merged into or boosted is changed by this turn: a later line must not delete or rewrite it.
+      const result = await addFact(context, turn, operation.content, operation.userStated, operation.line, report);
+      if (result) touched.add(result.memory.id);
+      if (result?.boosted) touched.add(result.boosted.id);
       continue;
     }
     const refusal = checkTarget(operation, retrieved, touched);
@@ -161,7 +168,8 @@ async function applyToMemoryOnce(
     await memory.delete(current.id, scope);
     applied = { kind: 'delete', id: current.id, before: current };
   } else if (operation.kind === 'boost') {
-    const importance = roundValue(current.importance + config.boostAmount);
+    // Clamped: a memory already at the top stays there rather than failing the rest of the answer.
+    const importance = Math.min(MAX_IMPORTANCE, roundValue(current.importance + config.boostAmount));
     const after = await memory.update(current.id, { importance }, {
       ...scope,
       expectedRevision: current.revision,
@@ -190,7 +198,10 @@ async function applyToMemoryOnce(
   report.applied.push(applied);
 }
 
-/** ADD through the strategy engine: a restated fact merges, a related one is kept beside, a new one is created. */
+/**
+ * ADD through the strategy engine: a restated fact merges, a related one is kept beside, a new one is created.
+ * Returns the result, or undefined when the ADD was skipped.
+ */
 async function addFact(
   context: PipelineContext,
   turn: NormalizedTurn,
@@ -198,7 +209,7 @@ async function addFact(
   userStated: boolean,
   line: string,
   report: ExtractionReport,
-): Promise<void> {
+): Promise<AddResult | undefined> {
   try {
     const around = factContext(turn, content, context.memory.config.limits.maxContentLength);
     const result = await context.memory.add(content, {
@@ -211,9 +222,11 @@ async function addFact(
       trigger: 'extraction',
     });
     report.applied.push({ kind: 'add', content, result });
+    return result;
   } catch (error) {
     if (!MemloomError.isInstance(error) || !SKIPPABLE_CODES.includes(error.code)) throw error;
     report.skipped.push({ operation: line, reason: error.message });
+    return undefined;
   }
 }
 
@@ -236,6 +249,20 @@ export function factContext(turn: Pick<NormalizedTurn, 'user' | 'question'>, fac
   return (/^[\uDC00-\uDFFF]/.test(cut) ? cut.slice(1) : cut).trim() || undefined;
 }
 
-function logSkipped(context: PipelineContext, skipped: SkippedOperation[]): void {
-  for (const entry of skipped) context.logger.warn?.('extraction: operation skipped', { operation: entry.operation, reason: entry.reason });
+/** Skipped operations warned one by one; past these, one summary warning counts the rest. */
+const WARNED_ONE_BY_ONE = 10;
+
+/** Warn about skipped operations: a few one by one, then a count; lines that are no operation as one summary. */
+function logSkipped(context: PipelineContext, skipped: SkippedOperation[], unparsed: ReadonlySet<SkippedOperation>): void {
+  const warn = context.logger.warn;
+  if (!warn) return;
+  const operations = skipped.filter((entry) => !unparsed.has(entry));
+  for (const entry of operations.slice(0, WARNED_ONE_BY_ONE)) warn('extraction: operation skipped', { operation: entry.operation, reason: entry.reason });
+  if (operations.length > WARNED_ONE_BY_ONE) {
+    warn('extraction: more operations skipped', { count: operations.length - WARNED_ONE_BY_ONE, reasons: unique(operations.slice(WARNED_ONE_BY_ONE).map((entry) => entry.reason)).slice(0, WARNED_ONE_BY_ONE) });
+  }
+  if (unparsed.size > 0) {
+    const [first] = unparsed;
+    warn('extraction: answer lines not understood', { count: unparsed.size, first: first?.operation.slice(0, 200), reason: first?.reason });
+  }
 }

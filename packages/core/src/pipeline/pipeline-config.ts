@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_TIMEOUT_MS } from '../options.js';
 
 const nonNegative = z.number().min(0);
 const positiveInteger = z.number().int().positive();
@@ -36,7 +37,7 @@ export const pipelineConfigSchema = z.object({
   /** Characters of memory text sent in one compression prompt; memories past it are left as they are. @default 100000 */
   compressionMaxPromptCharacters: positiveInteger.default(100_000),
   /** How long a model call may take. @default the memory's `modelTimeoutMs` (30 s) */
-  modelTimeoutMs: positiveInteger.optional(),
+  modelTimeoutMs: positiveInteger.max(MAX_TIMEOUT_MS).optional(),
 });
 export type PipelineConfig = z.output<typeof pipelineConfigSchema>;
 export type PipelineConfigInput = z.input<typeof pipelineConfigSchema>;

@@ -7,19 +7,26 @@ export type ReviewAnswer =
   | { kind: 'search'; query: string }
   | { kind: 'unparsed'; reason: string };
 
-const DECISION = /\[\s*(PROMOTE|KEEP|DELETE)\s*\]/giu;
-/** A decision token that ends the answer (markdown or a full stop after it allowed). */
-const END_DECISION = /\[\s*(PROMOTE|KEEP|DELETE)\s*\][*_.。!！\s]*$/iu;
+// Brackets may be full-width too: ［KEEP］, 【KEEP】.
+const DECISION = /[[［【]\s*(PROMOTE|KEEP|DELETE)\s*[\]］】]/giu;
+/** A decision token that ends the answer (markdown or a full stop after it allowed), and the text before it. */
+const END_DECISION = /^([\s\S]*?)[[［【]\s*(PROMOTE|KEEP|DELETE)\s*[\]］】][*_.。!！\s]*$/iu;
 /** A line holding only a decision token, e.g. `**[KEEP]**`, `Decision: [KEEP].` */
-const DECISION_LINE = /^[\s*_>#-]*(?:(?:decision|answer|verdict|决定|结论)\s*[:：]\s*)?[*_]*\[\s*(?:PROMOTE|KEEP|DELETE)\s*\][*_.。!！\s]*$/iu;
-const SEARCH = /\[\s*SEARCH\s*[:：]\s*([^\]\n]*)\]/iu;
+const DECISION_LINE = /^[\s*_>#-]*(?:(?:decision|answer|verdict|决定|结论)\s*[:：]\s*)?[*_]*[[［【]\s*(?:PROMOTE|KEEP|DELETE)\s*[\]］】][*_.。!！\s]*$/iu;
+/** Where the sentence holding a token starts: after the last sentence end or line break before it. */
+const SENTENCE_END = /[.!?。！？\n]/u;
+/** Words that turn a decision at the end of a sentence into its opposite ("keep it rather than [DELETE]", "I would not [PROMOTE]"). */
+const NEGATION = /\b(?:not|no|never|cannot|rather than|instead of|neither|nor)\b|n['’]t\b|不|没|別|别|无需|而非/iu;
+const SEARCH = /[[［【]\s*SEARCH\s*[:：]\s*([^\]］】\n]*)[\]］】]/iu;
 const MAX_QUERY_LENGTH = 200;
 
 /**
  * Parse one review answer. A decision is the decision token that ends the
- * answer (the prompt asks it to end so), or else the one line that holds a
- * decision token alone: a token inside a sentence
- * ("it should not be [PROMOTE]d") decides nothing. Without a decision, a
+ * answer (the prompt asks it to end so) unless the sentence ending on it
+ * negates it ("keep it rather than [DELETE].", "I would not [PROMOTE]"), or
+ * else the one line that holds a decision token alone: a token inside a
+ * sentence ("it should not be [PROMOTE]d") decides nothing. Brackets may be
+ * full-width (【KEEP】). Without a decision, a
  * `[SEARCH: …]` asks for related memories. Anything else (no decision, a
  * decision this kind of review does not take, an empty search) is
  * `unparsed` with why.
@@ -46,13 +53,29 @@ export function parseReviewAnswer(text: string, allowed: readonly ReviewVerdict[
 
 function findDecision(text: string): ReviewVerdict | { kind: 'unparsed'; reason: string } | undefined {
   const ending = END_DECISION.exec(text.trim());
-  if (ending) return (ending[1] ?? '').toLowerCase() as ReviewVerdict;
+  if (ending) {
+    const decision = (ending[2] ?? '').toLowerCase() as ReviewVerdict;
+    const before = ending[1] ?? '';
+    const sentence = before.slice(lastIndexOf(before, SENTENCE_END) + 1);
+    // A token ending a sentence that negates it decides nothing ("keep it rather than [DELETE]"): without a
+    // search asked for, the memory is left as it is and why is reported.
+    if (!NEGATION.test(sentence)) return decision;
+    if (!SEARCH.test(text)) {
+      return { kind: 'unparsed', reason: `the answer ends on [${decision.toUpperCase()}] in a sentence that negates it` };
+    }
+  }
   // A line that is a decision token alone (with the usual markdown around it), then reasons after it.
   const lines = text.split(/\r?\n/u).map((line) => line.trim());
   const alone = [...new Set(lines.filter((line) => DECISION_LINE.test(line)).flatMap((line) => tokens(line)))];
   if (alone.length === 1) return alone[0];
   if (alone.length > 1) return { kind: 'unparsed', reason: `the answer weighs ${alone.map((entry) => `[${entry.toUpperCase()}]`).join(' and ')} without ending on one` };
   return undefined;
+}
+
+/** Index of the last character of `text` matching `pattern` (one character), or -1. */
+function lastIndexOf(text: string, pattern: RegExp): number {
+  for (let index = text.length - 1; index >= 0; index--) if (pattern.test(text[index] as string)) return index;
+  return -1;
 }
 
 function tokens(text: string): ReviewVerdict[] {

@@ -84,6 +84,8 @@ export interface TransformersEmbedder extends Embedder {
 }
 
 const REQUIRED_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json'] as const;
+/** sentence-transformers' settings, when a folder has them: the length it cuts texts at. */
+const SENTENCE_CONFIG = 'sentence_bert_config.json';
 
 /**
  * Load a sentence-transformers ONNX model with transformers.js and embed
@@ -124,7 +126,7 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
     });
   }
 
-  capInputLength(extractor);
+  capInputLength(extractor, present ? sentenceTransformersLimit(present) : undefined);
   const dimension = await probeDimension(extractor, settings);
   const id = embedderId(options, settings, source);
   // One forward pass at a time: onnxruntime already uses every core, and queuing keeps memory flat.
@@ -231,12 +233,17 @@ function embedderId(options: TransformersEmbedderOptions, settings: Settings, so
   return id;
 }
 
-/** A short hash of what, beside the weights, decides a folder's vectors: its config and tokenizer. */
+/** A short hash of what, beside the weights, decides a folder's vectors: its config, tokenizer and sentence-transformers settings. */
 function folderDigest(folder: string): string {
   const hash = createHash('sha256');
   for (const file of REQUIRED_FILES) {
     const bytes = readFileSync(join(folder, file));
     hash.update(`${file}\u0000${bytes.length}\u0000`).update(bytes);
+  }
+  // Only when present, so the ids of folders without one stay as they were.
+  if (existsSync(join(folder, SENTENCE_CONFIG))) {
+    const bytes = readFileSync(join(folder, SENTENCE_CONFIG));
+    hash.update(`${SENTENCE_CONFIG}\u0000${bytes.length}\u0000`).update(bytes);
   }
   return hash.digest('hex').slice(0, 12);
 }
@@ -314,13 +321,18 @@ const POSITIONS_AFTER_PADDING = new Set(['roberta', 'xlm-roberta', 'camembert', 
  * 3 keeps `model_max_length` as a field, 4 reads it from the tokenizer
  * config: whichever this one does is set.
  */
-function capInputLength(extractor: FeatureExtractor): void {
+function capInputLength(extractor: FeatureExtractor, sentenceLimit: number | undefined): void {
   const { tokenizer } = extractor;
+  if (!tokenizer) return;
   const config = extractor.model?.config;
   const positions = config?.max_position_embeddings;
-  if (!tokenizer || typeof positions !== 'number' || !Number.isInteger(positions) || positions <= 0) return;
-  const padding = typeof config?.pad_token_id === 'number' ? config.pad_token_id : 1;
-  const limit = POSITIONS_AFTER_PADDING.has(String(config?.model_type)) ? positions - padding - 1 : positions;
+  const limits: number[] = sentenceLimit === undefined ? [] : [sentenceLimit];
+  if (typeof positions === 'number' && Number.isInteger(positions) && positions > 0) {
+    const padding = typeof config?.pad_token_id === 'number' ? config.pad_token_id : 1;
+    limits.push(POSITIONS_AFTER_PADDING.has(String(config?.model_type)) ? positions - padding - 1 : positions);
+  }
+  if (limits.length === 0) return;
+  const limit = Math.min(...limits);
   const current = tokenizer.model_max_length;
   if (limit <= 0 || (typeof current === 'number' && current <= limit)) return;
   if (tokenizer._tokenizerConfig && typeof tokenizer._tokenizerConfig === 'object' && !Object.getOwnPropertyDescriptor(tokenizer, 'model_max_length')) {
@@ -328,6 +340,28 @@ function capInputLength(extractor: FeatureExtractor): void {
   } else {
     tokenizer.model_max_length = limit;
   }
+}
+
+/**
+ * `max_seq_length` of the folder's `sentence_bert_config.json`, when it has one: the length
+ * sentence-transformers cuts texts at for this model (128 for paraphrase-multilingual-MiniLM-L12-v2,
+ * whose tokenizer says 512), so vectors of long texts are the ones Python gives. A file that is not
+ * JSON, or a length that is not a positive whole number, is EMBEDDER_ERROR naming the file.
+ */
+function sentenceTransformersLimit(folder: string): number | undefined {
+  const file = join(folder, SENTENCE_CONFIG);
+  if (!existsSync(file)) return undefined;
+  let length: unknown;
+  try {
+    length = (JSON.parse(readFileSync(file, 'utf8')) as { max_seq_length?: unknown } | null)?.max_seq_length;
+  } catch (error) {
+    throw new MemloomError({ code: 'EMBEDDER_ERROR', backend: 'embeddings', message: `could not read ${file}: ${firstLine(error)}`, cause: error, details: { file } });
+  }
+  if (length === undefined || length === null) return undefined;
+  if (typeof length !== 'number' || !Number.isInteger(length) || length <= 0) {
+    throw new MemloomError({ code: 'EMBEDDER_ERROR', backend: 'embeddings', message: `${file}: max_seq_length must be a positive whole number, got ${JSON.stringify(length)}`, details: { file } });
+  }
+  return length;
 }
 
 async function probeDimension(extractor: FeatureExtractor, settings: Settings): Promise<number> {

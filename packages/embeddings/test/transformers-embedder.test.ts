@@ -250,6 +250,45 @@ describe('transformers.js embedder cuts long texts at what the model takes', () 
   });
 });
 
+describe("transformers.js embedder cuts long texts where sentence-transformers does (sentence_bert_config.json)", () => {
+  const TINY = `${MODELS}/memloom/tiny-bert`;
+  const scratch = mkdtempSync(join(tmpdir(), 'memloom-transformers-sbert-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+  const long = Array.from({ length: 300 }, (_, index) => `word${index % 50}`).join(' ');
+  const other = `${long.split(' ').slice(0, 10).join(' ')} ${Array.from({ length: 290 }, () => 'other').join(' ')}`;
+
+  function withConfig(name: string, text: string): string {
+    const folder = join(scratch, name, 'tiny-bert');
+    cpSync(TINY, folder, { recursive: true });
+    writeFileSync(join(folder, 'sentence_bert_config.json'), text);
+    return folder;
+  }
+
+  it('takes max_seq_length when it is below the tokenizer limit, and names another vector space', async () => {
+    const folder = withConfig('eight', JSON.stringify({ max_seq_length: 8, do_lower_case: false }));
+    const cut = await createTransformersEmbedder({ modelPath: folder, dtype: 'fp32' });
+    const [a, b] = await cut.embed([long, other]);
+    a!.forEach((value, index) => expect(value).toBeCloseTo(b![index]!, 6)); // the same first 8 tokens
+    const whole = await createTransformersEmbedder({ modelPath: TINY, dtype: 'fp32' });
+    const [fullA, fullB] = await whole.embed([long, other]);
+    expect(fullA).not.toEqual(fullB);
+    expect(cut.id).not.toBe(whole.id);
+    // A limit above the model's is never taken: the model's 64 positions still cut.
+    const above = await createTransformersEmbedder({ modelPath: withConfig('huge', JSON.stringify({ max_seq_length: 100000 })), dtype: 'fp32' });
+    const [aboveA] = await above.embed([long]);
+    aboveA!.forEach((value, index) => expect(value).toBeCloseTo(fullA![index]!, 6));
+  });
+
+  it('refuses a sentence_bert_config.json that is not JSON, or a length that is not a positive whole number (EMBEDDER_ERROR naming the file)', async () => {
+    for (const [name, text] of [['broken', '{ max_seq'], ['zero', '{"max_seq_length": 0}'], ['text', '{"max_seq_length": "128"}']] as const) {
+      await expect(createTransformersEmbedder({ modelPath: withConfig(name, text), dtype: 'fp32' }), name).rejects.toMatchObject({
+        code: 'EMBEDDER_ERROR',
+        message: expect.stringContaining('sentence_bert_config.json'),
+      });
+    }
+  });
+});
+
 describe('transformers.js embedder errors name the model it was given', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'memloom-transformers-errors-'));
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));

@@ -151,6 +151,7 @@ export type {
   UpdatePatch,
   UpdateOptions,
   ScopedOptions,
+  DeleteOptions,
   RenderOptions,
   Logger,
 } from './memory-types.js';

@@ -171,6 +171,15 @@ export interface ScopedOptions {
   scope?: Scope;
 }
 
+export interface DeleteOptions extends ScopedOptions {
+  /**
+   * Only delete the memory if its revision is still this one (CONFLICT
+   * otherwise, nothing deleted): for a decision taken on a record read
+   * earlier, such as a review's, so a memory changed in between is kept.
+   */
+  expectedRevision?: number;
+}
+
 export interface RenderOptions {
   scope?: Scope;
   filter?: MemoryFilter;
@@ -201,7 +210,7 @@ export interface Memory {
   list(options?: ListOptions): Promise<MemoryRecord[]>;
   count(options?: { scope?: Scope; filter?: MemoryFilter }): Promise<number>;
   update(id: string, patch: UpdatePatch, options?: UpdateOptions): Promise<MemoryRecord>;
-  delete(id: string, options?: ScopedOptions): Promise<void>;
+  delete(id: string, options?: DeleteOptions): Promise<void>;
   deleteAll(scope: Scope): Promise<number>;
   history(id: string, options?: ScopedOptions): Promise<MemoryVersion[]>;
   restore(id: string, version: number, options?: ScopedOptions & { reason?: string }): Promise<MemoryRecord>;

@@ -17,6 +17,7 @@ import type {
   Memory,
   RenderOptions,
   ScopedOptions,
+  DeleteOptions,
   SearchOptions,
   SearchResult,
   UpdateOptions,
@@ -386,9 +387,15 @@ class MemloomMemory implements Memory {
     return next;
   }
 
-  async delete(id: string, options: ScopedOptions = {}): Promise<void> {
+  async delete(id: string, options: DeleteOptions = {}): Promise<void> {
+    parseOrThrow(updateOptionsSchema.pick({ expectedRevision: true }), { expectedRevision: options.expectedRevision }, 'delete options');
     const memory = await this.requireMemory(id, options.scope);
-    await this.store.apply([{ op: 'delete', id: memory.id }]);
+    const { expectedRevision } = options;
+    if (expectedRevision !== undefined && memory.revision !== expectedRevision) {
+      throw new MemloomError({ code: 'CONFLICT', message: `memory ${id} is at revision ${memory.revision}, not ${expectedRevision}: it changed since it was read` });
+    }
+    // With an expected revision, the store checks it again as it deletes: a change in between is a CONFLICT too.
+    await this.store.apply([{ op: 'delete', id: memory.id, ...(expectedRevision === undefined ? {} : { expectedRevision }) }]);
   }
 
   async deleteAll(scope: Scope): Promise<number> {

@@ -391,6 +391,17 @@ describe('manual edits, deletes and rendering', () => {
     expect(await memory.count()).toBe(1);
   });
 
+  it('deletes only at the expected revision when given one (CONFLICT otherwise, nothing deleted)', async () => {
+    const { memory } = rig();
+    const note = (await memory.add('a note to review', { scope: { userId: 'a' } })).memory;
+    await memory.update(note.id, { content: 'a note to review, edited since' });
+    expect((await errorOf(memory.delete(note.id, { expectedRevision: note.revision }))).code).toBe('CONFLICT');
+    expect((await memory.get(note.id))?.content).toBe('a note to review, edited since');
+    expect((await errorOf(memory.delete(note.id, { expectedRevision: -1 }))).code).toBe('INVALID_OPTIONS');
+    await memory.delete(note.id, { expectedRevision: note.revision + 1 });
+    expect(await memory.get(note.id)).toBeUndefined();
+  });
+
   it('renders the MEMORY.md index grouped by category with freshness annotations', async () => {
     const { memory, clock } = rig({ freshness: {} });
     await memory.add('Name is Zhang San', { scope: { userId: 'a' }, category: 'core' });

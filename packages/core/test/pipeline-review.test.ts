@@ -107,6 +107,21 @@ describe('review: decay (importance fell below 0.5)', () => {
     expect(await memory.get(stale.memory.id)).toBeUndefined();
   });
 
+  it('keeps a memory that changed while the model was deciding: a DELETE of what it read decides nothing', async () => {
+    let restate: () => Promise<unknown> = async () => undefined;
+    const { pipeline, memory } = pipelineRig({
+      languageModel: createScriptedModel(async () => {
+        await restate(); // the user restates the plan while the review runs
+        return 'Replaced by newer plans. [DELETE]';
+      }),
+    });
+    const plan = await memory.add('The user plans a trip to Rome in May', { scope: alice, importance: 0.4 });
+    restate = () => memory.update(plan.memory.id, { content: 'The user plans a trip to Rome in May, booked today', importance: 2 });
+    const report = await pipeline.review({ scope: alice });
+    expect(report.reviewed[0]).toMatchObject({ decision: 'none', reason: expect.stringContaining('changed during the review (CONFLICT)') });
+    expect((await memory.get(plan.memory.id))?.content).toBe('The user plans a trip to Rome in May, booked today');
+  });
+
   it('refuses PROMOTE, which is not a decay decision', async () => {
     const { pipeline, memory } = pipelineRig({ languageModel: createScriptedModel('[PROMOTE]') });
     const stale = await memory.add('The user once tried sushi', { scope: alice, importance: 0.4 });

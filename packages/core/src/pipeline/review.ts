@@ -115,18 +115,19 @@ async function decide(
   const decided: ReviewOutcome = { ...outcome, decision, source: 'model', reason: answer };
   try {
     if (decision === 'delete') {
-      await memory.delete(record.id, scoped);
+      // Decided on the record as it was read: a memory restated or edited during the review is kept.
+      await memory.delete(record.id, { ...scoped, expectedRevision: record.revision });
       return decided;
     }
     if (decision === 'promote') {
-      const after = await memory.update(record.id, { category: 'core' }, { ...scoped, trigger: 'review', action: 'promote', reason });
+      const after = await memory.update(record.id, { category: 'core' }, { ...scoped, trigger: 'review', action: 'promote', reason, expectedRevision: record.revision });
       return { ...decided, after };
     }
     const patch =
       kind === 'decay'
         ? { importance: config.keepImportance }
         : { metadata: { ...record.metadata, [PROMOTION_REVIEW_KEY]: { decision: 'keep', at: new Date(context.clock.now()).toISOString(), importance: record.importance } } };
-    const after = await memory.update(record.id, patch, { ...scoped, trigger: 'review', action: 'review', reason });
+    const after = await memory.update(record.id, patch, { ...scoped, trigger: 'review', action: 'review', reason, expectedRevision: record.revision });
     return { ...decided, after };
   } catch (error) {
     if (!MemloomError.hasCode(error, 'CONFLICT') && !MemloomError.hasCode(error, 'NOT_FOUND')) throw error;

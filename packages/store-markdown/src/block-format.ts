@@ -28,7 +28,7 @@ const ESCAPED = /^\\+(?:##(?:[ \t]|$)|<!--\s*memloom\b)/u;
 const DATE_HEADING = /^(\d{4})-(\d{2})-(\d{2})$/u;
 
 const isoDate = z.string().refine(isFileTime, {
-  message: 'must be an ISO 8601 timestamp on a day the calendar has, like 2024-03-02T09:14:00.000Z',
+  message: 'must be an ISO 8601 timestamp with Z or an offset, on a day the calendar has, like 2024-03-02T09:14:00.000Z or 2024-03-02T11:14+02:00',
 });
 
 /** Fields as they appear in the comment line; defaults fill what is left out. */

@@ -1,4 +1,4 @@
-import { isOnCalendar } from '@memloom/core';
+import { isIsoTime, isOnCalendar } from '@memloom/core';
 
 /**
  * Values that the files hold as text, checked where they come in (a put, a
@@ -7,7 +7,6 @@ import { isOnCalendar } from '@memloom/core';
  */
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/u;
-const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}/u;
 
 /** `YYYY-MM-DD` naming a day the calendar has: not 2024-02-30, 2023-02-29 or 2024-13-01. */
 export function isCalendarDay(text: string): boolean {
@@ -15,11 +14,13 @@ export function isCalendarDay(text: string): boolean {
 }
 
 /**
- * A time as the files hold it: ISO 8601 (`2024-03-02T09:14:00.000Z`) on a
- * day the calendar has, before hour 24 (core's `isOnCalendar`): `Date.parse`
- * alone reads 2024-02-30 as March 1, so a date a person mistyped would be
- * taken in shifted, without a word.
+ * A time as the files hold it: ISO 8601 with `Z` or an offset
+ * (`2024-03-02T09:14:00.000Z`, `2024-03-02T11:14+02:00`) on a day the
+ * calendar has, before hour 24 (core's `isIsoTime`). `Date.parse` alone reads
+ * 2024-02-30 as March 1, and a time without an offset (`2024-03-02T09:14`) as
+ * the machine's local time, so a date a person typed would be taken in
+ * shifted, or differently on another machine, without a word.
  */
 export function isFileTime(value: string): boolean {
-  return TIME.test(value) && isOnCalendar(value) && !Number.isNaN(Date.parse(value));
+  return isIsoTime(value);
 }

@@ -79,7 +79,7 @@ describe('a file that cannot be read', () => {
       [11, 'memloom field weight'],
     ]);
   });
-  it('reports a field time on a day the calendar does not have, or at hour 24, as a bad value with its line instead of shifting it', async () => {
+  it('reports a field time on a day the calendar does not have, at hour 24 or without an offset, as a bad value with its line instead of shifting it', async () => {
     store = createMarkdownStore({ root: await tempRoot() });
     const directory = store.directoryFor({});
     await mkdir(directory, { recursive: true });
@@ -88,14 +88,18 @@ describe('a file that cannot be read', () => {
     await writeFile(
       path.join(directory, 'MEMORY.md'),
       `# Memory\n\n${block('a', 'createdAt', '2024-02-30T09:00:00.000Z')}${block('b', 'updatedAt', '2023-02-29T09:00:00.000Z')}` +
-        `${block('c', 'lastAccessedAt', '2024-03-01T24:00:00.000Z')}${block('d', 'createdAt', '2024-02-29T09:00:00.000Z')}`,
+        `${block('c', 'lastAccessedAt', '2024-03-01T24:00:00.000Z')}${block('d', 'createdAt', '2024-02-29T09:00:00.000Z')}` +
+        // Without Z or an offset, Date.parse would read the machine's local time: another instant on another machine.
+        `${block('e', 'updatedAt', '2024-03-01T09:00')}${block('f', 'createdAt', '2024-03-01T11:00+02:00')}`,
     );
     const report = await store.sync();
     expect(report.problems.map((problem) => [problem.line, problem.message.split(':')[0]])).toEqual([
       [4, 'memloom field createdAt'],
       [8, 'memloom field updatedAt'],
       [12, 'memloom field lastAccessedAt'],
+      [20, 'memloom field updatedAt'],
     ]);
+    expect(report.problems.at(-1)?.message).toContain('with Z or an offset');
   });
 });
 

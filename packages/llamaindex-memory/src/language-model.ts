@@ -28,13 +28,13 @@ export function fromLlamaIndexLLM(llm: LLM, options: FromLlamaIndexLLMOptions = 
   return {
     id,
     async generate(request: GenerateRequest): Promise<string> {
-      request.signal?.throwIfAborted();
       const messages: ChatMessage[] = [
         ...(request.system ? [{ role: 'system' as const, content: request.system }] : []),
         { role: 'user', content: request.prompt },
       ];
       let response: unknown;
       try {
+        request.signal?.throwIfAborted();
         response = await abortable(llm.chat({ messages }), request.signal);
       } catch (error) {
         throw toMemloomError(error, { code: 'MODEL_ERROR', backend: 'llamaindex', message: `${id} failed` });

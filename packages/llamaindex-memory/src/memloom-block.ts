@@ -105,10 +105,8 @@ const MAX_REMEMBERED_IDS = 10_000;
  *   memory) runs each turn through memloom's pipeline: fact extraction with
  *   the model (or deterministically), every ADD through the strategy engine (a
  *   restated fact merges into the memory it repeats, a related one is kept
- *   beside it, a new one is created). A flush's last turn that has no reply
- *   yet waits for the next flush (which starts with the reply), or for
- *   `flush()`. A failing store is logged and the messages are retried on the
- *   next flush; the agent's turn goes on.
+ *   beside it, a new one is created). A failing store is logged and the
+ *   messages are retried on the next flush; the agent's turn goes on.
  * - `get` searches the memories relevant to the latest messages and returns
  *   them as one fenced `<memories>` message, with seed 000's freshness notes on
  *   stale ones (when the memory has `freshness` configured), within `tokenLimit`. A failing store is logged and gives no
@@ -126,8 +124,6 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
   /** Ids of every message handed to `put`, in the order they came: LlamaIndex flushes from its cursor on, so they form a range. */
   private readonly offered = new Set<string>();
   private pending: MemoryMessage[] = [];
-  /** The last turn of a flush that ended before its reply: it waits for the next flush, which starts with the reply. */
-  private held: MemoryMessage[] = [];
   private queue: Promise<void> = Promise.resolve();
 
   constructor(options: MemloomBlockOptions) {
@@ -170,20 +166,23 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
   }
 
   /**
-   * Record messages flushed from short-term memory. A last turn with no
-   * reply yet waits for the next flush or for `flush()`. Bad input throws
+   * Record messages flushed from short-term memory. Bad input throws
    * INVALID_INPUT before anything is written; a failing store is logged and
    * its messages are retried with the next flush.
    */
   async put(messages: MemoryMessage[]): Promise<void> {
     assertMessages(messages, 'MemloomMemoryBlock.put');
-    return this.enqueue(messages, 'flushed');
+    for (const message of messages) if (typeof message.id === 'string') remember(this.offered, message.id);
+    // record() reports its own failures; the catch only keeps one surprise from stalling every later flush.
+    const run = this.queue.catch(() => undefined).then(() => this.record(messages));
+    this.queue = run;
+    return run;
   }
 
   /**
    * Record what LlamaIndex has not flushed yet (the short-term messages of a
-   * session that ends before they overflow, any it skipped, and a flushed
-   * turn still waiting for its reply). Call it when a session ends. Reads the Memory's public snapshot; messages this block
+   * session that ends before they overflow, and any it skipped). Call it when
+   * a session ends. Reads the Memory's public snapshot; messages this block
    * has already been given are not recorded again.
    */
   async flush(chatMemory: { snapshot(): string }): Promise<void> {
@@ -201,9 +200,7 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
     // From the first message this block was given (earlier ones predate it, e.g. a restored snapshot), else from the cursor.
     const first = messages.findIndex((message) => this.offered.has(message.id));
     const start = first >= 0 ? Math.min(first, cursor) : cursor;
-    const rest = messages.slice(start).filter((message) => !this.offered.has(message.id));
-    assertMessages(rest, 'MemloomMemoryBlock.flush');
-    await this.enqueue(rest, 'final');
+    await this.put(messages.slice(start).filter((message) => !this.offered.has(message.id)));
   }
 
   /** Resolves when every `put` so far has finished (agent workflows add messages without waiting for the flush). */
@@ -216,47 +213,27 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
     return this.pending.length;
   }
 
-  /**
-   * Queue messages for recording:
-   * - `flushed`: a flush; its last turn waits for its reply when it has none yet;
-   * - `recovered`: messages from before the last flush that LlamaIndex skipped; all of them are recorded;
-   * - `final`: the session is over; nothing waits any longer.
-   */
-  private enqueue(messages: MemoryMessage[], mode: 'flushed' | 'recovered' | 'final'): Promise<void> {
-    for (const message of messages) if (typeof message.id === 'string') remember(this.offered, message.id);
-    // record() reports its own failures; the catch only keeps one surprise from stalling every later flush.
-    const run = this.queue.catch(() => undefined).then(() => this.record(messages, mode));
-    this.queue = run;
-    return run;
-  }
-
-  private async record(messages: MemoryMessage[], mode: 'flushed' | 'recovered' | 'final'): Promise<void> {
-    const waiting = mode === 'recovered' ? [] : this.held;
+  private async record(messages: MemoryMessage[]): Promise<void> {
     // Deduplicate here, inside the queue: LlamaIndex may flush overlapping batches when adds are not awaited.
-    let batch: MemoryMessage[] = [];
+    const batch: MemoryMessage[] = [];
     const seen = new Set<string>();
-    for (const message of [...this.pending, ...waiting, ...messages]) {
+    // Messages this block tried before, when the store failed part-way: a memory may already name one of
+    // them in its sources, yet the rest of its turn is still to record.
+    const retrying = new Set(this.pending.flatMap((message) => (typeof message.id === 'string' ? [message.id] : [])));
+    for (const message of [...this.pending, ...messages]) {
       const id = typeof message.id === 'string' ? message.id : undefined;
       if (id !== undefined && (this.recorded.has(id) || seen.has(id))) continue;
       if (id !== undefined) seen.add(id);
       batch.push(message);
     }
     this.pending = [];
-    if (mode !== 'recovered') this.held = [];
-    // LlamaIndex flushes every message not yet flushed, up to the one just added: a flush that a user's
-    // message tipped over ends before the reply, which comes first in the next flush. Recorded now, the
-    // turn would go to extraction without its reply, and the reply, alone, to none.
-    if (mode === 'flushed') {
-      const at = waitingTurnAt(batch);
-      this.held = batch.slice(at);
-      batch = batch.slice(0, at);
-    }
     if (batch.length === 0) return;
     try {
       const outcome = await recordMessages(this.memory, batch, {
         scope: this.scope,
         pipeline: this.pipeline,
         retrieval: { limit: this.settings.limit, minScore: this.settings.minScore, filter: this.settings.filter },
+        retrying,
       });
       for (const id of outcome.done) remember(this.recorded, id);
       for (const skipped of outcome.skipped) {
@@ -271,8 +248,7 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
   }
 
   private keepForRetry(messages: MemoryMessage[], error: unknown): void {
-    // The turn waiting for its reply follows these, and stays the last.
-    const dropped = Math.max(0, messages.length + this.held.length - MAX_PENDING);
+    const dropped = Math.max(0, messages.length - MAX_PENDING);
     this.pending = messages.slice(dropped);
     this.logger.warn?.(
       `memory block ${this.id}: could not record ${messages.length} flushed message(s), will retry with the next flush: ${errorMessage(error)}` +
@@ -303,7 +279,7 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
     this.logger.debug?.(`memory block ${this.id}: recording ${skipped.length} message(s) LlamaIndex skipped while flushing`, {
       ids: skipped.map((message) => message.id),
     });
-    this.enqueue(skipped, 'recovered').catch((error: unknown) => this.logger.warn?.(`memory block ${this.id}: could not queue skipped messages: ${errorMessage(error)}`));
+    this.put(skipped).catch((error: unknown) => this.logger.warn?.(`memory block ${this.id}: could not queue skipped messages: ${errorMessage(error)}`));
   }
 
   /**
@@ -339,20 +315,6 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
 /** Create a {@link MemloomMemoryBlock}. */
 export function memloomBlock(options: MemloomBlockOptions): MemloomMemoryBlock {
   return new MemloomMemoryBlock(options);
-}
-
-/**
- * Where the last turn of `messages` starts when it has no reply yet (a user
- * message with no assistant answer after it, tool calls aside); else the
- * length of `messages`.
- */
-function waitingTurnAt(messages: readonly MemoryMessage[]): number {
-  for (let index = messages.length - 1; index >= 0; index--) {
-    const message = messages[index] as MemoryMessage;
-    if (message.role === 'assistant' && !isToolCall(message)) return messages.length;
-    if (isUserTurn(message)) return index;
-  }
-  return messages.length;
 }
 
 /** Add to a bounded set of ids, forgetting the oldest past MAX_REMEMBERED_IDS. */

@@ -8,6 +8,11 @@ export interface RecordOptions {
   pipeline: MemoryPipeline;
   /** How the memories shown to the extraction model (the only ones it may update, boost or delete) are found. */
   retrieval: { limit: number; minScore: number; filter?: MemoryFilter | undefined };
+  /**
+   * Ids of messages tried before (a store failure part-way): their turns are recorded again even
+   * when a memory already names them in its sources. @default none
+   */
+  retrying?: ReadonlySet<string>;
 }
 
 export interface RecordOutcome {
@@ -74,7 +79,7 @@ export async function recordMessages(memory: Memory, messages: readonly MemoryMe
       // A memory that keeps this message's id among its sources was extracted from it already: the session
       // was resumed from a snapshot, and LlamaIndex hands over again what an earlier process recorded.
       const userId = idOf(turn.user);
-      if (userId !== undefined && retrieved.some((result) => result.memory.sources.includes(userId))) {
+      if (userId !== undefined && !options.retrying?.has(userId) && retrieved.some((result) => result.memory.sources.includes(userId))) {
         outcome.skipped.push({ id: userId, reason: ALREADY_RECORDED });
         outcome.done.push(...ids);
         continue;

@@ -96,7 +96,15 @@ export class WorkingMemoryBlock extends BaseMemoryBlock {
     this.settings = settings;
     this.tracker = tracker;
     this.logger = settings.logger ?? consoleLogger;
-    this.currentOverview = validOverview(settings.overview, settings);
+    // An overview saved before (onUpdate) is taken back even past maxOverviewTokens, with a warning: a
+    // limit added or lowered later must not stop the app that restores it. Updates keep to the limit.
+    this.currentOverview = validOverview(settings.overview, { ...settings, maxOverviewTokens: Number.POSITIVE_INFINITY });
+    const tokens = countTokens(this.currentOverview);
+    if (tokens > settings.maxOverviewTokens) {
+      this.logger.warn?.(
+        `working memory ${this.id}: the overview given is ${tokens} tokens, past maxOverviewTokens (${settings.maxOverviewTokens}); LlamaIndex may leave it out of a small window until the agent rewrites it shorter`,
+      );
+    }
   }
 
   /** The current overview. */

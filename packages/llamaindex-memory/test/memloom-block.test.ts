@@ -332,34 +332,26 @@ describe('MemloomMemoryBlock in a real LlamaIndex Memory', () => {
     );
   });
 
-  it('records a turn whose flush ended before the reply with that reply, when the next flush brings it', async () => {
-    // LlamaIndex flushes every message not yet flushed, up to the one just added: a long user message tips it over alone.
+  it("shows a fact of the message that tipped a flush on the next prompts (the flush takes it out of LlamaIndex's window)", async () => {
     const { memory } = setupMemory();
-    const extractor = new ScriptedLLM((_messages, call) => ({ content: call === 1 ? '[ADD USER] Alice plays the cello.' : '[ADD USER] Alice works night shifts.' }));
-    const block = memloomBlock({ memory, scope: alice, llm: extractor });
-    const chat = chatMemoryWith(block);
-    const cello = 'I play the cello in a community orchestra on Tuesdays, and we rehearse a long Dvořák symphony for the winter concert in the old town hall.';
-    await chat.add({ role: 'user', content: cello });
-    await chat.add({ role: 'assistant', content: 'Dvořák suits a winter concert.' });
-    expect(extractor.requests).toHaveLength(0);
-
-    const nights = 'I work night shifts at the hospital this month, so please plan anything for the afternoons and never before two o\'clock.';
-    await chat.add({ role: 'user', content: nights });
-    expect(extractor.requests).toHaveLength(1);
-    const seen = extractor.requests[0]!.map((message) => extractText(message.content)).join('\n');
-    expect(seen).toContain('community orchestra');
-    expect(seen).toContain('Dvořák suits a winter concert.');
-    expect(seen).not.toContain('night shifts');
-    expect((await memory.list({ scope: alice })).map((record) => record.sources.length)).toEqual([2]);
-
-    // The session ends before a reply to the last message: flush() records it as it is.
-    await block.flush(chat);
-    expect(extractor.requests).toHaveLength(2);
-    expect(extractor.requests[1]!.map((message) => extractText(message.content)).join('\n')).toContain('night shifts');
-    expect((await memory.list({ scope: alice })).map((record) => record.content).sort()).toEqual([
-      'Alice plays the cello.',
-      'Alice works night shifts.',
-    ]);
+    const block = memloomBlock({ memory, scope: alice });
+    const chat = createChatMemory({ tokenLimit: 140, shortTermTokenLimitRatio: 0.5, memoryBlocks: [block] });
+    for (const [user, reply] of [
+      ['Hello there, how is the weather today in the city?', 'It is sunny and warm today, a nice day for a walk.'],
+      ['Could you tell me a fun fact about the moon?', 'The moon is slowly drifting away from the Earth.'],
+      ['Interesting, and what about the sun and the stars?', 'The sun is a medium sized star.'],
+    ]) {
+      await chat.add({ role: 'user', content: user });
+      await chat.add({ role: 'assistant', content: reply });
+    }
+    await chat.add({ role: 'user', content: aliceFacts[0] }); // tips the flush
+    const { messages, memoryCursor } = JSON.parse(chat.snapshot()) as { messages: unknown[]; memoryCursor: number };
+    expect(memoryCursor).toBe(messages.length);
+    await chat.add({ role: 'assistant', content: 'Noted.' });
+    await chat.add({ role: 'user', content: 'Which snacks should I pack for the hike?' });
+    const prompt = await chat.getLLM();
+    expect(textsByRole(prompt, 'user').join('\n')).not.toContain('peanut'); // gone from the short-term window
+    expect(memoryMessages(prompt)).toContain('allergic to peanuts'); // shown through memloom
   });
 
   it('a session resumed from a snapshot does not record again what an earlier process recorded', async () => {
@@ -440,6 +432,31 @@ describe('bad input', () => {
 });
 
 describe('a failing store', () => {
+  it('records the rest of a turn whose recording failed part-way, though a memory already names its message', async () => {
+    const inner = createInMemoryStore();
+    let applies = 0;
+    let failSecond = true;
+    const store = Object.assign(Object.create(inner) as typeof inner, {
+      apply: async (changes: Parameters<typeof inner.apply>[0]) => {
+        applies++;
+        if (failSecond && applies === 2) throw new MemloomError({ code: 'STORE_ERROR', backend: 'memory', message: 'disk unavailable' });
+        return inner.apply(changes);
+      },
+    });
+    const { memory } = setupMemory({ store });
+    const block = memloomBlock({ memory, scope: alice, logger: recordingLogger() });
+    await block.put([
+      { id: 'u1', role: 'user', content: 'I am vegetarian, and I am planning a trip to Kyoto.' },
+      { id: 'a1', role: 'assistant', content: 'Great, noted.' },
+    ]);
+    expect((await memory.list({ scope: alice })).map((record) => record.content)).toEqual(['I am vegetarian.']);
+    expect(block.pendingCount).toBe(2);
+    failSecond = false;
+    await block.put([{ id: 'u2', role: 'user', content: 'Thanks.' }, { id: 'a2', role: 'assistant', content: 'You are welcome.' }]);
+    expect((await memory.list({ scope: alice })).map((record) => record.content).sort()).toEqual(['I am planning a trip to Kyoto.', 'I am vegetarian.']);
+    expect(block.pendingCount).toBe(0);
+  });
+
   it('does not throw from get or put: it logs, returns no memories and retries the flush later', async () => {
     const store = createFailingStore();
     const { memory } = setupMemory({ store });

@@ -73,6 +73,7 @@ describe('fromLlamaIndexLLM', () => {
     const refused = new Error('401 Unauthorized');
     const failing = fromLlamaIndexLLM({ metadata: { model: 'x' }, chat: async () => Promise.reject(refused) } as never);
     await expect(failing.generate({ prompt: 'hi' })).rejects.toMatchObject({ code: 'MODEL_ERROR', backend: 'llamaindex', message: expect.stringContaining('401 Unauthorized'), cause: refused });
+    await expect(failing.generate({ prompt: 'hi', signal: AbortSignal.abort(new Error('gave up')) })).rejects.toMatchObject({ code: 'MODEL_ERROR', message: expect.stringContaining('gave up') });
     expect(() => fromLlamaIndexLLM({} as never)).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
     expect(() => fromLlamaIndexLLM(new MockLLM(), { id: ' ' })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
   });

@@ -133,7 +133,11 @@ describe('WorkingMemoryBlock (seed 003) in a real LlamaIndex Memory', () => {
     expect(await block.asTool().call({ overview: long })).toMatch(/^Working memory NOT updated: .* tokens; the limit is 4096 \(maxOverviewTokens\)/);
     expect(block.overview).toBe('keep me');
     await expect(workingMemoryBlock({ maxOverviewTokens: 8 }).updateOverview('one two three four five six seven eight nine ten')).rejects.toMatchObject({ code: 'CONTENT_TOO_LONG' });
-    expect(() => workingMemoryBlock({ maxOverviewTokens: 8, overview: 'one two three four five six seven eight nine ten' })).toThrow(expect.objectContaining({ code: 'CONTENT_TOO_LONG' }));
+    // An overview saved before is taken back past the limit, with a warning: restoring it must not stop the app.
+    const logger = recordingLogger();
+    const restored = workingMemoryBlock({ maxOverviewTokens: 8, overview: 'one two three four five six seven eight nine ten', logger });
+    expect(restored.overview).toBe('one two three four five six seven eight nine ten');
+    expect(logger.warnings.join('\n')).toMatch(/past maxOverviewTokens \(8\)/);
     await workingMemoryBlock({ maxOverviewTokens: 8 }).updateOverview('one two three');
   });
 

@@ -199,6 +199,23 @@ describe('extraction: operations from the model', () => {
     expect(await memory.count({ scope: alice })).toBe(1);
   });
 
+  it("an ADD that only boosts the nearest memory (a new fact beside it) leaves that memory open to the answer's correction", async () => {
+    const { state, model } = settableModel();
+    const { pipeline, memory } = pipelineRig({
+      languageModel: model,
+      vectors: { 'I live in Lisbon.': axisVector(DIM, 0), 'I have a dog named Rex.': vectorWithSimilarity(DIM, 0, 1, 0.7) },
+    });
+    const lisbon = await memory.add('I live in Lisbon.', { scope: alice });
+    await memory.update(lisbon.memory.id, { weight: 0.5 });
+    state.answer = `[ADD USER] I have a dog named Rex.\n[UPDATE:${lisbon.memory.id} USER] I live in Berlin.`;
+    const current = (await memory.get(lisbon.memory.id))!;
+    const report = await pipeline.extract({ scope: alice, user: 'I moved to Berlin with my dog Rex.', assistant: 'Noted!', retrieved: [current] });
+    const [added] = report.applied;
+    expect(added?.kind === 'add' && added.result.decision.strategy).toBe('keep_both');
+    expect(report.applied.map((entry) => entry.kind)).toEqual(['add', 'update']);
+    expect((await memory.get(lisbon.memory.id))?.content).toBe('I live in Berlin.');
+  });
+
   it('a BOOST of a memory at the top importance is clamped and the rest of the answer applies', async () => {
     const { state, model } = settableModel();
     const { pipeline, memory } = pipelineRig({ languageModel: model });

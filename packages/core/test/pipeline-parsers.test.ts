@@ -96,18 +96,29 @@ describe('parseReviewAnswer', () => {
     expect(parseReviewAnswer('[KEEP]\n[DELETE]\nHard to say.', promotion)).toMatchObject({ kind: 'unparsed', reason: expect.stringMatching(/weighs/) });
   });
 
-  it('does not decide on a final token that its sentence negates', () => {
+  it('does not decide on a final token that the words right before it negate', () => {
     expect(parseReviewAnswer('It still has value and nothing replaced it, so keep it rather than [DELETE].', promotion)).toMatchObject({
       kind: 'unparsed',
-      reason: expect.stringMatching(/negates/),
+      reason: expect.stringMatching(/negate/),
     });
     expect(parseReviewAnswer('This is a lasting fact. I would not [PROMOTE]', promotion)).toMatchObject({ kind: 'unparsed' });
-    expect(parseReviewAnswer("It won't matter again, so [DELETE]", promotion)).toMatchObject({ kind: 'unparsed' });
+    expect(parseReviewAnswer("I wouldn't [DELETE]", promotion)).toMatchObject({ kind: 'unparsed' });
     expect(parseReviewAnswer('这条记忆不应该删除，所以不要【DELETE】', promotion)).toMatchObject({ kind: 'unparsed' });
-    // A negation in an earlier sentence, or a token on its own line, still decides.
-    expect(parseReviewAnswer('It is not temporary. It is the user\'s name, so [PROMOTE].', promotion)).toEqual({ kind: 'decision', decision: 'promote' });
-    expect(parseReviewAnswer("It isn't used any more\n[DELETE]", promotion)).toEqual({ kind: 'decision', decision: 'delete' });
-    expect(parseReviewAnswer('我认为应该保留。【KEEP】', promotion)).toEqual({ kind: 'decision', decision: 'keep' });
+    // A negation elsewhere in the sentence is about the memory, not the decision: these decide.
+    for (const [answer, decision] of [
+      ['It is no longer relevant, so [DELETE]', 'delete'],
+      ["The user doesn't live in Paris anymore: [DELETE]", 'delete'],
+      ["It won't matter again, so [DELETE]", 'delete'],
+      ["It's not something that changes; it is the user's name, so [PROMOTE]", 'promote'],
+      ['这条记忆已经不再准确，[DELETE]', 'delete'],
+      ['这个信息很重要，不会过时，[PROMOTE]', 'promote'],
+      ['不错的记忆，保留 [KEEP]', 'keep'],
+      ["It is not temporary. It is the user's name, so [PROMOTE].", 'promote'],
+      ["It isn't used any more\n[DELETE]", 'delete'],
+      ['我认为应该保留。【KEEP】', 'keep'],
+    ] as const) {
+      expect(parseReviewAnswer(answer, promotion), answer).toEqual({ kind: 'decision', decision });
+    }
   });
 });
 
@@ -133,9 +144,14 @@ describe('parseJsonObject', () => {
     expect(parseJsonObject('{"groups":[{"keep":"A","absorb":["B"],"content":"x"}')).toMatchObject({ ok: false, reason: expect.stringMatching(/not closed/) });
   });
 
-  it('refuses an answer with several objects in prose: a quoted one is not the answer', () => {
-    const answer = 'The user pasted {"retrieve_limit": 100} into the chat, but that is not a reason to change the policy. My answer:\n{}';
-    expect(parseJsonObject(answer)).toMatchObject({ ok: false, reason: expect.stringMatching(/2 JSON objects/) });
+  it('with several objects, takes the one on its own line (the others are quoted in prose), or the same one repeated; refuses others', () => {
+    const injected = 'The user pasted {"retrieve_limit": 100} into the chat, but that is not a reason to change the policy. My answer:\n{}';
+    expect(parseJsonObject(injected)).toEqual({ ok: true, value: {} });
+    expect(parseJsonObject('{"retrieve_limit": 5}\n\nThis raises the limit from {"retrieve_limit": 3}.')).toEqual({ ok: true, value: { retrieve_limit: 5 } });
+    expect(parseJsonObject('{"retrieve_limit": 5}\n{"retrieve_limit": 5}')).toEqual({ ok: true, value: { retrieve_limit: 5 } });
+    expect(parseJsonObject('{"retrieve_limit": 5}\nI left { out the rest')).toEqual({ ok: true, value: { retrieve_limit: 5 } });
+    expect(parseJsonObject('{"retrieve_limit": 5}\n{"retrieve_limit": 9}')).toMatchObject({ ok: false, reason: expect.stringMatching(/2 different JSON objects/) });
+    expect(parseJsonObject('Either {"a": 1} or {"a": 2}.')).toMatchObject({ ok: false, reason: expect.stringMatching(/2 different JSON objects/) });
   });
 
   it('refuses only an answer that really is a JSON array; bracketed words in prose are fine', () => {

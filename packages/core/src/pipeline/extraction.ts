@@ -91,10 +91,10 @@ async function applyOperations(
       continue;
     }
     if (operation.kind === 'add') {
-      // A memory the ADD merged into or boosted is changed by this turn: a later line must not delete or rewrite it.
+      // A memory the ADD merged into now holds the fact: a later line must not delete or rewrite it. (The
+      // nearest memory an ADD only boosts keeps its text, and stays open to the answer's corrections.)
       const result = await addFact(context, turn, operation.content, operation.userStated, operation.line, report);
-      if (result) touched.add(result.memory.id);
-      if (result?.boosted) touched.add(result.boosted.id);
+      if (result?.decision.strategy === 'merge_update') touched.add(result.memory.id);
       continue;
     }
     const refusal = checkTarget(operation, retrieved, touched);

@@ -8,11 +8,14 @@ export const MAX_JSON_ANSWER = 1_000_000;
  * Find the JSON object in a model's answer: in a fenced block when there is
  * one, else in the answer itself, prose around it allowed ("Format {key:
  * value}:" before the object is passed over: a balanced `{…}` that does not
- * parse is skipped whole, so an object inside it is never taken). Refused:
- * - an object that is never closed (an answer cut off): what is inside it is
- *   never taken for the answer;
- * - two or more objects that parse: a quoted one ("The user pasted
- *   {"retrieve_limit": 100}…") cannot be told from the answer, so neither is used;
+ * parse is skipped whole, so an object inside it is never taken). With
+ * several objects that parse, the answer is the one that starts a line when
+ * exactly one does (others are quoted in prose: "This raises the limit from
+ * {"retrieve_limit": 3}"), or the same object repeated. Refused:
+ * - an object that is never closed before any complete one (an answer cut
+ *   off): what is inside it is never taken for the answer;
+ * - several different objects none of which stands apart: a quoted one ("The
+ *   user pasted {"retrieve_limit": 100}…") cannot be told from the answer;
  * - an answer that is a JSON array, a string or a number, and one longer than
  *   `MAX_JSON_ANSWER` characters.
  */
@@ -23,13 +26,31 @@ export function parseJsonObject(text: string): JsonObjectResult {
   let problem: string | undefined;
   for (const place of fenced ? [fenced[1] as string, text] : [text]) {
     const found = objectsIn(place);
-    if (found.unclosed) return { ok: false, reason: 'the JSON object in the answer is not closed' };
-    if (found.objects.length > 1) return { ok: false, reason: `the answer holds ${found.objects.length} JSON objects, not one` };
-    const [value] = found.objects;
+    // An unclosed `{` after a complete object is prose (a stray brace), not the answer cut off.
+    if (found.unclosed && found.objects.length === 0) return { ok: false, reason: 'the JSON object in the answer is not closed' };
+    const value = theAnswer(found.objects);
     if (value) return { ok: true, value };
+    if (found.objects.length > 1) return { ok: false, reason: `the answer holds ${found.objects.length} different JSON objects, and none stands apart on its own line` };
     problem ??= found.problem;
   }
   return { ok: false, reason: problem ?? 'the answer holds no JSON object' };
+}
+
+/** The one object of an answer: the only one, the same one repeated, or the only one that starts its line. */
+function theAnswer(objects: readonly FoundObject[]): Record<string, unknown> | undefined {
+  if (objects.length === 0) return undefined;
+  const [first] = objects as [FoundObject];
+  if (objects.every((found) => found.text === first.text)) return first.value;
+  const alone = objects.filter((found) => found.startsLine);
+  return alone.length === 1 ? (alone[0] as FoundObject).value : undefined;
+}
+
+interface FoundObject {
+  value: Record<string, unknown>;
+  /** Its JSON with whitespace normalized, to tell a repeated object. */
+  text: string;
+  /** Nothing but whitespace before it on its line. */
+  startsLine: boolean;
 }
 
 /** Whether the whole text (trimmed) parses as a JSON array. */
@@ -44,16 +65,18 @@ function isJsonArray(text: string): boolean {
 }
 
 /** The top-level `{…}` in a text that parse, whether one is left unclosed, and why the first that did not parse failed. */
-function objectsIn(text: string): { objects: Record<string, unknown>[]; unclosed: boolean; problem?: string } {
-  const objects: Record<string, unknown>[] = [];
+function objectsIn(text: string): { objects: FoundObject[]; unclosed: boolean; problem?: string } {
+  const objects: FoundObject[] = [];
   let problem: string | undefined;
   let start = text.indexOf('{');
   while (start >= 0) {
     const end = matchingBrace(text, start);
-    if (end < 0) return { objects, unclosed: true };
+    if (end < 0) return { objects, unclosed: true, ...(problem ? { problem } : {}) };
     try {
       // A balanced {…} that parses is always an object.
-      objects.push(JSON.parse(text.slice(start, end + 1)) as Record<string, unknown>);
+      const value = JSON.parse(text.slice(start, end + 1)) as Record<string, unknown>;
+      const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+      objects.push({ value, text: JSON.stringify(value), startsLine: text.slice(lineStart, start).trim() === '' });
     } catch (error) {
       problem ??= `the answer is not valid JSON (${error instanceof Error ? error.message : String(error)})`;
     }

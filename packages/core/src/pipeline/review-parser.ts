@@ -13,17 +13,19 @@ const DECISION = /[[［【]\s*(PROMOTE|KEEP|DELETE)\s*[\]］】]/giu;
 const END_DECISION = /^([\s\S]*?)[[［【]\s*(PROMOTE|KEEP|DELETE)\s*[\]］】][*_.。!！\s]*$/iu;
 /** A line holding only a decision token, e.g. `**[KEEP]**`, `Decision: [KEEP].` */
 const DECISION_LINE = /^[\s*_>#-]*(?:(?:decision|answer|verdict|决定|结论)\s*[:：]\s*)?[*_]*[[［【]\s*(?:PROMOTE|KEEP|DELETE)\s*[\]］】][*_.。!！\s]*$/iu;
-/** Where the sentence holding a token starts: after the last sentence end or line break before it. */
-const SENTENCE_END = /[.!?。！？\n]/u;
-/** Words that turn a decision at the end of a sentence into its opposite ("keep it rather than [DELETE]", "I would not [PROMOTE]"). */
-const NEGATION = /\b(?:not|no|never|cannot|rather than|instead of|neither|nor)\b|n['’]t\b|不|没|別|别|无需|而非/iu;
+/**
+ * Words right before a final token that turn it into its opposite ("keep it rather than [DELETE]", "I
+ * would not [PROMOTE]", "不 [DELETE]"). Only right before it: "It is no longer relevant, so [DELETE]"
+ * decides.
+ */
+const NEGATED_TOKEN = /(?:\b(?:not|never|no|rather than|instead of|than|nor|without)|n['’]t(?:\s+(?:be|do|say|choose|pick|go with))?|不要?|没有?|别|無需|无需|而非|而不是)\s*[*_"'“”]*$/iu;
 const SEARCH = /[[［【]\s*SEARCH\s*[:：]\s*([^\]］】\n]*)[\]］】]/iu;
 const MAX_QUERY_LENGTH = 200;
 
 /**
  * Parse one review answer. A decision is the decision token that ends the
- * answer (the prompt asks it to end so) unless the sentence ending on it
- * negates it ("keep it rather than [DELETE].", "I would not [PROMOTE]"), or
+ * answer (the prompt asks it to end so) unless the words right before it
+ * negate it ("keep it rather than [DELETE].", "I would not [PROMOTE]"), or
  * else the one line that holds a decision token alone: a token inside a
  * sentence ("it should not be [PROMOTE]d") decides nothing. Brackets may be
  * full-width (【KEEP】). Without a decision, a
@@ -56,12 +58,11 @@ function findDecision(text: string): ReviewVerdict | { kind: 'unparsed'; reason:
   if (ending) {
     const decision = (ending[2] ?? '').toLowerCase() as ReviewVerdict;
     const before = ending[1] ?? '';
-    const sentence = before.slice(lastIndexOf(before, SENTENCE_END) + 1);
-    // A token ending a sentence that negates it decides nothing ("keep it rather than [DELETE]"): without a
+    // A token that the words right before it negate decides nothing ("keep it rather than [DELETE]"): without a
     // search asked for, the memory is left as it is and why is reported.
-    if (!NEGATION.test(sentence)) return decision;
+    if (!NEGATED_TOKEN.test(before)) return decision;
     if (!SEARCH.test(text)) {
-      return { kind: 'unparsed', reason: `the answer ends on [${decision.toUpperCase()}] in a sentence that negates it` };
+      return { kind: 'unparsed', reason: `the answer ends on [${decision.toUpperCase()}] right after words that negate it` };
     }
   }
   // A line that is a decision token alone (with the usual markdown around it), then reasons after it.
@@ -70,12 +71,6 @@ function findDecision(text: string): ReviewVerdict | { kind: 'unparsed'; reason:
   if (alone.length === 1) return alone[0];
   if (alone.length > 1) return { kind: 'unparsed', reason: `the answer weighs ${alone.map((entry) => `[${entry.toUpperCase()}]`).join(' and ')} without ending on one` };
   return undefined;
-}
-
-/** Index of the last character of `text` matching `pattern` (one character), or -1. */
-function lastIndexOf(text: string, pattern: RegExp): number {
-  for (let index = text.length - 1; index >= 0; index--) if (pattern.test(text[index] as string)) return index;
-  return -1;
 }
 
 function tokens(text: string): ReviewVerdict[] {

@@ -205,8 +205,11 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
           ...(countText ? { countTokens: countText } : {}),
           ...(workingMemoryPart ? { workingMemory: workingMemoryPart } : {}),
         });
-        const known = touch(retrievedByTurn, turnKey(key, request.messages), () => []);
-        for (const record of prompt.retrieved) if (!known.some((entry) => entry.id === record.id)) known.push(record);
+        // Kept for the turn's extraction (afterAgent), which runs only when turns are recorded.
+        if (options.recordTurns !== false) {
+          const known = touch(retrievedByTurn, turnKey(key, request.messages), () => []);
+          for (const record of prompt.retrieved) if (!known.some((entry) => entry.id === record.id)) known.push(record);
+        }
         addition = prompt.text;
       } catch (error) {
         fail(error, 'retrieve');
@@ -338,7 +341,8 @@ function contextSchemaWith(appSchema: InteropZodObject | undefined): typeof cont
   if (!isInteropZodObject(appSchema)) throw invalidOptions('contextSchema must be a zod object schema, like the one given to createAgent');
   const ownKeys = new Set(Object.keys(contextSchema.shape));
   const appKeys = Object.keys(getInteropZodObjectShape(appSchema)).filter((key) => !ownKeys.has(key));
-  return contextSchema.extend(Object.fromEntries(appKeys.map((key) => [key, z.unknown()]))) as unknown as typeof contextSchema;
+  // Optional: a zod object key of z.unknown() is required, and the app's optional fields may be left out.
+  return contextSchema.extend(Object.fromEntries(appKeys.map((key) => [key, z.unknown().optional()]))) as unknown as typeof contextSchema;
 }
 
 function runInfo(runtime: { context?: unknown; configurable?: Record<string, unknown> }): RunInfo {

@@ -49,15 +49,24 @@ export async function buildMemoryPrompt(memory: Memory, input: MemoryPromptInput
     const seen = new Set(candidates.map((record) => record.id));
     for (const note of await recentNotes(memory, input)) if (!seen.has(note.id)) candidates.push(note);
     const render = (records: MemoryRecord[]) => renderContextBlock(records, { nowMs, freshness });
-    // Best first: the ranked memories, then the notes newest first. What does not fit is left out.
-    for (const record of candidates) if (countTokens(render([...retrieved, record])) <= input.tokenLimit) retrieved.push(record);
-    // A best memory longer than the whole budget (up to maxContentLength, 10,000 characters) goes in cut, rather than nothing at all.
-    const [best] = candidates;
-    if (retrieved.length === 0 && best) {
-      const cut = cutToFit(best, (record) => countTokens(render([record])) <= input.tokenLimit);
-      if (cut) retrieved.push(cut);
+    // Best first: the ranked memories, then the notes newest first, until one does not fit: what ranks
+    // lower is left out, never taken in its place. A best memory longer than the whole budget (up to
+    // maxContentLength, 10,000 characters) is shown cut, rather than nothing at all.
+    const shown: MemoryRecord[] = [];
+    for (const record of candidates) {
+      if (countTokens(render([...shown, record])) <= input.tokenLimit) {
+        shown.push(record);
+        retrieved.push(record);
+        continue;
+      }
+      const cut = shown.length === 0 ? cutToFit(record, (candidate) => countTokens(render([candidate])) <= input.tokenLimit) : undefined;
+      if (cut) {
+        shown.push(cut);
+        retrieved.push(record); // the extraction sees the whole memory, not the cut shown
+      }
+      break;
     }
-    const block = render(retrieved);
+    const block = render(shown);
     if (block) parts.push(block);
   } else {
     const index = await memory.renderIndex({ scope: input.scope, filter: input.filter });

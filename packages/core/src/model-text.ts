@@ -88,7 +88,7 @@ function isAnswerLabel(line: string): boolean {
  * Not handled: prose before the answer on the same line ("Sure! Merged
  * memory: …"); it cannot be told from the memory's own text without a model.
  */
-export function cleanModelText(text: string): string {
+export function cleanModelText(text: string, inputs?: readonly string[]): string {
   let cleaned = text.replace(/<think>[\s\S]*?<\/think>/giu, '');
   const reasoningEnd = cleaned.toLowerCase().lastIndexOf('</think>');
   if (reasoningEnd >= 0) cleaned = cleaned.slice(reasoningEnd + '</think>'.length);
@@ -98,15 +98,30 @@ export function cleanModelText(text: string): string {
   if (fence) {
     const before = cleaned.slice(0, fence.index).trim();
     const after = cleaned.slice(fence.index + fence[0].length).trim();
-    if ((before === '' || isAnswerLabel(before)) && (after === '' || CHATTER_LINE.test(after))) cleaned = (fence[1] ?? '').trim();
+    const aside = (part: string) => part === '' || isAnswerLabel(part) || CHATTER_LINE.test(part) || (inputs !== undefined && !fromInputs(part, inputs));
+    // Text around the fence that the inputs do not hold is the model's (an explanation): the fence is the answer.
+    if (aside(before) && aside(after)) cleaned = (fence[1] ?? '').trim();
   }
   const labelLine = /^([^\n]{0,80}[:：])[^\S\n]*\n\s*(\S[\s\S]*)$/u.exec(cleaned);
   if (labelLine && isAnswerLabel(labelLine[1] ?? '')) cleaned = (labelLine[2] ?? '').trim();
+  // A last paragraph of chatter goes only when the inputs do not hold it: "Feel free to skip standup on
+  // Fridays." may be the memory's own words.
   const lastParagraph = cleaned.search(/\n[^\S\n]*\n[^\n]*$/u);
-  if (lastParagraph > 0 && CHATTER_LINE.test(cleaned.slice(lastParagraph).trim())) cleaned = cleaned.slice(0, lastParagraph).trim();
+  if (inputs !== undefined && lastParagraph > 0) {
+    const paragraph = cleaned.slice(lastParagraph).trim();
+    if (CHATTER_LINE.test(paragraph) && !fromInputs(paragraph, inputs)) cleaned = cleaned.slice(0, lastParagraph).trim();
+  }
   cleaned = cleaned.replace(/^(merged|compressed|summary|memory|result|answer|output)( memory| text)?\s*[:：]\s*/i, '');
   cleaned = cleaned.replace(/^(?:合并后的|压缩后的|更新后的)?(?:记忆|摘要|总结|结果|答案|输出)\s*[:：]\s*/u, '');
   return unwrapQuotes(cleaned);
+}
+
+/** Whether most of a text's terms come from the inputs (the memory's own words, not the model's). */
+function fromInputs(text: string, inputs: readonly string[]): boolean {
+  const terms = tokenize(text);
+  if (terms.length === 0) return true;
+  const known = new Set(inputs.flatMap((input) => tokenize(input)));
+  return terms.filter((term) => known.has(term)).length / terms.length >= 0.5;
 }
 
 /** The text without quotes that wrap all of it, when they are a matching pair with no such quote inside. */
@@ -118,12 +133,18 @@ function unwrapQuotes(text: string): string {
   return inner.trim();
 }
 
-// A model declining the task, in English or Chinese: "I'm sorry, but I can't help with that", "As an AI…", "抱歉，我无法…".
+// A model declining the task, as its answer opens: "I'm sorry, but I can't help with that", "I cannot assist with
+// this request", "As an AI…", "抱歉，我无法…". Only at the start, and only the assistant's phrasing: "I can't
+// answer calls before 9am" or "我无法完成全程马拉松" are memories.
 const REFUSAL =
-  /^(?:sorry\b|i am sorry\b|i['’]m sorry\b|i apologi[sz]e\b|unfortunately\b)|\bi (?:can(?:no|['’])?t|am unable to|['’]m unable to|am not able to|won['’]t) (?:help|assist|comply|do that|provide|fulfil|complete|process|answer)\b|\bas an ai\b|\bas a (?:large )?language model\b|^(?:很抱歉|非常抱歉|抱歉|对不起|對不起)|我(?:无法|無法|不能)(?:帮|幫|协助|協助|完成|处理|處理|提供|回答)|作为(?:一个)?(?:ai|人工智能|语言模型)/iu;
+  /^(?:(?:i am|i['’]m) sorry\b|sorry,|i apologi[sz]e\b|i (?:can(?:no|['’])?t|am unable to|['’]m unable to|am not able to|won['’]t) (?:help|assist|comply)(?: you)?(?: with (?:that|this|the|your)\b|[.!]|$)|as an ai\b|as a (?:large )?language model\b|(?:很抱歉|非常抱歉|抱歉|对不起|對不起)[，,。！!]|我(?:无法|無法|不能)(?:帮助你|幫助你|协助你|協助你|完成这个请求|完成這個請求|处理这个请求|處理這個請求)|作为(?:一个)?(?:ai|人工智能|语言模型))/iu;
 
 /** Share of an answer's terms that must come from its inputs; below it, the answer is about something else. */
-const MIN_SHARED_TERMS = 0.2;
+const MIN_SHARED_TERMS = 0.15;
+/** Terms an answer needs before it is judged by them: a short paraphrase ("Follows a plant-based diet.") may share none. */
+const MIN_JUDGED_TERMS = 5;
+/** An answer that asks a question back ("Sure! What would you like to talk about?"), when nothing it was given did. */
+const ENDS_ASKING = /[?？]\s*$/u;
 
 /**
  * Why a model's cleaned answer to a text task (merge, compress, summary) is
@@ -131,12 +152,14 @@ const MIN_SHARED_TERMS = 0.2;
  * - a refusal ("I'm sorry, but I can't help with that.", "抱歉，我无法…")
  *   that its inputs do not say themselves ("I can't help with the move" may be a memory);
  * - text sharing almost none of its inputs' terms (a reply to something else).
- * An answer with no terms at all (only numbers or symbols) is not judged by its terms.
+ * - a question back ("What would you like to talk about?") when no input asks one.
+ * An answer of fewer than 5 terms is not judged by its terms (a short paraphrase may share none).
  */
 export function unusableModelText(text: string, inputs: readonly string[]): string | undefined {
-  if (REFUSAL.test(text) && !inputs.some((input) => REFUSAL.test(input))) return 'the model declined the task';
+  if (REFUSAL.test(text.trim()) && !inputs.some((input) => REFUSAL.test(input.trim()))) return 'the model declined the task';
+  if (ENDS_ASKING.test(text) && !inputs.some((input) => /[?？]/u.test(input))) return 'the model asked a question back instead of answering';
   const terms = new Set(tokenize(text));
-  if (terms.size === 0) return undefined;
+  if (terms.size < MIN_JUDGED_TERMS) return undefined;
   const known = new Set(inputs.flatMap((input) => tokenize(input)));
   let shared = 0;
   for (const term of terms) if (known.has(term)) shared++;

@@ -32,7 +32,7 @@ export class TextOperations {
     const result = await callModel(this.model, this.prompts.compress({ content, from, to }), this.timeoutMs);
     if (!result.ok) return { text: fallback(), byModel: false, fallbackReason: result.error?.message ?? 'model failed' };
     // Stored as it is (maintenance writes it straight to the store): a lone half of a UTF-16 pair becomes U+FFFD.
-    const text = wellFormed(cleanModelText(result.text));
+    const text = wellFormed(cleanModelText(result.text, [content]));
     if (!text) return { text: fallback(), byModel: false, fallbackReason: 'model answered with empty text' };
     const unusable = unusableModelText(text, [content]);
     if (unusable) return { text: fallback(), byModel: false, fallbackReason: unusable };
@@ -47,7 +47,7 @@ export class TextOperations {
     if (!this.model) return { text: fallback(), byModel: false };
     const result = await callModel(this.model, this.prompts.merge({ oldContent, newContent }), this.timeoutMs);
     if (!result.ok) return { text: fallback(), byModel: false, fallbackReason: result.error?.message ?? 'model failed' };
-    const text = cleanModelText(result.text);
+    const text = cleanModelText(result.text, [oldContent, newContent]);
     if (!text) return { text: fallback(), byModel: false, fallbackReason: 'model answered with empty text' };
     const unusable = unusableModelText(text, [oldContent, newContent]);
     if (unusable) return { text: fallback(), byModel: false, fallbackReason: unusable };

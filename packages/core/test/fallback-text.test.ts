@@ -180,9 +180,16 @@ describe('cleanModelText', () => {
     expect(cleanModelText(answer)).toBe(answer);
   });
 
-  it('drops a closing line of chatter after the answer, and a quote pair wrapping it all', () => {
-    expect(cleanModelText('I live in Lyon now.\n\nLet me know if you need anything else!')).toBe('I live in Lyon now.');
-    expect(cleanModelText('我住在里昂。\n\n希望这对你有帮助！')).toBe('我住在里昂。');
+  it('drops a closing line of chatter after the answer when its inputs do not hold it, and a quote pair wrapping it all', () => {
+    const inputs = ['I live in Paris.', 'I moved to Lyon.'];
+    expect(cleanModelText('I live in Lyon now.\n\nLet me know if you need anything else!', inputs)).toBe('I live in Lyon now.');
+    expect(cleanModelText('我住在里昂。\n\n希望这对你有帮助！', ['我住在巴黎。', '我搬到了里昂。'])).toBe('我住在里昂。');
+    // The memory's own words, though they read like chatter, or no inputs to tell: kept.
+    const onboarding = 'Onboarding notes: laptop on day one.\n\nFeel free to skip standup on Fridays.';
+    expect(cleanModelText(onboarding, ['Onboarding notes: laptop on day one.', 'Feel free to skip standup on Fridays.'])).toBe(onboarding);
+    expect(cleanModelText('I live in Lyon now.\n\nLet me know if you need anything else!')).toBe('I live in Lyon now.\n\nLet me know if you need anything else!');
+    // A fence with the model's explanation around it: the fence is the answer.
+    expect(cleanModelText("Here's the merged memory:\n\n```\nI live in Lyon and have a dog.\n```\n\nI merged the two facts into one sentence.", ['I live in Lyon.', 'I have a dog.'])).toBe('I live in Lyon and have a dog.');
     expect(cleanModelText('「我住在里昂」')).toBe('我住在里昂');
     expect(cleanModelText('Summary:\nI like green tea.')).toBe('I like green tea.');
   });

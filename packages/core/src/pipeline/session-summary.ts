@@ -67,10 +67,10 @@ export async function runSessionSummary(
       context,
       context.prompts.summarizeSession({ messages: plan.older.map(({ role, content }) => ({ role, content })), now: new Date(nowMs).toISOString() }),
     );
-    const text = answer.ok ? cleanModelText(answer.text) : '';
-    const room = context.memory.config.limits.maxContentLength - 20;
     // The roles are part of what the model read: "The user asked…" shares "user" with it.
     const read = plan.older.map((message) => `${message.role}: ${message.content}`);
+    const text = answer.ok ? cleanModelText(answer.text, read) : '';
+    const room = context.memory.config.limits.maxContentLength - 20;
     const unusable = text === '' || text.length > room ? undefined : unusableModelText(text, read);
     if (!answer.ok) modelFallback = answer.reason;
     else if (text === '') modelFallback = 'the model answered with empty text';

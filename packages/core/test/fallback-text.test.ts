@@ -124,13 +124,16 @@ describe('the extraction fallback takes short first-person facts', () => {
 
   it.each([
     ['I am vegetarian, and I am planning a trip to Kyoto.', ['I am vegetarian.', 'I am planning a trip to Kyoto.']],
-    ['I work at Acme, and my boss is Ann, but I want to quit.', ['I work at Acme.', 'My boss is Ann.', 'I want to quit.']],
-    ['I like tea; my husband prefers coffee!', ['I like tea.', 'My husband prefers coffee!']],
-    ["I'm fine, but my sister is sick.", ['My sister is sick.']],
+    ['I work at Acme, and I want to quit; I have a cat.', ['I work at Acme.', 'I want to quit.', 'I have a cat.']],
     ['我是素食者，而且我打算去京都旅行。', ['我是素食者。', '我打算去京都旅行。']],
     ['我喜欢猫；我养了两只。', ['我喜欢猫。', '我养了两只。']],
-    // One statement with a condition, or with a second subject that is not the speaker, stays whole.
+    // One statement with a condition, a contrast, another subject, a part that says nothing alone, or a quote: whole.
     ['If I have time, I will visit Rome.', ['If I have time, I will visit Rome.']],
+    ["I'd go, but I'm busy.", ["I'd go, but I'm busy."]],
+    ['I tried, and I failed.', ['I tried, and I failed.']],
+    ['I was born in 1990, and my brother in 1993.', ['I was born in 1990, and my brother in 1993.']],
+    ["I lived in Paris for years, but I'm not sure I'd go back.", ["I lived in Paris for years, but I'm not sure I'd go back."]],
+    ['I said "I like tea, and I like coffee" yesterday.', ['I said "I like tea, and I like coffee" yesterday.']],
     ['I moved to Lisbon, and the weather is great.', ['I moved to Lisbon, and the weather is great.']],
   ])('two statements about oneself in one sentence are two facts: %s', (text, facts) => {
     expect(extractFactsDeterministic(text, 5)).toEqual(facts);
@@ -141,6 +144,9 @@ describe('the extraction fallback takes short first-person facts', () => {
     ['记得我对花生过敏', ['我对花生过敏']],
     ['Can you remember that I am allergic to peanuts?', ['I am allergic to peanuts']],
     ["Please don't forget that my son is called Leo.", ['my son is called Leo.']],
+    // A reminder, not a statement about oneself: kept whole, not cut to a fragment.
+    ["Don't forget to call me tomorrow.", ["Don't forget to call me tomorrow."]],
+    ['记得明天给我打电话', ['记得明天给我打电话']],
   ])('a request to remember keeps the statement it carries: %s', (text, facts) => {
     expect(extractFactsDeterministic(text, 3)).toEqual(facts);
   });

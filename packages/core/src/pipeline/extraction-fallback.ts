@@ -2,10 +2,11 @@ import { splitSentences } from '../compression.js';
 import { ENGLISH_STOPWORDS } from '../text/stopwords.js';
 import { hasCjk } from '../text/tokenize.js';
 
-// "Please remember that …", "Can you remember that …?", "Remember: …", "请记住：…", "帮我记住…", "记得…" are
-// instructions about the fact, not part of it: a request or a question only in their form.
+// "Please remember that …", "Can you remember that …?", "Remember: …", "请记住：…", "帮我记住…", "记得我…" are
+// instructions about the fact, not part of it: a request or a question only in their form. Only before a
+// statement about oneself: "Don't forget to call me" and "记得明天给我打电话" are reminders, kept whole.
 const REMEMBER_PREFIX =
-  /^(?:(?:please\s+|(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:remember|note|keep in mind|don['’]t forget)(?:\s+that)?\s*[:,]?\s*|(?:请|帮我|麻烦你?|你)?(?:记住|记下|记一下|记得)\s*[:：,，]?\s*)/iu;
+  /^(?:(?:please\s+|(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:remember|note|keep in mind|don['’]t forget)(?:\s+that)?\s*[:,]?\s*(?=(?:i|i'm|i’m|i've|i'd|i'll|my|we|we're|our)\b)|(?:请|帮我|麻烦你?|你)?(?:记住|记下|记一下|记得)\s*[:：,，]?\s*(?=[我咱]))/iu;
 const FIRST_PERSON = /\b(?:i|i'm|i've|i'd|i'll|im|my|mine|me|we|we're|our|ours)\b/iu;
 const FIRST_PERSON_CJK = /[我咱]/u;
 const QUESTION_START =
@@ -23,10 +24,12 @@ const SMALL_TALK_WORDS = new Set(
   'fine ok okay good great sure sorry glad kidding joking back done ready bad pleasure god goodness gosh'.split(' '),
 );
 
-// Where one statement about oneself joins another: ", and I …", ", but my …", "; we …", "，而且我…", "；我…".
-// Only after a conjunction or a semicolon: "If I have time, I will go" is one statement, not two.
-const JOINED_STATEMENT =
-  /(?:,\s+(?:and|but|so)\s+|;\s+)(?=(?:i|i'm|i’m|i've|i'd|i'll|my|we|we're|our)\b)|[，,]\s*(?:而且|并且|但是|但|所以)(?=我)|[；;]\s*(?=我)/iu;
+// Where one statement about oneself joins another: ", and I …", "; I …", "，而且我…", "；我…". Only "and" or a
+// semicolon before "I" or "我": "If I have time, I will go" and "I'd go, but I'm busy" are one statement each,
+// and "I was born in 1990, and my brother in 1993" is not two about oneself.
+const JOINED_STATEMENT = /(?:,\s+and\s+|;\s+)(?=(?:i|i'm|i’m|i've|i'd|i'll)\b)|[，,]\s*(?:而且|并且)(?=我)|[；;]\s*(?=我)/iu;
+/** Quotes: a sentence that quotes someone is never cut (the quote may hold the "and I"). */
+const QUOTE = /["“”「」『』]/u;
 
 /**
  * The deterministic background monitor, used when no model is set or it
@@ -39,13 +42,12 @@ const JOINED_STATEMENT =
 export function extractFactsDeterministic(userText: string, limit: number): string[] {
   const facts: string[] = [];
   for (const whole of splitSentences(userText)) {
-    for (const raw of joinedStatements(whole)) {
-      const greeted = raw.trim().replace(GREETING, '');
-      const unprefixed = greeted.replace(REMEMBER_PREFIX, '').trim();
-      // "Can you remember that I'm vegan?" asks only to keep the statement it carries.
-      const asked = unprefixed !== greeted.trim();
-      const sentence = asked ? unprefixed.replace(/[?？]+$/u, '') : unprefixed;
-      if (!isFactualStatement(asked ? sentence : raw, sentence)) continue;
+    const parts = joinedStatements(whole);
+    const statements = parts.map(statementOf);
+    // Cut only when every part is a statement about oneself on its own ("I tried, and I failed" stays whole).
+    const taken = statements.every((statement) => statement !== undefined) ? statements : parts.length > 1 ? [statementOf(whole)] : statements;
+    for (const sentence of taken) {
+      if (sentence === undefined) continue;
       if (!facts.includes(sentence)) facts.push(sentence);
       if (facts.length >= limit) return facts;
     }
@@ -53,8 +55,19 @@ export function extractFactsDeterministic(userText: string, limit: number): stri
   return facts;
 }
 
+/** The fact a sentence states, greeting and "remember that" left out; undefined when it is none. */
+function statementOf(raw: string): string | undefined {
+  const greeted = raw.trim().replace(GREETING, '');
+  const unprefixed = greeted.replace(REMEMBER_PREFIX, '').trim();
+  // "Can you remember that I'm vegan?" asks only to keep the statement it carries.
+  const asked = unprefixed !== greeted.trim();
+  const sentence = asked ? unprefixed.replace(/[?？]+$/u, '') : unprefixed;
+  return isFactualStatement(asked ? sentence : raw, sentence) ? sentence : undefined;
+}
+
 /** A sentence cut where one first-person statement joins another; each part ends as the sentence did, and starts with a capital. */
 function joinedStatements(sentence: string): string[] {
+  if (QUOTE.test(sentence)) return [sentence];
   const parts = sentence.split(new RegExp(JOINED_STATEMENT.source, 'giu'));
   if (parts.length === 1) return [sentence];
   const end = /[。！]$/u.test(sentence) ? '。' : /[.!]$/u.test(sentence) ? '.' : '';

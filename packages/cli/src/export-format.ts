@@ -43,7 +43,8 @@ const label = z.string().min(1).max(512);
  * A memory as core would have written it, within the memory's limits: content
  * (and context) not blank and at most `limits.maxContentLength` long, a scope
  * core's `validateScope` takes, weight 0 to 1, importance 0 to 100 (the ranges
- * `update` and `add` accept), at most `limits.maxTags` tags.
+ * `update` and `add` accept), tags of 1 to 512 characters (any number: a
+ * store may hold more than `limits.maxTags` from merges of earlier versions).
  */
 function recordSchemaFor(limits: LimitsConfig) {
   const text = z.string().superRefine((value, issues) => {
@@ -77,7 +78,8 @@ function recordSchemaFor(limits: LimitsConfig) {
       verified: z.boolean(),
       sources: z.array(label),
       context: text.optional(),
-      tags: z.array(label).max(limits.maxTags),
+      // Not held to maxTags: memories merged before 0.2 could hold more, and an export of them must import.
+      tags: z.array(label),
       metadata: z.record(z.string(), z.unknown()),
       revision: z.number().int().min(1),
     })

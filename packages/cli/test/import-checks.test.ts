@@ -41,6 +41,13 @@ describe('import checks each memory as core would', () => {
     expect(await storedCount('sqlite:./b.db')).toBe(0);
   });
 
+  it('takes a memory with more tags than limits.maxTags, which a store may hold from merges of earlier versions', async () => {
+    const tags = Array.from({ length: 80 }, (_, index) => `tag-${index}`);
+    writeFileSync(join(dir, 'tags.jsonl'), exportWith((record) => ({ ...record, tags })));
+    expect((await run(dir, ['import', 'tags.jsonl', '--store', 'sqlite:./t.db'])).code).toBe(0);
+    expect(await storedCount('sqlite:./t.db')).toBe(1);
+  });
+
   it("checks each version's record too, and content against the configured limits.maxContentLength", async () => {
     writeFileSync(join(dir, 'version.jsonl'), exportWith((record) => ({ ...record, content: '   ' }), true));
     const version = await run(dir, ['import', 'version.jsonl', '--store', 'sqlite:./v.db']);

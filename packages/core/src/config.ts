@@ -26,7 +26,7 @@ export const strategyConfigSchema = z
      * Keys are the level the memory is at. @default archive/trace/tag 0.9, summary 0.95
      */
     upgradeAbove: z
-      .object({
+      .strictObject({
         archive: unit.default(0.9),
         trace: unit.default(0.9),
         tag: unit.default(0.9),
@@ -56,7 +56,7 @@ export const decayConfigSchema = z.strictObject({
   minWeightChange: unit.default(0.02),
   /** Age in days (since updatedAt) at which a memory is compressed to each level. */
   compressAfterDays: z
-    .object({
+    .strictObject({
       summary: nonNegative.default(7),
       tag: nonNegative.default(30),
       trace: nonNegative.default(90),
@@ -67,7 +67,7 @@ export const decayConfigSchema = z.strictObject({
   neverDecayImportance: positive.default(3),
   /** Episodes: importance ×factor for each `everyDays` of age; deleted at `deleteAfterDays`. */
   episode: z
-    .object({
+    .strictObject({
       everyDays: positive.default(7),
       factor: unit.default(0.8),
       deleteAfterDays: positive.default(14),
@@ -75,7 +75,7 @@ export const decayConfigSchema = z.strictObject({
     .prefault({}),
   /** Facts: importance ×factor for each `everyDays` of age; deleted below `deleteBelowImportance`. */
   fact: z
-    .object({
+    .strictObject({
       everyDays: positive.default(7),
       factor: unit.default(0.95),
       deleteBelowImportance: nonNegative.default(0.3),
@@ -98,7 +98,7 @@ export type FreshnessConfigInput = z.input<typeof freshnessConfigSchema>;
 /** How search ranks: score = Σ weight·part, parts in 0..1 (see README "Retrieval"). */
 export const retrievalConfigSchema = z.strictObject({
   weights: z
-    .object({
+    .strictObject({
       /** Cosine similarity of query and memory vectors (negative clipped to 0). @default 0.65 */
       semantic: nonNegative.default(0.65),
       /** Keyword (BM25) score, divided by the best in the candidate set. @default 0.3 */
@@ -145,8 +145,8 @@ export const limitsConfigSchema = z.strictObject({
 export type LimitsConfig = z.output<typeof limitsConfigSchema>;
 
 export const recordDefaultsSchema = z.strictObject({
-  /** @default 1 */
-  importance: nonNegative.default(1),
+  /** 0..100, as `add` takes it. @default 1 */
+  importance: nonNegative.max(100).default(1),
   /** @default 'fact' */
   category: z.enum(MEMORY_CATEGORIES).default('fact'),
   /** @default 'user' */

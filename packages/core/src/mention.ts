@@ -96,7 +96,8 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
       source: options.source === 'user' ? 'user' : nearest.source,
       verified: nearest.verified || (options.verified ?? options.source === 'user'),
       sources: unique([...nearest.sources, ...(options.sources ?? [])]),
-      tags: unique([...nearest.tags, ...(options.tags ?? [])]),
+      // A merged memory keeps within maxTags, as an add must: the older memory's tags first.
+      tags: unique([...nearest.tags, ...(options.tags ?? [])]).slice(0, deps.config.limits.maxTags),
       metadata: { ...nearest.metadata, ...(options.metadata ?? {}) },
       revision: nearest.revision + 1,
     };

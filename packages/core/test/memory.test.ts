@@ -396,6 +396,18 @@ describe('manual edits, deletes and rendering', () => {
     expect(await memory.count()).toBe(1);
   });
 
+  it('keeps a merged memory within limits.maxTags, the older tags first', async () => {
+    const { memory } = rig({ limits: { maxTags: 3 } }, { 'likes tea': axisVector(DIM, 0), 'likes green tea': vectorWithSimilarity(DIM, 0, 1, 0.9) });
+    await memory.add('likes tea', { scope: { userId: 'a' }, tags: ['a', 'b'] });
+    const merged = await memory.add('likes green tea', { scope: { userId: 'a' }, tags: ['c', 'd'] });
+    expect(merged.decision.strategy).toBe('merge_update');
+    expect(merged.memory.tags).toEqual(['a', 'b', 'c']);
+  });
+
+  it('refuses a default importance above 100, which add would refuse (INVALID_OPTIONS)', async () => {
+    expect((await errorOf(() => createMemory({ store: createInMemoryStore(), embedder: createTestEmbedder(), defaults: { importance: 150 } }))).code).toBe('INVALID_OPTIONS');
+  });
+
   it('deletes only at the expected revision when given one (CONFLICT otherwise, nothing deleted)', async () => {
     const { memory } = rig();
     const note = (await memory.add('a note to review', { scope: { userId: 'a' } })).memory;

@@ -41,7 +41,8 @@ const metaSchema = z
     level: z.enum(MEMORY_LEVELS),
     weight: z.number().min(0).max(1),
     baseWeight: z.number().min(0).optional(),
-    importance: z.number().min(0),
+    // 0..100, as core writes it: a hand-typed 500 is reported, not kept where export and import refuse it.
+    importance: z.number().min(0).max(100),
     baseImportance: z.number().min(0).optional(),
     source: z.enum(MEMORY_SOURCES),
     verified: z.boolean(),
@@ -49,7 +50,7 @@ const metaSchema = z
     updatedAt: isoDate,
     lastAccessedAt: isoDate.optional(),
     sources: z.array(z.string()).optional(),
-    tags: z.array(z.string()).optional(),
+    tags: z.array(z.string().min(1)).optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),
     /** The text the memory was said in (`MemoryRecord.context`); left out, or "", when it has none. */
     context: z.string().optional(),

@@ -83,14 +83,16 @@ describe('a file that cannot be read', () => {
     store = createMarkdownStore({ root: await tempRoot() });
     const directory = store.directoryFor({});
     await mkdir(directory, { recursive: true });
-    const block = (id: string, field: string, value: string) =>
+    const block = (id: string, field: string, value: unknown) =>
       `## 2024-01-01\n<!-- memloom ${JSON.stringify({ id, revision: 1, category: 'fact', type: 'user', level: 'full', weight: 1, importance: 1, source: 'user', verified: true, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:00.000Z', [field]: value })} -->\ntext ${id}\n\n`;
     await writeFile(
       path.join(directory, 'MEMORY.md'),
       `# Memory\n\n${block('a', 'createdAt', '2024-02-30T09:00:00.000Z')}${block('b', 'updatedAt', '2023-02-29T09:00:00.000Z')}` +
         `${block('c', 'lastAccessedAt', '2024-03-01T24:00:00.000Z')}${block('d', 'createdAt', '2024-02-29T09:00:00.000Z')}` +
         // Without Z or an offset, Date.parse would read the machine's local time: another instant on another machine.
-        `${block('e', 'updatedAt', '2024-03-01T09:00')}${block('f', 'createdAt', '2024-03-01T11:00+02:00')}`,
+        `${block('e', 'updatedAt', '2024-03-01T09:00')}${block('f', 'createdAt', '2024-03-01T11:00+02:00')}` +
+        // Values core never writes, which export and import would refuse: an importance above 100, an empty tag.
+        `${block('g', 'importance', 500 as never)}${block('h', 'tags', [''] as never)}`,
     );
     const report = await store.sync();
     expect(report.problems.map((problem) => [problem.line, problem.message.split(':')[0]])).toEqual([
@@ -98,8 +100,10 @@ describe('a file that cannot be read', () => {
       [8, 'memloom field updatedAt'],
       [12, 'memloom field lastAccessedAt'],
       [20, 'memloom field updatedAt'],
+      [28, 'memloom field importance'],
+      [32, 'memloom field tags.0'],
     ]);
-    expect(report.problems.at(-1)?.message).toContain('with Z or an offset');
+    expect(report.problems[3]?.message).toContain('with Z or an offset');
   });
 });
 

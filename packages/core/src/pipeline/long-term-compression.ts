@@ -137,6 +137,7 @@ function consolidate(context: PipelineContext, group: ConsolidationGroup, byId: 
   const absorbed = group.absorb.map((id) => byId.get(id) as MemoryRecord);
   const members = [before, ...absorbed];
   const decay = context.memory.config.decay;
+  const { maxTags } = context.memory.config.limits;
   const category = members.some((member) => member.category === 'core') ? 'core' : before.category;
   const importance = Math.max(...members.map((member) => member.importance));
   const weight = Math.max(...members.map((member) => member.weight));
@@ -162,7 +163,7 @@ function consolidate(context: PipelineContext, group: ConsolidationGroup, byId: 
     lastAccessedAt: members.map((member) => member.lastAccessedAt).sort().pop() as string,
     verified: members.every((member) => member.verified),
     sources: unique(members.flatMap((member) => member.sources)),
-    tags: unique(members.flatMap((member) => member.tags)),
+    tags: unique(members.flatMap((member) => member.tags)).slice(0, maxTags),
     metadata: { ...before.metadata, ...(absorbedEntries.length > 0 ? { [ABSORBED_KEY]: absorbedEntries } : {}) },
     revision: before.revision + 1,
   };

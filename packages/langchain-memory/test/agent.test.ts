@@ -140,6 +140,15 @@ describe('an agent with memloom across sessions', () => {
     expect(facts).toEqual(expect.arrayContaining(['I keep bees', 'User likes honey', 'I keep bees and I like honey.']));
     expect(await memory.count()).toBe(facts.length);
     expect((await errorOf(() => createMemloomMiddleware(memory, { contextSchema: {} as never }))).code).toBe('INVALID_OPTIONS');
+    // An optional field of the app's schema may be left out of a run.
+    const optional = z.object({ accountId: z.string(), locale: z.string().optional() });
+    const second = createAgent({
+      model: fakeModel().respond(new AIMessage('Hello.')),
+      tools: [],
+      contextSchema: optional,
+      middleware: [createMemloomMiddleware(memory, { model: null, scope, contextSchema: optional, recordTurns: false, summarize: false })],
+    });
+    await expect(second.invoke({ messages: [new HumanMessage('Hi')] }, { context: { accountId: '42' } })).resolves.toBeDefined();
   });
 
   it('refuses to run without a scope unless onError is given, then runs without memory', async () => {

@@ -258,6 +258,16 @@ describe('the <memories> block', () => {
     expect(estimateTokens(`${block}</memories>`)).toBeGreaterThan(250);
   });
 
+  it('cuts the best memory to fit rather than show a lower-ranked one in its place', async () => {
+    const { memory } = rig();
+    const scope = { userId: 'alice' };
+    await memory.add(`Kyoto trip notes: ${'we walked around Kyoto temples and gardens. '.repeat(150)}`, { scope, category: 'fact', merge: false });
+    await memory.add('I like tea.', { scope, category: 'fact', merge: false });
+    const block = await ask(memory, { memoryTokenLimit: 300, policy: { retrieve_limit: 2 } }, 'Where did we walk in Kyoto?');
+    expect(block).toMatch(/Kyoto trip notes: we walked .*…$/m);
+    expect(block).not.toContain('I like tea.');
+  });
+
   it('leaves out the oldest daily notes first, then the lowest-ranked memories', async () => {
     const { memory, clock } = rig();
     const scope = { userId: 'alice' };

@@ -4,14 +4,20 @@ import { processIo } from './io.js';
 
 // The first Ctrl-C (SIGINT) or SIGTERM (timeout, docker stop, systemd) asks the running command to stop
 // between batches (import and reindex then say how to resume; export -o leaves no partial file); a second
-// one ends the process at once. Exit 130 for SIGINT, 143 for SIGTERM, as shells report them.
+// one ends the process at once, and so does the end of a grace period after SIGTERM. Exit 130 for SIGINT,
+// 143 for SIGTERM, as shells report them.
 const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
 const interrupt = new AbortController();
 let stoppedBy: keyof typeof SIGNAL_EXIT_CODES | undefined;
+/** How long a command may take to stop between steps after SIGTERM before the process ends anyway. */
+const TERM_GRACE_MS = 5000;
 const stop = (signal: keyof typeof SIGNAL_EXIT_CODES) => {
   if (interrupt.signal.aborted) process.exit(SIGNAL_EXIT_CODES[signal]);
   stoppedBy = signal;
   interrupt.abort();
+  // A supervisor (timeout, docker stop) sends one SIGTERM: a command waiting on stdin, a model or an
+  // embedder, which never reaches a step where it stops, must still end.
+  if (signal === 'SIGTERM') setTimeout(() => process.exit(SIGNAL_EXIT_CODES.SIGTERM), TERM_GRACE_MS).unref();
 };
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);

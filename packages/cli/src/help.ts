@@ -9,6 +9,7 @@ const EXIT_CODE_TEXT: Array<[number, string]> = [
   [EXIT_CODES.CONFIG, 'configuration unusable (invalid, package missing, store built by another embedder, feature not supported)'],
   [EXIT_CODES.CONFLICT, 'a memory changed meanwhile, or an import met a different copy'],
   [EXIT_CODES.INTERRUPTED, 'stopped by Ctrl-C (import and reindex resume when run again)'],
+  [143, 'stopped by SIGTERM (timeout, docker stop), as by Ctrl-C; ended after 5 s if the command had not stopped'],
 ];
 
 export function mainHelp(commands: readonly CommandSpec[]): string {

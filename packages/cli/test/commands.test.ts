@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -336,6 +336,22 @@ describe('index and stats', () => {
     });
     expect(stats.embedder.id).toMatch(/lexical/);
     expect((await cli('stats')).stdout).toMatch(/store +sqlite at .*memory\.db/);
+  });
+
+  it('says where the default store is when the configuration file names none: beside that file, from a subfolder too', async () => {
+    const { dir: project, cleanup: done } = tempFolder();
+    try {
+      writeFileSync(join(project, 'memloom.config.json'), JSON.stringify({ scope: { userId: 'me' } }));
+      const inner = join(project, 'a', 'b');
+      mkdirSync(inner, { recursive: true });
+      expect((await run(project, ['add', 'a note at the root'], { env: { MEMLOOM_EMBEDDER: 'lexical' } })).code).toBe(0);
+      const stats = json(await run(inner, ['stats', '--json'], { env: { MEMLOOM_EMBEDDER: 'lexical' } }));
+      expect(stats.store.location).toBe(join(project, '.memloom', 'memory.db'));
+      expect(stats.store.bytes).toBeGreaterThan(0);
+      expect(stats.total).toBe(1);
+    } finally {
+      done();
+    }
   });
 });
 

@@ -136,4 +136,17 @@ describe('SIGTERM', () => {
     expect({ code, signal }).toEqual({ code: 143, signal: null });
     expect(stderr).toContain('add-turns interrupted');
   }, 20_000);
+
+  it('ends a command that never reaches a step where it stops (waiting on stdin) after a grace period, with exit 143', async () => {
+    const child = spawn(process.execPath, [BIN, 'add', '-', '--user', 'x', '--store', 'sqlite:./wait.db'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, MEMLOOM_EMBEDDER: 'lexical' },
+    });
+    const exited = once(child, 'exit');
+    await new Promise((resolvePromise) => setTimeout(resolvePromise, 1500));
+    child.kill('SIGTERM'); // stdin stays open: add never gets to stop by itself
+    const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
+    expect({ code, signal }).toEqual({ code: 143, signal: null });
+    child.stdin.destroy();
+  }, 20_000);
 });

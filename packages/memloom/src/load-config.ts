@@ -133,25 +133,28 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
 
 /**
  * `MEMLOOM_FRESHNESS` as configuration: `on` / `true` is `{}` (seed 000's 24 h), `off` / `false` is
- * `false`, a number is the hours, text starting with `{` is read as JSON. Anything else is left as
- * written, for the schema to refuse with the variable's name.
+ * `false`, a number is the hours, text starting with `{` is read as JSON (which the schema then
+ * checks). Anything else is INVALID_CONFIG saying what is accepted.
  */
 function freshnessFromEnv(value: string): unknown {
   const word = value.toLowerCase();
   if (word === 'on' || word === 'true') return {};
   if (word === 'off' || word === 'false') return false;
   if (/^\d+(?:\.\d+)?$/u.test(value)) return { globalThresholdHours: Number(value) };
-  if (!value.startsWith('{')) return value;
-  try {
-    return JSON.parse(value) as unknown;
-  } catch (error) {
+  const refuse = (why: string, cause?: unknown): never => {
     throw new MemloomError({
       code: 'INVALID_CONFIG',
       backend: 'config',
-      message: `invalid configuration in environment variable MEMLOOM_FRESHNESS: freshness: must be on, off, a number of hours or a JSON object such as {"globalThresholdHours":12}: ${(error as Error).message}`,
-      cause: error,
+      message: `invalid configuration in environment variable MEMLOOM_FRESHNESS: freshness: must be on, off, a number of hours (such as 12) or a JSON object such as {"globalThresholdHours":12}, got ${JSON.stringify(value)}${why}`,
+      ...(cause === undefined ? {} : { cause }),
       details: { source: 'environment variable MEMLOOM_FRESHNESS', field: 'freshness' },
     });
+  };
+  if (!value.startsWith('{')) return refuse('');
+  try {
+    return JSON.parse(value) as unknown;
+  } catch (error) {
+    return refuse(`: ${(error as Error).message}`, error);
   }
 }
 

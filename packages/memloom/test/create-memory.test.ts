@@ -194,10 +194,11 @@ describe('configuration errors name the field and where it came from', () => {
     const memory = await open({ cwd, configFile: false, env: { MEMLOOM_STORE: 'memory:', MEMLOOM_FRESHNESS: 'on' } });
     expect(memory.config.freshness).toMatchObject({ globalThresholdHours: 24 });
 
-    for (const bad of ['soon', '{"globalThresholdHours": -1}', '{broken', '-3']) {
+    for (const bad of ['soon', '{"globalThresholdHours": -1}', '{broken', '-3', '24h', 'null']) {
       const error = await errorOf(createMemory({ cwd, configFile: false, env: { MEMLOOM_FRESHNESS: bad } }));
       expect(error.code).toBe('INVALID_CONFIG');
       expect(error.message).toMatch(/environment variable MEMLOOM_FRESHNESS: freshness/);
+      if (!bad.startsWith('{"')) expect(error.message, bad).toContain('must be on, off, a number of hours');
     }
     writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ store: 'memory:', freshness: false }));
     expect((await resolveMemloomConfig({ cwd, env: { MEMLOOM_FRESHNESS: 'on' } })).engine.freshness).toBe(false);

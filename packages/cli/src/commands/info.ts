@@ -105,7 +105,9 @@ async function collectStats(memory: Memory, resolved: ResolvedConfig, io: CliIo,
 function storeLocation(resolved: ResolvedConfig, io: CliIo): { location?: string; bytes?: number } {
   if (typeof resolved.store.config === 'string' && resolved.store.config.startsWith('object (')) return {};
   const layer = resolved.layers.find((candidate) => candidate.config.store !== undefined);
-  const baseDir = layer?.baseDir ?? io.cwd;
+  // No layer names a store: the default one goes beside the configuration file that was found, as createMemory puts it.
+  const file = resolved.layers.find((candidate) => isAbsolute(candidate.source));
+  const baseDir = layer?.baseDir ?? file?.baseDir ?? io.cwd;
   const config = parseStoreConfig(resolved.store.config, resolved.store.source) as { type: string; path?: string; root?: string; url?: string };
   const inBase = (path: string) => (isAbsolute(path) || path === ':memory:' ? path : resolve(baseDir, path));
   switch (config.type) {

@@ -101,7 +101,7 @@ export {
   MAX_INDEX_BYTES,
 } from './freshness.js';
 export type { TruncatedIndex } from './freshness.js';
-export { renderIndex, renderContextBlock, renderIndexBlock, indexLine, escapeFence } from './render.js';
+export { renderIndex, renderContextBlock, renderIndexBlock, indexLine, escapeFence, longestFitting } from './render.js';
 
 // Retrieval
 export { rankCandidates, combineScore, recencyScore } from './retrieval.js';

@@ -90,3 +90,20 @@ export function renderIndexBlock(index: string, header?: string): string {
       'if one conflicts with what the user says now, trust the user.';
   return `<memories>\n${intro}\n${escapeFence(index.trimEnd())}\n</memories>`;
 }
+
+/**
+ * The largest `n` from 0 to `max` for which `fits(n)` holds, when what is
+ * measured grows with `n` (lines of an index kept, characters of a memory
+ * shown): a binary search, so a long text is measured a few times, not once
+ * per line. 0 when only 0 fits (`fits(0)` is not asked).
+ */
+export function longestFitting(max: number, fits: (n: number) => boolean): number {
+  let low = 0;
+  let high = max;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (fits(middle)) low = middle;
+    else high = middle - 1;
+  }
+  return low;
+}

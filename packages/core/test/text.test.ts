@@ -118,3 +118,13 @@ describe('tokenize on long text', () => {
     expect(tokenize(text)).toEqual(parts.flatMap((part) => tokenize(part)));
   });
 });
+
+describe('longestFitting', () => {
+  it('finds the largest n that fits when what is measured grows with n', async () => {
+    const { longestFitting } = await import('../src/index.js');
+    expect(longestFitting(100, (n) => n * 3 <= 200)).toBe(66);
+    expect(longestFitting(10, () => true)).toBe(10);
+    expect(longestFitting(10, () => false)).toBe(0);
+    expect(longestFitting(0, () => true)).toBe(0);
+  });
+});

@@ -1,4 +1,4 @@
-import { escapeFence, estimateTokens, matchesFilter, renderContextBlock, type Memory, type MemoryFilter, type MemoryRecord, type Policy, type Scope } from '@memloom/core';
+import { escapeFence, estimateTokens, longestFitting, matchesFilter, renderContextBlock, type Memory, type MemoryFilter, type MemoryRecord, type Policy, type Scope } from '@memloom/core';
 import type { TokenCounter } from './tokens.js';
 import { DAILY_NOTE_TAG } from './tools.js';
 
@@ -120,15 +120,8 @@ function indexWithin(index: string, tokenLimit: number, countTokens: TokenCounte
     `\n\n> **WARNING**: the memory index has been truncated (exceeded ${tokenLimit} tokens). ` +
     'Some memories are not shown. Use memory_search to find the rest.';
   const cut = (count: number) => wrap(lines.slice(0, count).join('\n').trimEnd() + warning);
-  // The most lines that fit: tokens grow with lines, so a binary search finds them.
-  let low = 0;
-  let high = lines.length - 1;
-  while (low < high) {
-    const middle = Math.ceil((low + high) / 2);
-    if (countTokens(cut(middle)) <= tokenLimit) low = middle;
-    else high = middle - 1;
-  }
-  return low > 0 ? cut(low) : '';
+  const count = longestFitting(lines.length - 1, (lines) => countTokens(cut(lines)) <= tokenLimit);
+  return count > 0 ? cut(count) : '';
 }
 
 /** The memory with its content cut (at the end, marked "…") to the longest start that `fits`; undefined when none does. */
@@ -138,12 +131,6 @@ function cutToFit(record: MemoryRecord, fits: (record: MemoryRecord) => boolean)
     const end = /[\uD800-\uDBFF]/.test(record.content.charAt(length - 1)) ? length - 1 : length;
     return { ...record, content: `${record.content.slice(0, end).trimEnd()}…` };
   };
-  let low = 0;
-  let high = record.content.length;
-  while (low < high) {
-    const middle = Math.ceil((low + high) / 2);
-    if (fits(withLength(middle))) low = middle;
-    else high = middle - 1;
-  }
-  return low > 0 ? withLength(low) : undefined;
+  const length = longestFitting(record.content.length, (length) => fits(withLength(length)));
+  return length > 0 ? withLength(length) : undefined;
 }

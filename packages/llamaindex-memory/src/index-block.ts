@@ -1,5 +1,5 @@
 import { BaseMemoryBlock, type MemoryMessage } from '@llamaindex/core/memory';
-import { type Logger, type Memory, type MemoryFilter, type Scope } from '@memloom/core';
+import { longestFitting, type Logger, type Memory, type MemoryFilter, type Scope } from '@memloom/core';
 import { z } from 'zod';
 import { assertMessages, countTokens, escapeTags, MESSAGE_ROLES } from './messages.js';
 import {
@@ -113,14 +113,7 @@ function fitToTokens(index: string, tokenLimit: number): string {
     while (kept.length > 0 && kept[kept.length - 1]?.trim() === '') kept.pop();
     return wrap(kept.join('\n') + warning);
   };
-  // The largest number of lines that fits (token counts grow with lines).
-  let low = 0;
-  let high = lines.length - 1;
-  while (low < high) {
-    const middle = Math.ceil((low + high) / 2);
-    if (countTokens(cut(middle)) <= tokenLimit) low = middle;
-    else high = middle - 1;
-  }
-  const best = cut(low);
-  return low > 0 && countTokens(best) <= tokenLimit ? best : '';
+  const count = longestFitting(lines.length - 1, (lines) => countTokens(cut(lines)) <= tokenLimit);
+  const best = cut(count);
+  return count > 0 && countTokens(best) <= tokenLimit ? best : '';
 }

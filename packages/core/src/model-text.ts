@@ -79,8 +79,10 @@ function isAnswerLabel(line: string): boolean {
  *   merged memory:", "以下是合并后的记忆：") is dropped when the answer follows
  *   on the next lines; a heading of the memory's own ("Favourite foods:",
  *   "项目更新：") is kept;
- * - a last paragraph of obvious chatter after a blank line ("Let me know if
- *   you need anything else!") is dropped;
+ * - with `inputs` (what the model was given), a last paragraph of obvious
+ *   chatter after a blank line ("Let me know if you need anything else!") is
+ *   dropped when the inputs do not hold it, and a fence with the model's
+ *   explanation around it is unwrapped; without inputs, both are kept;
  * - a label in front of the answer on the same line ("Merged memory:",
  *   "合并后的记忆：") is dropped, and so are quotes wrapping the whole answer
  *   when they are a matching pair with no such quote inside ("\"Dune\" is
@@ -137,11 +139,11 @@ function unwrapQuotes(text: string): string {
 // this request", "As an AI…", "抱歉，我无法…". Only at the start, and only the assistant's phrasing: "I can't
 // answer calls before 9am" or "我无法完成全程马拉松" are memories.
 const REFUSAL =
-  /^(?:(?:i am|i['’]m) sorry\b|sorry,|i apologi[sz]e\b|i (?:can(?:no|['’])?t|am unable to|['’]m unable to|am not able to|won['’]t) (?:help|assist|comply)(?: you)?(?: with (?:that|this|the|your)\b|[.!]|$)|as an ai\b|as a (?:large )?language model\b|(?:很抱歉|非常抱歉|抱歉|对不起|對不起)[，,。！!]|我(?:无法|無法|不能)(?:帮助你|幫助你|协助你|協助你|完成这个请求|完成這個請求|处理这个请求|處理這個請求)|作为(?:一个)?(?:ai|人工智能|语言模型))/iu;
+  /^(?:(?:i am|i['’]m) sorry\b|sorry,|i apologi[sz]e\b|apologies\b|i['’]m afraid\b|unfortunately,? i (?:can(?:no|['’])?t|am unable|['’]m unable|won['’]t)\b|i (?:can(?:no|['’])?t|won['’]t) do (?:that|this)\b|i (?:can(?:no|['’])?t|am unable to|['’]m unable to|am not able to|won['’]t) (?:help|assist|comply)(?: you)?(?: with (?:that|this|the|your)\b|[.!]|$)|as an ai\b|as a (?:large )?language model\b|(?:很抱歉|非常抱歉|抱歉|对不起|對不起)[，,。！!]|我(?:无法|無法|不能)(?:帮助你|幫助你|协助你|協助你|完成这个请求|完成這個請求|处理这个请求|處理這個請求)|作为(?:一个)?(?:ai|人工智能|语言模型))/iu;
 
 /** Share of an answer's terms that must come from its inputs; below it, the answer is about something else. */
 const MIN_SHARED_TERMS = 0.15;
-/** Terms an answer needs before it is judged by them: a short paraphrase ("Follows a plant-based diet.") may share none. */
+/** Terms an answer needs before it is judged by the share of them it has in common with its inputs. */
 const MIN_JUDGED_TERMS = 5;
 /** An answer that asks a question back ("Sure! What would you like to talk about?"), when nothing it was given did. */
 const ENDS_ASKING = /[?？]\s*$/u;
@@ -152,17 +154,20 @@ const ENDS_ASKING = /[?？]\s*$/u;
  * - a refusal ("I'm sorry, but I can't help with that.", "抱歉，我无法…")
  *   that its inputs do not say themselves ("I can't help with the move" may be a memory);
  * - text sharing almost none of its inputs' terms (a reply to something else).
- * - a question back ("What would you like to talk about?") when no input asks one.
- * An answer of fewer than 5 terms is not judged by its terms (a short paraphrase may share none).
+ * - a question back ("What would you like to talk about?") when no input asks one;
+ * - text sharing no term with its inputs ("Done!", "好的！"), or, from 5 terms on, under 15% of them.
+ *   A short paraphrase that shares none ("Follows a plant-based diet." for "I am vegetarian")
+ *   falls back too: the deterministic text is safer than a reply that may not be the memory.
  */
 export function unusableModelText(text: string, inputs: readonly string[]): string | undefined {
   if (REFUSAL.test(text.trim()) && !inputs.some((input) => REFUSAL.test(input.trim()))) return 'the model declined the task';
   if (ENDS_ASKING.test(text) && !inputs.some((input) => /[?？]/u.test(input))) return 'the model asked a question back instead of answering';
   const terms = new Set(tokenize(text));
-  if (terms.size < MIN_JUDGED_TERMS) return undefined;
   const known = new Set(inputs.flatMap((input) => tokenize(input)));
   let shared = 0;
   for (const term of terms) if (known.has(term)) shared++;
-  if (shared / terms.size < MIN_SHARED_TERMS) return 'the model answer shares almost no words with its input';
+  // No word of the inputs at all ("Done!", "OK.", "好的！", a reply about something else): never the memory.
+  if (shared === 0 && known.size > 0) return 'the model answer shares no words with its input';
+  if (terms.size >= MIN_JUDGED_TERMS && shared / terms.size < MIN_SHARED_TERMS) return 'the model answer shares almost no words with its input';
   return undefined;
 }

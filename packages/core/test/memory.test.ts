@@ -130,7 +130,7 @@ describe('add', () => {
     ["a first-person can't", 'I am lactose intolerant', 'Dairy makes me ill', "I am lactose intolerant; I can't process dairy."],
     ["a first-person can't answer", 'I work nights', 'No phone calls in the morning', "I can't answer calls before 9am."],
     ['a Chinese 无法', '我膝盖受伤了', '我不能跑全程马拉松', '我膝盖受伤了，我无法完成全程马拉松。'],
-    ['a short paraphrase', 'I am vegetarian', 'I avoid meat', 'Follows a plant-based diet.'],
+    ['a short paraphrase that shares a word', 'I am vegetarian', 'I avoid meat', 'Avoids meat: vegetarian.'],
   ])('keeps a model merge that restates its inputs: %s', async (_, old, fresh, answer) => {
     const { memory } = rig({ languageModel: createScriptedModel(answer) }, { [old]: axisVector(DIM, 0), [fresh]: vectorWithSimilarity(DIM, 0, 1, 0.9) });
     await memory.add(old, { scope: { userId: 'a' } });
@@ -146,7 +146,10 @@ describe('add', () => {
     ['declines', createScriptedModel("I'm sorry, but I can't help with that request."), /declined/],
     ['declines in Chinese', createScriptedModel('抱歉，我无法处理这个请求。'), /declined/],
     ['answers about something else', createScriptedModel('Sure! What would you like to talk about today?'), /asked a question back/],
-    ['answers about something else at length', createScriptedModel('The weather in Rome is sunny with light winds today.'), /shares almost no words/],
+    ['answers about something else at length', createScriptedModel('The weather in Rome is sunny with light winds today.'), /shares no words/],
+    ['only acknowledges', createScriptedModel('Done!'), /shares no words/],
+    ['only acknowledges in Chinese', createScriptedModel('好的！'), /shares no words/],
+    ['declines in other words', createScriptedModel('Unfortunately I cannot merge these.'), /declined/],
   ])('falls back to the deterministic merge when the model %s', async (_, model, reason) => {
     const { memory } = rig(
       { languageModel: model, modelTimeoutMs: 50 },

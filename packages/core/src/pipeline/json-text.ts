@@ -9,13 +9,13 @@ export const MAX_JSON_ANSWER = 1_000_000;
  * one, else in the answer itself, prose around it allowed ("Format {key:
  * value}:" before the object is passed over: a balanced `{…}` that does not
  * parse is skipped whole, so an object inside it is never taken). With
- * several objects that parse, the answer is the one that starts a line when
- * exactly one does (others are quoted in prose: "This raises the limit from
- * {"retrieve_limit": 3}"), or the same object repeated. Refused:
- * - an object that is never closed before any complete one (an answer cut
- *   off): what is inside it is never taken for the answer;
- * - several different objects none of which stands apart: a quoted one ("The
- *   user pasted {"retrieve_limit": 100}…") cannot be told from the answer;
+ * several objects that parse, the answer is the same object repeated, or the
+ * last one when nothing but whitespace follows it ("The user pasted
+ * {"retrieve_limit": 100}… so my answer is {}"). Refused:
+ * - any `{` that is never closed (an answer cut off): no object beside it is
+ *   taken for the answer;
+ * - several different objects otherwise: a quoted one ("This raises the
+ *   limit from {"retrieve_limit": 3}.") cannot be told from the answer;
  * - an answer that is a JSON array, a string or a number, and one longer than
  *   `MAX_JSON_ANSWER` characters.
  */
@@ -26,31 +26,39 @@ export function parseJsonObject(text: string): JsonObjectResult {
   let problem: string | undefined;
   for (const place of fenced ? [fenced[1] as string, text] : [text]) {
     const found = objectsIn(place);
-    // An unclosed `{` after a complete object is prose (a stray brace), not the answer cut off.
-    if (found.unclosed && found.objects.length === 0) return { ok: false, reason: 'the JSON object in the answer is not closed' };
-    const value = theAnswer(found.objects);
+    if (found.unclosed) return { ok: false, reason: 'the JSON object in the answer is not closed' };
+    const value = theAnswer(found.objects, place);
     if (value) return { ok: true, value };
-    if (found.objects.length > 1) return { ok: false, reason: `the answer holds ${found.objects.length} different JSON objects, and none stands apart on its own line` };
+    if (found.objects.length > 1) return { ok: false, reason: `the answer holds ${found.objects.length} different JSON objects, and the last does not end the answer` };
     problem ??= found.problem;
   }
   return { ok: false, reason: problem ?? 'the answer holds no JSON object' };
 }
 
-/** The one object of an answer: the only one, the same one repeated, or the only one that starts its line. */
-function theAnswer(objects: readonly FoundObject[]): Record<string, unknown> | undefined {
+/** The one object of an answer: the only one, the same one repeated, or the last one when it ends the text. */
+function theAnswer(objects: readonly FoundObject[], text: string): Record<string, unknown> | undefined {
   if (objects.length === 0) return undefined;
   const [first] = objects as [FoundObject];
   if (objects.every((found) => found.text === first.text)) return first.value;
-  const alone = objects.filter((found) => found.startsLine);
-  return alone.length === 1 ? (alone[0] as FoundObject).value : undefined;
+  const last = objects[objects.length - 1] as FoundObject;
+  return text.slice(last.end).trim() === '' ? last.value : undefined;
 }
 
 interface FoundObject {
   value: Record<string, unknown>;
-  /** Its JSON with whitespace normalized, to tell a repeated object. */
+  /** Its JSON with keys sorted and whitespace normalized, to tell a repeated object. */
   text: string;
-  /** Nothing but whitespace before it on its line. */
-  startsLine: boolean;
+  /** Where it ends in the text. */
+  end: number;
+}
+
+/** JSON with the keys of every object sorted: the same object written in another key order reads the same. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
 }
 
 /** Whether the whole text (trimmed) parses as a JSON array. */
@@ -75,8 +83,7 @@ function objectsIn(text: string): { objects: FoundObject[]; unclosed: boolean; p
     try {
       // A balanced {…} that parses is always an object.
       const value = JSON.parse(text.slice(start, end + 1)) as Record<string, unknown>;
-      const lineStart = text.lastIndexOf('\n', start - 1) + 1;
-      objects.push({ value, text: JSON.stringify(value), startsLine: text.slice(lineStart, start).trim() === '' });
+      objects.push({ value, text: canonical(value), end: end + 1 });
     } catch (error) {
       problem ??= `the answer is not valid JSON (${error instanceof Error ? error.message : String(error)})`;
     }

@@ -135,6 +135,10 @@ describe('the extraction fallback takes short first-person facts', () => {
     ["I lived in Paris for years, but I'm not sure I'd go back.", ["I lived in Paris for years, but I'm not sure I'd go back."]],
     ['I said "I like tea, and I like coffee" yesterday.', ['I said "I like tea, and I like coffee" yesterday.']],
     ['I moved to Lisbon, and the weather is great.', ['I moved to Lisbon, and the weather is great.']],
+    // A later part that points back into the sentence, or too short to say anything alone: whole.
+    ['I moved to Paris last year, and I love it.', ['I moved to Paris last year, and I love it.']],
+    ["I'm vegan, and I've been for 10 years.", ["I'm vegan, and I've been for 10 years."]],
+    ['I bought a Tesla, and I drive it daily.', ['I bought a Tesla, and I drive it daily.']],
   ])('two statements about oneself in one sentence are two facts: %s', (text, facts) => {
     expect(extractFactsDeterministic(text, 5)).toEqual(facts);
   });
@@ -147,6 +151,13 @@ describe('the extraction fallback takes short first-person facts', () => {
     // A reminder, not a statement about oneself: kept whole, not cut to a fragment.
     ["Don't forget to call me tomorrow.", ["Don't forget to call me tomorrow."]],
     ['记得明天给我打电话', ['记得明天给我打电话']],
+    ['Please remember that tomorrow I have a dentist appointment.', ['tomorrow I have a dentist appointment.']],
+    ['Remember that Alice is my wife.', ['Alice is my wife.']],
+    ['Remember: Friday is my day off.', ['Friday is my day off.']],
+    ["Don't forget that Tuesday is my anniversary.", ['Tuesday is my anniversary.']],
+    ['请记住：下周三是我的生日。', ['下周三是我的生日。']],
+    ['帮我记一下：周五我不在。', ['周五我不在。']],
+    ['记住，明天我要去上海。', ['明天我要去上海。']],
   ])('a request to remember keeps the statement it carries: %s', (text, facts) => {
     expect(extractFactsDeterministic(text, 3)).toEqual(facts);
   });

@@ -2,11 +2,16 @@ import { splitSentences } from '../compression.js';
 import { ENGLISH_STOPWORDS } from '../text/stopwords.js';
 import { hasCjk } from '../text/tokenize.js';
 
-// "Please remember that …", "Can you remember that …?", "Remember: …", "请记住：…", "帮我记住…", "记得我…" are
-// instructions about the fact, not part of it: a request or a question only in their form. Only before a
-// statement about oneself: "Don't forget to call me" and "记得明天给我打电话" are reminders, kept whole.
+// "Please remember that …", "Can you remember that …?", "Remember: …", "请记住：…", "帮我记一下：…", "记得…" are
+// instructions about the fact, not part of it: a request or a question only in their form. What follows must
+// still be about oneself (see `statementOf`): "Don't forget to call me" and "记得明天给我打电话" are
+// reminders, kept whole.
 const REMEMBER_PREFIX =
-  /^(?:(?:please\s+|(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:remember|note|keep in mind|don['’]t forget)(?:\s+that)?\s*[:,]?\s*(?=(?:i|i'm|i’m|i've|i'd|i'll|my|we|we're|our)\b)|(?:请|帮我|麻烦你?|你)?(?:记住|记下|记一下|记得)\s*[:：,，]?\s*(?=[我咱]))/iu;
+  /^(?:(?:please\s+|(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:remember|note|keep in mind|don['’]t forget)(?:\s+that)?\s*[:,]?\s*|(?:请|帮我|麻烦你?|你)?(?:记住|记下|记一下|记得)\s*[:：,，]?\s*)/iu;
+/** The speaker as the one something is about in Chinese: 我 not after 给/帮/叫/让/告诉/对/和/跟/为 ("给我打电话" is a request). */
+const CJK_SELF = /(?<![给帮叫让诉对和跟为])[我咱]/u;
+/** A reminder to do something ("to call me", an infinitive), not a statement. */
+const TO_DO = /^to\s/iu;
 const FIRST_PERSON = /\b(?:i|i'm|i've|i'd|i'll|im|my|mine|me|we|we're|our|ours)\b/iu;
 const FIRST_PERSON_CJK = /[我咱]/u;
 const QUESTION_START =
@@ -30,6 +35,10 @@ const SMALL_TALK_WORDS = new Set(
 const JOINED_STATEMENT = /(?:,\s+and\s+|;\s+)(?=(?:i|i'm|i’m|i've|i'd|i'll)\b)|[，,]\s*(?:而且|并且)(?=我)|[；;]\s*(?=我)/iu;
 /** Quotes: a sentence that quotes someone is never cut (the quote may hold the "and I"). */
 const QUOTE = /["“”「」『』]/u;
+/** Words that point back into the sentence ("and I love it", "and I've been for years"): such a part says nothing alone. */
+const POINTS_BACK = /\b(?:it|its|them|they|that|there|this|those|these|one|so|too|either|been)\b|[它那这]/iu;
+/** Words a part needs to stand alone (English): "I tried." is not a statement of its own. */
+const MIN_PART_WORDS = 3;
 
 /**
  * The deterministic background monitor, used when no model is set or it
@@ -42,7 +51,7 @@ const QUOTE = /["“”「」『』]/u;
 export function extractFactsDeterministic(userText: string, limit: number): string[] {
   const facts: string[] = [];
   for (const whole of splitSentences(userText)) {
-    const parts = joinedStatements(whole);
+    const parts = standalone(joinedStatements(whole), whole);
     const statements = parts.map(statementOf);
     // Cut only when every part is a statement about oneself on its own ("I tried, and I failed" stays whole).
     const taken = statements.every((statement) => statement !== undefined) ? statements : parts.length > 1 ? [statementOf(whole)] : statements;
@@ -55,10 +64,23 @@ export function extractFactsDeterministic(userText: string, limit: number): stri
   return facts;
 }
 
+/** The parts when each says something alone; else the whole sentence. */
+function standalone(parts: string[], whole: string): string[] {
+  if (parts.length === 1) return parts;
+  const alone = parts.every((part, index) => {
+    if (index > 0 && POINTS_BACK.test(part)) return false;
+    return hasCjk(part) || part.split(/\s+/u).length >= MIN_PART_WORDS;
+  });
+  return alone ? parts : [whole];
+}
+
 /** The fact a sentence states, greeting and "remember that" left out; undefined when it is none. */
 function statementOf(raw: string): string | undefined {
   const greeted = raw.trim().replace(GREETING, '');
-  const unprefixed = greeted.replace(REMEMBER_PREFIX, '').trim();
+  const stripped = greeted.replace(REMEMBER_PREFIX, '').trim();
+  // The prefix goes only when a statement about oneself follows it; a reminder keeps it, whole.
+  const aboutSelf = hasCjk(stripped) ? CJK_SELF.test(stripped) : FIRST_PERSON.test(stripped) && !TO_DO.test(stripped);
+  const unprefixed = aboutSelf ? stripped : greeted.trim();
   // "Can you remember that I'm vegan?" asks only to keep the statement it carries.
   const asked = unprefixed !== greeted.trim();
   const sentence = asked ? unprefixed.replace(/[?？]+$/u, '') : unprefixed;

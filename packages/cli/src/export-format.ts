@@ -66,7 +66,8 @@ function recordSchemaFor(limits: LimitsConfig) {
       level: z.enum(MEMORY_LEVELS),
       weight: z.number().min(0).max(1),
       baseWeight: z.number().finite().min(0),
-      importance: z.number().min(0).max(100),
+      // Not held to 100: a store may hold more, written before defaults.importance had its maximum.
+      importance: z.number().finite().min(0),
       baseImportance: z.number().finite().min(0),
       category: z.enum(MEMORY_CATEGORIES),
       type: z.enum(MEMORY_TYPES),

@@ -41,9 +41,9 @@ describe('import checks each memory as core would', () => {
     expect(await storedCount('sqlite:./b.db')).toBe(0);
   });
 
-  it('takes a memory with more tags than limits.maxTags, which a store may hold from merges of earlier versions', async () => {
+  it('takes a memory with more tags than limits.maxTags, or an importance above 100, which a store may hold from earlier versions', async () => {
     const tags = Array.from({ length: 80 }, (_, index) => `tag-${index}`);
-    writeFileSync(join(dir, 'tags.jsonl'), exportWith((record) => ({ ...record, tags })));
+    writeFileSync(join(dir, 'tags.jsonl'), exportWith((record) => ({ ...record, tags, importance: 150 })));
     expect((await run(dir, ['import', 'tags.jsonl', '--store', 'sqlite:./t.db'])).code).toBe(0);
     expect(await storedCount('sqlite:./t.db')).toBe(1);
   });

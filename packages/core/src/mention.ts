@@ -96,8 +96,8 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
       source: options.source === 'user' ? 'user' : nearest.source,
       verified: nearest.verified || (options.verified ?? options.source === 'user'),
       sources: unique([...nearest.sources, ...(options.sources ?? [])]),
-      // A merged memory keeps within maxTags, as an add must: the older memory's tags first.
-      tags: unique([...nearest.tags, ...(options.tags ?? [])]).slice(0, deps.config.limits.maxTags),
+      // A merged memory keeps within maxTags, as an add must: the older memory's tags first, and never fewer than it had.
+      tags: unique([...nearest.tags, ...(options.tags ?? [])]).slice(0, Math.max(deps.config.limits.maxTags, nearest.tags.length)),
       metadata: { ...nearest.metadata, ...(options.metadata ?? {}) },
       revision: nearest.revision + 1,
     };

@@ -407,6 +407,17 @@ describe('manual edits, deletes and rendering', () => {
     expect(merged.memory.tags).toEqual(['a', 'b', 'c']);
   });
 
+  it('never takes tags away from a memory that holds more than maxTags (from merges of earlier versions)', async () => {
+    const { memory } = rig({ limits: { maxTags: 2 } }, { 'likes tea': axisVector(DIM, 0), 'likes green tea': vectorWithSimilarity(DIM, 0, 1, 0.9) });
+    const added = await memory.add('likes tea', { scope: { userId: 'a' }, tags: ['a', 'b'] });
+    await memory.store.apply([
+      { op: 'put', memory: { ...added.memory, tags: ['a', 'b', 'c'], revision: 2 }, expectedRevision: 1,
+        version: { memoryId: added.memory.id, version: 2, at: added.memory.updatedAt, trigger: 'manual_edit', action: 'edit', reason: 'older merge', before: added.memory, after: { ...added.memory, tags: ['a', 'b', 'c'], revision: 2 } } },
+    ]);
+    const merged = await memory.add('likes green tea', { scope: { userId: 'a' }, tags: ['d'] });
+    expect(merged.memory.tags).toEqual(['a', 'b', 'c']);
+  });
+
   it('refuses a default importance above 100, which add would refuse (INVALID_OPTIONS)', async () => {
     expect((await errorOf(() => createMemory({ store: createInMemoryStore(), embedder: createTestEmbedder(), defaults: { importance: 150 } }))).code).toBe('INVALID_OPTIONS');
   });

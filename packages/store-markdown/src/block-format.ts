@@ -41,8 +41,8 @@ const metaSchema = z
     level: z.enum(MEMORY_LEVELS),
     weight: z.number().min(0).max(1),
     baseWeight: z.number().min(0).optional(),
-    // 0..100, as core writes it: a hand-typed 500 is reported, not kept where export and import refuse it.
-    importance: z.number().min(0).max(100),
+    // Not held to 100: files written before defaults.importance had its maximum may hold more.
+    importance: z.number().min(0),
     baseImportance: z.number().min(0).optional(),
     source: z.enum(MEMORY_SOURCES),
     verified: z.boolean(),

@@ -163,7 +163,7 @@ function consolidate(context: PipelineContext, group: ConsolidationGroup, byId: 
     lastAccessedAt: members.map((member) => member.lastAccessedAt).sort().pop() as string,
     verified: members.every((member) => member.verified),
     sources: unique(members.flatMap((member) => member.sources)),
-    tags: unique(members.flatMap((member) => member.tags)).slice(0, maxTags),
+    tags: unique(members.flatMap((member) => member.tags)).slice(0, Math.max(maxTags, before.tags.length)),
     metadata: { ...before.metadata, ...(absorbedEntries.length > 0 ? { [ABSORBED_KEY]: absorbedEntries } : {}) },
     revision: before.revision + 1,
   };

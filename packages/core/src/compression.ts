@@ -66,7 +66,9 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   });
   let merged = fresh;
   for (const sentence of extra) {
-    const separator = hasCjk(sentence) && hasCjk(merged) ? '' : ' ';
+    // A sentence end between the two, when the new text has none ("I do not eat meat. I am vegetarian").
+    const ended = /[.!?。！？…]$/u.test(merged);
+    const separator = hasCjk(sentence) && hasCjk(merged) ? (ended ? '' : '。') : ended ? ' ' : '. ';
     const next = `${merged}${separator}${sentence}`;
     if (next.length > maxLength) break;
     merged = next;

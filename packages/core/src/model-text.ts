@@ -139,7 +139,7 @@ function unwrapQuotes(text: string): string {
 // this request", "As an AI…", "抱歉，我无法…". Only at the start, and only the assistant's phrasing: "I can't
 // answer calls before 9am" or "我无法完成全程马拉松" are memories.
 const REFUSAL =
-  /^(?:(?:i am|i['’]m) sorry\b|sorry,|i apologi[sz]e\b|apologies\b|i['’]m afraid\b|unfortunately,? i (?:can(?:no|['’])?t|am unable|['’]m unable|won['’]t)\b|i (?:can(?:no|['’])?t|won['’]t) do (?:that|this)\b|i (?:can(?:no|['’])?t|am unable to|['’]m unable to|am not able to|won['’]t) (?:help|assist|comply)(?: you)?(?: with (?:that|this|the|your)\b|[.!]|$)|as an ai\b|as a (?:large )?language model\b|(?:很抱歉|非常抱歉|抱歉|对不起|對不起)[，,。！!]|我(?:无法|無法|不能)(?:帮助你|幫助你|协助你|協助你|完成这个请求|完成這個請求|处理这个请求|處理這個請求)|作为(?:一个)?(?:ai|人工智能|语言模型))/iu;
+  /^(?:(?:i am|i['’]m) sorry\b|sorry,|i apologi[sz]e\b|apologies\b|i['’]m afraid\b|unfortunately,? i (?:can(?:no|['’])?t|am unable|['’]m unable|won['’]t|am not able|['’]m not able)\b|i (?:can(?:no|['’])?t|won['’]t) do (?:that|this)\b|i (?:can(?:no|['’])?t|am not able to|['’]m not able to|am unable to|['’]m unable to) (?:merge|combine|compress|summari[sz]e|rewrite)\b|(?:很抱歉|非常抱歉|抱歉)(?=我(?:不能|无法|無法))|i (?:can(?:no|['’])?t|am unable to|['’]m unable to|am not able to|won['’]t) (?:help|assist|comply)(?: you)?(?: with (?:that|this|the|your)\b|[.!]|$)|as an ai\b|as a (?:large )?language model\b|(?:很抱歉|非常抱歉|抱歉|对不起|對不起)[，,。！!]|我(?:无法|無法|不能)(?:帮助你|幫助你|协助你|協助你|完成这个请求|完成這個請求|处理这个请求|處理這個請求)|作为(?:一个)?(?:ai|人工智能|语言模型))/iu;
 
 /** Share of an answer's terms that must come from its inputs; below it, the answer is about something else. */
 const MIN_SHARED_TERMS = 0.15;
@@ -158,10 +158,12 @@ const ENDS_ASKING = /[?？]\s*$/u;
  * - text sharing no term with its inputs ("Done!", "好的！"), or, from 5 terms on, under 15% of them.
  *   A short paraphrase that shares none ("Follows a plant-based diet." for "I am vegetarian")
  *   falls back too: the deterministic text is safer than a reply that may not be the memory.
+ *   `judgeWords: false` skips this for formats of their own (compressions to tag, trace, archive).
  */
-export function unusableModelText(text: string, inputs: readonly string[]): string | undefined {
+export function unusableModelText(text: string, inputs: readonly string[], options: { judgeWords?: boolean } = {}): string | undefined {
   if (REFUSAL.test(text.trim()) && !inputs.some((input) => REFUSAL.test(input.trim()))) return 'the model declined the task';
   if (ENDS_ASKING.test(text) && !inputs.some((input) => /[?？]/u.test(input))) return 'the model asked a question back instead of answering';
+  if (options.judgeWords === false) return undefined;
   const terms = new Set(tokenize(text));
   const known = new Set(inputs.flatMap((input) => tokenize(input)));
   let shared = 0;

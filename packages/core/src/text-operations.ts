@@ -34,7 +34,9 @@ export class TextOperations {
     // Stored as it is (maintenance writes it straight to the store): a lone half of a UTF-16 pair becomes U+FFFD.
     const text = wellFormed(cleanModelText(result.text, [content]));
     if (!text) return { text: fallback(), byModel: false, fallbackReason: 'model answered with empty text' };
-    const unusable = unusableModelText(text, [content]);
+    // Tag, trace and archive levels are written in formats of their own (`#pet:dog`, "once had a memory
+    // about pets"), which need not share a word with the memory: only a refusal or a question is judged there.
+    const unusable = unusableModelText(text, [content], { judgeWords: to === 'full' || to === 'summary' });
     if (unusable) return { text: fallback(), byModel: false, fallbackReason: unusable };
     if (text.length > content.length) {
       return { text: fallback(), byModel: false, fallbackReason: 'model answer was longer than the memory it compressed' };

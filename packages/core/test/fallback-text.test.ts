@@ -139,6 +139,9 @@ describe('the extraction fallback takes short first-person facts', () => {
     ['I moved to Paris last year, and I love it.', ['I moved to Paris last year, and I love it.']],
     ["I'm vegan, and I've been for 10 years.", ["I'm vegan, and I've been for 10 years."]],
     ['I bought a Tesla, and I drive it daily.', ['I bought a Tesla, and I drive it daily.']],
+    ['I have a dog, and I walk him every morning.', ['I have a dog, and I walk him every morning.']],
+    ['I like dogs; I have two.', ['I like dogs; I have two.']],
+    ["I'm vegan, and I avoid honey.", ["I'm vegan.", 'I avoid honey.']],
   ])('two statements about oneself in one sentence are two facts: %s', (text, facts) => {
     expect(extractFactsDeterministic(text, 5)).toEqual(facts);
   });
@@ -158,6 +161,13 @@ describe('the extraction fallback takes short first-person facts', () => {
     ['请记住：下周三是我的生日。', ['下周三是我的生日。']],
     ['帮我记一下：周五我不在。', ['周五我不在。']],
     ['记住，明天我要去上海。', ['明天我要去上海。']],
+    // A question, a reminder, or "me" after the prefix: no statement to take out of it.
+    ['Remember the restaurant we went to last week?', []],
+    ['Remember that movie I told you about?', []],
+    ['Remember this: I hate cilantro.', ['I hate cilantro.']],
+    ['Remember me as the guy who likes jazz.', ['Remember me as the guy who likes jazz.']],
+    ['记得提醒我吃药。', ['记得提醒我吃药。']],
+    ['记得叫醒我。', ['记得叫醒我。']],
   ])('a request to remember keeps the statement it carries: %s', (text, facts) => {
     expect(extractFactsDeterministic(text, 3)).toEqual(facts);
   });

@@ -144,16 +144,19 @@ describe('parseJsonObject', () => {
     expect(parseJsonObject('{"groups":[{"keep":"A","absorb":["B"],"content":"x"}')).toMatchObject({ ok: false, reason: expect.stringMatching(/not closed/) });
   });
 
-  it('with several objects, takes the same one repeated or the last one when it ends the answer; refuses others and any cut off', () => {
-    const injected = 'The user pasted {"retrieve_limit": 100} into the chat, but that is not a reason to change the policy. My answer:\n{}';
-    expect(parseJsonObject(injected)).toEqual({ ok: true, value: {} });
-    const quotedOnItsLine = 'The user pasted this into the chat:\n{"retrieve_limit": 100}\nThat is not a reason to change the policy, so my answer is {}';
-    expect(parseJsonObject(quotedOnItsLine)).toEqual({ ok: true, value: {} });
-    expect(parseJsonObject('Current:\n{"retrieve_limit": 3}\nProposed: {"retrieve_limit": 5}')).toEqual({ ok: true, value: { retrieve_limit: 5 } });
+  it('takes the same object repeated (any key order); refuses several different ones wherever they stand, and any cut off', () => {
     expect(parseJsonObject('{"retrieve_limit": 5}\n{"retrieve_limit": 5}')).toEqual({ ok: true, value: { retrieve_limit: 5 } });
     expect(parseJsonObject('{"a": 1, "b": 2}\n{"b": 2, "a": 1}')).toEqual({ ok: true, value: { a: 1, b: 2 } });
-    expect(parseJsonObject('{"retrieve_limit": 5}\n\nThis raises the limit from {"retrieve_limit": 3}.')).toMatchObject({ ok: false, reason: expect.stringMatching(/2 different JSON objects/) });
-    expect(parseJsonObject('Either {"a": 1} or {"a": 2}.')).toMatchObject({ ok: false, reason: expect.stringMatching(/2 different JSON objects/) });
+    for (const answer of [
+      'The user pasted {"retrieve_limit": 100} into the chat, but that is not a reason to change the policy. My answer:\n{}',
+      'The user pasted this into the chat:\n{"retrieve_limit": 100}\nThat is not a reason to change the policy, so my answer is {}',
+      'I recommend {"retrieve_limit": 15} instead of the current {"retrieve_limit": 10}',
+      '{"retrieve_limit": 15}\n\nBefore: {"retrieve_limit": 10}',
+      'No change needed: {}\n\nThe user mentioned setting {"recent_days": 3}',
+      '{"retrieve_limit": 5}\n\nThis raises the limit from {"retrieve_limit": 3}.',
+    ]) {
+      expect(parseJsonObject(answer), answer).toMatchObject({ ok: false, reason: expect.stringMatching(/2 different JSON objects/) });
+    }
     expect(parseJsonObject('{"retrieve_limit": 5}\nI left { out the rest')).toMatchObject({ ok: false, reason: expect.stringMatching(/not closed/) });
     expect(parseJsonObject('current policy {"retrieve_limit": 3}, I suggest {"retrieve_limit": 5')).toMatchObject({ ok: false, reason: expect.stringMatching(/not closed/) });
   });

@@ -2,16 +2,21 @@ import { splitSentences } from '../compression.js';
 import { ENGLISH_STOPWORDS } from '../text/stopwords.js';
 import { hasCjk } from '../text/tokenize.js';
 
-// "Please remember that …", "Can you remember that …?", "Remember: …", "请记住：…", "帮我记一下：…", "记得…" are
-// instructions about the fact, not part of it: a request or a question only in their form. What follows must
-// still be about oneself (see `statementOf`): "Don't forget to call me" and "记得明天给我打电话" are
-// reminders, kept whole.
+// "Please remember that …", "Can you remember that …?", "Remember this: …", "Note this down: …", "请记住：…",
+// "帮我记一下：…" are instructions about the fact, not part of it. "Don't forget …" and "记得…" are that only
+// before a statement ("Don't forget that my son…", "记得我对花生过敏"); before something to do ("Don't forget
+// to call me", "记得提醒我吃药") they are a reminder, kept whole (see `statementOf`).
 const REMEMBER_PREFIX =
-  /^(?:(?:please\s+|(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:remember|note|keep in mind|don['’]t forget)(?:\s+that)?\s*[:,]?\s*|(?:请|帮我|麻烦你?|你)?(?:记住|记下|记一下|记得)\s*[:：,，]?\s*)/iu;
-/** The speaker as the one something is about in Chinese: 我 not after 给/帮/叫/让/告诉/对/和/跟/为 ("给我打电话" is a request). */
-const CJK_SELF = /(?<![给帮叫让诉对和跟为])[我咱]/u;
-/** A reminder to do something ("to call me", an infinitive), not a statement. */
-const TO_DO = /^to\s/iu;
+  /^(?:(?:please\s+|(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:remember|note|keep in mind|don['’]t forget)(?:\s+(?:that|this(?: down)?|these|for next time))?\s*[:,]?\s*|(?:请|帮我|麻烦你?|你)?(?:记住|记下|记一下|记得)\s*[:：,，]?\s*)/iu;
+/** A prefix that is a question only in its form: "Can you remember that I'm vegan?" asks to keep the statement. */
+const ASKING_PREFIX = /^(?:can|could|would|will)\s+you\b/iu;
+/** A prefix that may introduce something to do rather than a statement. */
+const REMINDING_PREFIX = /don['’]t forget|记得/iu;
+/** After such a prefix, a statement: one about oneself as its subject (after an optional time word), in English or Chinese. */
+const STATEMENT_START =
+  /^(?:i|i['’]m|i['’]ve|i['’]d|i['’]ll|my|we|we['’]re|our|that)\b|^(?:(?:今天|明天|后天|昨天|每天|最近|以后|今年|明年|去年|下周.|上周.|周.|星期.)[，,]?\s*)?[我咱]/iu;
+/** Right after the prefix, words that make it no prefix: "Remember me as…", "Don't forget to…". */
+const NOT_A_STATEMENT = /^(?:me|to)\b/iu;
 const FIRST_PERSON = /\b(?:i|i'm|i've|i'd|i'll|im|my|mine|me|we|we're|our|ours)\b/iu;
 const FIRST_PERSON_CJK = /[我咱]/u;
 const QUESTION_START =
@@ -36,7 +41,7 @@ const JOINED_STATEMENT = /(?:,\s+and\s+|;\s+)(?=(?:i|i'm|i’m|i've|i'd|i'll)\b)
 /** Quotes: a sentence that quotes someone is never cut (the quote may hold the "and I"). */
 const QUOTE = /["“”「」『』]/u;
 /** Words that point back into the sentence ("and I love it", "and I've been for years"): such a part says nothing alone. */
-const POINTS_BACK = /\b(?:it|its|them|they|that|there|this|those|these|one|so|too|either|been)\b|[它那这]/iu;
+const POINTS_BACK = /\b(?:it|its|them|they|that|there|this|those|these|one|so|too|either|been|he|him|his|she|her|hers|back|two|three|both)\b|[它那这他她]/iu;
 /** Words a part needs to stand alone (English): "I tried." is not a statement of its own. */
 const MIN_PART_WORDS = 3;
 
@@ -69,21 +74,25 @@ function standalone(parts: string[], whole: string): string[] {
   if (parts.length === 1) return parts;
   const alone = parts.every((part, index) => {
     if (index > 0 && POINTS_BACK.test(part)) return false;
-    return hasCjk(part) || part.split(/\s+/u).length >= MIN_PART_WORDS;
+    return hasCjk(part) || part.split(/\s+/u).length >= MIN_PART_WORDS || SHORT_SELF_STATEMENT.test(part.replace(/[.!。！…~]+$/u, '').trim());
   });
   return alone ? parts : [whole];
 }
 
 /** The fact a sentence states, greeting and "remember that" left out; undefined when it is none. */
 function statementOf(raw: string): string | undefined {
-  const greeted = raw.trim().replace(GREETING, '');
-  const stripped = greeted.replace(REMEMBER_PREFIX, '').trim();
-  // The prefix goes only when a statement about oneself follows it; a reminder keeps it, whole.
-  const aboutSelf = hasCjk(stripped) ? CJK_SELF.test(stripped) : FIRST_PERSON.test(stripped) && !TO_DO.test(stripped);
-  const unprefixed = aboutSelf ? stripped : greeted.trim();
-  // "Can you remember that I'm vegan?" asks only to keep the statement it carries.
-  const asked = unprefixed !== greeted.trim();
-  const sentence = asked ? unprefixed.replace(/[?？]+$/u, '') : unprefixed;
+  const greeted = raw.trim().replace(GREETING, '').trim();
+  const prefix = REMEMBER_PREFIX.exec(greeted)?.[0];
+  let sentence = greeted;
+  if (prefix) {
+    const rest = greeted.slice(prefix.length).trim();
+    // "Don't forget that …" brings a statement; "Don't forget …" and "记得…" only when one follows.
+    const reminder = NOT_A_STATEMENT.test(rest) || (REMINDING_PREFIX.test(prefix) && !/\bthat\b/iu.test(prefix) && !STATEMENT_START.test(rest));
+    if (!reminder) sentence = rest;
+  }
+  // "Can you remember that I'm vegan?" asks only to keep the statement it carries; any other question is none.
+  const asked = prefix !== undefined && sentence !== greeted && ASKING_PREFIX.test(prefix);
+  if (asked) sentence = sentence.replace(/[?？]+$/u, '');
   return isFactualStatement(asked ? sentence : raw, sentence) ? sentence : undefined;
 }
 

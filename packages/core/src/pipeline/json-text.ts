@@ -8,14 +8,14 @@ export const MAX_JSON_ANSWER = 1_000_000;
  * Find the JSON object in a model's answer: in a fenced block when there is
  * one, else in the answer itself, prose around it allowed ("Format {key:
  * value}:" before the object is passed over: a balanced `{…}` that does not
- * parse is skipped whole, so an object inside it is never taken). With
- * several objects that parse, the answer is the same object repeated, or the
- * last one when nothing but whitespace follows it ("The user pasted
- * {"retrieve_limit": 100}… so my answer is {}"). Refused:
+ * parse is skipped whole, so an object inside it is never taken). The same
+ * object repeated (in any key order) counts once. Refused, and the caller
+ * keeps what it had (the policy unchanged, the deterministic consolidation):
  * - any `{` that is never closed (an answer cut off): no object beside it is
  *   taken for the answer;
- * - several different objects otherwise: a quoted one ("This raises the
- *   limit from {"retrieve_limit": 3}.") cannot be told from the answer;
+ * - several different objects: a quoted one ("I recommend {…15} instead of
+ *   the current {…10}", "The user pasted {"retrieve_limit": 100}") cannot be
+ *   told from the answer, wherever it stands;
  * - an answer that is a JSON array, a string or a number, and one longer than
  *   `MAX_JSON_ANSWER` characters.
  */
@@ -27,29 +27,25 @@ export function parseJsonObject(text: string): JsonObjectResult {
   for (const place of fenced ? [fenced[1] as string, text] : [text]) {
     const found = objectsIn(place);
     if (found.unclosed) return { ok: false, reason: 'the JSON object in the answer is not closed' };
-    const value = theAnswer(found.objects, place);
+    const value = theAnswer(found.objects);
     if (value) return { ok: true, value };
-    if (found.objects.length > 1) return { ok: false, reason: `the answer holds ${found.objects.length} different JSON objects, and the last does not end the answer` };
+    if (found.objects.length > 1) return { ok: false, reason: `the answer holds ${found.objects.length} different JSON objects: a quoted one cannot be told from the answer` };
     problem ??= found.problem;
   }
   return { ok: false, reason: problem ?? 'the answer holds no JSON object' };
 }
 
-/** The one object of an answer: the only one, the same one repeated, or the last one when it ends the text. */
-function theAnswer(objects: readonly FoundObject[], text: string): Record<string, unknown> | undefined {
+/** The one object of an answer: the only one, or the same one repeated. */
+function theAnswer(objects: readonly FoundObject[]): Record<string, unknown> | undefined {
   if (objects.length === 0) return undefined;
   const [first] = objects as [FoundObject];
-  if (objects.every((found) => found.text === first.text)) return first.value;
-  const last = objects[objects.length - 1] as FoundObject;
-  return text.slice(last.end).trim() === '' ? last.value : undefined;
+  return objects.every((found) => found.text === first.text) ? first.value : undefined;
 }
 
 interface FoundObject {
   value: Record<string, unknown>;
   /** Its JSON with keys sorted and whitespace normalized, to tell a repeated object. */
   text: string;
-  /** Where it ends in the text. */
-  end: number;
 }
 
 /** JSON with the keys of every object sorted: the same object written in another key order reads the same. */
@@ -83,7 +79,7 @@ function objectsIn(text: string): { objects: FoundObject[]; unclosed: boolean; p
     try {
       // A balanced {…} that parses is always an object.
       const value = JSON.parse(text.slice(start, end + 1)) as Record<string, unknown>;
-      objects.push({ value, text: canonical(value), end: end + 1 });
+      objects.push({ value, text: canonical(value) });
     } catch (error) {
       problem ??= `the answer is not valid JSON (${error instanceof Error ? error.message : String(error)})`;
     }

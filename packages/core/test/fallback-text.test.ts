@@ -82,6 +82,11 @@ describe('splitSentences ends a sentence at "." only before whitespace or the en
     expect(splitSentences(text)).toEqual(sentences);
   });
 
+  it('the merge puts a sentence end between the new text and an old sentence it keeps', () => {
+    expect(mergeDeterministic('I am vegetarian', 'I do not eat meat', 'full', 1000)).toBe('I do not eat meat. I am vegetarian');
+    expect(mergeDeterministic('我住在北京', '我搬到上海了', 'full', 1000)).toBe('我搬到上海了。我住在北京');
+  });
+
   it('the merge and the extraction fallback keep numbers and addresses whole', () => {
     expect(mergeDeterministic('I am 1.85 m tall. I have a dog.', 'I am 1.90 m tall.', 'full', 1000)).toBe('I am 1.90 m tall. I have a dog.');
     expect(extractFactsDeterministic('I am 1.85 m tall. 我身高1.85米。My email is bob@example.com.', 3)).toEqual([

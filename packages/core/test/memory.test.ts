@@ -562,6 +562,23 @@ describe('maintenance with a language model', () => {
     expect((await memory.get(lily.memory.id))?.content).toMatch(/^My daughter Lily/);
   });
 
+  it('keeps a model compression to the tag level in its own format, though it shares no word with the memory; "Done!" at summary is refused', async () => {
+    const tagged = createScriptedModel('#pet:dog #name:Biscuit');
+    const { memory, clock } = rig({ languageModel: tagged });
+    const pet = await memory.add('I adopted a golden retriever puppy called Biscuit in March.', { scope: { userId: 'a' } });
+    clock.advance(40 * DAY);
+    const report = await memory.maintain();
+    const stored = await memory.get(pet.memory.id);
+    expect(stored?.level === 'tag' ? stored.content : undefined).toBe('#pet:dog #name:Biscuit');
+    expect(report.modelFallbacks).toBe(0);
+
+    const done = rig({ languageModel: createScriptedModel('Done!') });
+    const note = await done.memory.add('I moved to Lisbon in March 2023 and I work as a nurse at the city hospital.', { scope: { userId: 'a' } });
+    done.clock.advance(10 * DAY);
+    expect((await done.memory.maintain()).modelFallbacks).toBe(1);
+    expect((await done.memory.get(note.memory.id))?.content).not.toBe('Done!');
+  });
+
   it("compresses a memory below full from the text it was last written with, reading a page's histories in one call when the store declares readMany", async () => {
     for (const readMany of [true, false]) {
       const inner = createInMemoryStore();

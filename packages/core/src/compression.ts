@@ -67,7 +67,7 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   let merged = fresh;
   for (const sentence of extra) {
     // A sentence end between the two, when the new text has none ("I do not eat meat. I am vegetarian").
-    const ended = /[.!?。！？…]$/u.test(merged);
+    const ended = /[.!?。！？…]["'”’)\]」』》]*$/u.test(merged);
     const separator = hasCjk(sentence) && hasCjk(merged) ? (ended ? '' : '。') : ended ? ' ' : '. ';
     const next = `${merged}${separator}${sentence}`;
     if (next.length > maxLength) break;

@@ -1,5 +1,6 @@
 import type { LanguageModel } from './contracts.js';
 import { MemloomError, toMemloomError } from './errors.js';
+import { splitSentences } from './compression.js';
 import { tokenize } from './text/tokenize.js';
 
 export interface ModelCallResult {
@@ -138,8 +139,28 @@ function unwrapQuotes(text: string): string {
 // A model declining the task, as its answer opens: "I'm sorry, but I can't help with that", "I cannot assist with
 // this request", "As an AI…", "抱歉，我无法…". Only at the start, and only the assistant's phrasing: "I can't
 // answer calls before 9am" or "我无法完成全程马拉松" are memories.
-const REFUSAL =
-  /^(?:(?:i am|i['’]m) sorry\b|sorry,|i apologi[sz]e\b|apologies\b|i['’]m afraid\b|unfortunately,? i (?:can(?:no|['’])?t|am unable|['’]m unable|won['’]t|am not able|['’]m not able)\b|i (?:can(?:no|['’])?t|won['’]t) do (?:that|this)\b|i (?:can(?:no|['’])?t|am not able to|['’]m not able to|am unable to|['’]m unable to) (?:merge|combine|compress|summari[sz]e|rewrite)\b|(?:很抱歉|非常抱歉|抱歉)(?=我(?:不能|无法|無法))|i (?:can(?:no|['’])?t|am unable to|['’]m unable to|am not able to|won['’]t) (?:help|assist|comply)(?: you)?(?: with (?:that|this|the|your)\b|[.!]|$)|as an ai\b|as a (?:large )?language model\b|(?:很抱歉|非常抱歉|抱歉|对不起|對不起)[，,。！!]|我(?:无法|無法|不能)(?:帮助你|幫助你|协助你|協助你|完成这个请求|完成這個請求|处理这个请求|處理這個請求)|作为(?:一个)?(?:ai|人工智能|语言模型))/iu;
+const REFUSAL = new RegExp(
+  '^(?:' +
+    [
+      "(?:i am|i['’]m) sorry\\b",
+      'sorry,',
+      'i apologi[sz]e\\b',
+      'apologies\\b',
+      "i['’]m afraid\\b",
+      "unfortunately,? i(?: (?:can(?:no|['’])?t|am unable|won['’]t|am not able)|['’]m (?:unable|not able))\\b",
+      "i (?:can(?:no|['’])?t|won['’]t) do (?:that|this)\\b",
+      "i(?: can(?:no|['’])?t| am (?:unable|not able) to|['’]m (?:unable|not able) to) (?:merge|combine|compress|summari[sz]e|rewrite)\\b",
+      "i(?: (?:can(?:no|['’])?t|won['’]t)| am (?:unable|not able) to|['’]m (?:unable|not able) to) (?:help|assist|comply)(?: you)?(?: with (?:that|this|the|your)\\b|[.!]|$)",
+      'as an ai\\b',
+      'as a (?:large )?language model\\b',
+      '(?:很抱歉|非常抱歉|抱歉)(?=我(?:不能|无法|無法))',
+      '(?:很抱歉|非常抱歉|抱歉|对不起|對不起)[，,。！!]',
+      '我(?:无法|無法|不能)(?:帮助你|幫助你|协助你|協助你|完成这个请求|完成這個請求|处理这个请求|處理這個請求)',
+      '作为(?:一个)?(?:ai|人工智能|语言模型)',
+    ].join('|') +
+    ')',
+  'iu',
+);
 
 /** Share of an answer's terms that must come from its inputs; below it, the answer is about something else. */
 const MIN_SHARED_TERMS = 0.15;
@@ -161,7 +182,9 @@ const ENDS_ASKING = /[?？]\s*$/u;
  *   `judgeWords: false` skips this for formats of their own (compressions to tag, trace, archive).
  */
 export function unusableModelText(text: string, inputs: readonly string[], options: { judgeWords?: boolean } = {}): string | undefined {
-  if (REFUSAL.test(text.trim()) && !inputs.some((input) => REFUSAL.test(input.trim()))) return 'the model declined the task';
+  // A memory may itself say "Unfortunately I am not able to run this season": an answer restating it is no refusal.
+  const saidInInputs = inputs.some((input) => splitSentences(input).some((sentence) => REFUSAL.test(sentence.trim())));
+  if (REFUSAL.test(text.trim()) && !saidInInputs) return 'the model declined the task';
   if (ENDS_ASKING.test(text) && !inputs.some((input) => /[?？]/u.test(input))) return 'the model asked a question back instead of answering';
   if (options.judgeWords === false) return undefined;
   const terms = new Set(tokenize(text));

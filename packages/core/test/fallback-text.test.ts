@@ -84,6 +84,7 @@ describe('splitSentences ends a sentence at "." only before whitespace or the en
 
   it('the merge puts a sentence end between the new text and an old sentence it keeps', () => {
     expect(mergeDeterministic('I am vegetarian', 'I do not eat meat', 'full', 1000)).toBe('I do not eat meat. I am vegetarian');
+    expect(mergeDeterministic('I have a dog.', 'My favourite quote is "carpe diem."', 'full', 1000)).toBe('My favourite quote is "carpe diem." I have a dog.');
     expect(mergeDeterministic('我住在北京', '我搬到上海了', 'full', 1000)).toBe('我搬到上海了。我住在北京');
   });
 
@@ -147,6 +148,9 @@ describe('the extraction fallback takes short first-person facts', () => {
     ['I have a dog, and I walk him every morning.', ['I have a dog, and I walk him every morning.']],
     ['I like dogs; I have two.', ['I like dogs; I have two.']],
     ["I'm vegan, and I avoid honey.", ["I'm vegan.", 'I avoid honey.']],
+    ['My parents, my wife, and I are flying to Denver on Friday.', ['My parents, my wife, and I are flying to Denver on Friday.']],
+    ['My husband, and I went to Rome last May.', ['My husband, and I went to Rome last May.']],
+    ['I moved to Berlin in 2019, and I love the city.', ['I moved to Berlin in 2019, and I love the city.']],
   ])('two statements about oneself in one sentence are two facts: %s', (text, facts) => {
     expect(extractFactsDeterministic(text, 5)).toEqual(facts);
   });
@@ -173,6 +177,9 @@ describe('the extraction fallback takes short first-person facts', () => {
     ['Remember me as the guy who likes jazz.', ['Remember me as the guy who likes jazz.']],
     ['记得提醒我吃药。', ['记得提醒我吃药。']],
     ['记得叫醒我。', ['记得叫醒我。']],
+    ['Can you remember my name?', []],
+    ["Don't forget my keys!", ["Don't forget my keys!"]],
+    ['记得我要的咖啡。', ['记得我要的咖啡。']],
   ])('a request to remember keeps the statement it carries: %s', (text, facts) => {
     expect(extractFactsDeterministic(text, 3)).toEqual(facts);
   });

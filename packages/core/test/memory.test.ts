@@ -131,6 +131,7 @@ describe('add', () => {
     ["a first-person can't answer", 'I work nights', 'No phone calls in the morning', "I can't answer calls before 9am."],
     ['a Chinese 无法', '我膝盖受伤了', '我不能跑全程马拉松', '我膝盖受伤了，我无法完成全程马拉松。'],
     ['a short paraphrase that shares a word', 'I am vegetarian', 'I avoid meat', 'Avoids meat: vegetarian.'],
+    ['a memory that says what the user is not able to do', 'My knee is injured. Unfortunately I am not able to run this season.', 'The doctor said rest for months', 'Unfortunately I am not able to run this season because of my knee injury; the doctor said to rest for months.'],
   ])('keeps a model merge that restates its inputs: %s', async (_, old, fresh, answer) => {
     const { memory } = rig({ languageModel: createScriptedModel(answer) }, { [old]: axisVector(DIM, 0), [fresh]: vectorWithSimilarity(DIM, 0, 1, 0.9) });
     await memory.add(old, { scope: { userId: 'a' } });
@@ -150,6 +151,7 @@ describe('add', () => {
     ['only acknowledges', createScriptedModel('Done!'), /shares no words/],
     ['only acknowledges in Chinese', createScriptedModel('好的！'), /shares no words/],
     ['declines in other words', createScriptedModel('Unfortunately I cannot merge these.'), /declined/],
+    ["declines with I'm unable", createScriptedModel("I'm unable to help with that."), /declined/],
   ])('falls back to the deterministic merge when the model %s', async (_, model, reason) => {
     const { memory } = rig(
       { languageModel: model, modelTimeoutMs: 50 },

@@ -130,10 +130,15 @@ describe('parseJsonObject', () => {
     expect(parseJsonObject('no json')).toMatchObject({ ok: false });
   });
 
-  it('passes over braces in prose before the object, prefers a fenced block, and never takes an object inside one that does not parse', () => {
+  it('passes over braces in prose before the object, reads a fenced block, and never takes an object inside one that does not parse', () => {
     expect(parseJsonObject('Format {key: value}:\n```json\n{"retrieve_limit": 15}\n```')).toEqual({ ok: true, value: { retrieve_limit: 15 } });
     expect(parseJsonObject('Use {curly} placeholders. {"recent_days": 5}')).toEqual({ ok: true, value: { recent_days: 5 } });
-    expect(parseJsonObject('{"note": "see {below}"} ```json\n{"a": 2}\n```')).toEqual({ ok: true, value: { a: 2 } });
+    // An object beside the fenced one is quoted or the answer: which cannot be told.
+    expect(parseJsonObject('{"note": "see {below}"} ```json\n{"a": 2}\n```')).toMatchObject({ ok: false, reason: expect.stringMatching(/2 different/) });
+    const pasted = 'The user pasted this config:\n```json\n{"retrieve_limit": 40}\n```\nNo change is needed: {}';
+    expect(parseJsonObject(pasted)).toMatchObject({ ok: false, reason: expect.stringMatching(/2 different/) });
+    // A reasoning block is not the answer.
+    expect(parseJsonObject('<think>maybe {"retrieve_limit": 20}?</think>\n{"retrieve_limit": 15}')).toEqual({ ok: true, value: { retrieve_limit: 15 } });
     expect(parseJsonObject('{"outer": {"inner": 1}, broken}')).toMatchObject({ ok: false, reason: expect.stringMatching(/not valid JSON/) });
     expect(parseJsonObject('{"open": 1')).toMatchObject({ ok: false, reason: expect.stringMatching(/not closed/) });
   });

@@ -14,7 +14,7 @@ const ASKING_PREFIX = /^(?:can|could|would|will)\s+you\b/iu;
 const REMINDING_PREFIX = /don['’]t forget|记得/iu;
 /** After such a prefix, a statement: one about oneself as its subject (after an optional time word), in English or Chinese. */
 const STATEMENT_START =
-  /^(?:i|i['’]m|i['’]ve|i['’]d|i['’]ll|my|we|we['’]re|our|that)\b|^(?:(?:今天|明天|后天|昨天|每天|最近|以后|今年|明年|去年|下周.|上周.|周.|星期.)[，,]?\s*)?[我咱]/iu;
+  /^(?:i|i['’]m|i['’]ve|i['’]d|i['’]ll|we|we['’]re)\b|^(?:(?:今天|明天|后天|昨天|每天|最近|以后|今年|明年|去年|下周.|上周.|周.|星期.)[，,]?\s*)?[我咱](?!的|要的|们的)/iu;
 /** Right after the prefix, words that make it no prefix: "Remember me as…", "Don't forget to…". */
 const NOT_A_STATEMENT = /^(?:me|to)\b/iu;
 const FIRST_PERSON = /\b(?:i|i'm|i've|i'd|i'll|im|my|mine|me|we|we're|our|ours)\b/iu;
@@ -41,7 +41,9 @@ const JOINED_STATEMENT = /(?:,\s+and\s+|;\s+)(?=(?:i|i'm|i’m|i've|i'd|i'll)\b)
 /** Quotes: a sentence that quotes someone is never cut (the quote may hold the "and I"). */
 const QUOTE = /["“”「」『』]/u;
 /** Words that point back into the sentence ("and I love it", "and I've been for years"): such a part says nothing alone. */
-const POINTS_BACK = /\b(?:it|its|them|they|that|there|this|those|these|one|so|too|either|been|he|him|his|she|her|hers|back|two|three|both)\b|[它那这他她]/iu;
+const POINTS_BACK = /\b(?:it|its|them|they|that|there|this|those|these|the|one|so|too|either|been|he|him|his|she|her|hers|back|two|three|both)\b|[它那这他她]/iu;
+/** The speaker as a subject (English): "I", "I'm", "I've", "I'd", "I'll". */
+const SPEAKER = /\bi(?:['’](?:m|ve|d|ll))?\b/iu;
 /** Words a part needs to stand alone (English): "I tried." is not a statement of its own. */
 const MIN_PART_WORDS = 3;
 
@@ -74,7 +76,10 @@ function standalone(parts: string[], whole: string): string[] {
   if (parts.length === 1) return parts;
   const alone = parts.every((part, index) => {
     if (index > 0 && POINTS_BACK.test(part)) return false;
-    return hasCjk(part) || part.split(/\s+/u).length >= MIN_PART_WORDS || SHORT_SELF_STATEMENT.test(part.replace(/[.!。！…~]+$/u, '').trim());
+    // Each part says something of the speaker: "My parents, my wife, and I are flying…" is one statement.
+    if (!(hasCjk(part) ? FIRST_PERSON_CJK.test(part) : SPEAKER.test(part))) return false;
+    const bare = part.replace(/[.!。！…~]+$/u, '').trim();
+    return hasCjk(part) || part.split(/\s+/u).length >= MIN_PART_WORDS || (/^i/iu.test(bare) && SHORT_SELF_STATEMENT.test(bare));
   });
   return alone ? parts : [whole];
 }
@@ -91,7 +96,7 @@ function statementOf(raw: string): string | undefined {
     if (!reminder) sentence = rest;
   }
   // "Can you remember that I'm vegan?" asks only to keep the statement it carries; any other question is none.
-  const asked = prefix !== undefined && sentence !== greeted && ASKING_PREFIX.test(prefix);
+  const asked = prefix !== undefined && sentence !== greeted && ASKING_PREFIX.test(prefix) && /\bthat\b|[:：]/iu.test(prefix);
   if (asked) sentence = sentence.replace(/[?？]+$/u, '');
   return isFactualStatement(asked ? sentence : raw, sentence) ? sentence : undefined;
 }

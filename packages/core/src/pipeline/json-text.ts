@@ -5,8 +5,8 @@ export type JsonObjectResult = { ok: true; value: Record<string, unknown> } | { 
 export const MAX_JSON_ANSWER = 1_000_000;
 
 /**
- * Find the JSON object in a model's answer: in a fenced block when there is
- * one, else in the answer itself, prose around it allowed ("Format {key:
+ * Find the JSON object in a model's answer, fenced or not, prose around it
+ * allowed (a `<think>` block left out) ("Format {key:
  * value}:" before the object is passed over: a balanced `{…}` that does not
  * parse is skipped whole, so an object inside it is never taken). The same
  * object repeated (in any key order) counts once. Refused, and the caller
@@ -19,20 +19,19 @@ export const MAX_JSON_ANSWER = 1_000_000;
  * - an answer that is a JSON array, a string or a number, and one longer than
  *   `MAX_JSON_ANSWER` characters.
  */
-export function parseJsonObject(text: string): JsonObjectResult {
-  if (text.length > MAX_JSON_ANSWER) return { ok: false, reason: `the answer is longer than ${MAX_JSON_ANSWER} characters` };
+export function parseJsonObject(answer: string): JsonObjectResult {
+  if (answer.length > MAX_JSON_ANSWER) return { ok: false, reason: `the answer is longer than ${MAX_JSON_ANSWER} characters` };
+  // A reasoning model's <think> block is not its answer (an object it weighed there is not the one it gives).
+  const text = answer.replace(/<think>[\s\S]*?<\/think>/giu, '');
   const fenced = /```[a-z]*[ \t]*\r?\n([\s\S]*?)```/iu.exec(text);
   if (isJsonArray(fenced?.[1] ?? text)) return { ok: false, reason: 'the answer is a JSON array, not an object' };
-  let problem: string | undefined;
-  for (const place of fenced ? [fenced[1] as string, text] : [text]) {
-    const found = objectsIn(place);
-    if (found.unclosed) return { ok: false, reason: 'the JSON object in the answer is not closed' };
-    const value = theAnswer(found.objects);
-    if (value) return { ok: true, value };
-    if (found.objects.length > 1) return { ok: false, reason: `the answer holds ${found.objects.length} different JSON objects: a quoted one cannot be told from the answer` };
-    problem ??= found.problem;
-  }
-  return { ok: false, reason: problem ?? 'the answer holds no JSON object' };
+  // Every object in the answer, fenced or not: a config quoted in a fence is no more the answer than one in prose.
+  const found = objectsIn(text);
+  if (found.unclosed) return { ok: false, reason: 'the JSON object in the answer is not closed' };
+  const value = theAnswer(found.objects);
+  if (value) return { ok: true, value };
+  if (found.objects.length > 1) return { ok: false, reason: `the answer holds ${found.objects.length} different JSON objects: a quoted one cannot be told from the answer` };
+  return { ok: false, reason: found.problem ?? 'the answer holds no JSON object' };
 }
 
 /** The one object of an answer: the only one, or the same one repeated. */

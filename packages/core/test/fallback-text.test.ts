@@ -178,6 +178,8 @@ describe('the extraction fallback takes short first-person facts', () => {
     ['记得提醒我吃药。', ['记得提醒我吃药。']],
     ['记得叫醒我。', ['记得叫醒我。']],
     ['Can you remember my name?', []],
+    ["Can you remember I'm allergic to peanuts?", ["I'm allergic to peanuts"]],
+    ["Could you keep in mind I'm lactose intolerant?", ["I'm lactose intolerant"]],
     ["Don't forget my keys!", ["Don't forget my keys!"]],
     ['记得我要的咖啡。', ['记得我要的咖啡。']],
   ])('a request to remember keeps the statement it carries: %s', (text, facts) => {

@@ -96,7 +96,8 @@ function statementOf(raw: string): string | undefined {
     if (!reminder) sentence = rest;
   }
   // "Can you remember that I'm vegan?" asks only to keep the statement it carries; any other question is none.
-  const asked = prefix !== undefined && sentence !== greeted && ASKING_PREFIX.test(prefix) && /\bthat\b|[:：]/iu.test(prefix);
+  const asked =
+    prefix !== undefined && sentence !== greeted && ASKING_PREFIX.test(prefix) && (/\bthat\b|[:：]/iu.test(prefix) || STATEMENT_START.test(sentence));
   if (asked) sentence = sentence.replace(/[?？]+$/u, '');
   return isFactualStatement(asked ? sentence : raw, sentence) ? sentence : undefined;
 }

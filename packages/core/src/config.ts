@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { MEMORY_CATEGORIES, MEMORY_TYPES } from './types.js';
 
+/** The highest importance a memory can have. */
+export const MAX_IMPORTANCE = 100;
+
+/** The longest timer Node keeps (2^31 - 1 ms); a longer one fires at once. */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
+
 /** `retrieval.contextWeight`'s default: how far a memory's context pulls its stored vector. */
 export const DEFAULT_CONTEXT_WEIGHT = 0.7;
 
@@ -146,7 +152,7 @@ export type LimitsConfig = z.output<typeof limitsConfigSchema>;
 
 export const recordDefaultsSchema = z.strictObject({
   /** 0..100, as `add` takes it. @default 1 */
-  importance: nonNegative.max(100).default(1),
+  importance: nonNegative.max(MAX_IMPORTANCE).default(1),
   /** @default 'fact' */
   category: z.enum(MEMORY_CATEGORIES).default('fact'),
   /** @default 'user' */

@@ -35,6 +35,7 @@ import {
   toEpochMs,
   turnSchema,
   updateOptionsSchema,
+  deleteOptionsSchema,
   updatePatchSchema,
   type EngineConfig,
   type ParsedAddOptions,
@@ -334,12 +335,7 @@ class MemloomMemory implements Memory {
       throw new MemloomError({ code: 'INVALID_INPUT', message: `at most ${this.config.limits.maxTags} tags are allowed` });
     }
     const current = await this.requireMemory(id, options.scope);
-    if (options.expectedRevision !== undefined && current.revision !== options.expectedRevision) {
-      throw new MemloomError({
-        code: 'CONFLICT',
-        message: `memory ${id} is at revision ${current.revision}, not ${options.expectedRevision}: it changed since it was read`,
-      });
-    }
+    assertRevision(current, options.expectedRevision);
     const nowMs = this.clock.now();
     const atIso = new Date(nowMs).toISOString();
     const updatedAt = options.refreshTimestamp ? atIso : current.updatedAt;
@@ -388,12 +384,10 @@ class MemloomMemory implements Memory {
   }
 
   async delete(id: string, options: DeleteOptions = {}): Promise<void> {
-    parseOrThrow(updateOptionsSchema.pick({ expectedRevision: true }), { expectedRevision: options.expectedRevision }, 'delete options');
+    parseOrThrow(deleteOptionsSchema, { expectedRevision: options.expectedRevision }, 'delete options');
     const memory = await this.requireMemory(id, options.scope);
     const { expectedRevision } = options;
-    if (expectedRevision !== undefined && memory.revision !== expectedRevision) {
-      throw new MemloomError({ code: 'CONFLICT', message: `memory ${id} is at revision ${memory.revision}, not ${expectedRevision}: it changed since it was read` });
-    }
+    assertRevision(memory, expectedRevision);
     // With an expected revision, the store checks it again as it deletes: a change in between is a CONFLICT too.
     await this.store.apply([{ op: 'delete', id: memory.id, ...(expectedRevision === undefined ? {} : { expectedRevision }) }]);
   }
@@ -562,6 +556,16 @@ class MemloomMemory implements Memory {
   }
 }
 
+
+/** A change computed from a record read earlier: CONFLICT, nothing written, when the memory moved on since. */
+function assertRevision(current: MemoryRecord, expected: number | undefined): void {
+  if (expected !== undefined && current.revision !== expected) {
+    throw new MemloomError({
+      code: 'CONFLICT',
+      message: `memory ${current.id} is at revision ${current.revision}, not ${expected}: it changed since it was read`,
+    });
+  }
+}
 
 function assertStore(store: unknown): asserts store is MemoryStore {
   const candidate = store as Partial<MemoryStore> | undefined;

@@ -2,7 +2,7 @@ import type { MemoryChange, MemoryStore } from './contracts.js';
 import { baseWeightFor, daysBetween } from './decay.js';
 import type { AddResult } from './memory-types.js';
 import type { EngineConfig, ParsedAddOptions } from './options.js';
-import { createRecord, unique, validateContent, versionOf } from './records.js';
+import { createRecord, mergeTags, unique, validateContent, versionOf } from './records.js';
 import type { TextOperations } from './text-operations.js';
 import type { MemoryRecord, Scope } from './types.js';
 import { boostedWeight, decideUpdate, upgradedLevel, type UpdateDecision } from './update-strategy.js';
@@ -96,8 +96,7 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
       source: options.source === 'user' ? 'user' : nearest.source,
       verified: nearest.verified || (options.verified ?? options.source === 'user'),
       sources: unique([...nearest.sources, ...(options.sources ?? [])]),
-      // A merged memory keeps within maxTags, as an add must: the older memory's tags first, and never fewer than it had.
-      tags: unique([...nearest.tags, ...(options.tags ?? [])]).slice(0, Math.max(deps.config.limits.maxTags, nearest.tags.length)),
+      tags: mergeTags(nearest.tags, options.tags ?? [], deps.config.limits.maxTags),
       metadata: { ...nearest.metadata, ...(options.metadata ?? {}) },
       revision: nearest.revision + 1,
     };

@@ -92,6 +92,8 @@ function isAnswerLabel(line: string): boolean {
  * memory: …"); it cannot be told from the memory's own text without a model.
  */
 export function cleanModelText(text: string, inputs?: readonly string[]): string {
+  let known: Set<string> | undefined;
+  const knownTerms = () => (known ??= termsOf(inputs ?? []));
   let cleaned = text.replace(/<think>[\s\S]*?<\/think>/giu, '');
   const reasoningEnd = cleaned.toLowerCase().lastIndexOf('</think>');
   if (reasoningEnd >= 0) cleaned = cleaned.slice(reasoningEnd + '</think>'.length);
@@ -101,7 +103,7 @@ export function cleanModelText(text: string, inputs?: readonly string[]): string
   if (fence) {
     const before = cleaned.slice(0, fence.index).trim();
     const after = cleaned.slice(fence.index + fence[0].length).trim();
-    const aside = (part: string) => part === '' || isAnswerLabel(part) || CHATTER_LINE.test(part) || (inputs !== undefined && !fromInputs(part, inputs));
+    const aside = (part: string) => part === '' || isAnswerLabel(part) || CHATTER_LINE.test(part) || (inputs !== undefined && !fromInputs(part, knownTerms()));
     // Text around the fence that the inputs do not hold is the model's (an explanation): the fence is the answer.
     if (aside(before) && aside(after)) cleaned = (fence[1] ?? '').trim();
   }
@@ -112,18 +114,22 @@ export function cleanModelText(text: string, inputs?: readonly string[]): string
   const lastParagraph = cleaned.search(/\n[^\S\n]*\n[^\n]*$/u);
   if (inputs !== undefined && lastParagraph > 0) {
     const paragraph = cleaned.slice(lastParagraph).trim();
-    if (CHATTER_LINE.test(paragraph) && !fromInputs(paragraph, inputs)) cleaned = cleaned.slice(0, lastParagraph).trim();
+    if (CHATTER_LINE.test(paragraph) && !fromInputs(paragraph, knownTerms())) cleaned = cleaned.slice(0, lastParagraph).trim();
   }
   cleaned = cleaned.replace(/^(merged|compressed|summary|memory|result|answer|output)( memory| text)?\s*[:：]\s*/i, '');
   cleaned = cleaned.replace(/^(?:合并后的|压缩后的|更新后的)?(?:记忆|摘要|总结|结果|答案|输出)\s*[:：]\s*/u, '');
   return unwrapQuotes(cleaned);
 }
 
-/** Whether most of a text's terms come from the inputs (the memory's own words, not the model's). */
-function fromInputs(text: string, inputs: readonly string[]): boolean {
+/** The terms of all the inputs a model was given. */
+function termsOf(inputs: readonly string[]): Set<string> {
+  return new Set(inputs.flatMap((input) => tokenize(input)));
+}
+
+/** Whether most of a text's terms are among the inputs' (the memory's own words, not the model's). */
+function fromInputs(text: string, known: ReadonlySet<string>): boolean {
   const terms = tokenize(text);
   if (terms.length === 0) return true;
-  const known = new Set(inputs.flatMap((input) => tokenize(input)));
   return terms.filter((term) => known.has(term)).length / terms.length >= 0.5;
 }
 
@@ -174,7 +180,6 @@ const ENDS_ASKING = /[?？]\s*$/u;
  * not the memory it was asked for, or undefined when it may be used:
  * - a refusal ("I'm sorry, but I can't help with that.", "抱歉，我无法…")
  *   that its inputs do not say themselves ("I can't help with the move" may be a memory);
- * - text sharing almost none of its inputs' terms (a reply to something else).
  * - a question back ("What would you like to talk about?") when no input asks one;
  * - text sharing no term with its inputs ("Done!", "好的！"), or, from 5 terms on, under 15% of them.
  *   A short paraphrase that shares none ("Follows a plant-based diet." for "I am vegetarian")
@@ -183,12 +188,12 @@ const ENDS_ASKING = /[?？]\s*$/u;
  */
 export function unusableModelText(text: string, inputs: readonly string[], options: { judgeWords?: boolean } = {}): string | undefined {
   // A memory may itself say "Unfortunately I am not able to run this season": an answer restating it is no refusal.
-  const saidInInputs = inputs.some((input) => splitSentences(input).some((sentence) => REFUSAL.test(sentence.trim())));
-  if (REFUSAL.test(text.trim()) && !saidInInputs) return 'the model declined the task';
+  const saidInInputs = () => inputs.some((input) => splitSentences(input).some((sentence) => REFUSAL.test(sentence.trim())));
+  if (REFUSAL.test(text.trim()) && !saidInInputs()) return 'the model declined the task';
   if (ENDS_ASKING.test(text) && !inputs.some((input) => /[?？]/u.test(input))) return 'the model asked a question back instead of answering';
   if (options.judgeWords === false) return undefined;
   const terms = new Set(tokenize(text));
-  const known = new Set(inputs.flatMap((input) => tokenize(input)));
+  const known = termsOf(inputs);
   let shared = 0;
   for (const term of terms) if (known.has(term)) shared++;
   // No word of the inputs at all ("Done!", "OK.", "好的！", a reply about something else): never the memory.

@@ -4,6 +4,8 @@ import {
   formatZodIssues,
   freshnessConfigSchema,
   limitsConfigSchema,
+  MAX_IMPORTANCE,
+  MAX_TIMEOUT_MS,
   recordDefaultsSchema,
   retrievalConfigSchema,
   strategyConfigSchema,
@@ -13,11 +15,6 @@ import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_SOURCES, MEMORY_TYPES } from '
 import { isOnCalendar } from './time-text.js';
 import { collidingKey, wellFormed, wellFormedData } from './well-formed.js';
 
-/** The highest importance a memory can have. */
-export const MAX_IMPORTANCE = 100;
-
-/** The longest timer Node keeps (2^31 - 1 ms); a longer one fires at once. */
-export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /** The configuration part of `createMemory` options (everything but objects like the store). */
 export const engineConfigSchema = z.object({
@@ -164,6 +161,8 @@ export const updateOptionsSchema = z.object({
   action: z.enum(['edit', 'boost', 'promote', 'review']).optional(),
   expectedRevision: z.number().int().nonnegative().optional(),
 });
+
+export const deleteOptionsSchema = updateOptionsSchema.pick({ expectedRevision: true });
 
 /** Parse with a schema; a failure becomes INVALID_OPTIONS (or the given code) naming every bad field. */
 export function parseOrThrow<T extends z.ZodType>(

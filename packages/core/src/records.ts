@@ -150,6 +150,11 @@ export function validateId(id: unknown): string {
   return id;
 }
 
+/** Tags of a memory that took in more: its own first, within `maxTags`, and never fewer than it had. */
+export function mergeTags(kept: readonly string[], more: readonly string[], maxTags: number): string[] {
+  return unique([...kept, ...more]).slice(0, Math.max(maxTags, kept.length));
+}
+
 export function unique<T>(values: readonly T[]): T[] {
   return [...new Set(values)];
 }

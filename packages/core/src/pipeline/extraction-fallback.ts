@@ -44,8 +44,6 @@ const QUOTE = /["“”「」『』]/u;
 const POINTS_BACK = /\b(?:it|its|them|they|that|there|this|those|these|the|one|so|too|either|been|he|him|his|she|her|hers|back|two|three|both)\b|[它那这他她]/iu;
 /** The speaker as a subject (English): "I", "I'm", "I've", "I'd", "I'll". */
 const SPEAKER = /\bi(?:['’](?:m|ve|d|ll))?\b/iu;
-/** Words a part needs to stand alone (English): "I tried." is not a statement of its own. */
-const MIN_PART_WORDS = 3;
 
 /**
  * The deterministic background monitor, used when no model is set or it
@@ -77,9 +75,8 @@ function standalone(parts: string[], whole: string): string[] {
   const alone = parts.every((part, index) => {
     if (index > 0 && POINTS_BACK.test(part)) return false;
     // Each part says something of the speaker: "My parents, my wife, and I are flying…" is one statement.
-    if (!(hasCjk(part) ? FIRST_PERSON_CJK.test(part) : SPEAKER.test(part))) return false;
-    const bare = part.replace(/[.!。！…~]+$/u, '').trim();
-    return hasCjk(part) || part.split(/\s+/u).length >= MIN_PART_WORDS || (/^i/iu.test(bare) && SHORT_SELF_STATEMENT.test(bare));
+    // Whether each part is a statement at all (three words, or "I'm vegan") is `statementOf`'s to say.
+    return hasCjk(part) ? FIRST_PERSON_CJK.test(part) : SPEAKER.test(part);
   });
   return alone ? parts : [whole];
 }

@@ -28,7 +28,7 @@ const LIST_MARKER = /^(?:[-*•]\s+|\d+[.)]\s+)/u;
 const KINDS = ['add', 'update', 'boost', 'delete', 'skip'] as const;
 
 /** Characters of an answer that are read; the rest is reported as one unparsed entry. */
-export const MAX_EXTRACTION_ANSWER = 200_000;
+const MAX_EXTRACTION_ANSWER = 200_000;
 
 /**
  * Parse the background monitor's answer, one operation per line. Total: every

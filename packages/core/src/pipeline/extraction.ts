@@ -1,5 +1,5 @@
 import { MemloomError, type MemloomErrorCode } from '../errors.js';
-import { MAX_IMPORTANCE } from '../options.js';
+import { MAX_IMPORTANCE } from '../config.js';
 import { unique } from '../records.js';
 import type { AddResult } from '../memory-types.js';
 import type { MemoryRecord } from '../types.js';

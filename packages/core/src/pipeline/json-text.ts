@@ -2,7 +2,7 @@
 export type JsonObjectResult = { ok: true; value: Record<string, unknown> } | { ok: false; reason: string };
 
 /** Characters of an answer searched for its object at most; a longer answer is refused. */
-export const MAX_JSON_ANSWER = 1_000_000;
+const MAX_JSON_ANSWER = 1_000_000;
 
 /**
  * Find the JSON object in a model's answer, fenced or not, prose around it

@@ -2,7 +2,7 @@ import type { MemoryChange } from '../contracts.js';
 import { baseImportanceFor, baseWeightFor, daysBetween } from '../decay.js';
 import { MemloomError } from '../errors.js';
 import type { Policy } from '../policy.js';
-import { unique, versionOf } from '../records.js';
+import { mergeTags, unique, versionOf } from '../records.js';
 import type { MemoryRecord, Scope } from '../types.js';
 import { embedChecked } from '../vector.js';
 import { planDeterministicConsolidation, parseConsolidation, type ConsolidationGroup } from './consolidation.js';
@@ -137,7 +137,6 @@ function consolidate(context: PipelineContext, group: ConsolidationGroup, byId: 
   const absorbed = group.absorb.map((id) => byId.get(id) as MemoryRecord);
   const members = [before, ...absorbed];
   const decay = context.memory.config.decay;
-  const { maxTags } = context.memory.config.limits;
   const category = members.some((member) => member.category === 'core') ? 'core' : before.category;
   const importance = Math.max(...members.map((member) => member.importance));
   const weight = Math.max(...members.map((member) => member.weight));
@@ -163,7 +162,7 @@ function consolidate(context: PipelineContext, group: ConsolidationGroup, byId: 
     lastAccessedAt: members.map((member) => member.lastAccessedAt).sort().pop() as string,
     verified: members.every((member) => member.verified),
     sources: unique(members.flatMap((member) => member.sources)),
-    tags: unique(members.flatMap((member) => member.tags)).slice(0, Math.max(maxTags, before.tags.length)),
+    tags: mergeTags(before.tags, absorbed.flatMap((member) => member.tags), context.memory.config.limits.maxTags),
     metadata: { ...before.metadata, ...(absorbedEntries.length > 0 ? { [ABSORBED_KEY]: absorbedEntries } : {}) },
     revision: before.revision + 1,
   };

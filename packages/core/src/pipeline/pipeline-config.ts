@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_TIMEOUT_MS } from '../options.js';
+import { MAX_TIMEOUT_MS } from '../config.js';
 
 const nonNegative = z.number().min(0);
 const positiveInteger = z.number().int().positive();

@@ -1,4 +1,4 @@
-import { formatZodIssues, MemloomError } from '@memloom/core';
+import { formatZodIssues, MAX_TIMEOUT_MS, MemloomError } from '@memloom/core';
 import { z } from 'zod';
 import type { QdrantClientLike } from './client.js';
 
@@ -95,8 +95,8 @@ const optionsSchema = z.strictObject({
   apiKey: z.string().min(1).optional(),
   collection: z.string().regex(COLLECTION_NAME, 'letters, digits, _ and - only').default('memloom'),
   client: z.custom<QdrantClientLike>((value) => typeof value === 'object' && value !== null, 'must be a client object').optional(),
-  // At most the longest timer Node keeps (2^31 - 1 ms): a longer one fires at once.
-  timeoutMs: z.number().int().positive().max(2_147_483_647).default(30_000),
+  // At most the longest timer Node keeps: a longer one fires at once.
+  timeoutMs: z.number().int().positive().max(MAX_TIMEOUT_MS).default(30_000),
   shardNumber: z.number().int().min(1).default(1),
   replicationFactor: z.number().int().min(1).default(1),
   writeConsistencyFactor: z.number().int().min(1).default(1),

@@ -126,9 +126,11 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
     });
   }
 
-  capInputLength(extractor, present ? sentenceTransformersLimit(present) : undefined);
+  // Read once: it sets where texts are cut, and is part of a folder's id.
+  const sentenceConfig = present ? readIfPresent(join(present, SENTENCE_CONFIG)) : undefined;
+  capInputLength(extractor, present && sentenceConfig ? sentenceTransformersLimit(join(present, SENTENCE_CONFIG), sentenceConfig) : undefined);
   const dimension = await probeDimension(extractor, settings);
-  const id = embedderId(options, settings, source);
+  const id = embedderId(options, settings, source, sentenceConfig);
   // One forward pass at a time: onnxruntime already uses every core, and queuing keeps memory flat.
   let queue: Promise<unknown> = Promise.resolve();
   let closed = false;
@@ -221,11 +223,11 @@ function resolveOptions(options: TransformersEmbedderOptions): Settings {
  * (`…/Xenova/paraphrase-multilingual-MiniLM-L12-v2`, as the README places
  * it), which keeps the default model's name.
  */
-function embedderId(options: TransformersEmbedderOptions, settings: Settings, source: string): string {
+function embedderId(options: TransformersEmbedderOptions, settings: Settings, source: string, sentenceConfig: Buffer | undefined): string {
   let model = settings.model;
   if (settings.modelPath !== undefined && options.model === undefined) {
     const segments = source.split(/[\\/]+/).filter((segment) => segment !== '');
-    if (segments.slice(-2).join('/') !== DEFAULT_TRANSFORMERS_MODEL) model = `folder:${basename(source)}@${folderDigest(source)}`;
+    if (segments.slice(-2).join('/') !== DEFAULT_TRANSFORMERS_MODEL) model = `folder:${basename(source)}@${folderDigest(source, sentenceConfig)}`;
   }
   let id = `transformers:${model}:${settings.dtype}:${settings.pooling}`;
   if (settings.queryPrefix !== '') id += `:query=${JSON.stringify(settings.queryPrefix)}`;
@@ -234,17 +236,14 @@ function embedderId(options: TransformersEmbedderOptions, settings: Settings, so
 }
 
 /** A short hash of what, beside the weights, decides a folder's vectors: its config, tokenizer and sentence-transformers settings. */
-function folderDigest(folder: string): string {
+function folderDigest(folder: string, sentenceConfig: Buffer | undefined): string {
   const hash = createHash('sha256');
   for (const file of REQUIRED_FILES) {
     const bytes = readFileSync(join(folder, file));
     hash.update(`${file}\u0000${bytes.length}\u0000`).update(bytes);
   }
   // Only when present, so the ids of folders without one stay as they were.
-  if (existsSync(join(folder, SENTENCE_CONFIG))) {
-    const bytes = readFileSync(join(folder, SENTENCE_CONFIG));
-    hash.update(`${SENTENCE_CONFIG}\u0000${bytes.length}\u0000`).update(bytes);
-  }
+  if (sentenceConfig) hash.update(`${SENTENCE_CONFIG}\u0000${sentenceConfig.length}\u0000`).update(sentenceConfig);
   return hash.digest('hex').slice(0, 12);
 }
 
@@ -343,17 +342,15 @@ function capInputLength(extractor: FeatureExtractor, sentenceLimit: number | und
 }
 
 /**
- * `max_seq_length` of the folder's `sentence_bert_config.json`, when it has one: the length
+ * `max_seq_length` of a folder's `sentence_bert_config.json` (its bytes): the length
  * sentence-transformers cuts texts at for this model (128 for paraphrase-multilingual-MiniLM-L12-v2,
  * whose tokenizer says 512), so vectors of long texts are the ones Python gives. A file that is not
  * JSON, or a length that is not a positive whole number, is EMBEDDER_ERROR naming the file.
  */
-function sentenceTransformersLimit(folder: string): number | undefined {
-  const file = join(folder, SENTENCE_CONFIG);
-  if (!existsSync(file)) return undefined;
+function sentenceTransformersLimit(file: string, bytes: Buffer): number | undefined {
   let length: unknown;
   try {
-    length = (JSON.parse(readFileSync(file, 'utf8')) as { max_seq_length?: unknown } | null)?.max_seq_length;
+    length = (JSON.parse(bytes.toString('utf8')) as { max_seq_length?: unknown } | null)?.max_seq_length;
   } catch (error) {
     throw new MemloomError({ code: 'EMBEDDER_ERROR', backend: 'embeddings', message: `could not read ${file}: ${firstLine(error)}`, cause: error, details: { file } });
   }
@@ -362,6 +359,16 @@ function sentenceTransformersLimit(folder: string): number | undefined {
     throw new MemloomError({ code: 'EMBEDDER_ERROR', backend: 'embeddings', message: `${file}: max_seq_length must be a positive whole number, got ${JSON.stringify(length)}`, details: { file } });
   }
   return length;
+}
+
+/** A file's bytes, or undefined when there is none. */
+function readIfPresent(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new MemloomError({ code: 'EMBEDDER_ERROR', backend: 'embeddings', message: `could not read ${file}: ${firstLine(error)}`, cause: error, details: { file } });
+  }
 }
 
 async function probeDimension(extractor: FeatureExtractor, settings: Settings): Promise<number> {

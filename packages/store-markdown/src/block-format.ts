@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_SOURCES, MEMORY_TYPES, wellFormed, type MemoryRecord, type Scope } from '@memloom/core';
+import { isIsoTime, isOnCalendar, MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_SOURCES, MEMORY_TYPES, wellFormed, type MemoryRecord, type Scope } from '@memloom/core';
 import { z } from 'zod';
-import { isCalendarDay, isFileTime } from './file-values.js';
 
 /**
  * The Markdown format. A file is a free preamble (title, notes) followed by
@@ -27,7 +26,10 @@ const NEEDS_ESCAPE = /^\\*(?:##(?:[ \t]|$)|<!--\s*memloom\b)/u;
 const ESCAPED = /^\\+(?:##(?:[ \t]|$)|<!--\s*memloom\b)/u;
 const DATE_HEADING = /^(\d{4})-(\d{2})-(\d{2})$/u;
 
-const isoDate = z.string().refine(isFileTime, {
+// Times as the files hold them, checked as they come in (a put, a file read back): `Date.parse` alone reads
+// 2024-02-30 as March 1, and a time without an offset as the machine's local time, so a date a person
+// typed would be taken in shifted, or differently on another machine, without a word.
+const isoDate = z.string().refine(isIsoTime, {
   message: 'must be an ISO 8601 timestamp with Z or an offset, on a day the calendar has, like 2024-03-02T09:14:00.000Z or 2024-03-02T11:14+02:00',
 });
 
@@ -145,7 +147,7 @@ export function parseMemoryFile(text: string, context: ParseContext): ParsedFile
         segments.push({ kind: 'text', text: blockLines.join('\n') });
         continue;
       }
-      if (headingDate && !isCalendarDay(headingDate)) {
+      if (headingDate && !isOnCalendar(headingDate)) {
         // Taken as it reads, 2024-02-30 would date the memory March 1: a typing slip, for the person to fix.
         problems.push({ path: context.path, line: start + 1, message: `the heading's date ${headingDate} is not a day of the calendar; correct it (YYYY-MM-DD)` });
         continue;

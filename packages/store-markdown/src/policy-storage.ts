@@ -1,11 +1,10 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { policyOverridesSchema, systemClock, type Clock, type PolicyOverrides, type PolicyStorage, type Scope } from '@memloom/core';
+import { isIsoTime, policyOverridesSchema, systemClock, type Clock, type PolicyOverrides, type PolicyStorage, type Scope } from '@memloom/core';
 import { readIfExists, writeFileAtomic } from './atomic-file.js';
 import { stamp } from './backups.js';
 import { ioError, storeError } from './errors.js';
 import { FileLock } from './file-lock.js';
-import { isFileTime } from './file-values.js';
 import { assertNotLinked } from './linked-folders.js';
 import { assertSafeScope, memoryDirectory, shownPath } from './scope-path.js';
 
@@ -83,7 +82,8 @@ export function createMarkdownPolicyStorage(options: MarkdownPolicyStorageOption
       const text = (await guarded(`cannot read ${shownPath(root, marker)}`, () => readIfExists(marker)))?.trim();
       if (!text) return undefined;
       // Like the times in the Markdown: a Date would read 2024-02-30 as March 1, and other text as it guesses.
-      if (!isFileTime(text)) {
+      const valid: boolean = isIsoTime(text); // a guard: `text` is already a string
+      if (!valid) {
         const shown = shownPath(root, marker);
         throw storeError('STORE_CORRUPT', `${shown}:1: not an ISO timestamp on a day of the calendar ("${text.slice(0, 40)}"); delete the file to reset it`, {
           path: shown,

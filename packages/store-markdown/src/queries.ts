@@ -13,7 +13,7 @@ interface Hit {
 export function nearest(entries: Iterable<Entry>, query: VectorQuery): ScoredMemory[] {
   const probe = Float64Array.from(query.vector);
   const queryNorm = vectorNorm(probe);
-  const limit = Math.max(0, Math.floor(query.limit));
+  const limit = query.limit; // a whole number >= 0: the store checked it (assertQueryInput)
   const best: Hit[] = [];
   const worse = (a: Hit, b: Hit) => a.score < b.score || (a.score === b.score && a.entry.record.id > b.entry.record.id);
   for (const entry of entries) {

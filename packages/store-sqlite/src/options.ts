@@ -107,7 +107,10 @@ export type ResolvedOptions = SqliteStoreOptions & {
   vectorApproximateFrom: number;
 };
 
-const OPTION_KEYS = new Set<string>(['path', 'database', 'busyTimeoutMs', 'vectorChunkSize', 'mmapSizeBytes', 'checkIntegrity', 'vectorMirror', 'vectorMirrorMaxBytes', 'vectorApproximateFrom'] satisfies (keyof SqliteStoreOptions)[]);
+// Every option of SqliteStoreOptions, no more and no fewer: the compiler checks the list both ways.
+const OPTION_KEYS = new Set(
+  Object.keys({ path: true, database: true, busyTimeoutMs: true, vectorChunkSize: true, mmapSizeBytes: true, checkIntegrity: true, vectorMirror: true, vectorMirrorMaxBytes: true, vectorApproximateFrom: true } satisfies Record<keyof SqliteStoreOptions, true>),
+);
 
 /** Check options at the boundary and fill in the defaults; INVALID_OPTIONS names the field (an unknown one too). */
 export function resolveOptions(options: SqliteStoreOptions): ResolvedOptions {

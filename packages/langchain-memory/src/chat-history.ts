@@ -24,6 +24,7 @@ import {
 import { toLanguageModel, type ChatModelLike } from './adapters.js';
 import { summaryMessage, toConversation } from './conversation.js';
 import { messageText, transcriptLine } from './messages.js';
+import { unlessGone } from './errors.js';
 import { runInSession } from './session-lock.js';
 import type { TokenCounter } from './tokens.js';
 
@@ -188,12 +189,8 @@ export class MemloomChatMessageHistory extends BaseListChatMessageHistory {
   }
 
   /** Deletes one record by id, unless another writer (e.g. another process) already has. */
-  private async remove(record: MemoryRecord): Promise<void> {
-    try {
-      await this.memory.delete(record.id, { scope: this.scope });
-    } catch (error) {
-      if (!MemloomError.hasCode(error, 'NOT_FOUND')) throw error;
-    }
+  private remove(record: MemoryRecord): Promise<void> {
+    return unlessGone(() => this.memory.delete(record.id, { scope: this.scope }));
   }
 
   private async messageRecords(): Promise<MemoryRecord[]> {

@@ -16,3 +16,12 @@ export function memloomErrorOf(error: unknown): MemloomError | undefined {
   }
   return undefined;
 }
+
+/** Run a write to one memory; NOT_FOUND (another writer removed it first) is taken as done. */
+export async function unlessGone(write: () => Promise<unknown>): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    if (!MemloomError.hasCode(error, 'NOT_FOUND')) throw error;
+  }
+}

@@ -195,9 +195,10 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
           });
           workingMemoryPart = { overview, reminder: check.reminder };
         }
+        const input = latestUserInput(request.messages);
         const prompt = await buildMemoryPrompt(memory, {
           scope,
-          query: latestUserInput(request.messages).map(messageText).join('\n').trim(),
+          query: input.map(messageText).join('\n').trim(),
           filter,
           policy: await pipeline.policy(),
           exclude: summarizedEpisodeIds(request.messages),
@@ -207,7 +208,7 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
         });
         // Kept for the turn's extraction (afterAgent), which runs only when turns are recorded.
         if (options.recordTurns !== false) {
-          const known = touch(retrievedByTurn, turnKey(key, request.messages), () => []);
+          const known = touch(retrievedByTurn, turnKey(key, input), () => []);
           for (const record of prompt.retrieved) if (!known.some((entry) => entry.id === record.id)) known.push(record);
         }
         addition = prompt.text;
@@ -232,10 +233,10 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
         return undefined;
       }
       const key = threadOf(run) ?? scopeKey(scope);
-      const turn = turnKey(key, state.messages);
+      const input = latestUserInput(state.messages);
+      const turn = turnKey(key, input);
       const retrieved = retrievedByTurn.get(turn) ?? [];
       retrievedByTurn.delete(turn);
-      const input = latestUserInput(state.messages);
       const userText = input.map(messageText).join('\n').trim();
       const session = summarize
         ? {
@@ -317,8 +318,8 @@ function wroteOverview(messages: readonly BaseMessage[], overviewTools: Readonly
  * LangGraph gives every message. Two runs at once have different messages; the model calls of
  * one run (a tool loop) share it.
  */
-function turnKey(threadKey: string, messages: readonly BaseMessage[]): string {
-  const id = latestUserInput(messages).at(-1)?.id;
+function turnKey(threadKey: string, latestInput: readonly BaseMessage[]): string {
+  const id = latestInput.at(-1)?.id;
   return id ? JSON.stringify([threadKey, id]) : threadKey;
 }
 

@@ -52,19 +52,16 @@ export async function buildMemoryPrompt(memory: Memory, input: MemoryPromptInput
     // Best first: the ranked memories, then the notes newest first, until one does not fit: what ranks
     // lower is left out, never taken in its place. A best memory longer than the whole budget (up to
     // maxContentLength, 10,000 characters) is shown cut, rather than nothing at all.
-    const shown: MemoryRecord[] = [];
-    for (const record of candidates) {
-      if (countTokens(render([...shown, record])) <= input.tokenLimit) {
-        shown.push(record);
-        retrieved.push(record);
-        continue;
-      }
-      const cut = shown.length === 0 ? cutToFit(record, (candidate) => countTokens(render([candidate])) <= input.tokenLimit) : undefined;
+    const count = longestFitting(candidates.length, (count) => countTokens(render(candidates.slice(0, count))) <= input.tokenLimit);
+    const shown = candidates.slice(0, count);
+    retrieved.push(...shown);
+    const [best] = candidates;
+    if (count === 0 && best) {
+      const cut = cutToFit(best, (candidate) => countTokens(render([candidate])) <= input.tokenLimit);
       if (cut) {
         shown.push(cut);
-        retrieved.push(record); // the extraction sees the whole memory, not the cut shown
+        retrieved.push(best); // the extraction sees the whole memory, not the cut shown
       }
-      break;
     }
     const block = render(shown);
     if (block) parts.push(block);

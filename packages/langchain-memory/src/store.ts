@@ -10,6 +10,7 @@ import {
   type SearchOperation,
 } from '@langchain/langgraph';
 import { MemloomError, validateScope, type Memory, type MemoryCategory, type MemoryFilter, type MemoryRecord, type MemoryVersion, type Scope } from '@memloom/core';
+import { unlessGone } from './errors.js';
 import { textsAtPath } from './json-path.js';
 
 /** An item found by `search`, with its relevance when a query ranked it (LangGraph's `SearchItem`). */
@@ -192,7 +193,7 @@ export class MemloomStore extends BaseStore {
     // A memory that took in another writer's content is released, and the item gets a memory of its own.
     let current = newest;
     if (current && (await this.holdsOtherContent(current))) {
-      await this.release(current, scope);
+      await this.detach(current, scope);
       current = undefined;
     }
     const text = index === false ? '' : (index ?? this.fields).flatMap((path) => textsAtPath(stored, path)).join('\n');
@@ -247,28 +248,24 @@ export class MemloomStore extends BaseStore {
   }
 
   /** Deletes a memory, unless another store already has. */
-  private async remove(record: MemoryRecord, scope: Scope): Promise<void> {
-    try {
-      await this.memory.delete(record.id, { scope });
-    } catch (error) {
-      if (!MemloomError.hasCode(error, 'NOT_FOUND')) throw error;
-    }
+  private remove(record: MemoryRecord, scope: Scope): Promise<void> {
+    return unlessGone(() => this.memory.delete(record.id, { scope }));
   }
 
   /**
    * Lets go of a memory that holds an item: deletes it, or, when it took in another writer's
-   * content (see `holdsOtherContent`), keeps it as a plain memory without the item's tag and
-   * metadata, so a put or delete of the item never erases what a user said.
+   * content (see `holdsOtherContent`), detaches it, so a put or delete of the item never erases
+   * what a user said.
    */
   private async release(record: MemoryRecord, scope: Scope): Promise<void> {
-    if (!(await this.holdsOtherContent(record))) return this.remove(record, scope);
+    return (await this.holdsOtherContent(record)) ? this.detach(record, scope) : this.remove(record, scope);
+  }
+
+  /** Keeps a memory that took in another writer's content as a plain memory, without the item's tag and metadata. */
+  private detach(record: MemoryRecord, scope: Scope): Promise<void> {
     const metadata = Object.fromEntries(Object.entries(record.metadata).filter(([key]) => !isItemMetadataKey(key)));
     const tags = record.tags.filter((tag) => tag !== STORE_ITEM_TAG);
-    try {
-      await this.memory.update(record.id, { tags, metadata }, { scope, reason: 'LangGraph store item released: it holds merged content' });
-    } catch (error) {
-      if (!MemloomError.hasCode(error, 'NOT_FOUND')) throw error;
-    }
+    return unlessGone(() => this.memory.update(record.id, { tags, metadata }, { scope, reason: 'LangGraph store item released: it holds merged content' }));
   }
 
   /**

@@ -114,6 +114,5 @@ function fitToTokens(index: string, tokenLimit: number): string {
     return wrap(kept.join('\n') + warning);
   };
   const count = longestFitting(lines.length - 1, (lines) => countTokens(cut(lines)) <= tokenLimit);
-  const best = cut(count);
-  return count > 0 && countTokens(best) <= tokenLimit ? best : '';
+  return count > 0 ? cut(count) : '';
 }

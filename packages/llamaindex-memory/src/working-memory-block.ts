@@ -98,7 +98,7 @@ export class WorkingMemoryBlock extends BaseMemoryBlock {
     this.logger = settings.logger ?? consoleLogger;
     // An overview saved before (onUpdate) is taken back even past maxOverviewTokens, with a warning: a
     // limit added or lowered later must not stop the app that restores it. Updates keep to the limit.
-    this.currentOverview = validOverview(settings.overview, { ...settings, maxOverviewTokens: Number.POSITIVE_INFINITY });
+    this.currentOverview = validOverview(settings.overview, { maxOverviewBytes: settings.maxOverviewBytes });
     const tokens = countTokens(this.currentOverview);
     if (tokens > settings.maxOverviewTokens) {
       this.logger.warn?.(
@@ -197,7 +197,8 @@ export function workingMemoryBlock(options: WorkingMemoryBlockOptions = {}): Wor
   return new WorkingMemoryBlock(options);
 }
 
-function validOverview(overview: unknown, limits: { maxOverviewBytes: number; maxOverviewTokens: number }): string {
+/** The overview, checked: a string within `maxOverviewBytes` and, when given, `maxOverviewTokens`. */
+function validOverview(overview: unknown, limits: { maxOverviewBytes: number; maxOverviewTokens?: number }): string {
   const { maxOverviewBytes: maxBytes, maxOverviewTokens: maxTokens } = limits;
   if (typeof overview !== 'string') {
     throw new MemloomError({ code: 'INVALID_INPUT', backend: 'llamaindex', message: `the working-memory overview must be a string, got ${overview === null ? 'null' : typeof overview}` });
@@ -211,6 +212,7 @@ function validOverview(overview: unknown, limits: { maxOverviewBytes: number; ma
       details: { bytes, maxBytes },
     });
   }
+  if (maxTokens === undefined) return overview;
   const tokens = countTokens(overview);
   if (tokens > maxTokens) {
     throw new MemloomError({

@@ -1,16 +1,15 @@
 #!/usr/bin/env node
 import { runCli } from './cli.js';
+import { EXIT_CODES, TERM_GRACE_MS } from './exit-codes.js';
 import { processIo } from './io.js';
 
 // The first Ctrl-C (SIGINT) or SIGTERM (timeout, docker stop, systemd) asks the running command to stop
 // between batches (import and reindex then say how to resume; export -o leaves no partial file); a second
 // one ends the process at once, and so does the end of a grace period after SIGTERM. Exit 130 for SIGINT,
 // 143 for SIGTERM, as shells report them.
-const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
+const SIGNAL_EXIT_CODES = { SIGINT: EXIT_CODES.INTERRUPTED, SIGTERM: EXIT_CODES.TERMINATED } as const;
 const interrupt = new AbortController();
 let stoppedBy: keyof typeof SIGNAL_EXIT_CODES | undefined;
-/** How long a command may take to stop between steps after SIGTERM before the process ends anyway. */
-const TERM_GRACE_MS = 5000;
 const stop = (signal: keyof typeof SIGNAL_EXIT_CODES) => {
   if (interrupt.signal.aborted) process.exit(SIGNAL_EXIT_CODES[signal]);
   stoppedBy = signal;

@@ -16,7 +16,12 @@ export const EXIT_CODES = {
   CONFLICT: 5,
   /** Stopped by Ctrl-C (SIGINT); import and reindex resume when run again. */
   INTERRUPTED: 130,
+  /** Stopped by SIGTERM, as by Ctrl-C; ended after `TERM_GRACE_MS` if the command had not stopped by then. */
+  TERMINATED: 143,
 } as const;
+
+/** How long a command may take to stop between steps after SIGTERM before the process ends anyway. */
+export const TERM_GRACE_MS = 5000;
 export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
 
 const BY_ERROR_CODE: Partial<Record<MemloomErrorCode, ExitCode>> = {

@@ -1,5 +1,5 @@
 import type { CommandSpec, OptionSpec } from './command.js';
-import { EXIT_CODES } from './exit-codes.js';
+import { EXIT_CODES, TERM_GRACE_MS } from './exit-codes.js';
 
 const EXIT_CODE_TEXT: Array<[number, string]> = [
   [EXIT_CODES.OK, 'done'],
@@ -9,7 +9,7 @@ const EXIT_CODE_TEXT: Array<[number, string]> = [
   [EXIT_CODES.CONFIG, 'configuration unusable (invalid, package missing, store built by another embedder, feature not supported)'],
   [EXIT_CODES.CONFLICT, 'a memory changed meanwhile, or an import met a different copy'],
   [EXIT_CODES.INTERRUPTED, 'stopped by Ctrl-C (import and reindex resume when run again)'],
-  [143, 'stopped by SIGTERM (timeout, docker stop), as by Ctrl-C; ended after 5 s if the command had not stopped'],
+  [EXIT_CODES.TERMINATED, `stopped by SIGTERM (timeout, docker stop), as by Ctrl-C; ended after ${TERM_GRACE_MS / 1000} s if the command had not stopped`],
 ];
 
 export function mainHelp(commands: readonly CommandSpec[]): string {

@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import {
   createMemory as createCoreMemory,
   type CreateMemoryOptions,
@@ -11,7 +11,7 @@ import {
 } from '@memloom/core';
 import { createEmbedderFrom, createStoreFrom, parseEmbedderConfig, parseStoreConfig } from './backends.js';
 import type { EmbedderConfig, MemloomConfig, StoreConfig } from './config-schema.js';
-import { configFromEnv, ENV_SOURCE, findConfigFile, loadConfigFile, sourceOf, validateConfig, type ConfigLayer } from './load-config.js';
+import { configFromEnv, findConfigFile, loadConfigFile, sourceOf, validateConfig, type ConfigLayer } from './load-config.js';
 
 /** Options of the umbrella `createMemory`: core's options with everything optional. */
 export interface MemloomOptions extends Partial<Omit<CreateMemoryOptions, 'store' | 'embedder'>> {
@@ -33,6 +33,8 @@ export interface MemloomOptions extends Partial<Omit<CreateMemoryOptions, 'store
 export interface ResolvedConfig {
   /** Highest precedence first: options, configuration file, environment. */
   layers: ConfigLayer[];
+  /** The configuration file read, when one was found (its folder holds the default store). */
+  configFile?: string;
   store: { config: StoreConfig; source: string };
   embedder: { config: EmbedderConfig; source: string };
   policy: Policy;
@@ -78,11 +80,11 @@ function namingLayers(error: unknown, resolved: ResolvedConfig): unknown {
     const issues = (error.details as { issues?: { path: string[] }[] } | undefined)?.issues ?? [];
     fields = [...new Set(issues.map((issue) => issue.path[0] ?? ''))].filter((field) => (ENGINE_KEYS as readonly string[]).includes(field));
   } else return error;
-  const layers = resolved.layers.filter((layer) => fields.some((field) => layer.config[field as keyof MemloomConfig] !== undefined));
-  if (fields.length === 0 || (!fields.includes('scope') && layers.every((layer) => layer.source === 'options'))) return error;
-  const named = (layer: ConfigLayer, field: string) => (layer.source === 'options' ? 'createMemory options' : sourceOf(layer, field));
-  const sources = [...new Set(layers.flatMap((layer) => fields.filter((field) => layer.config[field as keyof MemloomConfig] !== undefined).map((field) => named(layer, field))))];
-  const reason = (error as MemloomError).message.replace(/^\[memloom\] (\[[^\]]*\] )?/, '').replace(/^invalid createMemory options: /, '');
+  // Each layer that set a field concerned, once per field it set.
+  const setting = resolved.layers.flatMap((layer) => fields.filter((field) => layer.config[field as keyof MemloomConfig] !== undefined).map((field) => ({ layer, field })));
+  if (fields.length === 0 || (!fields.includes('scope') && setting.every(({ layer }) => layer.source === 'options'))) return error;
+  const sources = [...new Set(setting.map(({ layer, field }) => (layer.source === 'options' ? 'createMemory options' : sourceOf(layer, field))))];
+  const reason = (error as MemloomError).reason.replace(/^invalid createMemory options: /, '');
   return new MemloomError({
     code: 'INVALID_CONFIG',
     backend: 'config',
@@ -127,6 +129,7 @@ export async function resolveMemloomConfig(options: MemloomOptions = {}): Promis
   }
   return {
     layers,
+    ...(file ? { configFile: file } : {}),
     store: {
       config: storeLayer?.config.store ?? (isStore(options.store) ? `object (${options.store.name})` : 'sqlite'),
       source: storeLayer ? sourceOf(storeLayer, 'store') : isStore(options.store) ? 'options' : 'default',
@@ -169,8 +172,7 @@ function layerFor(resolved: ResolvedConfig, key: 'store' | 'embedder'): ConfigLa
  * subfolders share its memory, as they share its configuration), else in the working directory.
  */
 function defaultLayer(options: MemloomOptions, resolved: ResolvedConfig): ConfigLayer {
-  const file = resolved.layers.find((layer) => layer.source !== 'options' && layer.source !== ENV_SOURCE);
-  return { source: 'defaults', baseDir: file?.baseDir ?? options.cwd ?? process.cwd(), config: {} };
+  return { source: 'defaults', baseDir: resolved.configFile ? dirname(resolved.configFile) : (options.cwd ?? process.cwd()), config: {} };
 }
 
 /** Plain objects merge key by key (the higher layer wins); anything else is replaced. */

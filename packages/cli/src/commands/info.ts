@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_TYPES, parseStoreConfig, type Memory, type ResolvedConfig, type Scope } from 'memloom';
 import { numberOption, requirePositionals, type CommandSpec } from '../command.js';
 import type { CliIo } from '../io.js';
@@ -81,7 +81,6 @@ async function collectStats(memory: Memory, resolved: ResolvedConfig, io: CliIo,
   const [oldest] = await memory.list({ ...scoped, orderBy: 'updatedAt', direction: 'asc', limit: 1 });
   const [newest] = await memory.list({ ...scoped, orderBy: 'updatedAt', direction: 'desc', limit: 1 });
   const location = storeLocation(resolved, io);
-  const file = resolved.layers.find((layer) => isAbsolute(layer.source));
   return {
     store: {
       name: memory.store.name,
@@ -90,7 +89,7 @@ async function collectStats(memory: Memory, resolved: ResolvedConfig, io: CliIo,
       capabilities: { ...memory.store.capabilities },
     },
     embedder: { id: memory.embedder.id, dimension: memory.embedder.dimension, source: resolved.embedder.source },
-    ...(file ? { configFile: file.source } : {}),
+    ...(resolved.configFile ? { configFile: resolved.configFile } : {}),
     scope,
     total: await memory.count(scoped),
     byLevel: await countBy('level', MEMORY_LEVELS),
@@ -106,8 +105,7 @@ function storeLocation(resolved: ResolvedConfig, io: CliIo): { location?: string
   if (typeof resolved.store.config === 'string' && resolved.store.config.startsWith('object (')) return {};
   const layer = resolved.layers.find((candidate) => candidate.config.store !== undefined);
   // No layer names a store: the default one goes beside the configuration file that was found, as createMemory puts it.
-  const file = resolved.layers.find((candidate) => isAbsolute(candidate.source));
-  const baseDir = layer?.baseDir ?? file?.baseDir ?? io.cwd;
+  const baseDir = layer?.baseDir ?? (resolved.configFile ? dirname(resolved.configFile) : io.cwd);
   const config = parseStoreConfig(resolved.store.config, resolved.store.source) as { type: string; path?: string; root?: string; url?: string };
   const inBase = (path: string) => (isAbsolute(path) || path === ':memory:' ? path : resolve(baseDir, path));
   switch (config.type) {

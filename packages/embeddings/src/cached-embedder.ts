@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isMap } from 'node:util/types';
-import { MemloomError, type Embedder, type EmbedOptions } from '@memloom/core';
+import { hasLoneSurrogate, MemloomError, type Embedder, type EmbedOptions } from '@memloom/core';
 import { assertTexts } from './lexical-embedder.js';
 
 /**
@@ -235,9 +235,8 @@ export function createCachedEmbedder(embedder: Embedder, options: CachedEmbedder
  */
 function persistentKey(key: string): string {
   const hash = createHash('sha256');
-  if (LONE_SURROGATE.test(key)) hash.update(Buffer.from([0xff])).update(key, 'utf16le');
+  if (hasLoneSurrogate(key)) hash.update(Buffer.from([0xff])).update(key, 'utf16le');
   else hash.update(key, 'utf8');
   return hash.digest('base64url');
 }
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -29,6 +29,35 @@ export function neverDecays(record: Pick<MemoryRecord, 'category' | 'importance'
   return record.category === 'system' || record.category === 'core' || record.importance >= config.neverDecayImportance;
 }
 
+/**
+ * A memory's weight and importance at `nowMs` by the decay rules: what a
+ * maintenance pass would write now, whatever was stored last (a pass may not
+ * have run since, or skipped a change smaller than `minWeightChange`). A boost
+ * or a merge starts from these, so it gives the same result whether or not a
+ * pass ran just before. Memories that never decay keep their stored values.
+ */
+export function currentValues(
+  record: Pick<MemoryRecord, 'category' | 'importance' | 'weight' | 'baseWeight' | 'baseImportance' | 'updatedAt'>,
+  nowMs: number,
+  config: DecayConfig,
+): { weight: number; importance: number } {
+  if (neverDecays(record, config)) return { weight: record.weight, importance: record.importance };
+  return decayedValues(record, daysBetween(record.updatedAt, nowMs), config);
+}
+
+/** Seed 002 / 004 decay of a decaying memory: the weight by age, the importance by whole periods of its category. */
+function decayedValues(
+  record: Pick<MemoryRecord, 'category' | 'baseWeight' | 'baseImportance'>,
+  ageDays: number,
+  config: DecayConfig,
+): { weight: number; importance: number } {
+  const rule = record.category === 'episode' ? config.episode : config.fact;
+  return {
+    weight: decayedWeight(record.baseWeight, ageDays, config.weightAlpha),
+    importance: roundValue(record.baseImportance * rule.factor ** Math.floor(ageDays / rule.everyDays)),
+  };
+}
+
 /** What passive maintenance would do to one memory at `nowMs`. */
 export interface MaintenancePlan {
   kind: 'keep' | 'update' | 'delete';
@@ -54,8 +83,7 @@ export function planMaintenance(record: MemoryRecord, nowMs: number, config: Dec
   const reasons: string[] = [];
 
   const rule = record.category === 'episode' ? config.episode : config.fact;
-  const periods = Math.floor(ageDays / rule.everyDays);
-  const importance = roundValue(record.baseImportance * rule.factor ** periods);
+  const { weight, importance } = decayedValues(record, ageDays, config);
 
   if (record.category === 'episode' && ageDays >= config.episode.deleteAfterDays) {
     return {
@@ -73,7 +101,6 @@ export function planMaintenance(record: MemoryRecord, nowMs: number, config: Dec
     };
   }
 
-  const weight = decayedWeight(record.baseWeight, ageDays, config.weightAlpha);
   if (weight !== record.weight) {
     reasons.push(`weight ${record.weight} -> ${weight} (${formatDays(ageDays)} since last update)`);
   }

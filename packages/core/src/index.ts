@@ -78,11 +78,11 @@ export { engineConfigSchema } from './options.js';
 export type { EngineConfig, EngineConfigInput } from './options.js';
 
 // Strategy engine (seed 004)
-export { decideUpdate, boostedWeight, upgradedLevel, levelRank, roundValue } from './update-strategy.js';
+export { decideUpdate, boostedWeight, upgradedLevel, levelRank, roundValue, SIMILARITY_TOLERANCE } from './update-strategy.js';
 export type { MergeStrategy, UpdateDecision } from './update-strategy.js';
 
 // Decay and compression (seeds 004, 002)
-export { decayedWeight, levelForAge, neverDecays, planMaintenance, baseWeightFor, baseImportanceFor, daysBetween, DAY_MS } from './decay.js';
+export { currentValues, decayedWeight, levelForAge, neverDecays, planMaintenance, baseWeightFor, baseImportanceFor, daysBetween, DAY_MS } from './decay.js';
 export type { MaintenancePlan } from './decay.js';
 export { compressDeterministic, mergeDeterministic, splitSentences } from './compression.js';
 export type { MaintainOptions, MaintenanceReport, MaintenanceChange } from './maintenance.js';

@@ -1,6 +1,6 @@
 import { systemClock, type Clock, type Embedder, type LanguageModel, type MemoryStore } from './contracts.js';
 import type { FreshnessConfig } from './config.js';
-import { baseImportanceFor, baseWeightFor, daysBetween } from './decay.js';
+import { baseImportanceFor, baseWeightFor, currentValues, daysBetween } from './decay.js';
 import { MemloomError } from './errors.js';
 import { freshnessNote, freshnessThresholdMs } from './freshness.js';
 import { timeOrderedId } from './ids.js';
@@ -356,12 +356,14 @@ class MemloomMemory implements Memory {
       updatedAt,
       revision: current.revision + 1,
     };
+    // A refreshed timestamp restarts decay from the values the rules give the memory now.
+    const decayed = options.refreshTimestamp ? currentValues(current, nowMs, this.config.decay) : current;
     if (parsed.weight !== undefined || options.refreshTimestamp) {
-      next.weight = parsed.weight ?? current.weight;
+      next.weight = parsed.weight ?? decayed.weight;
       next.baseWeight = baseWeightFor(next.weight, ageDays, this.config.decay.weightAlpha);
     }
     if (parsed.importance !== undefined || options.refreshTimestamp) {
-      next.importance = parsed.importance ?? current.importance;
+      next.importance = parsed.importance ?? decayed.importance;
       // Importance decays in whole periods; the base is the value at updatedAt.
       next.baseImportance = options.refreshTimestamp ? next.importance : baseImportanceFor(next, ageDays, this.config.decay);
     }

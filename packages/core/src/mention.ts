@@ -1,5 +1,5 @@
 import type { MemoryChange, MemoryStore } from './contracts.js';
-import { baseWeightFor, daysBetween } from './decay.js';
+import { baseWeightFor, currentValues, daysBetween } from './decay.js';
 import type { AddResult } from './memory-types.js';
 import type { EngineConfig, ParsedAddOptions } from './options.js';
 import { createRecord, mergeTags, unique, validateContent, versionOf } from './records.js';
@@ -57,6 +57,8 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
   const trigger = options.trigger ?? 'user_mention';
   // Candidates: the same scope, and the same layer (facts and core facts merge; episodes and system memories only with their own kind).
   const category = options.category ?? deps.config.defaults.category;
+  // Compared with the stored vectors, which carry each memory's context: the same words said
+  // after another question (a short reply) score lower than a restatement in the same context.
   const [nearestHit] =
     options.merge === false
       ? []
@@ -70,15 +72,21 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
           approximate: true,
         });
   const nearest = nearestHit?.memory;
+  // Boosts and merges start from the nearest memory's weight and importance now, as the decay rules give them.
+  const current = nearest ? currentValues(nearest, atMs, deps.config.decay) : undefined;
   const decision =
     options.merge === false
       ? { ...VERBATIM_DECISION }
       : decideUpdate(nearest ? { id: nearest.id, level: nearest.level, similarity: nearestHit.score } : undefined, deps.config.strategy);
 
-  if (nearest && decision.strategy === 'merge_update') {
+  if (nearest && current && decision.strategy === 'merge_update') {
     const merged = await deps.text.merge(nearest.content, nearest.level, text);
     const mergedContent = validateContent(merged.text, deps.config.limits.maxContentLength, 'merged content');
-    const weight = boostedWeight(nearest.weight, 'merge_update', deps.config.strategy);
+    const weight = boostedWeight(current.weight, 'merge_update', deps.config.strategy);
+    // Restated, the memory counts at least as much as the new content stored alone would.
+    const importance = Math.max(current.importance, options.importance ?? deps.config.defaults.importance);
+    // As createRecord: content added without a source is the user's.
+    const source = options.source ?? 'user';
     // The newest context given wins; without one, the memory keeps its own.
     const { context: _oldContext, ...rest } = nearest;
     const context = input.context ?? nearest.context;
@@ -87,14 +95,18 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
       content: mergedContent,
       ...(context ? { context } : {}),
       level: upgradedLevel(nearest.level, decision.similarity, deps.config.strategy),
+      // Asked for as core, a fact becomes core; a core memory never becomes a fact by a merge.
+      category: options.category === 'core' ? 'core' : nearest.category,
+      type: options.type ?? nearest.type,
       weight,
       baseWeight: weight,
-      baseImportance: Math.max(nearest.importance, options.importance ?? 0),
-      importance: Math.max(nearest.importance, options.importance ?? 0),
-      updatedAt: atIso,
-      lastAccessedAt: atIso,
-      source: options.source === 'user' ? 'user' : nearest.source,
-      verified: nearest.verified || (options.verified ?? options.source === 'user'),
+      baseImportance: importance,
+      importance,
+      // Content said earlier than the memory's own time (an import, a replay) never moves it back.
+      updatedAt: laterIso(nearest.updatedAt, atIso),
+      lastAccessedAt: laterIso(nearest.lastAccessedAt, atIso),
+      source: source === 'user' ? 'user' : nearest.source,
+      verified: nearest.verified || (options.verified ?? source === 'user'),
       sources: unique([...nearest.sources, ...(options.sources ?? [])]),
       tags: mergeTags(nearest.tags, options.tags ?? [], deps.config.limits.maxTags),
       metadata: { ...nearest.metadata, ...(options.metadata ?? {}) },
@@ -142,9 +154,9 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
     },
   ];
   let boosted: MemoryRecord | undefined;
-  if (nearest) {
-    const weight = boostedWeight(nearest.weight, decision.strategy, deps.config.strategy);
-    if (weight !== nearest.weight) {
+  if (nearest && current) {
+    const weight = boostedWeight(current.weight, decision.strategy, deps.config.strategy);
+    if (weight !== current.weight) {
       const ageDays = daysBetween(nearest.updatedAt, atMs);
       boosted = {
         ...nearest,
@@ -152,7 +164,7 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
         baseWeight: baseWeightFor(weight, ageDays, deps.config.decay.weightAlpha),
         revision: nearest.revision + 1,
       };
-      const reason = `mentioned again at similarity ${decision.similarity.toFixed(3)} (${decision.strategy}): weight ${nearest.weight} -> ${weight}; content, level and timestamp unchanged`;
+      const reason = `mentioned again at similarity ${decision.similarity.toFixed(3)} (${decision.strategy}): weight ${current.weight} -> ${weight}; content, level and timestamp unchanged`;
       changes.push({
         op: 'put',
         memory: boosted,
@@ -163,6 +175,11 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
   }
   await deps.store.apply(changes);
   return { decision, memory: created, ...(boosted ? { boosted } : {}) };
+}
+
+/** The later of two ISO times. */
+function laterIso(a: string, b: string): string {
+  return Date.parse(b) > Date.parse(a) ? b : a;
 }
 
 /** Categories a new memory of `category` may merge with. */

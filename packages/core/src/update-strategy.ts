@@ -18,6 +18,13 @@ export interface UpdateDecision {
   nearestId?: string;
 }
 
+/**
+ * Rounding error forgiven at a threshold: a similarity within this of a
+ * threshold counts as on it (a cosine that is 0.85 on paper can compute as
+ * 0.8499999999999999).
+ */
+export const SIMILARITY_TOLERANCE = 1e-9;
+
 /** Levels from most to least detailed. */
 const LEVEL_ORDER: readonly MemoryLevel[] = ['full', 'summary', 'tag', 'trace', 'archive'];
 
@@ -41,8 +48,8 @@ export function decideUpdate(
     };
   }
   const { similarity } = nearest;
-  const shown = similarity.toFixed(3);
-  if (similarity >= config.highSimilarity) {
+  const shown = shownSimilarity(similarity, config);
+  if (similarity >= config.highSimilarity - SIMILARITY_TOLERANCE) {
     const upgraded = upgradedLevel(nearest.level, similarity, config);
     const shouldUpgradeLevel = upgraded !== nearest.level;
     const upgradeText = shouldUpgradeLevel
@@ -57,7 +64,7 @@ export function decideUpdate(
       nearestId: nearest.id,
     };
   }
-  if (similarity >= config.mediumSimilarity) {
+  if (similarity >= config.mediumSimilarity - SIMILARITY_TOLERANCE) {
     return {
       strategy: 'keep_both',
       shouldRefreshTimestamp: false,
@@ -97,8 +104,19 @@ export function boostedWeight(weight: number, strategy: MergeStrategy, config: S
 export function upgradedLevel(level: MemoryLevel, similarity: number, config: StrategyConfig): MemoryLevel {
   if (level === 'full') return 'full';
   const threshold = config.upgradeAbove[level];
-  if (similarity <= threshold) return level;
+  if (similarity <= threshold + SIMILARITY_TOLERANCE) return level;
   return LEVEL_ORDER[levelRank(level) - 1] ?? level;
+}
+
+/**
+ * Three decimals, or every digit when three would round onto a threshold the
+ * similarity is below ("0.850 in [0.6, 0.85)" would contradict itself).
+ */
+function shownSimilarity(similarity: number, config: StrategyConfig): string {
+  const shown = similarity.toFixed(3);
+  const thresholds = [config.highSimilarity, config.mediumSimilarity, ...Object.values(config.upgradeAbove)];
+  const misleading = thresholds.some((threshold) => Number(shown) === threshold && similarity < threshold - SIMILARITY_TOLERANCE);
+  return misleading ? String(similarity) : shown;
 }
 
 /** Six decimals keep stored numbers readable without losing anything that matters. */

@@ -103,6 +103,21 @@ describe('extraction: operations from the model', () => {
     expect((await memory.history(tense.memory.id))[1]).toMatchObject({ trigger: 'extraction', action: 'boost' });
   });
 
+  it('BOOST and a correction start from the importance and weight the decay rules give now, not the last ones stored', async () => {
+    const { state, model } = settableModel();
+    const { pipeline, memory, clock } = pipelineRig({ languageModel: model });
+    const tense = await memory.add('The user is tense about the interview', { scope: alice });
+    // 100 days, no maintenance pass since: 14 whole weeks (1 · 0.95^14 = 0.487675) and weight 1 / (1 + 0.01 · 100) = 0.5.
+    clock.advance(100 * DAY);
+    state.answer = `[BOOST:${tense.memory.id}] the reply told them not to be so tense`;
+    const report = await pipeline.extract({ scope: alice, user: 'Tomorrow is the day', assistant: "Don't be so tense", retrieved: [{ memory: tense.memory }] });
+    expect(report.applied[0]).toMatchObject({ kind: 'boost', importance: { from: 0.487675, to: 0.787675 } });
+    state.answer = `[UPDATE:${tense.memory.id}] The user is calm about the interview`;
+    await pipeline.extract({ scope: alice, user: 'I am calm now', assistant: 'Good', retrieved: [{ memory: tense.memory }] });
+    // A correction is activated like a merge: +60% of the gap from 0.5.
+    expect((await memory.get(tense.memory.id))?.weight).toBeCloseTo(0.8, 6);
+  });
+
   it('a boost never overwrites a change made between its read and its write: it reads again and boosts that', async () => {
     const { state, model } = settableModel();
     const store = createInMemoryStore();

@@ -33,6 +33,11 @@ describe('seed 004 scenario: compression and activation over 105 days', () => {
   const day = (n: number) => new Date(Date.parse('2024-01-01T10:00:00.000Z') + (n - 1) * 86_400_000).toISOString();
   const ids: Record<string, string> = {};
   const get = async (name: string): Promise<MemoryRecord> => (await memory.get(ids[name]!))!;
+  // Boosts start from the weight the decay formula gives at the mention, not the one the last pass
+  // stored: at day 15 the job memory is 14 days old (1 / 1.14), though day 10's pass stored 1 / 1.09.
+  const mergedAt15 = 1 / 1.14 + (1 - 1 / 1.14) * 0.6;
+  // At day 45 the coffee memory is 44 days old (1 / 1.44); day 40's pass stored 1 / 1.39.
+  const boostedAt45 = 1 / 1.44 + (1 - 1 / 1.44) * 0.3;
 
   it('day 1: creates three independent full memories', async () => {
     ids.job = (await memory.add(job, { scope })).memory.id;
@@ -76,7 +81,7 @@ describe('seed 004 scenario: compression and activation over 105 days', () => {
     expect(record.level).toBe('full');
     expect(record.updatedAt).toBe(day(15));
     expect(record.content).toBe(jobMention);
-    expect(record.weight).toBeCloseTo(1 / 1.09 + (1 - 1 / 1.09) * 0.6, 5);
+    expect(record.weight).toBeCloseTo(mergedAt15, 5);
     expect(await memory.count({ scope })).toBe(3);
   });
 
@@ -86,7 +91,7 @@ describe('seed 004 scenario: compression and activation over 105 days', () => {
     const jobRecord = await get('job');
     expect(jobRecord.level).toBe('summary'); // 25 days since day 15
     expect(jobRecord.updatedAt).toBe(day(15));
-    expect(jobRecord.weight).toBeCloseTo((1 / 1.09 + (1 - 1 / 1.09) * 0.6) / 1.25, 5);
+    expect(jobRecord.weight).toBeCloseTo(mergedAt15 / 1.25, 5);
     const coffeeRecord = await get('coffee');
     expect(coffeeRecord.level).toBe('tag'); // 39 days since day 1
     expect(coffeeRecord.updatedAt).toBe(day(1));
@@ -107,14 +112,14 @@ describe('seed 004 scenario: compression and activation over 105 days', () => {
     expect(after.content).toBe(before.content);
     expect(after.level).toBe('tag');
     expect(after.updatedAt).toBe(day(1));
-    expect(after.weight).toBeCloseTo(before.weight + (1 - before.weight) * 0.3, 5);
+    expect(before.weight).toBeCloseTo(1 / 1.39, 5);
+    expect(after.weight).toBeCloseTo(boostedAt45, 5);
     expect(await memory.count({ scope })).toBe(4);
   });
 
   it('day 100: compression continues; the boost survives the decay pass', async () => {
     clock.set(day(100));
     await memory.maintain();
-    const boostedAt45 = 1 / 1.39 + (1 - 1 / 1.39) * 0.3;
     expect((await get('job')).level).toBe('tag'); // 85 days
     const coffeeRecord = await get('coffee');
     expect(coffeeRecord.level).toBe('trace'); // 99 days
@@ -139,7 +144,8 @@ describe('seed 004 scenario: compression and activation over 105 days', () => {
     expect(jobAfter.content).toBe(jobBefore.content);
     expect(jobAfter.level).toBe('tag');
     expect(jobAfter.updatedAt).toBe(day(15));
-    expect(jobAfter.weight).toBeCloseTo(jobBefore.weight + 0.1, 6);
+    expect(jobBefore.weight).toBeCloseTo(mergedAt15 / 1.85, 5); // day 100's pass, 85 days
+    expect(jobAfter.weight).toBeCloseTo(mergedAt15 / 1.9 + 0.1, 5); // the formula at 90 days, + 0.1
     expect(await memory.count({ scope })).toBe(5);
   });
 

@@ -1,5 +1,6 @@
 import { MemloomError, type MemloomErrorCode } from '../errors.js';
 import { MAX_IMPORTANCE } from '../config.js';
+import { currentValues } from '../decay.js';
 import { unique } from '../records.js';
 import type { AddResult } from '../memory-types.js';
 import type { MemoryRecord } from '../types.js';
@@ -169,16 +170,18 @@ async function applyToMemoryOnce(
     applied = { kind: 'delete', id: current.id, before: current };
   } else if (operation.kind === 'boost') {
     // Clamped: a memory already at the top stays there rather than failing the rest of the answer.
-    const importance = Math.min(MAX_IMPORTANCE, roundValue(current.importance + config.boostAmount));
+    // From the importance the decay rules give it now, whether or not a maintenance pass wrote it yet.
+    const from = currentValues(current, context.clock.now(), memory.config.decay).importance;
+    const importance = Math.min(MAX_IMPORTANCE, roundValue(from + config.boostAmount));
     const after = await memory.update(current.id, { importance }, {
       ...scope,
       expectedRevision: current.revision,
       trigger: 'extraction',
       action: 'boost',
-      reason: `shaped the reply: importance ${current.importance} -> ${importance}`,
+      reason: `shaped the reply: importance ${from} -> ${importance}`,
     });
-    applied = { kind: 'boost', id: current.id, importance: { from: current.importance, to: importance }, after };
-    if (after.category === 'fact' && importance >= config.promoteAtImportance && current.importance < config.promoteAtImportance) {
+    applied = { kind: 'boost', id: current.id, importance: { from, to: importance }, after };
+    if (after.category === 'fact' && importance >= config.promoteAtImportance && from < config.promoteAtImportance) {
       report.dueForReview.push(after.id);
     }
   } else if (operation.content === current.content) {
@@ -187,7 +190,7 @@ async function applyToMemoryOnce(
   } else {
     // A correction: the named memory gets the complete corrected text as a fresh full memory,
     // activated like a merge (timestamp refreshed, weight boosted); the wrong text stays in its history.
-    const weight = boostedWeight(current.weight, 'merge_update', memory.config.strategy);
+    const weight = boostedWeight(currentValues(current, context.clock.now(), memory.config.decay).weight, 'merge_update', memory.config.strategy);
     const after = await memory.update(
       current.id,
       { content: operation.content, level: 'full', weight, verified: operation.userStated, sources: unique([...current.sources, ...turn.sources]) },

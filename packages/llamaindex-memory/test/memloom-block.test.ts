@@ -370,7 +370,8 @@ describe('MemloomMemoryBlock in a real LlamaIndex Memory', () => {
     const resumed = loadChatMemory(chat.snapshot(), { memoryBlocks: [second] });
     await resumed.add({ role: 'user', content: aliceFacts[2] });
     await second.flush(resumed);
-    expect(await memory.history(fact!.id)).toHaveLength(1);
+    // Not merged into itself again (the new fact beside it may boost its weight: seed 004's +0.1).
+    expect((await memory.history(fact!.id)).map((version) => version.action)).not.toContain('merge');
     expect((await memory.get(fact!.id))!.updatedAt).toBe(fact!.updatedAt);
     expect((await memory.list({ scope: alice })).map((record) => record.content).sort()).toEqual([aliceFacts[1], aliceFacts[2]].sort());
   });

@@ -194,9 +194,10 @@ describe('import into an existing store', () => {
     const target = open(sqliteKind, clock);
     await importLines(target, await exportLines(source));
 
+    // Added before a day passes: a new memory boosts its nearest (+0.1) only once that one's weight has decayed.
+    await source.add(TEXT.cat, { scope: { userId: 'alice' } });
     clock.advanceDays(1);
     await source.add(TEXT.homeAgain, { scope: { userId: 'alice' } }); // merges: home gets version 2
-    await source.add(TEXT.cat, { scope: { userId: 'alice' } });
     const later = await exportLines(source);
     expect(await importLines(target, later)).toMatchObject({ created: 1, merged: 1, kept: 1 });
     expectSameMemories((await exportLines(target)).lines, later.lines);

@@ -77,8 +77,9 @@ export async function createStoreFrom(
       }
       case 'qdrant': {
         const qdrant = await importOptional(() => import('@memloom/store-qdrant'), '@memloom/store-qdrant', source);
-        const apiKey = options.apiKey ?? env.QDRANT_API_KEY;
-        return qdrant.createQdrantStore({ ...options, ...(apiKey ? { apiKey: String(apiKey) } : {}) });
+        // The Qdrant variables (QDRANT_URL, QDRANT_API_KEY, MEMLOOM_QDRANT_*) fill in what the configuration leaves out.
+        const fromEnv = qdrant.qdrantOptionsFromEnv({ ...env, MEMLOOM_STORE: 'qdrant' }) ?? {};
+        return qdrant.createQdrantStore({ ...fromEnv, ...options });
       }
       case 'memory': {
         const { createInMemoryStore } = await import('@memloom/core/testing');

@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -130,6 +132,58 @@ describe('createMemory() by configuration', () => {
     const memory = await open({ cwd, env: { MEMLOOM_STORE: 'qdrant:http://nowhere:6333' }, store, embedder });
     expect(memory.store).toBe(store);
     expect(memory.embedder).toBe(embedder);
+  });
+});
+
+describe('the Qdrant store from the environment', () => {
+  it('takes QDRANT_URL, MEMLOOM_QDRANT_COLLECTION and MEMLOOM_QDRANT_SHARDS for what the store setting leaves out', async () => {
+    // A stand-in server that records what the store asks and refuses it all.
+    const requests: string[] = [];
+    const server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => (body += chunk));
+      request.on('end', () => {
+        // The client's version check at / is answered, the collection does not exist, and everything else is refused.
+        if (request.url === '/') {
+          response.writeHead(200, { 'content-type': 'application/json' });
+          response.end(JSON.stringify({ title: 'qdrant - vector search engine', version: '1.17.0' }));
+          return;
+        }
+        requests.push(`${request.method} ${request.url} ${body}`);
+        if (request.url?.endsWith('/exists')) {
+          response.writeHead(200, { 'content-type': 'application/json' });
+          response.end(JSON.stringify({ result: { exists: false }, status: 'ok', time: 0 }));
+          return;
+        }
+        response.writeHead(400, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ status: { error: 'refused by the test' } }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const env = { MEMLOOM_STORE: 'qdrant', QDRANT_URL: url, MEMLOOM_QDRANT_COLLECTION: 'team', MEMLOOM_QDRANT_SHARDS: '3' };
+      const memory = await open({ cwd, env, embedder: createTestEmbedder() });
+      expect(memory.store.name).toBe('qdrant');
+      await errorOf(memory.count());
+      expect(requests.length).toBeGreaterThan(0);
+      expect(requests.every((request) => / \/collections\/team\b/u.test(request))).toBe(true);
+      // The collection is created with the shards asked for.
+      expect(requests.some((request) => request.startsWith('PUT /collections/team ') && request.includes('"shard_number":3'))).toBe(true);
+      // A URL in the store setting wins over QDRANT_URL.
+      const other = await open({ cwd, env: { ...env, MEMLOOM_STORE: 'qdrant:http://127.0.0.1:1' }, embedder: createTestEmbedder() });
+      const before = requests.length;
+      await errorOf(other.count());
+      expect(requests.length).toBe(before);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('refuses a Qdrant variable that is not valid, naming it', async () => {
+    const error = await errorOf(createMemory({ cwd, env: { MEMLOOM_STORE: 'qdrant:http://127.0.0.1:1', MEMLOOM_QDRANT_SHARDS: 'x' }, embedder: createTestEmbedder() }));
+    expect(error.code).toBe('INVALID_CONFIG');
+    expect(error.message).toContain('MEMLOOM_QDRANT_SHARDS');
   });
 });
 

@@ -78,7 +78,7 @@ export interface ImportOptions {
   onHeader?: (header: ExportHeader) => void;
   /** Called after each batch (copy) or memory (merge) with the memory lines handled so far. */
   onProgress?: (position: number, header: ExportHeader, counts: ImportCounts) => Promise<void> | void;
-  /** Checked between batches (copy) or memories (merge). */
+  /** Checked between batches (copy) or memories (merge), and passed to each merge's `add` (its model call). */
   signal?: AbortSignal;
 }
 
@@ -167,7 +167,7 @@ export async function importMemories(memory: Memory, options: ImportOptions): Pr
     if (wanted(line)) {
       await open();
       merging ??= withoutDefaultScope(memory);
-      await mergeOne(merging, line, counts);
+      await mergeOne(merging, line, counts, options.signal);
       counts.done++;
     } else {
       counts.outOfScope++;
@@ -227,7 +227,7 @@ function withoutDefaultScope(memory: Memory): Memory {
 }
 
 /** Through the strategy engine, as `memloom add` would, keeping the memory's fields and its time. */
-async function mergeOne(memory: Memory, line: ExportLine, counts: ImportCounts): Promise<void> {
+async function mergeOne(memory: Memory, line: ExportLine, counts: ImportCounts, signal: AbortSignal | undefined): Promise<void> {
   const record = line.memory;
   const result = await memory.add(record.content, {
     scope: record.scope,
@@ -242,6 +242,8 @@ async function mergeOne(memory: Memory, line: ExportLine, counts: ImportCounts):
     ...(record.context !== undefined ? { context: record.context } : {}),
     at: record.updatedAt,
     trigger: 'import',
+    // An abort stops a merge's model call in flight: the memory is not added, and a resumed import adds it.
+    ...(signal ? { signal } : {}),
   });
   if (result.decision.strategy === 'merge_update') counts.merged++;
   else if (result.decision.strategy === 'keep_both') counts.kept++;

@@ -107,14 +107,16 @@ describe('Ctrl-C in add-turns and maintain', () => {
     expect(await storedCount('sqlite:./t.db')).toBe(0);
   });
 
-  it('maintain stops after the page it is on: exit 130, run again to finish', async () => {
+  it('maintain interrupted before it starts changes nothing: exit 130, run again to maintain', async () => {
     writeFileSync(join(dir, 'some.jsonl'), syntheticExport(3).text);
     expect((await run(dir, ['import', 'some.jsonl', '--store', 'sqlite:./m.db'])).code).toBe(0);
     const stop = new AbortController();
     stop.abort();
-    const result = await run(dir, ['maintain', '--store', 'sqlite:./m.db'], { signal: stop.signal });
+    const result = await run(dir, ['maintain', '--now', '2024-03-01', '--store', 'sqlite:./m.db'], { signal: stop.signal });
     expect(result.code).toBe(EXIT_CODES.INTERRUPTED);
-    expect(result.stderr).toContain('maintain interrupted after 3 memories of 3');
+    expect(result.stderr).toContain('maintain interrupted before any memory was maintained; run it again to maintain them');
+    const levels = JSON.parse((await run(dir, ['list', '--all', '--json', '--store', 'sqlite:./m.db'])).stdout).map((memory: { level: string }) => memory.level);
+    expect(levels).toEqual(['full', 'full', 'full']);
   });
 });
 

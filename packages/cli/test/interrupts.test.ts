@@ -1,9 +1,10 @@
 import type { WriteStream } from 'node:fs';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { GenerateRequest, LanguageModel } from '@memloom/core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EXIT_CODES } from '../src/index.js';
-import { run, syntheticExport, tempFolder } from './helpers.js';
+import { json, run, syntheticExport, tempFolder } from './helpers.js';
 
 // The file streams `memloom export -o` opens, so that a test can wait for them to close.
 const opened = vi.hoisted(() => [] as WriteStream[]);
@@ -15,6 +16,15 @@ vi.mock('node:fs', async (importOriginal) => {
     return stream;
   }) as typeof actual.createWriteStream;
   return { ...actual, default: { ...actual, createWriteStream }, createWriteStream };
+});
+
+// A language model for the memories the CLI opens, when a test sets one (the CLI's configuration names none).
+const configured = vi.hoisted(() => ({ model: undefined as LanguageModel | undefined }));
+vi.mock('memloom', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('memloom')>();
+  const createMemory: typeof actual.createMemory = (options = {}) =>
+    actual.createMemory({ ...options, ...(configured.model ? { languageModel: configured.model } : {}) });
+  return { ...actual, createMemory };
 });
 
 let dir: string;
@@ -29,6 +39,7 @@ beforeEach(() => {
   process.on('uncaughtException', onUncaught);
 });
 afterEach(() => {
+  configured.model = undefined;
   process.off('uncaughtException', onUncaught);
   cleanup();
 });
@@ -73,5 +84,96 @@ describe('export -o, stopped or failing part-way', () => {
     const result = await run(dir, ['export', '-o', 'out.jsonl', '--quiet']);
     expect(result.code).toBe(0);
     expect(readdirSync(dir).filter((name) => name.startsWith('out.jsonl'))).toEqual(['out.jsonl']);
+  });
+});
+
+/**
+ * A model whose calls wait for the test. Ctrl-C comes during call number `stopAt` (0-based): the
+ * calls before are answered with `answer`. A command that does not pass its interrupt signal on
+ * leaves that call's own signal alone: the model then answers it, and every later call, as a real
+ * one would, and the command goes on (so that the test fails instead of hanging).
+ */
+function modelStoppedAt(stopAt: number, stop: AbortController, answer: string) {
+  const requests: GenerateRequest[] = [];
+  const model: LanguageModel = {
+    id: 'test/stopped-model',
+    generate: (request) =>
+      new Promise<string>((resolve) => {
+        requests.push(request);
+        if (requests.length - 1 < stopAt) return resolve(answer);
+        if (requests.length - 1 === stopAt) stop.abort();
+        if (!request.signal?.aborted) resolve(answer);
+      }),
+  };
+  return { model, requests };
+}
+
+describe('Ctrl-C inside a session or a page, with a language model', () => {
+  it('add-turns stops during a turn\'s model call: exit 130 saying how many turns of the session were stored', async () => {
+    const stop = new AbortController();
+    const { model, requests } = modelStoppedAt(0, stop, 'Ana adopted a puppy named Rex.');
+    configured.model = model;
+    // The second turn restates the first: its merge asks the model, and Ctrl-C comes while it answers.
+    const turns = ['Ana adopted a puppy named Rex', 'Ana adopted a puppy named Rex', 'Ana keeps bees in the garden', '', 'Ben plays the cello'].join('\n');
+    const result = await run(dir, ['add-turns', '-', '--user', 'ana'], { stdin: turns, signal: stop.signal });
+    expect(result.code).toBe(EXIT_CODES.INTERRUPTED);
+    expect(result.stderr).toContain('add-turns interrupted in session 1 of 2 (lines 1-3) after 1 of its 3 turns; 1 turn was stored in all and stays stored');
+    // The merge's model call was told to stop.
+    expect(requests).toHaveLength(1);
+    expect(requests[0]?.signal?.aborted).toBe(true);
+    configured.model = undefined;
+    const stored = json(await run(dir, ['list', '--user', 'ana', '--json']));
+    expect(stored.map((memory: { content: string; revision: number }) => [memory.content, memory.revision])).toEqual([['Ana adopted a puppy named Rex', 1]]);
+  });
+
+  it('add-turns stops between the turns of a session (no model): exit 130, the turns before stay stored', async () => {
+    const stop = new AbortController();
+    const turns = Array.from({ length: 10 }, (_, index) => `Turn ${index} about subject ${index}`).join('\n');
+    const result = await run(dir, ['add-turns', '-', '--user', 'ana'], {
+      stdin: turns,
+      signal: stop.signal,
+      onStderr: (text) => {
+        if (text.startsWith('add-turns 3/10')) stop.abort();
+      },
+    });
+    expect(result.code).toBe(EXIT_CODES.INTERRUPTED);
+    expect(result.stderr).toContain('add-turns interrupted in session 1 of 1 (lines 1-10) after 3 of its 10 turns; 3 turns were stored in all and stay stored');
+    expect(json(await run(dir, ['list', '--user', 'ana', '--json']))).toHaveLength(3);
+  });
+
+  it('import --merge stops during a merge\'s model call: that memory is not merged, and running it again starts with it', async () => {
+    const { lines, text } = syntheticExport(3);
+    writeFileSync(join(dir, 'notes.jsonl'), text);
+    // The first memory of the file is already stored: adding it again merges, and the merge asks the model.
+    const first = JSON.parse(lines[0]!).memory;
+    expect((await run(dir, ['add', first.content, '--user', 'alice'])).code).toBe(0);
+    const stop = new AbortController();
+    const { model, requests } = modelStoppedAt(0, stop, `${first.content}, merged`);
+    configured.model = model;
+    const result = await run(dir, ['import', 'notes.jsonl', '--merge'], { signal: stop.signal });
+    expect(result.code).toBe(EXIT_CODES.INTERRUPTED);
+    expect(result.stderr).toContain('import interrupted');
+    expect(requests[0]?.signal?.aborted).toBe(true);
+    configured.model = undefined;
+    const stored = json(await run(dir, ['list', '--user', 'alice', '--json']));
+    expect(stored.map((memory: { content: string; revision: number }) => [memory.content, memory.revision])).toEqual([[first.content, 1]]);
+    expect(json(await run(dir, ['import', 'notes.jsonl', '--merge', '--json', '--quiet']))).toMatchObject({ done: 3, merged: 1 });
+  });
+
+  it('maintain stops inside a page, during a compression: exit 130; the memories done before are written, the rest are left', async () => {
+    expect((await run(dir, ['import', '-', '--quiet'], { stdin: syntheticExport(4).text })).code).toBe(0);
+    const planned = json(await run(dir, ['maintain', '--now', '2024-03-01', '--dry-run', '--json']));
+    expect(planned.changes.map((change: { toLevel?: string }) => change.toLevel)).toEqual(['tag', 'tag', 'tag', 'tag']);
+    const stop = new AbortController();
+    const { model, requests } = modelStoppedAt(1, stop, '#note');
+    configured.model = model;
+    const result = await run(dir, ['maintain', '--now', '2024-03-01'], { signal: stop.signal });
+    expect(result.code).toBe(EXIT_CODES.INTERRUPTED);
+    expect(result.stderr).toContain('maintain interrupted after 1 memory of 4 (their changes were written); run it again to maintain the rest');
+    expect(requests).toHaveLength(2);
+    expect(requests[1]?.signal?.aborted).toBe(true);
+    configured.model = undefined;
+    const levels = json(await run(dir, ['list', '--all', '--json'])).map((memory: { level: string }) => memory.level);
+    expect(levels.sort()).toEqual(['full', 'full', 'full', 'tag']);
   });
 });

@@ -4,7 +4,7 @@ import { planMaintenance, type MaintenancePlan } from './decay.js';
 import { MemloomError } from './errors.js';
 import { versionHolding } from './records.js';
 import { historiesOf } from './store-reads.js';
-import type { TextOperations } from './text-operations.js';
+import type { TextOperations, TextResult } from './text-operations.js';
 import type { MemoryLevel, MemoryRecord, Scope } from './types.js';
 
 export interface MaintainOptions {
@@ -14,7 +14,10 @@ export interface MaintainOptions {
   dryRun?: boolean;
   /** Only memories in this scope. @default all */
   scope?: Scope;
-  /** Called after each page of memories: (done, total). */
+  /**
+   * Called after each page of memories is written, and after the part of a
+   * page written when `signal` stops the pass: (memories done, total).
+   */
   onProgress?: (done: number, total: number) => void;
   /**
    * Keep at most this many entries in `report.changes` (the first ones, in
@@ -23,6 +26,19 @@ export interface MaintainOptions {
    * a large store otherwise holds one entry per change. @default all
    */
   changesLimit?: number;
+  /**
+   * Stops the pass, throwing the signal's reason (as `fetch` does). It is
+   * checked before each page is read and before each memory of a page, and
+   * aborts a compression's model call in flight. What was decided for the
+   * memories of the page done before the abort is written, as one batch
+   * (model compressions are the slow part: they are not thrown away), and
+   * `onProgress` counts them; the memory it stopped in, and those after it,
+   * are left as they were, for the next pass, and pages written before stay
+   * written. Already aborted: nothing is read or written. A second pass
+   * after an abort finishes the rest (a pass at the same time changes
+   * nothing twice).
+   */
+  signal?: AbortSignal;
 }
 
 export interface MaintenanceChange {
@@ -119,8 +135,9 @@ export async function runMaintenance(input: {
   dryRun: boolean;
   onProgress?: (done: number, total: number) => void;
   changesLimit?: number;
+  signal?: AbortSignal;
 }): Promise<MaintenanceReport> {
-  const { store, config, nowMs, scope, dryRun } = input;
+  const { store, config, nowMs, scope, dryRun, signal } = input;
   const nowIso = new Date(nowMs).toISOString();
   const report: MaintenanceReport = {
     now: nowIso,
@@ -145,15 +162,34 @@ export async function runMaintenance(input: {
   const total = await store.count({ scope });
   const pages = storedPages(store, scope);
   for (;;) {
+    signal?.throwIfAborted();
     const { memories: page, last } = await pages.read();
     const plans = page.map((memory) => planMaintenance(memory, nowMs, config));
     // Compressions start from the text each memory was last written with (kept in history): one read for the page.
     const compressedBelowFull = dryRun ? [] : page.filter((memory, index) => plans[index]?.compressTo !== undefined && memory.level !== 'full');
     const sources = await writtenContents(store, compressedBelowFull);
     const batch: MemoryChange[] = [];
+    // Set when the signal stops the pass inside this page: the memories done before are still written below.
+    let stopped = false;
     for (const [index, memory] of page.entries()) {
-      report.scanned++;
+      if (signal?.aborted) {
+        stopped = true;
+        break;
+      }
       const plan = plans[index] as MaintenancePlan;
+      // The one slow step, a model call, comes before anything is counted: stopped inside it, this memory is left whole.
+      let compressed: TextResult | undefined;
+      if (plan.kind === 'update' && plan.compressTo && !dryRun) {
+        try {
+          // Compress from the text last written, not from the last compression, so each level keeps what matters most.
+          compressed = await input.text.compress(sources.get(memory.id) ?? memory.content, memory.level, plan.compressTo, signal);
+        } catch (error) {
+          if (!signal?.aborted) throw error;
+          stopped = true;
+          break;
+        }
+      }
+      report.scanned++;
       if (plan.kind === 'keep') {
         report.unchanged++;
         continue;
@@ -176,10 +212,7 @@ export async function runMaintenance(input: {
         change.fromLevel = memory.level;
         change.toLevel = plan.compressTo;
         report.compressed++;
-        if (!dryRun) {
-          // Compress from the text last written, not from the last compression, so each level keeps what matters most.
-          const source = sources.get(memory.id) ?? memory.content;
-          const compressed = await input.text.compress(source, memory.level, plan.compressTo);
+        if (compressed) {
           if (compressed.fallbackReason) report.modelFallbacks++;
           content = compressed.text;
           change.content = content;
@@ -214,6 +247,7 @@ export async function runMaintenance(input: {
     const applied = !dryRun && batch.length > 0 ? await applyBatch(store, batch) : { conflicts: 0, deleted: 0 };
     report.conflicts += applied.conflicts;
     input.onProgress?.(report.scanned, Math.max(total, report.scanned));
+    if (stopped) signal?.throwIfAborted();
     if (last) break;
     pages.wrote(page.length, applied.deleted);
   }

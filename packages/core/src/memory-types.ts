@@ -61,6 +61,14 @@ export interface AddOptions {
    * At most `limits.maxContentLength` characters; blank counts as none.
    */
   context?: string;
+  /**
+   * Stops the add: checked before the content is embedded and before the
+   * memory is decided and written, and passed to the embedder and to the
+   * merge's model call, which it aborts while in flight. An abort throws the
+   * signal's reason (as `fetch` does), not a MemloomError, and writes
+   * nothing: the add is one atomic write, made whole or not at all.
+   */
+  signal?: AbortSignal;
 }
 
 /** One turn of a conversation for `addTurns`: its text, and what `add` takes for it alone. */
@@ -84,6 +92,20 @@ export interface AddTurnsOptions extends Omit<AddOptions, 'context' | 'sources'>
    * call it once per conversation, or per session of one. @default 2
    */
   contextTurns?: number;
+  /**
+   * Called after each turn is stored: (turns stored, turns in the call). A
+   * promise it returns is awaited before the next turn (a caller can yield to
+   * its event loop there, so that a signal it aborts from a handler is seen).
+   */
+  onProgress?: (done: number, total: number) => unknown;
+  /**
+   * Stops between turns and inside one (see `AddOptions.signal`: the model
+   * call of a merge in flight is aborted), throwing the signal's reason. The
+   * turns stored before stay stored, each whole; the turn it stopped in and
+   * those after it are not stored. Already aborted: nothing is embedded or
+   * stored (the turns are still checked first).
+   */
+  signal?: AbortSignal;
 }
 
 export interface AddResult {
@@ -202,7 +224,8 @@ export interface Memory {
    * `add`, with the merge decision) that keeps the turns before it as its
    * context: an answer is then found by the words of the question it
    * answers. Every turn is checked before the first is stored; a failure
-   * while storing leaves the turns before it stored.
+   * while storing, or an abort of `options.signal`, leaves the turns before
+   * it stored (`onProgress` counts them).
    */
   addTurns(turns: readonly (string | AddTurn)[], options?: AddTurnsOptions): Promise<AddResult[]>;
   search(query: string, options?: SearchOptions): Promise<SearchResult[]>;
@@ -214,6 +237,11 @@ export interface Memory {
   deleteAll(scope: Scope): Promise<number>;
   history(id: string, options?: ScopedOptions): Promise<MemoryVersion[]>;
   restore(id: string, version: number, options?: ScopedOptions & { reason?: string }): Promise<MemoryRecord>;
+  /**
+   * Seed 004's passive maintenance pass, page by page (see `MaintainOptions`;
+   * `signal` stops it between memories, and the memories of the page done
+   * by then are written).
+   */
   maintain(options?: MaintainOptions): Promise<MaintenanceReport>;
   renderIndex(options?: RenderOptions): Promise<string>;
   renderContext(query?: string, options?: SearchOptions): Promise<string>;

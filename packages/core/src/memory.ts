@@ -1,3 +1,4 @@
+import { checkedSignal } from './abort-signal.js';
 import { systemClock, type Clock, type Embedder, type LanguageModel, type MemoryStore } from './contracts.js';
 import type { FreshnessConfig } from './config.js';
 import { baseImportanceFor, baseWeightFor, currentValues, daysBetween } from './decay.js';
@@ -152,7 +153,7 @@ class MemloomMemory implements Memory {
   async addTurns(turns: readonly (string | AddTurn)[], options: AddTurnsOptions = {}): Promise<AddResult[]> {
     this.assertOpen();
     if (!Array.isArray(turns)) throw new MemloomError({ code: 'INVALID_INPUT', message: 'addTurns takes an array of turns' });
-    const { contextTurns = 2, ...common } = parseOrThrow(addTurnsOptionsSchema, options, 'addTurns options');
+    const { contextTurns = 2, onProgress, ...common } = parseOrThrow(addTurnsOptionsSchema, options, 'addTurns options');
     const inputs = turns.map((turn, index) => {
       const parsed = parseOrThrow(turnSchema, turn, `turn ${index}`, 'INVALID_INPUT');
       return typeof parsed === 'string' ? { content: parsed } : parsed;
@@ -170,13 +171,19 @@ class MemloomMemory implements Memory {
       const turnOptions = { ...common, ...fields, ...(context.trim() ? { context } : {}) } as AddOptions;
       return this.checkAdd(content, turnOptions, `turn ${index}`);
     });
+    const { signal } = common;
+    signal?.throwIfAborted();
     await this.ensureOpen();
     const results: AddResult[] = [];
-    // Turns are embedded a batch at a time (one embedder call), then added one by one, in order.
+    // Turns are embedded a batch at a time (one embedder call), then added one by one, in order. Each add checks
+    // the signal before it writes: an abort stops between turns, or inside one's model call, never half-way through a write.
     for (let start = 0; start < checked.length; start += TURNS_PER_EMBEDDING) {
       const batch = checked.slice(start, start + TURNS_PER_EMBEDDING);
-      const vectors = await this.embedAdds(batch);
-      for (const [index, turn] of batch.entries()) results.push(await this.addChecked(turn, vectors[index]));
+      const vectors = await this.embedAdds(batch, signal);
+      for (const [index, turn] of batch.entries()) {
+        results.push(await this.addChecked(turn, vectors[index]));
+        await onProgress?.(results.length, checked.length);
+      }
     }
     return results;
   }
@@ -195,12 +202,13 @@ class MemloomMemory implements Memory {
   }
 
   /** The vectors of checked adds' content and context (the context only when it moves the vector), in one embedder call. */
-  private async embedAdds(adds: readonly CheckedAdd[]): Promise<AddVectors[]> {
+  private async embedAdds(adds: readonly CheckedAdd[], signal: AbortSignal | undefined): Promise<AddVectors[]> {
     const withContext = (add: CheckedAdd) => !!add.context && this.config.retrieval.contextWeight > 0;
     const vectors = await embedChecked(
       this.embedder,
       adds.flatMap((add) => (withContext(add) ? [add.text, add.context as string] : [add.text])),
       'document',
+      signal,
     );
     let next = 0;
     return adds.map((add) => {
@@ -211,11 +219,15 @@ class MemloomMemory implements Memory {
 
   private async addChecked(checked: CheckedAdd, given?: AddVectors): Promise<AddResult> {
     const { parsed, text, scope, atMs, context } = checked;
+    const { signal } = parsed;
+    signal?.throwIfAborted();
     await this.ensureOpen();
-    const [vector, contextVector] = given ?? ((await this.embedAdds([checked]))[0] as AddVectors);
+    const [vector, contextVector] = given ?? ((await this.embedAdds([checked], signal))[0] as AddVectors);
 
     return this.locks.run(scopeKey(scope), async () => {
       for (let attempt = 0; ; attempt++) {
+        // Again once the scope's lock is ours (another add may have held it long): nothing is decided or written after an abort.
+        signal?.throwIfAborted();
         try {
           return await this.addOnce(text, vector, context, contextVector, scope, parsed, atMs);
         } catch (error) {
@@ -236,7 +248,13 @@ class MemloomMemory implements Memory {
     atMs: number,
   ): Promise<AddResult> {
     return applyMention(
-      { store: this.store, config: this.config, text: this.text, generateId: this.generateId, embed: (content) => this.embedOne(content, 'document') },
+      {
+        store: this.store,
+        config: this.config,
+        text: this.text,
+        generateId: this.generateId,
+        embed: (content) => this.embedOne(content, 'document', options.signal),
+      },
       { text, vector, ...(context ? { context } : {}), ...(contextVector ? { contextVector } : {}), scope, options, atMs },
     );
   }
@@ -450,13 +468,15 @@ class MemloomMemory implements Memory {
 
   async maintain(options: MaintainOptions = {}): Promise<MaintenanceReport> {
     this.assertOpen();
-    await this.ensureOpen();
     const scope = this.resolveScope(options.scope);
     const nowMs = options.now === undefined ? this.clock.now() : toEpochMs(options.now);
     const { changesLimit } = options;
     if (changesLimit !== undefined && (!Number.isInteger(changesLimit) || changesLimit < 0)) {
       throw new MemloomError({ code: 'INVALID_OPTIONS', message: `maintain: changesLimit must be an integer of at least 0, not ${String(changesLimit)}` });
     }
+    const signal = checkedSignal(options.signal, 'maintain');
+    signal?.throwIfAborted();
+    await this.ensureOpen();
     return runMaintenance({
       store: this.store,
       text: this.text,
@@ -466,6 +486,7 @@ class MemloomMemory implements Memory {
       dryRun: options.dryRun ?? false,
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       ...(changesLimit !== undefined ? { changesLimit } : {}),
+      ...(signal ? { signal } : {}),
     });
   }
 
@@ -547,8 +568,8 @@ class MemloomMemory implements Memory {
     return (await documentVectors(this.embedder, [record], this.config.retrieval.contextWeight))[0] as number[];
   }
 
-  private async embedOne(text: string, purpose: 'document' | 'query'): Promise<number[]> {
-    return (await embedChecked(this.embedder, [text], purpose))[0] as number[];
+  private async embedOne(text: string, purpose: 'document' | 'query', signal?: AbortSignal): Promise<number[]> {
+    return (await embedChecked(this.embedder, [text], purpose, signal))[0] as number[];
   }
 
   private freshnessFor(memory: MemoryRecord, nowMs: number): string {

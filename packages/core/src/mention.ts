@@ -14,7 +14,7 @@ export interface MentionDeps {
   config: EngineConfig;
   text: TextOperations;
   generateId: () => string;
-  /** Embed a document (used when a merge changes the text, or keeps an older context). */
+  /** Embed a document (used when a merge changes the text, or keeps an older context), with the add's signal. */
   embed: (content: string) => Promise<number[]>;
 }
 
@@ -80,7 +80,8 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
       : decideUpdate(nearest ? { id: nearest.id, level: nearest.level, similarity: nearestHit.score } : undefined, deps.config.strategy);
 
   if (nearest && current && decision.strategy === 'merge_update') {
-    const merged = await deps.text.merge(nearest.content, nearest.level, text);
+    // An abort of options.signal stops the model call in flight and is thrown: nothing is written.
+    const merged = await deps.text.merge(nearest.content, nearest.level, text, options.signal);
     const mergedContent = validateContent(merged.text, deps.config.limits.maxContentLength, 'merged content');
     const weight = boostedWeight(current.weight, 'merge_update', deps.config.strategy);
     // Restated, the memory counts at least as much as the new content stored alone would.

@@ -10,17 +10,24 @@ export interface ModelCallResult {
 }
 
 /**
- * Call a model with a timeout. Never throws: a failure or timeout comes back
- * as `{ ok: false, error }` so the caller can take its deterministic path.
+ * Call a model with a timeout. Never throws for the model: a failure or
+ * timeout comes back as `{ ok: false, error }` so the caller can take its
+ * deterministic path. The caller's own abort is no model failure: when
+ * `request.signal` aborts (before or during the call), the call in flight is
+ * aborted too (the model's `GenerateRequest.signal`) and the signal's reason
+ * is thrown, as fetch() does, whether or not the model heeds its signal.
  */
 export async function callModel(
   model: LanguageModel,
-  request: { system?: string; prompt: string; maxOutputTokens?: number },
+  request: { system?: string; prompt: string; maxOutputTokens?: number; signal?: AbortSignal | undefined },
   timeoutMs: number,
 ): Promise<ModelCallResult> {
+  const { signal, ...prompt } = request;
+  signal?.throwIfAborted();
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
+  let onAbort: (() => void) | undefined;
+  const stopped = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       // Settle the race first, then tell the model to stop.
       reject(
@@ -32,9 +39,16 @@ export async function callModel(
       );
       controller.abort();
     }, timeoutMs);
+    if (signal) {
+      onAbort = () => {
+        reject(signal.reason);
+        controller.abort(signal.reason);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
   });
   try {
-    const text = await Promise.race([model.generate({ ...request, signal: controller.signal }), timeout]);
+    const text = await Promise.race([model.generate({ ...prompt, signal: controller.signal }), stopped]);
     if (typeof text !== 'string') {
       return {
         ok: false,
@@ -44,9 +58,12 @@ export async function callModel(
     }
     return { ok: true, text };
   } catch (error) {
+    // Whatever the model threw once it was told to stop, the caller stopped it: its reason, not a MODEL_ERROR.
+    if (signal?.aborted) throw signal.reason;
     return { ok: false, text: '', error: toMemloomError(error, { code: 'MODEL_ERROR', backend: 'model', message: `${model.id} failed` }) };
   } finally {
     clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
   }
 }
 

@@ -10,6 +10,7 @@ import {
   retrievalConfigSchema,
   strategyConfigSchema,
 } from './config.js';
+import { isAbortSignal } from './abort-signal.js';
 import { MemloomError } from './errors.js';
 import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_SOURCES, MEMORY_TYPES } from './types.js';
 import { isOnCalendar } from './time-text.js';
@@ -92,13 +93,17 @@ export const addOptionsSchema = z
     trigger: z.enum(['user_mention', 'extraction', 'import']).optional(),
     merge: z.boolean().optional(),
     context: z.string().optional(),
+    signal: z.custom<AbortSignal>(isAbortSignal, 'must be an AbortSignal').optional(),
   })
   .strict();
 export type ParsedAddOptions = z.output<typeof addOptionsSchema>;
 
 export const addTurnsOptionsSchema = addOptionsSchema
   .omit({ context: true, sources: true })
-  .extend({ contextTurns: z.number().int().min(0).max(20).optional() })
+  .extend({
+    contextTurns: z.number().int().min(0).max(20).optional(),
+    onProgress: z.custom<(done: number, total: number) => unknown>((value) => typeof value === 'function', 'must be a function').optional(),
+  })
   .strict();
 
 export const turnSchema = z.union([

@@ -21,7 +21,11 @@ export interface ReindexOptions {
    * there, so a signal it aborts from a handler is seen).
    */
   onProgress?: (progress: ReindexProgress) => unknown;
-  /** Stops between batches (throwing the signal's reason); what was staged so far is kept for the next run. */
+  /**
+   * Stops between batches (throwing the signal's reason); what was staged so far is kept for the next run.
+   * It also goes to the embedder (`EmbedOptions.signal`), which may stop the batch it is embedding (nothing of
+   * it staged); a batch the embedder finishes is staged.
+   */
   signal?: AbortSignal;
 }
 
@@ -77,7 +81,7 @@ export async function reindex(options: ReindexOptions): Promise<ReindexReport> {
     options.signal?.throwIfAborted();
     const batch = await methods.pending(batchSize);
     if (batch.length === 0) break;
-    const vectors = await documentVectors(embedder, batch, contextWeight);
+    const vectors = await documentVectors(embedder, batch, contextWeight, options.signal);
     const staged: StagedVector[] = batch.map((memory, index) => ({ id: memory.id, revision: memory.revision, vector: vectors[index]! }));
     const kept = await methods.stage(staged);
     embedded += kept;

@@ -16,7 +16,8 @@ export interface TextResult {
 /**
  * Compression and merge text: from the language model when one is given,
  * else (or when the model fails, times out or answers with something
- * unusable) from the deterministic functions.
+ * unusable) from the deterministic functions. An abort of `signal` is no
+ * failure: it aborts the model call and is thrown (its reason, see `callModel`).
  */
 export class TextOperations {
   constructor(
@@ -26,10 +27,10 @@ export class TextOperations {
     private readonly maxLength: number,
   ) {}
 
-  async compress(content: string, from: MemoryLevel, to: MemoryLevel): Promise<TextResult> {
+  async compress(content: string, from: MemoryLevel, to: MemoryLevel, signal?: AbortSignal): Promise<TextResult> {
     const fallback = () => compressDeterministic(content, to);
     if (!this.model) return { text: fallback(), byModel: false };
-    const result = await callModel(this.model, this.prompts.compress({ content, from, to }), this.timeoutMs);
+    const result = await callModel(this.model, { ...this.prompts.compress({ content, from, to }), signal }, this.timeoutMs);
     if (!result.ok) return { text: fallback(), byModel: false, fallbackReason: result.error?.message ?? 'model failed' };
     // Stored as it is (maintenance writes it straight to the store): a lone half of a UTF-16 pair becomes U+FFFD.
     const text = wellFormed(cleanModelText(result.text, [content]));
@@ -44,10 +45,10 @@ export class TextOperations {
     return { text, byModel: true };
   }
 
-  async merge(oldContent: string, oldLevel: MemoryLevel, newContent: string): Promise<TextResult> {
+  async merge(oldContent: string, oldLevel: MemoryLevel, newContent: string, signal?: AbortSignal): Promise<TextResult> {
     const fallback = () => mergeDeterministic(oldContent, newContent, oldLevel, this.maxLength);
     if (!this.model) return { text: fallback(), byModel: false };
-    const result = await callModel(this.model, this.prompts.merge({ oldContent, newContent }), this.timeoutMs);
+    const result = await callModel(this.model, { ...this.prompts.merge({ oldContent, newContent }), signal }, this.timeoutMs);
     if (!result.ok) return { text: fallback(), byModel: false, fallbackReason: result.error?.message ?? 'model failed' };
     const text = cleanModelText(result.text, [oldContent, newContent]);
     if (!text) return { text: fallback(), byModel: false, fallbackReason: 'model answered with empty text' };

@@ -65,12 +65,16 @@ export function assertValidVector(vector: unknown, dimension: number, producer: 
  * Embed texts and check what came back at the edge: a thrown error becomes
  * EMBEDDER_ERROR, a wrong count or an unusable vector INVALID_EMBEDDING
  * (wrong dimension, NaN). Returns plain arrays, one per text, in order.
+ * `signal` goes to the embedder (`EmbedOptions.signal`); aborted before the
+ * call, or while the embedder fails, its reason is thrown instead.
  */
-export async function embedChecked(embedder: Embedder, texts: string[], purpose: 'document' | 'query'): Promise<number[][]> {
+export async function embedChecked(embedder: Embedder, texts: string[], purpose: 'document' | 'query', signal?: AbortSignal): Promise<number[][]> {
+  signal?.throwIfAborted();
   let vectors: unknown;
   try {
-    vectors = await embedder.embed(texts, { purpose });
+    vectors = await embedder.embed(texts, signal ? { purpose, signal } : { purpose });
   } catch (error) {
+    if (signal?.aborted) throw signal.reason;
     throw toMemloomError(error, { code: 'EMBEDDER_ERROR', backend: 'embeddings', message: `embedder ${embedder.id} failed` });
   }
   if (!Array.isArray(vectors) || vectors.length !== texts.length) {
@@ -102,11 +106,13 @@ export function blendVectors(a: readonly number[], b: readonly number[], weight:
  * contextWeight · v(context))`, `retrieval.contextWeight`). Contents and
  * contexts are embedded in one call. Used wherever a memory is embedded
  * (add, update, restore, re-index), so its context's pull is never lost.
+ * `signal` goes to the embedder, as in `embedChecked`.
  */
 export async function documentVectors(
   embedder: Embedder,
   memories: readonly { content: string; context?: string | undefined }[],
   contextWeight: number,
+  signal?: AbortSignal,
 ): Promise<number[][]> {
   const texts = memories.map((memory) => memory.content);
   const contextAt = new Map<number, number>();
@@ -116,7 +122,7 @@ export async function documentVectors(
     });
   }
   if (texts.length === 0) return [];
-  const vectors = await embedChecked(embedder, texts, 'document');
+  const vectors = await embedChecked(embedder, texts, 'document', signal);
   return memories.map((_, index) => {
     const content = vectors[index] as number[];
     const at = contextAt.get(index);

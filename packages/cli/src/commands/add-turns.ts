@@ -116,6 +116,8 @@ export const addTurnsCommand: CommandSpec = {
     'context, so that an answer is found by the words of the question it answers. Every line is read and',
     'checked (each field\'s type: "at" a date, "sources" and "tags" lists of strings, "metadata" an object)',
     'before the first turn is stored; if storing fails part-way, the turns before it stay stored.',
+    'Ctrl-C (or SIGTERM) stops before the next turn, or during a turn\'s model call: the turns stored by then',
+    'stay stored, and the message says how many.',
   ].join('\n'),
   options: {
     'context-turns': { type: 'string', value: 'n', description: 'turns before each one kept as its context (default 2, 0 for none)' },
@@ -146,22 +148,47 @@ export const addTurnsCommand: CommandSpec = {
         ...(tags.length > 0 ? { tags } : {}),
       };
       const progress = context.progress('add-turns');
+      const { signal } = context.io;
       const results: AddResult[] = [];
       try {
         for (const [index, session] of sessions.entries()) {
-          // Ctrl-C stops between sessions: the sessions before stay stored.
-          if (context.io.signal?.aborted) {
+          // Ctrl-C before a session: the sessions before stay stored.
+          if (signal?.aborted) {
             throw new InterruptedError(`add-turns interrupted after ${index} of ${sessions.length} sessions; the ${results.length} turns of those were stored and stay stored`);
           }
+          // Turns of this session stored so far: addTurns stores them one by one, each whole.
+          let stored = 0;
           try {
-            results.push(...(await memory.addTurns(session.turns, options)));
+            results.push(
+              ...(await memory.addTurns(session.turns, {
+                ...options,
+                // Ctrl-C inside a session stops before the next turn, or during a turn's model call (a merge).
+                ...(signal ? { signal } : {}),
+                onProgress: async (done) => {
+                  stored = done;
+                  progress.update(results.length + done, total);
+                  // With SQLite and an offline embedder a turn need not wait for I/O: this turn of the event loop
+                  // lets the Ctrl-C (SIGINT) handler run between turns, as reindex does between batches.
+                  await new Promise((resolve) => setImmediate(resolve));
+                },
+              })),
+            );
           } catch (error) {
             const [first, last] = [session.lines[0], session.lines.at(-1)];
             const span = first === last ? `line ${first}` : `lines ${first}-${last}`;
-            context.note(`session ${index + 1} (${span}) was not stored; the ${results.length} turns before it were`);
+            const storedInAll = results.length + stored;
+            if (signal?.aborted) {
+              throw new InterruptedError(
+                `add-turns interrupted in session ${index + 1} of ${sessions.length} (${span}) after ${stored} of its ${session.turns.length} turns; ${turnsText(storedInAll)} stored in all and stay${storedInAll === 1 ? 's' : ''} stored`,
+              );
+            }
+            context.note(
+              stored === 0
+                ? `session ${index + 1} (${span}) was not stored; the ${results.length} turns before it were`
+                : `session ${index + 1} (${span}) was stored up to its turn ${stored} of ${session.turns.length}; the ${storedInAll} turns before the failure were`,
+            );
             throw error;
           }
-          progress.update(results.length, total);
         }
       } finally {
         progress.finish();
@@ -175,6 +202,11 @@ export const addTurnsCommand: CommandSpec = {
     });
   },
 };
+
+/** "1 turn was", "2 turns were". */
+function turnsText(count: number): string {
+  return count === 1 ? '1 turn was' : `${count} turns were`;
+}
 
 function countDecisions(results: readonly AddResult[]): Record<UpdateDecision['strategy'], number> {
   const counts: Record<UpdateDecision['strategy'], number> = { create_new: 0, keep_both: 0, merge_update: 0 };

@@ -15,7 +15,9 @@ export const maintainCommand: CommandSpec = {
     'Passive maintenance (seeds 004 and 002): by age since the last update, full text is compressed',
     'to summary (7 days), tag (30), trace (90) and archive (180); weight decays as w0 / (1 + 0.01 days);',
     'episodes lose importance and go after 14 days, facts fade below 0.3 and go. Timestamps are never',
-    'refreshed, and the full text stays in the history. --dry-run writes nothing.',
+    'refreshed, and the full text stays in the history. --dry-run writes nothing. Ctrl-C (or SIGTERM)',
+    'stops inside a page, during a compression too: the changes decided for the memories done by then',
+    'are written, and running it again maintains the rest.',
   ].join('\n'),
   options: {
     now: { type: 'string', value: 'date', description: 'maintain as if it were this date (default now)' },
@@ -35,20 +37,30 @@ export const maintainCommand: CommandSpec = {
       const withText = !context.globals.json && (all || (await memory.count(scoped)) <= LISTED);
       const before = withText ? new Map((await memory.list(scoped)).map((record) => [record.id, record])) : new Map<string, MemoryRecord>();
       const progress = context.progress('maintain');
-      const report = await memory.maintain({
-        ...scoped,
-        ...(now ? { now } : {}),
-        dryRun,
-        // The report holds only what will be printed: one entry per change adds up in a large store.
-        ...(all || context.globals.json ? {} : { changesLimit: LISTED }),
-        onProgress: (done, total) => {
-          progress.update(done, total);
-          // Ctrl-C stops after the page just written: maintenance is idempotent, so running it again finishes the rest.
-          if (context.io.signal?.aborted) {
-            throw new InterruptedError(`maintain interrupted after ${memoriesText(done)} of ${total}${dryRun ? '' : ' (their changes were written)'}; run it again to maintain the rest`);
-          }
-        },
-      }).finally(() => progress.finish());
+      const { signal } = context.io;
+      let done: { memories: number; total: number } | undefined;
+      let report;
+      try {
+        report = await memory.maintain({
+          ...scoped,
+          ...(now ? { now } : {}),
+          dryRun,
+          // The report holds only what will be printed: one entry per change adds up in a large store.
+          ...(all || context.globals.json ? {} : { changesLimit: LISTED }),
+          // Ctrl-C stops inside a page, even during a compression's model call; what was decided for the memories
+          // done by then is written. Maintenance is idempotent: running it again finishes the rest.
+          ...(signal ? { signal } : {}),
+          onProgress: (memories, total) => {
+            done = { memories, total };
+            progress.update(memories, total);
+          },
+        });
+      } catch (error) {
+        if (signal?.aborted) throw new InterruptedError(interruptedText(done, dryRun));
+        throw error;
+      } finally {
+        progress.finish();
+      }
       if (context.globals.json) return context.printJson(report);
       const verb = dryRun ? 'would be' : 'were';
       context.print(
@@ -76,3 +88,9 @@ export const maintainCommand: CommandSpec = {
     });
   },
 };
+
+/** What an interrupted pass did, and what to do next. */
+function interruptedText(done: { memories: number; total: number } | undefined, dryRun: boolean): string {
+  if (!done || done.memories === 0) return 'maintain interrupted before any memory was maintained; run it again to maintain them';
+  return `maintain interrupted after ${memoriesText(done.memories)} of ${done.total}${dryRun ? '' : ' (their changes were written)'}; run it again to maintain the rest`;
+}

@@ -1,3 +1,4 @@
+import { checkedSignal } from '../abort-signal.js';
 import type { Clock, LanguageModel } from '../contracts.js';
 import { ageString } from '../freshness.js';
 import type { Logger, Memory } from '../memory-types.js';
@@ -15,14 +16,30 @@ export interface PipelineContext {
   config: PipelineConfig & { modelTimeoutMs: number };
   clock: Clock;
   logger: Logger;
+  /** The caller's signal for this one call (each method's `signal` option): see `withSignal`. */
+  signal?: AbortSignal;
 }
 
 export type ModelAnswer = { ok: true; text: string } | { ok: false; reason: string };
 
-/** Ask the model with the pipeline's timeout. Never throws; `reason` says why there is no answer. */
+/**
+ * The context for one call given `signal` (checked at the edge). Steps check
+ * it before each unit of work, and `askModel` aborts its model call with it.
+ */
+export function withSignal(context: PipelineContext, signal: unknown, what: string): PipelineContext {
+  const checked = checkedSignal(signal, what);
+  return checked ? { ...context, signal: checked } : context;
+}
+
+/**
+ * Ask the model with the pipeline's timeout. Never throws for the model;
+ * `reason` says why there is no answer. The call's own abort (`context.signal`)
+ * aborts the model call and is thrown (see `callModel`).
+ */
 export async function askModel(context: PipelineContext, request: PromptText): Promise<ModelAnswer> {
+  context.signal?.throwIfAborted();
   if (!context.model) return { ok: false, reason: 'no language model configured' };
-  const result = await callModel(context.model, request, context.config.modelTimeoutMs);
+  const result = await callModel(context.model, { ...request, signal: context.signal }, context.config.modelTimeoutMs);
   if (!result.ok) return { ok: false, reason: result.error?.message ?? `${context.model.id} failed` };
   return { ok: true, text: result.text };
 }

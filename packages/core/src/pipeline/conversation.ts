@@ -32,6 +32,12 @@ export interface TurnInput {
   assistant?: string | TurnMessage;
   /** The memories retrieved for this turn (records or search results): the only ids the model may name. */
   retrieved?: ReadonlyArray<MemoryRecord | { memory: MemoryRecord }>;
+  /**
+   * Stops the call, throwing the signal's reason: checked before each step
+   * and each operation, and passed to the model calls (aborted in flight) and
+   * the embedder. Operations applied before stay applied, each whole.
+   */
+  signal?: AbortSignal;
 }
 
 const timestamp = z.union([z.date(), z.string().min(1), z.number().finite()]);

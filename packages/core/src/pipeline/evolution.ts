@@ -63,6 +63,7 @@ export async function runEvolution(
   context: PipelineContext,
   input: { policy: Policy; storage: PolicyStorage | undefined; messages: readonly ConversationMessage[] },
 ): Promise<EvolutionReport> {
+  context.signal?.throwIfAborted();
   const empty = { accepted: [], rejected: [] };
   if (!input.storage) return { ...empty, action: 'skipped', reason: 'no policyStorage to write overrides to' };
   if (!context.model) return { ...empty, action: 'skipped', reason: 'no language model: the policy stays as it is' };
@@ -83,6 +84,8 @@ export async function runEvolution(
   for (const entry of rejected) context.logger.warn?.('evolution: suggestion rejected', { key: entry.key, value: entry.value, reason: entry.reason });
   if (accepted.length === 0) return { accepted, rejected, action: 'unchanged', reason: 'no acceptable change suggested', source: 'model' };
   const overrides: PolicyOverrides = { ...stripUndefined(stored.data), ...Object.fromEntries(accepted.map((change) => [change.key, change.to])) };
+  // An abort that came as the model answered: nothing written.
+  context.signal?.throwIfAborted();
   await input.storage.writeOverrides(overrides, new Date(context.clock.now()));
   return { accepted, rejected, action: 'updated', reason: `changed ${accepted.map((change) => change.key).join(', ')}`, source: 'model', overrides };
 }

@@ -20,6 +20,7 @@ const SKIPPABLE_CODES: readonly MemloomErrorCode[] = ['CONFLICT', 'NOT_FOUND', '
  * answer, add the user's own first-person statements instead.
  */
 export async function runExtraction(context: PipelineContext, turn: NormalizedTurn): Promise<ExtractionReport> {
+  context.signal?.throwIfAborted();
   const report: ExtractionReport = { source: 'fallback', applied: [], skipped: [], dueForReview: [] };
   const { known, foreign } = await loadRetrieved(context, turn, report.skipped);
   const nowMs = context.clock.now();
@@ -87,6 +88,8 @@ async function applyOperations(
   let count = 0;
   for (const operation of operations) {
     if (operation.kind === 'skip') continue;
+    // Each operation is one write: an abort stops between them, the ones applied stay.
+    context.signal?.throwIfAborted();
     if (++count > context.config.maxOperationsPerTurn) {
       report.skipped.push({ operation: operation.line, reason: `over the limit of ${context.config.maxOperationsPerTurn} operations per turn` });
       continue;
@@ -223,11 +226,13 @@ async function addFact(
       verified: userStated,
       sources: turn.sources,
       trigger: 'extraction',
+      ...(context.signal ? { signal: context.signal } : {}),
     });
     report.applied.push({ kind: 'add', content, result });
     return result;
   } catch (error) {
-    if (!MemloomError.isInstance(error) || !SKIPPABLE_CODES.includes(error.code)) throw error;
+    // The caller's abort (thrown as its reason, whatever that is) stops the turn; it is no skipped operation.
+    if (context.signal?.aborted || !MemloomError.isInstance(error) || !SKIPPABLE_CODES.includes(error.code)) throw error;
     report.skipped.push({ operation: line, reason: error.message });
     return undefined;
   }

@@ -14,6 +14,12 @@ export interface CompressLongTermOptions {
   scope?: Scope;
   /** Run now, whatever the threshold and the once-a-day limit say. @default false */
   force?: boolean;
+  /**
+   * Stops the compression, throwing the signal's reason: the model call and
+   * the embedding are aborted in flight, and after an abort nothing is
+   * written (the plan is applied in one write, or not at all).
+   */
+  signal?: AbortSignal;
 }
 
 /** One consolidation as applied. */
@@ -62,6 +68,7 @@ export async function runLongTermCompression(
   times: CompressionTimes,
   options: CompressLongTermOptions,
 ): Promise<LongTermCompressionReport> {
+  context.signal?.throwIfAborted();
   const threshold = policy.long_term_compress_char_threshold;
   const scoped = options.scope ? { scope: options.scope } : {};
   const base = { threshold, applied: [], skipped: [], lastCompressionKeptIn: times.keptIn } satisfies Partial<LongTermCompressionReport>;
@@ -192,9 +199,11 @@ async function applyAll(context: PipelineContext, applied: AppliedConsolidation[
     });
     for (const absorbed of entry.absorbed) changes.push({ op: 'delete', id: absorbed.id, expectedRevision: absorbed.revision });
   }
+  // The last step before the one write: an abort during the embedding (an embedder may not heed its signal) writes nothing.
+  context.signal?.throwIfAborted();
   await memory.store.apply(changes);
 }
 
 async function embed(context: PipelineContext, texts: string[]): Promise<number[][]> {
-  return texts.length === 0 ? [] : embedChecked(context.memory.embedder, texts, 'document');
+  return texts.length === 0 ? [] : embedChecked(context.memory.embedder, texts, 'document', context.signal);
 }

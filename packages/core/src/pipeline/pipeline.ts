@@ -7,7 +7,7 @@ import type { Prompts } from '../prompts.js';
 import { scopeKey, validateScope } from '../scope.js';
 import type { Scope } from '../types.js';
 import { createCompressionTimes } from './compression-times.js';
-import type { PipelineContext } from './context.js';
+import { withSignal, type PipelineContext } from './context.js';
 import { answeredQuestion, normalizeTurn, validateMessages, type ConversationMessage, type TurnInput } from './conversation.js';
 import { runEvolution, type EvolutionReport } from './evolution.js';
 import { runExtraction } from './extraction.js';
@@ -41,6 +41,11 @@ export interface EvolveInput {
   scope?: Scope;
   /** For `maybeEvolve`: messages new since the last call. @default messages.length */
   newMessageCount?: number;
+  /**
+   * Stops the reflection, throwing the signal's reason: the model call is
+   * aborted in flight, and no overrides are written after an abort.
+   */
+  signal?: AbortSignal;
 }
 
 /** Input of `afterTurn`: the turn, plus the session when summaries should run. */
@@ -63,7 +68,7 @@ export interface AfterTurnReport {
   session?: SessionSummaryResult;
   compression?: LongTermCompressionReport;
   evolution?: EvolutionReport;
-  /** Steps that failed on a store or embedder error; the other steps still ran. */
+  /** Steps that failed on a store or embedder error; the other steps still ran. (An abort of `signal` is thrown, not listed here.) */
   errors: Array<{ step: 'extraction' | 'review' | 'session' | 'compression' | 'evolution'; error: MemloomError }>;
 }
 
@@ -132,18 +137,25 @@ export function createMemoryPipeline(options: CreateMemoryPipelineOptions): Memo
     policy: currentPolicy,
     extract: async (turn) => {
       const normalized = normalizeTurn(turn);
-      return runExtraction(context, { ...normalized, scope: scopeOf(normalized.scope) });
+      return runExtraction(withSignal(context, turn.signal, 'extract'), { ...normalized, scope: scopeOf(normalized.scope) });
     },
-    review: async (input = {}) => runReview(context, { ...input, scope: scopeOf(input.scope) }),
-    summarizeSession: async (messages, summaryOptions = {}) =>
-      runSessionSummary(context, await currentPolicy(), validateMessages(messages), { ...summaryOptions, scope: scopeOf(summaryOptions.scope) }),
-    compressLongTerm: async (compressOptions = {}) =>
-      runLongTermCompression(context, await currentPolicy(), times, { ...compressOptions, scope: scopeOf(compressOptions.scope) }),
+    review: async (input = {}) => runReview(withSignal(context, input.signal, 'review'), { ...input, scope: scopeOf(input.scope) }),
+    summarizeSession: async (messages, summaryOptions = {}) => {
+      const call = withSignal(context, summaryOptions.signal, 'summarizeSession');
+      return runSessionSummary(call, await currentPolicy(), validateMessages(messages), { ...summaryOptions, scope: scopeOf(summaryOptions.scope) });
+    },
+    compressLongTerm: async (compressOptions = {}) => {
+      const call = withSignal(context, compressOptions.signal, 'compressLongTerm');
+      return runLongTermCompression(call, await currentPolicy(), times, { ...compressOptions, scope: scopeOf(compressOptions.scope) });
+    },
     evolve: async (input) => {
+      const call = withSignal(context, input.signal, 'evolve');
       const messages = input.messages ? validateMessages(input.messages) : (recent.get(scopeKey(scopeOf(input.scope) ?? {})) ?? []);
-      return runEvolution(context, { policy: await currentPolicy(), storage: policyStorage, messages });
+      return runEvolution(call, { policy: await currentPolicy(), storage: policyStorage, messages });
     },
     maybeEvolve: async (input) => {
+      const call = withSignal(context, input.signal, 'maybeEvolve');
+      call.signal?.throwIfAborted();
       const policyNow = await currentPolicy();
       const key = scopeKey(scopeOf(input.scope) ?? {});
       const given = input.messages ? validateMessages(input.messages) : undefined;
@@ -156,18 +168,23 @@ export function createMemoryPipeline(options: CreateMemoryPipelineOptions): Memo
       }
       remember(counters, key, 0);
       const messages = (given ?? recent.get(key) ?? []).slice(-every);
-      return { ...(await runEvolution(context, { policy: policyNow, storage: policyStorage, messages })), messagesSinceReflection: 0 };
+      return { ...(await runEvolution(call, { policy: policyNow, storage: policyStorage, messages })), messagesSinceReflection: 0 };
     },
     afterTurn: async (input) => {
       const turn = normalizeTurn(input);
+      const call = withSignal(context, input.signal, 'afterTurn');
+      const { signal } = call;
+      signal?.throwIfAborted();
       const scope = scopeOf(turn.scope);
       const session = input.messages ? validateMessages(input.messages) : undefined;
       const episodeScope = input.episodeScope === undefined ? scope : scopeOf(input.episodeScope);
       const report: AfterTurnReport = { errors: [] };
+      // Each step checks the signal before its work; an abort stops the turn's steps (it is no step's failure).
       const step = async <T>(name: AfterTurnReport['errors'][number]['step'], run: () => Promise<T>): Promise<T | undefined> => {
         try {
           return await run();
         } catch (error) {
+          if (signal?.aborted) throw error;
           const wrapped = toMemloomError(error, { code: 'STORE_ERROR', message: `${name} failed` });
           context.logger.warn?.(`afterTurn: ${name} failed`, { code: wrapped.code, message: wrapped.message });
           report.errors.push({ step: name, error: wrapped });
@@ -183,12 +200,12 @@ export function createMemoryPipeline(options: CreateMemoryPipelineOptions): Memo
       remember(recent, key, [...(recent.get(key) ?? []), ...newMessages].slice(-context.config.evolutionEveryMessages));
       const policyNow = await currentPolicy();
 
-      report.extraction = await step('extraction', () => runExtraction(context, { ...turn, scope, ...(question ? { question } : {}) }));
+      report.extraction = await step('extraction', () => runExtraction(call, { ...turn, scope, ...(question ? { question } : {}) }));
       const due = report.extraction?.dueForReview ?? [];
-      if (due.length > 0) report.review = await step('review', () => runReview(context, { ids: due, ...(scope ? { scope } : {}) }));
+      if (due.length > 0) report.review = await step('review', () => runReview(call, { ids: due, ...(scope ? { scope } : {}) }));
       if (session) {
         report.session = await step('session', () =>
-          runSessionSummary(context, policyNow, session, {
+          runSessionSummary(call, policyNow, session, {
             ...(episodeScope ? { scope: episodeScope } : {}),
             ...(input.contextWindowTokens !== undefined ? { contextWindowTokens: input.contextWindowTokens } : {}),
             ...(input.countTokens ? { countTokens: input.countTokens } : {}),
@@ -198,11 +215,11 @@ export function createMemoryPipeline(options: CreateMemoryPipelineOptions): Memo
       // The long-term memory only grows through writes: a turn that wrote nothing cannot have pushed it past the threshold.
       const wrote = (report.extraction?.applied.some((entry) => entry.kind === 'add' || entry.kind === 'update') ?? false) || report.session?.episode !== undefined;
       if (policyNow.long_term_compress_char_threshold > 0 && wrote) {
-        report.compression = await step('compression', () => runLongTermCompression(context, policyNow, times, scope ? { scope } : {}));
+        report.compression = await step('compression', () => runLongTermCompression(call, policyNow, times, scope ? { scope } : {}));
       }
       if (policyNow.evolution_enabled) {
         report.evolution = await step('evolution', () =>
-          pipeline.maybeEvolve({ newMessageCount: newMessages.length, ...(session ? { messages: session } : {}), ...(scope ? { scope } : {}) }),
+          pipeline.maybeEvolve({ newMessageCount: newMessages.length, ...(session ? { messages: session } : {}), ...(scope ? { scope } : {}), ...(signal ? { signal } : {}) }),
         );
       }
       return report;

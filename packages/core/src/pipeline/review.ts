@@ -10,6 +10,12 @@ export interface ReviewInput {
   scope?: Scope;
   /** Review these memories when they are due; without ids, every fact in scope that is due (up to `maxReviewsPerCall`). */
   ids?: string[];
+  /**
+   * Stops the reviews, throwing the signal's reason: checked before each
+   * review and each model round, and passed to the model calls (aborted in
+   * flight). Decisions written before stay written.
+   */
+  signal?: AbortSignal;
 }
 
 /** Metadata key under which a declined promotion is recorded, so the fact is asked about again only once its importance grows. */
@@ -26,6 +32,7 @@ type ReviewKind = ReviewOutcome['kind'];
  * decay rules.
  */
 export async function runReview(context: PipelineContext, input: ReviewInput): Promise<ReviewReport> {
+  context.signal?.throwIfAborted();
   const report: ReviewReport = { reviewed: [], skipped: [] };
   const scoped = input.scope ? { scope: input.scope } : {};
   const candidates: Array<{ record: MemoryRecord; kind: ReviewKind }> = [];
@@ -48,6 +55,7 @@ export async function runReview(context: PipelineContext, input: ReviewInput): P
       report.skipped.push({ operation: `review ${candidate.record.id}`, reason: `over the limit of ${context.config.maxReviewsPerCall} reviews per call` });
       continue;
     }
+    context.signal?.throwIfAborted();
     report.reviewed.push(await reviewOne(context, candidate.record, candidate.kind, input.scope));
   }
   return report;

@@ -18,6 +18,11 @@ export interface SummarizeSessionOptions {
   contextWindowTokens?: number;
   /** Token counter for one message's text. @default estimateTokens */
   countTokens?: (text: string) => number;
+  /**
+   * Stops the summary, throwing the signal's reason: the model call is
+   * aborted in flight, and no episode is written after an abort.
+   */
+  signal?: AbortSignal;
 }
 
 /** What `summarizeSession` did. */
@@ -49,6 +54,7 @@ export async function runSessionSummary(
   messages: readonly ConversationMessage[],
   options: SummarizeSessionOptions,
 ): Promise<SessionSummaryResult> {
+  context.signal?.throwIfAborted();
   const plan = planSessionSummary(messages, {
     policy,
     emergencyPercent: context.config.emergencyContextPercent,
@@ -92,6 +98,7 @@ export async function runSessionSummary(
     sources: plan.older.flatMap((message) => (message.id !== undefined ? [message.id] : [])),
     trigger: 'extraction',
     at: nowMs,
+    ...(context.signal ? { signal: context.signal } : {}),
   });
   const lead = plan.action === 'emergency' ? EMERGENCY_LEAD : SUMMARY_LEAD;
   const summaryMessage: ConversationMessage = { role: 'system', content: `${lead}${summary}`, id: `${SUMMARY_MESSAGE_ID_PREFIX}${episode.memory.id}`, at: nowMs };

@@ -1,0 +1,23 @@
+import { MemloomError } from './errors.js';
+
+/**
+ * Whether a value can be used as an `AbortSignal`. Duck-typed, so that a
+ * signal from another realm or an AbortController polyfill counts too.
+ */
+export function isAbortSignal(value: unknown): value is AbortSignal {
+  const candidate = value as Partial<AbortSignal> | null | undefined;
+  return (
+    typeof candidate === 'object' &&
+    candidate !== null &&
+    typeof candidate.aborted === 'boolean' &&
+    typeof candidate.addEventListener === 'function' &&
+    typeof candidate.removeEventListener === 'function' &&
+    typeof candidate.throwIfAborted === 'function'
+  );
+}
+
+/** A `signal` option checked at the edge: undefined, or an AbortSignal (INVALID_OPTIONS otherwise, naming the call). */
+export function checkedSignal(value: unknown, what: string): AbortSignal | undefined {
+  if (value === undefined || isAbortSignal(value)) return value;
+  throw new MemloomError({ code: 'INVALID_OPTIONS', message: `${what}: signal must be an AbortSignal, not ${value === null ? 'null' : typeof value}` });
+}

@@ -1,0 +1,309 @@
+import { describe, expect, it } from 'vitest';
+import { callModel, createMemory, reindex, type Embedder, type GenerateRequest, type LanguageModel } from '../src/index.js';
+import { createFakeClock, createInMemoryPolicyStorage, createInMemoryStore, createScriptedModel, createTestEmbedder } from '../src/testing/index.js';
+import { DAY, errorOf, pipelineRig, START } from './pipeline-rig.js';
+
+const alice = { userId: 'alice' };
+
+interface PendingCall {
+  request: GenerateRequest;
+  answer(text: string): void;
+}
+
+/**
+ * A model whose every call waits until the test answers it. It does not heed
+ * its request's signal itself: an abort must come back to the caller whether or
+ * not a model stops when told.
+ */
+function controlledModel() {
+  const calls: PendingCall[] = [];
+  const waiting: Array<() => void> = [];
+  let answerEveryCall: string | undefined;
+  const model: LanguageModel = {
+    id: 'test/controlled',
+    generate: (request) =>
+      new Promise<string>((resolve) => {
+        calls.push({ request, answer: resolve });
+        if (answerEveryCall !== undefined) resolve(answerEveryCall);
+        for (const wake of waiting.splice(0)) wake();
+      }),
+  };
+  return {
+    model,
+    /** The call at `index` (0-based), once it is made; an error if `operation` ends first. */
+    async call(index: number, operation: Promise<unknown>): Promise<PendingCall> {
+      const ended = operation.then(
+        () => 'ended',
+        () => 'ended',
+      );
+      while (calls.length <= index) {
+        if ((await Promise.race([new Promise<void>((resolve) => waiting.push(resolve)), ended])) === 'ended') {
+          throw new Error(`the operation ended before model call ${index + 1}`);
+        }
+      }
+      return calls[index] as PendingCall;
+    },
+    /**
+     * Abort with `reason` while `call` is in flight. A caller that did not pass
+     * its signal on leaves the call's own signal alone: the model then answers
+     * it, and every later call, with `lateAnswer`, as a real one would, and the
+     * operation goes on (so that the test fails instead of hanging).
+     */
+    abortDuring(call: PendingCall, stop: AbortController, reason: Error, lateAnswer: string): void {
+      stop.abort(reason);
+      if (call.request.signal?.aborted) return;
+      answerEveryCall = lateAnswer;
+      call.answer(lateAnswer);
+    },
+  };
+}
+
+describe('callModel with the caller signal', () => {
+  it("aborts the call in flight and throws the caller's reason, not a TIMEOUT or MODEL_ERROR", async () => {
+    const { model, call, abortDuring } = controlledModel();
+    const stop = new AbortController();
+    const reason = new Error('stopped by the user');
+    const result = callModel(model, { prompt: 'Compress this', signal: stop.signal }, 60_000);
+    const pending = await call(0, result);
+    expect(pending.request.signal?.aborted).toBe(false);
+    abortDuring(pending, stop, reason, 'a late answer');
+    await expect(result).rejects.toBe(reason);
+    // The model was told to stop, with the same reason.
+    expect(pending.request.signal?.aborted).toBe(true);
+    expect(pending.request.signal?.reason).toBe(reason);
+  });
+
+  it('a model that stops with its own error when told still gives the caller its reason', async () => {
+    const stop = new AbortController();
+    const reason = new Error('stopped by the user');
+    const heeding: LanguageModel = {
+      id: 'test/heeding',
+      generate: (request) =>
+        new Promise<string>((resolve, reject) => {
+          request.signal?.addEventListener('abort', () => reject(new Error('the connection was closed')));
+          queueMicrotask(() => {
+            stop.abort(reason);
+            // Not told to stop: it answers.
+            resolve('a late answer');
+          });
+        }),
+    };
+    await expect(callModel(heeding, { prompt: 'Merge these', signal: stop.signal }, 60_000)).rejects.toBe(reason);
+  });
+
+  it('an already aborted signal never calls the model; without a signal nothing changes', async () => {
+    const model = createScriptedModel('fine');
+    const reason = new Error('already stopped');
+    await expect(callModel(model, { prompt: 'x', signal: AbortSignal.abort(reason) }, 60_000)).rejects.toBe(reason);
+    expect(model.requests).toHaveLength(0);
+    expect(await callModel(model, { prompt: 'x' }, 60_000)).toEqual({ ok: true, text: 'fine' });
+  });
+});
+
+describe('maintain({ signal })', () => {
+  /** Four facts a model compresses 60 days on (to the tag level). */
+  async function maintainRig(languageModel?: LanguageModel) {
+    const store = createInMemoryStore();
+    const clock = createFakeClock(START);
+    const memory = createMemory({ store, embedder: createTestEmbedder({ dimension: 16 }), clock, ...(languageModel ? { languageModel } : {}) });
+    const texts = ['Alice drinks green tea every morning', 'Alice keeps bees in the garden', 'Alice plays the cello on Sundays', 'Alice grew up by the sea'];
+    const ids: string[] = [];
+    for (const text of texts) ids.push((await memory.add(text, { scope: alice })).memory.id);
+    clock.advance(60 * DAY);
+    return { memory, store, clock, ids };
+  }
+
+  it('stops inside a page: the memories done before the abort are written whole, the rest are left for the next pass', async () => {
+    const { model, call, abortDuring } = controlledModel();
+    const { memory, ids } = await maintainRig(model);
+    expect((await memory.maintain({ dryRun: true })).changes.map((change) => change.toLevel)).toEqual(['tag', 'tag', 'tag', 'tag']);
+    const stop = new AbortController();
+    const reason = new Error('Ctrl-C');
+    const progress: Array<[number, number]> = [];
+    const pass = memory.maintain({ signal: stop.signal, onProgress: (done, total) => void progress.push([done, total]) });
+    (await call(0, pass)).answer('#tea #morning');
+    abortDuring(await call(1, pass), stop, reason, '#bees');
+    await expect(pass).rejects.toBe(reason);
+
+    // The first memory's compression was written, and counted; the one stopped in, and those after it, were not touched.
+    expect(progress).toEqual([[1, 4]]);
+    const [tea, bees, cello, sea] = await Promise.all(ids.map((id) => memory.get(id)));
+    expect(tea).toMatchObject({ level: 'tag', content: '#tea #morning', revision: 2 });
+    for (const record of [bees, cello, sea]) expect(record).toMatchObject({ level: 'full', revision: 1 });
+
+    // The next pass finishes the rest, and does not compress the first memory again.
+    const finishing = createScriptedModel('#done');
+    const again = createMemory({ store: memory.store, embedder: memory.embedder, clock: memory.clock, languageModel: finishing });
+    expect(await again.maintain()).toMatchObject({ scanned: 4, compressed: 3 });
+    expect(finishing.requests).toHaveLength(3);
+  });
+
+  it('an already aborted signal reads and writes nothing, and a bad signal is INVALID_OPTIONS', async () => {
+    const model = createScriptedModel('#tag');
+    const { memory, ids } = await maintainRig(model);
+    const reason = new Error('already stopped');
+    const progress: number[] = [];
+    await expect(memory.maintain({ signal: AbortSignal.abort(reason), onProgress: (done) => void progress.push(done) })).rejects.toBe(reason);
+    expect(progress).toEqual([]);
+    expect(model.requests).toHaveLength(0);
+    for (const id of ids) expect(await memory.get(id)).toMatchObject({ level: 'full', revision: 1 });
+    expect((await errorOf(memory.maintain({ signal: 'stop' as unknown as AbortSignal }))).code).toBe('INVALID_OPTIONS');
+  });
+});
+
+describe('addTurns({ signal })', () => {
+  const rex = 'Ana adopted a puppy named Rex';
+  const turns = [rex, rex, 'Ana keeps bees in the garden'];
+
+  it("stops inside a turn's merge: the turns before stay stored, the one in flight and those after are not", async () => {
+    const { model, call, abortDuring } = controlledModel();
+    const memory = createMemory({ store: createInMemoryStore(), embedder: createTestEmbedder({ dimension: 16 }), languageModel: model });
+    const stop = new AbortController();
+    const reason = new Error('Ctrl-C');
+    const progress: Array<[number, number]> = [];
+    const adding = memory.addTurns(turns, { scope: alice, signal: stop.signal, onProgress: (done, total) => void progress.push([done, total]) });
+    // The second turn restates the first: its merge asks the model, and the abort comes while it answers.
+    abortDuring(await call(0, adding), stop, reason, 'Ana adopted a puppy named Rex (again)');
+    await expect(adding).rejects.toBe(reason);
+    expect(progress).toEqual([[1, 3]]);
+    const stored = await memory.list({ scope: alice });
+    expect(stored.map((record) => [record.content, record.revision])).toEqual([[rex, 1]]);
+  });
+
+  it('stops between turns when aborted from onProgress; an already aborted signal embeds and stores nothing', async () => {
+    const embedder = createTestEmbedder({ dimension: 16 });
+    const memory = createMemory({ store: createInMemoryStore(), embedder });
+    const stop = new AbortController();
+    const reason = new Error('enough');
+    const adding = memory.addTurns(['Ana likes jazz', 'Ana keeps bees', 'Ana grew up by the sea'], {
+      scope: alice,
+      signal: stop.signal,
+      onProgress: (done) => {
+        if (done === 1) stop.abort(reason);
+      },
+    });
+    await expect(adding).rejects.toBe(reason);
+    expect((await memory.list({ scope: alice })).map((record) => record.content)).toEqual(['Ana likes jazz']);
+
+    const calls = embedder.calls.length;
+    const other = { userId: 'bob' };
+    await expect(memory.addTurns(['Bob likes tea'], { scope: other, signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    await expect(memory.add('Bob likes tea', { scope: other, signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    expect(embedder.calls.length).toBe(calls);
+    expect(await memory.count({ scope: other })).toBe(0);
+    // The turns are still checked first, and a signal must be one.
+    expect((await errorOf(memory.addTurns([''], { scope: other, signal: AbortSignal.abort(reason) }))).code).toBe('EMPTY_CONTENT');
+    expect((await errorOf(memory.add('Bob likes tea', { scope: other, signal: {} as AbortSignal }))).code).toBe('INVALID_OPTIONS');
+  });
+});
+
+describe('the signal goes to the embedder', () => {
+  it("addTurns passes it on; an embedder that stops with its own error gives the caller's reason, not EMBEDDER_ERROR", async () => {
+    const inner = createTestEmbedder({ dimension: 16 });
+    const seen: Array<AbortSignal | undefined> = [];
+    let onEmbed: (() => void) | undefined;
+    const embedder: Embedder = {
+      id: inner.id,
+      dimension: inner.dimension,
+      embed: (texts, options) => {
+        seen.push(options?.signal);
+        if (!onEmbed) return inner.embed(texts, options);
+        onEmbed();
+        // A model that heeds its signal: it stops with an error of its own.
+        return options?.signal?.aborted ? Promise.reject(new Error('embedding cancelled')) : inner.embed(texts, options);
+      },
+    };
+    const store = createInMemoryStore();
+    const memory = createMemory({ store, embedder });
+    const signal = new AbortController().signal;
+    await memory.addTurns(['Ana likes jazz'], { scope: alice, signal });
+    expect(seen).toEqual([signal]);
+
+    const stop = new AbortController();
+    const reason = new Error('Ctrl-C');
+    onEmbed = () => stop.abort(reason);
+    await expect(memory.addTurns(['Ana keeps bees'], { scope: alice, signal: stop.signal })).rejects.toBe(reason);
+    expect(await memory.count({ scope: alice })).toBe(1);
+  });
+
+  it('reindex passes it on too', async () => {
+    const store = createInMemoryStore();
+    await createMemory({ store, embedder: createTestEmbedder({ dimension: 16 }) }).add('Ana likes jazz', { scope: alice });
+    const target = createTestEmbedder({ dimension: 8, id: 'other' });
+    const seen: Array<AbortSignal | undefined> = [];
+    const signal = new AbortController().signal;
+    const recording: Embedder = { id: target.id, dimension: target.dimension, embed: (texts, options) => (seen.push(options?.signal), target.embed(texts, options)) };
+    await reindex({ store, embedder: recording, signal });
+    expect(seen).toEqual([signal]);
+  });
+});
+
+describe('the pipeline with a signal', () => {
+  it('afterTurn: an abort during the extraction model call is thrown (not a step error), and nothing is written', async () => {
+    const { model, call, abortDuring } = controlledModel();
+    const { pipeline, memory, warnings } = pipelineRig({ languageModel: model });
+    const stop = new AbortController();
+    const reason = new Error('Ctrl-C');
+    const turn = pipeline.afterTurn({ scope: alice, user: 'I moved to Lisbon last month', assistant: 'How do you like it?', signal: stop.signal });
+    abortDuring(await call(0, turn), stop, reason, '[ADD USER] The user moved to Lisbon');
+    await expect(turn).rejects.toBe(reason);
+    // Neither the model's operations nor the deterministic fallback's facts were added.
+    expect(await memory.count({ scope: alice })).toBe(0);
+    expect(warnings).toEqual([]);
+  });
+
+  it('summarizeSession: an abort during the model call writes no episode', async () => {
+    const { model, call, abortDuring } = controlledModel();
+    const { pipeline, memory } = pipelineRig({ languageModel: model, policy: { session_summary_message_threshold: 4, session_summary_keep_count: 2 } });
+    const messages = Array.from({ length: 6 }, (_, index) => ({ role: index % 2 === 0 ? ('user' as const) : ('assistant' as const), content: `message ${index} about the trip to Porto` }));
+    const stop = new AbortController();
+    const reason = new Error('Ctrl-C');
+    const summary = pipeline.summarizeSession(messages, { scope: alice, signal: stop.signal });
+    abortDuring(await call(0, summary), stop, reason, 'Talked about the trip to Porto.');
+    await expect(summary).rejects.toBe(reason);
+    expect(await memory.count({ scope: alice })).toBe(0);
+  });
+
+  it('compressLongTerm: an abort during the model call writes nothing, and does not count as the day’s compression', async () => {
+    const { model, call, abortDuring } = controlledModel();
+    const { pipeline, memory } = pipelineRig({ languageModel: model, policy: { long_term_compress_char_threshold: 10 }, policyStorage: createInMemoryPolicyStorage() });
+    const tea = (await memory.add('The user likes tea', { scope: alice })).memory;
+    const green = (await memory.add('The user likes green tea in the morning', { scope: alice })).memory;
+    const stop = new AbortController();
+    const reason = new Error('Ctrl-C');
+    const compressing = pipeline.compressLongTerm({ scope: alice, signal: stop.signal });
+    abortDuring(await call(0, compressing), stop, reason, JSON.stringify({ groups: [{ keep: green.id, absorb: [tea.id], content: 'The user likes tea, green in the morning' }] }));
+    await expect(compressing).rejects.toBe(reason);
+    expect((await memory.list({ scope: alice })).map((record) => record.revision)).toEqual([1, 1]);
+    // Not recorded as done: the next call compresses.
+    const next = pipeline.compressLongTerm({ scope: alice });
+    (await call(1, next)).answer('{"groups": []}');
+    expect(await next).toMatchObject({ action: 'compressed' });
+  });
+
+  it('evolve: an abort during the model call writes no overrides', async () => {
+    const { model, call, abortDuring } = controlledModel();
+    const storage = createInMemoryPolicyStorage();
+    const { pipeline } = pipelineRig({ languageModel: model, policyStorage: storage, policy: { evolution_enabled: true } });
+    const stop = new AbortController();
+    const reason = new Error('Ctrl-C');
+    const evolving = pipeline.evolve({ messages: [{ role: 'user', content: 'Please remember more of what I say' }], signal: stop.signal });
+    abortDuring(await call(0, evolving), stop, reason, '{"retrieve_limit": 15}');
+    await expect(evolving).rejects.toBe(reason);
+    expect(storage.overrides).toBeUndefined();
+    expect(storage.snapshots).toEqual([]);
+  });
+
+  it('review: an abort during the model call decides nothing; a bad signal is INVALID_OPTIONS', async () => {
+    const { model, call, abortDuring } = controlledModel();
+    const { pipeline, memory } = pipelineRig({ languageModel: model });
+    const birthday = (await memory.add("The user's birthday is 12 May", { scope: alice, importance: 2.5 })).memory;
+    const stop = new AbortController();
+    const reason = new Error('Ctrl-C');
+    const reviewing = pipeline.review({ scope: alice, signal: stop.signal });
+    abortDuring(await call(0, reviewing), stop, reason, 'A lasting fact. [PROMOTE]');
+    await expect(reviewing).rejects.toBe(reason);
+    expect(await memory.get(birthday.id)).toMatchObject({ category: 'fact', revision: 1 });
+    expect((await errorOf(pipeline.extract({ user: 'hi', signal: 5 as unknown as AbortSignal }))).code).toBe('INVALID_OPTIONS');
+  });
+});

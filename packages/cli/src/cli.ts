@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { MemloomError } from '@memloom/core';
-import { createMemory, resolveMemloomConfig, type MemloomOptions } from 'memloom';
+import { createMemory, resolveMemloomConfig, type MemloomOptions, type ResolvedConfig } from 'memloom';
 import { COMMANDS, findCommand } from './commands/index.js';
 import type { CommandContext, CommandSpec, GlobalOptions, OptionSpec, OptionValues } from './command.js';
 import { EXIT_CODES, exitCodeFor, UsageError, type ExitCode } from './exit-codes.js';
@@ -112,17 +112,33 @@ function createContext(io: CliIo, globals: GlobalOptions, values: OptionValues, 
     note: (text) => {
       if (!quiet) io.stderr.write(`${text}\n`);
     },
-    openMemory: async (overrides = {}) => {
-      const options = memloomOptions(overrides.embedder);
+    openMemory: async ({ embedder, mustExist = false } = {}) => {
+      const options = memloomOptions(embedder);
       const resolved = await resolveMemloomConfig(options);
-      const memory = await createMemory(options);
-      return { memory, resolved };
+      if (!mustExist) return { memory: await createMemory(options), resolved };
+      // A configured store that does not exist is MISSING_RESOURCE from the store itself, at first use.
+      const memory = await createMemory({ ...options, mustExist: true });
+      if (!isDefaultStore(resolved, io.env)) return { memory, resolved };
+      // Nothing configured: the default store, not made yet, reads as an empty one (and is not made now).
+      try {
+        await memory.count();
+        return { memory, resolved };
+      } catch (error) {
+        await memory.close().catch(() => undefined);
+        if (!MemloomError.hasCode(error, 'MISSING_RESOURCE') || error.details.mustExist !== true) throw error;
+        return { memory: await createMemory({ ...options, store: 'sqlite::memory:' }), resolved, missingStore: String(error.details.path) };
+      }
     },
     resolveConfig: () => resolveMemloomConfig(memloomOptions()),
     progress: (label) => new Progress(io.stderr, label, !quiet),
     bold: out.bold,
     dim: out.dim,
   };
+}
+
+/** No store configured anywhere (option, file, MEMLOOM_STORE, MEMLOOM_SQLITE_PATH): the default SQLite file. */
+function isDefaultStore(resolved: ResolvedConfig, env: Record<string, string | undefined>): boolean {
+  return resolved.store.source === 'default' && !env.MEMLOOM_SQLITE_PATH?.trim();
 }
 
 function readGlobals(values: OptionValues): GlobalOptions {
@@ -210,6 +226,11 @@ function hintFor(error: MemloomError): string | undefined {
       return 'The store holds vectors from another embedder: configure that embedder again, or move the store to this one with "memloom reindex <embedder>".';
     case 'NOT_FOUND':
       return '"memloom list" shows the memories and their ids (add --user/--agent/--session for a scope).';
+    case 'MISSING_RESOURCE':
+      // A store opened by a command that only reads: say where it was looked for and how to make it.
+      return error.details.mustExist === true
+        ? 'Commands that only read never create a store. If the path is right, "memloom add", "memloom import" or "memloom init" creates it; otherwise check --store, MEMLOOM_STORE, MEMLOOM_SQLITE_PATH and the configuration file.'
+        : undefined;
     case 'CONFLICT':
       // An import's conflict says itself what to do (--on-conflict); running it again would meet it again.
       return error.backend === 'cli' ? undefined : 'Someone changed the memory meanwhile; run the command again.';

@@ -32,6 +32,25 @@ export interface GlobalOptions {
 export interface OpenedMemory {
   memory: Memory;
   resolved: ResolvedConfig;
+  /**
+   * Opened with `mustExist` when no store is configured and the default one has not been made yet:
+   * its path. `memory` is then an empty store in process memory (so the command answers as for an
+   * empty store), and nothing was created on disk.
+   */
+  missingStore?: string;
+}
+
+/** How a command opens the memory. */
+export interface OpenOptions {
+  /** The embedder to use instead of the configured one (reindex). */
+  embedder?: string;
+  /**
+   * For commands that only read, or change only memories that exist: never create the store. A
+   * store configured (--store, MEMLOOM_STORE, MEMLOOM_SQLITE_PATH, a configuration file) that does
+   * not exist is MISSING_RESOURCE from the store (exit 4); the default one not made yet reads as an
+   * empty store (`OpenedMemory.missingStore`).
+   */
+  mustExist?: boolean;
 }
 
 export interface CommandContext {
@@ -46,7 +65,7 @@ export interface CommandContext {
   /** Write a note to stderr (suppressed by --quiet and --json). */
   note(text: string): void;
   /** Open the configured memory (with --store / --embedder / --config applied); closed by the caller. */
-  openMemory(overrides?: { embedder?: string }): Promise<OpenedMemory>;
+  openMemory(options?: OpenOptions): Promise<OpenedMemory>;
   /** Resolve the configuration without opening anything. */
   resolveConfig(): Promise<ResolvedConfig>;
   /** A progress line on stderr (off with --quiet and --json). */

@@ -10,7 +10,7 @@ export const EXIT_CODES = {
   USAGE: 2,
   /** No memory with that id (in the given scope), or no such version. */
   NOT_FOUND: 3,
-  /** The configuration cannot be used: invalid file or variable, store package not installed, store built by another embedder, store lacks the feature. */
+  /** The configuration cannot be used: invalid file or variable, store package not installed, a configured store that does not exist (for a command that only reads), store built by another embedder, store lacks the feature. */
   CONFIG: 4,
   /** Someone else changed a memory meanwhile, or an import met a memory that differs from the file's. */
   CONFLICT: 5,

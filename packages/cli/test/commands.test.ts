@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { COMMANDS, EXIT_CODES } from '../src/index.js';
-import { json, run, syntheticExport, tempFolder } from './helpers.js';
+import { json, run, storedIn, syntheticExport, tempFolder } from './helpers.js';
 
 let dir: string;
 let cleanup: () => void;
@@ -63,9 +63,9 @@ describe('help and usage', () => {
 
 describe('remembering and reading back', () => {
   it('add decides merge / new, search finds, list, show and history read it, restore brings a version back', async () => {
-    const first = json(await run(dir, ['add', 'I live in Lisbon and work as a nurse', '--user', 'alice', '--json']));
+    const first = json(await run(dir, ['add', 'I live in Lisbon and work as a nurse', '--user', 'alice', '--at', '2025-01-01', '--json']));
     expect(first.decision.strategy).toBe('create_new');
-    const again = json(await run(dir, ['add', 'I live in Lisbon and work as a nurse', '--user', 'alice', '--at', '2030-01-01', '--json']));
+    const again = json(await run(dir, ['add', 'I live in Lisbon and work as a nurse', '--user', 'alice', '--at', '2025-06-01', '--json']));
     expect(again.decision.strategy).toBe('merge_update');
     expect(again.memory.id).toBe(first.memory.id);
     const other = await run(dir, ['add', 'My sister Emma lives in Porto', '--user', 'alice', '--tag', 'family', '--category', 'core']);
@@ -87,9 +87,9 @@ describe('remembering and reading back', () => {
 
     const shown = await cli('show', first.memory.id);
     expect(shown.stdout).toMatch(/content +I live in Lisbon and work as a nurse\n/);
-    expect(shown.stdout).toMatch(/updated +2030-01-01T00:00:00\.000Z/);
-    // Merged three years on, the memory's weight had decayed: the merge lifts it 60% of the way to 1, and the
-    // sister's new memory then adds seed 004's +0.1 to it (its nearest).
+    expect(shown.stdout).toMatch(/updated +2025-06-01T00:00:00\.000Z/);
+    // Merged five months on, the memory's weight had decayed: the merge lifts it 60% of the way to 1, and the
+    // sister's new memory (added now, later still) then adds seed 004's +0.1 to it (its nearest).
     expect(shown.stdout).toMatch(/revision +3/);
 
     const history = json(await cli('history', first.memory.id, '--json'));
@@ -123,11 +123,11 @@ describe('remembering and reading back', () => {
   });
 
   it('not found is exit 3, in the human and the JSON form', async () => {
+    const { memory } = json(await cli('add', 'A note', '--user', 'alice', '--json'));
     const missing = await cli('show', 'no-such-id');
     expect(missing.code).toBe(EXIT_CODES.NOT_FOUND);
     expect(missing.stderr).toMatch(/^memloom: \[sqlite\] no memory no-such-id/);
     expect(missing.stderr).not.toContain('    at ');
-    const { memory } = json(await cli('add', 'A note', '--user', 'alice', '--json'));
     expect((await cli('show', memory.id, '--user', 'bob')).code).toBe(3); // outside the scope
     const version = await cli('restore', memory.id, '7', '--json');
     expect(version.code).toBe(3);
@@ -182,7 +182,7 @@ describe('add-turns', () => {
     expect(missing.code).toBe(EXIT_CODES.USAGE);
     expect(missing.stderr).toContain('missing.txt does not exist');
     expect((await run(dir, ['add-turns', '-', '--context-turns', '-1'], { stdin: 'x' })).code).toBe(EXIT_CODES.USAGE);
-    expect(json(await cli('list', '--user', 'ana', '--json'))).toEqual([]);
+    expect(await storedIn(dir, 'memory.db', ['--user', 'ana'])).toEqual([]);
   });
 
   it('checks the type of every field of a JSON turn while reading, naming the line, before any session is stored', async () => {
@@ -199,11 +199,13 @@ describe('add-turns', () => {
       ['{"content":"Ana: a beagle","at":"2024-02-30T09:00:00Z"}', 'line 4: "at" must be a date on the calendar'],
       // Seconds since 1970 (2024-05-01), which read as milliseconds would be 1970-01-20.
       ['{"content":"Ana: a beagle","at":1714550400}', 'line 4: "at" must be milliseconds since 1970 (this looks like seconds: 2024-05-01T08:00:00.000Z'],
+      // More than a day ahead: core refuses it (it would never decay until then), and only when its session is stored.
+      ['{"content":"Ana: a beagle","at":"2099-01-01T00:00:00Z"}', 'line 4: "at" 2099-01-01T00:00:00.000Z is in the future: at most '],
     ] as const) {
       const result = await run(dir, ['add-turns', '-', '--user', 'ana'], { stdin: `${first}${turn}\n` });
       expect(result.code).toBe(EXIT_CODES.USAGE);
       expect(result.stderr).toContain(message);
-      expect(json(await cli('list', '--user', 'ana', '--json'))).toEqual([]);
+      expect(await storedIn(dir, 'memory.db', ['--user', 'ana'])).toEqual([]);
     }
     // Every field of the right type is taken as it is.
     const good = '{"content":"Ana: a beagle","at":"2024-05-01T09:00:00Z","tags":["pets"],"sources":["D1:3"],"metadata":{"speaker":"Ana"}}';
@@ -218,6 +220,78 @@ describe('add-turns', () => {
     expect(result.code).toBe(EXIT_CODES.USAGE);
     expect(result.stderr).toContain('session 2 (line 4) was not stored; the 2 turns before it were');
     expect(json(await cli('list', '--user', 'ana', '--json')).map((memory: { content: string }) => memory.content).sort()).toEqual(['first', 'second']);
+  });
+});
+
+describe('a time in the future', () => {
+  it('add --at more than a day ahead is exit 2 naming the time and the limit; nothing is stored', async () => {
+    const far = await cli('add', 'I will live on Mars', '--user', 'alice', '--at', '2099-01-01T00:00:00Z');
+    expect(far.code).toBe(EXIT_CODES.USAGE);
+    expect(far.stderr).toMatch(/^memloom: \[core\] at 2099-01-01T00:00:00\.000Z is in the future: at most \d{4}-\S+ is accepted \(now, /);
+    const turns = await run(dir, ['add-turns', '-', '--user', 'alice', '--at', '2099-01-01'], { stdin: 'one\ntwo\n' });
+    expect(turns.code).toBe(EXIT_CODES.USAGE);
+    expect(turns.stderr).toContain('turn 0: at 2099-01-01T00:00:00.000Z is in the future');
+    expect(await storedIn(dir, 'memory.db')).toEqual([]);
+    // An hour ahead (a clock a little fast, a time zone written wrong) is taken.
+    const soon = new Date(Date.now() + 3_600_000).toISOString();
+    expect(json(await cli('add', 'I moved to Lyon', '--user', 'alice', '--at', soon, '--json')).memory.createdAt).toBe(soon);
+  });
+});
+
+describe('commands that only read never create a store', () => {
+  const READS = [['search', 'tea'], ['list'], ['show', 'some-id'], ['history', 'some-id'], ['index'], ['stats'], ['export'], ['forget', 'some-id'], ['restore', 'some-id', '1'], ['maintain', '--dry-run']];
+
+  it('a configured store that does not exist is exit 4 naming the path and what creates it, from every source; nothing is made', async () => {
+    // The configuration file of these tests names sqlite:./memory.db, which no command has made yet.
+    for (const args of READS) {
+      const result = await cli(...args);
+      expect(result.code, args[0]).toBe(EXIT_CODES.CONFIG);
+      expect(result.stderr, args[0]).toContain(`memloom: [sqlite] no store at ${join(dir, 'memory.db')}: the file does not exist, and nothing was created`);
+      expect(result.stderr, args[0]).toContain('If the path is right, "memloom add", "memloom import" or "memloom init" creates it');
+    }
+    const flag = await cli('list', '--store', 'sqlite:./typo/memory.db', '--json');
+    expect(flag.code).toBe(EXIT_CODES.CONFIG);
+    expect(JSON.parse(flag.stderr).error).toMatchObject({ code: 'MISSING_RESOURCE', details: { path: join(dir, 'typo', 'memory.db') } });
+    const markdown = await cli('export', '--store', 'markdown:./notes');
+    expect(markdown.code).toBe(EXIT_CODES.CONFIG);
+    expect(markdown.stderr).toContain(`memloom: [markdown] no store at ${join(dir, 'notes')}: the folder does not exist`);
+    const variable = await run(dir, ['stats', '--no-config'], { env: { MEMLOOM_STORE: 'sqlite:./from-env.db' } });
+    expect(variable.stderr).toContain(`no store at ${join(dir, 'from-env.db')}`);
+    const sqlitePath = await run(dir, ['search', 'tea', '--no-config'], { env: { MEMLOOM_SQLITE_PATH: 'data/typo.db' } });
+    expect(sqlitePath.code).toBe(EXIT_CODES.CONFIG);
+    expect(sqlitePath.stderr).toContain(`no store at ${join(dir, 'data', 'typo.db')}`);
+    expect(readdirSync(dir)).toEqual(['memloom.config.json']);
+    // A command that writes makes the store as before; then the reads read it.
+    expect((await cli('add', 'I drink tea', '--user', 'alice')).code).toBe(0);
+    expect(json(await cli('search', 'tea', '--json'))[0].memory.content).toBe('I drink tea');
+    expect((await cli('maintain', '--store', 'sqlite:./maintained.db')).code).toBe(0);
+    expect(existsSync(join(dir, 'maintained.db'))).toBe(true);
+  });
+
+  it('with nothing configured, the default store not made yet reads as an empty store, and is not made', async () => {
+    const env = { env: { MEMLOOM_STORE: undefined } };
+    const bare = (...args: string[]) => run(dir, [...args, '--no-config'], env);
+    const defaultPath = join(dir, '.memloom', 'memory.db');
+    const stats = await bare('stats');
+    expect(stats.code).toBe(0);
+    expect(stats.stdout).toContain(`sqlite at ${defaultPath}\n`);
+    expect(stats.stdout).toContain('not made yet: nothing is stored');
+    expect(stats.stdout).toMatch(/memories {3}0\n/);
+    expect(json(await bare('stats', '--json'))).toMatchObject({ store: { name: 'sqlite', location: defaultPath, exists: false, source: 'default', capabilities: {} }, total: 0 });
+    expect(await bare('list')).toMatchObject({ code: 0, stdout: 'No memories.\n' });
+    expect(await bare('search', 'tea')).toMatchObject({ code: 0, stdout: 'No memories match.\n' });
+    expect(JSON.parse((await bare('export')).stdout.split('\n')[0]!)).toMatchObject({ memloom: 'export', count: 0 });
+    expect((await bare('index')).code).toBe(0);
+    expect((await bare('show', 'some-id')).code).toBe(EXIT_CODES.NOT_FOUND);
+    expect((await bare('forget', 'some-id')).code).toBe(EXIT_CODES.NOT_FOUND);
+    expect((await bare('maintain', '--dry-run')).stdout).toContain('0 memories scanned');
+    expect(existsSync(join(dir, '.memloom'))).toBe(false);
+    // The first write makes it where stats said it would be.
+    expect((await bare('add', 'I drink tea')).code).toBe(0);
+    expect(existsSync(defaultPath)).toBe(true);
+    const made = json(await bare('stats', '--json'));
+    expect(made.store).not.toHaveProperty('exists');
+    expect(made.total).toBe(1);
   });
 });
 
@@ -422,6 +496,7 @@ describe('configuration', () => {
   });
 
   it('--verbose adds the stack trace', async () => {
+    await cli('add', 'A note');
     const verbose = await cli('show', 'nope', '--verbose');
     expect(verbose.stderr).toMatch(/MemloomError: \[memloom\] \[sqlite\] no memory nope\n +at /);
   });
@@ -584,7 +659,7 @@ describe('export, import, reindex', () => {
     const differ = await cli('import', 'differ.jsonl', '--store', 'sqlite:./d.db');
     expect(differ.code).toBe(EXIT_CODES.USAGE);
     expect(differ.stderr).toContain(`differ.jsonl, lines 3 and 5: memory ${other.memory.id} is in the file twice, with different contents`);
-    expect(json(await cli('list', '--store', 'sqlite:./d.db', '--json'))).toEqual([]);
+    expect(await storedIn(dir, 'd.db')).toEqual([]);
     // In a later batch the first copy is already stored: the answer is the same, whatever --on-conflict says.
     for (const onConflict of ['error', 'replace']) {
       const later = await cli('import', 'differ.jsonl', '--store', `sqlite:./d-${onConflict}.db`, '--batch-size', '2', '--on-conflict', onConflict);
@@ -614,7 +689,7 @@ describe('export, import, reindex', () => {
       expect(result.code, name).toBe(EXIT_CODES.USAGE);
       expect(result.stderr, name).toContain(`${name}.jsonl`);
       expect(result.stderr, name).toMatch(/line 3/);
-      expect(json(await cli('list', '--store', `sqlite:./${name}.db`, '--json')), name).toEqual([]);
+      expect(await storedIn(dir, `${name}.db`), name).toEqual([]);
     }
   });
 

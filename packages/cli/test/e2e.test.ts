@@ -66,6 +66,8 @@ describe('the memloom binary', () => {
       join(dir, 'memloom.config.ts'),
       "import type { MemloomConfig } from 'memloom';\nconst config: MemloomConfig = { store: 'sqlite:./from-ts.db', embedder: 'lexical' };\nexport default config;\n",
     );
+    // The store is made by a write: stats, which only reads, would say that the configured one does not exist.
+    expect((await runBin(dir, ['add', 'I keep my bike in the garage'])).code).toBe(0);
     const stats = await runBin(dir, ['stats', '--json']);
     expect(stats.code).toBe(0);
     expect(JSON.parse(stats.stdout).store).toMatchObject({ location: join(dir, 'from-ts.db'), source: join(dir, 'memloom.config.ts') });
@@ -92,6 +94,7 @@ describe('the memloom binary', () => {
       join(dir, 'memloom.config.js'),
       "const { defineConfig } = require('memloom');\nmodule.exports = defineConfig({ store: 'sqlite:./cjs.db', embedder: 'lexical' });\n",
     );
+    expect((await runBin(dir, ['add', 'I keep my bike in the garage'])).code).toBe(0);
     const stats = await runBin(dir, ['stats', '--json']);
     expect(stats.stderr).toBe('');
     expect(JSON.parse(stats.stdout).store).toMatchObject({ location: join(dir, 'cjs.db'), source: join(dir, 'memloom.config.js') });

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -54,6 +54,15 @@ export function json<T = any>(result: RunResult): T {
   } catch {
     throw new Error(`not JSON (exit ${result.code}):\n${result.stdout}\n--- stderr ---\n${result.stderr}`);
   }
+}
+
+/**
+ * The memories `memloom list --all --json` reads from the SQLite file `file` in `dir` (`args` added),
+ * or none when the file was never made: a command that only reads makes no store (it exits 4).
+ */
+export async function storedIn(dir: string, file: string, args: string[] = []): Promise<any[]> {
+  if (!existsSync(join(dir, file))) return [];
+  return json(await run(dir, ['list', '--all', '--no-config', '--store', `sqlite:./${file}`, '--json', ...args]));
 }
 
 export const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'bin.js');

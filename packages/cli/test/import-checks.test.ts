@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/index.js';
-import { BIN, json, run, syntheticExport, tempFolder } from './helpers.js';
+import { BIN, json, run, storedIn, syntheticExport, tempFolder } from './helpers.js';
 
 let dir: string;
 let cleanup: () => void;
@@ -23,8 +23,9 @@ function exportWith(change: (record: Record<string, unknown>) => Record<string, 
   return `${header}\n${JSON.stringify(line)}\n`;
 }
 
+/** Memories in the SQLite store `sqlite:./<file>` of the test folder (none when it was never made). */
 async function storedCount(store: string): Promise<number> {
-  return json<unknown[]>(await run(dir, ['list', '--all', '--no-config', '--store', store, '--json'])).length;
+  return (await storedIn(dir, store.replace(/^sqlite:\.\//, ''))).length;
 }
 
 describe('import checks each memory as core would', () => {

@@ -7,6 +7,13 @@ export const MAX_IMPORTANCE = 100;
 /** The longest timer Node keeps (2^31 - 1 ms); a longer one fires at once. */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
 
+/**
+ * How far after the memory's clock an `at` given for a new memory may lie (clock skew, time zones
+ * written wrong): 24 hours. A later one is refused (INVALID_INPUT): a memory dated in the future
+ * would neither decay nor compress until that date.
+ */
+export const FUTURE_AT_TOLERANCE_MS = 24 * 60 * 60 * 1000;
+
 /** `retrieval.contextWeight`'s default: how far a memory's context pulls its stored vector. */
 export const DEFAULT_CONTEXT_WEIGHT = 0.7;
 
@@ -160,12 +167,17 @@ export const recordDefaultsSchema = z.strictObject({
 });
 export type RecordDefaults = z.output<typeof recordDefaultsSchema>;
 
-/** Parse a config section, turning zod issues into one readable line per problem. */
+/**
+ * Zod issues as one line: `path: problem` for each, joined by `; `. A problem of the object itself
+ * has no path in front, and a misspelt key is named: `unknown key "vectorMirow"`, or
+ * `strategy: unknown key "highSimilarty"` inside a section.
+ */
 export function formatZodIssues(error: z.ZodError, prefix = ''): string {
   return error.issues
     .map((issue) => {
       const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
-      return `${path || '(root)'}: ${issue.message}`;
+      const problem = issue.code === 'unrecognized_keys' ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => JSON.stringify(key)).join(', ')}` : issue.message;
+      return path ? `${path}: ${problem}` : problem;
     })
     .join('; ');
 }

@@ -114,8 +114,8 @@ export type { WorkingMemoryConfig, WorkingMemoryConfigInput, WorkingMemoryStatus
 // Text utilities shared by stores and embedders
 export { tokenize, hasCjk, TOKENIZER_VERSION } from './text/tokenize.js';
 export { isIsoTime, isOnCalendar } from './time-text.js';
-export { toEpochMs } from './options.js';
-export { MAX_IMPORTANCE, MAX_TIMEOUT_MS } from './config.js';
+export { toEpochMs, assertNotFuture } from './options.js';
+export { FUTURE_AT_TOLERANCE_MS, MAX_IMPORTANCE, MAX_TIMEOUT_MS } from './config.js';
 export { KeyedLock } from './keyed-lock.js';
 export { hasLoneSurrogate, wellFormed } from './well-formed.js';
 export type { TokenizeOptions } from './text/tokenize.js';

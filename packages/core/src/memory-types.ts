@@ -37,7 +37,11 @@ export interface AddOptions {
   sources?: string[];
   tags?: string[];
   metadata?: Record<string, unknown>;
-  /** When the content was said. @default now */
+  /**
+   * When the content was said (imports, replays). At most FUTURE_AT_TOLERANCE_MS (24 hours) after
+   * the clock's now, else INVALID_INPUT: a memory dated in the future would not decay until then.
+   * @default now
+   */
   at?: Date | string | number;
   /** @default 'user_mention' */
   trigger?: 'user_mention' | 'extraction' | 'import';
@@ -75,7 +79,7 @@ export interface AddOptions {
 export interface AddTurn {
   /** The turn as it is to be remembered, e.g. `"Caroline: I went to a support group yesterday"`. */
   content: string;
-  /** When it was said. @default the call's `at`, else now */
+  /** When it was said; at most 24 hours after now, as `add`'s `at`. @default the call's `at`, else now */
   at?: Date | string | number;
   /** Ids of the message or turn it is. */
   sources?: string[];

@@ -28,6 +28,7 @@ import { runMaintenance, type MaintainOptions, type MaintenanceReport } from './
 import {
   addOptionsSchema,
   addTurnsOptionsSchema,
+  assertNotFuture,
   engineConfigSchema,
   listOptionsSchema,
   renderOptionsSchema,
@@ -196,7 +197,9 @@ class MemloomMemory implements Memory {
     if (parsed.tags && parsed.tags.length > this.config.limits.maxTags) {
       throw new MemloomError({ code: 'INVALID_INPUT', message: `at most ${this.config.limits.maxTags} tags are allowed` });
     }
-    const atMs = parsed.at === undefined ? this.clock.now() : toEpochMs(parsed.at);
+    const nowMs = this.clock.now();
+    const atMs = parsed.at === undefined ? nowMs : toEpochMs(parsed.at);
+    assertNotFuture(atMs, nowMs, what ? `${what}: at` : 'at');
     const context = parsed.context?.trim() ? validateContent(parsed.context, this.config.limits.maxContentLength, 'context') : undefined;
     return { parsed, text, scope, atMs, context };
   }

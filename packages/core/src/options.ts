@@ -4,6 +4,7 @@ import {
   formatZodIssues,
   freshnessConfigSchema,
   limitsConfigSchema,
+  FUTURE_AT_TOLERANCE_MS,
   MAX_IMPORTANCE,
   MAX_TIMEOUT_MS,
   recordDefaultsSchema,
@@ -198,4 +199,21 @@ export function toEpochMs(value: Date | string | number): number {
     throw new MemloomError({ code: 'INVALID_INPUT', message: `not a day of the calendar: ${value} (a Date would read it as ${new Date(ms).toISOString()})` });
   }
   return ms;
+}
+
+/**
+ * Refuse a time for a new memory (or a turn) later than `nowMs` plus FUTURE_AT_TOLERANCE_MS:
+ * INVALID_INPUT naming the time and the latest one accepted. `field` names it in the message (`at`,
+ * `turn 3: at`).
+ */
+export function assertNotFuture(atMs: number, nowMs: number, field = 'at'): void {
+  const latestMs = nowMs + FUTURE_AT_TOLERANCE_MS;
+  if (atMs <= latestMs) return;
+  const at = new Date(atMs).toISOString();
+  const latest = new Date(latestMs).toISOString();
+  throw new MemloomError({
+    code: 'INVALID_INPUT',
+    message: `${field} ${at} is in the future: at most ${latest} is accepted (now, ${new Date(nowMs).toISOString()}, plus ${FUTURE_AT_TOLERANCE_MS / 3_600_000} hours); a memory dated later would not decay or compress until then`,
+    details: { field, at, latest },
+  });
 }

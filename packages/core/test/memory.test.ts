@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemory, MemloomError, type CreateMemoryOptions, type MemoryChange, type MemoryRecord } from '../src/index.js';
+import { createMemory, FUTURE_AT_TOLERANCE_MS, MemloomError, type CreateMemoryOptions, type MemoryChange, type MemoryRecord } from '../src/index.js';
 import {
   axisVector,
   createFakeClock,
@@ -42,7 +42,11 @@ describe('createMemory options', () => {
     // A misspelt key inside a section is refused, not ignored (the default would apply without a word).
     const misspelt = await errorOf(() => createMemory({ store, embedder, strategy: { highSimilarty: 0.9 } as never }));
     expect(misspelt.code).toBe('INVALID_OPTIONS');
-    expect(misspelt.message).toMatch(/strategy: Unrecognized key.*highSimilarty/);
+    expect(misspelt.message).toContain('strategy: unknown key "highSimilarty"');
+    // A misspelt option at the top of an options object is named too, not placed at "(root)".
+    const top = await errorOf(() => createMemory({ store, embedder }).add('A note', { tgs: ['x'], scop: {} } as never));
+    expect(top.code).toBe('INVALID_OPTIONS');
+    expect(top.message).toMatch(/invalid add options: unknown keys "tgs", "scop"$/);
     const unknownFreshness = await errorOf(() => createMemory({ store, embedder, freshness: { globalThresholdHours: -1 } }));
     expect(unknownFreshness.message).toContain('freshness');
     expect((await errorOf(() => createMemory({ store: {} as never, embedder }))).message).toMatch(/missing open/);
@@ -68,6 +72,33 @@ describe('createMemory options', () => {
 });
 
 describe('add', () => {
+  it('refuses an `at` more than FUTURE_AT_TOLERANCE_MS after the clock, in add and in any turn of addTurns, storing nothing', async () => {
+    const { memory, clock } = rig();
+    const scope = { userId: 'alice' };
+    const now = clock.now(); // 2024-03-01T09:00:00.000Z
+    // A day ahead is taken (clock skew, a time zone written wrong), as is any past time.
+    const skewed = await memory.add('I moved to Lyon', { scope, at: now + FUTURE_AT_TOLERANCE_MS });
+    expect(skewed.memory.createdAt).toBe('2024-03-02T09:00:00.000Z');
+    await memory.add('I was born in Nantes', { scope, at: '1990-01-01T00:00:00Z' });
+    // One millisecond later, or far in the future, is INVALID_INPUT naming the time and the limit.
+    const far = await errorOf(memory.add('I will live on Mars', { scope, at: '2099-01-01T00:00:00Z' }));
+    expect(far.code).toBe('INVALID_INPUT');
+    expect(far.message).toContain('at 2099-01-01T00:00:00.000Z is in the future');
+    expect(far.message).toContain('at most 2024-03-02T09:00:00.000Z is accepted (now, 2024-03-01T09:00:00.000Z, plus 24 hours)');
+    expect(far.details).toMatchObject({ at: '2099-01-01T00:00:00.000Z', latest: '2024-03-02T09:00:00.000Z' });
+    expect((await errorOf(memory.add('just past the limit', { scope, at: new Date(now + FUTURE_AT_TOLERANCE_MS + 1) }))).code).toBe('INVALID_INPUT');
+    // The limit moves with the clock: what was too far is taken once the clock is near it.
+    clock.advance(2 * DAY);
+    expect((await memory.add('a note from tomorrow', { scope, at: now + 3 * DAY })).memory.createdAt).toBe('2024-03-04T09:00:00.000Z');
+    // addTurns: a turn's own `at`, or the call's, checked before the first turn is stored.
+    const before = await memory.count({ scope });
+    const turn = await errorOf(memory.addTurns(['fine', { content: 'from the future', at: '2099-01-01T00:00:00Z' }], { scope }));
+    expect(turn.code).toBe('INVALID_INPUT');
+    expect(turn.message).toContain('turn 1: at 2099-01-01T00:00:00.000Z is in the future');
+    expect((await errorOf(memory.addTurns(['one', 'two'], { scope, at: '2099-01-01T00:00:00Z' }))).message).toContain('turn 0: at 2099');
+    expect(await memory.count({ scope })).toBe(before);
+  });
+
   it('lets the store approximate the merge lookup, never a search', async () => {
     const { memory, store } = rig({}, { 'I love hiking': axisVector(DIM, 0) });
     const queries: { approximate?: boolean; limit: number }[] = [];

@@ -13,6 +13,6 @@ describe('resolvePolicy', () => {
 
   it('names the layer and the field of a bad value', () => {
     expect(() => resolvePolicy([{ source: 'policy_overrides.json', values: { retrieve_limit: 0 } }])).toThrow(/policy_overrides\.json: retrieve_limit/);
-    expect(() => resolvePolicy([{ source: 'config', values: { unknown_key: 1 } }])).toThrow(/Unrecognized key/);
+    expect(() => resolvePolicy([{ source: 'config', values: { unknown_key: 1 } }])).toThrow(/unknown key "unknown_key"/);
   });
 });

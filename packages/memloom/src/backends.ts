@@ -49,31 +49,34 @@ export function parseEmbedderConfig(config: EmbedderConfig, source: string): Emb
 /**
  * Build the store a layer asks for, importing its package only when it is used.
  * `contextWeight` is the Memory's `retrieval.contextWeight`, for stores that embed by themselves (Markdown).
+ * `mustExist` opens a SQLite file or a Markdown folder only if it exists (MISSING_RESOURCE otherwise, nothing created).
  */
 export async function createStoreFrom(
   layer: ConfigLayer,
   embedder: Embedder,
   env: Record<string, string | undefined>,
-  contextWeight?: number,
+  { contextWeight, mustExist = false }: { contextWeight?: number | undefined; mustExist?: boolean } = {},
 ): Promise<MemoryStore> {
   const source = sourceOf(layer, 'store');
   const config = parseStoreConfig(layer.config.store ?? 'sqlite', source);
   const { type, ...options } = config as StoreObject & Record<string, unknown>;
+  // The file stores take it over what the configuration says; the others have nothing to find.
+  const existing = mustExist ? { mustExist: true } : {};
   // Each factory validates its own options; its error is re-raised naming where they came from.
   return namingSource(source, 'store', async () => {
     switch (type) {
       case 'sqlite': {
         const sqlite = await import('@memloom/store-sqlite');
-        if (typeof options.path === 'string') return sqlite.createSqliteStore({ ...options, path: resolveIn(layer, options.path) });
+        if (typeof options.path === 'string') return sqlite.createSqliteStore({ ...options, ...existing, path: resolveIn(layer, options.path) });
         // The embedded default: MEMLOOM_SQLITE_PATH, else .memloom/memory.db, in the working directory.
         const path = env[sqlite.SQLITE_PATH_ENV]?.trim() || sqlite.DEFAULT_SQLITE_PATH;
-        return sqlite.createSqliteStore({ ...options, path: resolveIn(layer, path) });
+        return sqlite.createSqliteStore({ ...options, ...existing, path: resolveIn(layer, path) });
       }
       case 'markdown': {
         const markdown = await importOptional(() => import('@memloom/store-markdown'), '@memloom/store-markdown', source);
         // The store re-embeds hand-edited blocks and rebuilds its index: with the Memory's context weight, unless the store config sets one.
         const weight = contextWeight === undefined ? {} : { contextWeight };
-        return markdown.createMarkdownStore({ ...weight, ...options, root: resolveIn(layer, String(options.root)), embedder });
+        return markdown.createMarkdownStore({ ...weight, ...options, ...existing, root: resolveIn(layer, String(options.root)), embedder });
       }
       case 'qdrant': {
         const qdrant = await importOptional(() => import('@memloom/store-qdrant'), '@memloom/store-qdrant', source);

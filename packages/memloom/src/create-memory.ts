@@ -27,6 +27,14 @@ export interface MemloomOptions extends Partial<Omit<CreateMemoryOptions, 'store
   configFile?: string | false;
   /** Environment to read MEMLOOM_* from, or false to ignore it. @default process.env */
   env?: Record<string, string | undefined> | false;
+  /**
+   * Open the configured (or default) store only if it exists already: a missing SQLite file or
+   * Markdown folder is MISSING_RESOURCE naming the path (`details: { path, mustExist: true }`), and
+   * nothing is created. For tools that only read, so that a mistyped path leaves no empty store
+   * behind (the CLI's read commands). No effect on Qdrant, `memory:` or a store object.
+   * @default false (a missing file or folder is created)
+   */
+  mustExist?: boolean;
 }
 
 /** What the configuration resolved to, and where each part came from. */
@@ -52,14 +60,17 @@ const ENGINE_KEYS = ['strategy', 'decay', 'freshness', 'retrieval', 'limits', 'd
  * configuration alone.
  */
 export async function createMemory(options: MemloomOptions = {}): Promise<Memory> {
+  if (options.mustExist !== undefined && typeof options.mustExist !== 'boolean') {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'config', message: `mustExist must be true or false, got ${String(options.mustExist)}` });
+  }
   const resolved = await resolveMemloomConfig(options);
   const env = options.env === false ? {} : (options.env ?? process.env);
   const embedder = isEmbedder(options.embedder) ? options.embedder : await createEmbedderFrom(layerFor(resolved, 'embedder'));
   const contextWeight = resolved.engine.retrieval?.contextWeight;
   const store = isStore(options.store)
     ? options.store
-    : await createStoreFrom(layerFor(resolved, 'store') ?? defaultLayer(options, resolved), embedder, env, contextWeight);
-  const { store: _store, embedder: _embedder, policy: _policy, cwd: _cwd, configFile: _file, env: _env, ...instances } = options;
+    : await createStoreFrom(layerFor(resolved, 'store') ?? defaultLayer(options, resolved), embedder, env, { contextWeight, mustExist: options.mustExist === true });
+  const { store: _store, embedder: _embedder, policy: _policy, cwd: _cwd, configFile: _file, env: _env, mustExist: _mustExist, ...instances } = options;
   try {
     return createCoreMemory({ ...resolved.engine, ...pickInstances(instances), store, embedder });
   } catch (error) {

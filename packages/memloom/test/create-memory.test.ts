@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -187,6 +187,39 @@ describe('the Qdrant store from the environment', () => {
   });
 });
 
+describe('mustExist: open the store only if it exists', () => {
+  it('refuses a missing SQLite file or Markdown folder, from any layer or the default, with MISSING_RESOURCE naming it; nothing is created', async () => {
+    const cases: [string, Parameters<typeof createMemory>[0], string][] = [
+      ['option', { cwd, configFile: false, env: {}, store: 'sqlite:./typo/memory.db' }, join(cwd, 'typo', 'memory.db')],
+      ['environment', { cwd, configFile: false, env: { MEMLOOM_STORE: 'markdown:./typo-notes' } }, join(cwd, 'typo-notes')],
+      ['MEMLOOM_SQLITE_PATH', { cwd, configFile: false, env: { MEMLOOM_SQLITE_PATH: 'data/typo.db' } }, join(cwd, 'data', 'typo.db')],
+      ['default', { cwd, configFile: false, env: {} }, join(cwd, '.memloom', 'memory.db')],
+    ];
+    for (const [name, options, path] of cases) {
+      const memory = await open({ ...options, mustExist: true });
+      const error = await errorOf(memory.count());
+      expect(error.code, name).toBe('MISSING_RESOURCE');
+      expect(error.details, name).toMatchObject({ path, mustExist: true });
+      expect(error.message, name).toContain('nothing was created');
+    }
+    const file = join(cwd, 'memloom.config.json');
+    writeFileSync(file, JSON.stringify({ store: { type: 'sqlite', path: './from-file.db' } }));
+    expect((await errorOf((await open({ cwd, env: {}, mustExist: true })).count())).details).toMatchObject({ path: join(cwd, 'from-file.db') });
+    rmSync(file);
+    // Nothing was made: no file, no folder.
+    expect(readdirSync(cwd)).toEqual([]);
+    // Made by a write, the store is then opened with mustExist and read.
+    const writer = await open({ cwd, configFile: false, env: {}, store: 'sqlite:./typo/memory.db' });
+    await writer.add('I keep my bike in the garage');
+    await writer.close();
+    const reader = await open({ cwd, configFile: false, env: {}, store: 'sqlite:./typo/memory.db', mustExist: true });
+    expect(await reader.count()).toBe(1);
+    // A store kept in memory has nothing to find.
+    expect(await (await open({ cwd, configFile: false, env: {}, store: 'memory:', mustExist: true })).count()).toBe(0);
+    expect((await errorOf(createMemory({ cwd, configFile: false, env: {}, mustExist: 'yes' as never }))).code).toBe('INVALID_OPTIONS');
+  });
+});
+
 describe('configuration errors name the field and where it came from', () => {
   it('a bad field in the file', async () => {
     writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ strategy: { highSimilarity: 3 } }));
@@ -224,8 +257,7 @@ describe('configuration errors name the field and where it came from', () => {
       writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ store: 'memory:', [section]: value }));
       const error = await errorOf(createMemory({ cwd, env: {} }));
       expect(error.code, section).toBe('INVALID_CONFIG');
-      expect(error.message).toContain(`${section}: Unrecognized key`);
-      expect(error.message).toContain(Object.keys(value)[0]);
+      expect(error.message).toContain(`${section}: unknown key "${Object.keys(value)[0]}"`);
     }
   });
 
@@ -283,6 +315,12 @@ describe('configuration errors name the field and where it came from', () => {
     expect(store.message).toMatch(/invalid configuration in .*memloom\.config\.json: store: vectorChunkSize must be a positive multiple of 8/);
     writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ store: { type: 'sqlite', path: './m.db', vectorMirow: false } }));
     expect((await errorOf(createMemory({ cwd, env: {} }))).message).toMatch(/memloom\.config\.json: store: unknown option vectorMirow/);
+    // The Markdown store checks its options with a schema: the misspelt key is named, not placed at "(root)".
+    writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ store: { type: 'markdown', root: './notes', bakupRetention: 3 } }));
+    const markdown = await errorOf(createMemory({ cwd, env: {} }));
+    expect(markdown.code).toBe('INVALID_CONFIG');
+    expect(markdown.message).toMatch(/memloom\.config\.json: store: invalid markdown store options: unknown key "bakupRetention"$/);
+    expect(markdown.details).toMatchObject({ field: 'store' });
     writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ store: 'memory:', embedder: { type: 'lexical', wordDimension: -3 } }));
     const embedder = await errorOf(createMemory({ cwd, env: {} }));
     expect(embedder.code).toBe('INVALID_CONFIG');

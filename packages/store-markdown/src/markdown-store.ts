@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import {
   assertQueryInput,
@@ -498,6 +498,13 @@ class MarkdownFileStore implements MarkdownStore {
   private exclusive<T>(task: () => Promise<T>): Promise<T> {
     const run = this.queue.then(async () => {
       this.assertOpen();
+      if (this.options.mustExist && !existsSync(this.root)) {
+        throw storeError(
+          'MISSING_RESOURCE',
+          `no store at ${this.root}: the folder does not exist, and nothing was created (mustExist). Check the path, or create the store by opening it without mustExist`,
+          { path: this.root, mustExist: true },
+        );
+      }
       try {
         await fs.mkdir(this.stateDirectory, { recursive: true });
       } catch (error) {

@@ -6,9 +6,16 @@ export interface MarkdownStoreOptions {
   /**
    * Folder that holds every scope's files. Each scope gets a folder below it
    * (`users/alice/memory/MEMORY.md`, `memory/MEMORY.md` for the empty scope).
-   * Created when missing.
+   * Created when missing, unless `mustExist`.
    */
   root: string;
+  /**
+   * Use `root` only if the folder exists: a missing one is MISSING_RESOURCE
+   * naming it, and nothing is created (for tools that only read, where a
+   * mistyped path must not leave an empty store behind).
+   * @default false (a missing folder is created)
+   */
+  mustExist?: boolean;
   /**
    * Embeds blocks a person wrote or changed, and rebuilds vectors when the
    * derived index is missing or was made by another embedder. Give the same
@@ -65,6 +72,7 @@ export interface MarkdownStoreOptions {
 
 export interface ResolvedOptions {
   root: string;
+  mustExist: boolean;
   embedder: Embedder | undefined;
   contextWeight: number;
   backupRetention: number;
@@ -79,6 +87,7 @@ export interface ResolvedOptions {
 
 const schema = z.strictObject({
   root: z.string().min(1),
+  mustExist: z.boolean().default(false),
   embedder: z
     .custom<Embedder>((value) => {
       const candidate = value as Partial<Embedder> | undefined;
@@ -106,6 +115,7 @@ export function resolveOptions(options: MarkdownStoreOptions): ResolvedOptions {
   const clock = value.clock ?? systemClock;
   return {
     root: value.root,
+    mustExist: value.mustExist,
     embedder: value.embedder,
     contextWeight: value.contextWeight,
     backupRetention: value.backupRetention,

@@ -210,7 +210,7 @@ describe('the contextWeight option', () => {
       expect((error as MemloomError).message).toContain('contextWeight');
     }
     // A misspelt option is refused too, not ignored with its default used.
-    expect(() => createMarkdownStore({ root, contextWieght: 0.5 } as unknown as MarkdownStoreOptions)).toThrow(/Unrecognized key.*contextWieght/);
+    expect(() => createMarkdownStore({ root, contextWieght: 0.5 } as unknown as MarkdownStoreOptions)).toThrow('invalid markdown store options: unknown key "contextWieght"');
     await rm(root, { recursive: true, force: true });
     expect(() => createMarkdownStore({ root, contextWeight: 0 })).not.toThrow();
   });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MemloomError, type MemoryChange, type MemoryRecord } from '@memloom/core';
@@ -38,6 +39,33 @@ async function storeErrorOf(promise: Promise<unknown>, names: string): Promise<v
   expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'markdown' });
   expect((error as MemloomError).message).toContain(names);
 }
+
+describe('mustExist', () => {
+  it('makes a missing root MISSING_RESOURCE naming it, and creates nothing; an existing folder opens and reads', async () => {
+    const parent = await root();
+    const missing = path.join(parent, 'typo', 'notes');
+    const store = createMarkdownStore({ root: missing, mustExist: true });
+    const error = await store.open({ dimension: 4, embedderId: 'test/vectors' }).then(
+      () => undefined,
+      (caught: unknown) => caught as MemloomError,
+    );
+    expect(error).toMatchObject({ code: 'MISSING_RESOURCE', backend: 'markdown', details: { path: missing, mustExist: true } });
+    expect(error?.message).toContain(`no store at ${missing}`);
+    expect(error?.message).toContain('nothing was created');
+    expect((await store.list({}).catch((caught: unknown) => caught)) as MemloomError).toMatchObject({ code: 'MISSING_RESOURCE' });
+    await store.close();
+    expect(existsSync(path.join(parent, 'typo'))).toBe(false);
+    // A folder that exists is used as ever (a person may have written its Markdown by hand).
+    const writer = createMarkdownStore({ root: parent });
+    await writer.open({ dimension: 4, embedderId: 'test/vectors' });
+    await writer.apply([createChange(createRecord({ id: 'm1', content: 'I like tea', scope: {}, atIso: '2024-03-01T09:00:00.000Z' }, { importance: 1, category: 'fact', type: 'user' }))]);
+    await writer.close();
+    const reader = createMarkdownStore({ root: parent, mustExist: true });
+    await reader.open({ dimension: 4, embedderId: 'test/vectors' });
+    expect((await reader.list({})).map((record) => record.content)).toEqual(['I like tea']);
+    await reader.close();
+  });
+});
 
 describe('errors from the filesystem', () => {
   it('are MemloomErrors naming the file when the root is a file', async () => {

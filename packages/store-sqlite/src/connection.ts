@@ -16,12 +16,15 @@ export function isMemoryPath(path: string): boolean {
 /**
  * Open the file without writing to it: refuse (STORE_CORRUPT) a file that is
  * not an SQLite database before SQLite sees it, and create the folder of a
- * file that does not exist yet.
+ * file that does not exist yet, unless `mustExist` (then MISSING_RESOURCE,
+ * and nothing is created).
  */
-export function openConnection(path: string, busyTimeoutMs: number): Database {
-  if (!isMemoryPath(path)) {
+export function openConnection(path: string, busyTimeoutMs: number, mustExist = false): Database {
+  const onDisk = !isMemoryPath(path);
+  if (onDisk) {
     try {
       if (existsSync(path)) assertSqliteHeader(path);
+      else if (mustExist) throw missingFile(path);
       else mkdirSync(dirname(path), { recursive: true });
     } catch (error) {
       // A folder that cannot be made (a file in its place, no permission) or a file that cannot be read.
@@ -30,11 +33,23 @@ export function openConnection(path: string, busyTimeoutMs: number): Database {
   }
   let database: Database;
   try {
-    database = new BetterSqlite3(path, { timeout: busyTimeoutMs });
+    // fileMustExist: a file removed since the check above is not made again either.
+    database = new BetterSqlite3(path, { timeout: busyTimeoutMs, fileMustExist: onDisk && mustExist });
   } catch (error) {
+    if (onDisk && mustExist && !existsSync(path)) throw missingFile(path, error);
     throw toStoreError(error, `cannot open ${path}`);
   }
   return database;
+}
+
+function missingFile(path: string, cause?: unknown): MemloomError {
+  return new MemloomError({
+    code: 'MISSING_RESOURCE',
+    backend: BACKEND,
+    message: `no store at ${path}: the file does not exist, and nothing was created (mustExist). Check the path, or create the store by opening it without mustExist`,
+    ...(cause === undefined ? {} : { cause }),
+    details: { path, mustExist: true },
+  });
 }
 
 /** Load sqlite-vec into a connection. */

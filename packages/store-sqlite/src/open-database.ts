@@ -23,7 +23,7 @@ export const PAGE_SIZE_BYTES = 8192;
  */
 export function openDatabase(path: string, options: ResolvedOptions): Database {
   const injected = options.database;
-  const database = injected ?? openConnection(path, options.busyTimeoutMs);
+  const database = injected ?? openConnection(path, options.busyTimeoutMs, options.mustExist);
   try {
     const state = readFileState(database);
     assertUsable(state, path);

@@ -14,11 +14,20 @@ export const SQLITE_PATH_ENV = 'MEMLOOM_SQLITE_PATH';
 
 export interface SqliteStoreOptions {
   /**
-   * The database file, created with its folder when missing, or `':memory:'`
-   * for a store that lives and dies with the process. Relative paths resolve
-   * against the working directory. Required unless `database` is given.
+   * The database file, created with its folder when missing (unless
+   * `mustExist`), or `':memory:'` for a store that lives and dies with the
+   * process. Relative paths resolve against the working directory. Required
+   * unless `database` is given.
    */
   path?: string;
+  /**
+   * Open `path` only if the file exists: a missing one is MISSING_RESOURCE
+   * naming the path, and neither the file nor its folder is created (for
+   * tools that only read, where a mistyped path must not leave an empty
+   * store behind). No effect on `':memory:'` or a given `database`.
+   * @default false (a missing file is created, with its folder)
+   */
+  mustExist?: boolean;
   /**
    * An open better-sqlite3 connection to use instead of opening `path` (for
    * tests or a custom build). sqlite-vec is loaded into it. `close()` leaves
@@ -109,7 +118,7 @@ export type ResolvedOptions = SqliteStoreOptions & {
 
 // Every option of SqliteStoreOptions, no more and no fewer: the compiler checks the list both ways.
 const OPTION_KEYS = new Set(
-  Object.keys({ path: true, database: true, busyTimeoutMs: true, vectorChunkSize: true, mmapSizeBytes: true, checkIntegrity: true, vectorMirror: true, vectorMirrorMaxBytes: true, vectorApproximateFrom: true } satisfies Record<keyof SqliteStoreOptions, true>),
+  Object.keys({ path: true, mustExist: true, database: true, busyTimeoutMs: true, vectorChunkSize: true, mmapSizeBytes: true, checkIntegrity: true, vectorMirror: true, vectorMirrorMaxBytes: true, vectorApproximateFrom: true } satisfies Record<keyof SqliteStoreOptions, true>),
 );
 
 /** Check options at the boundary and fill in the defaults; INVALID_OPTIONS names the field (an unknown one too). */
@@ -127,6 +136,9 @@ export function resolveOptions(options: SqliteStoreOptions): ResolvedOptions {
   if (unknown.length > 0) {
     // A misspelt option (vectorMirow) would otherwise be ignored, and its default used without a word.
     throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `unknown option${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (known: ${[...OPTION_KEYS].join(', ')})` });
+  }
+  if (options.mustExist !== undefined && typeof options.mustExist !== 'boolean') {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `mustExist must be true or false, got ${String(options.mustExist)}` });
   }
   const vectorChunkSize = options.vectorChunkSize ?? 256;
   if (!Number.isInteger(vectorChunkSize) || vectorChunkSize < 8 || vectorChunkSize % 8 !== 0) {

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { MemloomError } from '@memloom/core';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -170,6 +170,32 @@ describe('bad input from a direct caller', () => {
     writeFileSync(blocker, 'a file where a folder should be');
     const error = await rejection(open(`${blocker}/inside/memory.db`));
     expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'sqlite' });
+  });
+
+  it('with mustExist, a missing file is MISSING_RESOURCE naming the path, and neither it nor its folder is made; an existing one opens', async () => {
+    const { path: folderPath } = folder();
+    const path = `${folderPath}/typo/memory.db`;
+    const store = createSqliteStore({ path, mustExist: true });
+    const error = await rejection(store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID }));
+    expect(error).toMatchObject({ code: 'MISSING_RESOURCE', backend: 'sqlite', details: { path, mustExist: true } });
+    expect(error.message).toContain(`no store at ${path}`);
+    expect(error.message).toContain('nothing was created');
+    // Every later call says the same, and still creates nothing.
+    expect((await rejection(store.list({ limit: 5 }))).code).toBe('MISSING_RESOURCE');
+    await store.close();
+    expect(existsSync(`${folderPath}/typo`)).toBe(false);
+    // The store made without it is then opened with it, and reads what it holds.
+    const made = file();
+    await seeded(made);
+    const existing = createSqliteStore({ path: made, mustExist: true });
+    await existing.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    expect(await existing.count({})).toBe(20);
+    await existing.close();
+    // Nothing to find for a store in memory: it opens as ever.
+    const inMemory = createSqliteStore({ path: ':memory:', mustExist: true });
+    await inMemory.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    await inMemory.close();
+    expect(() => createSqliteStore({ path, mustExist: 'yes' as never })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS', message: expect.stringContaining('mustExist must be true or false') }));
   });
 
   it('matches a large integer in metadata as JavaScript does (SQLite reads it from the JSON as a 64-bit integer)', async () => {

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { toEpochMs } from '@memloom/core';
+import { assertNotFuture, MemloomError, toEpochMs } from '@memloom/core';
 import type { AddResult, AddTurn, UpdateDecision } from 'memloom';
 import { dateOption, listOption, numberOption, requirePositionals, type CommandSpec } from '../command.js';
 import { InterruptedError, UsageError } from '../exit-codes.js';
@@ -18,9 +18,10 @@ export interface TurnSession {
 /**
  * Read a transcript: one turn per line, plain text or a JSON string or
  * object (`AddTurn`), a blank line between sessions. Throws a UsageError
- * naming the first line that is not a turn.
+ * naming the first line that is not a turn. `nowMs` is the memory's clock:
+ * an `at` more than a day after it is refused, as core refuses it.
  */
-export function parseTurns(text: string, maxContentLength: number): TurnSession[] {
+export function parseTurns(text: string, maxContentLength: number, nowMs: number): TurnSession[] {
   const sessions: TurnSession[] = [];
   let current: TurnSession | undefined;
   text.split(/\r?\n/).forEach((raw, index) => {
@@ -29,7 +30,7 @@ export function parseTurns(text: string, maxContentLength: number): TurnSession[
       current = undefined;
       return;
     }
-    const turn = parseTurn(raw.trim(), line, maxContentLength);
+    const turn = parseTurn(raw.trim(), line, maxContentLength, nowMs);
     if (!current) {
       current = { turns: [], lines: [] };
       sessions.push(current);
@@ -40,7 +41,7 @@ export function parseTurns(text: string, maxContentLength: number): TurnSession[
   return sessions;
 }
 
-function parseTurn(text: string, line: number, maxContentLength: number): AddTurn {
+function parseTurn(text: string, line: number, maxContentLength: number, nowMs: number): AddTurn {
   let turn: AddTurn;
   if (text.startsWith('{') || text.startsWith('"')) {
     let value: unknown;
@@ -53,7 +54,7 @@ function parseTurn(text: string, line: number, maxContentLength: number): AddTur
     else if (typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { content?: unknown }).content === 'string') {
       const unknown = Object.keys(value).filter((key) => !TURN_FIELDS.has(key));
       if (unknown.length > 0) throw new UsageError(`line ${line}: unknown field ${unknown.map((key) => `"${key}"`).join(', ')}; a turn has ${[...TURN_FIELDS].join(', ')}`);
-      turn = checkFields(value as Record<string, unknown>, line);
+      turn = checkFields(value as Record<string, unknown>, line, nowMs);
     } else throw new UsageError(`line ${line}: a JSON turn is a string or an object with a "content" string`);
   } else turn = { content: text };
   const length = turn.content.trim().length;
@@ -76,7 +77,7 @@ const SECONDS_LOOK_ALIKE = 1e11;
  * The optional fields of a JSON turn, checked as core checks them (so that a bad one is found while
  * reading, before any session is stored), each error naming the line and the field.
  */
-function checkFields(value: Record<string, unknown>, line: number): AddTurn {
+function checkFields(value: Record<string, unknown>, line: number, nowMs: number): AddTurn {
   const { content, at, sources, tags, metadata } = value;
   const bad = (field: string, expected: string, got: unknown) =>
     new UsageError(`line ${line}: "${field}" must be ${expected}, got ${JSON.stringify(got)}`);
@@ -85,6 +86,8 @@ function checkFields(value: Record<string, unknown>, line: number): AddTurn {
     throw bad('at', `milliseconds since 1970 (this looks like seconds: ${new Date(at * 1000).toISOString()} if it is; multiply by 1000) or a date such as 2024-05-01T09:00:00Z`, at);
   }
   if (at !== undefined && !readsAsTime(at)) throw bad('at', 'a date on the calendar such as 2024-05-01T09:00:00Z (or milliseconds since 1970)', at);
+  // Core refuses it too, but only when the turn's session is stored: the sessions before would stay stored.
+  if (at !== undefined) notInTheFuture(toEpochMs(at as string | number), nowMs, line);
   for (const [field, list] of [['sources', sources], ['tags', tags]] as const) {
     if (list === undefined) continue;
     const example = field === 'tags' ? '["pets"]' : '["D1:3"]';
@@ -114,14 +117,15 @@ export const addTurnsCommand: CommandSpec = {
     'A blank line ends a session: no turn takes context from another session. Each turn is added as',
     '`memloom add` adds (merged, kept beside or new) and keeps the turns before it in its session as its',
     'context, so that an answer is found by the words of the question it answers. Every line is read and',
-    'checked (each field\'s type: "at" a date, "sources" and "tags" lists of strings, "metadata" an object)',
-    'before the first turn is stored; if storing fails part-way, the turns before it stay stored.',
+    'checked (each field\'s type: "at" a date, at most a day after now; "sources" and "tags" lists of',
+    'strings; "metadata" an object) before the first turn is stored; if storing fails part-way, the turns',
+    'before it stay stored.',
     'Ctrl-C (or SIGTERM) stops before the next turn, or during a turn\'s model call: the turns stored by then',
     'stay stored, and the message says how many.',
   ].join('\n'),
   options: {
     'context-turns': { type: 'string', value: 'n', description: 'turns before each one kept as its context (default 2, 0 for none)' },
-    at: { type: 'string', value: 'date', description: 'when turns without their own "at" were said (default now)' },
+    at: { type: 'string', value: 'date', description: 'when turns without their own "at" were said (default now; at most a day ahead)' },
     tag: { type: 'string', multiple: true, value: 'tag', description: 'a tag on every turn without its own "tags"' },
   },
   examples: [
@@ -138,7 +142,7 @@ export const addTurnsCommand: CommandSpec = {
     const text = path ? await readFile(path, 'utf8') : await readAll(context.io.stdin);
 
     await withMemory(context, async ({ memory }) => {
-      const sessions = parseTurns(text, memory.config.limits.maxContentLength);
+      const sessions = parseTurns(text, memory.config.limits.maxContentLength, memory.clock.now());
       const total = sessions.reduce((sum, session) => sum + session.turns.length, 0);
       if (total === 0) throw new UsageError(`${input === '-' ? 'stdin' : input} holds no turns`);
       const options = {
@@ -212,6 +216,15 @@ function countDecisions(results: readonly AddResult[]): Record<UpdateDecision['s
   const counts: Record<UpdateDecision['strategy'], number> = { create_new: 0, keep_both: 0, merge_update: 0 };
   for (const result of results) counts[result.decision.strategy]++;
   return counts;
+}
+
+/** Core's refusal of an `at` more than a day ahead (a memory dated then would not decay until then), naming the line. */
+function notInTheFuture(atMs: number, nowMs: number, line: number): void {
+  try {
+    assertNotFuture(atMs, nowMs, '"at"');
+  } catch (error) {
+    throw new UsageError(`line ${line}: ${MemloomError.isInstance(error) ? error.reason : String(error)}`);
+  }
 }
 
 /** Whether a JSON turn's `at` is a time core takes (a string or epoch milliseconds; toEpochMs). */

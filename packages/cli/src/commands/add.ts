@@ -22,7 +22,7 @@ export const addCommand: CommandSpec = {
     verified: { type: 'boolean', description: 'the user stated or confirmed it' },
     tag: { type: 'string', multiple: true, value: 'tag', description: 'a tag' },
     'source-id': { type: 'string', multiple: true, value: 'id', description: 'id of a message or turn it came from (provenance)' },
-    at: { type: 'string', value: 'date', description: 'when it was said (default now)' },
+    at: { type: 'string', value: 'date', description: 'when it was said (default now; at most a day ahead)' },
     context: { type: 'string', value: 'text', description: 'what it was said after (e.g. the question it answers): kept with it, helps find it' },
     'no-merge': { type: 'boolean', description: 'store it as a new memory without comparing (verbatim records)' },
   },

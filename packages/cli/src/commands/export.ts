@@ -9,7 +9,7 @@ import { InterruptedError } from '../exit-codes.js';
 import { memoriesText } from '../format.js';
 import type { OutputStream } from '../io.js';
 import { exportMemories } from '../transfer.js';
-import { withMemory, effectiveScope } from './shared.js';
+import { EXISTING_STORE, withMemory, effectiveScope } from './shared.js';
 
 export const exportCommand: CommandSpec = {
   name: 'export',
@@ -60,7 +60,7 @@ export const exportCommand: CommandSpec = {
       } else {
         context.note(`exported ${memoriesText(exported)}`);
       }
-    });
+    }, EXISTING_STORE);
   },
 };
 

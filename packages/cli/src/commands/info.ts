@@ -1,9 +1,9 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_TYPES, parseStoreConfig, type Memory, type ResolvedConfig, type Scope } from 'memloom';
-import { numberOption, requirePositionals, type CommandSpec } from '../command.js';
+import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_TYPES, parseStoreConfig, type ResolvedConfig, type Scope } from 'memloom';
+import { numberOption, requirePositionals, type CommandSpec, type OpenedMemory } from '../command.js';
 import type { CliIo } from '../io.js';
-import { FILTER_OPTIONS, filterFrom, scopeOption, withMemory } from './shared.js';
+import { EXISTING_STORE, FILTER_OPTIONS, filterFrom, scopeOption, withMemory } from './shared.js';
 
 export const indexCommand: CommandSpec = {
   name: 'index',
@@ -23,7 +23,7 @@ export const indexCommand: CommandSpec = {
       const index = await memory.renderIndex({ ...scopeOption(context), ...(limit ? { limit } : {}), ...(filter ? { filter } : {}) });
       if (context.globals.json) return context.printJson({ index });
       context.io.stdout.write(index.endsWith('\n') ? index : `${index}\n`);
-    });
+    }, EXISTING_STORE);
   },
 };
 
@@ -35,13 +35,17 @@ export const statsCommand: CommandSpec = {
   examples: ['memloom stats', 'memloom stats --user alice --json', 'MEMLOOM_STORE=markdown:./notes memloom stats'],
   async run(context) {
     requirePositionals(context, []);
-    await withMemory(context, async ({ memory, resolved }) => {
-      const stats = await collectStats(memory, resolved, context.io, context.globals.scope);
+    await withMemory(context, async (opened) => {
+      const stats = await collectStats(opened, context.io, context.globals.scope);
       if (context.globals.json) return context.printJson(stats);
       const { bold } = context;
       context.print(`${bold('store')}      ${stats.store.name}${stats.store.location ? ` at ${stats.store.location}` : ''}${stats.store.bytes !== undefined ? ` (${formatBytes(stats.store.bytes)})` : ''}`);
       context.print(`           from ${stats.store.source}`);
-      context.print(`           ${Object.entries(stats.store.capabilities).map(([name, on]) => `${name} ${on ? 'yes' : 'no'}`).join(', ')}`);
+      if (stats.store.exists === false) {
+        context.print('           not made yet: nothing is stored ("memloom add", "memloom import" or "memloom init" creates it)');
+      } else {
+        context.print(`           ${Object.entries(stats.store.capabilities).map(([name, on]) => `${name} ${on ? 'yes' : 'no'}`).join(', ')}`);
+      }
       context.print(`${bold('embedder')}   ${stats.embedder.id} (${stats.embedder.dimension} dimensions)`);
       context.print(`           from ${stats.embedder.source}`);
       context.print(`${bold('config')}     ${stats.configFile ?? 'no configuration file'}`);
@@ -51,12 +55,13 @@ export const statsCommand: CommandSpec = {
       context.print(`  by category  ${pairs(stats.byCategory)}`);
       context.print(`  by type      ${pairs(stats.byType)}`);
       if (stats.oldestUpdate) context.print(`  updated      ${stats.oldestUpdate.slice(0, 10)} .. ${stats.newestUpdate?.slice(0, 10)}`);
-    });
+    }, EXISTING_STORE);
   },
 };
 
 export interface Stats {
-  store: { name: string; location?: string; bytes?: number; source: string; capabilities: Record<string, boolean> };
+  /** `exists: false` (and no capabilities) when nothing is configured and the default store has not been made yet. */
+  store: { name: string; location?: string; bytes?: number; exists?: false; source: string; capabilities: Record<string, boolean> };
   embedder: { id: string; dimension: number; source: string };
   configFile?: string;
   scope: Scope;
@@ -68,7 +73,7 @@ export interface Stats {
   newestUpdate?: string;
 }
 
-async function collectStats(memory: Memory, resolved: ResolvedConfig, io: CliIo, scope: Scope): Promise<Stats> {
+async function collectStats({ memory, resolved, missingStore }: OpenedMemory, io: CliIo, scope: Scope): Promise<Stats> {
   const scoped = Object.keys(scope).length > 0 ? { scope } : {};
   const countBy = async <T extends string>(field: 'level' | 'category' | 'type', names: readonly T[]) => {
     const counts: Record<string, number> = {};
@@ -85,8 +90,10 @@ async function collectStats(memory: Memory, resolved: ResolvedConfig, io: CliIo,
     store: {
       name: memory.store.name,
       ...location,
+      // The memory read is an empty one in process: its capabilities are not the store's.
+      ...(missingStore ? { location: missingStore, exists: false as const } : {}),
       source: resolved.store.source,
-      capabilities: { ...memory.store.capabilities },
+      capabilities: missingStore ? {} : { ...memory.store.capabilities },
     },
     embedder: { id: memory.embedder.id, dimension: memory.embedder.dimension, source: resolved.embedder.source },
     ...(resolved.configFile ? { configFile: resolved.configFile } : {}),

@@ -2,7 +2,7 @@ import type { MemoryRecord } from 'memloom';
 import { dateOption, flag, requirePositionals, type CommandSpec } from '../command.js';
 import { InterruptedError } from '../exit-codes.js';
 import { memoriesText, oneLine } from '../format.js';
-import { scopeOption, withMemory } from './shared.js';
+import { EXISTING_STORE, scopeOption, withMemory } from './shared.js';
 
 /** How many changes are listed without --all. */
 const LISTED = 50;
@@ -85,7 +85,7 @@ export const maintainCommand: CommandSpec = {
       if (report.changesOmitted > 0) {
         context.print(context.dim(`${report.changesOmitted} more changes not listed: --all lists every one with its text, --json gives the whole report.`));
       }
-    });
+    }, dryRun ? EXISTING_STORE : {});
   },
 };
 

@@ -1,7 +1,7 @@
 import { choiceOption, flag, numberOption, requirePositionals, type CommandSpec } from '../command.js';
 import { UsageError } from '../exit-codes.js';
 import { memoryDetails, memoryLine, searchLine, versionLines } from '../format.js';
-import { FILTER_OPTIONS, filterFrom, scopeOption, withMemory } from './shared.js';
+import { EXISTING_STORE, FILTER_OPTIONS, filterFrom, scopeOption, withMemory } from './shared.js';
 import { MemloomError } from '@memloom/core';
 
 export const searchCommand: CommandSpec = {
@@ -31,7 +31,7 @@ export const searchCommand: CommandSpec = {
       if (context.globals.json) return context.printJson(results);
       if (results.length === 0) return context.print('No memories match.');
       results.forEach((result, index) => searchLine(context, result, index + 1).forEach((line) => context.print(line)));
-    });
+    }, EXISTING_STORE);
   },
 };
 
@@ -74,7 +74,7 @@ export const listCommand: CommandSpec = {
       const total = await memory.count(query);
       const shown = (offset ?? 0) + memories.length;
       if (shown < total) context.note(context.dim(`${memories.length} of ${total} shown; --all or --offset ${shown} for more`));
-    });
+    }, EXISTING_STORE);
   },
 };
 
@@ -91,7 +91,7 @@ export const showCommand: CommandSpec = {
       if (!record) throw new MemloomError({ code: 'NOT_FOUND', backend: memory.store.name, message: `no memory ${id}${scopeNote(context)}` });
       if (context.globals.json) return context.printJson(record);
       for (const line of memoryDetails(context, record)) context.print(line);
-    });
+    }, EXISTING_STORE);
   },
 };
 
@@ -107,7 +107,7 @@ export const historyCommand: CommandSpec = {
       const versions = await memory.history(id!, scopeOption(context));
       if (context.globals.json) return context.printJson(versions);
       for (const version of versions) versionLines(context, version).forEach((line) => context.print(line));
-    });
+    }, EXISTING_STORE);
   },
 };
 
@@ -128,7 +128,7 @@ export const restoreCommand: CommandSpec = {
       if (context.globals.json) return context.printJson(record);
       context.print(`restored ${record.id} to version ${version} (now revision ${record.revision})`);
       context.print(`  ${memoryLine(context, record)}`);
-    });
+    }, EXISTING_STORE);
   },
 };
 

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_TYPES, type Memory, type MemoryFilter, type Scope } from 'memloom';
-import { choiceList, type CommandContext, type OpenedMemory, type OptionSpec, type OptionValues } from '../command.js';
+import { choiceList, type CommandContext, type OpenedMemory, type OpenOptions, type OptionSpec, type OptionValues } from '../command.js';
 import { UsageError } from '../exit-codes.js';
 
 /** --category / --type / --level, comma-separated or repeated. */
@@ -23,9 +23,12 @@ export function filterFrom(values: OptionValues): MemoryFilter | undefined {
   return Object.keys(filter).length > 0 ? filter : undefined;
 }
 
+/** How the commands that only read (or change only memories that exist) open the memory: they never create a store. */
+export const EXISTING_STORE: OpenOptions = { mustExist: true };
+
 /** Open the configured memory, run `work`, and close it whatever happens. */
-export async function withMemory<T>(context: CommandContext, work: (opened: OpenedMemory) => Promise<T>, overrides?: { embedder?: string }): Promise<T> {
-  const opened = await context.openMemory(overrides);
+export async function withMemory<T>(context: CommandContext, work: (opened: OpenedMemory) => Promise<T>, options?: OpenOptions): Promise<T> {
+  const opened = await context.openMemory(options);
   try {
     return await work(opened);
   } finally {

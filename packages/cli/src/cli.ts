@@ -223,7 +223,10 @@ function hintFor(error: MemloomError): string | undefined {
   switch (error.code) {
     case 'EMBEDDER_MISMATCH':
     case 'DIMENSION_MISMATCH':
-      return 'The store holds vectors from another embedder: configure that embedder again, or move the store to this one with "memloom reindex <embedder>".';
+      // A Markdown store cannot re-index in place (reindex exits 4): it re-embeds from its files instead.
+      return error.backend === 'markdown'
+        ? 'The store holds vectors from another embedder: configure that embedder again, or delete the store\'s .memloom/store.json to embed every memory again from the Markdown with this one.'
+        : 'The store holds vectors from another embedder: configure that embedder again, or move the store to this one with "memloom reindex <embedder>".';
     case 'NOT_FOUND':
       return '"memloom list" shows the memories and their ids (add --user/--agent/--session for a scope).';
     case 'MISSING_RESOURCE':

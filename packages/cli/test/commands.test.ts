@@ -310,7 +310,8 @@ describe('forget', () => {
     expect((await cli('forget', '--scope')).stderr).toContain('--scope needs --user, --agent or --session');
     const none = await cli('forget', '--scope', '--user', 'nobody');
     expect(none.code).toBe(0); // nothing to confirm
-    expect(none.stdout).toContain('0 memories');
+    expect(none.stdout).toContain('no memories in scope user nobody: nothing to forget.');
+    expect(none.stdout).not.toContain('--yes');
 
     expect(json(await cli('forget', '--scope', '--user', 'alice', '--yes', '--json'))).toEqual({ deleted: 1, scope: { userId: 'alice' } });
     expect(json(await cli('list', '--json')).map((record: { content: string }) => record.content)).toEqual(['Bob likes folk']);
@@ -493,6 +494,14 @@ describe('configuration', () => {
     const other = await run(dir, ['list'], { env: { MEMLOOM_EMBEDDER: 'use-lite' } });
     expect(other.code).toBe(EXIT_CODES.CONFIG);
     expect(other.stderr).toContain('memloom reindex <embedder>');
+  });
+
+  it('a Markdown store built by another embedder says how to move it (it cannot be re-indexed in place)', async () => {
+    await run(dir, ['add', 'A note', '--no-config', '--store', 'markdown:./notes']);
+    const other = await run(dir, ['list', '--no-config', '--store', 'markdown:./notes'], { env: { MEMLOOM_EMBEDDER: 'use-lite' } });
+    expect(other.code).toBe(EXIT_CODES.CONFIG);
+    expect(other.stderr).toContain('delete the store\'s .memloom/store.json');
+    expect(other.stderr).not.toContain('memloom reindex');
   });
 
   it('--verbose adds the stack trace', async () => {

@@ -40,6 +40,7 @@ export const forgetCommand: CommandSpec = {
       const count = await memory.count({ scope });
       if (!flag(context.values, 'yes')) {
         if (context.globals.json) context.printJson({ deleted: 0, wouldDelete: count, scope });
+        else if (count === 0) context.print(`no memories in scope ${describeScope(scope)}: nothing to forget.`);
         else context.print(`${memoriesText(count)} in scope ${describeScope(scope)} would be forgotten: run again with --yes to delete them.`);
         return count === 0 ? undefined : EXIT_CODES.USAGE;
       }

@@ -109,6 +109,16 @@ export async function readIfExists(file: string): Promise<string | undefined> {
   }
 }
 
+/** Read a file's bytes, or undefined when it does not exist. */
+export async function readBytesIfExists(file: string): Promise<Buffer | undefined> {
+  try {
+    return await fs.readFile(file);
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
+}
+
 export function isMissing(error: unknown): boolean {
   const code = (error as { code?: string } | undefined)?.code;
   return code === 'ENOENT' || code === 'ENOTDIR';

@@ -164,7 +164,9 @@ export function parseMemoryFile(text: string, context: ParseContext): ParsedFile
       continue;
     }
     const intact = meta.sum !== undefined && meta.sum === checksum(content, meta);
-    const record = recordFrom(meta, intact && meta.raw !== undefined ? meta.raw : content, context.scope);
+    // The raw text holds while the text below still shows it: a block whose fields alone were edited keeps it.
+    const keepsRaw = meta.raw !== undefined && (intact || shownText(meta.raw) === content);
+    const record = recordFrom(meta, keepsRaw ? (meta.raw as string) : content, context.scope);
     segments.push({ kind: 'block', block: { line: start + 1, status: intact ? 'intact' : 'edited', record, ...(headingDate ? { headingDate } : {}) } });
   }
   return { segments, problems };
@@ -184,15 +186,42 @@ export function renderBlock(record: MemoryRecord): string {
 }
 
 function renderUncached(record: MemoryRecord): string {
-  const body = bodyFor(record.content);
-  // The text exactly as parseMemoryFile will read it back: the file's CR LF become LF, the line break after the
-  // body makes a CR at its end one too, and UTF-8 turns a lone surrogate into U+FFFD.
-  // (core's wellFormed: each lone half of a UTF-16 pair becomes U+FFFD)
-  const shown = wellFormed(contentFrom(`${body}\n`.replace(/\r\n/gu, '\n').split('\n')));
+  const shown = shownText(record.content);
   // Text the block cannot show exactly (or no text at all) is kept whole in `raw`.
   const meta: Meta = metaFor(record, shown === record.content && shown !== '' ? undefined : record.content);
   meta.sum = checksum(shown, meta);
-  return `## ${record.createdAt.slice(0, 10)}\n${renderMeta(meta)}\n${body}\n\n`;
+  return `## ${record.createdAt.slice(0, 10)}\n${renderMeta(meta)}\n${bodyFor(record.content)}\n\n`;
+}
+
+/**
+ * The text a block written for `content` shows, exactly as parseMemoryFile reads it back: the file's CR LF
+ * become LF, the line break after the body makes a CR at its end one too, and UTF-8 turns a lone surrogate
+ * into U+FFFD (core's wellFormed).
+ */
+function shownText(content: string): string {
+  return wellFormed(contentFrom(`${bodyFor(content)}\n`.replace(/\r\n/gu, '\n').split('\n')));
+}
+
+/** The fields of a put as its block's field line holds them: the reader's checks (metaSchema), all given. */
+const putFieldsSchema = metaSchema.omit({ raw: true, sum: true }).extend({
+  sources: z.array(z.string()),
+  tags: z.array(z.string().min(1)),
+  metadata: z.record(z.string(), z.unknown()),
+});
+
+/**
+ * Why the block a record would be written as could not be read back (the field and what is wrong with it), or
+ * undefined. A put is refused on it before anything is written: the reader refuses such a block (a weight of
+ * 1.5, an empty tag, NaN written as null), which would make the whole file unreadable and the memory vanish.
+ */
+export function unreadableField(record: MemoryRecord): string | undefined {
+  const { id, revision, category, type, level, weight, baseWeight, importance, baseImportance, source, verified } = record;
+  const { createdAt, updatedAt, lastAccessedAt, sources, tags, metadata, context } = record;
+  const fields = { id, revision, category, type, level, weight, baseWeight, importance, baseImportance, source, verified, createdAt, updatedAt, lastAccessedAt, sources, tags, metadata, context };
+  const parsed = putFieldsSchema.safeParse(fields);
+  if (parsed.success) return undefined;
+  const issue = parsed.error.issues[0];
+  return `${issue?.path.join('.') || 'fields'}: ${issue?.message ?? 'invalid'}`;
 }
 
 /** Render a whole file from its segments, with blocks rendered from records. */

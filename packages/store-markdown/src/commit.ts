@@ -9,7 +9,7 @@ import { syncVectors } from './loader.js';
 import type { ResolvedOptions } from './options.js';
 import { writeScopeValueFiles } from './scope-path.js';
 import { Transaction } from './transaction.js';
-import type { Entry, Plan, ScopeState } from './world.js';
+import { deletionFile, type Entry, type Plan, type ScopeState } from './world.js';
 
 /** The parts of the store a commit reads and updates. */
 export interface StoreState {
@@ -109,5 +109,9 @@ function swap(store: StoreState, plan: Plan, transaction: Transaction | undefine
   for (const record of plan.vectorRecords) {
     if (record.vector) record.scope.vectors.set(record.id, record.vector);
     else record.scope.vectors.delete(record.id);
+  }
+  for (const { scope, deletions } of plan.changedDeletions()) {
+    scope.deletions = deletions;
+    scope.deletionSignature = deletions.size > 0 ? transaction?.signatures.get(deletionFile(scope)) : undefined;
   }
 }

@@ -7,6 +7,8 @@ import type { MemoryVersion } from '@memloom/core';
  *   a tombstone clears it), rebuilt from the Markdown with the embedder
  *   when missing or written by another embedder;
  * - `.index/accessed.log`: lastAccessedAt per id and revision (touch);
+ * - `.index/deleted.log`: memories deleted by hand whose history and vector
+ *   still wait (see Reconciler);
  * - `.history/<id>.jsonl`: one version per line.
  */
 
@@ -107,6 +109,27 @@ export function decodeAccessLog(text: string): { entries: Map<string, AccessEntr
     }
   }
   return { entries, lines };
+}
+
+/** `.index/deleted.log`: a scope's pending hand deletions, one `["id","when first seen"]` a line. */
+export function encodeDeletions(deletions: Map<string, number>): string {
+  return [...deletions].map(([id, atMs]) => `${JSON.stringify([id, new Date(atMs).toISOString()])}\n`).join('');
+}
+
+/** Pending hand deletions by id (when first seen, ms); lines that do not read are skipped (the deletion is then seen anew). */
+export function decodeDeletions(text: string): Map<string, number> {
+  const deletions = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    try {
+      const [id, at] = JSON.parse(line) as [unknown, unknown];
+      const atMs = typeof at === 'string' ? Date.parse(at) : Number.NaN;
+      if (typeof id === 'string' && Number.isFinite(atMs)) deletions.set(id, atMs);
+    } catch {
+      // Skipped: losing the line only restarts that deletion's wait.
+    }
+  }
+  return deletions;
 }
 
 export function encodeVersion(version: MemoryVersion): string {

@@ -1,9 +1,9 @@
 import { lstatSync, promises as fs, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isMissing, readIfExists, signatureOf } from './atomic-file.js';
-import { decodeAccessLog, decodeHistory, decodeVectorHeader, decodeVectorRecords, type VectorHeader } from './index-logs.js';
+import { decodeAccessLog, decodeDeletions, decodeHistory, decodeVectorHeader, decodeVectorRecords, type VectorHeader } from './index-logs.js';
 import { decodeSegment } from './scope-path.js';
-import { accessFile, MEMORY_FILE, vectorFile, type ScopeState } from './world.js';
+import { accessFile, deletionFile, MEMORY_FILE, vectorFile, type ScopeState } from './world.js';
 
 const MONTH = /^\d{6}$/u;
 const DAY_FILE = /^\d{8}\.md$/u;
@@ -163,6 +163,13 @@ export async function loadAccess(scope: ScopeState): Promise<void> {
   scope.access = entries;
   scope.accessLines = lines;
   scope.accessSignature = statSignature(accessFile(scope));
+}
+
+/** Load a scope's pending hand deletions into the state. */
+export async function loadDeletions(scope: ScopeState): Promise<void> {
+  const file = deletionFile(scope);
+  scope.deletions = decodeDeletions((await readIfExists(file)) ?? '');
+  scope.deletionSignature = statSignature(file);
 }
 
 /** Ids that have a history file in this scope. */

@@ -34,10 +34,10 @@ import { goneFiles, listMarkdownFiles, statSignature } from './loader.js';
 import { resolveOptions, type MarkdownStoreOptions, type ResolvedOptions } from './options.js';
 import { createMarkdownPolicyStorage } from './policy-storage.js';
 import { nearest } from './queries.js';
-import { Reconciler, type SyncReport } from './reconcile.js';
+import { HAND_DELETE_GRACE_MS, Reconciler, type RunOptions, type SyncReport } from './reconcile.js';
 import { assertSafeScope, discoverScopes, memoryDirectory, shownPath } from './scope-path.js';
 import { newScopeState } from './scope-state.js';
-import { checkDimension, checkHeader, pickHeader, readStoreFile, validateChange } from './store-file.js';
+import { checkDimension, checkHeader, pickHeader, readStoreFile, STORE_FORMAT, validateChange } from './store-file.js';
 import { commitPlan, newTransaction } from './commit.js';
 import type { Transaction } from './transaction.js';
 import { accessFile, historyFile, Plan, vectorFile, type Entry, type ScopeState } from './world.js';
@@ -51,10 +51,14 @@ export interface MarkdownStore extends MemoryStore {
   /**
    * Look at the files now: pick up a person's edits (changed blocks become
    * `manual_edit` versions, deleted blocks deletions, new blocks new
-   * memories), embed what lacks a vector, and report unreadable files.
+   * memories), embed what lacks a vector, and report unreadable files. An
+   * embedder that fails is reported in `embedderError`, not thrown.
    */
   sync(): Promise<SyncReport>;
-  /** Drop every derived vector and embed all memories again from the Markdown (needs `embedder`). */
+  /**
+   * Embed all memories again from the Markdown and write the vector logs anew (needs `embedder`). An
+   * embedder that fails is reported in `embedderError`; the vectors it did not remake are kept.
+   */
   rebuildIndex(): Promise<SyncReport>;
   /** Problems found in the files by the last look at them (path, line, message). */
   problems(): FileProblem[];
@@ -74,6 +78,8 @@ export function createMarkdownStore(options: MarkdownStoreOptions): MarkdownStor
 }
 
 const MAX_RETRIES = 8;
+/** After the embedder failed, reads try again to embed what it left at most this often (ms of the store's clock); sync() always does. */
+const EMBED_RETRY_MS = 30_000;
 
 class MarkdownFileStore implements MarkdownStore {
   readonly name = BACKEND;
@@ -95,6 +101,8 @@ class MarkdownFileStore implements MarkdownStore {
   private currentProblems: FileProblem[] = [];
   /** Linked scope folders the last look found (reported, not followed), to tell when they change. */
   private linkedFolders: string[] = [];
+  /** When reads try the embedder again after it failed (the store's clock); never when it did not fail. */
+  private embedRetryAt = Number.POSITIVE_INFINITY;
 
   constructor(options: ResolvedOptions) {
     this.options = options;
@@ -124,7 +132,7 @@ class MarkdownFileStore implements MarkdownStore {
       const stored = await this.readStoreFile();
       const current = stored ?? this.header;
       if (current) checkHeader(current, options);
-      if (!stored) await writeFileAtomic(this.storeFile, JSON.stringify({ format: 1, ...pickHeader(options) }, null, 2), this.durability);
+      if (!stored) await writeFileAtomic(this.storeFile, JSON.stringify({ format: STORE_FORMAT, ...pickHeader(options) }, null, 2), this.durability);
       const changed = !this.header || this.header.embedderId !== options.embedderId || this.header.dimension !== options.dimension;
       this.header = pickHeader(options);
       if (changed && this.loaded) this.reset();
@@ -317,7 +325,7 @@ class MarkdownFileStore implements MarkdownStore {
 
   async sync(): Promise<SyncReport> {
     this.assertOpen();
-    return this.exclusive(() => this.refresh());
+    return this.exclusive(() => this.refresh({ retryEmbedding: true }));
   }
 
   async rebuildIndex(): Promise<SyncReport> {
@@ -325,18 +333,7 @@ class MarkdownFileStore implements MarkdownStore {
     if (!this.options.embedder) {
       throw storeError('NOT_SUPPORTED', 'rebuildIndex needs the embedder option: vectors are made from the Markdown by it');
     }
-    return this.exclusive(async () => {
-      await this.refresh();
-      for (const scope of this.scopes.values()) {
-        scope.vectorRecords = -1;
-        scope.vectors = new Map();
-      }
-      for (const entry of this.entries.values()) {
-        entry.vector = undefined;
-        entry.norm = 0;
-      }
-      return this.refresh({ rewriteVectors: true });
-    });
+    return this.exclusive(() => this.refresh({ rewriteVectors: true }));
   }
 
   // -------------------------------------------------------------------------
@@ -354,7 +351,7 @@ class MarkdownFileStore implements MarkdownStore {
     if (now - this.lastCheck < this.options.checkIntervalMs) return;
     let changed: boolean;
     try {
-      changed = await this.changedOnDisk();
+      changed = this.somethingDue() || (await this.changedOnDisk());
     } catch (error) {
       throw ioError(error, 'cannot look at the memory files');
     }
@@ -381,8 +378,17 @@ class MarkdownFileStore implements MarkdownStore {
     return false;
   }
 
+  /** Work a look at the files has to do even when nothing changed: an embedding to try again, hand deletions whose wait is over. */
+  private somethingDue(): boolean {
+    const now = this.options.clock.now();
+    if (now >= this.embedRetryAt) return true;
+    for (const state of this.scopes.values()) for (const atMs of state.deletions.values()) if (now - atMs >= HAND_DELETE_GRACE_MS) return true;
+    return false;
+  }
+
   /** Read what changed on disk and take in a person's edits. Runs under the lock. */
-  private async refresh(options: { rewriteVectors?: boolean } = {}): Promise<SyncReport> {
+  private async refresh(options: RunOptions = {}): Promise<SyncReport> {
+    const retryEmbedding = options.retryEmbedding || this.options.clock.now() >= this.embedRetryAt;
     const reconciler = new Reconciler({
       root: this.root,
       options: this.options,
@@ -398,7 +404,7 @@ class MarkdownFileStore implements MarkdownStore {
     let report: SyncReport;
     for (let attempt = 0; ; attempt++) {
       try {
-        report = await reconciler.run(options);
+        report = await reconciler.run({ ...options, retryEmbedding });
         break;
       } catch (error) {
         if (!(error instanceof RetrySignal) || attempt >= MAX_RETRIES) throw this.wrap(error, 'cannot read the memory files');
@@ -410,9 +416,20 @@ class MarkdownFileStore implements MarkdownStore {
     this.lastCheck = performance.now();
     this.currentProblems = report.problems;
     for (const problem of report.problems) this.options.logger.warn?.(`[memloom] [markdown] ${problem.path}:${problem.line}: ${problem.message}`, { ...problem });
-    if (report.unembedded.length > 0) {
+    if (report.embedderError) {
+      this.embedRetryAt = this.options.clock.now() + EMBED_RETRY_MS;
       this.options.logger.warn?.(
-        `[memloom] [markdown] ${report.unembedded.length} memories have no vector; give the store an embedder to make them`,
+        `${report.embedderError.message}; ${report.unembedded.length} memories have no vector for now, and the store tries again at a later read`,
+        { ids: report.unembedded, error: report.embedderError },
+      );
+      return report;
+    }
+    // A look that did not try everything again (it read a change elsewhere) leaves the retry where it was.
+    if (retryEmbedding) this.embedRetryAt = Number.POSITIVE_INFINITY;
+    if (report.unembedded.length > 0) {
+      const what = this.options.embedder ? 'the store embeds them at a later read' : 'give the store an embedder to make them';
+      this.options.logger.warn?.(
+        `[memloom] [markdown] ${report.unembedded.length} memories have no vector; ${what}`,
         { ids: report.unembedded },
       );
     }
@@ -437,9 +454,13 @@ class MarkdownFileStore implements MarkdownStore {
     if (!current && change.vector === undefined) {
       throw storeError('INVALID_INPUT', `memory ${change.memory.id} is new and needs a vector`);
     }
-    if (!this.header && change.vector) {
-      this.header = { embedderId: this.options.embedder?.id ?? 'unspecified', dimension: change.vector.length };
+    if (change.vector) {
+      // Which embedder made the vector is only known from open() (or a store.json another process wrote).
+      if (!this.header) throw storeError('INVALID_INPUT', 'the store has no vector dimension yet; call open() first');
+      checkDimension(this.header, change.vector);
     }
+    // A memory put anew over one deleted by hand that still waits starts a new history (as after an apply delete).
+    if (!current) for (const state of this.scopes.values()) if (plan.isPendingDeletion(state, memory.id)) plan.forget(state, memory.id);
     const state = this.scopeState(scope ?? {});
     const record = structuredClone({ ...change.memory, scope: { ...(scope ?? {}) } });
     // A context key holding undefined is no context: the record reads back without the key, as after a reopen.

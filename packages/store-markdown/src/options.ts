@@ -86,7 +86,7 @@ export interface ResolvedOptions {
 }
 
 const schema = z.strictObject({
-  root: z.string().min(1),
+  root: z.string().refine((root) => root.trim() !== '', 'must name a folder, not be blank'),
   mustExist: z.boolean().default(false),
   embedder: z
     .custom<Embedder>((value) => {

@@ -1,16 +1,17 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { documentVectors, MemloomError, scopeKey, type MemoryRecord, type MemoryVersion } from '@memloom/core';
-import { isMissing, isTempName, readIfExists, type Durability } from './atomic-file.js';
+import { isMissing, isTempName, readBytesIfExists, type Durability } from './atomic-file.js';
 import { parseMemoryFile, type FileProblem, type ParsedFile } from './block-format.js';
 import { storeError } from './errors.js';
 import { decodeHistory, type VectorHeader } from './index-logs.js';
 import { FOLDER_LINK_MESSAGE } from './linked-folders.js';
-import { fileOrder, goneFiles, historyIds, isLinkSignature, listMarkdownFiles, loadAccess, statSignature, syncVectors } from './loader.js';
+import { fileOrder, goneFiles, historyIds, isLinkSignature, listMarkdownFiles, loadAccess, loadDeletions, statSignature, syncVectors } from './loader.js';
+import { decodeMarkdown } from './markdown-encoding.js';
 import type { ResolvedOptions } from './options.js';
 import { discoverScopes, shownPath } from './scope-path.js';
 import { recoverJournal } from './transaction.js';
-import { accessFile, historyFile, MEMORY_FILE, vectorNorm, type Entry, type LayoutPart, type Plan, type ScopeState } from './world.js';
+import { accessFile, deletionFile, historyFile, MEMORY_FILE, vectorNorm, type Entry, type LayoutPart, type Plan, type ScopeState } from './world.js';
 import { newScopeState } from './scope-state.js';
 
 /** What a look at the files found and did. */
@@ -19,12 +20,17 @@ export interface SyncReport {
   created: string[];
   /** Memories whose block was changed by hand (a `manual_edit` version each). */
   edited: string[];
-  /** Memories whose block was deleted by hand. */
+  /** Memories whose block was deleted by hand (their history and vector go HAND_DELETE_GRACE_MS later). */
   deleted: string[];
   /** Vectors the embedder made (hand-written blocks, a missing or rebuilt index). */
   embedded: number;
-  /** Memories without a vector because no embedder was given. */
+  /** Memories without a vector: no embedder was given, or it failed (see `embedderError`). */
   unembedded: string[];
+  /**
+   * The embedder's failure (EMBEDDER_ERROR, INVALID_EMBEDDING) when it failed on this look: the memories it
+   * did not embed are taken in without a vector (in `unembedded`) and embedded at a later look.
+   */
+  embedderError?: MemloomError;
   /** Files that cannot be read, with path and line; they are left as they are. */
   problems: FileProblem[];
   /** Other things worth knowing (a copied block given a new id, a file backed up while an interrupted write was finished). */
@@ -60,6 +66,22 @@ interface PendingScope {
 const EMBED_BATCH = 64;
 
 /**
+ * How long the history and vector of a memory whose block was deleted by hand are kept before they go
+ * (ms of the store's clock). A look taken while an editor saves in place can see the file empty or cut short;
+ * a block back within this time (the save landing) keeps them. After it, the first look that still finds no
+ * block removes them.
+ */
+export const HAND_DELETE_GRACE_MS = 10_000;
+
+/** Options of one look at the files. */
+export interface RunOptions {
+  /** Embed every memory again and write the vector logs anew (rebuildIndex); old vectors stay if the embedder fails. */
+  rewriteVectors?: boolean;
+  /** Also try again to embed memories without a vector in unchanged scopes (after the embedder failed). */
+  retryEmbedding?: boolean;
+}
+
+/**
  * Brings the store's state in line with the files: reads what changed,
  * tells blocks memloom wrote from blocks a person changed, wrote or
  * deleted, and commits those as versions (rewriting the files, with
@@ -76,8 +98,10 @@ export class Reconciler {
     this.header = parts.header;
   }
 
-  async run(options: { rewriteVectors?: boolean }): Promise<SyncReport> {
+  async run(options: RunOptions): Promise<SyncReport> {
     const { parts } = this;
+    const nowMs = parts.options.clock.now();
+    const rebuild = options.rewriteVectors === true;
     const report: SyncReport = { created: [], edited: [], deleted: [], embedded: 0, unembedded: [], problems: [], notices: [] };
     const recovered = await recoverJournal(parts.journalFile, parts.durability, parts.options.clock.now());
     for (const { file, backup } of recovered.backups) {
@@ -94,6 +118,8 @@ export class Reconciler {
     const foundKeys = new Set(found.map((item) => scopeKey(item.scope)));
     for (const state of [...parts.scopes.values()]) if (!foundKeys.has(state.key)) parts.dropScope(state);
 
+    const unembedded = new Set<string>();
+    if (options.retryEmbedding && parts.options.embedder) for (const entry of parts.entries.values()) if (!entry.vector) unembedded.add(entry.scopeKey);
     const pending: PendingScope[] = [];
     for (const item of found) {
       const key = scopeKey(item.scope);
@@ -107,6 +133,8 @@ export class Reconciler {
       const vectorsChanged = (await syncVectors(state, this.header)) || fresh;
       const accessChanged = fresh || statSignature(accessFile(state)) !== state.accessSignature;
       if (accessChanged) await loadAccess(state);
+      if (fresh || statSignature(deletionFile(state)) !== state.deletionSignature) await loadDeletions(state);
+      const deletionsDue = [...state.deletions.values()].some((atMs) => nowMs - atMs >= HAND_DELETE_GRACE_MS);
       const changed: ChangedFile[] = [];
       for (const [rel, signature] of listing) {
         if (state.files.get(rel)?.signature === signature) continue;
@@ -114,12 +142,15 @@ export class Reconciler {
           changed.push({ rel, signature, parsed: linkedFile(state, rel) });
           continue;
         }
-        const text = await readIfExists(path.join(state.directory, rel));
-        if (text === undefined) continue;
-        changed.push({ rel, signature, parsed: this.parse(state, rel, text) });
+        const bytes = await readBytesIfExists(path.join(state.directory, rel));
+        if (bytes === undefined) continue;
+        const decoded = decodeMarkdown(bytes);
+        const parsed = 'text' in decoded ? this.parse(state, rel, decoded.text) : unreadableFile(state, rel, decoded.line, decoded.message);
+        changed.push({ rel, signature, parsed });
       }
       const removed = goneFiles(listing, state.files);
-      if (fresh || changed.length > 0 || removed.length > 0 || vectorsChanged || accessChanged || options.rewriteVectors) {
+      const dueNow = deletionsDue || unembedded.has(key) || rebuild;
+      if (fresh || changed.length > 0 || removed.length > 0 || vectorsChanged || accessChanged || dueNow) {
         pending.push({ state, fresh, changed: changed.sort((a, b) => fileOrder(a.rel, b.rel)), removed });
       }
     }
@@ -129,7 +160,7 @@ export class Reconciler {
     }
 
     const plan = parts.newPlan();
-    const nowIso = new Date(parts.options.clock.now()).toISOString();
+    const nowIso = new Date(nowMs).toISOString();
     const changedKeys = new Set<string>();
     for (const item of pending) {
       for (const file of item.changed) changedKeys.add(fileKey(item.state.key, file.rel));
@@ -148,6 +179,7 @@ export class Reconciler {
       if (!item.fresh) continue;
       for (const id of await historyIds(item.state)) histories.set(id, [...(histories.get(id) ?? []), item.state]);
     }
+    const keepers = this.keepers(pending, histories);
 
     for (const item of pending) {
       const { state } = item;
@@ -166,12 +198,15 @@ export class Reconciler {
           }
           const { block } = segment;
           const id = block.record.id;
+          // An id another folder's block keeps (see keepers): this block is a copy.
+          const copy = block.status !== 'new' && keepers.has(id) && keepers.get(id) !== state.key;
           if (broken) {
+            if (copy) continue;
             if (block.status === 'intact' && !seen.has(id)) adopted.push({ state, rel: file.rel, record: block.record });
             if (block.status !== 'new') seen.add(id);
             continue;
           }
-          if (block.status === 'new' || seen.has(id)) {
+          if (block.status === 'new' || seen.has(id) || copy) {
             if (block.status !== 'new') {
               report.notices.push(`${state.displayPath}/${file.rel}:${block.line}: memory ${id} appears twice; this copy becomes a new memory`);
             }
@@ -203,18 +238,20 @@ export class Reconciler {
 
     for (const { state, rel, record } of adopted) plan.adoptEntry(this.withLogs(state, rel, record));
 
-    // Blocks that are gone from changed files were deleted by hand.
+    // Blocks that are gone from changed files were deleted by hand: the memories go now, their histories and
+    // vectors once the deletion has held for HAND_DELETE_GRACE_MS (below).
     for (const [id, entry] of parts.entries) {
       if (changedKeys.has(fileKey(entry.scopeKey, entry.file)) && !seen.has(id)) {
-        plan.delete(id, false);
+        plan.deleteByHand(id, nowMs);
         report.deleted.push(id);
       }
     }
-    // On a first read, history without a block means the block was deleted while no process ran.
+    // On a first read, history without a block means the block was deleted while no process ran (or the look
+    // caught a file half saved): a deletion by hand like the others.
     for (const [id, found] of histories) {
       for (const state of found) {
-        if (brokenScopes.has(state.key) || seen.has(id) || plan.entry(id)) continue;
-        plan.forget(state, id);
+        if (brokenScopes.has(state.key) || seen.has(id) || plan.entry(id) || plan.isPendingDeletion(state, id)) continue;
+        plan.noteDeletion(state, id, nowMs);
         report.deleted.push(id);
       }
     }
@@ -222,8 +259,8 @@ export class Reconciler {
     const vectors = await this.embedAll(
       [
         ...creates.map((item) => item.record),
-        ...edits.filter((item) => needsNewVector(item.previous, item.record, item.state)).map((item) => item.record),
-        ...[...plan.entries.values()].flatMap((entry) => (entry && !entry.vector ? [entry.record] : [])),
+        ...edits.filter((item) => rebuild || needsNewVector(item.previous, item.record, item.state)).map((item) => item.record),
+        ...[...plan.entries.values()].flatMap((entry) => (entry && (rebuild || !entry.vector) ? [entry.record] : [])),
       ],
       report,
     );
@@ -249,11 +286,13 @@ export class Reconciler {
       report.edited.push(record.id);
     }
     for (const [id, entry] of plan.entries) {
-      if (entry && !entry.vector && vectors.has(id) && !report.created.includes(id) && !report.edited.includes(id)) {
+      if (entry && (rebuild || !entry.vector) && vectors.has(id) && !report.created.includes(id) && !report.edited.includes(id)) {
         plan.setVector(id, vectors.get(id) as Float32Array);
       }
     }
-    if (options.rewriteVectors) for (const item of pending) plan.vectorRewrites.add(item.state);
+    // Written whole from the entries, which keep the vectors they had where the embedder failed.
+    if (rebuild) for (const item of pending) plan.vectorRewrites.add(item.state);
+    this.settleDeletions(plan, pending, seen, brokenScopes, nowMs);
     if (!this.header && this.parts.options.embedder && vectors.size > 0) {
       this.header = { embedderId: this.parts.options.embedder.id, dimension: this.parts.options.embedder.dimension };
     }
@@ -265,14 +304,62 @@ export class Reconciler {
   }
 
   /**
+   * Where an id is in more than one block of the files read (a block copied by hand), which folder's block
+   * keeps it: the one in the scope that holds the memory, as this process knows it or, on a first read, by
+   * its history. The others become new memories. Ids without such a block are left out: the first block read
+   * keeps them, as a block in a file not read again (already known) does.
+   */
+  private keepers(pending: PendingScope[], histories: Map<string, ScopeState[]>): Map<string, string> {
+    const places = new Map<string, string[]>();
+    for (const item of pending) {
+      for (const file of item.changed) {
+        for (const segment of file.parsed.segments) {
+          if (segment.kind !== 'block' || segment.block.status === 'new') continue;
+          const id = segment.block.record.id;
+          places.set(id, [...(places.get(id) ?? []), item.state.key]);
+        }
+      }
+    }
+    const keepers = new Map<string, string>();
+    for (const [id, keys] of places) {
+      if (keys.length < 2) continue;
+      const homes = [this.parts.entries.get(id)?.scopeKey, ...(histories.get(id) ?? []).map((state) => state.key)];
+      const home = homes.find((key) => key !== undefined && keys.includes(key));
+      if (home !== undefined) keepers.set(id, home);
+    }
+    return keepers;
+  }
+
+  /**
+   * Pending hand deletions of the scopes looked at: a memory whose block is back (anywhere) keeps its history
+   * and vector; one still gone HAND_DELETE_GRACE_MS after its deletion was first seen loses them. A scope with
+   * a file that cannot be read waits: the block may be in it.
+   */
+  private settleDeletions(plan: Plan, pending: PendingScope[], seen: Set<string>, brokenScopes: Set<string>, nowMs: number): void {
+    for (const { state } of pending) {
+      const broken = brokenScopes.has(state.key) || [...state.files.values()].some((layout) => layout.problems.length > 0);
+      for (const [id, atMs] of plan.pendingDeletions(state)) {
+        if (plan.entry(id)) plan.noteDeletion(state, id, null);
+        else if (!broken && !seen.has(id) && nowMs - atMs >= HAND_DELETE_GRACE_MS) plan.forget(state, id);
+      }
+    }
+  }
+
+  /**
    * The scope a block in `state` was moved out of by hand, if it was. A store that moves a memory moves
    * its history along; a person leaves it behind. So a block this process holds in another scope was
    * moved by hand, unless it is a newer revision whose history has left that scope: then another store
    * wrote it there, and it is taken as it is. A block met for the first time was moved by hand when its
-   * history is in another folder.
+   * history is in another folder, read for the first time or waiting there as a deletion by hand (a block cut
+   * from one file and pasted into another in two saves).
    */
   private movedFrom(previous: Entry | undefined, record: MemoryRecord, state: ScopeState, histories: Map<string, ScopeState[]>): ScopeState | undefined {
-    if (!previous) return histories.get(record.id)?.find((other) => other !== state);
+    if (!previous) {
+      return (
+        histories.get(record.id)?.find((other) => other !== state) ??
+        [...this.parts.scopes.values()].find((other) => other !== state && other.deletions.has(record.id))
+      );
+    }
     if (previous.scopeKey === state.key) return undefined;
     const origin = this.parts.scopes.get(previous.scopeKey) as ScopeState;
     const byAnotherStore = record.revision > previous.record.revision && statSignature(historyFile(origin, record.id)) === undefined;
@@ -315,7 +402,10 @@ export class Reconciler {
       try {
         output = await documentVectors(embedder, batch, this.parts.options.contextWeight);
       } catch (error) {
-        throw embedError(error, embedder.id);
+        // Not a reason to refuse reads and writes: what is left is taken in without a vector, as with no
+        // embedder, and embedded at a later look (the store tries again, see MarkdownFileStore.refresh).
+        report.embedderError = embedError(error, embedder.id);
+        break;
       }
       batch.forEach((record, index) => vectors.set(record.id, Float32Array.from(output[index] as number[])));
     }
@@ -369,7 +459,12 @@ function linkedFile(state: ScopeState, rel: string): ParsedFile {
   const message = rel.endsWith('.md')
     ? 'is a symbolic link; memloom does not read or write Markdown files through links (a write would replace the link with a plain file). Put the file itself here'
     : FOLDER_LINK_MESSAGE;
-  return { segments: [], problems: [{ path: `${state.displayPath}/${rel}`, line: 1, message }] };
+  return unreadableFile(state, rel, 1, message);
+}
+
+/** A file reported as it is, with no block read from it (a link, a file not in UTF-8). */
+function unreadableFile(state: ScopeState, rel: string, line: number, message: string): ParsedFile {
+  return { segments: [], problems: [{ path: `${state.displayPath}/${rel}`, line, message }] };
 }
 
 /** A block's vector is made again when its content or context changed (both go into it), or it has none. */

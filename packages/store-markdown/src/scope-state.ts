@@ -18,6 +18,8 @@ export function newScopeState(root: string, scope: Scope): ScopeState {
     vectorRecords: -1,
     vectorSignature: undefined,
     vectorSize: 0,
+    deletions: new Map(),
+    deletionSignature: undefined,
   };
 }
 

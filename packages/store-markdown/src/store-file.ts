@@ -1,11 +1,18 @@
 import type { MemoryChange, Scope, StoreOpenOptions } from '@memloom/core';
 import { assertPutNumbering, assertRecordContext, assertRecordTimes, assertValidVector, hasLoneSurrogate } from '@memloom/core';
 import { readIfExists } from './atomic-file.js';
+import { unreadableField } from './block-format.js';
 import { BACKEND, ioError, storeError } from './errors.js';
 import type { VectorHeader } from './index-logs.js';
 import { assertSafeScope } from './scope-path.js';
 
-/** `.memloom/store.json`: which embedder's vectors the store holds. Undefined when not written yet. */
+/** The layout this package writes (`format` in `.memloom/store.json`); a store written in a newer one is refused. */
+export const STORE_FORMAT = 1;
+
+/**
+ * `.memloom/store.json`: which embedder's vectors the store holds. Undefined when not written yet. A store
+ * a newer @memloom/store-markdown wrote (a higher `format`) is refused with SCHEMA_TOO_NEW, untouched.
+ */
 export async function readStoreFile(file: string, display: string): Promise<VectorHeader | undefined> {
   let text: string | undefined;
   try {
@@ -14,13 +21,22 @@ export async function readStoreFile(file: string, display: string): Promise<Vect
     throw ioError(error, `cannot read ${display}`);
   }
   if (text === undefined) return undefined;
+  let value: (Partial<VectorHeader> & { format?: unknown }) | undefined;
   try {
-    const value = JSON.parse(text) as Partial<VectorHeader>;
-    if (typeof value.embedderId === 'string' && Number.isInteger(value.dimension)) {
-      return { embedderId: value.embedderId, dimension: value.dimension as number };
-    }
+    value = JSON.parse(text) as Partial<VectorHeader> & { format?: unknown };
   } catch {
     // Reported below.
+  }
+  const format = value?.format ?? STORE_FORMAT;
+  if (typeof format === 'number' && Number.isInteger(format) && format > STORE_FORMAT) {
+    throw storeError(
+      'SCHEMA_TOO_NEW',
+      `${display} was written by a newer @memloom/store-markdown (format ${format}; this one knows up to ${STORE_FORMAT}). The store was left untouched; upgrade @memloom/store-markdown to open it`,
+      { path: display, format, supported: STORE_FORMAT },
+    );
+  }
+  if (value && format === STORE_FORMAT && typeof value.embedderId === 'string' && Number.isInteger(value.dimension)) {
+    return { embedderId: value.embedderId, dimension: value.dimension as number };
   }
   throw storeError('STORE_CORRUPT', `${display} cannot be read; delete it to let the next open write it again`, { path: display });
 }
@@ -74,6 +90,9 @@ export function validateChange(change: MemoryChange, header: VectorHeader | unde
   // The times are written into the Markdown as text: one that cannot be read back (2024-02-30 among them, which
   // a Date takes as March 1) would make the file unreadable.
   assertRecordTimes(memory, BACKEND);
+  // So would any other field the reader refuses (a weight of 1.5, an empty tag, NaN, which JSON writes as null).
+  const unreadable = unreadableField(memory);
+  if (unreadable) throw storeError('INVALID_INPUT', `memory ${memory.id}: ${unreadable} (the Markdown could not read it back)`);
   const scope = assertSafeScope(memory.scope ?? {});
   // A put without a version, or numbered wrong, is the caller's mistake whatever is stored: INVALID_INPUT before any revision is compared.
   assertPutNumbering(change, BACKEND);

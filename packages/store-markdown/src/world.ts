@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { MemoryRecord, MemoryVersion, Scope } from '@memloom/core';
 import { readIfExists, signatureOf } from './atomic-file.js';
 import { defaultPreamble, renderFile, type FileProblem } from './block-format.js';
-import { encodeAccess, encodeVectorHeader, encodeVectorRecord, encodeVersion, type AccessEntry, type VectorHeader } from './index-logs.js';
+import { encodeAccess, encodeDeletions, encodeVectorHeader, encodeVectorRecord, encodeVersion, type AccessEntry, type VectorHeader } from './index-logs.js';
 import { encodeSegment } from './scope-path.js';
 import type { Transaction } from './transaction.js';
 
@@ -52,6 +52,12 @@ export interface ScopeState {
   vectorSignature: string | undefined;
   /** Bytes of vectors.bin read so far. */
   vectorSize: number;
+  /**
+   * Memories whose block a person deleted, with when that was first seen (ms, the store's clock): their
+   * history and vector wait here (`.index/deleted.log`) before they go, in case the block comes back.
+   */
+  deletions: Map<string, number>;
+  deletionSignature: string | undefined;
 }
 
 export const MEMORY_FILE = 'MEMORY.md';
@@ -73,6 +79,10 @@ export function vectorFile(scope: ScopeState): string {
 
 export function accessFile(scope: ScopeState): string {
   return path.join(scope.directory, '.index', 'accessed.log');
+}
+
+export function deletionFile(scope: ScopeState): string {
+  return path.join(scope.directory, '.index', 'deleted.log');
 }
 
 export function vectorNorm(vector: ArrayLike<number> | undefined): number {
@@ -99,6 +109,8 @@ export class Plan {
   private readonly historyMoves: Array<{ from: ScopeState; to: ScopeState; id: string }> = [];
   /** Scopes whose vectors.bin is written whole (compaction or a new embedder). */
   readonly vectorRewrites = new Set<ScopeState>();
+  /** Hand deletions noted (when first seen, ms) or settled (null) in this plan, by scope. */
+  private readonly deletionChanges = new Map<ScopeState, Map<string, number | null>>();
 
   constructor(
     private readonly baseEntries: Map<string, Entry>,
@@ -112,7 +124,8 @@ export class Plan {
       this.versions.length > 0 ||
       this.vectorRecords.length > 0 ||
       this.historyRemoves.length > 0 ||
-      this.vectorRewrites.size > 0
+      this.vectorRewrites.size > 0 ||
+      this.deletionChanges.size > 0
     );
   }
 
@@ -174,10 +187,11 @@ export class Plan {
     this.vectorRecords.push({ scope: from, id, revision: -1, vector: undefined });
   }
 
-  delete(id: string, detach = true): Entry | undefined {
+  /** An apply delete: the block, the history and the vector go. */
+  delete(id: string): Entry | undefined {
     const old = this.entry(id);
     if (!old) return undefined;
-    if (detach) this.detach(old);
+    this.detach(old);
     this.entries.set(id, null);
     const scope = this.scopeOf(old.scopeKey);
     this.removeHistory(scope, id);
@@ -185,10 +199,50 @@ export class Plan {
     return old;
   }
 
+  /**
+   * A memory whose block a person deleted: it leaves the store now, but its history and vector stay (a
+   * pending deletion of its scope) until `forget`, so that a block seen gone only for a moment keeps them.
+   */
+  deleteByHand(id: string, atMs: number): void {
+    const old = this.entry(id);
+    if (!old) return;
+    this.entries.set(id, null);
+    this.noteDeletion(this.scopeOf(old.scopeKey), id, atMs);
+  }
+
+  /** Note a pending hand deletion first seen at `atMs`, or settle one (null: forgotten, or the block is back). */
+  noteDeletion(scope: ScopeState, id: string, atMs: number | null): void {
+    if (atMs === null && !this.isPendingDeletion(scope, id)) return;
+    const changes = this.deletionChanges.get(scope) ?? new Map<string, number | null>();
+    changes.set(id, atMs);
+    this.deletionChanges.set(scope, changes);
+  }
+
+  isPendingDeletion(scope: ScopeState, id: string): boolean {
+    const change = this.deletionChanges.get(scope)?.get(id);
+    return change === undefined ? scope.deletions.has(id) : change !== null;
+  }
+
+  /** A scope's pending hand deletions as staged: id → when first seen (ms). */
+  pendingDeletions(scope: ScopeState): Map<string, number> {
+    const pending = new Map(scope.deletions);
+    for (const [id, atMs] of this.deletionChanges.get(scope) ?? []) {
+      if (atMs === null) pending.delete(id);
+      else pending.set(id, atMs);
+    }
+    return pending;
+  }
+
+  /** Scopes whose pending hand deletions changed, with them as staged. */
+  changedDeletions(): Array<{ scope: ScopeState; deletions: Map<string, number> }> {
+    return [...this.deletionChanges.keys()].map((scope) => ({ scope, deletions: this.pendingDeletions(scope) }));
+  }
+
   /** Remove what is left of a memory that is gone from the Markdown (its history, its vector). */
   forget(scope: ScopeState, id: string): void {
     this.removeHistory(scope, id);
     if (scope.vectors.has(id)) this.vectorRecords.push({ scope, id, revision: -1, vector: undefined });
+    this.noteDeletion(scope, id, null);
   }
 
   /** The history goes, with the versions staged for it so far; versions staged after this start a new one. */
@@ -252,6 +306,11 @@ export class Plan {
       const text = restarted.get(file);
       if (text === undefined) transaction.remove(file);
       else transaction.write(file, text);
+    }
+
+    for (const { scope, deletions } of this.changedDeletions()) {
+      if (deletions.size > 0) transaction.write(deletionFile(scope), encodeDeletions(deletions));
+      else if (scope.deletionSignature !== undefined) transaction.remove(deletionFile(scope));
     }
 
     if (header) {

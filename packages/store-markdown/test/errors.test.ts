@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MemloomError, type MemoryChange, type MemoryRecord } from '@memloom/core';
 import { createRecord } from '@memloom/core/testing';
@@ -19,11 +19,11 @@ async function root(): Promise<string> {
 }
 
 /** A put creating `memory` at revision 1, with a vector of the suite's 4 dimensions. */
-function createChange(memory: MemoryRecord): MemoryChange {
+function createChange(memory: MemoryRecord, vector = [1, 0, 0, 0]): MemoryChange {
   return {
     op: 'put',
     memory,
-    vector: [1, 0, 0, 0],
+    vector,
     expectedRevision: 0,
     version: { memoryId: memory.id, version: 1, at: '2024-03-01T09:00:00.000Z', trigger: 'import', action: 'create', reason: 'test', before: null, after: memory },
   };
@@ -144,6 +144,97 @@ describe('records with times the files cannot hold', () => {
     await store.apply([createChange(good)]);
     expect((await store.get('ok'))?.createdAt).toBe('2024-02-29T09:00:00.000Z');
     await store.close();
+  });
+});
+
+describe('records with fields the files cannot hold', () => {
+  it('refuses a put the reader would refuse (a weight above 1, an empty tag, NaN, …) with INVALID_INPUT naming the field, before anything is written', async () => {
+    const folder = await root();
+    const store = createMarkdownStore({ root: folder });
+    await store.open({ dimension: 4, embedderId: 'test/vectors' });
+    const good = createRecord({ id: 'ok', content: 'a fine memory', scope: { userId: 'alice' }, atIso: '2024-03-01T09:00:00.000Z' }, { importance: 1, category: 'fact', type: 'user' });
+    await store.apply([createChange(good)]);
+    const bad: Array<[string, Partial<MemoryRecord>]> = [
+      ['tags.0', { tags: [''] }],
+      ['weight', { weight: 1.5 }],
+      ['importance', { importance: -1 }],
+      ['category', { category: 'bogus' as MemoryRecord['category'] }],
+      ['weight', { weight: Number.NaN }],
+      ['importance', { importance: Number.POSITIVE_INFINITY }],
+      ['baseWeight', { baseWeight: -0.5 }],
+      ['sources', { sources: undefined as unknown as string[] }],
+    ];
+    for (const [field, patch] of bad) {
+      const error = await store.apply([createChange({ ...good, id: 'bad', ...patch })]).catch((caught: unknown) => caught);
+      expect(error, field).toMatchObject({ code: 'INVALID_INPUT', backend: 'markdown' });
+      expect((error as MemloomError).message, field).toContain(`memory bad: ${field}:`);
+    }
+    // Nothing was written: the file still reads, and takes further writes.
+    await store.close();
+    const reopened = createMarkdownStore({ root: folder });
+    await reopened.open({ dimension: 4, embedderId: 'test/vectors' });
+    expect(reopened.problems()).toEqual([]);
+    expect((await reopened.list({})).map((record) => record.id)).toEqual(['ok']);
+    await reopened.apply([createChange({ ...good, id: 'later' })]);
+    expect(await reopened.count({})).toBe(2);
+    await reopened.close();
+  });
+});
+
+describe('a store that was not opened', () => {
+  it('refuses a put with a vector (INVALID_INPUT: call open() first) instead of guessing its embedder', async () => {
+    const folder = await root();
+    const store = createMarkdownStore({ root: folder });
+    const memory = createRecord({ id: 'early', content: 'put before open', scope: {}, atIso: '2024-03-01T09:00:00.000Z' }, { importance: 1, category: 'fact', type: 'user' });
+    const error = await store.apply([createChange(memory)]).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'INVALID_INPUT', backend: 'markdown' });
+    expect((error as MemloomError).message).toContain('call open() first');
+    // Opened afterwards, the store takes the put.
+    await store.open({ dimension: 4, embedderId: 'test/vectors' });
+    await store.apply([createChange(memory)]);
+    await store.close();
+
+    // Another store over the same folder knows the embedder from store.json without open(), and checks the dimension.
+    const other = createMarkdownStore({ root: folder });
+    const wrong = await other.apply([createChange({ ...memory, id: 'second' }, [1, 0, 0])]).catch((caught: unknown) => caught);
+    expect(wrong).toMatchObject({ code: 'DIMENSION_MISMATCH', backend: 'markdown' });
+    await other.apply([createChange({ ...memory, id: 'second' })]);
+    expect(await other.getVector('second')).toEqual([1, 0, 0, 0]);
+    await other.close();
+  });
+});
+
+describe('options and the store file', () => {
+  it('refuses a blank root (INVALID_OPTIONS)', () => {
+    for (const blank of ['', '   ', '\t']) {
+      expect(() => createMarkdownStore({ root: blank }), JSON.stringify(blank)).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS', backend: 'markdown' }));
+    }
+  });
+
+  it('refuses a store.json of a newer format with SCHEMA_TOO_NEW and leaves the store untouched', async () => {
+    const folder = await root();
+    const store = createMarkdownStore({ root: folder });
+    await store.open({ dimension: 4, embedderId: 'test/vectors' });
+    await store.apply([createChange(createRecord({ id: 'ok', content: 'a memory', scope: {}, atIso: '2024-03-01T09:00:00.000Z' }, { importance: 1, category: 'fact', type: 'user' }))]);
+    await store.close();
+    const file = path.join(folder, '.memloom', 'store.json');
+    const newer = JSON.stringify({ format: 2, embedderId: 'test/vectors', dimension: 4, more: 'things' });
+    await writeFile(file, newer);
+    const markdown = await readFile(path.join(folder, 'memory', 'MEMORY.md'), 'utf8');
+
+    const reopened = createMarkdownStore({ root: folder });
+    const error = await reopened.open({ dimension: 4, embedderId: 'test/vectors' }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'SCHEMA_TOO_NEW', backend: 'markdown' });
+    expect((error as MemloomError).message).toMatch(/\.memloom\/store\.json was written by a newer @memloom\/store-markdown \(format 2; this one knows up to 1\)/u);
+    await expect(reopened.list({})).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW' });
+    expect(await readFile(file, 'utf8')).toBe(newer);
+    expect(await readFile(path.join(folder, 'memory', 'MEMORY.md'), 'utf8')).toBe(markdown);
+    // The format this package writes, or none (older files), opens.
+    await writeFile(file, JSON.stringify({ embedderId: 'test/vectors', dimension: 4 }));
+    const older = createMarkdownStore({ root: folder });
+    await older.open({ dimension: 4, embedderId: 'test/vectors' });
+    expect(await older.count({})).toBe(1);
+    await older.close();
   });
 });
 

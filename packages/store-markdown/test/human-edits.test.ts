@@ -5,15 +5,15 @@ import { createMemory, type MemoryChange, type MemoryRecord } from '@memloom/cor
 import { createFakeClock, createTestEmbedder } from '@memloom/core/testing';
 import { describe, expect, it } from 'vitest';
 import { tempPathFor } from '../src/atomic-file.js';
-import { createMarkdownStore, type MarkdownStore } from '../src/index.js';
+import { createMarkdownStore, HAND_DELETE_GRACE_MS, type MarkdownStore } from '../src/index.js';
 import { closedAfterEach, tempRoot } from './helpers.js';
 
 const scope = { userId: 'alice' };
 const track = closedAfterEach();
 
-async function rig(root?: string) {
+async function rig(root?: string, start = '2024-03-02T09:00:00.000Z') {
   const embedder = createTestEmbedder({ dimension: 16 });
-  const clock = createFakeClock('2024-03-02T09:00:00.000Z');
+  const clock = createFakeClock(start);
   const store = createMarkdownStore({ root: root ?? (await tempRoot()), embedder, clock });
   track(store);
   const memory = createMemory({ store, embedder, clock });
@@ -89,8 +89,8 @@ describe('edits made by a person', () => {
     expect((await store.get(added.memory.id))?.category).toBe('core');
   });
 
-  it('turns a deleted block into a deletion', async () => {
-    const { store, memory, file } = await rig();
+  it('turns a deleted block into a deletion, and removes its history and vector once it has held HAND_DELETE_GRACE_MS', async () => {
+    const { store, memory, file, clock } = await rig();
     const doomed = await memory.add('Zanzibar is the password hint.', { scope });
     const kept = await memory.add('The user lives in Lyon.', { scope });
     const text = await readFile(file, 'utf8');
@@ -104,6 +104,20 @@ describe('edits made by a person', () => {
     expect(await store.history(doomed.memory.id)).toEqual([]);
     expect(await store.textSearch({ text: 'zanzibar', limit: 5 })).toEqual([]);
     expect((await store.get(kept.memory.id))?.content).toBe('The user lives in Lyon.');
+
+    // On disk the history waits (a look may have caught the file half saved), then goes at the first read after the wait.
+    const historyFile = path.join(store.directoryFor(scope), '.history', `${doomed.memory.id}.jsonl`);
+    const pending = path.join(store.directoryFor(scope), '.index', 'deleted.log');
+    clock.advance(HAND_DELETE_GRACE_MS - 1);
+    await store.count({});
+    expect([existsSync(historyFile), existsSync(pending)]).toEqual([true, true]);
+    clock.advance(1);
+    expect(await store.count({})).toBe(1);
+    expect([existsSync(historyFile), existsSync(pending)]).toEqual([false, false]);
+    const reopened = createMarkdownStore({ root: store.root });
+    track(reopened);
+    expect(await reopened.sync()).toMatchObject({ created: [], edited: [], deleted: [] });
+    expect(await reopened.getVector(doomed.memory.id)).toBeUndefined();
   });
 
   it('turns a block written by hand into a new memory, gives it an id and writes it back after a backup', async () => {
@@ -366,7 +380,7 @@ describe('edits made by a person', () => {
     expect((await second.store.history(added.memory.id)).map((version) => version.action)).toEqual(['create', 'edit']);
   });
 
-  it('sees a block deleted while no process had the store open as a deletion', async () => {
+  it('sees a block deleted while no process had the store open as a deletion; a later open removes its history after the wait', async () => {
     const root = await tempRoot();
     const first = await rig(root);
     const added = await first.memory.add('A memory to forget.', { scope });
@@ -377,7 +391,36 @@ describe('edits made by a person', () => {
     const second = await rig(root);
     expect(await second.store.get(added.memory.id)).toBeUndefined();
     expect(await second.store.count({})).toBe(0);
-    expect(await readdir(path.join(second.store.directoryFor(scope), '.history'))).toEqual([]);
+    const histories = path.join(second.store.directoryFor(scope), '.history');
+    expect(await readdir(histories)).toHaveLength(1);
+    await second.store.close();
+
+    // The wait is kept on disk (.index/deleted.log), so a process that lives shorter than it still ends it.
+    const third = await rig(root, new Date(Date.parse('2024-03-02T09:00:00.000Z') + HAND_DELETE_GRACE_MS).toISOString());
+    expect(await third.store.sync()).toMatchObject({ created: [], edited: [], deleted: [] });
+    expect(await readdir(histories)).toEqual([]);
+  });
+
+  it('gives a block copied by hand into another scope while no process ran a new id, and leaves the original its id and history', async () => {
+    const root = await tempRoot();
+    const first = await rig(root);
+    const bob = { userId: 'bob' };
+    const tea = await first.memory.add('Bob likes tea.', { scope: bob });
+    await first.memory.update(tea.memory.id, { content: 'Bob likes green tea.' });
+    await first.memory.add('Alice likes coffee.', { scope });
+    await first.store.close();
+    const bobText = await readFile(path.join(first.store.directoryFor(bob), 'MEMORY.md'), 'utf8');
+    // Alice's folder sorts first: the copy is read before the original.
+    await writeFile(first.file, `${await readFile(first.file, 'utf8')}\n${bobText.slice(bobText.indexOf('## '))}`);
+
+    const second = await rig(root);
+    const report = await second.store.sync();
+    expect(report.notices).toEqual([expect.stringMatching(new RegExp(`^users/alice/memory/MEMORY\\.md:\\d+: memory ${tea.memory.id} appears twice`, 'u'))]);
+    expect(report.edited).toEqual([]);
+    expect(await second.store.get(tea.memory.id)).toMatchObject({ scope: bob, revision: 2, content: 'Bob likes green tea.' });
+    expect((await second.store.history(tea.memory.id)).map((version) => version.action)).toEqual(['create', 'edit']);
+    const [copy] = report.created;
+    expect(await second.store.get(copy as string)).toMatchObject({ scope, revision: 1, content: 'Bob likes green tea.' });
   });
 
   it('does not mistake a blank line slipped in under the heading for an edit', async () => {
@@ -470,6 +513,25 @@ describe('edits made by a person', () => {
     expect(text).not.toContain('"raw":"a whole pair');
   });
 
+  it('keeps the exact text of a block held in raw when a person edits only one of its fields', async () => {
+    const { store, file } = await rig();
+    const contents = ['first line\r\nsecond line', '\n  starts with a blank line', 'cut emoji \uD83D', 'ends with CR\r'];
+    await store.open({ dimension: 16, embedderId: 'memloom/test-embedder' });
+    await store.apply(contents.map((content, index) => putOf(`raw-${index}`, content)));
+    const text = await readFile(file, 'utf8');
+    expect(text.match(/"raw":/gu)).toHaveLength(contents.length);
+    // A tag added to every field line, nothing else.
+    await writeFile(file, text.replaceAll('"verified":true,', '"verified":true,"tags":["work"],'));
+
+    const report = await store.sync();
+    expect([...report.edited].sort()).toEqual(contents.map((_, index) => `raw-${index}`));
+    for (const [index, content] of contents.entries()) {
+      expect(await store.get(`raw-${index}`)).toMatchObject({ content, tags: ['work'], revision: 2 });
+      // The text did not change, so neither did the vector.
+      expect(await store.getVector(`raw-${index}`)).toEqual(new Array(16).fill(0.25));
+    }
+  });
+
   it('reads a file saved with a byte order mark (UTF-8 BOM) as without one, and drops the mark when it rewrites the file', async () => {
     const { store, memory, file } = await rig();
     const tea = await memory.add('Alice likes tea.', { scope });
@@ -508,5 +570,94 @@ describe('edits made by a person', () => {
     expect(await second.store.count({})).toBe(1);
     expect(mine.map((file) => existsSync(file))).toEqual([true, true, true]);
     expect(leftovers.map((file) => existsSync(file))).toEqual([false, false]);
+  });
+});
+
+describe('a file a look catches while an editor saves it in place (truncated, then written)', () => {
+  it('loses no memory, history or vector when it is seen empty or cut at a block: the memories come back as they were', async () => {
+    const { store, memory, file } = await rig();
+    const lyon = await memory.add('The user lives in Lyon.', { scope });
+    const coffee = await memory.add('The user drinks oat flat white.', { scope });
+    await memory.update(coffee.memory.id, { content: 'The user drinks oat flat white, small.' });
+    const full = await readFile(file, 'utf8');
+    const vectors = [await store.getVector(lyon.memory.id), await store.getVector(coffee.memory.id)];
+    const backedUp = await backups(store);
+
+    for (const partial of ['', full.slice(0, full.lastIndexOf('## '))]) {
+      await writeFile(file, partial);
+      const seen = await store.sync();
+      expect(seen.deleted).toContain(coffee.memory.id);
+      expect(await store.get(coffee.memory.id)).toBeUndefined();
+      // The save lands.
+      await writeFile(file, full);
+      expect(await store.sync()).toMatchObject({ created: [], edited: [], deleted: [], problems: [] });
+      expect(await store.get(coffee.memory.id)).toMatchObject({ content: 'The user drinks oat flat white, small.', revision: 2 });
+      expect((await store.history(coffee.memory.id)).map((version) => version.version)).toEqual([1, 2]);
+      expect([await store.getVector(lyon.memory.id), await store.getVector(coffee.memory.id)]).toEqual(vectors);
+    }
+    // Neither the half-saved file nor the whole one was rewritten.
+    expect(await backups(store)).toEqual(backedUp);
+    expect(await readFile(file, 'utf8')).toBe(full);
+  });
+
+  it('loses nothing when a store is opened while the file is empty, and takes the memories back when the save lands', async () => {
+    const root = await tempRoot();
+    const first = await rig(root);
+    const added = await first.memory.add('The user lives in Lyon.', { scope });
+    await first.memory.update(added.memory.id, { content: 'The user lives in Lyon, near the river.' });
+    await first.store.close();
+    const full = await readFile(first.file, 'utf8');
+    await writeFile(first.file, '');
+
+    const second = await rig(root);
+    expect((await second.store.sync()).deleted).toEqual([added.memory.id]);
+    expect(await second.store.count({})).toBe(0);
+    await writeFile(first.file, full);
+    second.clock.advance(HAND_DELETE_GRACE_MS);
+    expect(await second.store.get(added.memory.id)).toMatchObject({ revision: 2 });
+    expect((await second.store.history(added.memory.id)).map((version) => version.version)).toEqual([1, 2]);
+    expect(await second.store.getVector(added.memory.id)).toHaveLength(16);
+    // Nothing waits any more: later reads remove nothing.
+    second.clock.advance(HAND_DELETE_GRACE_MS);
+    expect(await second.store.sync()).toMatchObject({ deleted: [] });
+    expect(await second.store.history(added.memory.id)).toHaveLength(2);
+  });
+
+  it('takes a block cut from one scope and pasted into another in a later save as a move, history and all', async () => {
+    const { store, memory, file, clock } = await rig();
+    const added = await memory.add('The user is learning Portuguese.', { scope });
+    const text = await readFile(file, 'utf8');
+    const block = text.slice(text.indexOf('## '));
+    await writeFile(file, text.slice(0, text.indexOf('## ')));
+    expect((await store.sync()).deleted).toEqual([added.memory.id]);
+
+    const bob = { userId: 'bob' };
+    await mkdir(store.directoryFor(bob), { recursive: true });
+    await writeFile(path.join(store.directoryFor(bob), 'MEMORY.md'), `# Bob\n\n${block}`);
+    expect((await store.sync()).edited).toEqual([added.memory.id]);
+    clock.advance(HAND_DELETE_GRACE_MS);
+    expect(await store.get(added.memory.id)).toMatchObject({ scope: bob, revision: 2 });
+    const history = await store.history(added.memory.id);
+    expect(history.map((version) => [version.version, version.after.scope])).toEqual([[1, scope], [2, bob]]);
+    expect(history[1]?.reason).toMatch(/^moved by hand to users\/bob\/memory\/MEMORY\.md/u);
+    expect(await readdir(path.join(store.directoryFor(scope), '.history'))).toEqual([]);
+    expect(existsSync(path.join(store.directoryFor(scope), '.index', 'deleted.log'))).toBe(false);
+  });
+
+  it('starts a new history for a memory put anew with the id of one deleted by hand that still waits', async () => {
+    const { store, file } = await rig();
+    await store.open({ dimension: 16, embedderId: 'memloom/test-embedder' });
+    await store.apply([putOf('again', 'The user lives in Lyon.')]);
+    const text = await readFile(file, 'utf8');
+    await writeFile(file, text.slice(0, text.indexOf('## ')));
+    expect((await store.sync()).deleted).toEqual(['again']);
+
+    await store.apply([putOf('again', 'The user lives in Porto.')]);
+    const history = await store.history('again');
+    expect(history.map((version) => version.after.content)).toEqual(['The user lives in Porto.']);
+    const reopened = createMarkdownStore({ root: store.root });
+    track(reopened);
+    expect(await reopened.history('again')).toHaveLength(1);
+    expect(existsSync(path.join(store.directoryFor(scope), '.index', 'deleted.log'))).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { cp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createMemory, MemloomError } from '@memloom/core';
 import { createFakeClock, createTestEmbedder } from '@memloom/core/testing';
@@ -133,6 +133,75 @@ describe('the derived index', () => {
     const store = createMarkdownStore({ root, embedder: createTestEmbedder({ dimension: 16, id: 'one' }) });
     const error = await store.open({ dimension: 16, embedderId: 'two' }).catch((caught: unknown) => caught);
     expect(MemloomError.hasCode(error, 'EMBEDDER_MISMATCH')).toBe(true);
+  });
+});
+
+describe('an embedder that fails', () => {
+  it('stops no read or write: a block written by hand is taken in without a vector, reported, and embedded at a later read', async () => {
+    const root = await tempRoot();
+    roots.push(root);
+    const inner = createTestEmbedder({ dimension: 16 });
+    let up = true;
+    let calls = 0;
+    const embedder = {
+      id: inner.id,
+      dimension: inner.dimension,
+      embed: async (texts: string[]) => {
+        calls++;
+        if (!up) throw new Error('ECONNREFUSED 127.0.0.1:11434');
+        return inner.embed(texts);
+      },
+    };
+    const clock = createFakeClock('2024-03-02T09:00:00.000Z');
+    const warnings: string[] = [];
+    const store = createMarkdownStore({ root, embedder, clock, logger: { warn: (message) => warnings.push(message) } });
+    const memory = createMemory({ store, embedder, clock });
+    const kept = await memory.add('The user lives in Lyon.', { scope: alice });
+    const keptVector = await store.getVector(kept.memory.id);
+    const file = path.join(store.directoryFor(alice), 'MEMORY.md');
+    await writeFile(file, `${await readFile(file, 'utf8')}\n## 2024-03-01\nThe user's sister is called Maria.\n`);
+    up = false;
+
+    expect((await store.get(kept.memory.id))?.content).toBe('The user lives in Lyon.');
+    const [hand] = (await store.list({ scope: alice })).filter((record) => record.id !== kept.memory.id);
+    expect(hand?.content).toBe("The user's sister is called Maria.");
+    expect(await store.getVector(hand!.id)).toBeUndefined();
+    expect((await store.textSearch({ text: 'sister', limit: 5 }))[0]?.memory.id).toBe(hand!.id);
+    expect(warnings.some((warning) => warning.includes('ECONNREFUSED') && warning.includes('1 memories have no vector'))).toBe(true);
+    await store.touch([kept.memory.id], '2024-05-01T00:00:00.000Z');
+    const [vector] = await inner.embed(['Bob sails.']);
+    await store.apply([{ op: 'put', memory: { ...kept.memory, id: 'bob-1', content: 'Bob sails.', scope: bob }, vector: vector!, expectedRevision: 0, version: { memoryId: 'bob-1', version: 1, at: kept.memory.createdAt, trigger: 'import', action: 'create', reason: 'test', before: null, after: { ...kept.memory, id: 'bob-1', content: 'Bob sails.', scope: bob } } }]);
+    expect(await store.count({})).toBe(3);
+
+    // sync() and rebuildIndex() say why in their report; a failed rebuild keeps the vectors there were.
+    const report = await store.sync();
+    expect(report.embedderError).toMatchObject({ code: 'EMBEDDER_ERROR', backend: 'markdown' });
+    expect(report.embedderError?.message).toContain('ECONNREFUSED');
+    expect(report.unembedded).toEqual([hand!.id]);
+    const rebuilt = await store.rebuildIndex();
+    expect(rebuilt.embedderError).toMatchObject({ code: 'EMBEDDER_ERROR' });
+    expect(await store.getVector(kept.memory.id)).toEqual(keptVector);
+    expect(await store.getVector('bob-1')).toHaveLength(16);
+
+    // Reads do not call a failing embedder each time; once it is back, a later read embeds the block.
+    up = true;
+    const before = calls;
+    await store.get(kept.memory.id);
+    expect(calls).toBe(before);
+    // A look taken meanwhile for a change elsewhere does not drop the retry.
+    const bobFile = path.join(store.directoryFor(bob), 'MEMORY.md');
+    await writeFile(bobFile, `${await readFile(bobFile, 'utf8')}\n## 2024-03-01\nBob fixes radios.\n`);
+    expect((await store.list({ scope: bob })).map((record) => record.content).sort()).toEqual(['Bob fixes radios.', 'Bob sails.']);
+    expect(await store.getVector(hand!.id)).toBeUndefined();
+    clock.advance(60_000);
+    await store.get(kept.memory.id);
+    expect(await store.getVector(hand!.id)).toHaveLength(16);
+    expect((await store.sync()).unembedded).toEqual([]);
+    await store.close();
+    const reopened = createMarkdownStore({ root });
+    expect(await reopened.getVector(kept.memory.id)).toEqual(keptVector);
+    expect(await reopened.getVector(hand!.id)).toHaveLength(16);
+    await reopened.close();
   });
 });
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createMemory, MemloomError } from '@memloom/core';
 import { createFakeClock, createTestEmbedder } from '@memloom/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMarkdownStore, type MarkdownStore } from '../src/index.js';
+import { createMarkdownStore, HAND_DELETE_GRACE_MS, type MarkdownStore } from '../src/index.js';
 import { removeStoreFiles, tempRoot } from './helpers.js';
 
 const dimensions = { dimension: 16, embedderId: 'memloom/test-embedder' };
@@ -104,6 +104,53 @@ describe('a file that cannot be read', () => {
       [32, 'memloom field tags.0'],
     ]);
     expect(report.problems[3]?.message).toContain('with Z or an offset');
+  });
+});
+
+describe('a Markdown file not saved as UTF-8', () => {
+  it('is reported with its path (UTF-16 with or without a byte order mark, Windows-1252), never written, and nothing in it is deleted', async () => {
+    const embedder = createTestEmbedder({ dimension: 16 });
+    const clock = createFakeClock('2024-03-02T09:00:00.000Z');
+    store = createMarkdownStore({ root: await tempRoot(), embedder, clock });
+    const memory = createMemory({ store, embedder, clock });
+    const alice = { userId: 'alice' };
+    const cafe = await memory.add('The user drinks café crème.', { scope: alice });
+    await memory.add('Project A is due on March 15.', { scope: alice });
+    const contents = ['Project A is due on March 15.', 'The user drinks café crème.'];
+    const file = path.join(store.directoryFor(alice), 'MEMORY.md');
+    const histories = path.join(store.directoryFor(alice), '.history');
+    const text = await readFile(file, 'utf8');
+    const utf16 = Buffer.from(text, 'utf16le');
+    const variants: Array<[string, Buffer, number, RegExp]> = [
+      ['UTF-16 LE with a byte order mark', Buffer.concat([Buffer.from([0xff, 0xfe]), utf16]), 1, /saved as UTF-16/u],
+      ['UTF-16 BE with a byte order mark', Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(utf16).swap16()]), 1, /saved as UTF-16/u],
+      ['UTF-16 LE without one', utf16, 1, /saved as UTF-16/u],
+      ['Windows-1252', Buffer.from(text, 'latin1'), text.split('\n').findIndex((line) => line.includes('café')) + 1, /not valid UTF-8/u],
+    ];
+    for (const [name, bytes, line, message] of variants) {
+      await writeFile(file, bytes);
+      const report = await store.sync();
+      expect(report.problems, name).toEqual([{ path: 'users/alice/memory/MEMORY.md', line, message: expect.stringMatching(message) }]);
+      expect(report, name).toMatchObject({ created: [], edited: [], deleted: [] });
+      expect((await store.list({ scope: alice })).map((record) => record.content).sort(), name).toEqual(contents);
+      expect(await store.history(cafe.memory.id), name).toHaveLength(1);
+      const error = await memory.add('The user moved to Porto.', { scope: alice }).catch((caught: unknown) => caught);
+      expect(MemloomError.hasCode(error, 'STORE_CORRUPT'), name).toBe(true);
+      expect(await readFile(file), name).toEqual(bytes);
+      // A store opened over it does not list its memories (it cannot read them) and deletes none of their histories.
+      const other = createMarkdownStore({ root: store.root, clock });
+      expect((await other.sync()).problems, name).toEqual(report.problems);
+      clock.advance(HAND_DELETE_GRACE_MS);
+      expect(await other.count({}), name).toBe(0);
+      expect(await readdir(histories), name).toHaveLength(2);
+      await other.close();
+    }
+
+    // Saved as UTF-8 again, everything is as it was.
+    await writeFile(file, text);
+    expect(await store.sync()).toMatchObject({ created: [], edited: [], deleted: [], problems: [] });
+    expect((await store.list({ scope: alice })).map((record) => record.content).sort()).toEqual(contents);
+    expect(await store.get(cafe.memory.id)).toMatchObject({ revision: 1 });
   });
 });
 

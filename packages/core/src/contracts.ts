@@ -221,6 +221,13 @@ export type MemoryChange =
 /**
  * A storage backend. Stores are thin: they persist records, vectors and
  * versions and answer queries; every rule lives in core.
+ *
+ * Reads that take a scope and a filter (`list`, `listPage`, `count`,
+ * `vectorSearch`, `textSearch`) check their shape before reading, with core's
+ * `assertQueryScope`: an unknown scope key or a scope value that is not a
+ * string is INVALID_SCOPE, a filter field that is unknown or of the wrong type
+ * INVALID_INPUT, so a misspelt key never matches every memory. Limits, text,
+ * ids and query vectors: `assertQueryInput`.
  */
 export interface MemoryStore {
   /** Short backend name used in errors: `memory`, `sqlite`, `markdown`, `qdrant`. */
@@ -250,7 +257,11 @@ export interface MemoryStore {
    */
   listPage?(query: PageQuery): Promise<MemoryPage>;
   count(query: { scope?: Scope; filter?: MemoryFilter }): Promise<number>;
-  /** Nearest memories by cosine similarity (score in -1..1), best first. */
+  /**
+   * Nearest memories by cosine similarity (score in -1..1), best first. A
+   * query vector holding NaN or Infinity, or all zeros (no direction), is
+   * INVALID_INPUT; one of another dimension DIMENSION_MISMATCH.
+   */
   vectorSearch(query: VectorQuery): Promise<ScoredMemory[]>;
   /** Keyword matches (score > 0, higher is better), best first. Present when `capabilities.textSearch`. */
   textSearch?(query: TextQuery): Promise<ScoredMemory[]>;
@@ -260,10 +271,19 @@ export interface MemoryStore {
    * A put must carry `memory.revision === version.version === expectedRevision + 1`
    * (otherwise INVALID_INPUT: the caller numbered it wrong, whatever is stored).
    * Deleting an unknown id is a no-op, unless `expectedRevision` is given
-   * (then it is a CONFLICT).
+   * (then it is a CONFLICT). Records come back exactly as put; a store that
+   * cannot keep a lone half of a UTF-16 pair in an id, scope, content or
+   * context refuses it instead (`assertWellFormedRecord`). Core's facade never
+   * writes one.
    */
   apply(changes: readonly MemoryChange[]): Promise<void>;
-  /** Delete every memory in scope (with vectors, text entries and history). Returns how many. */
+  /**
+   * Delete every memory in scope (with vectors, text entries and history).
+   * Returns how many. The scope must set at least one of userId, agentId and
+   * sessionId: an empty one (`{}`, `{ userId: undefined }`), or one of the
+   * wrong shape, is INVALID_SCOPE and deletes nothing (`assertDeleteScope`),
+   * since it would match every memory. There is no "delete everything".
+   */
   deleteByScope(scope: Scope): Promise<number>;
   /** Versions of one memory, oldest first. Empty when the memory does not exist. */
   history(id: string): Promise<MemoryVersion[]>;
@@ -294,6 +314,8 @@ export interface MemoryStore {
   /**
    * Start moving to `target`, or resume a move to the same target. A move to
    * another target in progress is discarded. Needs no `open()` for the target.
+   * A store already on the target, with no move in progress, may report every
+   * memory done (SQLite does): `reindex()` then embeds nothing.
    */
   beginReindex?(target: StoreOpenOptions): Promise<ReindexStatus>;
   /** Up to `limit` memories that hold no vector for the target yet, in a stable order. */

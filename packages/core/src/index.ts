@@ -128,7 +128,8 @@ export { cosineSimilarity, normalizeVector, assertValidVector, blendVectors, doc
 export { FlatVectorIndex, flatVectorIndexSupported } from './vector-index/flat-vector-index.js';
 export type { VectorHit } from './vector-index/flat-vector-index.js';
 export { validateScope, isEmptyScope, scopeKey, inScope, matchesFilter } from './scope.js';
-export { assertPutNumbering, assertQueryInput, assertRecordContext, assertRecordTimes, keywordText, listCursor, listOrder, listRecords, matchingRecords, pastCursor, foreignCursor, numericPageQuery, pageLimit, pageRecords, searchTextIndex } from './record-queries.js';
+export { assertDeleteScope, assertQueryScope } from './query-checks.js';
+export { assertPutNumbering, assertQueryInput, assertRecordContext, assertRecordTimes, assertWellFormedRecord, keywordText, listCursor, listOrder, listRecords, matchingRecords, pastCursor, foreignCursor, numericPageQuery, pageLimit, pageRecords, searchTextIndex } from './record-queries.js';
 export type { ListCursor, ListPlace, RecordEntry, SequencedEntry } from './record-queries.js';
 
 // Language model helpers

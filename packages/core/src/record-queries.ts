@@ -4,6 +4,7 @@ import { inScope, matchesFilter } from './scope.js';
 import type { TextIndex } from './text/bm25.js';
 import type { MemoryFilter, MemoryRecord, Scope, ScoredMemory } from './types.js';
 import { isIsoTime } from './time-text.js';
+import { hasLoneSurrogate, wellFormed } from './well-formed.js';
 
 /**
  * The text a store indexes for a memory's keyword search: its content, then
@@ -35,14 +36,46 @@ export function assertRecordContext(memory: Pick<MemoryRecord, 'id' | 'context'>
 }
 
 /**
+ * For stores that keep text as UTF-8 (SQLite's columns, the JSON Qdrant's
+ * server parses): a record whose id, scope values, content or context holds
+ * a lone half of a UTF-16 pair is refused before anything is written
+ * (INVALID_SCOPE for a scope value, INVALID_INPUT otherwise). UTF-8 cannot
+ * hold one: SQLite would give it back as U+FFFD while the version's JSON kept
+ * it, two ids or scope values would become one, and Qdrant's server refuses
+ * such JSON. Core's facade never writes one (content and context are made
+ * well formed, `validateScope` refuses them in scopes); a store that keeps
+ * such text exactly (Markdown, in-memory) need not call this.
+ */
+export function assertWellFormedRecord(memory: Pick<MemoryRecord, 'id' | 'scope' | 'content' | 'context'>, backend: string): void {
+  const refuse = (code: 'INVALID_INPUT' | 'INVALID_SCOPE', field: string): never => {
+    throw new MemloomError({
+      code,
+      backend,
+      message: `memory ${wellFormed(String(memory.id))}: ${field} holds a lone half of a UTF-16 pair (a string cut through an emoji), which this store cannot keep; core's wellFormed() replaces it with U+FFFD`,
+      details: { field },
+    });
+  };
+  if (typeof memory.id === 'string' && hasLoneSurrogate(memory.id)) refuse('INVALID_INPUT', 'id');
+  for (const [key, value] of Object.entries(memory.scope ?? {})) if (typeof value === 'string' && hasLoneSurrogate(value)) refuse('INVALID_SCOPE', `scope.${key}`);
+  if (typeof memory.content === 'string' && hasLoneSurrogate(memory.content)) refuse('INVALID_INPUT', 'content');
+  if (typeof memory.context === 'string' && hasLoneSurrogate(memory.context)) refuse('INVALID_INPUT', 'context');
+}
+
+/**
  * For store authors: check a search or a read many as it arrives, so every
  * store refuses the same bad input with INVALID_INPUT naming the backend:
  * `limit` and `offset` whole numbers >= 0 (not NaN, 2.5, '3' or none, when
  * the key is given), `text` a string, `ids` an array of strings, `at` an
  * ISO 8601 time on a day the calendar has (`touch`: stores keep and order
- * times as written).
+ * times as written), `vector` an array of finite numbers that are not all
+ * zero (a zero vector has no direction to compare; its dimension is the
+ * store's to check). The scope and filter: `assertQueryScope`.
  */
-export function assertQueryInput(input: { limit?: unknown; offset?: unknown; text?: unknown; ids?: unknown; at?: unknown }, what: string, backend: string): void {
+export function assertQueryInput(
+  input: { limit?: unknown; offset?: unknown; text?: unknown; ids?: unknown; at?: unknown; vector?: unknown },
+  what: string,
+  backend: string,
+): void {
   const refuse = (message: string): never => {
     throw new MemloomError({ code: 'INVALID_INPUT', backend, message: `${what}: ${message}` });
   };
@@ -53,6 +86,13 @@ export function assertQueryInput(input: { limit?: unknown; offset?: unknown; tex
   if ('text' in input && typeof input.text !== 'string') refuse(`text must be a string, got ${typeof input.text}`);
   if ('ids' in input && (!Array.isArray(input.ids) || input.ids.some((id) => typeof id !== 'string'))) refuse('ids must be an array of strings');
   if ('at' in input && !isIsoTime(input.at)) refuse(`at must be an ISO 8601 time on a day the calendar has, such as 2024-03-01T09:00:00.000Z, got ${JSON.stringify(input.at)}`);
+  if ('vector' in input) {
+    const vector = input.vector;
+    if (!Array.isArray(vector) && !(vector instanceof Float32Array) && !(vector instanceof Float64Array)) refuse('vector must be an array of numbers');
+    const values = Array.from(vector as ArrayLike<unknown>);
+    if (!values.every((value) => typeof value === 'number' && Number.isFinite(value))) refuse('vector holds a value that is not a finite number');
+    if (values.every((value) => value === 0)) refuse('vector is all zeros and has no direction to compare');
+  }
 }
 
 /**

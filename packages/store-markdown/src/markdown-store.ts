@@ -1,7 +1,9 @@
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import {
+  assertDeleteScope,
   assertQueryInput,
+  assertQueryScope,
   inScope,
   listRecords,
   matchingRecords,
@@ -166,28 +168,33 @@ class MarkdownFileStore implements MarkdownStore {
   }
 
   async list(query: ListQuery): Promise<MemoryRecord[]> {
+    assertQueryScope(query, 'list', BACKEND);
     await this.fresh();
     return listRecords(this.entries.values(), query, BACKEND);
   }
 
   async listPage(query: PageQuery): Promise<MemoryPage> {
+    assertQueryScope(query, 'listPage', BACKEND);
     await this.fresh();
     return pageRecords(this.entries.values(), query, BACKEND);
   }
 
   async count(query: { scope?: Scope; filter?: MemoryFilter }): Promise<number> {
+    assertQueryScope(query, 'count', BACKEND);
     await this.fresh();
     return matchingRecords(this.entries.values(), query.scope, query.filter).length;
   }
 
   async vectorSearch(query: VectorQuery): Promise<ScoredMemory[]> {
-    assertQueryInput({ limit: query.limit }, 'vectorSearch', BACKEND);
+    assertQueryScope(query, 'vectorSearch', BACKEND);
+    assertQueryInput({ limit: query.limit, vector: query.vector }, 'vectorSearch', BACKEND);
     await this.fresh();
     checkDimension(this.header, query.vector);
     return nearest(this.entries.values(), query);
   }
 
   async textSearch(query: TextQuery): Promise<ScoredMemory[]> {
+    assertQueryScope(query, 'textSearch', BACKEND);
     assertQueryInput({ limit: query.limit, text: query.text }, 'textSearch', BACKEND);
     await this.fresh();
     return searchTextIndex(this.text, this.entries, query);
@@ -269,6 +276,7 @@ class MarkdownFileStore implements MarkdownStore {
 
   async deleteByScope(scope: Scope): Promise<number> {
     this.assertOpen();
+    assertDeleteScope(scope, BACKEND);
     return this.exclusive(async () => {
       await this.refresh();
       const doomed = [...this.scopes.values()].filter((state) => inScope(state.scope, scope));

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { assertPutNumbering, assertRecordContext, keywordText, MemloomError, type MemoryChange, type MemoryRecord, type MemoryVersion } from '@memloom/core';
+import { assertPutNumbering, assertRecordContext, assertWellFormedRecord, keywordText, MemloomError, type MemoryChange, type MemoryRecord, type MemoryVersion } from '@memloom/core';
 import { chunks, DECIDING_READ, denseVectorOf, retrieveAll, type Backend, type Filter, type PointRecord } from './backend.js';
 import type { Schemas } from './client.js';
 import { deleteVersionChains, versionChain } from './history.js';
@@ -84,6 +84,8 @@ function checkShape(change: MemoryChange, dimension: number | undefined): void {
   const { memory } = change;
   if (!memory || typeof memory.id !== 'string' || memory.id === '') throw invalid('a put needs a memory with an id');
   assertPutNumbering(change, 'qdrant');
+  // JSON sent to the server is UTF-8, which its parser insists on: refused here, typed, before any request.
+  assertWellFormedRecord(memory, 'qdrant');
   if (change.vector !== undefined && dimension !== undefined && change.vector.length !== dimension) {
     throw new MemloomError({
       code: 'DIMENSION_MISMATCH',

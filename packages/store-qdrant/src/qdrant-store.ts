@@ -1,5 +1,7 @@
 import {
+  assertDeleteScope,
   assertQueryInput,
+  assertQueryScope,
   foreignCursor,
   listCursor,
   listOrder,
@@ -89,6 +91,7 @@ class QdrantStore implements MemoryStore {
 
   async list(query: ListQuery): Promise<MemoryRecord[]> {
     this.assertOpen();
+    assertQueryScope(query, 'list', this.name);
     const filter = memoryFilter(query.scope, query.filter, query.exactScope);
     const key = query.orderBy ?? 'createdAt';
     const direction = query.direction ?? 'asc';
@@ -115,6 +118,7 @@ class QdrantStore implements MemoryStore {
    */
   async listPage(query: PageQuery): Promise<MemoryPage> {
     this.assertOpen();
+    assertQueryScope(query, 'listPage', this.name);
     const limit = pageLimit(query, this.name);
     if (query.after !== undefined && (typeof query.after !== 'string' || !UUID.test(query.after))) throw foreignCursor(query.after, this.name);
     const filter = memoryFilter(query.scope, query.filter, query.exactScope);
@@ -141,6 +145,7 @@ class QdrantStore implements MemoryStore {
 
   async count(query: { scope?: Scope; filter?: MemoryFilter }): Promise<number> {
     this.assertOpen();
+    assertQueryScope(query, 'count', this.name);
     const result = await this.backend.call('count memories', () =>
       this.backend.client.count(this.backend.collection, { filter: memoryFilter(query.scope, query.filter), exact: true }),
     );
@@ -149,7 +154,8 @@ class QdrantStore implements MemoryStore {
 
   async vectorSearch(query: VectorQuery): Promise<ScoredMemory[]> {
     this.assertOpen();
-    assertQueryInput({ limit: query.limit }, 'vectorSearch', this.name);
+    assertQueryScope(query, 'vectorSearch', this.name);
+    assertQueryInput({ limit: query.limit, vector: query.vector }, 'vectorSearch', this.name);
     if (this.dimension !== undefined && query.vector.length !== this.dimension) {
       throw new MemloomError({
         code: 'DIMENSION_MISMATCH',
@@ -163,6 +169,7 @@ class QdrantStore implements MemoryStore {
 
   async textSearch(query: TextQuery): Promise<ScoredMemory[]> {
     this.assertOpen();
+    assertQueryScope(query, 'textSearch', this.name);
     assertQueryInput({ limit: query.limit, text: query.text }, 'textSearch', this.name);
     const sparse = queryVector(query.text);
     if (!sparse || query.limit <= 0) return [];
@@ -178,6 +185,7 @@ class QdrantStore implements MemoryStore {
 
   async deleteByScope(scope: Scope): Promise<number> {
     this.assertOpen();
+    assertDeleteScope(scope, this.name);
     const { backend } = this;
     let deleted = 0;
     // Page through the memories in scope, deleting them first, then the versions on their chains

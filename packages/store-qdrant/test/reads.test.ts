@@ -408,6 +408,29 @@ describe('reads', () => {
     expect(deletes.every((body) => body.filter === undefined)).toBe(true);
   });
 
+  it('refuses a scope or filter of the wrong shape, and a deleteByScope that names no scope, before any request', async () => {
+    const fake = scriptedClient();
+    const store = createQdrantStore({ client: fake.client });
+    const vector = new Array(8).fill(0.1);
+    for (const scope of ['alice', { user: 'alice' }, { userId: ['alice'] }]) {
+      await expect(store.list({ scope } as never)).rejects.toMatchObject({ code: 'INVALID_SCOPE', backend: 'qdrant' });
+      await expect(store.count({ scope } as never)).rejects.toMatchObject({ code: 'INVALID_SCOPE' });
+      await expect(store.listPage!({ limit: 2, scope } as never)).rejects.toMatchObject({ code: 'INVALID_SCOPE' });
+      await expect(store.vectorSearch({ vector, limit: 2, scope } as never)).rejects.toMatchObject({ code: 'INVALID_SCOPE' });
+      await expect(store.textSearch!({ text: 'espresso', limit: 2, scope } as never)).rejects.toMatchObject({ code: 'INVALID_SCOPE' });
+      await expect(store.deleteByScope(scope as never)).rejects.toMatchObject({ code: 'INVALID_SCOPE' });
+    }
+    for (const filter of [{ tags: 'drink' }, { category: 'facts' }, { metadata: { topic: { a: 1 } } }]) {
+      await expect(store.list({ filter } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT', backend: 'qdrant' });
+      await expect(store.vectorSearch({ vector, limit: 2, filter } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    }
+    for (const scope of [{}, { userId: undefined }, undefined]) await expect(store.deleteByScope(scope as never)).rejects.toMatchObject({ code: 'INVALID_SCOPE' });
+    for (const bad of [[Number.NaN, 0, 0, 0, 0, 0, 0, 0], new Array(8).fill(0)]) {
+      await expect(store.vectorSearch({ vector: bad, limit: 2 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    }
+    expect(fake.methods()).toEqual([]);
+  });
+
   it('deleteByScope finds the memories to delete with the configured readConsistency (their versions with majority)', async () => {
     let pages = 1;
     const fake = scriptedClient({

@@ -133,6 +133,20 @@ describe('apply: creating', () => {
     expect(fake.methods()).toEqual(['retrieve']);
   });
 
+  it("refuses a lone half of a UTF-16 pair in an id, a scope, content or context (the server's JSON parser would) before any request", async () => {
+    const cut = [
+      [record('m\uD800'), 'INVALID_INPUT'],
+      [record('m1', { scope: { userId: 'alice\uDBFF' } }), 'INVALID_SCOPE'],
+      [record('m1', { content: 'cut through an emoji \uD83D' }), 'INVALID_INPUT'],
+      [record('m1', { context: 'the turn before \uDE00' }), 'INVALID_INPUT'],
+    ] as const;
+    for (const [memory, code] of cut) {
+      const fake = script({});
+      await expect(createQdrantStore({ client: fake.client }).apply([create(memory)])).rejects.toMatchObject({ code, backend: 'qdrant' });
+      expect(fake.methods()).toEqual([]);
+    }
+  });
+
   it('refuses a context that is not a non-empty string (INVALID_INPUT) and writes nothing', async () => {
     for (const context of ['', 42]) {
       const fake = script({});

@@ -1,5 +1,5 @@
 import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { MemloomError } from '@memloom/core';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
@@ -15,7 +15,8 @@ export function isMemoryPath(path: string): boolean {
 
 /**
  * Open the file without writing to it: refuse (STORE_CORRUPT) a file that is
- * not an SQLite database before SQLite sees it, and create the folder of a
+ * not an SQLite database before SQLite sees it, refuse (INVALID_OPTIONS) a
+ * path that is a folder or lies under a file, and create the folder of a
  * file that does not exist yet, unless `mustExist` (then MISSING_RESOURCE,
  * and nothing is created).
  */
@@ -25,7 +26,10 @@ export function openConnection(path: string, busyTimeoutMs: number, mustExist = 
     try {
       if (existsSync(path)) assertSqliteHeader(path);
       else if (mustExist) throw missingFile(path);
-      else mkdirSync(dirname(path), { recursive: true });
+      else {
+        assertFolderPossible(path);
+        mkdirSync(dirname(path), { recursive: true });
+      }
     } catch (error) {
       // A folder that cannot be made (a file in its place, no permission) or a file that cannot be read.
       throw toStoreError(error, `cannot open ${path}`);
@@ -67,8 +71,16 @@ export function loadVectorExtension(database: Database): void {
 }
 
 function assertSqliteHeader(path: string): void {
-  if (!statSync(path).isFile()) {
-    throw new MemloomError({ code: 'STORE_CORRUPT', backend: BACKEND, message: `${path} is not a file`, details: { path } });
+  const stats = statSync(path);
+  if (!stats.isFile()) {
+    throw new MemloomError({
+      code: 'INVALID_OPTIONS',
+      backend: BACKEND,
+      message: stats.isDirectory()
+        ? `path ${path} is a folder; give the path of the database file, such as ${join(path, 'memory.db')}`
+        : `path ${path} is not a regular file; give the path of a database file`,
+      details: { path },
+    });
   }
   const header = Buffer.alloc(16);
   const descriptor = openSync(path, 'r');
@@ -86,6 +98,20 @@ function assertSqliteHeader(path: string): void {
       backend: BACKEND,
       message: `${path} is not an SQLite database; it was left untouched. Point the store at another path, or move the file away`,
       details: { path },
+    });
+  }
+}
+
+/** The nearest existing folder above `path` must be a folder: a file there would leave mkdir an EEXIST to say. */
+function assertFolderPossible(path: string): void {
+  let above = dirname(path);
+  while (!existsSync(above) && dirname(above) !== above) above = dirname(above);
+  if (existsSync(above) && !statSync(above).isDirectory()) {
+    throw new MemloomError({
+      code: 'INVALID_OPTIONS',
+      backend: BACKEND,
+      message: `path ${path} lies under ${above}, which is a file, not a folder; give a path whose folders are folders`,
+      details: { path, file: above },
     });
   }
 }

@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
 import {
+  assertDeleteScope,
   assertQueryInput,
+  assertQueryScope,
   listCursor,
   MemloomError,
   numericPageQuery,
@@ -81,6 +83,15 @@ class SqliteMemoryStore implements SqliteStore {
   private readonly prepared = new Map<string, Statement>();
   private readonly mirror: VectorMirror;
   private closed = false;
+  /**
+   * The embedder this store serves: the one its last `open()` was given, or
+   * the target of a re-index it committed. Another process may re-index the
+   * file meanwhile; this store's vectors and queries are then of the old
+   * embedder, and writes and searches with them are refused.
+   */
+  private openedFor: StoreOpenOptions | undefined;
+  /** The target of this store's last `beginReindex`, until it commits or aborts. */
+  private begunTarget: StoreOpenOptions | undefined;
 
   constructor(options: ResolvedOptions) {
     this.options = options;
@@ -100,9 +111,11 @@ class SqliteMemoryStore implements SqliteStore {
     if (!Number.isInteger(options?.dimension) || options.dimension <= 0 || typeof options.embedderId !== 'string' || options.embedderId === '') {
       throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: 'open() needs a positive integer dimension and an embedderId' });
     }
-    let binding = this.binding();
+    // Reads of the file's settings go through the typed error mapping: a damaged page is STORE_CORRUPT naming the file.
+    const reading = `reading the settings of ${this.path}`;
+    let binding = await this.read(reading, () => this.binding());
     if (!binding) {
-      binding = await this.write('recording the vector dimension', () => {
+      binding = await this.write(`recording the vector dimension in ${this.path}`, () => {
         const existing = this.binding();
         if (existing) return existing;
         const created: VectorBinding = { dimension: options.dimension, embedderId: options.embedderId, table: 'memory_vectors_1' };
@@ -111,8 +124,10 @@ class SqliteMemoryStore implements SqliteStore {
         return created;
       });
     }
-    if (termsOutdated(database)) await this.write('re-indexing keywords for the current tokenizer', () => refreshTerms(database));
-    const pending = this.reindexTarget();
+    if (await this.read(reading, () => termsOutdated(database))) {
+      await this.write(`re-indexing the keywords of ${this.path} for the current tokenizer`, () => refreshTerms(database));
+    }
+    const pending = await this.read(reading, () => this.reindexTarget());
     const advice = pending
       ? `a re-index to ${pending.embedderId} is in progress; run reindex({ store, embedder }) from @memloom/core again to finish it`
       : `to switch, run reindex({ store, embedder }) from @memloom/core with the new embedder: it re-embeds every memory, shows progress, and resumes if interrupted`;
@@ -132,6 +147,7 @@ class SqliteMemoryStore implements SqliteStore {
         details: { stored: binding.embedderId, requested: options.embedderId },
       });
     }
+    this.openedFor = { dimension: binding.dimension, embedderId: binding.embedderId };
   }
 
   async close(): Promise<void> {
@@ -169,6 +185,7 @@ class SqliteMemoryStore implements SqliteStore {
   }
 
   async list(query: ListQuery): Promise<MemoryRecord[]> {
+    assertQueryScope(query, 'list', BACKEND);
     assertQueryInput({ ...(query.limit !== undefined ? { limit: query.limit } : {}), ...(query.offset !== undefined ? { offset: query.offset } : {}) }, 'list', BACKEND);
     const where = buildWhere(query.scope, query.filter, query.exactScope);
     const column = { createdAt: 'm.created_at', updatedAt: 'm.updated_at', id: 'm.id', stored: 'm.row_id' }[query.orderBy ?? 'createdAt'];
@@ -193,6 +210,7 @@ class SqliteMemoryStore implements SqliteStore {
 
   /** The cursor is the last row id given: row ids stay through updates, and a deleted row's id still marks its place. */
   async listPage(query: PageQuery): Promise<MemoryPage> {
+    assertQueryScope(query, 'listPage', BACKEND);
     const { limit, after } = numericPageQuery(query, BACKEND);
     const where = buildWhere(query.scope, query.filter, query.exactScope);
     return this.read('listing memories', () => {
@@ -207,15 +225,18 @@ class SqliteMemoryStore implements SqliteStore {
   }
 
   async count(query: { scope?: Scope; filter?: MemoryFilter }): Promise<number> {
+    assertQueryScope(query, 'count', BACKEND);
     const where = buildWhere(query.scope, query.filter);
     return this.read('counting memories', () => (this.sql(`SELECT count(*) AS n FROM memories m WHERE ${where.sql}`).get(...where.params) as { n: number }).n);
   }
 
   async vectorSearch(query: VectorQuery): Promise<ScoredMemory[]> {
-    assertQueryInput({ limit: query.limit }, 'vectorSearch', BACKEND);
+    assertQueryScope(query, 'vectorSearch', BACKEND);
+    assertQueryInput({ limit: query.limit, vector: query.vector }, 'vectorSearch', BACKEND);
     return this.read('searching vectors', () => {
       const binding = this.binding();
       if (!binding) return [];
+      this.assertStillBound(binding, 'a search');
       const blob = toVectorBlob(query.vector, binding.dimension, 'the query vector');
       if (query.limit <= 0) return [];
       const where = buildWhere(query.scope, query.filter, query.exactScope);
@@ -240,6 +261,7 @@ class SqliteMemoryStore implements SqliteStore {
   }
 
   async textSearch(query: TextQuery): Promise<ScoredMemory[]> {
+    assertQueryScope(query, 'textSearch', BACKEND);
     assertQueryInput({ limit: query.limit, text: query.text }, 'textSearch', BACKEND);
     const match = matchExpression(query.text, query.scope, query.exactScope);
     if (!match || query.limit <= 0) {
@@ -316,6 +338,7 @@ class SqliteMemoryStore implements SqliteStore {
     for (const change of changes) validateChange(change);
     await this.write('applying changes', () => {
       const binding = this.binding();
+      if (changes.some((change) => change.op === 'put' && change.vector !== undefined)) this.assertStillBound(binding, 'a write of vectors');
       const tables = this.vectorTables(binding);
       // Check every vector before the first row is written, so nothing is half done.
       const blobs = changes.map((change) =>
@@ -331,6 +354,7 @@ class SqliteMemoryStore implements SqliteStore {
   }
 
   async deleteByScope(scope: Scope): Promise<number> {
+    assertDeleteScope(scope, BACKEND);
     const where = buildWhere(scope, undefined);
     this.connect();
     return this.write('deleting a scope', () => {
@@ -360,12 +384,19 @@ class SqliteMemoryStore implements SqliteStore {
     if (!Number.isInteger(target?.dimension) || target.dimension <= 0 || typeof target.embedderId !== 'string' || target.embedderId === '') {
       throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: 'a re-index target needs a positive integer dimension and an embedderId' });
     }
-    return this.write('starting a re-index', () => {
+    const status = await this.write('starting a re-index', () => {
       let next = this.reindexTarget();
-      if (next && (next.dimension !== target.dimension || next.embedderId !== target.embedderId)) {
+      if (next && !sameEmbedder(next, target)) {
         dropVectorTable(database, next.table);
         this.sql('DELETE FROM reindex_staged').run();
+        writeMeta(database, 'reindex', undefined);
         next = undefined;
+      }
+      if (!next && sameEmbedder(this.binding(), target)) {
+        // Nothing pending, and the store already holds this embedder's vectors (a re-run after a run that
+        // finished): nothing to embed and no table to make. pendingReindex gives nothing, commitReindex keeps all.
+        const total = this.countMemories();
+        return { target: { dimension: target.dimension, embedderId: target.embedderId }, done: total, total };
       }
       if (!next) {
         next = { dimension: target.dimension, embedderId: target.embedderId, table: this.freeVectorTableName() };
@@ -375,10 +406,13 @@ class SqliteMemoryStore implements SqliteStore {
       }
       return this.reindexStatus(next);
     });
+    this.begunTarget = { dimension: target.dimension, embedderId: target.embedderId };
+    return status;
   }
 
   async pendingReindex(limit: number): Promise<MemoryRecord[]> {
     return this.read('listing memories to re-index', () => {
+      if (this.alreadyOnTarget()) return [];
       this.requireReindex();
       const rows = this.raw(
         `SELECT ${RECORD_COLUMNS} FROM memories m WHERE NOT EXISTS (SELECT 1 FROM reindex_staged s WHERE s.row_id = m.row_id) ORDER BY m.row_id LIMIT ?`,
@@ -390,6 +424,7 @@ class SqliteMemoryStore implements SqliteStore {
   async stageReindex(vectors: readonly StagedVector[]): Promise<number> {
     this.connect();
     return this.write('staging re-index vectors', () => {
+      if (this.alreadyOnTarget()) return 0;
       const next = this.requireReindex();
       const blobs = vectors.map((staged) => toVectorBlob(staged.vector, next.dimension, `the re-index vector of memory ${staged.id}`));
       const writer = this.writerFor();
@@ -413,7 +448,8 @@ class SqliteMemoryStore implements SqliteStore {
 
   async commitReindex(): Promise<void> {
     const database = this.connect();
-    await this.write('switching to the re-indexed vectors', () => {
+    const switched = await this.write('switching to the re-indexed vectors', (): VectorBinding | undefined => {
+      if (this.alreadyOnTarget()) return undefined;
       const next = this.requireReindex();
       const status = this.reindexStatus(next);
       if (status.done < status.total) {
@@ -429,13 +465,19 @@ class SqliteMemoryStore implements SqliteStore {
       writeMeta(database, 'vectors', JSON.stringify(next));
       writeMeta(database, 'reindex', undefined);
       this.sql('DELETE FROM reindex_staged').run();
+      return next;
     });
+    // This store moved the file to the target: from now on it serves that embedder.
+    const target = switched ?? this.begunTarget;
+    if (target) this.openedFor = { dimension: target.dimension, embedderId: target.embedderId };
+    this.begunTarget = undefined;
     // The copy holds the old table's vectors (maybe of another dimension): the next search reads the new ones.
-    this.mirror.forget();
+    if (switched) this.mirror.forget();
   }
 
   async abortReindex(): Promise<void> {
     const database = this.connect();
+    this.begunTarget = undefined;
     await this.write('abandoning a re-index', () => {
       const next = this.reindexTarget();
       if (!next) return;
@@ -526,8 +568,34 @@ class SqliteMemoryStore implements SqliteStore {
 
   private reindexStatus(next: VectorBinding): ReindexStatus {
     const done = (this.sql('SELECT count(*) AS n FROM reindex_staged').get() as { n: number }).n;
-    const total = (this.sql('SELECT count(*) AS n FROM memories').get() as { n: number }).n;
-    return { target: { dimension: next.dimension, embedderId: next.embedderId }, done, total };
+    return { target: { dimension: next.dimension, embedderId: next.embedderId }, done, total: this.countMemories() };
+  }
+
+  private countMemories(): number {
+    return (this.sql('SELECT count(*) AS n FROM memories').get() as { n: number }).n;
+  }
+
+  /** This store's `beginReindex` found the file already on its target, and no re-index was started since. */
+  private alreadyOnTarget(): boolean {
+    return this.begunTarget !== undefined && this.reindexTarget() === undefined && sameEmbedder(this.binding(), this.begunTarget);
+  }
+
+  /**
+   * EMBEDDER_MISMATCH when another process re-indexed the file since this
+   * store was opened: its vectors and queries come from the embedder it was
+   * opened for, and would be compared with, or written among, another's.
+   */
+  private assertStillBound(binding: VectorBinding | undefined, what: string): void {
+    const opened = this.openedFor;
+    if (!opened || !binding || sameEmbedder(binding, opened)) return;
+    throw new MemloomError({
+      code: 'EMBEDDER_MISMATCH',
+      backend: BACKEND,
+      message:
+        `${this.path} was re-indexed to ${binding.embedderId} (${binding.dimension} dimensions) by another process since this store was opened for ${opened.embedderId}, ` +
+        `so ${what} with ${opened.embedderId}'s vectors was refused; reopen the store with that embedder`,
+      details: { stored: binding.embedderId, requested: opened.embedderId },
+    });
   }
 
   private vectorTables(binding: VectorBinding | undefined): VectorTables {
@@ -541,6 +609,11 @@ class SqliteMemoryStore implements SqliteStore {
       .map(Number);
     return `memory_vectors_${Math.max(0, ...names) + 1}`;
   }
+}
+
+/** Whether the store's vectors (or a re-index target) are those of this embedder. */
+function sameEmbedder(binding: StoreOpenOptions | undefined, target: StoreOpenOptions): boolean {
+  return binding !== undefined && binding.dimension === target.dimension && binding.embedderId === target.embedderId;
 }
 
 function byScoreThenId(a: ScoredMemory, b: ScoredMemory): number {

@@ -1,4 +1,4 @@
-import { assertPutNumbering, assertRecordContext, keywordText, MemloomError, type MemoryChange, type MemoryRecord } from '@memloom/core';
+import { assertPutNumbering, assertRecordContext, assertWellFormedRecord, keywordText, MemloomError, type MemoryChange, type MemoryRecord } from '@memloom/core';
 import type { Database, Statement } from 'better-sqlite3';
 import { BACKEND } from './connection.js';
 import { PendingText } from './pending-text.js';
@@ -327,6 +327,8 @@ export function validateChange(change: MemoryChange): void {
     throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: 'a put needs a memory with an id and content, and a version' });
   }
   assertRecordContext(memory, BACKEND);
+  // Text columns are UTF-8: a lone half of a UTF-16 pair would read back as U+FFFD while the version's JSON kept it.
+  assertWellFormedRecord(memory, BACKEND);
   // A put numbered wrong is the caller's mistake whatever is stored: INVALID_INPUT before any revision is compared.
   assertPutNumbering(change, BACKEND);
 }

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { MemloomError } from '@memloom/core';
+import { MemloomError, reindex } from '@memloom/core';
+import { createTestEmbedder } from '@memloom/core/testing';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createSqliteStore, SCHEMA_VERSION } from '../src/index.js';
@@ -50,6 +51,22 @@ describe('files the store must not write to', () => {
     const error = await rejection(open(path));
     expect(error.code).toBe('STORE_CORRUPT');
     expect(error.message).toMatch(/damaged/);
+    expect(readFileSync(path).equals(bytes)).toBe(true);
+  });
+
+  it("reports a damaged page of the store's settings (the meta table) as STORE_CORRUPT on open, naming the file", async () => {
+    const path = file();
+    await seeded(path);
+    const reader = new Database(path, { readonly: true });
+    const { rootpage } = reader.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'meta'").get() as { rootpage: number };
+    const pageSize = reader.pragma('page_size', { simple: true }) as number;
+    reader.close();
+    const bytes = readFileSync(path);
+    for (let offset = (rootpage - 1) * pageSize; offset < rootpage * pageSize; offset++) bytes[offset] = (offset * 7) & 0xff;
+    writeFileSync(path, bytes);
+    const error = await rejection(open(path));
+    expect(error).toMatchObject({ code: 'STORE_CORRUPT', backend: 'sqlite' });
+    expect(error.message).toContain(path);
     expect(readFileSync(path).equals(bytes)).toBe(true);
   });
 
@@ -117,6 +134,77 @@ describe('the embedder a file was indexed by', () => {
     await store.close();
   });
 
+  it('refuses the vectors and queries of the embedder it was opened for once another store re-indexed the file, even to the same dimension; opened again, it serves the new one', async () => {
+    const path = file();
+    await seeded(path);
+    const stale = createSqliteStore({ path });
+    await stale.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    // Another process (here another store on the file) moves it to an embedder of the same dimension.
+    const next = createTestEmbedder({ dimension: DIMENSION, id: 'memloom/next-vectors' });
+    const other = createSqliteStore({ path });
+    await reindex({ store: other, embedder: next });
+    const write = await rejection(stale.apply([createChange(newRecord('late', 'written with the old embedder', 'alice'), vectorFor(0))]));
+    expect(write).toMatchObject({ code: 'EMBEDDER_MISMATCH', backend: 'sqlite' });
+    expect(write.message).toContain('memloom/next-vectors');
+    expect(write.message).toMatch(/reopen/);
+    expect(await stale.get('late')).toBeUndefined();
+    expect((await rejection(stale.vectorSearch({ vector: vectorFor(0), limit: 3 }))).code).toBe('EMBEDDER_MISMATCH');
+    // Writes without a vector, keyword searches and reads of records do not mix vectors: they go on.
+    expect(await stale.count({})).toBe(20);
+    expect((await stale.textSearch({ text: 'memory', limit: 3 })).length).toBe(3);
+    await stale.apply([{ op: 'delete', id: 'm-0' }]);
+    await stale.open({ dimension: DIMENSION, embedderId: 'memloom/next-vectors' });
+    await stale.apply([createChange(newRecord('late', 'written with the new embedder', 'alice'), (await next.embed(['written with the new embedder']))[0]!)]);
+    expect((await stale.vectorSearch({ vector: (await next.embed(['written with the new embedder'], { purpose: 'query' }))[0]!, limit: 1 }))[0]?.memory.id).toBe('late');
+    await other.close();
+    await stale.close();
+  });
+
+  it('serves the embedder it re-indexed the file to itself, without being opened again', async () => {
+    const path = file();
+    await seeded(path);
+    const store = createSqliteStore({ path });
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    const next = createTestEmbedder({ dimension: DIMENSION, id: 'memloom/next-vectors' });
+    await reindex({ store, embedder: next });
+    await store.apply([createChange(newRecord('after', 'written after the switch', 'alice'), (await next.embed(['written after the switch']))[0]!)]);
+    expect((await store.vectorSearch({ vector: (await next.embed(['written after the switch'], { purpose: 'query' }))[0]!, limit: 1 }))[0]?.memory.id).toBe('after');
+    await store.close();
+  });
+
+  it('reports a re-index to the embedder the file already holds as done, without a new vector table, and reindex() embeds nothing', async () => {
+    const path = file();
+    await seeded(path);
+    const store = createSqliteStore({ path });
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    const tables = () => {
+      const reader = new Database(path, { readonly: true });
+      const rows = reader.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[];
+      const names = rows.map((row) => row.name).filter((name) => /^memory_vectors_\d+$/.test(name));
+      reader.close();
+      return names;
+    };
+    expect(tables()).toEqual(['memory_vectors_1']);
+    const target = { dimension: DIMENSION, embedderId: EMBEDDER_ID };
+    expect(await store.beginReindex(target)).toEqual({ target, done: 20, total: 20 });
+    expect(tables()).toEqual(['memory_vectors_1']);
+    expect(await store.pendingReindex(10)).toEqual([]);
+    await store.commitReindex();
+    const before = await store.getVector('m-3');
+    const same = createTestEmbedder({ dimension: DIMENSION, id: EMBEDDER_ID });
+    expect(await reindex({ store, embedder: same })).toMatchObject({ embedderId: EMBEDDER_ID, total: 20, embedded: 0 });
+    expect(same.calls).toEqual([]);
+    expect(tables()).toEqual(['memory_vectors_1']);
+    expect(await store.getVector('m-3')).toEqual(before);
+    // A move to another embedder in progress is dropped by a begin to the one the file holds.
+    await store.beginReindex({ dimension: 3, embedderId: 'memloom/small-vectors' });
+    expect(tables()).toEqual(['memory_vectors_1', 'memory_vectors_2']);
+    expect(await store.beginReindex(target)).toEqual({ target, done: 20, total: 20 });
+    expect(tables()).toEqual(['memory_vectors_1']);
+    await store.open(target);
+    await store.close();
+  });
+
   it('refuses vectors with no direction or non-finite values and writes nothing', async () => {
     const store = createSqliteStore({ path: ':memory:' });
     await store.open({ dimension: 3, embedderId: EMBEDDER_ID });
@@ -158,7 +246,7 @@ describe('bad input from a direct caller', () => {
     await store.close();
   });
 
-  it('gives typed errors for a database option that is not a database, and a path under a file', async () => {
+  it('gives typed errors for a database option that is not a database, a path that is a folder, and a path under a file', async () => {
     let caught: unknown;
     try {
       createSqliteStore({ database: {} as never });
@@ -168,8 +256,15 @@ describe('bad input from a direct caller', () => {
     expect(caught).toMatchObject({ code: 'INVALID_OPTIONS', backend: 'sqlite' });
     const blocker = file();
     writeFileSync(blocker, 'a file where a folder should be');
-    const error = await rejection(open(`${blocker}/inside/memory.db`));
-    expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'sqlite' });
+    const under = await rejection(open(`${blocker}/inside/memory.db`));
+    expect(under).toMatchObject({ code: 'INVALID_OPTIONS', backend: 'sqlite', details: { file: blocker } });
+    expect(under.message).toContain(`${blocker}, which is a file, not a folder`);
+    const directly = await rejection(open(`${blocker}/memory.db`));
+    expect(directly).toMatchObject({ code: 'INVALID_OPTIONS', details: { file: blocker } });
+    const folderPath = folder().path;
+    const isFolder = await rejection(open(folderPath));
+    expect(isFolder).toMatchObject({ code: 'INVALID_OPTIONS', backend: 'sqlite' });
+    expect(isFolder.message).toContain(`${folderPath} is a folder`);
   });
 
   it('with mustExist, a missing file is MISSING_RESOURCE naming the path, and neither it nor its folder is made; an existing one opens', async () => {

@@ -254,7 +254,10 @@ describe('the vector mirror (vectors searched in process memory)', () => {
     const after = createTestEmbedder({ dimension: 21, id: 'memloom/other-vectors' });
     await reindex({ store: other, embedder: after });
     await other.close();
-    // This store's next write goes to the new table, while its copy still holds the old one's vectors.
+    // This store serves the old embedder until it is opened for the new one (it refuses its vectors and queries meanwhile).
+    await expect(reader.vectorSearch({ vector: randomVector(seededRandom(1)), limit: 3 })).rejects.toMatchObject({ code: 'EMBEDDER_MISMATCH' });
+    await reader.open({ dimension: after.dimension, embedderId: after.id });
+    // Its next write goes to the new table, while its copy still holds the old one's vectors.
     const ride = newRecord('m-new', 'a long bicycle ride', 'alice') as MemoryRecord;
     await reader.apply([put(ride, (await after.embed([ride.content]))[0]!)]);
     const query = (await after.embed(['a bicycle ride'], { purpose: 'query' }))[0]!;

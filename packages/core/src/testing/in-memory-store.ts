@@ -12,6 +12,7 @@ import type {
 } from '../contracts.js';
 import { MemloomError } from '../errors.js';
 import { assertPutNumbering, assertQueryInput, assertRecordContext, keywordText, listRecords, matchingRecords, pageRecords, searchTextIndex } from '../record-queries.js';
+import { assertDeleteScope, assertQueryScope } from '../query-checks.js';
 import { inScope, matchesFilter } from '../scope.js';
 import { TextIndex } from '../text/bm25.js';
 import type { MemoryFilter, MemoryRecord, MemoryVersion, Scope, ScoredMemory } from '../types.js';
@@ -84,22 +85,26 @@ class InMemoryStore implements MemoryStore {
 
   async list(query: ListQuery): Promise<MemoryRecord[]> {
     this.assertOpen();
+    assertQueryScope(query, 'list', this.name);
     return listRecords(this.entries.values(), query, this.name);
   }
 
   async listPage(query: PageQuery): Promise<MemoryPage> {
     this.assertOpen();
+    assertQueryScope(query, 'listPage', this.name);
     return pageRecords(this.entries.values(), query, this.name);
   }
 
   async count(query: { scope?: Scope; filter?: MemoryFilter }): Promise<number> {
     this.assertOpen();
+    assertQueryScope(query, 'count', this.name);
     return matchingRecords(this.entries.values(), query.scope, query.filter, false).length;
   }
 
   async vectorSearch(query: VectorQuery): Promise<ScoredMemory[]> {
     this.assertOpen();
-    assertQueryInput({ limit: query.limit }, 'vectorSearch', this.name);
+    assertQueryScope(query, 'vectorSearch', this.name);
+    assertQueryInput({ limit: query.limit, vector: query.vector }, 'vectorSearch', this.name);
     this.checkDimension(query.vector);
     const hits: ScoredMemory[] = [];
     for (const entry of this.entries.values()) {
@@ -114,6 +119,7 @@ class InMemoryStore implements MemoryStore {
 
   async textSearch(query: TextQuery): Promise<ScoredMemory[]> {
     this.assertOpen();
+    assertQueryScope(query, 'textSearch', this.name);
     assertQueryInput({ limit: query.limit, text: query.text }, 'textSearch', this.name);
     return searchTextIndex(this.text, this.entries, query);
   }
@@ -163,6 +169,7 @@ class InMemoryStore implements MemoryStore {
 
   async deleteByScope(scope: Scope): Promise<number> {
     this.assertOpen();
+    assertDeleteScope(scope, this.name);
     const doomed = matchingRecords(this.entries.values(), scope, undefined, false);
     for (const record of doomed) {
       this.entries.delete(record.id);

@@ -1,10 +1,51 @@
-import type { Embedder, MemoryChange, MemoryRecord } from '@memloom/core';
-import { createMemory } from '@memloom/core';
+import type { Embedder, MemoryChange, MemoryRecord, MemoryStore } from '@memloom/core';
+import { createMemory, MemloomError } from '@memloom/core';
 import { describe, expect, it } from 'vitest';
 import { facade } from './facade.js';
-import { axis, create, DIMENSION, EMBEDDER_ID, record, rejectsWithCode, replace, type StoreContext } from './fixtures.js';
+import { axis, create, DIMENSION, EMBEDDER_ID, openStore, record, rejectsWithCode, replace, type StoreContext } from './fixtures.js';
 
-export function badInputCases(context: StoreContext): void {
+/** Scopes of the wrong shape: each would match everything, or nothing, if a store took it as given. */
+const BAD_SCOPES: unknown[] = ['alice', ['alice'], { user: 'bob' }, { userId: 5 }, { userId: ['bob'] }, { userId: 'bob', tenant: 'x' }];
+/** Filters of the wrong shape (INVALID_INPUT). */
+const BAD_FILTERS: unknown[] = [
+  'work',
+  ['fact'],
+  { tags: 'work' },
+  { tags: [7] },
+  { tag: ['work'] },
+  { category: 5 },
+  { category: 'facts' },
+  { type: ['user', 7] },
+  { verified: 'yes' },
+  { metadata: 'x' },
+  { metadata: { k: { a: 1 } } },
+  { metadata: { k: ['a'] } },
+  { metadata: { k: null } },
+  { metadata: { k: Number.NaN } },
+];
+
+/** Each read that takes a scope and a filter, with the rest of its query filled in. */
+function readsOf(store: MemoryStore): Array<[string, (query: object) => Promise<unknown>]> {
+  const reads: Array<[string, (query: object) => Promise<unknown>]> = [
+    ['list', (query) => store.list(query as never)],
+    ['count', (query) => store.count(query as never)],
+    ['vectorSearch', (query) => store.vectorSearch({ vector: axis(0), limit: 5, ...query } as never)],
+  ];
+  if (store.textSearch) reads.push(['textSearch', (query) => store.textSearch!({ text: 'shared words', limit: 5, ...query } as never)]);
+  if (store.listPage) reads.push(['listPage', (query) => store.listPage!({ limit: 5, ...query } as never)]);
+  return reads;
+}
+
+/** rejectsWithCode, naming the call that did not fail as it should. */
+async function refused(what: string, promise: Promise<unknown>, code: string): Promise<void> {
+  try {
+    await rejectsWithCode(promise, code);
+  } catch (error) {
+    throw new Error(`${what}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+export function badInputCases(context: StoreContext & { replace(store: MemoryStore): void }): void {
   describe('bad input', () => {
     it('refuses a vector of the wrong dimension and writes nothing', async () => {
       const memory = record();
@@ -35,6 +76,75 @@ export function badInputCases(context: StoreContext): void {
       for (const ids of [null, 'one id', [7]]) await rejectsWithCode(context.store.getMany(ids as never), 'INVALID_INPUT');
       expect(await context.store.vectorSearch({ vector: axis(0), limit: 0 })).toEqual([]);
       expect(await context.store.getMany([])).toEqual([]);
+    });
+
+    it('refuses a query scope or filter of the wrong shape (INVALID_SCOPE, INVALID_INPUT) in list, count, listPage, vectorSearch and textSearch', async () => {
+      await context.store.apply([
+        create(record({ content: 'shared words of alice' }), axis(0)),
+        create(record({ content: 'shared words of bob', scope: { userId: 'bob' } }), axis(1)),
+      ]);
+      for (const [name, read] of readsOf(context.store)) {
+        for (const scope of BAD_SCOPES) await refused(`${name} with scope ${JSON.stringify(scope)}`, read({ scope }), 'INVALID_SCOPE');
+        for (const filter of BAD_FILTERS) await refused(`${name} with filter ${JSON.stringify(filter)}`, read({ filter }), 'INVALID_INPUT');
+        await refused(`${name} with exactScope 'yes'`, read({ scope: { userId: 'bob' }, exactScope: 'yes' }), 'INVALID_INPUT');
+      }
+      // Fields left undefined are absent, and an empty tag list filters nothing.
+      const fine = { scope: { userId: 'bob', sessionId: undefined }, filter: { category: undefined, tags: [] } };
+      expect((await context.store.list(fine)).map((memory) => memory.content)).toEqual(['shared words of bob']);
+      expect(await context.store.count(fine)).toBe(1);
+    });
+
+    it('deleteByScope refuses a scope of the wrong shape, or one that sets no field, with INVALID_SCOPE and deletes nothing', async () => {
+      await context.store.apply([create(record(), axis(0)), create(record({ scope: { userId: 'bob' } }), axis(1))]);
+      for (const scope of [...BAD_SCOPES, {}, { userId: undefined }, undefined, null]) {
+        await refused(`deleteByScope(${JSON.stringify(scope)})`, context.store.deleteByScope(scope as never), 'INVALID_SCOPE');
+        expect(await context.store.count({})).toBe(2);
+      }
+      expect(await context.store.deleteByScope({ userId: 'bob', agentId: undefined })).toBe(1);
+      expect(await context.store.count({})).toBe(1);
+    });
+
+    it('refuses a query vector holding a value that is not a finite number, or all zeros, with INVALID_INPUT', async () => {
+      await context.store.apply([create(record(), axis(0))]);
+      const nan = axis(0).map((value, index) => (index === 1 ? Number.NaN : value));
+      const infinite = axis(0).map((value, index) => (index === 1 ? Number.POSITIVE_INFINITY : value));
+      const text = axis(0).map((value) => String(value));
+      for (const vector of [nan, infinite, new Array<number>(DIMENSION).fill(0), text, 'vector', null]) {
+        await refused(`vectorSearch(${JSON.stringify(vector)})`, context.store.vectorSearch({ vector, limit: 3 } as never), 'INVALID_INPUT');
+      }
+    });
+
+    it('refuses a lone half of a UTF-16 pair in an id, a scope, content or context (INVALID_INPUT or INVALID_SCOPE, nothing written), or keeps it exactly, through a reopen', async () => {
+      const cut = [
+        record({ content: 'cut through an emoji \uD83D' }),
+        record({ content: 'said with a cut context', context: 'the turn before \uDE00 it' }),
+        record({ id: `cut-\uD800-${Math.random().toString(36).slice(2, 8)}` }),
+        record({ scope: { userId: 'alice\uDBFF' } }),
+      ];
+      const kept: MemoryRecord[] = [];
+      for (const memory of cut) {
+        try {
+          await context.store.apply([create(memory, axis(0))]);
+          kept.push(memory);
+        } catch (error) {
+          expect(MemloomError.hasCode(error, 'INVALID_INPUT') || MemloomError.hasCode(error, 'INVALID_SCOPE'), String(error)).toBe(true);
+        }
+      }
+      const check = async (store: MemoryStore) => {
+        // What get and list give, what history holds and what was put are one record.
+        for (const memory of kept) {
+          expect(await store.get(memory.id)).toEqual(memory);
+          expect((await store.history(memory.id))[0]?.after).toEqual(memory);
+          expect((await store.list({ scope: memory.scope })).find((listed) => listed.id === memory.id)).toEqual(memory);
+        }
+        expect(await store.count({})).toBe(kept.length);
+      };
+      await check(context.store);
+      if (context.options.reopen) {
+        const reopened = await context.options.reopen(context.store);
+        context.replace(reopened);
+        await check(await openStore(reopened));
+      }
     });
 
     it('touch refuses a time that is not ISO 8601 on a day the calendar has, and ids that are not an array of strings, with INVALID_INPUT and writes nothing', async () => {

@@ -1,0 +1,93 @@
+import { MemloomError } from './errors.js';
+import { isEmptyScope } from './scope.js';
+import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_SOURCES, MEMORY_TYPES, SCOPE_KEYS, type Scope } from './types.js';
+
+/** The `MemoryFilter` fields that name one of core's values, or a list of them. */
+const VALUE_FIELDS = { category: MEMORY_CATEGORIES, type: MEMORY_TYPES, level: MEMORY_LEVELS, source: MEMORY_SOURCES } as const;
+const FILTER_FIELDS = [...Object.keys(VALUE_FIELDS), 'verified', 'tags', 'metadata'];
+
+/**
+ * For store authors: check the scope and filter of a read as it arrives
+ * (`list`, `listPage`, `count`, `vectorSearch`, `textSearch`), so every store
+ * refuses the same shapes before it reads, instead of matching everything or
+ * nothing. The scope: absent, or an object with no keys but userId, agentId
+ * and sessionId, each a string when set (INVALID_SCOPE). The filter: absent,
+ * or an object with `MemoryFilter`'s fields only, each of its type: category,
+ * type, level and source one of core's values or an array of them, verified a
+ * boolean, tags an array of strings, metadata an object of strings, finite
+ * numbers and booleans (INVALID_INPUT). `exactScope`, when given, a boolean.
+ * Only shapes: lengths and characters are the facade's to limit
+ * (`validateScope`), and a store must answer for whatever it holds.
+ */
+export function assertQueryScope(query: unknown, what: string, backend: string): void {
+  if (typeof query !== 'object' || query === null) throw invalidInput(backend, `${what} needs a query object, got ${describe(query)}`);
+  const { scope, filter, exactScope } = query as { scope?: unknown; filter?: unknown; exactScope?: unknown };
+  assertScopeShape(scope, what, backend);
+  assertFilterShape(filter, what, backend);
+  if (exactScope !== undefined && typeof exactScope !== 'boolean') throw invalidInput(backend, `${what}: exactScope must be true or false, got ${describe(exactScope)}`);
+}
+
+/**
+ * For store authors: the scope given to `deleteByScope`, checked as a read's
+ * is (INVALID_SCOPE), and refused when it sets no field: a misspelt key, a
+ * string, `{ userId: undefined }` or `{}` would otherwise match, and delete,
+ * every memory in the store. To empty a store, delete each scope it holds.
+ */
+export function assertDeleteScope(scope: unknown, backend: string): asserts scope is Scope {
+  if (scope === undefined || scope === null) throw invalidScope(backend, `deleteByScope needs a scope such as { userId: "alice" }, got ${describe(scope)}`);
+  assertScopeShape(scope, 'deleteByScope', backend);
+  if (isEmptyScope(scope as Scope)) {
+    throw invalidScope(backend, 'deleteByScope needs at least one of userId, agentId or sessionId: an empty scope would delete every memory');
+  }
+}
+
+function assertScopeShape(scope: unknown, what: string, backend: string): void {
+  if (scope === undefined || scope === null) return;
+  if (typeof scope !== 'object' || Array.isArray(scope)) throw invalidScope(backend, `${what}: scope must be an object like { userId: "alice" }, got ${describe(scope)}`);
+  for (const [key, value] of Object.entries(scope)) {
+    if (!(SCOPE_KEYS as readonly string[]).includes(key)) {
+      throw invalidScope(backend, `${what}: unknown scope field "${key}" (expected userId, agentId or sessionId)`, { field: key });
+    }
+    if (value !== undefined && typeof value !== 'string') throw invalidScope(backend, `${what}: scope.${key} must be a string, got ${describe(value)}`, { field: key });
+  }
+}
+
+function assertFilterShape(filter: unknown, what: string, backend: string): void {
+  if (filter === undefined || filter === null) return;
+  if (typeof filter !== 'object' || Array.isArray(filter)) throw invalidInput(backend, `${what}: filter must be an object like { category: "fact" }, got ${describe(filter)}`);
+  for (const [key, value] of Object.entries(filter)) {
+    if (!FILTER_FIELDS.includes(key)) throw invalidInput(backend, `${what}: unknown filter field "${key}" (expected ${FILTER_FIELDS.join(', ')})`);
+    if (value === undefined) continue;
+    const refuse = (expected: string) => invalidInput(backend, `${what}: filter.${key} must be ${expected}, got ${describe(value)}`);
+    if (key in VALUE_FIELDS) {
+      const allowed: readonly string[] = VALUE_FIELDS[key as keyof typeof VALUE_FIELDS];
+      const values: unknown[] = Array.isArray(value) ? value : [value];
+      if (!values.every((item) => typeof item === 'string' && allowed.includes(item))) throw refuse(`one of ${allowed.join(', ')}, or an array of them`);
+    } else if (key === 'verified') {
+      if (typeof value !== 'boolean') throw refuse('true or false');
+    } else if (key === 'tags') {
+      if (!Array.isArray(value) || !value.every((tag) => typeof tag === 'string')) throw refuse('an array of strings');
+    } else {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) throw refuse('an object of strings, numbers and booleans');
+      for (const [name, wanted] of Object.entries(value)) {
+        const plain = typeof wanted === 'string' || typeof wanted === 'boolean' || (typeof wanted === 'number' && Number.isFinite(wanted));
+        if (!plain) throw invalidInput(backend, `${what}: filter.metadata.${name} must be a string, a finite number or a boolean, got ${describe(wanted)}`);
+      }
+    }
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === null || value === undefined || typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+function invalidScope(backend: string, message: string, details?: Record<string, unknown>): MemloomError {
+  return new MemloomError({ code: 'INVALID_SCOPE', backend, message, ...(details ? { details } : {}) });
+}
+
+function invalidInput(backend: string, message: string): MemloomError {
+  return new MemloomError({ code: 'INVALID_INPUT', backend, message });
+}

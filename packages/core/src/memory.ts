@@ -67,7 +67,8 @@ export function createMemory(options: CreateMemoryOptions): Memory {
     throw new MemloomError({ code: 'INVALID_OPTIONS', message: 'languageModel must have a generate(request) method' });
   }
   const { store, embedder, languageModel, clock, generateId, scope, prompts, logger, ...config } = options;
-  const engineConfig = parseOrThrow(engineConfigSchema, config, 'createMemory options');
+  // Strict: a misspelt section (`stratgy`) would otherwise be dropped and its defaults used without a word.
+  const engineConfig = parseOrThrow(engineConfigSchema.strict(), config, 'createMemory options');
   const time = clock ?? systemClock;
   return new MemloomMemory({
     store,

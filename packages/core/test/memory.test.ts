@@ -47,6 +47,10 @@ describe('createMemory options', () => {
     const top = await errorOf(() => createMemory({ store, embedder }).add('A note', { tgs: ['x'], scop: {} } as never));
     expect(top.code).toBe('INVALID_OPTIONS');
     expect(top.message).toMatch(/invalid add options: unknown keys "tgs", "scop"$/);
+    // A misspelt section of createMemory's own options too.
+    const section = await errorOf(() => createMemory({ store, embedder, stratgy: { highSimilarity: 0.9 } } as never));
+    expect(section.code).toBe('INVALID_OPTIONS');
+    expect(section.message).toMatch(/invalid createMemory options: unknown key "stratgy"$/);
     const unknownFreshness = await errorOf(() => createMemory({ store, embedder, freshness: { globalThresholdHours: -1 } }));
     expect(unknownFreshness.message).toContain('freshness');
     expect((await errorOf(() => createMemory({ store: {} as never, embedder }))).message).toMatch(/missing open/);

@@ -1,6 +1,10 @@
+import type { ListOrder } from './contracts.js';
 import { MemloomError } from './errors.js';
 import { isEmptyScope } from './scope.js';
 import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_SOURCES, MEMORY_TYPES, SCOPE_KEYS, type Scope } from './types.js';
+
+/** `ListQuery.orderBy`'s values. */
+const LIST_ORDERS = ['createdAt', 'updatedAt', 'id', 'stored'] as const satisfies readonly ListOrder[];
 
 /** The `MemoryFilter` fields that name one of core's values, or a list of them. */
 const VALUE_FIELDS = { category: MEMORY_CATEGORIES, type: MEMORY_TYPES, level: MEMORY_LEVELS, source: MEMORY_SOURCES } as const;
@@ -15,16 +19,21 @@ const FILTER_FIELDS = [...Object.keys(VALUE_FIELDS), 'verified', 'tags', 'metada
  * or an object with `MemoryFilter`'s fields only, each of its type: category,
  * type, level and source one of core's values or an array of them, verified a
  * boolean, tags an array of strings, metadata an object of strings, finite
- * numbers and booleans (INVALID_INPUT). `exactScope`, when given, a boolean.
+ * numbers and booleans (INVALID_INPUT). `exactScope`, when given, a boolean;
+ * `orderBy` and `direction` (list), when given, one of their values.
  * Only shapes: lengths and characters are the facade's to limit
  * (`validateScope`), and a store must answer for whatever it holds.
  */
 export function assertQueryScope(query: unknown, what: string, backend: string): void {
   if (typeof query !== 'object' || query === null) throw invalidInput(backend, `${what} needs a query object, got ${describe(query)}`);
-  const { scope, filter, exactScope } = query as { scope?: unknown; filter?: unknown; exactScope?: unknown };
+  const { scope, filter, exactScope, orderBy, direction } = query as { scope?: unknown; filter?: unknown; exactScope?: unknown; orderBy?: unknown; direction?: unknown };
   assertScopeShape(scope, what, backend);
   assertFilterShape(filter, what, backend);
   if (exactScope !== undefined && typeof exactScope !== 'boolean') throw invalidInput(backend, `${what}: exactScope must be true or false, got ${describe(exactScope)}`);
+  if (orderBy !== undefined && !(LIST_ORDERS as readonly unknown[]).includes(orderBy)) {
+    throw invalidInput(backend, `${what}: orderBy must be one of ${LIST_ORDERS.join(', ')}, got ${describe(orderBy)}`);
+  }
+  if (direction !== undefined && direction !== 'asc' && direction !== 'desc') throw invalidInput(backend, `${what}: direction must be asc or desc, got ${describe(direction)}`);
 }
 
 /**

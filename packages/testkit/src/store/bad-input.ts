@@ -88,6 +88,9 @@ export function badInputCases(context: StoreContext & { replace(store: MemorySto
         for (const filter of BAD_FILTERS) await refused(`${name} with filter ${JSON.stringify(filter)}`, read({ filter }), 'INVALID_INPUT');
         await refused(`${name} with exactScope 'yes'`, read({ scope: { userId: 'bob' }, exactScope: 'yes' }), 'INVALID_INPUT');
       }
+      // list's order: one of ListOrder's values, ascending or descending.
+      await refused("list with orderBy 'score'", context.store.list({ orderBy: 'score' as never }), 'INVALID_INPUT');
+      await refused("list with direction 'down'", context.store.list({ direction: 'down' as never }), 'INVALID_INPUT');
       // Fields left undefined are absent, and an empty tag list filters nothing.
       const fine = { scope: { userId: 'bob', sessionId: undefined }, filter: { category: undefined, tags: [] } };
       expect((await context.store.list(fine)).map((memory) => memory.content)).toEqual(['shared words of bob']);

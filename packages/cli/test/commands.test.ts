@@ -239,7 +239,8 @@ describe('a time in the future', () => {
 });
 
 describe('commands that only read never create a store', () => {
-  const READS = [['search', 'tea'], ['list'], ['show', 'some-id'], ['history', 'some-id'], ['index'], ['stats'], ['export'], ['forget', 'some-id'], ['restore', 'some-id', '1'], ['maintain', '--dry-run']];
+  // reindex too: a store that does not exist has nothing to re-index.
+  const READS = [['search', 'tea'], ['list'], ['show', 'some-id'], ['history', 'some-id'], ['index'], ['stats'], ['export'], ['forget', 'some-id'], ['restore', 'some-id', '1'], ['maintain', '--dry-run'], ['reindex', 'lexical']];
 
   it('a configured store that does not exist is exit 4 naming the path and what creates it, from every source; nothing is made', async () => {
     // The configuration file of these tests names sqlite:./memory.db, which no command has made yet.

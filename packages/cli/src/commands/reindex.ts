@@ -2,7 +2,7 @@ import { reindex, type ConfigLayer } from 'memloom';
 import { numberOption, requirePositionals, type CommandSpec } from '../command.js';
 import { InterruptedError } from '../exit-codes.js';
 import { memoriesText } from '../format.js';
-import { withMemory } from './shared.js';
+import { EXISTING_STORE, withMemory } from './shared.js';
 
 export const reindexCommand: CommandSpec = {
   name: 'reindex',
@@ -58,7 +58,8 @@ export const reindexCommand: CommandSpec = {
         );
         context.print(`Now use it: ${whereToConfigure(resolved.layers, target!)}`);
       },
-      { embedder: target! },
+      // A store that does not exist has nothing to re-index: never create one here.
+      { embedder: target!, ...EXISTING_STORE },
     );
   },
 };

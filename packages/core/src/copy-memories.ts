@@ -1,4 +1,5 @@
 import type { MemoryChange, MemoryStore, StoreOpenOptions } from './contracts.js';
+import { checkedSignal } from './abort-signal.js';
 import { MemloomError } from './errors.js';
 import type { Memory } from './memory-types.js';
 import { pagesOldestFirst, snapshotsOf, type OldestFirstQuery } from './store-reads.js';
@@ -62,6 +63,8 @@ export async function copyMemories(options: CopyMemoriesOptions): Promise<CopyPr
     throw new MemloomError({ code: 'INVALID_OPTIONS', message: `batchSize must be a positive integer, got ${String(batchSize)}` });
   }
   const onMismatch = options.onMismatch ?? 'error';
+  const signal = checkedSignal(options.signal, 'copyMemories');
+  signal?.throwIfAborted();
   const open = openOptions(options);
   if (open) {
     await from.open(open);
@@ -72,7 +75,7 @@ export async function copyMemories(options: CopyMemoriesOptions): Promise<CopyPr
   const progress: CopyProgress = { total: await from.count(scope ? { scope } : {}), done: 0, copied: 0, skipped: 0, replaced: 0 };
   // Oldest first, each page after the last memory read where the source takes `after`.
   const list = (query: OldestFirstQuery) => from.list({ ...(scope ? { scope } : {}), ...query });
-  for await (const page of pagesOldestFirst(list, from.capabilities.listAfter === true, batchSize, options.signal)) {
+  for await (const page of pagesOldestFirst(list, from.capabilities.listAfter === true, batchSize, signal)) {
     if (page.length === 0) break;
     const present = new Map((await to.getMany(page.map((record) => record.id))).map((record) => [record.id, record.revision]));
     const copyable = (record: MemoryRecord): boolean => {

@@ -3,9 +3,10 @@ import { baseWeightFor, currentValues, daysBetween } from './decay.js';
 import type { AddResult } from './memory-types.js';
 import type { EngineConfig, ParsedAddOptions } from './options.js';
 import { createRecord, mergeTags, unique, validateContent, versionOf } from './records.js';
+import { laterIso } from './time-text.js';
 import type { TextOperations } from './text-operations.js';
 import type { MemoryRecord, Scope } from './types.js';
-import { boostedWeight, decideUpdate, upgradedLevel, type UpdateDecision } from './update-strategy.js';
+import { boostedWeight, decideUpdate, shownSimilarity, upgradedLevel, type UpdateDecision } from './update-strategy.js';
 import { blendVectors } from './vector.js';
 
 /** What applying a mention needs from the Memory that owns it. */
@@ -115,6 +116,8 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
     };
     const contextVector = input.context || !context || contextWeight === 0 ? input.contextVector : await deps.embed(context);
     const mergedVector = indexed(mergedContent === text ? vector : await deps.embed(mergedContent), contextVector);
+    // An abort that came with the model's answer: nothing is written, whatever the merged text.
+    options.signal?.throwIfAborted();
     await deps.store.apply([
       {
         op: 'put',
@@ -165,7 +168,7 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
         baseWeight: baseWeightFor(weight, ageDays, deps.config.decay.weightAlpha),
         revision: nearest.revision + 1,
       };
-      const reason = `mentioned again at similarity ${decision.similarity.toFixed(3)} (${decision.strategy}): weight ${current.weight} -> ${weight}; content, level and timestamp unchanged`;
+      const reason = `mentioned again at similarity ${shownSimilarity(decision.similarity, deps.config.strategy)} (${decision.strategy}): weight ${current.weight} -> ${weight}; content, level and timestamp unchanged`;
       changes.push({
         op: 'put',
         memory: boosted,
@@ -176,11 +179,6 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
   }
   await deps.store.apply(changes);
   return { decision, memory: created, ...(boosted ? { boosted } : {}) };
-}
-
-/** The later of two ISO times. */
-function laterIso(a: string, b: string): string {
-  return Date.parse(b) > Date.parse(a) ? b : a;
 }
 
 /** Categories a new memory of `category` may merge with. */

@@ -1,5 +1,6 @@
 import type { Embedder, MemoryStore, ReindexStatus, StagedVector } from './contracts.js';
 import { DEFAULT_CONTEXT_WEIGHT } from './config.js';
+import { checkedSignal } from './abort-signal.js';
 import { MemloomError } from './errors.js';
 import { documentVectors } from './vector.js';
 
@@ -68,6 +69,9 @@ export async function reindex(options: ReindexOptions): Promise<ReindexReport> {
   if (!Number.isInteger(batchSize) || batchSize < 1) {
     throw new MemloomError({ code: 'INVALID_OPTIONS', message: `batchSize must be a positive integer, got ${String(batchSize)}` });
   }
+  const signal = checkedSignal(options.signal, 'reindex');
+  // Already aborted: nothing is begun (beginning another target would drop a re-index in progress).
+  signal?.throwIfAborted();
   const methods = reindexMethods(store);
   const target = { dimension: embedder.dimension, embedderId: embedder.id };
   let status: ReindexStatus = await methods.begin(target);
@@ -78,10 +82,10 @@ export async function reindex(options: ReindexOptions): Promise<ReindexReport> {
 
   for (let idleRounds = 0; ; ) {
     // The caller's own abort: rethrow its reason, as fetch() does. Staged vectors stay for the next run.
-    options.signal?.throwIfAborted();
+    signal?.throwIfAborted();
     const batch = await methods.pending(batchSize);
     if (batch.length === 0) break;
-    const vectors = await documentVectors(embedder, batch, contextWeight, options.signal);
+    const vectors = await documentVectors(embedder, batch, contextWeight, signal);
     const staged: StagedVector[] = batch.map((memory, index) => ({ id: memory.id, revision: memory.revision, vector: vectors[index]! }));
     const kept = await methods.stage(staged);
     embedded += kept;

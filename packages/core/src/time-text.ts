@@ -36,3 +36,8 @@ const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d
 export function isIsoTime(value: unknown): value is string {
   return typeof value === 'string' && ISO_TIME.test(value) && isOnCalendar(value) && Number.isFinite(Date.parse(value));
 }
+
+/** The later of two ISO times (the first on a tie). */
+export function laterIso(a: string, b: string): string {
+  return Date.parse(b) > Date.parse(a) ? b : a;
+}

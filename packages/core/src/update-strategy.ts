@@ -109,13 +109,14 @@ export function upgradedLevel(level: MemoryLevel, similarity: number, config: St
 }
 
 /**
- * Three decimals, or every digit when three would round onto a threshold the
- * similarity is below ("0.850 in [0.6, 0.85)" would contradict itself).
+ * A similarity as reasons show it: three decimals, or every digit when three
+ * would show a threshold the similarity is not on ("0.850 in [0.6, 0.85)" or
+ * "0.950 … (similarity > 0.95)" would contradict themselves).
  */
-function shownSimilarity(similarity: number, config: StrategyConfig): string {
+export function shownSimilarity(similarity: number, config: StrategyConfig): string {
   const shown = similarity.toFixed(3);
   const thresholds = [config.highSimilarity, config.mediumSimilarity, ...Object.values(config.upgradeAbove)];
-  const misleading = thresholds.some((threshold) => Number(shown) === threshold && similarity < threshold - SIMILARITY_TOLERANCE);
+  const misleading = thresholds.some((threshold) => Number(shown) === threshold && Math.abs(similarity - threshold) > SIMILARITY_TOLERANCE);
   return misleading ? String(similarity) : shown;
 }
 

@@ -64,7 +64,7 @@ export function assertValidVector(vector: unknown, dimension: number, producer: 
 /**
  * Embed texts and check what came back at the edge: a thrown error becomes
  * EMBEDDER_ERROR, a wrong count or an unusable vector INVALID_EMBEDDING
- * (wrong dimension, NaN). Returns plain arrays, one per text, in order.
+ * (wrong dimension, NaN, all zeros). Returns plain arrays, one per text, in order.
  * `signal` goes to the embedder (`EmbedOptions.signal`); aborted before the
  * call, or while the embedder fails, its reason is thrown instead.
  */
@@ -83,8 +83,16 @@ export async function embedChecked(embedder: Embedder, texts: string[], purpose:
       message: `embedder ${embedder.id} returned ${Array.isArray(vectors) ? vectors.length : 'no'} vectors for ${texts.length} text${texts.length === 1 ? '' : 's'}`,
     });
   }
-  return vectors.map((vector: unknown) => {
+  return vectors.map((vector: unknown, index) => {
     assertValidVector(vector, embedder.dimension, `embedder ${embedder.id}`);
+    // No direction to compare: every store's search refuses it, and SQLite will not store it.
+    if (vector.every((value) => value === 0)) {
+      const text = texts[index] as string;
+      throw new MemloomError({
+        code: 'INVALID_EMBEDDING',
+        message: `embedder ${embedder.id} returned a vector of zeros for ${JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text)}: it has no direction to compare`,
+      });
+    }
     return Array.from(vector);
   });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callModel, createMemory, reindex, type Embedder, type GenerateRequest, type LanguageModel } from '../src/index.js';
+import { callModel, copyMemories, createMemory, reindex, type Embedder, type GenerateRequest, type LanguageModel } from '../src/index.js';
 import { createFakeClock, createInMemoryPolicyStorage, createInMemoryStore, createScriptedModel, createTestEmbedder } from '../src/testing/index.js';
 import { DAY, errorOf, pipelineRig, START } from './pipeline-rig.js';
 
@@ -194,6 +194,40 @@ describe('addTurns({ signal })', () => {
     // The turns are still checked first, and a signal must be one.
     expect((await errorOf(memory.addTurns([''], { scope: other, signal: AbortSignal.abort(reason) }))).code).toBe('EMPTY_CONTENT');
     expect((await errorOf(memory.add('Bob likes tea', { scope: other, signal: {} as AbortSignal }))).code).toBe('INVALID_OPTIONS');
+  });
+});
+
+describe('a merge whose model answers as the abort comes', () => {
+  it('writes nothing, whether or not the merged text needs embedding', async () => {
+    for (const answer of ['Ana adopted a puppy named Rex', 'Ana adopted a puppy named Rex last spring']) {
+      const stop = new AbortController();
+      const reason = new Error('Ctrl-C');
+      // The model answers, and the caller aborts in the same turn of the event loop.
+      const model: LanguageModel = { id: 'test/answers-then-abort', generate: async () => (queueMicrotask(() => stop.abort(reason)), answer) };
+      const memory = createMemory({ store: createInMemoryStore(), embedder: createTestEmbedder({ dimension: 16 }), languageModel: model });
+      await memory.add('Ana adopted a puppy named Rex', { scope: alice });
+      await expect(memory.add('Ana adopted a puppy named Rex', { scope: alice, signal: stop.signal }), answer).rejects.toBe(reason);
+      expect((await memory.list({ scope: alice }))[0]?.revision, answer).toBe(1);
+    }
+  });
+});
+
+describe('reindex and copyMemories with a signal', () => {
+  it('an already aborted signal begins nothing (a re-index in progress keeps its staged vectors); a signal that is not one is INVALID_OPTIONS', async () => {
+    const store = createInMemoryStore();
+    await createMemory({ store, embedder: createTestEmbedder({ dimension: 16 }) }).add('Ana likes jazz', { scope: alice });
+    let begun = 0;
+    const beginReindex = store.beginReindex!.bind(store);
+    store.beginReindex = async (target) => (begun++, beginReindex(target));
+    const reason = new Error('stopped');
+    const other = createTestEmbedder({ dimension: 8, id: 'other' });
+    await expect(reindex({ store, embedder: other, signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    expect(begun).toBe(0);
+    expect((await errorOf(reindex({ store, embedder: other, signal: 'nope' as never }))).code).toBe('INVALID_OPTIONS');
+    const target = createInMemoryStore();
+    await expect(copyMemories({ from: store, to: target, signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    expect((await errorOf(copyMemories({ from: store, to: target, signal: 'nope' as never }))).code).toBe('INVALID_OPTIONS');
+    expect(await target.count({})).toBe(0);
   });
 });
 

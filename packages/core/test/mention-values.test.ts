@@ -92,6 +92,21 @@ describe('boosts and merges start from the weight and importance the decay rules
   });
 });
 
+describe('vectors of zeros', () => {
+  it('an embedder that gives a vector of zeros is INVALID_EMBEDDING naming it, in add and search alike, and nothing is written', async () => {
+    const { memory } = rig({ '🙂': new Array<number>(DIM).fill(0), '?!': new Array<number>(DIM).fill(0) });
+    for (const attempt of [() => memory.add('🙂', { scope }), () => memory.add('🙂', { scope, merge: false }), () => memory.search('?!', { scope })]) {
+      const error = await attempt().then(
+        () => undefined,
+        (caught: unknown) => caught as { code?: string; message?: string },
+      );
+      expect(error?.code).toBe('INVALID_EMBEDDING');
+      expect(error?.message).toContain('a vector of zeros');
+    }
+    expect(await memory.count({ scope })).toBe(0);
+  });
+});
+
 describe('what a merge keeps of the memory and takes from the new content', () => {
   it('never moves the timestamps back when the new content is dated before the memory', async () => {
     const { memory, at } = rig(vectors);
@@ -150,6 +165,25 @@ describe('similarity thresholds', () => {
     expect(result.decision.similarity).toBeLessThan(0.85);
     expect(result.decision.strategy).toBe('merge_update');
     expect(result.decision.reason).toMatch(/^similarity 0\.850 >= 0\.85/u);
+  });
+
+  it('shows every digit where three would show a threshold the similarity is not on: in a boost and an upgrade too', async () => {
+    const { memory, at } = rig({ old: axisVector(DIM, 0), near: vectorWithSimilarity(DIM, 0, 1, 0.8499996) });
+    await memory.add('old', { scope });
+    at(100);
+    const kept = await memory.add('near', { scope });
+    expect(kept.boosted).toBeDefined();
+    const boost = (await memory.history(kept.boosted!.id)).at(-1);
+    expect(boost?.reason).toMatch(/^mentioned again at similarity 0\.849999\d* \(keep_both\)/u);
+    // 0.9504 against a summary: lifted to full (> 0.95), and not shown as 0.950.
+    const { memory: other, at: later } = rig({ first: axisVector(DIM, 0), again: vectorWithSimilarity(DIM, 0, 2, 0.9504) });
+    const first = await other.add('first', { scope });
+    later(10);
+    await other.maintain();
+    expect((await other.get(first.memory.id))?.level).toBe('summary');
+    const upgraded = await other.add('again', { scope });
+    expect(upgraded.decision.shouldUpgradeLevel).toBe(true);
+    expect(upgraded.decision.reason).toMatch(/^similarity 0\.9504\d* >= 0\.85: .*level summary -> full \(similarity > 0\.95\)$/u);
   });
 
   it('shows every digit when three would round a similarity below a threshold onto it', async () => {

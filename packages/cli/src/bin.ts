@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { runCli } from './cli.js';
-import { EXIT_CODES, TERM_GRACE_MS } from './exit-codes.js';
+import { EXIT_CODES, StopSignal, TERM_GRACE_MS } from './exit-codes.js';
 import { processIo } from './io.js';
 
 // The first Ctrl-C (SIGINT) or SIGTERM (timeout, docker stop, systemd) asks the running command to stop
@@ -13,7 +13,8 @@ let stoppedBy: keyof typeof SIGNAL_EXIT_CODES | undefined;
 const stop = (signal: keyof typeof SIGNAL_EXIT_CODES) => {
   if (interrupt.signal.aborted) process.exit(SIGNAL_EXIT_CODES[signal]);
   stoppedBy = signal;
-  interrupt.abort();
+  // The reason names the signal: an interruption by SIGTERM is reported as exit 143 in --json too.
+  interrupt.abort(new StopSignal(signal));
   // A supervisor (timeout, docker stop) sends one SIGTERM: a command waiting on stdin, a model or an
   // embedder, which never reaches a step where it stops, must still end.
   if (signal === 'SIGTERM') setTimeout(() => process.exit(SIGNAL_EXIT_CODES.SIGTERM), TERM_GRACE_MS).unref();

@@ -5,7 +5,7 @@ import { MemloomError } from '@memloom/core';
 import { createMemory, resolveMemloomConfig, type MemloomOptions, type ResolvedConfig } from 'memloom';
 import { COMMANDS, findCommand } from './commands/index.js';
 import type { CommandContext, CommandSpec, GlobalOptions, OptionSpec, OptionValues } from './command.js';
-import { EXIT_CODES, exitCodeFor, UsageError, type ExitCode } from './exit-codes.js';
+import { EXIT_CODES, exitCodeFor, StopSignal, UsageError, type ExitCode } from './exit-codes.js';
 import { commandHelp, mainHelp } from './help.js';
 import { styles, type CliIo } from './io.js';
 import { Progress } from './progress.js';
@@ -185,18 +185,21 @@ function usageFailure(io: CliIo, error: UsageError, json: boolean): ExitCode {
 }
 
 function reportFailure(io: CliIo, command: CommandSpec, globals: GlobalOptions, error: unknown): ExitCode {
-  const exitCode = exitCodeFor(error);
+  // An interruption by SIGTERM is 143, as the process exits (bin.ts aborts with a StopSignal naming it).
+  const interrupted = exitCodeFor(error) === EXIT_CODES.INTERRUPTED;
+  const bySigterm = io.signal?.reason instanceof StopSignal && io.signal.reason.signal === 'SIGTERM';
+  const exitCode = interrupted && bySigterm ? EXIT_CODES.TERMINATED : exitCodeFor(error);
   if (error instanceof UsageError) return usageFailure(io, new UsageError(error.message, error.command ?? command.name), globals.json);
   const memloomError = MemloomError.isInstance(error) ? error : undefined;
   const message = error instanceof Error ? error.message : String(error);
   if (globals.json) {
     // Only the JSON on stderr, so that a script can parse all of it; --verbose adds the stack trace in it.
-    const code = memloomError?.code ?? (exitCode === EXIT_CODES.INTERRUPTED ? 'INTERRUPTED' : 'ERROR');
+    const code = memloomError?.code ?? (interrupted ? 'INTERRUPTED' : 'ERROR');
     const stack = globals.verbose ? { stack: stackTrace(error) } : {};
     io.stderr.write(`${JSON.stringify({ error: { code, message, exitCode, ...(memloomError ? { details: memloomError.details } : {}), ...stack } })}\n`);
     return exitCode;
   }
-  const prefix = memloomError || exitCode === EXIT_CODES.INTERRUPTED ? 'memloom' : 'memloom: unexpected error';
+  const prefix = memloomError || interrupted ? 'memloom' : 'memloom: unexpected error';
   io.stderr.write(`${prefix}: ${message.replace(/^\[memloom\] /, '')}\n`);
   const hint = memloomError ? hintFor(memloomError) : undefined;
   if (hint) io.stderr.write(`${hint}\n`);
@@ -227,6 +230,11 @@ function hintFor(error: MemloomError): string | undefined {
       return error.backend === 'markdown'
         ? 'The store holds vectors from another embedder: configure that embedder again, or delete the store\'s .memloom/store.json to embed every memory again from the Markdown with this one.'
         : 'The store holds vectors from another embedder: configure that embedder again, or move the store to this one with "memloom reindex <embedder>".';
+    case 'NOT_SUPPORTED':
+      // memloom reindex on a Markdown store: it moves to another embedder by re-embedding from its files.
+      return error.backend === 'markdown' && /re-index/u.test(error.message)
+        ? 'A Markdown store moves to another embedder without an export: delete its .memloom/store.json, then run any command with the new embedder; every memory is embedded again from the Markdown.'
+        : undefined;
     case 'NOT_FOUND':
       return '"memloom list" shows the memories and their ids (add --user/--agent/--session for a scope).';
     case 'MISSING_RESOURCE':

@@ -62,6 +62,14 @@ export class UsageError extends Error {
 }
 
 /** Ctrl-C during a long command; the message says how far it got and how to resume. */
+/** The reason the CLI's interrupt signal is aborted with: which signal stopped the command. */
+export class StopSignal extends Error {
+  constructor(readonly signal: 'SIGINT' | 'SIGTERM') {
+    super(`stopped by ${signal}`);
+    this.name = 'StopSignal';
+  }
+}
+
 export class InterruptedError extends Error {
   constructor(message: string) {
     super(message);

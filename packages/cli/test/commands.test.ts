@@ -754,5 +754,6 @@ describe('export, import, reindex', () => {
     const markdown = await cli('reindex', 'use-lite', '--store', 'markdown:./md');
     expect(markdown.code).toBe(EXIT_CODES.CONFIG);
     expect(markdown.stderr).toContain('cannot re-index in place');
+    expect(markdown.stderr).toContain('delete its .memloom/store.json, then run any command with the new embedder');
   });
 });

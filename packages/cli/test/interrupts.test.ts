@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { GenerateRequest, LanguageModel } from '@memloom/core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EXIT_CODES } from '../src/index.js';
+import { StopSignal } from '../src/exit-codes.js';
 import { json, run, syntheticExport, tempFolder } from './helpers.js';
 
 // The file streams `memloom export -o` opens, so that a test can wait for them to close.
@@ -139,6 +140,14 @@ describe('Ctrl-C inside a session or a page, with a language model', () => {
     expect(result.code).toBe(EXIT_CODES.INTERRUPTED);
     expect(result.stderr).toContain('add-turns interrupted in session 1 of 1 (lines 1-10) after 3 of its 10 turns; 3 turns were stored in all and stay stored');
     expect(json(await run(dir, ['list', '--user', 'ana', '--json']))).toHaveLength(3);
+  });
+
+  it('stopped by SIGTERM, the JSON error says exit 143, as the process exits', async () => {
+    // --json shows no progress to stop at: the signal comes before the first session.
+    const turns = Array.from({ length: 10 }, (_, index) => `Turn ${index} about subject ${index}`).join('\n');
+    const result = await run(dir, ['add-turns', '-', '--user', 'ana', '--json'], { stdin: turns, signal: AbortSignal.abort(new StopSignal('SIGTERM')) });
+    expect(result.code).toBe(EXIT_CODES.TERMINATED);
+    expect(JSON.parse(result.stderr.trim().split('\n').at(-1)!).error).toMatchObject({ code: 'INTERRUPTED', exitCode: EXIT_CODES.TERMINATED });
   });
 
   it('import --merge stops during a merge\'s model call: that memory is not merged, and running it again starts with it', async () => {

@@ -17,8 +17,10 @@ export interface MaintainOptions {
   /**
    * Called after each page of memories is written, and after the part of a
    * page written when `signal` stops the pass: (memories done, total).
+   * Awaited: a caller that yields here (to the event loop, for a Ctrl-C
+   * handler to run) is waited for before the next page.
    */
-  onProgress?: (done: number, total: number) => void;
+  onProgress?: (done: number, total: number) => unknown;
   /**
    * Keep at most this many entries in `report.changes` (the first ones, in
    * the store's order); the counts still cover every memory, and
@@ -133,7 +135,7 @@ export async function runMaintenance(input: {
   nowMs: number;
   scope: Scope;
   dryRun: boolean;
-  onProgress?: (done: number, total: number) => void;
+  onProgress?: (done: number, total: number) => unknown;
   changesLimit?: number;
   signal?: AbortSignal;
 }): Promise<MaintenanceReport> {
@@ -246,7 +248,7 @@ export async function runMaintenance(input: {
     }
     const applied = !dryRun && batch.length > 0 ? await applyBatch(store, batch) : { conflicts: 0, deleted: 0 };
     report.conflicts += applied.conflicts;
-    input.onProgress?.(report.scanned, Math.max(total, report.scanned));
+    await input.onProgress?.(report.scanned, Math.max(total, report.scanned));
     if (stopped) signal?.throwIfAborted();
     if (last) break;
     pages.wrote(page.length, applied.deleted);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { callModel, copyMemories, createMemory, reindex, type Embedder, type GenerateRequest, type LanguageModel } from '../src/index.js';
-import { createFakeClock, createInMemoryPolicyStorage, createInMemoryStore, createScriptedModel, createTestEmbedder } from '../src/testing/index.js';
+import { axisVector, createFakeClock, createInMemoryPolicyStorage, createInMemoryStore, createRecord, createScriptedModel, createTestEmbedder } from '../src/testing/index.js';
+import { versionOf } from '../src/records.js';
 import { DAY, errorOf, pipelineRig, START } from './pipeline-rig.js';
 
 const alice = { userId: 'alice' };
@@ -136,6 +137,33 @@ describe('maintain({ signal })', () => {
     const again = createMemory({ store: memory.store, embedder: memory.embedder, clock: memory.clock, languageModel: finishing });
     expect(await again.maintain()).toMatchObject({ scanned: 4, compressed: 3 });
     expect(finishing.requests).toHaveLength(3);
+  });
+
+  it('waits for onProgress between pages: an abort it lets through (after a turn of the event loop) stops the pass before the next page', async () => {
+    const store = createInMemoryStore();
+    const clock = createFakeClock(START);
+    const memory = createMemory({ store, embedder: createTestEmbedder({ dimension: 16 }), clock });
+    // Two pages of the pass (10,000 memories a page), written straight to the store.
+    const records = Array.from({ length: 10_001 }, (_, index) => createRecord({ id: `m${index}`, content: `note ${index}`, scope: alice, atIso: START }, { importance: 1, category: 'fact', type: 'user' }));
+    for (let start = 0; start < records.length; start += 2000) {
+      await store.apply(records.slice(start, start + 2000).map((record) => ({ op: 'put', memory: record, vector: axisVector(16, 0), expectedRevision: 0, version: versionOf(null, record, { trigger: 'manual_edit', action: 'create', reason: 'seeded', atIso: START }) })));
+    }
+    clock.advance(10 * DAY);
+    const stop = new AbortController();
+    const reason = new Error('Ctrl-C');
+    const progress: number[] = [];
+    const pass = memory.maintain({
+      signal: stop.signal,
+      onProgress: async (done) => {
+        progress.push(done);
+        // What a Ctrl-C handler needs: the event loop turns, and the abort comes in a macrotask.
+        setImmediate(() => stop.abort(reason));
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      },
+    });
+    await expect(pass).rejects.toBe(reason);
+    expect(progress).toEqual([10_000]);
+    expect((await memory.list({ scope: alice, filter: { level: 'summary' } })).length).toBe(10_000);
   });
 
   it('an already aborted signal reads and writes nothing, and a bad signal is INVALID_OPTIONS', async () => {

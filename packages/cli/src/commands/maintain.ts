@@ -50,9 +50,12 @@ export const maintainCommand: CommandSpec = {
           // Ctrl-C stops inside a page, even during a compression's model call; what was decided for the memories
           // done by then is written. Maintenance is idempotent: running it again finishes the rest.
           ...(signal ? { signal } : {}),
-          onProgress: (memories, total) => {
+          onProgress: async (memories, total) => {
             done = { memories, total };
             progress.update(memories, total);
+            // With SQLite and no model a pass need not wait for I/O: this turn of the event loop lets the
+            // Ctrl-C (SIGINT) handler run between pages, as add-turns does between turns.
+            await new Promise((resolve) => setImmediate(resolve));
           },
         });
       } catch (error) {

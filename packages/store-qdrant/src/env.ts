@@ -1,5 +1,5 @@
 import { MemloomError } from '@memloom/core';
-import type { QdrantStoreOptions } from './options.js';
+import { resolveOptions, type QdrantStoreOptions } from './options.js';
 
 /**
  * Store options from environment variables, so a deployment can point
@@ -20,7 +20,7 @@ export function qdrantOptionsFromEnv(env: Record<string, string | undefined> = p
   else if (store && store !== 'qdrant') return undefined;
   url ??= env.QDRANT_URL?.trim() || undefined;
   if (!url && store !== 'qdrant') return undefined;
-  return {
+  const options: QdrantStoreOptions = {
     ...(url ? { url } : {}),
     ...(env.QDRANT_API_KEY ? { apiKey: env.QDRANT_API_KEY } : {}),
     ...(env.MEMLOOM_QDRANT_COLLECTION ? { collection: env.MEMLOOM_QDRANT_COLLECTION } : {}),
@@ -28,6 +28,19 @@ export function qdrantOptionsFromEnv(env: Record<string, string | undefined> = p
     ...integer(env, 'MEMLOOM_QDRANT_REPLICAS', 'replicationFactor'),
     ...integer(env, 'MEMLOOM_QDRANT_WRITE_CONSISTENCY', 'writeConsistencyFactor'),
   };
+  // Each value checked as createQdrantStore checks it, so that a bad one is blamed on its variable.
+  const urlVariable = store?.startsWith('qdrant:') && store.length > 'qdrant:'.length ? 'MEMLOOM_STORE' : 'QDRANT_URL';
+  const variables: Partial<Record<keyof QdrantStoreOptions, string>> = { url: urlVariable, apiKey: 'QDRANT_API_KEY', collection: 'MEMLOOM_QDRANT_COLLECTION' };
+  for (const [field, variable] of Object.entries(variables) as [keyof QdrantStoreOptions, string][]) {
+    if (options[field] === undefined) continue;
+    try {
+      resolveOptions({ [field]: options[field] });
+    } catch (error) {
+      const reason = MemloomError.isInstance(error) ? error.reason.replace(/^invalid createQdrantStore options: /, '') : String(error);
+      throw new MemloomError({ code: 'INVALID_CONFIG', backend: 'qdrant', message: `${variable} is not valid: ${reason}`, details: { variable } });
+    }
+  }
+  return options;
 }
 
 function integer(env: Record<string, string | undefined>, variable: string, option: keyof QdrantStoreOptions): Partial<QdrantStoreOptions> {

@@ -22,6 +22,17 @@ describe('qdrantOptionsFromEnv', () => {
     expect(qdrantOptionsFromEnv({})).toBeUndefined();
   });
 
+  it('refuses a URL or collection that createQdrantStore would refuse, naming the variable it came from', () => {
+    const cases: [Record<string, string>, string][] = [
+      [{ MEMLOOM_STORE: 'qdrant', QDRANT_URL: 'localhost:6333' }, 'QDRANT_URL is not valid: url:'],
+      [{ MEMLOOM_STORE: 'qdrant:not a url' }, 'MEMLOOM_STORE is not valid: url:'],
+      [{ MEMLOOM_STORE: 'qdrant:http://h:6333', MEMLOOM_QDRANT_COLLECTION: 'team memories' }, 'MEMLOOM_QDRANT_COLLECTION is not valid: collection:'],
+    ];
+    for (const [env, message] of cases) {
+      expect(() => qdrantOptionsFromEnv(env), message).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG', message: expect.stringContaining(message) }));
+    }
+  });
+
   it('refuses a malformed number with INVALID_CONFIG', () => {
     expect(() => qdrantOptionsFromEnv({ MEMLOOM_STORE: 'qdrant:http://h:6333', MEMLOOM_QDRANT_SHARDS: 'three' })).toThrow(
       expect.objectContaining({ code: 'INVALID_CONFIG' }),

@@ -25,9 +25,10 @@ export function openConnection(path: string, busyTimeoutMs: number, mustExist = 
   if (onDisk) {
     try {
       if (existsSync(path)) assertSqliteHeader(path);
-      else if (mustExist) throw missingFile(path);
       else {
+        // A path under a file is a wrong option whether or not the store must exist.
         assertFolderPossible(path);
+        if (mustExist) throw missingFile(path);
         mkdirSync(dirname(path), { recursive: true });
       }
     } catch (error) {
@@ -100,6 +101,24 @@ function assertSqliteHeader(path: string): void {
       details: { path },
     });
   }
+}
+
+/**
+ * A path that is a folder, or lies under a file, refused (INVALID_OPTIONS)
+ * when the store is created, so that configuration naming it is blamed for it.
+ * Checked again on open (it may change in between).
+ */
+export function assertPathShape(path: string): void {
+  if (isMemoryPath(path)) return;
+  if (existsSync(path) && statSync(path).isDirectory()) {
+    throw new MemloomError({
+      code: 'INVALID_OPTIONS',
+      backend: BACKEND,
+      message: `path ${path} is a folder; give the path of the database file, such as ${join(path, 'memory.db')}`,
+      details: { path },
+    });
+  }
+  if (!existsSync(path)) assertFolderPossible(path);
 }
 
 /** The nearest existing folder above `path` must be a folder: a file there would leave mkdir an EEXIST to say. */

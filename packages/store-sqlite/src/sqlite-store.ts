@@ -24,7 +24,7 @@ import {
   type VectorQuery,
 } from '@memloom/core';
 import type { Database, Statement } from 'better-sqlite3';
-import { BACKEND, isMemoryPath, withBusyRetry } from './connection.js';
+import { assertPathShape, BACKEND, isMemoryPath, withBusyRetry } from './connection.js';
 import { openDatabase } from './open-database.js';
 import { resolveDefaultSqlitePath, resolveOptions, type ResolvedOptions, type SqliteStoreOptions } from './options.js';
 import { RECORD_COLUMNS, rowToRecord, rowToVersion, VERSION_COLUMNS, type MemoryRow, type VersionRow } from './rows.js';
@@ -98,6 +98,8 @@ class SqliteMemoryStore implements SqliteStore {
     const injected = options.database;
     const memory = injected ? injected.memory : isMemoryPath(options.path as string);
     this.path = memory ? ':memory:' : resolve(injected ? injected.name : (options.path as string));
+    // A folder, or a path under a file, is a wrong option: said now, where the options came from.
+    if (!injected) assertPathShape(this.path);
     this.capabilities = { textSearch: true, persistent: !memory, multiProcess: !memory, reindex: true, listPage: true, listAfter: true, readMany: true };
     this.mirror = new VectorMirror(options.vectorMirror, options.vectorMirrorMaxBytes, options.vectorApproximateFrom);
   }
@@ -306,6 +308,8 @@ class SqliteMemoryStore implements SqliteStore {
     return this.read('reading vectors', () => {
       const binding = this.binding();
       if (!binding) return ids.map(() => undefined);
+      // Another process's re-index: these vectors are another embedder's than the one this store serves.
+      this.assertStillBound(binding, 'a read of vectors');
       const rows = this.sql(
         `SELECT m.id, v.embedding FROM memories m JOIN ${binding.table} v ON v.rowid = m.row_id WHERE m.id IN (SELECT value FROM json_each(?))`,
       ).all(JSON.stringify(ids)) as { id: string; embedding: Buffer }[];
@@ -321,6 +325,7 @@ class SqliteMemoryStore implements SqliteStore {
     return this.read('reading a vector', () => {
       const binding = this.binding();
       if (!binding) return undefined;
+      this.assertStillBound(binding, 'a read of vectors');
       const row = this.sql(`SELECT v.embedding FROM memories m JOIN ${binding.table} v ON v.rowid = m.row_id WHERE m.id = ?`).get(id) as
         | { embedding: Buffer }
         | undefined;

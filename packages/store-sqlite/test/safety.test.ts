@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { MemloomError, reindex } from '@memloom/core';
 import { createTestEmbedder } from '@memloom/core/testing';
 import Database from 'better-sqlite3';
@@ -149,6 +149,9 @@ describe('the embedder a file was indexed by', () => {
     expect(write.message).toMatch(/reopen/);
     expect(await stale.get('late')).toBeUndefined();
     expect((await rejection(stale.vectorSearch({ vector: vectorFor(0), limit: 3 }))).code).toBe('EMBEDDER_MISMATCH');
+    // Nor are the new embedder's vectors handed out as the old one's (an export or a copy would misfile them).
+    expect((await rejection(stale.getVector('m-1'))).code).toBe('EMBEDDER_MISMATCH');
+    expect((await rejection(stale.getVectors!(['m-1']))).code).toBe('EMBEDDER_MISMATCH');
     // Writes without a vector, keyword searches and reads of records do not mix vectors: they go on.
     expect(await stale.count({})).toBe(20);
     expect((await stale.textSearch({ text: 'memory', limit: 3 })).length).toBe(3);
@@ -254,17 +257,31 @@ describe('bad input from a direct caller', () => {
       caught = error;
     }
     expect(caught).toMatchObject({ code: 'INVALID_OPTIONS', backend: 'sqlite' });
+    // Refused when the store is created (so configuration naming the path is blamed), with or without mustExist.
+    const created = (options: Parameters<typeof createSqliteStore>[0]) => {
+      try {
+        createSqliteStore(options);
+      } catch (error) {
+        return error as MemloomError;
+      }
+      throw new Error('expected createSqliteStore to throw');
+    };
     const blocker = file();
     writeFileSync(blocker, 'a file where a folder should be');
-    const under = await rejection(open(`${blocker}/inside/memory.db`));
+    const under = created({ path: `${blocker}/inside/memory.db` });
     expect(under).toMatchObject({ code: 'INVALID_OPTIONS', backend: 'sqlite', details: { file: blocker } });
     expect(under.message).toContain(`${blocker}, which is a file, not a folder`);
-    const directly = await rejection(open(`${blocker}/memory.db`));
-    expect(directly).toMatchObject({ code: 'INVALID_OPTIONS', details: { file: blocker } });
+    expect(created({ path: `${blocker}/memory.db` })).toMatchObject({ code: 'INVALID_OPTIONS', details: { file: blocker } });
+    expect(created({ path: `${blocker}/memory.db`, mustExist: true })).toMatchObject({ code: 'INVALID_OPTIONS', details: { file: blocker } });
     const folderPath = folder().path;
-    const isFolder = await rejection(open(folderPath));
+    const isFolder = created({ path: folderPath });
     expect(isFolder).toMatchObject({ code: 'INVALID_OPTIONS', backend: 'sqlite' });
     expect(isFolder.message).toContain(`${folderPath} is a folder`);
+    // A folder made after the store was created is still refused on open.
+    const later = `${folder().path}/later.db`;
+    const store = createSqliteStore({ path: later });
+    mkdirSync(later);
+    expect(await rejection(store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID }))).toMatchObject({ code: 'INVALID_OPTIONS', backend: 'sqlite' });
   });
 
   it('with mustExist, a missing file is MISSING_RESOURCE naming the path, and neither it nor its folder is made; an existing one opens', async () => {

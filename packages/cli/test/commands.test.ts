@@ -262,6 +262,13 @@ describe('commands that only read never create a store', () => {
     expect(sqlitePath.code).toBe(EXIT_CODES.CONFIG);
     expect(sqlitePath.stderr).toContain(`no store at ${join(dir, 'data', 'typo.db')}`);
     expect(readdirSync(dir)).toEqual(['memloom.config.json']);
+    // A folder that exists but holds no store (a plain notes folder, a mistyped markdown:.) is not made one either.
+    mkdirSync(join(dir, 'plain'));
+    writeFileSync(join(dir, 'plain', 'todo.txt'), 'my notes');
+    const plain = await cli('list', '--store', 'markdown:./plain');
+    expect(plain.code).toBe(EXIT_CODES.CONFIG);
+    expect(plain.stderr).toContain(`memloom: [markdown] no store at ${join(dir, 'plain')}: the folder holds no memloom store`);
+    expect(readdirSync(join(dir, 'plain'))).toEqual(['todo.txt']);
     // A command that writes makes the store as before; then the reads read it.
     expect((await cli('add', 'I drink tea', '--user', 'alice')).code).toBe(0);
     expect(json(await cli('search', 'tea', '--json'))[0].memory.content).toBe('I drink tea');

@@ -58,11 +58,18 @@ export function decodeVectorHeader(data: Buffer): { header: VectorHeader; offset
 }
 
 /**
- * Apply the records in `data` from `offset` to `vectors` (last record per id
- * wins, tombstones delete). Stops at a torn or foreign tail. Returns how many
- * records were read and where they end.
+ * Apply the records in `data` from `offset` to `vectors`, and the revision each
+ * was made at to `revisions` (last record per id wins, tombstones delete).
+ * Stops at a torn or foreign tail. Returns how many records were read and
+ * where they end.
  */
-export function decodeVectorRecords(data: Buffer, offset: number, dimension: number, vectors: Map<string, Float32Array>): { records: number; end: number } {
+export function decodeVectorRecords(
+  data: Buffer,
+  offset: number,
+  dimension: number,
+  vectors: Map<string, Float32Array>,
+  revisions: Map<string, number>,
+): { records: number; end: number } {
   let records = 0;
   while (offset + 12 <= data.length) {
     const size = data.readUInt32LE(offset);
@@ -73,11 +80,13 @@ export function decodeVectorRecords(data: Buffer, offset: number, dimension: num
     const id = data.toString('utf8', offset + 12, offset + 12 + idLength);
     if (revision < 0) {
       vectors.delete(id);
+      revisions.delete(id);
     } else {
       const start = offset + 12 + idPadded;
       const floats = (size - 12 - idPadded) / 4;
       if (floats !== dimension) break;
       vectors.set(id, new Float32Array(data.buffer.slice(data.byteOffset + start, data.byteOffset + start + floats * 4)));
+      revisions.set(id, revision);
     }
     records++;
     offset += size;

@@ -117,6 +117,7 @@ export async function syncVectors(scope: ScopeState, expected: VectorHeader | un
     if (!isMissing(error)) throw error;
     const had = scope.vectorSignature !== undefined;
     scope.vectors = new Map();
+    scope.vectorRevisions = new Map();
     scope.vectorRecords = -1;
     scope.vectorSignature = undefined;
     scope.vectorSize = 0;
@@ -130,7 +131,7 @@ export async function syncVectors(scope: ScopeState, expected: VectorHeader | un
     try {
       const tail = Buffer.alloc(stat.size - scope.vectorSize);
       await handle.read(tail, 0, tail.length, scope.vectorSize);
-      const { records, end } = decodeVectorRecords(tail, 0, expected.dimension, scope.vectors);
+      const { records, end } = decodeVectorRecords(tail, 0, expected.dimension, scope.vectors, scope.vectorRevisions);
       scope.vectorRecords += records;
       scope.vectorSize += end;
       scope.vectorSignature = signature;
@@ -144,13 +145,16 @@ export async function syncVectors(scope: ScopeState, expected: VectorHeader | un
   scope.vectorSignature = signature;
   if (!decoded || (expected && (decoded.header.embedderId !== expected.embedderId || decoded.header.dimension !== expected.dimension))) {
     scope.vectors = new Map();
+    scope.vectorRevisions = new Map();
     scope.vectorRecords = -1;
     scope.vectorSize = 0;
     return true;
   }
   const vectors = new Map<string, Float32Array>();
-  const { records, end } = decodeVectorRecords(data, decoded.offset, decoded.header.dimension, vectors);
+  const revisions = new Map<string, number>();
+  const { records, end } = decodeVectorRecords(data, decoded.offset, decoded.header.dimension, vectors, revisions);
   scope.vectors = vectors;
+  scope.vectorRevisions = revisions;
   scope.vectorRecords = records;
   scope.vectorSize = end;
   return true;

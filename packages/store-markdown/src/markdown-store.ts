@@ -36,7 +36,7 @@ import { goneFiles, listMarkdownFiles, statSignature } from './loader.js';
 import { resolveOptions, type MarkdownStoreOptions, type ResolvedOptions } from './options.js';
 import { createMarkdownPolicyStorage } from './policy-storage.js';
 import { nearest } from './queries.js';
-import { HAND_DELETE_GRACE_MS, Reconciler, type RunOptions, type SyncReport } from './reconcile.js';
+import { deletionsDue, Reconciler, type RunOptions, type SyncReport } from './reconcile.js';
 import { assertSafeScope, discoverScopes, memoryDirectory, shownPath } from './scope-path.js';
 import { newScopeState } from './scope-state.js';
 import { checkDimension, checkHeader, pickHeader, readStoreFile, STORE_FORMAT, validateChange } from './store-file.js';
@@ -386,17 +386,21 @@ class MarkdownFileStore implements MarkdownStore {
     return false;
   }
 
-  /** Work a look at the files has to do even when nothing changed: an embedding to try again, hand deletions whose wait is over. */
+  /**
+   * Work a look at the files has to do even when nothing changed: an embedding to try again, hand deletions whose
+   * wait is over (not those of a scope with a file that cannot be read: they wait for a change to it).
+   */
   private somethingDue(): boolean {
     const now = this.options.clock.now();
     if (now >= this.embedRetryAt) return true;
-    for (const state of this.scopes.values()) for (const atMs of state.deletions.values()) if (now - atMs >= HAND_DELETE_GRACE_MS) return true;
-    return false;
+    return [...this.scopes.values()].some((state) => deletionsDue(state, now));
   }
 
   /** Read what changed on disk and take in a person's edits. Runs under the lock. */
   private async refresh(options: RunOptions = {}): Promise<SyncReport> {
     const retryEmbedding = options.retryEmbedding || this.options.clock.now() >= this.embedRetryAt;
+    // Before open(), the embedder the store.json names: what this look writes to the vector logs (a tombstone among them) is checked against it.
+    this.header ??= await this.readStoreFile();
     const reconciler = new Reconciler({
       root: this.root,
       options: this.options,
@@ -404,7 +408,7 @@ class MarkdownFileStore implements MarkdownStore {
       journalFile: this.journalFile,
       entries: this.entries,
       scopes: this.scopes,
-      header: this.header ?? (await this.readStoreFile()),
+      header: this.header,
       newPlan: () => this.newPlan(),
       commit: (plan) => this.commit(plan),
       dropScope: (state) => this.dropScope(state),
@@ -527,13 +531,7 @@ class MarkdownFileStore implements MarkdownStore {
   private exclusive<T>(task: () => Promise<T>): Promise<T> {
     const run = this.queue.then(async () => {
       this.assertOpen();
-      if (this.options.mustExist && !existsSync(this.root)) {
-        throw storeError(
-          'MISSING_RESOURCE',
-          `no store at ${this.root}: the folder does not exist, and nothing was created (mustExist). Check the path, or create the store by opening it without mustExist`,
-          { path: this.root, mustExist: true },
-        );
-      }
+      if (this.options.mustExist) this.assertStoreExists();
       try {
         await fs.mkdir(this.stateDirectory, { recursive: true });
       } catch (error) {
@@ -543,6 +541,23 @@ class MarkdownFileStore implements MarkdownStore {
     });
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * mustExist: use the root only if it holds a store: its `.memloom/store.json`, or a `memory/` folder (Markdown
+   * written by hand, a store cloned from git without `.memloom/`). A missing folder, or one holding neither (a plain
+   * notes folder, a mistyped `.`), is MISSING_RESOURCE, and nothing is created or written in it.
+   */
+  private assertStoreExists(): void {
+    const links: string[] = [];
+    const exists = existsSync(this.root);
+    if (exists && (existsSync(this.storeFile) || discoverScopes(this.root, links).length > 0 || links.length > 0)) return;
+    const what = exists ? 'the folder holds no memloom store (neither .memloom/store.json nor a memory/ folder)' : 'the folder does not exist';
+    throw storeError(
+      'MISSING_RESOURCE',
+      `no store at ${this.root}: ${what}, and nothing was created (mustExist). Check the path, or create the store by opening it without mustExist`,
+      { path: this.root, mustExist: true },
+    );
   }
 
   get journalFile(): string {

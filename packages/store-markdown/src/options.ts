@@ -10,9 +10,10 @@ export interface MarkdownStoreOptions {
    */
   root: string;
   /**
-   * Use `root` only if the folder exists: a missing one is MISSING_RESOURCE
-   * naming it, and nothing is created (for tools that only read, where a
-   * mistyped path must not leave an empty store behind).
+   * Use `root` only if it holds a store (`.memloom/store.json` or a
+   * `memory/` folder): a missing folder, or one holding neither, is
+   * MISSING_RESOURCE naming it, and nothing is created or written (for tools
+   * that only read, where a mistyped path must not leave a store behind).
    * @default false (a missing folder is created)
    */
   mustExist?: boolean;

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { documentVectors, MemloomError, scopeKey, type MemoryRecord, type MemoryVersion } from '@memloom/core';
-import { isMissing, isTempName, readBytesIfExists, type Durability } from './atomic-file.js';
+import { isMissing, isTempName, readBytesIfExists, readIfExists, type Durability } from './atomic-file.js';
 import { parseMemoryFile, type FileProblem, type ParsedFile } from './block-format.js';
 import { storeError } from './errors.js';
 import { decodeHistory, type VectorHeader } from './index-logs.js';
@@ -73,6 +73,16 @@ const EMBED_BATCH = 64;
  */
 export const HAND_DELETE_GRACE_MS = 10_000;
 
+/**
+ * Whether a scope has hand deletions that a look would settle now: one has waited HAND_DELETE_GRACE_MS, and no
+ * file of the scope is unreadable (such deletions wait until the file is fixed, a change that a look sees anyway:
+ * the block may be in it). So reads do not take the lock for deletions that cannot go yet.
+ */
+export function deletionsDue(state: ScopeState, nowMs: number): boolean {
+  if ([...state.files.values()].some((layout) => layout.problems.length > 0)) return false;
+  return [...state.deletions.values()].some((atMs) => nowMs - atMs >= HAND_DELETE_GRACE_MS);
+}
+
 /** Options of one look at the files. */
 export interface RunOptions {
   /** Embed every memory again and write the vector logs anew (rebuildIndex); old vectors stay if the embedder fails. */
@@ -134,7 +144,6 @@ export class Reconciler {
       const accessChanged = fresh || statSignature(accessFile(state)) !== state.accessSignature;
       if (accessChanged) await loadAccess(state);
       if (fresh || statSignature(deletionFile(state)) !== state.deletionSignature) await loadDeletions(state);
-      const deletionsDue = [...state.deletions.values()].some((atMs) => nowMs - atMs >= HAND_DELETE_GRACE_MS);
       const changed: ChangedFile[] = [];
       for (const [rel, signature] of listing) {
         if (state.files.get(rel)?.signature === signature) continue;
@@ -149,7 +158,7 @@ export class Reconciler {
         changed.push({ rel, signature, parsed });
       }
       const removed = goneFiles(listing, state.files);
-      const dueNow = deletionsDue || unembedded.has(key) || rebuild;
+      const dueNow = deletionsDue(state, nowMs) || unembedded.has(key) || rebuild;
       if (fresh || changed.length > 0 || removed.length > 0 || vectorsChanged || accessChanged || dueNow) {
         pending.push({ state, fresh, changed: changed.sort((a, b) => fileOrder(a.rel, b.rel)), removed });
       }
@@ -171,7 +180,9 @@ export class Reconciler {
 
     const adopted: Array<{ state: ScopeState; rel: string; record: MemoryRecord }> = [];
     const creates: Array<{ state: ScopeState; rel: string; record: MemoryRecord; line: number }> = [];
-    const edits: Array<{ state: ScopeState; rel: string; record: MemoryRecord; previous: Entry | undefined; from: ScopeState | undefined; line: number }> = [];
+    // `last`: a block put back at an older revision than its memory's last version (see mayBeOlder), which that version is.
+    const edits: Array<{ state: ScopeState; rel: string; record: MemoryRecord; previous: Entry | undefined; from: ScopeState | undefined; line: number; last?: MemoryRecord }> = [];
+    const maybeOlder: Array<{ state: ScopeState; rel: string; record: MemoryRecord; previous: Entry | undefined; line: number }> = [];
     const brokenScopes = new Set<string>();
     // Memories with a history in a folder read for the first time, and where: see movedFrom.
     const histories = new Map<string, ScopeState[]>();
@@ -222,6 +233,8 @@ export class Reconciler {
           const from = this.movedFrom(previous, block.record, state, histories);
           if (block.status === 'edited' || from) {
             edits.push({ state, rel: file.rel, record: block.record, previous, from, line: block.line });
+          } else if (mayBeOlder(previous, block.record, state)) {
+            maybeOlder.push({ state, rel: file.rel, record: block.record, previous, line: block.line });
           } else {
             adopted.push({ state, rel: file.rel, record: block.record });
           }
@@ -236,7 +249,18 @@ export class Reconciler {
       }
     }
 
+    // A block older than its memory's last version (put back from backups/, or the whole file replaced by a backup) is
+    // a hand edit of that version, numbered after it, so that version numbers stay unique; else it is taken as it is.
+    for (const item of maybeOlder) {
+      const last = (await this.historyTail(item.state, item.record.id)) ?? item.previous?.record;
+      if (last && last.revision > item.record.revision) edits.push({ ...item, from: undefined, last });
+      else adopted.push(item);
+    }
     for (const { state, rel, record } of adopted) plan.adoptEntry(this.withLogs(state, rel, record));
+    // A file that could not be read before and was not changed since keeps its scope's hand deletions waiting too.
+    for (const { state } of pending) {
+      for (const [rel, layout] of state.files) if (layout.problems.length > 0 && !changedKeys.has(fileKey(state.key, rel))) brokenScopes.add(state.key);
+    }
 
     // Blocks that are gone from changed files were deleted by hand: the memories go now, their histories and
     // vectors once the deletion has held for HAND_DELETE_GRACE_MS (below).
@@ -270,16 +294,15 @@ export class Reconciler {
       plan.put(record, version, vectors.get(record.id), state, rel);
       report.created.push(record.id);
     }
-    for (const { state, rel, record, previous, from, line } of edits) {
+    for (const { state, rel, record, previous, from, line, last } of edits) {
       // A copy older than the block (another store wrote it since) is no `before`: the history is.
       const known = previous && previous.record.revision >= record.revision ? previous : undefined;
-      const before = known?.record ?? (await this.historyTail(from ?? state, record.id)) ?? previous?.record ?? null;
+      const before = last ?? known?.record ?? (await this.historyTail(from ?? state, record.id)) ?? previous?.record ?? null;
       const after: MemoryRecord = { ...record, scope: { ...state.scope }, revision: Math.max(before?.revision ?? 0, record.revision) + 1 };
       // A block moved while no store ran: its history comes from the folder it was left in (a known block's moves along by itself).
       if (from && !previous) plan.moveHistory(from, state, record.id);
-      const reason = from
-        ? `moved by hand to ${state.displayPath}/${rel} (line ${line})`
-        : `edited by hand in ${state.displayPath}/${rel} (line ${line})`;
+      const where = `${state.displayPath}/${rel} (line ${line})`;
+      const reason = from ? `moved by hand to ${where}` : last ? `revision ${record.revision} put back by hand in ${where}` : `edited by hand in ${where}`;
       const fresh = vectors.get(record.id);
       const vector = fresh ?? (needsNewVector(previous, record, state) ? undefined : 'keep');
       plan.put(after, versionOf(before, after, 'edit', reason, nowIso), vector, state, rel);
@@ -337,10 +360,9 @@ export class Reconciler {
    */
   private settleDeletions(plan: Plan, pending: PendingScope[], seen: Set<string>, brokenScopes: Set<string>, nowMs: number): void {
     for (const { state } of pending) {
-      const broken = brokenScopes.has(state.key) || [...state.files.values()].some((layout) => layout.problems.length > 0);
       for (const [id, atMs] of plan.pendingDeletions(state)) {
         if (plan.entry(id)) plan.noteDeletion(state, id, null);
-        else if (!broken && !seen.has(id) && nowMs - atMs >= HAND_DELETE_GRACE_MS) plan.forget(state, id);
+        else if (!brokenScopes.has(state.key) && !seen.has(id) && nowMs - atMs >= HAND_DELETE_GRACE_MS) plan.forget(state, id);
       }
     }
   }
@@ -379,11 +401,14 @@ export class Reconciler {
     });
   }
 
-  /** An entry for a record read from disk, with its logged vector and access time. */
+  /**
+   * An entry for a record read from disk, with its logged vector and access time. A vector made for a later
+   * revision than the block's is another text's (the block was put back from a backup): none, it is embedded again.
+   */
   private withLogs(state: ScopeState, rel: string, record: MemoryRecord): Entry {
     const access = state.access.get(record.id);
     const withAccess = access && access.revision === record.revision ? { ...record, lastAccessedAt: access.at } : record;
-    const vector = state.vectors.get(record.id);
+    const vector = (state.vectorRevisions.get(record.id) ?? 0) <= record.revision ? state.vectors.get(record.id) : undefined;
     return { record: withAccess, vector, norm: vectorNorm(vector), scopeKey: state.key, file: rel, seq: 0 };
   }
 
@@ -414,14 +439,8 @@ export class Reconciler {
   }
 
   private async historyTail(state: ScopeState, id: string): Promise<MemoryRecord | undefined> {
-    try {
-      const text = await fs.readFile(historyFile(state, id), 'utf8');
-      const { versions } = decodeHistory(text);
-      return versions.at(-1)?.after;
-    } catch (error) {
-      if (isMissing(error)) return undefined;
-      throw error;
-    }
+    const text = await readIfExists(historyFile(state, id));
+    return text === undefined ? undefined : decodeHistory(text).versions.at(-1)?.after;
   }
 
   private allProblems(plan: Plan | undefined): FileProblem[] {
@@ -465,6 +484,17 @@ function linkedFile(state: ScopeState, rel: string): ParsedFile {
 /** A file reported as it is, with no block read from it (a link, a file not in UTF-8). */
 function unreadableFile(state: ScopeState, rel: string, line: number, message: string): ParsedFile {
   return { segments: [], problems: [{ path: `${state.displayPath}/${rel}`, line, message }] };
+}
+
+/**
+ * Whether an intact block may be older than its memory's last version (put back from backups/): this process
+ * holds a later revision, or the logs name one (a vector or an access time), or its deletion by hand waits. Cheap
+ * signs, so that only such blocks have their history read (see run); the history decides.
+ */
+function mayBeOlder(previous: Entry | undefined, record: MemoryRecord, state: ScopeState): boolean {
+  if (previous) return previous.record.revision > record.revision;
+  const logged = Math.max(state.vectorRevisions.get(record.id) ?? 0, state.access.get(record.id)?.revision ?? 0);
+  return logged > record.revision || state.deletions.has(record.id);
 }
 
 /** A block's vector is made again when its content or context changed (both go into it), or it has none. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { hasLoneSurrogate, SCOPE_KEYS, type Scope, type ScopeKey } from '@memloom/core';
-import { isMissing, writeFileAtomic, type Durability } from './atomic-file.js';
+import { isMissing, withoutBom, writeFileAtomic, type Durability } from './atomic-file.js';
 import { storeError } from './errors.js';
 
 /** Folder that holds the values of each scope field, in nesting order. */
@@ -158,7 +158,7 @@ function walk(directory: string, scope: Scope, depth: number, found: FoundScope[
 
 function readValueFile(file: string): string | undefined {
   try {
-    return readFileSync(file, 'utf8');
+    return withoutBom(readFileSync(file, 'utf8'));
   } catch {
     return undefined;
   }

@@ -15,6 +15,7 @@ export function newScopeState(root: string, scope: Scope): ScopeState {
     accessLines: 0,
     accessSignature: undefined,
     vectors: new Map(),
+    vectorRevisions: new Map(),
     vectorRecords: -1,
     vectorSignature: undefined,
     vectorSize: 0,

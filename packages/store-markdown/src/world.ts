@@ -47,6 +47,8 @@ export interface ScopeState {
   accessSignature: string | undefined;
   /** The vector log as read: last vector per id. */
   vectors: Map<string, Float32Array>;
+  /** The revision of its memory each vector in `vectors` was made for (a vector kept through an edit of fields only is older). */
+  vectorRevisions: Map<string, number>;
   /** Records in vectors.bin, live or not; -1 when the file must be written anew (missing, other embedder). */
   vectorRecords: number;
   vectorSignature: string | undefined;
@@ -174,7 +176,8 @@ export class Plan {
     if (old && old.scopeKey !== scope.key) {
       this.moveHistory(this.scopeOf(old.scopeKey), scope, record.id);
       if (keptVector) this.vectorRecords.push({ scope, id: record.id, revision: record.revision, vector: keptVector });
-    } else if (vector !== 'keep' && (vector || old?.vector)) {
+    } else if (vector !== 'keep' && (vector || old?.vector || scope.vectors.has(record.id))) {
+      // Without a vector, a tombstone: the log may still hold one made for another text (a block put back at an older revision).
       this.vectorRecords.push({ scope, id: record.id, revision: record.revision, vector });
     }
     if (version) this.versions.push({ scope, id: record.id, version });

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MemloomError, type MemoryChange, type MemoryRecord } from '@memloom/core';
 import { createRecord } from '@memloom/core/testing';
@@ -62,6 +62,30 @@ describe('mustExist', () => {
     await writer.close();
     const reader = createMarkdownStore({ root: parent, mustExist: true });
     await reader.open({ dimension: 4, embedderId: 'test/vectors' });
+    expect((await reader.list({})).map((record) => record.content)).toEqual(['I like tea']);
+    await reader.close();
+  });
+
+  it('refuses an existing folder that holds no store (a plain notes folder, an empty one) and writes nothing in it; Markdown without .memloom/ is read', async () => {
+    const notes = await root();
+    await writeFile(path.join(notes, 'todo.txt'), 'my notes');
+    const empty = await root();
+    for (const folder of [notes, empty]) {
+      const before = await readdir(folder);
+      const store = createMarkdownStore({ root: folder, mustExist: true });
+      for (const attempt of [() => store.list({}), () => store.open({ dimension: 4, embedderId: 'test/vectors' })]) {
+        const error = (await attempt().catch((caught: unknown) => caught)) as MemloomError;
+        expect(error).toMatchObject({ code: 'MISSING_RESOURCE', backend: 'markdown', details: { path: folder, mustExist: true } });
+        expect(error.message).toContain('holds no memloom store (neither .memloom/store.json nor a memory/ folder), and nothing was created');
+      }
+      await store.close();
+      expect(await readdir(folder)).toEqual(before);
+    }
+    // A store kept in git without .memloom/ (or Markdown written by hand) is a store: it is read.
+    const cloned = await root();
+    await mkdir(path.join(cloned, 'memory'));
+    await writeFile(path.join(cloned, 'memory', 'MEMORY.md'), '## 2024-03-01\nI like tea\n');
+    const reader = createMarkdownStore({ root: cloned, mustExist: true });
     expect((await reader.list({})).map((record) => record.content)).toEqual(['I like tea']);
     await reader.close();
   });
@@ -235,6 +259,22 @@ describe('options and the store file', () => {
     await older.open({ dimension: 4, embedderId: 'test/vectors' });
     expect(await older.count({})).toBe(1);
     await older.close();
+  });
+
+  it('reads a store.json and a history saved with a UTF-8 byte order mark as without one', async () => {
+    const folder = await root();
+    const store = createMarkdownStore({ root: folder });
+    await store.open({ dimension: 4, embedderId: 'test/vectors' });
+    await store.apply([createChange(createRecord({ id: 'ok', content: 'a memory', scope: {}, atIso: '2024-03-01T09:00:00.000Z' }, { importance: 1, category: 'fact', type: 'user' }))]);
+    await store.close();
+    for (const file of [path.join(folder, '.memloom', 'store.json'), path.join(folder, 'memory', '.history', 'ok.jsonl')]) {
+      await writeFile(file, `\uFEFF${await readFile(file, 'utf8')}`);
+    }
+    const reopened = createMarkdownStore({ root: folder });
+    expect(await reopened.count({})).toBe(1);
+    await reopened.open({ dimension: 4, embedderId: 'test/vectors' });
+    expect((await reopened.history('ok')).map((version) => version.version)).toEqual([1]);
+    await reopened.close();
   });
 });
 

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createMemory, type MemoryChange, type MemoryRecord } from '@memloom/core';
 import { createFakeClock, createTestEmbedder } from '@memloom/core/testing';
@@ -659,5 +659,77 @@ describe('a file a look catches while an editor saves it in place (truncated, th
     track(reopened);
     expect(await reopened.history('again')).toHaveLength(1);
     expect(existsSync(path.join(store.directoryFor(scope), '.index', 'deleted.log'))).toBe(false);
+  });
+});
+
+describe('a block put back at an older revision (copied back from backups/)', () => {
+  /** A memory at revision 2 (its text updated), and MEMORY.md as it was at revision 1 (the latest backup). */
+  async function updatedOnce(root?: string) {
+    const parts = await rig(root);
+    const added = await parts.memory.add('The user drinks oat flat white.', { scope });
+    const vectorBefore = await parts.store.getVector(added.memory.id);
+    await parts.memory.update(added.memory.id, { content: 'The user drinks black coffee, no sugar.' });
+    const latest = (await backups(parts.store)).at(-1) as string;
+    const older = await readFile(path.join(parts.store.directoryFor(scope), 'backups', latest), 'utf8');
+    expect(older).toContain('"revision":1');
+    return { ...parts, id: added.memory.id, older, vectorBefore };
+  }
+
+  it('is a new version after the last one, with the vector of the text put back, whether the block was seen deleted first or not', async () => {
+    for (const deletedFirst of [true, false]) {
+      const { store, memory, file, id, older, vectorBefore } = await updatedOnce();
+      if (deletedFirst) {
+        const text = await readFile(file, 'utf8');
+        await writeFile(file, text.slice(0, text.indexOf('## ')));
+        expect((await store.sync()).deleted).toEqual([id]);
+      }
+      await writeFile(file, older);
+      expect(await store.sync()).toMatchObject({ created: [], edited: [id], deleted: [] });
+      expect(await store.get(id)).toMatchObject({ content: 'The user drinks oat flat white.', revision: 3 });
+      const history = await store.history(id);
+      expect(history.map((version) => [version.version, version.after.content])).toEqual([
+        [1, 'The user drinks oat flat white.'],
+        [2, 'The user drinks black coffee, no sugar.'],
+        [3, 'The user drinks oat flat white.'],
+      ]);
+      expect(history[2]?.before).toMatchObject({ content: 'The user drinks black coffee, no sugar.', revision: 2 });
+      expect(history[2]?.reason).toMatch(/^revision 1 put back by hand in users\/alice\/memory\/MEMORY\.md \(line \d+\)$/u);
+      // Not the vector of the deleted text (revision 2): the one of the text put back.
+      expect(await store.getVector(id)).toEqual(vectorBefore);
+      await memory.update(id, { content: 'The user drinks tea.' });
+      expect((await store.history(id)).map((version) => version.version)).toEqual([1, 2, 3, 4]);
+    }
+  });
+
+  it('is found by a store opened after the file was replaced while no process ran; without an embedder the stale vector goes', async () => {
+    const root = await tempRoot();
+    const first = await updatedOnce(root);
+    await first.store.close();
+    await writeFile(first.file, first.older);
+
+    // No embedder: the text put back gets no vector for now, and the log keeps none of the deleted text's.
+    const reader = track(createMarkdownStore({ root, clock: first.clock }));
+    expect(await reader.sync()).toMatchObject({ edited: [first.id], unembedded: [first.id] });
+    expect(await reader.get(first.id)).toMatchObject({ content: 'The user drinks oat flat white.', revision: 3 });
+    expect(await reader.getVector(first.id)).toBeUndefined();
+    await reader.close();
+
+    const second = await rig(root);
+    expect(await second.store.sync()).toMatchObject({ edited: [], embedded: 1 });
+    expect(await second.store.getVector(first.id)).toEqual(first.vectorBefore);
+    expect((await second.store.history(first.id)).map((version) => version.version)).toEqual([1, 2, 3]);
+  });
+
+  it('without .history/ (not kept in git) is taken as it is, with a vector of its own text', async () => {
+    const root = await tempRoot();
+    const first = await updatedOnce(root);
+    await first.store.close();
+    await writeFile(first.file, first.older);
+    await rm(path.join(first.store.directoryFor(scope), '.history'), { recursive: true });
+
+    const second = await rig(root);
+    expect(await second.store.sync()).toMatchObject({ edited: [], embedded: 1 });
+    expect(await second.store.get(first.id)).toMatchObject({ content: 'The user drinks oat flat white.', revision: 1 });
+    expect(await second.store.getVector(first.id)).toEqual(first.vectorBefore);
   });
 });

@@ -116,6 +116,13 @@ describe('policy overrides (seed 001)', () => {
     await expect(policy.writeOverrides({ retrieve_limit: -1 } as never, new Date())).rejects.toMatchObject({ code: 'INVALID_INPUT' });
   });
 
+  it('reads an overrides file saved with a UTF-8 byte order mark (as Notepad saves it) as without one', async () => {
+    const policy = await storage();
+    await policy.writeOverrides({ retrieve_limit: 12 }, new Date());
+    await writeFile(policy.file, `\uFEFF${JSON.stringify({ retrieve_limit: 12 }, null, 2)}\n`);
+    expect(await policy.readOverrides()).toEqual({ retrieve_limit: 12 });
+  });
+
   it('is reachable from the store for a scope, in that scope folder', async () => {
     const root = await tempRoot();
     roots.push(root);

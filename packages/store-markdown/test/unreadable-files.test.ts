@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { createMemory, MemloomError } from '@memloom/core';
 import { createFakeClock, createTestEmbedder } from '@memloom/core/testing';
@@ -152,6 +154,66 @@ describe('a Markdown file not saved as UTF-8', () => {
     expect((await store.list({ scope: alice })).map((record) => record.content).sort()).toEqual(contents);
     expect(await store.get(cafe.memory.id)).toMatchObject({ revision: 1 });
   });
+});
+
+describe('a hand deletion in a scope that has a file that cannot be read', () => {
+  it.each(['a daily note saved as UTF-16', 'a daily note that is a symbolic link'])(
+    'waits for %s to change, and reads meanwhile neither take the lock nor warn again',
+    async (kind) => {
+      const warnings: string[] = [];
+      const embedder = createTestEmbedder({ dimension: 16 });
+      const clock = createFakeClock('2024-03-02T09:00:00.000Z');
+      const logger = { warn: (message: string) => void warnings.push(message) };
+      store = createMarkdownStore({ root: await tempRoot(), embedder, clock, lockTimeoutMs: 200, logger });
+      const memory = createMemory({ store, embedder, clock });
+      const alice = { userId: 'alice' };
+      const doomed = await memory.add('Zanzibar is the password hint.', { scope: alice });
+      await memory.add('The user lives in Lyon.', { scope: alice });
+      const directory = store.directoryFor(alice);
+      const note = path.join(directory, '202403', '20240301.md');
+      const noteText = '## 2024-03-01\nWent to the market.\n';
+      await mkdir(path.dirname(note), { recursive: true });
+      const vault = await tempRoot('memloom-md-vault-');
+      if (kind.includes('UTF-16')) {
+        await writeFile(note, Buffer.from(`\ufeff${noteText}`, 'utf16le'));
+      } else {
+        await writeFile(path.join(vault, 'note.md'), noteText);
+        await symlink(path.join(vault, 'note.md'), note);
+      }
+      const file = path.join(directory, 'MEMORY.md');
+      const text = await readFile(file, 'utf8');
+      const start = text.indexOf('## ');
+      await writeFile(file, text.slice(0, start) + text.slice(text.indexOf('## ', start + 3)));
+      const report = await store.sync();
+      expect(report.deleted).toEqual([doomed.memory.id]);
+      expect(report.problems).toEqual([expect.objectContaining({ path: 'users/alice/memory/202403/20240301.md' })]);
+
+      // The wait is over, but the block may be in the note: the history stays. Reads do not look again for it,
+      // so they answer while another process holds the lock (a long write) and warn nothing new.
+      clock.advance(HAND_DELETE_GRACE_MS);
+      warnings.length = 0;
+      const lock = path.join(store.root, '.memloom', 'lock');
+      await mkdir(lock);
+      await writeFile(path.join(lock, 'owner.json'), JSON.stringify({ pid: process.pid, host: os.hostname(), token: 'another-process' }));
+      for (let read = 0; read < 3; read++) expect(await store.count({})).toBe(1);
+      expect(warnings).toEqual([]);
+      await rm(lock, { recursive: true });
+      const history = path.join(directory, '.history', `${doomed.memory.id}.jsonl`);
+      expect(existsSync(history)).toBe(true);
+      // A change elsewhere in the scope is looked at; the deletion still waits for the note.
+      await writeFile(file, `${await readFile(file, 'utf8')}\n## 2024-03-02\nThe user likes chess.\n`);
+      expect((await store.sync()).created).toHaveLength(1);
+      expect(existsSync(history)).toBe(true);
+
+      // The note fixed (saved as UTF-8, the file itself in place of the link): the next read settles the deletion.
+      await rm(note);
+      await writeFile(note, noteText);
+      expect(await store.count({})).toBe(3);
+      expect(existsSync(history)).toBe(false);
+      expect(store.problems()).toEqual([]);
+      await rm(vault, { recursive: true, force: true });
+    },
+  );
 });
 
 describe('a Markdown file that is a symbolic link', () => {

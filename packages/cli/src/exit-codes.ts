@@ -61,7 +61,6 @@ export class UsageError extends Error {
   }
 }
 
-/** Ctrl-C during a long command; the message says how far it got and how to resume. */
 /** The reason the CLI's interrupt signal is aborted with: which signal stopped the command. */
 export class StopSignal extends Error {
   constructor(readonly signal: 'SIGINT' | 'SIGTERM') {
@@ -70,6 +69,7 @@ export class StopSignal extends Error {
   }
 }
 
+/** Ctrl-C during a long command; the message says how far it got and how to resume. */
 export class InterruptedError extends Error {
   constructor(message: string) {
     super(message);

@@ -208,12 +208,15 @@ class MemloomMemory implements Memory {
   /** The vectors of checked adds' content and context (the context only when it moves the vector), in one embedder call. */
   private async embedAdds(adds: readonly CheckedAdd[], signal: AbortSignal | undefined): Promise<AddVectors[]> {
     const withContext = (add: CheckedAdd) => !!add.context && this.config.retrieval.contextWeight > 0;
-    const vectors = await embedChecked(
-      this.embedder,
-      adds.flatMap((add) => (withContext(add) ? [add.text, add.context as string] : [add.text])),
-      'document',
-      signal,
-    );
+    const texts = adds.flatMap((add) => (withContext(add) ? [add.text, add.context as string] : [add.text]));
+    const contexts = new Set<number>();
+    let at = 0;
+    for (const add of adds) {
+      if (withContext(add)) contexts.add(at + 1);
+      at += withContext(add) ? 2 : 1;
+    }
+    // A context's vector is only blended in: zeros there move nothing, and are not refused.
+    const vectors = await embedChecked(this.embedder, texts, 'document', signal, (index) => contexts.has(index));
     let next = 0;
     return adds.map((add) => {
       const vector = vectors[next++] as number[];
@@ -257,7 +260,7 @@ class MemloomMemory implements Memory {
         config: this.config,
         text: this.text,
         generateId: this.generateId,
-        embed: (content) => this.embedOne(content, 'document', options.signal),
+        embed: (text, role) => this.embedOne(text, 'document', options.signal, role === 'context'),
       },
       { text, vector, ...(context ? { context } : {}), ...(contextVector ? { contextVector } : {}), scope, options, atMs },
     );
@@ -572,8 +575,8 @@ class MemloomMemory implements Memory {
     return (await documentVectors(this.embedder, [record], this.config.retrieval.contextWeight))[0] as number[];
   }
 
-  private async embedOne(text: string, purpose: 'document' | 'query', signal?: AbortSignal): Promise<number[]> {
-    return (await embedChecked(this.embedder, [text], purpose, signal))[0] as number[];
+  private async embedOne(text: string, purpose: 'document' | 'query', signal?: AbortSignal, mayBeZero = false): Promise<number[]> {
+    return (await embedChecked(this.embedder, [text], purpose, signal, () => mayBeZero))[0] as number[];
   }
 
   private freshnessFor(memory: MemoryRecord, nowMs: number): string {

@@ -15,8 +15,8 @@ export interface MentionDeps {
   config: EngineConfig;
   text: TextOperations;
   generateId: () => string;
-  /** Embed a document (used when a merge changes the text, or keeps an older context), with the add's signal. */
-  embed: (content: string) => Promise<number[]>;
+  /** Embed a document (a merge's new text, or an older context it keeps), with the add's signal. */
+  embed: (text: string, role: 'content' | 'context') => Promise<number[]>;
 }
 
 export interface MentionInput {
@@ -114,8 +114,8 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
       metadata: { ...nearest.metadata, ...(options.metadata ?? {}) },
       revision: nearest.revision + 1,
     };
-    const contextVector = input.context || !context || contextWeight === 0 ? input.contextVector : await deps.embed(context);
-    const mergedVector = indexed(mergedContent === text ? vector : await deps.embed(mergedContent), contextVector);
+    const contextVector = input.context || !context || contextWeight === 0 ? input.contextVector : await deps.embed(context, 'context');
+    const mergedVector = indexed(mergedContent === text ? vector : await deps.embed(mergedContent, 'content'), contextVector);
     // An abort that came with the model's answer: nothing is written, whatever the merged text.
     options.signal?.throwIfAborted();
     await deps.store.apply([

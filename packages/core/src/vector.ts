@@ -68,7 +68,14 @@ export function assertValidVector(vector: unknown, dimension: number, producer: 
  * `signal` goes to the embedder (`EmbedOptions.signal`); aborted before the
  * call, or while the embedder fails, its reason is thrown instead.
  */
-export async function embedChecked(embedder: Embedder, texts: string[], purpose: 'document' | 'query', signal?: AbortSignal): Promise<number[][]> {
+export async function embedChecked(
+  embedder: Embedder,
+  texts: string[],
+  purpose: 'document' | 'query',
+  signal?: AbortSignal,
+  /** Texts whose vector may be zeros: contexts, which are only blended in (a zero one moves nothing). */
+  mayBeZero: (index: number) => boolean = () => false,
+): Promise<number[][]> {
   signal?.throwIfAborted();
   let vectors: unknown;
   try {
@@ -86,7 +93,7 @@ export async function embedChecked(embedder: Embedder, texts: string[], purpose:
   return vectors.map((vector: unknown, index) => {
     assertValidVector(vector, embedder.dimension, `embedder ${embedder.id}`);
     // No direction to compare: every store's search refuses it, and SQLite will not store it.
-    if (vector.every((value) => value === 0)) {
+    if (!mayBeZero(index) && vector.every((value) => value === 0)) {
       const text = texts[index] as string;
       throw new MemloomError({
         code: 'INVALID_EMBEDDING',
@@ -130,7 +137,8 @@ export async function documentVectors(
     });
   }
   if (texts.length === 0) return [];
-  const vectors = await embedChecked(embedder, texts, 'document', signal);
+  // The contexts come after the contents: a context's vector may be zeros.
+  const vectors = await embedChecked(embedder, texts, 'document', signal, (index) => index >= memories.length);
   return memories.map((_, index) => {
     const content = vectors[index] as number[];
     const at = contextAt.get(index);

@@ -105,6 +105,16 @@ describe('vectors of zeros', () => {
     }
     expect(await memory.count({ scope })).toBe(0);
   });
+
+  it('a context whose vector is zeros is only blended in: the memory is stored, edited and found by its content', async () => {
+    const { memory, store } = rig({ 'I adopted a dog named Rex': axisVector(DIM, 0), '👍': new Array<number>(DIM).fill(0) });
+    const added = await memory.add('I adopted a dog named Rex', { scope, context: '👍' });
+    expect(await store.getVector(added.memory.id)).toEqual(axisVector(DIM, 0));
+    // Restated without a context: the merge keeps the old one, embedded again.
+    expect((await memory.add('I adopted a dog named Rex', { scope })).decision.strategy).toBe('merge_update');
+    await memory.update(added.memory.id, { context: '👍' }, { scope });
+    expect((await memory.search('I adopted a dog named Rex', { scope }))[0]?.memory.id).toBe(added.memory.id);
+  });
 });
 
 describe('what a merge keeps of the memory and takes from the new content', () => {

@@ -68,9 +68,12 @@ export async function createStoreFrom(
       case 'sqlite': {
         const sqlite = await import('@memloom/store-sqlite');
         if (typeof options.path === 'string') return sqlite.createSqliteStore({ ...options, ...existing, path: resolveIn(layer, options.path) });
-        // The embedded default: MEMLOOM_SQLITE_PATH, else .memloom/memory.db, in the working directory.
-        const path = env[sqlite.SQLITE_PATH_ENV]?.trim() || sqlite.DEFAULT_SQLITE_PATH;
-        return sqlite.createSqliteStore({ ...options, ...existing, path: resolveIn(layer, path) });
+        // The embedded default: MEMLOOM_SQLITE_PATH, else .memloom/memory.db, in the working directory. A path
+        // that cannot be a database file is blamed on where it came from.
+        const fromEnv = env[sqlite.SQLITE_PATH_ENV]?.trim();
+        const path = fromEnv || sqlite.DEFAULT_SQLITE_PATH;
+        const pathSource = fromEnv ? `environment variable ${sqlite.SQLITE_PATH_ENV}` : `the default store path (${sqlite.DEFAULT_SQLITE_PATH}, nothing configured)`;
+        return namingSource(pathSource, 'store', async () => sqlite.createSqliteStore({ ...options, ...existing, path: resolveIn(layer, path) }));
       }
       case 'markdown': {
         const markdown = await importOptional(() => import('@memloom/store-markdown'), '@memloom/store-markdown', source);
@@ -80,8 +83,18 @@ export async function createStoreFrom(
       }
       case 'qdrant': {
         const qdrant = await importOptional(() => import('@memloom/store-qdrant'), '@memloom/store-qdrant', source);
-        // The Qdrant variables (QDRANT_URL, QDRANT_API_KEY, MEMLOOM_QDRANT_*) fill in what the configuration leaves out.
-        const fromEnv = qdrant.qdrantOptionsFromEnv({ ...env, MEMLOOM_STORE: 'qdrant' }) ?? {};
+        // The Qdrant variables (QDRANT_URL, QDRANT_API_KEY, MEMLOOM_QDRANT_*) fill in what the configuration leaves out;
+        // only those are read (and checked), so a stale variable for a field the configuration sets is ignored.
+        const configured = (field: string, variable: string) => (options[field] === undefined ? {} : { [variable]: undefined });
+        const unset = {
+          ...configured('url', 'QDRANT_URL'),
+          ...configured('apiKey', 'QDRANT_API_KEY'),
+          ...configured('collection', 'MEMLOOM_QDRANT_COLLECTION'),
+          ...configured('shardNumber', 'MEMLOOM_QDRANT_SHARDS'),
+          ...configured('replicationFactor', 'MEMLOOM_QDRANT_REPLICAS'),
+          ...configured('writeConsistencyFactor', 'MEMLOOM_QDRANT_WRITE_CONSISTENCY'),
+        };
+        const fromEnv = qdrant.qdrantOptionsFromEnv({ ...env, ...unset, MEMLOOM_STORE: 'qdrant' }) ?? {};
         return qdrant.createQdrantStore({ ...fromEnv, ...options });
       }
       case 'memory': {

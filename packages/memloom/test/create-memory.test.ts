@@ -61,6 +61,14 @@ describe('createMemory() defaults', () => {
     const memory = await open({ cwd, env: { MEMLOOM_SQLITE_PATH: 'data/elsewhere.db' } });
     await memory.add('a note', { scope: { userId: 'u1' } });
     expect(existsSync(join(cwd, 'data', 'elsewhere.db'))).toBe(true);
+    // A path that cannot be a database file is blamed on the variable, or on the default location.
+    mkdirSync(join(cwd, 'folder.db'));
+    const variable = await errorOf(createMemory({ cwd, env: { MEMLOOM_SQLITE_PATH: 'folder.db' } }));
+    expect(variable).toMatchObject({ code: 'INVALID_CONFIG', details: { source: 'environment variable MEMLOOM_SQLITE_PATH' } });
+    expect(variable.message).toContain('is a folder');
+    writeFileSync(join(cwd, '.memloom'), 'a file where the default folder goes');
+    const fallback = await errorOf(createMemory({ cwd, env: {} }));
+    expect(fallback.message).toContain('invalid configuration in the default store path (.memloom/memory.db, nothing configured): store: path');
   });
 });
 
@@ -184,6 +192,18 @@ describe('the Qdrant store from the environment', () => {
     const error = await errorOf(createMemory({ cwd, env: { MEMLOOM_STORE: 'qdrant:http://127.0.0.1:1', MEMLOOM_QDRANT_SHARDS: 'x' }, embedder: createTestEmbedder() }));
     expect(error.code).toBe('INVALID_CONFIG');
     expect(error.message).toContain('MEMLOOM_QDRANT_SHARDS');
+    const url = await errorOf(createMemory({ cwd, env: { MEMLOOM_STORE: 'qdrant', QDRANT_URL: 'localhost:6333' }, embedder: createTestEmbedder() }));
+    expect(url).toMatchObject({ code: 'INVALID_CONFIG' });
+    expect(url.message).toContain('QDRANT_URL is not valid');
+  });
+
+  it('ignores a stale Qdrant variable for a field the store setting gives', async () => {
+    writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ store: { type: 'qdrant', url: 'http://127.0.0.1:1', collection: 'team' } }));
+    const env = { QDRANT_URL: 'localhost:6333', MEMLOOM_QDRANT_COLLECTION: 'team memories', MEMLOOM_QDRANT_SHARDS: 'x' };
+    const memory = await open({ cwd, env: { ...env, MEMLOOM_QDRANT_SHARDS: '2' }, embedder: createTestEmbedder() });
+    expect(memory.store.name).toBe('qdrant');
+    // A variable for a field the setting leaves out is still read, and checked.
+    expect((await errorOf(createMemory({ cwd, env, embedder: createTestEmbedder() }))).message).toContain('MEMLOOM_QDRANT_SHARDS');
   });
 });
 

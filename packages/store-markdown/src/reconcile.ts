@@ -423,16 +423,32 @@ export class Reconciler {
     for (let start = 0; start < unique.length; start += EMBED_BATCH) {
       const batch = unique.slice(start, start + EMBED_BATCH);
       // Content and context blended as core does on add, so a rebuilt vector equals the one the Memory wrote.
-      let output: number[][];
+      let output: (number[] | undefined)[];
       try {
         output = await documentVectors(embedder, batch, this.parts.options.contextWeight);
       } catch (error) {
-        // Not a reason to refuse reads and writes: what is left is taken in without a vector, as with no
-        // embedder, and embedded at a later look (the store tries again, see MarkdownFileStore.refresh).
-        report.embedderError = embedError(error, embedder.id);
-        break;
+        if (!MemloomError.hasCode(error, 'INVALID_EMBEDDING')) {
+          // Not a reason to refuse reads and writes: what is left is taken in without a vector, as with no
+          // embedder, and embedded at a later look (the store tries again, see MarkdownFileStore.refresh).
+          report.embedderError = embedError(error, embedder.id);
+          break;
+        }
+        // One text the embedder cannot give a usable vector (zeros, say): the others of the batch are embedded
+        // one by one, and only that block waits without a vector.
+        output = [];
+        for (const record of batch) {
+          try {
+            output.push((await documentVectors(embedder, [record], this.parts.options.contextWeight))[0]);
+          } catch (inner) {
+            report.embedderError = embedError(inner, embedder.id);
+            output.push(undefined);
+          }
+        }
       }
-      batch.forEach((record, index) => vectors.set(record.id, Float32Array.from(output[index] as number[])));
+      batch.forEach((record, index) => {
+        const vector = output[index];
+        if (vector) vectors.set(record.id, Float32Array.from(vector));
+      });
     }
     report.embedded += vectors.size;
     return vectors;

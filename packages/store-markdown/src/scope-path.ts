@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { hasLoneSurrogate, SCOPE_KEYS, type Scope, type ScopeKey } from '@memloom/core';
-import { isMissing, withoutBom, writeFileAtomic, type Durability } from './atomic-file.js';
+import { isMissing, writeFileAtomic, type Durability } from './atomic-file.js';
 import { storeError } from './errors.js';
 
 /** Folder that holds the values of each scope field, in nesting order. */
@@ -156,9 +156,10 @@ function walk(directory: string, scope: Scope, depth: number, found: FoundScope[
   }
 }
 
+/** A scope value as memloom wrote it: read exactly (a value may itself start with U+FEFF, which is no byte order mark here). */
 function readValueFile(file: string): string | undefined {
   try {
-    return withoutBom(readFileSync(file, 'utf8'));
+    return readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }

@@ -203,6 +203,34 @@ describe('an embedder that fails', () => {
     expect(await reopened.getVector(hand!.id)).toHaveLength(16);
     await reopened.close();
   });
+
+  it('one block the embedder gives no usable vector (zeros) waits alone: the others of its batch are embedded', async () => {
+    const root = await tempRoot();
+    const inner = createTestEmbedder({ dimension: 16 });
+    const embedder = {
+      id: 'test/zeros-for-no-words',
+      dimension: 16,
+      embed: async (texts: string[]) => {
+        const vectors = await inner.embed(texts);
+        return texts.map((text, index) => (/[a-z]/iu.test(text) ? (vectors[index] as number[]) : new Array<number>(16).fill(0)));
+      },
+    };
+    const store = createMarkdownStore({ root, embedder });
+    const directory = store.directoryFor(alice);
+    await mkdir(directory, { recursive: true });
+    await writeFile(path.join(directory, 'MEMORY.md'), '# Memory\n\n## 2024-03-01\nThe user lives in Lyon.\n\n## 2024-03-01\n🙂\n\n## 2024-03-01\nThe user likes chess.\n');
+    await store.open({ embedderId: embedder.id, dimension: 16 });
+    const records = await store.list({ scope: alice });
+    expect(records).toHaveLength(3);
+    for (const record of records) expect((await store.getVector(record.id))?.length, record.content).toBe(record.content === '🙂' ? undefined : 16);
+    const smiley = records.find((record) => record.content === '🙂');
+    const report = await store.sync();
+    expect(report.unembedded).toEqual([smiley!.id]);
+    expect(report.embedderError?.message).toContain('a vector of zeros');
+    const [query] = await inner.embed(['The user lives in Lyon.']);
+    expect((await store.vectorSearch({ vector: query!, limit: 1 }))[0]?.memory.content).toBe('The user lives in Lyon.');
+    await store.close();
+  });
 });
 
 describe('the vector log', () => {

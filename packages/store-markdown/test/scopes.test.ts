@@ -80,6 +80,12 @@ describe('scope values as folder names', () => {
     store = createMarkdownStore({ root });
     expect((await store.list({ scope: { userId: long } })).map((memory) => memory.id)).toEqual(['long-1']);
     expect((await store.get('long-2'))?.scope).toEqual({ userId: longer });
+    // A long value that starts with U+FEFF keeps it: in the folder's value file it is no byte order mark.
+    const marked = `\uFEFF${'x'.repeat(150)}`;
+    await store.apply([put(record('marked-1', marked))]);
+    await store.close();
+    store = createMarkdownStore({ root });
+    expect((await store.list({ scope: { userId: marked } })).map((memory) => memory.id)).toEqual(['marked-1']);
   });
 
   it('writes every scope inside the root, whatever the value', async () => {

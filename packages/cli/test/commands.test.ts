@@ -758,9 +758,19 @@ describe('export, import, reindex', () => {
     expect((await cli('list')).code).toBe(EXIT_CODES.CONFIG); // still configured for lexical
     const search = await run(dir, ['search', 'bees', '--json'], { env: { MEMLOOM_EMBEDDER: 'use-lite' } });
     expect(json(search)[0].memory.content).toBe('Bob keeps bees');
+    // A Markdown store cannot re-index in place: it says how it moves to another embedder.
+    expect((await cli('add', 'I keep notes', '--store', 'markdown:./md')).code).toBe(0);
     const markdown = await cli('reindex', 'use-lite', '--store', 'markdown:./md');
     expect(markdown.code).toBe(EXIT_CODES.CONFIG);
-    expect(markdown.stderr).toContain('cannot re-index in place');
-    expect(markdown.stderr).toContain('delete its .memloom/store.json, then run any command with the new embedder');
+    expect(markdown.stderr).toContain("delete the store's .memloom/store.json to embed every memory again from the Markdown");
+    const same = await cli('reindex', 'lexical', '--store', 'markdown:./md');
+    expect(same.code).toBe(EXIT_CODES.CONFIG);
+    expect(same.stderr).toContain('cannot re-index in place');
+    expect(same.stderr).toContain('delete its .memloom/store.json, then run any command with the new embedder');
+    // A Markdown folder that does not exist is named, not answered with how to move it.
+    const missing = await cli('reindex', 'lexical', '--store', 'markdown:./no-such-notes');
+    expect(missing.code).toBe(EXIT_CODES.CONFIG);
+    expect(missing.stderr).toContain(`no store at ${join(dir, 'no-such-notes')}`);
+    expect(missing.stderr).not.toContain('cannot re-index in place');
   });
 });

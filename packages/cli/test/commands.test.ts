@@ -772,5 +772,10 @@ describe('export, import, reindex', () => {
     expect(missing.code).toBe(EXIT_CODES.CONFIG);
     expect(missing.stderr).toContain(`no store at ${join(dir, 'no-such-notes')}`);
     expect(missing.stderr).not.toContain('cannot re-index in place');
+    // Other stores that cannot re-index are refused without being opened: Qdrant is not contacted.
+    const qdrant = await cli('reindex', 'lexical', '--store', 'qdrant:http://127.0.0.1:1');
+    expect(qdrant.code).toBe(EXIT_CODES.CONFIG);
+    expect(qdrant.stderr).toContain('cannot re-index in place');
+    expect(qdrant.stderr).not.toContain('fetch failed');
   });
 });

@@ -98,6 +98,8 @@ export async function embedChecked(
       throw new MemloomError({
         code: 'INVALID_EMBEDDING',
         message: `embedder ${embedder.id} returned a vector of zeros for ${JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text)}: it has no direction to compare`,
+        // One text's answer, not a broken embedder: a caller embedding many may leave this one out and go on.
+        details: { zeros: true },
       });
     }
     return Array.from(vector);

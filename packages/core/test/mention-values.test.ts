@@ -107,12 +107,16 @@ describe('vectors of zeros', () => {
   });
 
   it('a context whose vector is zeros is only blended in: the memory is stored, edited and found by its content', async () => {
-    const { memory, store } = rig({ 'I adopted a dog named Rex': axisVector(DIM, 0), '👍': new Array<number>(DIM).fill(0) });
+    const { memory, store } = rig({ 'I adopted a dog named Rex': axisVector(DIM, 0), '👍': new Array<number>(DIM).fill(0), '🐶': new Array<number>(DIM).fill(0) });
     const added = await memory.add('I adopted a dog named Rex', { scope, context: '👍' });
     expect(await store.getVector(added.memory.id)).toEqual(axisVector(DIM, 0));
     // Restated without a context: the merge keeps the old one, embedded again.
     expect((await memory.add('I adopted a dog named Rex', { scope })).decision.strategy).toBe('merge_update');
-    await memory.update(added.memory.id, { context: '👍' }, { scope });
+    // An edit to another context whose vector is zeros embeds it, and keeps the content's vector.
+    await memory.update(added.memory.id, { context: '🐶' }, { scope });
+    expect(await store.getVector(added.memory.id)).toEqual(axisVector(DIM, 0));
+    await memory.restore(added.memory.id, 1, { scope });
+    expect(await store.getVector(added.memory.id)).toEqual(axisVector(DIM, 0));
     expect((await memory.search('I adopted a dog named Rex', { scope }))[0]?.memory.id).toBe(added.memory.id);
   });
 });

@@ -73,7 +73,15 @@ export async function createStoreFrom(
         const fromEnv = env[sqlite.SQLITE_PATH_ENV]?.trim();
         const path = fromEnv || sqlite.DEFAULT_SQLITE_PATH;
         const pathSource = fromEnv ? `environment variable ${sqlite.SQLITE_PATH_ENV}` : `the default store path (${sqlite.DEFAULT_SQLITE_PATH}, nothing configured)`;
-        return namingSource(pathSource, 'store', async () => sqlite.createSqliteStore({ ...options, ...existing, path: resolveIn(layer, path) }));
+        try {
+          return sqlite.createSqliteStore({ ...options, ...existing, path: resolveIn(layer, path) });
+        } catch (error) {
+          // Only an error about the path itself (it names it in its details) comes from there; any other option
+          // error is the store setting's, named by the layer below.
+          const aboutPath = MemloomError.hasCode(error, 'INVALID_OPTIONS') && typeof (error.details as { path?: unknown } | undefined)?.path === 'string';
+          if (!aboutPath) throw error;
+          return namingSource(pathSource, 'store', () => Promise.reject(error));
+        }
       }
       case 'markdown': {
         const markdown = await importOptional(() => import('@memloom/store-markdown'), '@memloom/store-markdown', source);
@@ -86,7 +94,10 @@ export async function createStoreFrom(
         // The Qdrant variables (QDRANT_URL, QDRANT_API_KEY, MEMLOOM_QDRANT_*) fill in what the configuration leaves out;
         // only those are read (and checked), so a stale variable for a field the configuration sets is ignored.
         const configured = (field: string, variable: string) => (options[field] === undefined ? {} : { [variable]: undefined });
+        // A client given in the setting makes the URL and key unused.
+        const withClient = options.client === undefined ? {} : { QDRANT_URL: undefined, QDRANT_API_KEY: undefined };
         const unset = {
+          ...withClient,
           ...configured('url', 'QDRANT_URL'),
           ...configured('apiKey', 'QDRANT_API_KEY'),
           ...configured('collection', 'MEMLOOM_QDRANT_COLLECTION'),

@@ -69,6 +69,11 @@ describe('createMemory() defaults', () => {
     writeFileSync(join(cwd, '.memloom'), 'a file where the default folder goes');
     const fallback = await errorOf(createMemory({ cwd, env: {} }));
     expect(fallback.message).toContain('invalid configuration in the default store path (.memloom/memory.db, nothing configured): store: path');
+    // Any other store option is the setting's, not the path's.
+    rmSync(join(cwd, '.memloom'));
+    writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ store: { type: 'sqlite', busyTimeoutMs: -5 } }));
+    const option = await errorOf(createMemory({ cwd, env: { MEMLOOM_SQLITE_PATH: 'data/other.db' } }));
+    expect(option.message).toContain(`invalid configuration in ${join(cwd, 'memloom.config.json')}: store: busyTimeoutMs`);
   });
 });
 
@@ -202,6 +207,10 @@ describe('the Qdrant store from the environment', () => {
     const env = { QDRANT_URL: 'localhost:6333', MEMLOOM_QDRANT_COLLECTION: 'team memories', MEMLOOM_QDRANT_SHARDS: 'x' };
     const memory = await open({ cwd, env: { ...env, MEMLOOM_QDRANT_SHARDS: '2' }, embedder: createTestEmbedder() });
     expect(memory.store.name).toBe('qdrant');
+    // A client given in the setting makes QDRANT_URL unused: a stale one is not checked.
+    const client = { getCollections: async () => ({ collections: [] }) };
+    const withClient = await open({ cwd, configFile: false, env: { QDRANT_URL: 'localhost:6333' }, store: { type: 'qdrant', client } as never, embedder: createTestEmbedder() });
+    expect(withClient.store.name).toBe('qdrant');
     // A variable for a field the setting leaves out is still read, and checked.
     expect((await errorOf(createMemory({ cwd, env, embedder: createTestEmbedder() }))).message).toContain('MEMLOOM_QDRANT_SHARDS');
   });

@@ -420,27 +420,30 @@ export class Reconciler {
     if (!embedder || (this.header && (this.header.embedderId !== embedder.id || this.header.dimension !== embedder.dimension))) {
       return vectors;
     }
-    for (let start = 0; start < unique.length; start += EMBED_BATCH) {
+    // One text the embedder gives a vector of zeros (core's INVALID_EMBEDDING with details.zeros) is that text's
+    // answer: its batch is embedded one by one, and only that block waits without a vector. Any other failure
+    // (the embedder down, wrong dimensions) stops the look: what is left is taken in without a vector, as with no
+    // embedder, and embedded at a later look (the store tries again, see MarkdownFileStore.refresh).
+    const zeros = (error: unknown) => MemloomError.hasCode(error, 'INVALID_EMBEDDING') && (error.details as { zeros?: unknown } | undefined)?.zeros === true;
+    const embedBatch = (batch: MemoryRecord[]) => documentVectors(embedder, batch, this.parts.options.contextWeight);
+    embedding: for (let start = 0; start < unique.length; start += EMBED_BATCH) {
       const batch = unique.slice(start, start + EMBED_BATCH);
       // Content and context blended as core does on add, so a rebuilt vector equals the one the Memory wrote.
       let output: (number[] | undefined)[];
       try {
-        output = await documentVectors(embedder, batch, this.parts.options.contextWeight);
+        output = await embedBatch(batch);
       } catch (error) {
-        if (!MemloomError.hasCode(error, 'INVALID_EMBEDDING')) {
-          // Not a reason to refuse reads and writes: what is left is taken in without a vector, as with no
-          // embedder, and embedded at a later look (the store tries again, see MarkdownFileStore.refresh).
-          report.embedderError = embedError(error, embedder.id);
-          break;
-        }
-        // One text the embedder cannot give a usable vector (zeros, say): the others of the batch are embedded
-        // one by one, and only that block waits without a vector.
+        report.embedderError = embedError(error, embedder.id);
+        if (!zeros(error)) break;
         output = [];
         for (const record of batch) {
           try {
-            output.push((await documentVectors(embedder, [record], this.parts.options.contextWeight))[0]);
+            output.push((await embedBatch([record]))[0]);
           } catch (inner) {
-            report.embedderError = embedError(inner, embedder.id);
+            if (!zeros(inner)) {
+              report.embedderError = embedError(inner, embedder.id);
+              break embedding;
+            }
             output.push(undefined);
           }
         }

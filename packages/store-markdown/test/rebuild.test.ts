@@ -230,6 +230,22 @@ describe('an embedder that fails', () => {
     const [query] = await inner.embed(['The user lives in Lyon.']);
     expect((await store.vectorSearch({ vector: query!, limit: 1 }))[0]?.memory.content).toBe('The user lives in Lyon.');
     await store.close();
+
+    // An embedder that is broken for every text (the wrong dimension) is asked once per look, not once per block.
+    let calls = 0;
+    const broken = { id: embedder.id, dimension: 16, embed: async (texts: string[]) => (calls++, texts.map(() => new Array<number>(8).fill(0.5))) };
+    const many = createMarkdownStore({ root: await tempRoot(), embedder: broken });
+    const manyDirectory = many.directoryFor(alice);
+    await mkdir(manyDirectory, { recursive: true });
+    const blocks = Array.from({ length: 100 }, (_, index) => `## 2024-03-01\nThe user keeps note ${index}.\n`).join('\n');
+    await writeFile(path.join(manyDirectory, 'MEMORY.md'), `# Memory\n\n${blocks}`);
+    await many.open({ embedderId: broken.id, dimension: 16 });
+    expect(await many.count({ scope: alice })).toBe(100);
+    expect(calls).toBe(1);
+    const manyReport = await many.sync();
+    expect(manyReport.embedderError?.message).toContain('a vector of dimension 8');
+    expect(calls).toBe(2);
+    await many.close();
   });
 });
 

@@ -28,9 +28,10 @@ export const reindexCommand: CommandSpec = {
     await withMemory(
       context,
       async ({ memory, resolved }) => {
-        // A store that cannot re-index (Markdown) is opened first, so that a missing one is named (MISSING_RESOURCE)
-        // before the refusal, and an existing one says how it changes embedder.
-        if (!memory.store.capabilities.reindex) await memory.count();
+        // A Markdown store, which cannot re-index, is opened first, so that a missing one is named (MISSING_RESOURCE)
+        // before the refusal, and an existing one says how it changes embedder. (Other stores that cannot are
+        // refused without being opened: a Qdrant collection is neither contacted nor made.)
+        if (memory.store.name === 'markdown' && !memory.store.capabilities.reindex) await memory.count();
         const progress = context.progress(`reindex ${memory.embedder.id}`);
         let last = { done: 0, total: 0 };
         let report;

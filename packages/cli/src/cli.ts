@@ -239,9 +239,10 @@ function hintFor(error: MemloomError): string | undefined {
       return '"memloom list" shows the memories and their ids (add --user/--agent/--session for a scope).';
     case 'MISSING_RESOURCE':
       // A store opened by a command that only reads: say where it was looked for and how to make it.
-      return error.details.mustExist === true
-        ? 'Commands that only read never create a store. If the path is right, "memloom add", "memloom import" or "memloom init" creates it; otherwise check --store, MEMLOOM_STORE, MEMLOOM_SQLITE_PATH and the configuration file.'
-        : undefined;
+      if (error.details.mustExist !== true) return undefined;
+      return error.backend === 'qdrant'
+        ? 'Commands that only read never create a store. If the collection and the URL are right, "memloom add", "memloom import" or "memloom init" creates the collection; otherwise check --store, MEMLOOM_STORE, QDRANT_URL, MEMLOOM_QDRANT_COLLECTION and the configuration file.'
+        : 'Commands that only read never create a store. If the path is right, "memloom add", "memloom import" or "memloom init" creates it; otherwise check --store, MEMLOOM_STORE, MEMLOOM_SQLITE_PATH and the configuration file.';
     case 'CONFLICT':
       // An import's conflict says itself what to do (--on-conflict); running it again would meet it again.
       return error.backend === 'cli' ? undefined : 'Someone changed the memory meanwhile; run the command again.';

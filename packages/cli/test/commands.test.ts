@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -274,6 +275,41 @@ describe('commands that only read never create a store', () => {
     expect(json(await cli('search', 'tea', '--json'))[0].memory.content).toBe('I drink tea');
     expect((await cli('maintain', '--store', 'sqlite:./maintained.db')).code).toBe(0);
     expect(existsSync(join(dir, 'maintained.db'))).toBe(true);
+  });
+
+  it('a Qdrant collection that does not exist is exit 4 naming it and the URL; the server is asked to create nothing', async () => {
+    // A stand-in server (not a Qdrant): the client's version check is answered, no collection exists, the rest is refused.
+    const requests: string[] = [];
+    const server = createHttpServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        if (request.url !== '/') requests.push(`${request.method} ${request.url}`);
+        const answer = request.url === '/' ? { title: 'qdrant', version: '1.18.0' } : request.url?.endsWith('/exists') ? { result: { exists: false }, status: 'ok', time: 0 } : undefined;
+        response.writeHead(answer ? 200 : 400, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(answer ?? { status: { error: 'refused by the test' } }));
+      });
+    });
+    await new Promise<void>((resolvePromise) => server.listen(0, '127.0.0.1', resolvePromise));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      const env = { env: { MEMLOOM_QDRANT_COLLECTION: 'teem' } };
+      for (const args of READS.filter(([command]) => command !== 'reindex')) {
+        const result = await run(dir, [...args, '--store', `qdrant:${url}`], env);
+        expect(result.code, args[0]).toBe(EXIT_CODES.CONFIG);
+        expect(result.stderr, args[0]).toContain(`memloom: [qdrant] no store at ${url}: the collection "teem" does not exist, and nothing was created`);
+        expect(result.stderr, args[0]).toContain('If the collection and the URL are right, "memloom add", "memloom import" or "memloom init" creates the collection');
+        expect(result.stderr, args[0]).toContain('MEMLOOM_QDRANT_COLLECTION');
+      }
+      const flagged = await run(dir, ['list', '--store', `qdrant:${url}`, '--json'], env);
+      expect(JSON.parse(flagged.stderr).error).toMatchObject({ code: 'MISSING_RESOURCE', details: { collection: 'teem', url, mustExist: true } });
+      expect(requests).toContain('GET /collections/teem/exists');
+      expect(requests.filter((request) => !request.startsWith('GET '))).toEqual([]);
+      // A command that writes asks for the collection as before (the stand-in refuses it).
+      await run(dir, ['add', 'I drink tea', '--store', `qdrant:${url}`], env);
+      expect(requests).toContain('PUT /collections/teem');
+    } finally {
+      server.close();
+    }
   });
 
   it('with nothing configured, the default store not made yet reads as an empty store, and is not made', async () => {

@@ -49,7 +49,7 @@ export function parseEmbedderConfig(config: EmbedderConfig, source: string): Emb
 /**
  * Build the store a layer asks for, importing its package only when it is used.
  * `contextWeight` is the Memory's `retrieval.contextWeight`, for stores that embed by themselves (Markdown).
- * `mustExist` opens a SQLite file or a Markdown folder only if it exists (MISSING_RESOURCE otherwise, nothing created).
+ * `mustExist` opens a SQLite file, a Markdown folder or a Qdrant collection only if it exists (MISSING_RESOURCE otherwise, nothing created).
  */
 export async function createStoreFrom(
   layer: ConfigLayer,
@@ -60,7 +60,7 @@ export async function createStoreFrom(
   const source = sourceOf(layer, 'store');
   const config = parseStoreConfig(layer.config.store ?? 'sqlite', source);
   const { type, ...options } = config as StoreObject & Record<string, unknown>;
-  // The file stores take it over what the configuration says; the others have nothing to find.
+  // The persistent stores take it over what the configuration says; memory: has nothing to find.
   const existing = mustExist ? { mustExist: true } : {};
   // Each factory validates its own options; its error is re-raised naming where they came from.
   return namingSource(source, 'store', async () => {
@@ -106,7 +106,7 @@ export async function createStoreFrom(
           ...configured('writeConsistencyFactor', 'MEMLOOM_QDRANT_WRITE_CONSISTENCY'),
         };
         const fromEnv = qdrant.qdrantOptionsFromEnv({ ...env, ...unset, MEMLOOM_STORE: 'qdrant' }) ?? {};
-        return qdrant.createQdrantStore({ ...fromEnv, ...options });
+        return qdrant.createQdrantStore({ ...fromEnv, ...options, ...existing });
       }
       case 'memory': {
         const { createInMemoryStore } = await import('@memloom/core/testing');

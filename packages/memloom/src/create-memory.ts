@@ -29,10 +29,12 @@ export interface MemloomOptions extends Partial<Omit<CreateMemoryOptions, 'store
   env?: Record<string, string | undefined> | false;
   /**
    * Open the configured (or default) store only if it exists already: a missing SQLite file or
-   * Markdown folder is MISSING_RESOURCE naming the path (`details: { path, mustExist: true }`), and
-   * nothing is created. For tools that only read, so that a mistyped path leaves no empty store
-   * behind (the CLI's read commands). No effect on Qdrant, `memory:` or a store object.
-   * @default false (a missing file or folder is created)
+   * Markdown folder is MISSING_RESOURCE naming the path (`details: { path, mustExist: true }`), a
+   * missing Qdrant collection MISSING_RESOURCE naming it and the URL (`details: { collection, url,
+   * mustExist: true }`), and nothing is created. For tools that only read, so that a mistyped path
+   * or collection leaves no empty store behind (the CLI's read commands). No effect on `memory:` or
+   * a store object.
+   * @default false (a missing file, folder or collection is created)
    */
   mustExist?: boolean;
 }

@@ -148,33 +148,39 @@ describe('createMemory() by configuration', () => {
   });
 });
 
+/**
+ * A stand-in Qdrant server (not a Qdrant) that records what the store asks: the client's version
+ * check at / is answered, no collection exists, and everything else is refused.
+ */
+async function standInQdrant(): Promise<{ url: string; requests: string[]; close: () => void }> {
+  const requests: string[] = [];
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => {
+      if (request.url === '/') {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ title: 'qdrant - vector search engine', version: '1.17.0' }));
+        return;
+      }
+      requests.push(`${request.method} ${request.url} ${body}`);
+      if (request.url?.endsWith('/exists')) {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ result: { exists: false }, status: 'ok', time: 0 }));
+        return;
+      }
+      response.writeHead(400, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ status: { error: 'refused by the test' } }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, close: () => server.close() };
+}
+
 describe('the Qdrant store from the environment', () => {
   it('takes QDRANT_URL, MEMLOOM_QDRANT_COLLECTION and MEMLOOM_QDRANT_SHARDS for what the store setting leaves out', async () => {
-    // A stand-in server that records what the store asks and refuses it all.
-    const requests: string[] = [];
-    const server = createServer((request, response) => {
-      let body = '';
-      request.on('data', (chunk) => (body += chunk));
-      request.on('end', () => {
-        // The client's version check at / is answered, the collection does not exist, and everything else is refused.
-        if (request.url === '/') {
-          response.writeHead(200, { 'content-type': 'application/json' });
-          response.end(JSON.stringify({ title: 'qdrant - vector search engine', version: '1.17.0' }));
-          return;
-        }
-        requests.push(`${request.method} ${request.url} ${body}`);
-        if (request.url?.endsWith('/exists')) {
-          response.writeHead(200, { 'content-type': 'application/json' });
-          response.end(JSON.stringify({ result: { exists: false }, status: 'ok', time: 0 }));
-          return;
-        }
-        response.writeHead(400, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ status: { error: 'refused by the test' } }));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { url, requests, close } = await standInQdrant();
     try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const env = { MEMLOOM_STORE: 'qdrant', QDRANT_URL: url, MEMLOOM_QDRANT_COLLECTION: 'team', MEMLOOM_QDRANT_SHARDS: '3' };
       const memory = await open({ cwd, env, embedder: createTestEmbedder() });
       expect(memory.store.name).toBe('qdrant');
@@ -189,7 +195,7 @@ describe('the Qdrant store from the environment', () => {
       await errorOf(other.count());
       expect(requests.length).toBe(before);
     } finally {
-      server.close();
+      close();
     }
   });
 
@@ -246,6 +252,24 @@ describe('mustExist: open the store only if it exists', () => {
     // A store kept in memory has nothing to find.
     expect(await (await open({ cwd, configFile: false, env: {}, store: 'memory:', mustExist: true })).count()).toBe(0);
     expect((await errorOf(createMemory({ cwd, configFile: false, env: {}, mustExist: 'yes' as never }))).code).toBe('INVALID_OPTIONS');
+  });
+
+  it('refuses a missing Qdrant collection with MISSING_RESOURCE naming it and the URL; nothing is created on the server', async () => {
+    const { url, requests, close } = await standInQdrant();
+    try {
+      const env = { MEMLOOM_STORE: `qdrant:${url}`, MEMLOOM_QDRANT_COLLECTION: 'teem' };
+      const reader = await open({ cwd, configFile: false, env, embedder: createTestEmbedder(), mustExist: true });
+      const error = await errorOf(reader.count());
+      expect(error).toMatchObject({ code: 'MISSING_RESOURCE', backend: 'qdrant', details: { collection: 'teem', url, mustExist: true } });
+      expect(requests).toContain('GET /collections/teem/exists ');
+      expect(requests.filter((request) => !request.startsWith('GET '))).toEqual([]);
+      // Without it, the collection is created as before (the stand-in refuses, after the request was made).
+      const writer = await open({ cwd, configFile: false, env, embedder: createTestEmbedder() });
+      await errorOf(writer.count());
+      expect(requests.some((request) => request.startsWith('PUT /collections/teem '))).toBe(true);
+    } finally {
+      close();
+    }
   });
 });
 

@@ -8,6 +8,8 @@ export interface Backend {
   readonly call: QdrantCall;
   readonly options: ResolvedQdrantStoreOptions;
   readonly collection: string;
+  /** The server the store's own client connects to; undefined for a client given ready-made (it has its own). */
+  readonly url: string | undefined;
 }
 
 export type PointRecord = Schemas['Record'];

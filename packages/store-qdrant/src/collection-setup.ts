@@ -10,9 +10,10 @@ export const MIN_SERVER_VERSION = [1, 17, 0] as const;
 
 /**
  * Make the collection ready for vectors of this dimension from this embedder:
- * create it when missing; refuse one of another dimension, distance or
- * embedder, or with a payload index of another type, before writing
- * anything; add missing payload indexes.
+ * create it when missing (unless `mustExist`: then MISSING_RESOURCE, nothing
+ * created); refuse one of another dimension, distance or embedder, or with a
+ * payload index of another type, before writing anything; add missing payload
+ * indexes.
  */
 export async function prepareCollection(backend: Backend, open: StoreOpenOptions): Promise<void> {
   const { client, call, collection, options } = backend;
@@ -20,6 +21,7 @@ export async function prepareCollection(backend: Backend, open: StoreOpenOptions
 
   let info = await readCollection(backend);
   if (!info) {
+    if (options.mustExist) throw missingCollection(backend);
     try {
       await call('create collection', () => client.createCollection(collection, collectionConfig(backend, open.dimension)));
     } catch (error) {
@@ -183,6 +185,17 @@ async function checkServerVersion(backend: Backend): Promise<void> {
       });
     }
   }
+}
+
+/** mustExist and no such collection: say which one, on which server, and that nothing was made. */
+function missingCollection({ collection, url }: Backend): MemloomError {
+  const where = url === undefined ? 'on the server of the given client' : `at ${url}`;
+  return new MemloomError({
+    code: 'MISSING_RESOURCE',
+    backend: 'qdrant',
+    message: `no store ${where}: the collection "${collection}" does not exist, and nothing was created (mustExist). Check the collection name and the URL, or create the store by opening it without mustExist`,
+    details: { collection, ...(url === undefined ? {} : { url }), mustExist: true },
+  });
 }
 
 function corrupt(collection: string, what: string): MemloomError {

@@ -47,6 +47,14 @@ export interface QdrantStoreOptions {
   apiKey?: string;
   /** Collection holding memories, their versions and one metadata point. @default 'memloom' */
   collection?: string;
+  /**
+   * Open the collection only if it exists: a missing one is MISSING_RESOURCE naming the
+   * collection and the URL (`details: { collection, url, mustExist: true }`; no `url` with a given
+   * `client`, which has its own), and nothing is created on the server. For tools that only read, so that a misspelt collection leaves no empty
+   * one behind (the `memloom` CLI's read commands).
+   * @default false (a missing collection is created)
+   */
+  mustExist?: boolean;
   /** A ready client (e.g. a `QdrantClient` with custom headers, or a test double). @default a new QdrantClient({ url, apiKey, timeout }) */
   client?: QdrantClientLike;
   /** Per-request timeout of the client this store creates, in milliseconds. @default 30000 */
@@ -94,6 +102,7 @@ const optionsSchema = z.strictObject({
   url: z.url({ protocol: /^https?$/ }).default('http://localhost:6333'),
   apiKey: z.string().min(1).optional(),
   collection: z.string().regex(COLLECTION_NAME, 'letters, digits, _ and - only').default('memloom'),
+  mustExist: z.boolean().default(false),
   client: z.custom<QdrantClientLike>((value) => typeof value === 'object' && value !== null, 'must be a client object').optional(),
   // At most the longest timer Node keeps: a longer one fires at once.
   timeoutMs: z.number().int().positive().max(MAX_TIMEOUT_MS).default(30_000),

@@ -46,8 +46,9 @@ export function createQdrantStore(options: QdrantStoreOptions = {}): MemoryStore
   const resolved = resolveOptions(options);
   const client = resolved.client ?? createClient({ url: resolved.url, apiKey: resolved.apiKey, timeoutMs: resolved.timeoutMs });
   // The URL is named when the server cannot be reached; a client given ready-made has its own.
-  const call = createCaller(resolved.retry, resolved.collection, resolved.client ? undefined : resolved.url);
-  return new QdrantStore({ client, call, options: resolved, collection: resolved.collection });
+  const url = resolved.client ? undefined : resolved.url;
+  const call = createCaller(resolved.retry, resolved.collection, url);
+  return new QdrantStore({ client, call, options: resolved, collection: resolved.collection, url });
 }
 
 type OrderKey = NonNullable<ListQuery['orderBy']>;

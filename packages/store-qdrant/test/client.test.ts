@@ -1,3 +1,4 @@
+import { MemloomError } from '@memloom/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createQdrantStore } from '../src/index.js';
 
@@ -65,5 +66,30 @@ describe('a 429 answer through the real client', () => {
     const store = createQdrantStore({ url: 'http://localhost:6333', retry: { sleep: async (ms) => void sleeps.push(ms), random: () => 0 } });
     expect(await store.count({})).toBe(3);
     expect(sleeps).toEqual([1000]);
+  });
+});
+
+describe('mustExist through the real client', () => {
+  it('a missing collection is MISSING_RESOURCE naming it and the URL; only reads are sent', async () => {
+    const requests: string[] = [];
+    vi.stubGlobal('fetch', async (url: string, init?: RequestInit) => {
+      const path = new URL(url).pathname;
+      requests.push(`${init?.method ?? 'GET'} ${path}`);
+      if (path === '/') return json({ title: 'qdrant - vector search engine', version: '1.18.0' });
+      if (path === '/collections/teem/exists') return json({ result: { exists: false }, status: 'ok', time: 0 });
+      return json({ status: { error: 'refused by the test' }, time: 0 }, 400);
+    });
+    const store = createQdrantStore({ url: 'http://qdrant.internal:6333', collection: 'teem', mustExist: true, retry: { attempts: 1 } });
+    const error = await store.open({ dimension: 8, embedderId: 'test/embedder' }).then(
+      () => undefined,
+      (caught: unknown) => caught as MemloomError,
+    );
+    expect(MemloomError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'MISSING_RESOURCE', details: { collection: 'teem', url: 'http://qdrant.internal:6333', mustExist: true } });
+    expect(error?.message).toBe(
+      '[memloom] [qdrant] no store at http://qdrant.internal:6333: the collection "teem" does not exist, and nothing was created (mustExist). Check the collection name and the URL, or create the store by opening it without mustExist',
+    );
+    expect(requests).toContain('GET /collections/teem/exists');
+    expect(requests.filter((request) => !request.startsWith('GET '))).toEqual([]);
   });
 });

@@ -121,6 +121,42 @@ describe('open: a missing collection', () => {
   });
 });
 
+describe('open with mustExist', () => {
+  it('refuses a missing collection with MISSING_RESOURCE naming it, and asks the server to create nothing', async () => {
+    const fake = scriptedClient({ collectionExists: () => ({ exists: false }) });
+    const error = await createQdrantStore({ client: fake.client, collection: 'teem', mustExist: true }).open(OPEN).then(
+      () => undefined,
+      (caught: unknown) => caught as MemloomError,
+    );
+    expect(MemloomError.isInstance(error)).toBe(true);
+    // A client given ready-made has its own URL: the store names none.
+    expect(error).toMatchObject({ code: 'MISSING_RESOURCE', backend: 'qdrant', details: { collection: 'teem', mustExist: true } });
+    expect(error?.details).not.toHaveProperty('url');
+    expect(error?.message).toContain('the collection "teem" does not exist, and nothing was created (mustExist)');
+    expect(fake.methods()).toEqual(['versionInfo', 'collectionExists']);
+  });
+
+  it('opens an existing collection as without it', async () => {
+    const fake = scriptedClient({ retrieve: () => [metaPoint()] });
+    const store = createQdrantStore({ client: fake.client, mustExist: true });
+    await store.open(OPEN);
+    expect(fake.methods()).not.toContain('createCollection');
+    expect(fake.methods()).toContain('getCollection');
+    expect(await store.count({})).toBe(0);
+  });
+
+  it('is off by default: a missing collection is created as before', async () => {
+    let created = false;
+    const fake = scriptedClient({
+      collectionExists: () => ({ exists: created }),
+      createCollection: () => ((created = true), true),
+      retrieve: () => [metaPoint()],
+    });
+    await createQdrantStore({ client: fake.client, collection: 'teem', mustExist: false }).open(OPEN);
+    expect(fake.calls.filter((call) => call.method === 'createCollection').map((call) => call.collection)).toEqual(['teem']);
+  });
+});
+
 describe('open: an existing collection of another kind is refused and left unchanged', () => {
   const cases: Array<[string, Parameters<typeof collectionInfo>[0], string, unknown?]> = [
     ['another dimension', { size: 384 }, 'DIMENSION_MISMATCH'],
@@ -191,6 +227,7 @@ describe('options', () => {
     // A misspelt option is refused, not ignored with its default used.
     expect(() => createQdrantStore({ colection: 'memories' } as never)).toThrow('invalid createQdrantStore options: unknown key "colection"');
     expect(() => createQdrantStore({ timeoutMs: 3_600_000_000 })).toThrow(/timeoutMs/);
+    expect(() => createQdrantStore({ mustExist: 'yes' } as never)).toThrow(/mustExist/);
     expect(() => createQdrantStore({ retry: { attempt: 2 } } as never)).toThrow('retry: unknown key "attempt"');
     let caught: unknown;
     try {

@@ -7,13 +7,15 @@ import type { RunInfo } from './scope.js';
 /** What a memloom tool's body receives besides its arguments. */
 export interface ToolCallInfo extends RunInfo {
   toolCallId: string | undefined;
+  /** The run's abort signal (LangChain's `config.signal`), for memloom calls that take one. */
+  signal?: AbortSignal;
 }
 
 export interface MemloomToolFields<Schema extends z.ZodObject> {
   name: string;
   description: string;
   schema: Schema;
-  /** Returns the text the model reads. A MemloomError becomes a tool error; anything else propagates. */
+  /** Returns the text the model reads. A MemloomError becomes a tool error; anything else, and anything after an abort, propagates. */
   run(input: z.output<Schema>, call: ToolCallInfo): Promise<string>;
 }
 
@@ -23,7 +25,9 @@ export interface MemloomToolFields<Schema extends z.ZodObject> {
  * body (empty content, an id outside the user's scope, …), come back as a
  * ToolMessage with `status: "error"` and one readable sentence, so the model
  * can correct itself. Called without a tool call id (a plain `invoke(args)`),
- * the same failures throw a MemloomError instead.
+ * the same failures throw a MemloomError instead. Once the run's signal is
+ * aborted, whatever the body throws (the signal's reason) propagates, so
+ * LangChain sees the abort.
  */
 export class MemloomTool<Schema extends z.ZodObject = z.ZodObject> extends DynamicStructuredTool<Schema> {
   constructor(fields: MemloomToolFields<Schema>) {
@@ -36,7 +40,7 @@ export class MemloomTool<Schema extends z.ZodObject = z.ZodObject> extends Dynam
         try {
           return await fields.run(input as z.output<Schema>, call);
         } catch (error) {
-          if (!MemloomError.isInstance(error)) throw error;
+          if (!MemloomError.isInstance(error) || call.signal?.aborted) throw error;
           // Without the `[memloom] [backend]` prefix, which means nothing to a model.
           return toolError(fields.name, call.toolCallId, error.reason, error);
         }
@@ -71,6 +75,7 @@ function callInfo(config: ToolRunnableConfig | undefined): ToolCallInfo {
     toolCallId: typeof toolCallId === 'string' ? toolCallId : undefined,
     context: extended.context,
     ...(extended.configurable ? { configurable: extended.configurable } : {}),
+    ...(extended.signal ? { signal: extended.signal } : {}),
   };
 }
 

@@ -89,7 +89,8 @@ export interface MemloomMiddlewareOptions {
    */
   memoryTokenLimit?: number;
   /**
-   * Called instead of throwing when a memory step fails, so the agent goes on without it.
+   * Called instead of throwing when a memory step fails, so the agent goes on without it. An abort
+   * of the run's signal is not a failure: it is always thrown, as LangChain expects.
    * @default none: the error propagates and the run fails
    */
   onError?: (error: MemloomError, step: MemloomMiddlewareStep) => void;
@@ -132,7 +133,8 @@ const contextSchema = z.object({
  * - after each turn, core's pipeline extracts what the user said (with the model when there is
  *   one, deterministically when not) through the strategy engine, and summarizes the
  *   conversation past seed 001's thresholds: older messages are replaced by one summary message
- *   and kept as an episode of the thread;
+ *   and kept as an episode of the thread; the run's `signal` goes with it, so aborting the run
+ *   stops those model calls and writes nothing further;
  * - the agent gets `memory_search`, `memory_append`, `memory_forget` and `working_memory_write`.
  */
 export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewareOptions = {}) {
@@ -225,6 +227,8 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
       const summarize = options.summarize !== false;
       if (!record && !summarize) return undefined;
       const run = runInfo(runtime);
+      // The run's signal (`agent.invoke(input, { signal })`, LangGraph's timeouts): it stops the pipeline's model calls.
+      const signal = runtime.signal;
       let scope: Scope;
       try {
         scope = await resolveScope(options.scope, run, 'createMemloomMiddleware');
@@ -258,8 +262,11 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
             ...(answer ? { assistant: { content: messageText(answer), ...(answer.id ? { id: answer.id } : {}) } } : {}),
             retrieved,
             ...session,
+            ...(signal ? { signal } : {}),
           })
           .catch((error: unknown) => {
+            // An abort is the run's, not a failed memory step: it goes to LangChain, never to onError.
+            if (signal?.aborted) throw error;
             fail(error, 'record');
             return undefined;
           });
@@ -271,9 +278,11 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
             scope: session.episodeScope,
             ...(session.contextWindowTokens !== undefined ? { contextWindowTokens: session.contextWindowTokens } : {}),
             ...(session.countTokens ? { countTokens: session.countTokens } : {}),
+            ...(signal ? { signal } : {}),
           });
           if (result.action !== 'none') summarized = fromSessionSummary(result, state.messages);
         } catch (error) {
+          if (signal?.aborted) throw error;
           fail(error, 'summarize');
         }
       }

@@ -22,7 +22,8 @@ export interface MemloomToolsOptions {
  * Seed 001's memory tools, plus `memory_forget`:
  * - `memory_search(query, limit = 10)`: relevant memories with their ids (and freshness notes when the memory has `freshness` configured).
  * - `memory_append(content, slot = "long_term" | "today")`: long_term stores a fact through the
- *   strategy engine (merge / keep both / new); today stores an `episode` note dated today.
+ *   strategy engine (merge / keep both / new); today stores an `episode` note dated today. The
+ *   run's signal goes to the add: an abort stops a merge's model call and stores nothing.
  * - `memory_forget(id)`: deletes one memory of the current user.
  *
  * The scope never comes from the model: it is resolved from the run, so a
@@ -82,8 +83,9 @@ export function memoryAppendTool(memory: Memory, options: MemloomToolsOptions = 
               tags: [DAILY_NOTE_TAG],
               metadata: { slot: 'today', date },
               ...sourcesOf(call),
+              ...signalOf(call),
             })
-          : await memory.add(content, { scope, category: 'fact', source: 'background_ai', metadata: { slot: 'long_term' }, ...sourcesOf(call) });
+          : await memory.add(content, { scope, category: 'fact', source: 'background_ai', metadata: { slot: 'long_term' }, ...sourcesOf(call), ...signalOf(call) });
       return `${describeDecision(result, slot)}\n## ${date}\n${result.memory.content}`;
     },
   });
@@ -147,6 +149,11 @@ function describeDecision(result: AddResult, slot: 'long_term' | 'today'): strin
 
 function sourcesOf(call: ToolCallInfo): { sources?: string[] } {
   return call.toolCallId ? { sources: [call.toolCallId] } : {};
+}
+
+/** The run's signal, so that aborting the run stops the add (its merge's model call) and writes nothing. */
+function signalOf(call: ToolCallInfo): { signal?: AbortSignal } {
+  return call.signal ? { signal: call.signal } : {};
 }
 
 function oneLine(text: string): string {

@@ -40,7 +40,9 @@ export class MemloomTool<Schema extends z.ZodObject = z.ZodObject> extends Dynam
         try {
           return await fields.run(input as z.output<Schema>, call);
         } catch (error) {
-          if (!MemloomError.isInstance(error) || call.signal?.aborted) throw error;
+          // Once the run is aborted, the abort is what LangChain gets, whatever the body threw meanwhile.
+          if (call.signal?.aborted) throw call.signal.reason ?? error;
+          if (!MemloomError.isInstance(error)) throw error;
           // Without the `[memloom] [backend]` prefix, which means nothing to a model.
           return toolError(fields.name, call.toolCallId, error.reason, error);
         }

@@ -266,7 +266,7 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
           })
           .catch((error: unknown) => {
             // An abort is the run's, not a failed memory step: it goes to LangChain, never to onError.
-            if (signal?.aborted) throw error;
+            if (signal?.aborted) throw signal.reason ?? error;
             fail(error, 'record');
             return undefined;
           });
@@ -282,7 +282,7 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
           });
           if (result.action !== 'none') summarized = fromSessionSummary(result, state.messages);
         } catch (error) {
-          if (signal?.aborted) throw error;
+          if (signal?.aborted) throw signal.reason ?? error;
           fail(error, 'summarize');
         }
       }

@@ -4,7 +4,7 @@ import { createAgent } from 'langchain';
 import { axisVector, vectorWithSimilarity } from '@memloom/core/testing';
 import { MemloomError } from '@memloom/core';
 import { describe, expect, it } from 'vitest';
-import { createMemloomMiddleware, memoryAppendTool, type MemloomMiddlewareOptions } from '../src/index.js';
+import { createMemloomMiddleware, memoryAppendTool, memoryForgetTool, type MemloomMiddlewareOptions } from '../src/index.js';
 import { controlledModel, DIM, rig } from './helpers.js';
 
 const alice = { userId: 'alice' };
@@ -144,5 +144,12 @@ describe('memory_append with the run’s signal', () => {
     expect(result).toEqual({ rejected: reason });
     expect('resolved' in result && ToolMessage.isInstance(result.resolved)).toBe(false);
     expect((await memory.list({ scope: alice })).map((fact) => fact.content)).toEqual([PREFERENCE]);
+  });
+
+  it('after an abort, a tool throws the abort, not an error of its own met meanwhile', async () => {
+    const { memory } = rig(vectors);
+    const reason = new Error('the run was cancelled');
+    const call = memoryForgetTool(memory).invoke({ type: 'tool_call', id: 'call-2', name: 'memory_forget', args: { id: 'no-such-memory' } }, { context: alice, signal: AbortSignal.abort(reason) });
+    expect(await outcome(call)).toEqual({ rejected: reason });
   });
 });

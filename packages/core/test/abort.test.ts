@@ -1,67 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { callModel, copyMemories, createMemory, reindex, type Embedder, type GenerateRequest, type LanguageModel } from '../src/index.js';
-import { axisVector, createFakeClock, createInMemoryPolicyStorage, createInMemoryStore, createRecord, createScriptedModel, createTestEmbedder } from '../src/testing/index.js';
+import { callModel, copyMemories, createMemory, reindex, type Embedder, type LanguageModel } from '../src/index.js';
+import { axisVector, createControlledModel, createFakeClock, createInMemoryPolicyStorage, createInMemoryStore, createRecord, createScriptedModel, createTestEmbedder } from '../src/testing/index.js';
 import { versionOf } from '../src/records.js';
 import { DAY, errorOf, pipelineRig, START } from './pipeline-rig.js';
 
 const alice = { userId: 'alice' };
 
-interface PendingCall {
-  request: GenerateRequest;
-  answer(text: string): void;
-}
-
-/**
- * A model whose every call waits until the test answers it. It does not heed
- * its request's signal itself: an abort must come back to the caller whether or
- * not a model stops when told.
- */
-function controlledModel() {
-  const calls: PendingCall[] = [];
-  const waiting: Array<() => void> = [];
-  let answerEveryCall: string | undefined;
-  const model: LanguageModel = {
-    id: 'test/controlled',
-    generate: (request) =>
-      new Promise<string>((resolve) => {
-        calls.push({ request, answer: resolve });
-        if (answerEveryCall !== undefined) resolve(answerEveryCall);
-        for (const wake of waiting.splice(0)) wake();
-      }),
-  };
-  return {
-    model,
-    /** The call at `index` (0-based), once it is made; an error if `operation` ends first. */
-    async call(index: number, operation: Promise<unknown>): Promise<PendingCall> {
-      const ended = operation.then(
-        () => 'ended',
-        () => 'ended',
-      );
-      while (calls.length <= index) {
-        if ((await Promise.race([new Promise<void>((resolve) => waiting.push(resolve)), ended])) === 'ended') {
-          throw new Error(`the operation ended before model call ${index + 1}`);
-        }
-      }
-      return calls[index] as PendingCall;
-    },
-    /**
-     * Abort with `reason` while `call` is in flight. A caller that did not pass
-     * its signal on leaves the call's own signal alone: the model then answers
-     * it, and every later call, with `lateAnswer`, as a real one would, and the
-     * operation goes on (so that the test fails instead of hanging).
-     */
-    abortDuring(call: PendingCall, stop: AbortController, reason: Error, lateAnswer: string): void {
-      stop.abort(reason);
-      if (call.request.signal?.aborted) return;
-      answerEveryCall = lateAnswer;
-      call.answer(lateAnswer);
-    },
-  };
-}
-
 describe('callModel with the caller signal', () => {
   it("aborts the call in flight and throws the caller's reason, not a TIMEOUT or MODEL_ERROR", async () => {
-    const { model, call, abortDuring } = controlledModel();
+    const { model, call, abortDuring } = createControlledModel();
     const stop = new AbortController();
     const reason = new Error('stopped by the user');
     const result = callModel(model, { prompt: 'Compress this', signal: stop.signal }, 60_000);
@@ -115,7 +62,7 @@ describe('maintain({ signal })', () => {
   }
 
   it('stops inside a page: the memories done before the abort are written whole, the rest are left for the next pass', async () => {
-    const { model, call, abortDuring } = controlledModel();
+    const { model, call, abortDuring } = createControlledModel();
     const { memory, ids } = await maintainRig(model);
     expect((await memory.maintain({ dryRun: true })).changes.map((change) => change.toLevel)).toEqual(['tag', 'tag', 'tag', 'tag']);
     const stop = new AbortController();
@@ -184,7 +131,7 @@ describe('addTurns({ signal })', () => {
   const turns = [rex, rex, 'Ana keeps bees in the garden'];
 
   it("stops inside a turn's merge: the turns before stay stored, the one in flight and those after are not", async () => {
-    const { model, call, abortDuring } = controlledModel();
+    const { model, call, abortDuring } = createControlledModel();
     const memory = createMemory({ store: createInMemoryStore(), embedder: createTestEmbedder({ dimension: 16 }), languageModel: model });
     const stop = new AbortController();
     const reason = new Error('Ctrl-C');
@@ -302,7 +249,7 @@ describe('the signal goes to the embedder', () => {
 
 describe('the pipeline with a signal', () => {
   it('afterTurn: an abort during the extraction model call is thrown (not a step error), and nothing is written', async () => {
-    const { model, call, abortDuring } = controlledModel();
+    const { model, call, abortDuring } = createControlledModel();
     const { pipeline, memory, warnings } = pipelineRig({ languageModel: model });
     const stop = new AbortController();
     const reason = new Error('Ctrl-C');
@@ -315,7 +262,7 @@ describe('the pipeline with a signal', () => {
   });
 
   it('summarizeSession: an abort during the model call writes no episode', async () => {
-    const { model, call, abortDuring } = controlledModel();
+    const { model, call, abortDuring } = createControlledModel();
     const { pipeline, memory } = pipelineRig({ languageModel: model, policy: { session_summary_message_threshold: 4, session_summary_keep_count: 2 } });
     const messages = Array.from({ length: 6 }, (_, index) => ({ role: index % 2 === 0 ? ('user' as const) : ('assistant' as const), content: `message ${index} about the trip to Porto` }));
     const stop = new AbortController();
@@ -327,7 +274,7 @@ describe('the pipeline with a signal', () => {
   });
 
   it('compressLongTerm: an abort during the model call writes nothing, and does not count as the day’s compression', async () => {
-    const { model, call, abortDuring } = controlledModel();
+    const { model, call, abortDuring } = createControlledModel();
     const { pipeline, memory } = pipelineRig({ languageModel: model, policy: { long_term_compress_char_threshold: 10 }, policyStorage: createInMemoryPolicyStorage() });
     const tea = (await memory.add('The user likes tea', { scope: alice })).memory;
     const green = (await memory.add('The user likes green tea in the morning', { scope: alice })).memory;
@@ -344,7 +291,7 @@ describe('the pipeline with a signal', () => {
   });
 
   it('evolve: an abort during the model call writes no overrides', async () => {
-    const { model, call, abortDuring } = controlledModel();
+    const { model, call, abortDuring } = createControlledModel();
     const storage = createInMemoryPolicyStorage();
     const { pipeline } = pipelineRig({ languageModel: model, policyStorage: storage, policy: { evolution_enabled: true } });
     const stop = new AbortController();
@@ -357,7 +304,7 @@ describe('the pipeline with a signal', () => {
   });
 
   it('review: an abort during the model call decides nothing; a bad signal is INVALID_OPTIONS', async () => {
-    const { model, call, abortDuring } = controlledModel();
+    const { model, call, abortDuring } = createControlledModel();
     const { pipeline, memory } = pipelineRig({ languageModel: model });
     const birthday = (await memory.add("The user's birthday is 12 May", { scope: alice, importance: 2.5 })).memory;
     const stop = new AbortController();

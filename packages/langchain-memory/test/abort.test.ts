@@ -1,11 +1,11 @@
 import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
 import { createAgent } from 'langchain';
-import { axisVector, vectorWithSimilarity } from '@memloom/core/testing';
+import { axisVector, createControlledModel, vectorWithSimilarity } from '@memloom/core/testing';
 import { MemloomError } from '@memloom/core';
 import { describe, expect, it } from 'vitest';
 import { createMemloomMiddleware, memoryAppendTool, memoryForgetTool, type MemloomMiddlewareOptions } from '../src/index.js';
-import { controlledModel, DIM, rig } from './helpers.js';
+import { DIM, rig } from './helpers.js';
 
 const alice = { userId: 'alice' };
 
@@ -41,7 +41,7 @@ function outcome(work: Promise<unknown>): Promise<{ rejected: unknown } | { reso
 describe('the agent middleware with the run’s signal', () => {
   it("stops the turn's extraction model call in flight, records nothing, and throws the abort (not to onError)", async () => {
     const { memory } = rig();
-    const extractor = controlledModel();
+    const extractor = createControlledModel();
     const failures: string[] = [];
     const { middleware, runs } = watchedMiddleware(memory, {
       model: extractor.model,
@@ -69,7 +69,7 @@ describe('the agent middleware with the run’s signal', () => {
 
   it('stops the session summary model call in flight and writes no summary episode', async () => {
     const { memory } = rig();
-    const writer = controlledModel();
+    const writer = createControlledModel();
     const { middleware, runs } = watchedMiddleware(memory, {
       model: writer.model,
       recordTurns: false,
@@ -95,7 +95,7 @@ describe('the agent middleware with the run’s signal', () => {
 
 describe('memory_append with the run’s signal', () => {
   it("stops the merge's model call in flight in an agent run and stores nothing", async () => {
-    const merger = controlledModel();
+    const merger = createControlledModel();
     const { memory } = rig(vectors, { languageModel: merger.model });
     const { memory: stored } = await memory.add(PREFERENCE, { scope: alice, category: 'fact' });
     const adds: Promise<unknown>[] = [];
@@ -127,7 +127,7 @@ describe('memory_append with the run’s signal', () => {
   });
 
   it('throws an abort whose reason is a MemloomError instead of answering the model with a tool error', async () => {
-    const merger = controlledModel();
+    const merger = createControlledModel();
     const { memory } = rig(vectors, { languageModel: merger.model });
     await memory.add(PREFERENCE, { scope: alice, category: 'fact' });
     const stop = new AbortController();

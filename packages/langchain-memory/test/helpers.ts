@@ -1,6 +1,6 @@
 import { SystemMessage, type BaseMessage } from '@langchain/core/messages';
 import { messageText } from '../src/messages.js';
-import { createMemory, MemloomError, type CreateMemoryOptions, type GenerateRequest, type LanguageModel, type Memory } from '@memloom/core';
+import { createMemory, MemloomError, type CreateMemoryOptions, type Memory } from '@memloom/core';
 import { createFakeClock, createInMemoryStore, createTestEmbedder, type FakeClock, type TestEmbedder } from '@memloom/core/testing';
 
 export const DIM = 32;
@@ -47,56 +47,3 @@ export async function errorOf(work: Promise<unknown> | (() => unknown)): Promise
   throw new Error('expected a MemloomError');
 }
 
-export interface PendingCall {
-  request: GenerateRequest;
-  answer(text: string): void;
-}
-
-/**
- * A memloom language model whose every call waits until the test answers it. It does not heed
- * its request's signal itself: an abort must come back to the caller whether or not a model
- * stops when told.
- */
-export function controlledModel() {
-  const calls: PendingCall[] = [];
-  const waiting: Array<() => void> = [];
-  let answerEveryCall: string | undefined;
-  const model: LanguageModel = {
-    id: 'test/controlled',
-    generate: (request) =>
-      new Promise<string>((resolve) => {
-        calls.push({ request, answer: resolve });
-        if (answerEveryCall !== undefined) resolve(answerEveryCall);
-        for (const wake of waiting.splice(0)) wake();
-      }),
-  };
-  return {
-    model,
-    calls,
-    /** The call at `index` (0-based), once it is made; an error if `operation` ends first. */
-    async call(index: number, operation: Promise<unknown>): Promise<PendingCall> {
-      const ended = operation.then(
-        () => 'ended',
-        () => 'ended',
-      );
-      while (calls.length <= index) {
-        if ((await Promise.race([new Promise<void>((resolve) => waiting.push(resolve)), ended])) === 'ended') {
-          throw new Error(`the operation ended before model call ${index + 1}`);
-        }
-      }
-      return calls[index] as PendingCall;
-    },
-    /**
-     * Abort with `reason` while `call` is in flight. When the adapter did not pass the run's
-     * signal on, the call's own signal stays alone: the model then answers it, and every later
-     * call, with `lateAnswer`, as a real one would, and memloom's work goes on (so that the test
-     * fails instead of hanging).
-     */
-    abortDuring(call: PendingCall, stop: AbortController, reason: unknown, lateAnswer: string): void {
-      stop.abort(reason);
-      if (call.request.signal?.aborted) return;
-      answerEveryCall = lateAnswer;
-      call.answer(lateAnswer);
-    },
-  };
-}

@@ -5,6 +5,8 @@ export { createFakeClock } from './fake-clock.js';
 export type { FakeClock } from './fake-clock.js';
 export { createScriptedModel, createHangingModel } from './scripted-model.js';
 export type { ScriptedModel, ScriptStep } from './scripted-model.js';
+export { createControlledModel } from './controlled-model.js';
+export type { ControlledModel, PendingModelCall } from './controlled-model.js';
 export { createInMemoryPolicyStorage } from './in-memory-policy-storage.js';
 export type { InMemoryPolicyStorage } from './in-memory-policy-storage.js';
 export { seededRandom } from './seeded-random.js';

@@ -208,14 +208,13 @@ class MemloomMemory implements Memory {
   /** The vectors of checked adds' content and context (the context only when it moves the vector), in one embedder call. */
   private async embedAdds(adds: readonly CheckedAdd[], signal: AbortSignal | undefined): Promise<AddVectors[]> {
     const withContext = (add: CheckedAdd) => !!add.context && this.config.retrieval.contextWeight > 0;
-    const texts = adds.flatMap((add) => (withContext(add) ? [add.text, add.context as string] : [add.text]));
+    const texts: string[] = [];
+    // Where the contexts are: a context's vector is only blended in, so zeros there move nothing and are not refused.
     const contexts = new Set<number>();
-    let at = 0;
     for (const add of adds) {
-      if (withContext(add)) contexts.add(at + 1);
-      at += withContext(add) ? 2 : 1;
+      texts.push(add.text);
+      if (withContext(add)) contexts.add(texts.push(add.context as string) - 1);
     }
-    // A context's vector is only blended in: zeros there move nothing, and are not refused.
     const vectors = await embedChecked(this.embedder, texts, 'document', signal, (index) => contexts.has(index));
     let next = 0;
     return adds.map((add) => {

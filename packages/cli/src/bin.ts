@@ -9,10 +9,8 @@ import { processIo } from './io.js';
 // 143 for SIGTERM, as shells report them.
 const SIGNAL_EXIT_CODES = { SIGINT: EXIT_CODES.INTERRUPTED, SIGTERM: EXIT_CODES.TERMINATED } as const;
 const interrupt = new AbortController();
-let stoppedBy: keyof typeof SIGNAL_EXIT_CODES | undefined;
 const stop = (signal: keyof typeof SIGNAL_EXIT_CODES) => {
   if (interrupt.signal.aborted) process.exit(SIGNAL_EXIT_CODES[signal]);
-  stoppedBy = signal;
   // The reason names the signal: an interruption by SIGTERM is reported as exit 143 in --json too.
   interrupt.abort(new StopSignal(signal));
   // A supervisor (timeout, docker stop) sends one SIGTERM: a command waiting on stdin, a model or an
@@ -29,5 +27,5 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-const exitCode = await runCli(process.argv.slice(2), processIo(interrupt.signal));
-process.exitCode = exitCode === SIGNAL_EXIT_CODES.SIGINT && stoppedBy ? SIGNAL_EXIT_CODES[stoppedBy] : exitCode;
+// An interrupted command's code names the signal (130 or 143): runCli reads it from the abort's StopSignal.
+process.exitCode = await runCli(process.argv.slice(2), processIo(interrupt.signal));

@@ -186,9 +186,10 @@ function usageFailure(io: CliIo, error: UsageError, json: boolean): ExitCode {
 
 function reportFailure(io: CliIo, command: CommandSpec, globals: GlobalOptions, error: unknown): ExitCode {
   // An interruption by SIGTERM is 143, as the process exits (bin.ts aborts with a StopSignal naming it).
-  const interrupted = exitCodeFor(error) === EXIT_CODES.INTERRUPTED;
+  const byCode = exitCodeFor(error);
+  const interrupted = byCode === EXIT_CODES.INTERRUPTED;
   const bySigterm = io.signal?.reason instanceof StopSignal && io.signal.reason.signal === 'SIGTERM';
-  const exitCode = interrupted && bySigterm ? EXIT_CODES.TERMINATED : exitCodeFor(error);
+  const exitCode = interrupted && bySigterm ? EXIT_CODES.TERMINATED : byCode;
   if (error instanceof UsageError) return usageFailure(io, new UsageError(error.message, error.command ?? command.name), globals.json);
   const memloomError = MemloomError.isInstance(error) ? error : undefined;
   const message = error instanceof Error ? error.message : String(error);

@@ -23,6 +23,14 @@ export function processIo(signal?: AbortSignal): CliIo {
   return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd(), ...(signal ? { signal } : {}) };
 }
 
+/**
+ * One turn of the event loop. With SQLite and an offline embedder a long command need not wait for
+ * I/O at all: awaiting this between its steps lets the Ctrl-C (SIGINT) and SIGTERM handlers run.
+ */
+export function yieldToSignals(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** Read all of a stream as UTF-8. */
 export async function readAll(stream: Readable): Promise<string> {
   const chunks: Buffer[] = [];

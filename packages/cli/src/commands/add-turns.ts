@@ -3,7 +3,7 @@ import { assertNotFuture, MemloomError, toEpochMs } from '@memloom/core';
 import type { AddResult, AddTurn, UpdateDecision } from 'memloom';
 import { dateOption, listOption, numberOption, requirePositionals, type CommandSpec } from '../command.js';
 import { InterruptedError, UsageError } from '../exit-codes.js';
-import { readAll } from '../io.js';
+import { readAll, yieldToSignals } from '../io.js';
 import { inputPath, scopeOption, withMemory } from './shared.js';
 
 /** The fields a JSON turn may have (those of core's `AddTurn`). */
@@ -171,9 +171,7 @@ export const addTurnsCommand: CommandSpec = {
                 onProgress: async (done) => {
                   stored = done;
                   progress.update(results.length + done, total);
-                  // With SQLite and an offline embedder a turn need not wait for I/O: this turn of the event loop
-                  // lets the Ctrl-C (SIGINT) handler run between turns, as reindex does between batches.
-                  await new Promise((resolve) => setImmediate(resolve));
+                  await yieldToSignals();
                 },
               })),
             );

@@ -1,3 +1,4 @@
+import { yieldToSignals } from '../io.js';
 import type { MemoryRecord } from 'memloom';
 import { dateOption, flag, requirePositionals, type CommandSpec } from '../command.js';
 import { InterruptedError } from '../exit-codes.js';
@@ -53,9 +54,7 @@ export const maintainCommand: CommandSpec = {
           onProgress: async (memories, total) => {
             done = { memories, total };
             progress.update(memories, total);
-            // With SQLite and no model a pass need not wait for I/O: this turn of the event loop lets the
-            // Ctrl-C (SIGINT) handler run between pages, as add-turns does between turns.
-            await new Promise((resolve) => setImmediate(resolve));
+            await yieldToSignals();
           },
         });
       } catch (error) {

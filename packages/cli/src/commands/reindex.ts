@@ -1,3 +1,4 @@
+import { yieldToSignals } from '../io.js';
 import { reindex, type ConfigLayer } from 'memloom';
 import { numberOption, requirePositionals, type CommandSpec } from '../command.js';
 import { InterruptedError } from '../exit-codes.js';
@@ -45,9 +46,7 @@ export const reindexCommand: CommandSpec = {
             onProgress: async (status) => {
               last = status;
               progress.update(status.done, status.total);
-              // With SQLite and an offline embedder no batch waits for I/O: without this turn of the
-              // event loop the whole re-index ran in one, and Ctrl-C (SIGINT) was seen only at the end.
-              await new Promise((resolve) => setImmediate(resolve));
+              await yieldToSignals();
             },
           });
         } catch (error) {

@@ -86,7 +86,7 @@ export async function recordMessages(memory: Memory, messages: readonly MemoryMe
       }
       const report = await options.pipeline.afterTurn({
         scope: options.scope,
-        user: { content: userText, ...(idOf(turn.user) ? { id: idOf(turn.user) } : {}) },
+        user: { content: userText, ...(userId ? { id: userId } : {}) },
         ...(lastReply
           ? { assistant: { content: reply.map((message) => messageText(message)).join('\n'), ...(idOf(lastReply) ? { id: idOf(lastReply) } : {}) } }
           : {}),

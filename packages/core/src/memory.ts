@@ -49,7 +49,7 @@ import { rankCandidates } from './retrieval.js';
 import { inScope, isEmptyScope, scopeKey, validateScope } from './scope.js';
 import { TextOperations } from './text-operations.js';
 import type { MemoryFilter, MemoryRecord, MemoryVersion, Scope } from './types.js';
-import { documentVectors, embedChecked } from './vector.js';
+import { contentAndContextVectors, documentVectors, embedChecked } from './vector.js';
 
 const MAX_CONFLICT_RETRIES = 5;
 
@@ -206,21 +206,9 @@ class MemloomMemory implements Memory {
   }
 
   /** The vectors of checked adds' content and context (the context only when it moves the vector), in one embedder call. */
-  private async embedAdds(adds: readonly CheckedAdd[], signal: AbortSignal | undefined): Promise<AddVectors[]> {
-    const withContext = (add: CheckedAdd) => !!add.context && this.config.retrieval.contextWeight > 0;
-    const texts: string[] = [];
-    // Where the contexts are: a context's vector is only blended in, so zeros there move nothing and are not refused.
-    const contexts = new Set<number>();
-    for (const add of adds) {
-      texts.push(add.text);
-      if (withContext(add)) contexts.add(texts.push(add.context as string) - 1);
-    }
-    const vectors = await embedChecked(this.embedder, texts, 'document', signal, (index) => contexts.has(index));
-    let next = 0;
-    return adds.map((add) => {
-      const vector = vectors[next++] as number[];
-      return withContext(add) ? [vector, vectors[next++] as number[]] : [vector];
-    });
+  private embedAdds(adds: readonly CheckedAdd[], signal: AbortSignal | undefined): Promise<AddVectors[]> {
+    const memories = adds.map((add) => ({ content: add.text, context: add.context }));
+    return contentAndContextVectors(this.embedder, memories, this.config.retrieval.contextWeight, signal);
   }
 
   private async addChecked(checked: CheckedAdd, given?: AddVectors): Promise<AddResult> {

@@ -118,6 +118,35 @@ export function blendVectors(a: readonly number[], b: readonly number[], weight:
 }
 
 /**
+ * Each memory's content vector and, when it has a context that moves the
+ * vector (`contextWeight` > 0), its context's: contents and contexts in one
+ * embedder call. A context's vector may be zeros (it is only blended in).
+ * `signal` goes to the embedder, as in `embedChecked`.
+ */
+export async function contentAndContextVectors(
+  embedder: Embedder,
+  memories: readonly { content: string; context?: string | undefined }[],
+  contextWeight: number,
+  signal?: AbortSignal,
+): Promise<[content: number[], context?: number[]][]> {
+  const texts = memories.map((memory) => memory.content);
+  const contextAt = new Map<number, number>();
+  if (contextWeight > 0) {
+    memories.forEach((memory, index) => {
+      if (memory.context) contextAt.set(index, texts.push(memory.context) - 1);
+    });
+  }
+  if (texts.length === 0) return [];
+  // The contexts come after the contents.
+  const vectors = await embedChecked(embedder, texts, 'document', signal, (index) => index >= memories.length);
+  return memories.map((_, index) => {
+    const at = contextAt.get(index);
+    const content = vectors[index] as number[];
+    return at === undefined ? [content] : [content, vectors[at] as number[]];
+  });
+}
+
+/**
  * The vectors a store keeps for memories: each content's vector, moved toward
  * its context's when the memory has one (`normalize(v(content) +
  * contextWeight · v(context))`, `retrieval.contextWeight`). Contents and
@@ -131,19 +160,6 @@ export async function documentVectors(
   contextWeight: number,
   signal?: AbortSignal,
 ): Promise<number[][]> {
-  const texts = memories.map((memory) => memory.content);
-  const contextAt = new Map<number, number>();
-  if (contextWeight > 0) {
-    memories.forEach((memory, index) => {
-      if (memory.context) contextAt.set(index, texts.push(memory.context) - 1);
-    });
-  }
-  if (texts.length === 0) return [];
-  // The contexts come after the contents: a context's vector may be zeros.
-  const vectors = await embedChecked(embedder, texts, 'document', signal, (index) => index >= memories.length);
-  return memories.map((_, index) => {
-    const content = vectors[index] as number[];
-    const at = contextAt.get(index);
-    return at === undefined ? content : blendVectors(content, vectors[at] as number[], contextWeight);
-  });
+  const pairs = await contentAndContextVectors(embedder, memories, contextWeight, signal);
+  return pairs.map(([content, context]) => (context ? blendVectors(content, context, contextWeight) : content));
 }

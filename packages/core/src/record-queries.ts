@@ -4,6 +4,7 @@ import { inScope, matchesFilter } from './scope.js';
 import type { TextIndex } from './text/bm25.js';
 import type { MemoryFilter, MemoryRecord, Scope, ScoredMemory } from './types.js';
 import { isIsoTime } from './time-text.js';
+import { isZeroVector } from './vector.js';
 import { hasLoneSurrogate, wellFormed } from './well-formed.js';
 
 /**
@@ -89,9 +90,12 @@ export function assertQueryInput(
   if ('vector' in input) {
     const vector = input.vector;
     if (!Array.isArray(vector) && !(vector instanceof Float32Array) && !(vector instanceof Float64Array)) refuse('vector must be an array of numbers');
-    const values = Array.from(vector as ArrayLike<unknown>);
-    if (!values.every((value) => typeof value === 'number' && Number.isFinite(value))) refuse('vector holds a value that is not a finite number');
-    if (values.every((value) => value === 0)) refuse('vector is all zeros and has no direction to compare');
+    const values = vector as ArrayLike<unknown>;
+    for (let index = 0; index < values.length; index++) {
+      const value = values[index];
+      if (typeof value !== 'number' || !Number.isFinite(value)) refuse('vector holds a value that is not a finite number');
+    }
+    if (isZeroVector(values as ArrayLike<number>)) refuse('vector is all zeros and has no direction to compare');
   }
 }
 

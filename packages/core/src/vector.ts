@@ -92,8 +92,7 @@ export async function embedChecked(
   }
   return vectors.map((vector: unknown, index) => {
     assertValidVector(vector, embedder.dimension, `embedder ${embedder.id}`);
-    // No direction to compare: every store's search refuses it, and SQLite will not store it.
-    if (!mayBeZero(index) && vector.every((value) => value === 0)) {
+    if (!mayBeZero(index) && isZeroVector(vector)) {
       const text = texts[index] as string;
       throw new MemloomError({
         code: 'INVALID_EMBEDDING',
@@ -104,6 +103,12 @@ export async function embedChecked(
     }
     return Array.from(vector);
   });
+}
+
+/** Every value 0: a vector with no direction to compare (stores' searches refuse it, SQLite will not store it). */
+export function isZeroVector(values: ArrayLike<number>): boolean {
+  for (let index = 0; index < values.length; index++) if (values[index] !== 0) return false;
+  return true;
 }
 
 /** normalize(a + weight·b), for unit vectors a and b; `a` itself when the sum vanishes. */

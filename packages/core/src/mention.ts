@@ -2,7 +2,7 @@ import type { MemoryChange, MemoryStore } from './contracts.js';
 import { baseWeightFor, currentValues, daysBetween } from './decay.js';
 import type { AddResult } from './memory-types.js';
 import type { EngineConfig, ParsedAddOptions } from './options.js';
-import { createRecord, mergeTags, unique, validateContent, versionOf } from './records.js';
+import { addedBy, createRecord, mergeTags, unique, validateContent, versionOf } from './records.js';
 import { laterIso } from './time-text.js';
 import type { TextOperations } from './text-operations.js';
 import type { MemoryRecord, Scope } from './types.js';
@@ -87,8 +87,8 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
     const weight = boostedWeight(current.weight, 'merge_update', deps.config.strategy);
     // Restated, the memory counts at least as much as the new content stored alone would.
     const importance = Math.max(current.importance, options.importance ?? deps.config.defaults.importance);
-    // As createRecord: content added without a source is the user's.
-    const source = options.source ?? 'user';
+    // As createRecord: content added without a source is the user's, and verified.
+    const added = addedBy(options);
     // The newest context given wins; without one, the memory keeps its own.
     const { context: _oldContext, ...rest } = nearest;
     const context = input.context ?? nearest.context;
@@ -107,8 +107,8 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
       // Content said earlier than the memory's own time (an import, a replay) never moves it back.
       updatedAt: laterIso(nearest.updatedAt, atIso),
       lastAccessedAt: laterIso(nearest.lastAccessedAt, atIso),
-      source: source === 'user' ? 'user' : nearest.source,
-      verified: nearest.verified || (options.verified ?? source === 'user'),
+      source: added.source === 'user' ? 'user' : nearest.source,
+      verified: nearest.verified || added.verified,
       sources: unique([...nearest.sources, ...(options.sources ?? [])]),
       tags: mergeTags(nearest.tags, options.tags ?? [], deps.config.limits.maxTags),
       metadata: { ...nearest.metadata, ...(options.metadata ?? {}) },

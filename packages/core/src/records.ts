@@ -19,10 +19,16 @@ export interface NewRecordFields {
   context?: string;
 }
 
+/** Who added content, and whether it counts as verified: the user's and verified unless said otherwise. */
+export function addedBy(fields: Pick<NewRecordFields, 'source' | 'verified'>): { source: MemoryRecord['source']; verified: boolean } {
+  const source = fields.source ?? 'user';
+  return { source, verified: fields.verified ?? source === 'user' };
+}
+
 /** A fresh full-level memory at weight 1. */
 export function createRecord(fields: NewRecordFields, defaults: RecordDefaults): MemoryRecord {
   const importance = fields.importance ?? defaults.importance;
-  const source = fields.source ?? 'user';
+  const { source, verified } = addedBy(fields);
   return {
     id: fields.id,
     content: fields.content,
@@ -38,7 +44,7 @@ export function createRecord(fields: NewRecordFields, defaults: RecordDefaults):
     updatedAt: fields.atIso,
     lastAccessedAt: fields.atIso,
     source,
-    verified: fields.verified ?? source === 'user',
+    verified,
     sources: unique(fields.sources ?? []),
     tags: unique(fields.tags ?? []),
     metadata: { ...(fields.metadata ?? {}) },

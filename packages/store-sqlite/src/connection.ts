@@ -71,18 +71,21 @@ export function loadVectorExtension(database: Database): void {
   }
 }
 
+/** A path that is not a regular file: a folder (the likely mistake, said as such) or something else. */
+function notAFile(path: string, folder: boolean): MemloomError {
+  return new MemloomError({
+    code: 'INVALID_OPTIONS',
+    backend: BACKEND,
+    message: folder
+      ? `path ${path} is a folder; give the path of the database file, such as ${join(path, 'memory.db')}`
+      : `path ${path} is not a regular file; give the path of a database file`,
+    details: { path },
+  });
+}
+
 function assertSqliteHeader(path: string): void {
   const stats = statSync(path);
-  if (!stats.isFile()) {
-    throw new MemloomError({
-      code: 'INVALID_OPTIONS',
-      backend: BACKEND,
-      message: stats.isDirectory()
-        ? `path ${path} is a folder; give the path of the database file, such as ${join(path, 'memory.db')}`
-        : `path ${path} is not a regular file; give the path of a database file`,
-      details: { path },
-    });
-  }
+  if (!stats.isFile()) throw notAFile(path, stats.isDirectory());
   const header = Buffer.alloc(16);
   const descriptor = openSync(path, 'r');
   let read: number;
@@ -110,15 +113,10 @@ function assertSqliteHeader(path: string): void {
  */
 export function assertPathShape(path: string): void {
   if (isMemoryPath(path)) return;
-  if (existsSync(path) && statSync(path).isDirectory()) {
-    throw new MemloomError({
-      code: 'INVALID_OPTIONS',
-      backend: BACKEND,
-      message: `path ${path} is a folder; give the path of the database file, such as ${join(path, 'memory.db')}`,
-      details: { path },
-    });
-  }
-  if (!existsSync(path)) assertFolderPossible(path);
+  // existsSync, not statSync's throwIfNoEntry: a path under a file is ENOTDIR, which this must report itself.
+  const stats = existsSync(path) ? statSync(path) : undefined;
+  if (stats?.isDirectory()) throw notAFile(path, true);
+  if (!stats) assertFolderPossible(path);
 }
 
 /** The nearest existing folder above `path` must be a folder: a file there would leave mkdir an EEXIST to say. */

@@ -92,20 +92,8 @@ export async function createStoreFrom(
       case 'qdrant': {
         const qdrant = await importOptional(() => import('@memloom/store-qdrant'), '@memloom/store-qdrant', source);
         // The Qdrant variables (QDRANT_URL, QDRANT_API_KEY, MEMLOOM_QDRANT_*) fill in what the configuration leaves out;
-        // only those are read (and checked), so a stale variable for a field the configuration sets is ignored.
-        const configured = (field: string, variable: string) => (options[field] === undefined ? {} : { [variable]: undefined });
-        // A client given in the setting makes the URL and key unused.
-        const withClient = options.client === undefined ? {} : { QDRANT_URL: undefined, QDRANT_API_KEY: undefined };
-        const unset = {
-          ...withClient,
-          ...configured('url', 'QDRANT_URL'),
-          ...configured('apiKey', 'QDRANT_API_KEY'),
-          ...configured('collection', 'MEMLOOM_QDRANT_COLLECTION'),
-          ...configured('shardNumber', 'MEMLOOM_QDRANT_SHARDS'),
-          ...configured('replicationFactor', 'MEMLOOM_QDRANT_REPLICAS'),
-          ...configured('writeConsistencyFactor', 'MEMLOOM_QDRANT_WRITE_CONSISTENCY'),
-        };
-        const fromEnv = qdrant.qdrantOptionsFromEnv({ ...env, ...unset, MEMLOOM_STORE: 'qdrant' }) ?? {};
+        // a stale one for a field it sets is neither read nor checked.
+        const fromEnv = qdrant.qdrantOptionsFromEnv({ ...env, MEMLOOM_STORE: 'qdrant' }, options as Parameters<typeof qdrant.createQdrantStore>[0]) ?? {};
         return qdrant.createQdrantStore({ ...fromEnv, ...options, ...existing });
       }
       case 'memory': {

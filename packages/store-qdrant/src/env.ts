@@ -1,5 +1,5 @@
 import { MemloomError } from '@memloom/core';
-import { resolveOptions, type QdrantStoreOptions } from './options.js';
+import { optionProblem, type QdrantStoreOptions } from './options.js';
 
 /**
  * Store options from environment variables, so a deployment can point
@@ -11,39 +11,41 @@ import { resolveOptions, type QdrantStoreOptions } from './options.js';
  * - `MEMLOOM_QDRANT_SHARDS`, `MEMLOOM_QDRANT_REPLICAS`, `MEMLOOM_QDRANT_WRITE_CONSISTENCY`
  *   (used when the collection is created)
  *
+ * Each value is checked as createQdrantStore checks it, and a bad one is
+ * INVALID_CONFIG naming its variable. `given`: options set elsewhere (a
+ * configuration file); the variables of the fields it sets are not read, nor
+ * the URL and key when it gives a `client`, so a stale one is ignored.
+ *
  * Returns undefined when neither MEMLOOM_STORE names qdrant nor QDRANT_URL is set.
  */
-export function qdrantOptionsFromEnv(env: Record<string, string | undefined> = process.env): QdrantStoreOptions | undefined {
+export function qdrantOptionsFromEnv(
+  env: Record<string, string | undefined> = process.env,
+  given: QdrantStoreOptions = {},
+): QdrantStoreOptions | undefined {
   const store = env.MEMLOOM_STORE?.trim();
-  let url: string | undefined;
-  if (store?.startsWith('qdrant:')) url = store.slice('qdrant:'.length) || undefined;
-  else if (store && store !== 'qdrant') return undefined;
-  url ??= env.QDRANT_URL?.trim() || undefined;
+  if (store && store !== 'qdrant' && !store.startsWith('qdrant:')) return undefined;
+  const fromStore = store?.startsWith('qdrant:') ? store.slice('qdrant:'.length) || undefined : undefined;
+  const url = fromStore ?? (env.QDRANT_URL?.trim() || undefined);
   if (!url && store !== 'qdrant') return undefined;
-  const options: QdrantStoreOptions = {
-    ...(url ? { url } : {}),
-    ...(env.QDRANT_API_KEY ? { apiKey: env.QDRANT_API_KEY } : {}),
-    ...(env.MEMLOOM_QDRANT_COLLECTION ? { collection: env.MEMLOOM_QDRANT_COLLECTION } : {}),
-    ...integer(env, 'MEMLOOM_QDRANT_SHARDS', 'shardNumber'),
-    ...integer(env, 'MEMLOOM_QDRANT_REPLICAS', 'replicationFactor'),
-    ...integer(env, 'MEMLOOM_QDRANT_WRITE_CONSISTENCY', 'writeConsistencyFactor'),
+  const read = (field: keyof QdrantStoreOptions): boolean => given[field] === undefined && !(given.client !== undefined && (field === 'url' || field === 'apiKey'));
+  const text = (variable: string, field: keyof QdrantStoreOptions, value: string | undefined): Partial<QdrantStoreOptions> => {
+    if (!value || !read(field)) return {};
+    const problem = optionProblem(field, value);
+    if (problem) throw new MemloomError({ code: 'INVALID_CONFIG', backend: 'qdrant', message: `${variable} is not valid: ${problem}`, details: { variable } });
+    return { [field]: value };
   };
-  // Each value checked as createQdrantStore checks it, so that a bad one is blamed on its variable.
-  const urlVariable = store?.startsWith('qdrant:') && store.length > 'qdrant:'.length ? 'MEMLOOM_STORE' : 'QDRANT_URL';
-  const variables: Partial<Record<keyof QdrantStoreOptions, string>> = { url: urlVariable, apiKey: 'QDRANT_API_KEY', collection: 'MEMLOOM_QDRANT_COLLECTION' };
-  for (const [field, variable] of Object.entries(variables) as [keyof QdrantStoreOptions, string][]) {
-    if (options[field] === undefined) continue;
-    try {
-      resolveOptions({ [field]: options[field] });
-    } catch (error) {
-      const reason = MemloomError.isInstance(error) ? error.reason.replace(/^invalid createQdrantStore options: /, '') : String(error);
-      throw new MemloomError({ code: 'INVALID_CONFIG', backend: 'qdrant', message: `${variable} is not valid: ${reason}`, details: { variable } });
-    }
-  }
-  return options;
+  const integer = (variable: string, field: keyof QdrantStoreOptions) => (read(field) ? positiveInteger(env, variable, field) : {});
+  return {
+    ...text(fromStore ? 'MEMLOOM_STORE' : 'QDRANT_URL', 'url', url),
+    ...text('QDRANT_API_KEY', 'apiKey', env.QDRANT_API_KEY),
+    ...text('MEMLOOM_QDRANT_COLLECTION', 'collection', env.MEMLOOM_QDRANT_COLLECTION),
+    ...integer('MEMLOOM_QDRANT_SHARDS', 'shardNumber'),
+    ...integer('MEMLOOM_QDRANT_REPLICAS', 'replicationFactor'),
+    ...integer('MEMLOOM_QDRANT_WRITE_CONSISTENCY', 'writeConsistencyFactor'),
+  };
 }
 
-function integer(env: Record<string, string | undefined>, variable: string, option: keyof QdrantStoreOptions): Partial<QdrantStoreOptions> {
+function positiveInteger(env: Record<string, string | undefined>, variable: string, option: keyof QdrantStoreOptions): Partial<QdrantStoreOptions> {
   const raw = env[variable]?.trim();
   if (!raw) return {};
   const value = Number(raw);

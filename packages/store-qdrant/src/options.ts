@@ -139,6 +139,12 @@ const optionsSchema = z.strictObject({
 
 export type ResolvedQdrantStoreOptions = z.output<typeof optionsSchema>;
 
+/** Why one option's value would be refused (`field: problem`), or undefined when createQdrantStore takes it. */
+export function optionProblem(field: keyof QdrantStoreOptions, value: unknown): string | undefined {
+  const parsed = optionsSchema.shape[field].safeParse(value);
+  return parsed.success ? undefined : formatZodIssues(parsed.error, field);
+}
+
 /** Validate options at the boundary; INVALID_OPTIONS names the field. */
 export function resolveOptions(options: QdrantStoreOptions | undefined): ResolvedQdrantStoreOptions {
   const parsed = optionsSchema.safeParse(options ?? {});

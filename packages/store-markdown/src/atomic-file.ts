@@ -104,17 +104,8 @@ export async function sizeOf(file: string): Promise<number | undefined> {
  * with one) is dropped, as in the Markdown: JSON.parse would refuse the file for it.
  */
 export async function readIfExists(file: string): Promise<string | undefined> {
-  try {
-    return withoutBom(await fs.readFile(file, 'utf8'));
-  } catch (error) {
-    if (isMissing(error)) return undefined;
-    throw error;
-  }
-}
-
-/** Text without the byte order mark (U+FEFF) it may start with. */
-export function withoutBom(text: string): string {
-  return text.startsWith('\uFEFF') ? text.slice(1) : text;
+  const text = (await readBytesIfExists(file))?.toString('utf8');
+  return text?.startsWith('\uFEFF') ? text.slice(1) : text;
 }
 
 /** Read a file's bytes, or undefined when it does not exist. */

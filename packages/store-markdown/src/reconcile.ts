@@ -79,6 +79,7 @@ export const HAND_DELETE_GRACE_MS = 10_000;
  * the block may be in it). So reads do not take the lock for deletions that cannot go yet.
  */
 export function deletionsDue(state: ScopeState, nowMs: number): boolean {
+  if (state.deletions.size === 0) return false;
   if ([...state.files.values()].some((layout) => layout.problems.length > 0)) return false;
   return [...state.deletions.values()].some((atMs) => nowMs - atMs >= HAND_DELETE_GRACE_MS);
 }
@@ -377,10 +378,13 @@ export class Reconciler {
    */
   private movedFrom(previous: Entry | undefined, record: MemoryRecord, state: ScopeState, histories: Map<string, ScopeState[]>): ScopeState | undefined {
     if (!previous) {
-      return (
-        histories.get(record.id)?.find((other) => other !== state) ??
-        [...this.parts.scopes.values()].find((other) => other !== state && other.deletions.has(record.id))
-      );
+      const withHistory = histories.get(record.id)?.find((other) => other !== state);
+      if (withHistory) return withHistory;
+      // Every block of a first read comes here: the scopes are walked without a copy, and most have no deletion.
+      for (const other of this.parts.scopes.values()) {
+        if (other !== state && other.deletions.size > 0 && other.deletions.has(record.id)) return other;
+      }
+      return undefined;
     }
     if (previous.scopeKey === state.key) return undefined;
     const origin = this.parts.scopes.get(previous.scopeKey) as ScopeState;

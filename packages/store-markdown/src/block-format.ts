@@ -203,11 +203,15 @@ function shownText(content: string): string {
 }
 
 /** The fields of a put as its block's field line holds them: the reader's checks (metaSchema), all given. */
-const putFieldsSchema = metaSchema.omit({ raw: true, sum: true }).extend({
-  sources: z.array(z.string()),
-  tags: z.array(z.string().min(1)),
-  metadata: z.record(z.string(), z.unknown()),
-});
+const putFieldsSchema = metaSchema
+  .omit({ raw: true, sum: true })
+  .extend({
+    sources: z.array(z.string()),
+    tags: z.array(z.string().min(1)),
+    metadata: z.record(z.string(), z.unknown()),
+  })
+  // The record's other fields (content, scope) are not on the field line: left out, not refused.
+  .strip();
 
 /**
  * Why the block a record would be written as could not be read back (the field and what is wrong with it), or
@@ -215,10 +219,7 @@ const putFieldsSchema = metaSchema.omit({ raw: true, sum: true }).extend({
  * 1.5, an empty tag, NaN written as null), which would make the whole file unreadable and the memory vanish.
  */
 export function unreadableField(record: MemoryRecord): string | undefined {
-  const { id, revision, category, type, level, weight, baseWeight, importance, baseImportance, source, verified } = record;
-  const { createdAt, updatedAt, lastAccessedAt, sources, tags, metadata, context } = record;
-  const fields = { id, revision, category, type, level, weight, baseWeight, importance, baseImportance, source, verified, createdAt, updatedAt, lastAccessedAt, sources, tags, metadata, context };
-  const parsed = putFieldsSchema.safeParse(fields);
+  const parsed = putFieldsSchema.safeParse(record);
   if (parsed.success) return undefined;
   const issue = parsed.error.issues[0];
   return `${issue?.path.join('.') || 'fields'}: ${issue?.message ?? 'invalid'}`;

@@ -565,9 +565,22 @@ class SqliteMemoryStore implements SqliteStore {
     return value === undefined ? undefined : (JSON.parse(value) as VectorBinding);
   }
 
+  /**
+   * The re-index in progress, which must be the one this store began: a
+   * store whose target another began over (to another embedder) would stage
+   * its vectors in that embedder's table.
+   */
   private requireReindex(): VectorBinding {
     const next = this.reindexTarget();
     if (!next) throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: 'no re-index in progress; call beginReindex first' });
+    if (this.begunTarget && !sameEmbedder(next, this.begunTarget)) {
+      throw new MemloomError({
+        code: 'CONFLICT',
+        backend: BACKEND,
+        message: `another store replaced this re-index to ${this.begunTarget.embedderId} with one to ${next.embedderId}; call beginReindex again to take the file over`,
+        details: { began: this.begunTarget.embedderId, inProgress: next.embedderId },
+      });
+    }
     return next;
   }
 

@@ -208,6 +208,38 @@ describe('the embedder a file was indexed by', () => {
     await store.close();
   });
 
+  it("stops a re-index whose target another store replaced with CONFLICT, so its vectors never land in the other embedder's table", async () => {
+    const path = file();
+    await seeded(path);
+    const first = createSqliteStore({ path });
+    const second = createSqliteStore({ path });
+    await first.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    await second.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    const firstTarget = createTestEmbedder({ dimension: DIMENSION, id: 'memloom/first-target' });
+    const secondTarget = createTestEmbedder({ dimension: DIMENSION, id: 'memloom/second-target' });
+    await first.beginReindex({ dimension: DIMENSION, embedderId: firstTarget.id });
+    const pending = await first.pendingReindex(5);
+    // Another store starts a re-index to another embedder of the same dimension: the first one's target is dropped.
+    await second.beginReindex({ dimension: DIMENSION, embedderId: secondTarget.id });
+    const vectors = await firstTarget.embed(pending.map((memory) => memory.content));
+    const staged = pending.map((memory, index) => ({ id: memory.id, revision: memory.revision, vector: vectors[index]! }));
+    for (const attempt of [() => first.stageReindex(staged), () => first.pendingReindex(5), () => first.commitReindex()]) {
+      const error = await rejection(attempt());
+      expect(error.code).toBe('CONFLICT');
+      expect(error.message).toContain('memloom/second-target');
+    }
+    // The second re-index holds none of the first one's vectors, and finishes.
+    expect(await second.beginReindex({ dimension: DIMENSION, embedderId: secondTarget.id })).toMatchObject({ done: 0, total: 20 });
+    expect(await reindex({ store: second, embedder: secondTarget })).toMatchObject({ embedderId: secondTarget.id, total: 20, embedded: 20 });
+    const [hit] = await second.vectorSearch({ vector: (await secondTarget.embed(['memory 3'], { purpose: 'query' }))[0]!, limit: 1 });
+    expect(hit?.memory.id).toBe('m-3');
+    // Begun again, the first store may take the file over on purpose.
+    await first.open({ dimension: DIMENSION, embedderId: secondTarget.id });
+    expect(await reindex({ store: first, embedder: firstTarget })).toMatchObject({ embedderId: firstTarget.id, total: 20, embedded: 20 });
+    await first.close();
+    await second.close();
+  });
+
   it('refuses vectors with no direction or non-finite values and writes nothing', async () => {
     const store = createSqliteStore({ path: ':memory:' });
     await store.open({ dimension: 3, embedderId: EMBEDDER_ID });

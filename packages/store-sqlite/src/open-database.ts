@@ -27,6 +27,8 @@ export function openDatabase(path: string, options: ResolvedOptions): Database {
   try {
     const state = readFileState(database);
     assertUsable(state, path);
+    // An empty file (made by `touch`, or by SQLite for a reader) holds no store: mustExist writes none into it.
+    if (options.mustExist && !injected && !database.memory && state.schemaVersion === 0 && state.tables === 0) throw emptyFile(path);
     loadVectorExtension(database);
     // Only a database with nothing in it yet takes a page size: its first write fixes it for good
     // (a WAL file cannot change it), so this comes before WAL mode is turned on; files made with
@@ -58,4 +60,13 @@ export function openDatabase(path: string, options: ResolvedOptions): Database {
     throw toStoreError(error, `opening ${path}`);
   }
   return database;
+}
+
+function emptyFile(path: string): MemloomError {
+  return new MemloomError({
+    code: 'MISSING_RESOURCE',
+    backend: BACKEND,
+    message: `no store at ${path}: the file is empty, and nothing was written to it (mustExist). Check the path, or create the store by opening it without mustExist`,
+    details: { path, mustExist: true },
+  });
 }

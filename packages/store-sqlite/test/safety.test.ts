@@ -335,6 +335,14 @@ describe('bad input from a direct caller', () => {
     await existing.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
     expect(await existing.count({})).toBe(20);
     await existing.close();
+    // An empty file (`touch memory.db`) holds no store either, and stays empty.
+    const empty = file();
+    writeFileSync(empty, '');
+    const emptyError = await rejection(createSqliteStore({ path: empty, mustExist: true }).open({ dimension: DIMENSION, embedderId: EMBEDDER_ID }));
+    expect(emptyError).toMatchObject({ code: 'MISSING_RESOURCE', backend: 'sqlite', details: { path: empty, mustExist: true } });
+    expect(emptyError.message).toContain('the file is empty');
+    expect(readFileSync(empty).length).toBe(0);
+    expect(existsSync(`${empty}-wal`)).toBe(false);
     // Nothing to find for a store in memory: it opens as ever.
     const inMemory = createSqliteStore({ path: ':memory:', mustExist: true });
     await inMemory.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });

@@ -13,7 +13,8 @@ export const MIN_SERVER_VERSION = [1, 17, 0] as const;
  * create it when missing (unless `mustExist`: then MISSING_RESOURCE, nothing
  * created); refuse one of another dimension, distance or embedder, or with a
  * payload index of another type, before writing anything; add missing payload
- * indexes.
+ * indexes. With `mustExist` it writes nothing: a collection without memloom's
+ * embedder record is MISSING_RESOURCE, and missing indexes are left missing.
  */
 export async function prepareCollection(backend: Backend, open: StoreOpenOptions): Promise<void> {
   const { client, call, collection, options } = backend;
@@ -36,7 +37,8 @@ export async function prepareCollection(backend: Backend, open: StoreOpenOptions
   const indexes = wantedIndexes(backend);
   checkPayloadIndexes(info, collection, indexes);
   await checkMeta(backend, open);
-  await ensurePayloadIndexes(backend, info, indexes);
+  // A reader (mustExist) changes nothing: Qdrant filters on a field without an index too, only slower.
+  if (!options.mustExist) await ensurePayloadIndexes(backend, info, indexes);
 }
 
 function collectionConfig(backend: Backend, dimension: number): Parameters<Backend['client']['createCollection']>[1] {
@@ -85,6 +87,7 @@ function checkVectors(info: Schemas['CollectionInfo'], collection: string, dimen
 async function checkMeta(backend: Backend, open: StoreOpenOptions): Promise<void> {
   let meta = await readMeta(backend);
   if (!meta) {
+    if (backend.options.mustExist) throw missingCollection(backend, 'holds no memloom store (no embedder record)');
     const payload: MetaPayload = { kind: KIND.meta, schemaVersion: SCHEMA_VERSION, embedderId: open.embedderId, dimension: open.dimension };
     // insert_only: when two processes open a new collection at once, the first embedder recorded wins.
     await backend.call('record embedder', () =>
@@ -187,13 +190,13 @@ async function checkServerVersion(backend: Backend): Promise<void> {
   }
 }
 
-/** mustExist and no such collection: say which one, on which server, and that nothing was made. */
-function missingCollection({ collection, url }: Backend): MemloomError {
+/** mustExist and no such collection (or one memloom did not make): say which one, on which server, and that nothing was made. */
+function missingCollection({ collection, url }: Backend, what = 'does not exist'): MemloomError {
   const where = url === undefined ? 'on the server of the given client' : `at ${url}`;
   return new MemloomError({
     code: 'MISSING_RESOURCE',
     backend: 'qdrant',
-    message: `no store ${where}: the collection "${collection}" does not exist, and nothing was created (mustExist). Check the collection name and the URL, or create the store by opening it without mustExist`,
+    message: `no store ${where}: the collection "${collection}" ${what}, and nothing was created (mustExist). Check the collection name and the URL, or create the store by opening it without mustExist`,
     details: { collection, ...(url === undefined ? {} : { url }), mustExist: true },
   });
 }

@@ -343,7 +343,7 @@ export class Plan {
     return growth;
   }
 
-  /** Encoded records for every live vector of a scope, as staged. */
+  /** Encoded records for every live vector of a scope, as staged, and for its memories whose deletion by hand waits. */
   liveVectors(scope: ScopeState): Buffer[] {
     const ids = new Set<string>();
     for (const [id, entry] of this.baseEntries) if (entry.scopeKey === scope.key) ids.add(id);
@@ -352,6 +352,11 @@ export class Plan {
     for (const id of ids) {
       const entry = this.entry(id);
       if (entry?.vector && entry.scopeKey === scope.key) buffers.push(encodeVectorRecord(id, entry.record.revision, entry.vector));
+    }
+    // A memory whose deletion by hand waits keeps the vector the log holds for it: its block may come back.
+    for (const id of this.pendingDeletions(scope).keys()) {
+      const vector = scope.vectors.get(id);
+      if (vector && !this.entry(id)) buffers.push(encodeVectorRecord(id, scope.vectorRevisions.get(id) ?? 0, vector));
     }
     return buffers;
   }

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createMemory, type MemoryChange, type MemoryRecord } from '@memloom/core';
 import { createFakeClock, createTestEmbedder } from '@memloom/core/testing';
@@ -659,6 +659,71 @@ describe('a file a look catches while an editor saves it in place (truncated, th
     track(reopened);
     expect(await reopened.history('again')).toHaveLength(1);
     expect(existsSync(path.join(store.directoryFor(scope), '.index', 'deleted.log'))).toBe(false);
+  });
+
+  it('keeps the vector of a memory whose deletion by hand waits when the vector log is compacted meanwhile', async () => {
+    const { store, file } = await rig();
+    await store.open({ dimension: 16, embedderId: 'memloom/test-embedder' });
+    await store.apply([putOf('kept', 'The user lives in Lyon.')]);
+    // 1,000 memories put and deleted: the log is mostly superseded records, so the next write to it compacts it.
+    const fillers = Array.from({ length: 1000 }, (_, index) => `filler-${index}`);
+    await store.apply(fillers.map((id) => putOf(id, `Filler ${id}.`)));
+    await store.apply(fillers.map((id): MemoryChange => ({ op: 'delete', id, expectedRevision: 1 })));
+    // An editor saving in place: the look catches MEMORY.md truncated.
+    const full = await readFile(file, 'utf8');
+    await writeFile(file, full.slice(0, full.indexOf('## ')));
+    expect((await store.sync()).deleted).toEqual(['kept']);
+
+    // A write into the same scope (an episode: its daily note, not MEMORY.md) compacts the vector log.
+    const vectors = path.join(store.directoryFor(scope), '.index', 'vectors.bin');
+    const sizeBefore = (await stat(vectors)).size;
+    const episode = putOf('episode', 'Talked about the trip to Lyon.');
+    if (episode.op === 'put') episode.memory.category = 'episode';
+    await store.apply([episode]);
+    expect((await stat(vectors)).size).toBeLessThan(sizeBefore / 10);
+
+    // The save lands: the memory is back as it was, its vector too, with nothing embedded again.
+    await writeFile(file, full);
+    expect(await store.sync()).toMatchObject({ created: [], edited: [], deleted: [], embedded: 0, unembedded: [] });
+    expect(await store.get('kept')).toMatchObject({ revision: 1, content: 'The user lives in Lyon.' });
+    expect(await store.getVector('kept')).toEqual(new Array(16).fill(0.25));
+    const reopened = createMarkdownStore({ root: store.root });
+    track(reopened);
+    expect(await reopened.getVector('kept')).toEqual(new Array(16).fill(0.25));
+  });
+
+  it('keeps the vector of a memory whose deletion by hand waits through rebuildIndex()', async () => {
+    const { store, file } = await rig();
+    await store.open({ dimension: 16, embedderId: 'memloom/test-embedder' });
+    await store.apply([putOf('kept', 'The user lives in Lyon.')]);
+    const full = await readFile(file, 'utf8');
+    await writeFile(file, full.slice(0, full.indexOf('## ')));
+    expect((await store.sync()).deleted).toEqual(['kept']);
+    await store.rebuildIndex();
+    await writeFile(file, full);
+    expect(await store.sync()).toMatchObject({ deleted: [], embedded: 0, unembedded: [] });
+    expect(await store.getVector('kept')).toEqual(new Array(16).fill(0.25));
+  });
+
+  it('counts a deletion by hand first seen after now (the clock set back) as seen now: the wait stays HAND_DELETE_GRACE_MS', async () => {
+    const { store, memory, file, clock } = await rig();
+    const doomed = await memory.add('Zanzibar is the password hint.', { scope });
+    const text = await readFile(file, 'utf8');
+    await writeFile(file, text.slice(0, text.indexOf('## ')));
+    expect((await store.sync()).deleted).toEqual([doomed.memory.id]);
+    const historyFile = path.join(store.directoryFor(scope), '.history', `${doomed.memory.id}.jsonl`);
+    const pending = path.join(store.directoryFor(scope), '.index', 'deleted.log');
+
+    // The clock goes back an hour: the deletion counts as first seen now, and the file says so (for other processes).
+    clock.advance(-60 * 60_000);
+    await store.count({});
+    expect(await readFile(pending, 'utf8')).toBe(`${JSON.stringify([doomed.memory.id, clock.iso()])}\n`);
+    clock.advance(HAND_DELETE_GRACE_MS - 1);
+    await store.count({});
+    expect([existsSync(historyFile), existsSync(pending)]).toEqual([true, true]);
+    clock.advance(1);
+    await store.count({});
+    expect([existsSync(historyFile), existsSync(pending)]).toEqual([false, false]);
   });
 });
 

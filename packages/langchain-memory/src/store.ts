@@ -28,6 +28,7 @@ const META = {
   value: 'lgValue',
   indexed: 'lgIndexed',
   sequence: 'lgSeq',
+  ownRevision: 'lgRevision',
 } as const;
 
 /**
@@ -192,9 +193,15 @@ export class MemloomStore extends BaseStore {
     }
     // A memory that took in another writer's content is released, and the item gets a memory of its own.
     let current = newest;
-    if (current && (await this.holdsOtherContent(current))) {
-      await this.detach(current, scope);
-      current = undefined;
+    // Whether the memory is known to hold only the item's own writes (see `ownRevisionOf`).
+    let ownOnly = current !== undefined && isUnchangedSinceOwnWrite(current);
+    if (current && !ownOnly && this.category !== 'system') {
+      if (await this.historyHoldsOtherContent(current)) {
+        await this.detach(current, scope);
+        current = undefined;
+      } else {
+        ownOnly = true;
+      }
     }
     const text = index === false ? '' : (index ?? this.fields).flatMap((path) => textsAtPath(stored, path)).join('\n');
     const indexed = text.trim() !== '';
@@ -209,6 +216,8 @@ export class MemloomStore extends BaseStore {
       [META.indexed]: indexed,
       [META.sequence]: ++lastSequence,
     };
+    const ownRevision = ownRevisionOf(current, ownOnly);
+    if (ownRevision !== undefined) metadata[META.ownRevision] = ownRevision;
     if (current) {
       await this.memory.update(current.id, { content, metadata }, { scope, refreshTimestamp: true, reason: 'LangGraph store put' });
       return;
@@ -273,9 +282,16 @@ export class MemloomStore extends BaseStore {
    * with a category that merges (`fact`, `core`, `episode`) core may pick one as the nearest
    * memory of a later add (a user's statement) and merge into it, or a model's UPDATE may
    * rewrite it. `system` items are never merge candidates of memloom's own writers.
+   * A memory still at the revision a put gave it holds none (see `ownRevisionOf`); only one
+   * changed since has its history read.
    */
   private async holdsOtherContent(record: MemoryRecord): Promise<boolean> {
-    if (this.category === 'system') return false;
+    if (this.category === 'system' || isUnchangedSinceOwnWrite(record)) return false;
+    return this.historyHoldsOtherContent(record);
+  }
+
+  /** Whether a merge or a model's UPDATE is in the memory's history: reads all of it. */
+  private async historyHoldsOtherContent(record: MemoryRecord): Promise<boolean> {
     let versions: MemoryVersion[];
     try {
       versions = await this.memory.history(record.id, { scope: record.scope });
@@ -409,6 +425,27 @@ function descending(a: string, b: string): number {
 /** The metadata keys the store writes on an item's memory. */
 function isItemMetadataKey(key: string): boolean {
   return key.startsWith(META.label) || Object.values(META).some((name) => name === key);
+}
+
+/**
+ * The revision a put's write gives the item's memory, kept in its metadata (`lgRevision`) when the
+ * memory is known to hold only the item's own writes: it is new (revision 1), or it was checked
+ * (`ownOnly`: it was still at the revision of the last such write, or its history holds no merge
+ * and no model's UPDATE). Any later change (a merge, a model's UPDATE, `memory.update`, decay,
+ * another store's put that could not tell) moves the revision past the mark, and the next put
+ * reads the history again, as it does for memories written before the mark existed. So a put
+ * reads no history while the store is the memory's only writer, however long its history.
+ * The write itself bumps the revision by one (`Memory.update`); if another change lands first,
+ * the memory ends past the mark, which only costs a history read.
+ */
+function ownRevisionOf(current: MemoryRecord | undefined, ownOnly: boolean): number | undefined {
+  if (!current) return 1;
+  return ownOnly ? current.revision + 1 : undefined;
+}
+
+/** Whether nothing changed the memory since a put marked it (see `ownRevisionOf`). */
+function isUnchangedSinceOwnWrite(record: MemoryRecord): boolean {
+  return record.metadata[META.ownRevision] === record.revision;
 }
 
 function sequenceOf(record: MemoryRecord): number {

@@ -4,7 +4,7 @@ import { tool, type ToolRuntime } from '@langchain/core/tools';
 import { InMemoryStore, type BaseStore, type Item } from '@langchain/langgraph';
 import { createMemory, MemloomError } from '@memloom/core';
 import { createAgent } from 'langchain';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createMemloomMiddleware, MemloomStore, MemloomEmbeddings } from '../src/index.js';
 import { errorOf, rig } from './helpers.js';
@@ -244,6 +244,136 @@ describe('MemloomStore: put and get', () => {
     expect(keysOf(results[2] as Item[])).toEqual(['a']);
     expect(results[3]).toEqual([['alice']]);
     expect(results[5]).toBeNull();
+  });
+});
+
+describe('MemloomStore: an item’s history is read only when its memory changed behind the store', () => {
+  /** A store of category 'fact' (whose items may take in other writers' content), counting reads of history. */
+  function factRig() {
+    const parts = rig();
+    const store = new MemloomStore(parts.memory, { category: 'fact', fields: ['text'] });
+    const historyReads = vi.spyOn(parts.memory, 'history');
+    const itemMemory = async (key: string) => {
+      const records = await parts.memory.list({ filter: { tags: ['langgraph-item'], metadata: { lgKey: key } } });
+      expect(records).toHaveLength(1);
+      return records[0]!;
+    };
+    const plainMemories = async () =>
+      (await parts.memory.list({ scope: { userId: 'alice' } })).filter((record) => !record.tags.includes('langgraph-item'));
+    return { ...parts, store, historyReads, itemMemory, plainMemories };
+  }
+
+  it('puts and deletes an item it alone writes without reading the history, however long it is', async () => {
+    const { store, memory, clock, historyReads, itemMemory } = factRig();
+    await store.put(['alice', 'prefs'], 'drink', { text: 'tea 0' });
+    const { id } = await itemMemory('drink');
+    for (let n = 1; n < 30; n++) {
+      clock.advance(1000);
+      await store.put(['alice', 'prefs'], 'drink', { text: `tea ${n}` });
+    }
+    expect(historyReads).not.toHaveBeenCalled();
+    expect(await itemMemory('drink')).toMatchObject({ id, revision: 30, content: 'tea 29' });
+    expect((await store.get(['alice', 'prefs'], 'drink'))?.value).toEqual({ text: 'tea 29' });
+    await store.delete(['alice', 'prefs'], 'drink');
+    expect(historyReads).not.toHaveBeenCalled();
+    expect(await memory.count()).toBe(0);
+  });
+
+  it('after a memory.update behind its back, reads the history once, keeps the memory (a manual edit is no other content), and marks it again', async () => {
+    const { store, memory, historyReads, itemMemory, plainMemories } = factRig();
+    await store.put(['alice', 'prefs'], 'drink', { text: 'green tea' });
+    const { id } = await itemMemory('drink');
+    await memory.update(id, { content: 'green tea, edited by hand' });
+    await store.put(['alice', 'prefs'], 'drink', { text: 'black tea' });
+    expect(historyReads).toHaveBeenCalledTimes(1);
+    expect(await itemMemory('drink')).toMatchObject({ id, content: 'black tea' });
+    await store.put(['alice', 'prefs'], 'drink', { text: 'coffee' });
+    await store.delete(['alice', 'prefs'], 'drink');
+    expect(historyReads).toHaveBeenCalledTimes(1);
+    expect(await memory.count()).toBe(0);
+    expect(await plainMemories()).toEqual([]);
+  });
+
+  it('releases a memory a user’s statement was merged into, though the merge kept the item’s metadata and mark', async () => {
+    const { store, memory, historyReads, itemMemory, plainMemories } = factRig();
+    await store.put(['alice', 'prefs'], 'drink', { text: 'I drink green tea every morning' });
+    const item = await itemMemory('drink');
+    const merged = await memory.add('I drink green tea every morning.', { scope: { userId: 'alice' }, category: 'fact' });
+    expect(merged.decision.strategy).toBe('merge_update');
+    expect(merged.memory).toMatchObject({ id: item.id, metadata: item.metadata });
+
+    await store.put(['alice', 'prefs'], 'drink', { text: 'I drink coffee now' });
+    expect(historyReads).toHaveBeenCalledTimes(1);
+    const [released] = await plainMemories();
+    expect(released).toMatchObject({ id: item.id, content: merged.memory.content });
+    expect(Object.keys(released!.metadata).filter((key) => key.startsWith('lg'))).toEqual([]);
+    const fresh = await itemMemory('drink');
+    expect(fresh.id).not.toBe(item.id);
+    expect(fresh.content).toBe('I drink coffee now');
+    // The item's new memory holds only its own writes: no more reads.
+    await store.put(['alice', 'prefs'], 'drink', { text: 'I drink water now' });
+    expect(historyReads).toHaveBeenCalledTimes(1);
+    expect((await itemMemory('drink')).id).toBe(fresh.id);
+  });
+
+  it('releases a memory a model’s UPDATE rewrote (an extraction edit), on put and on delete', async () => {
+    const { store, memory, historyReads, itemMemory, plainMemories } = factRig();
+    await store.put(['alice', 'prefs'], 'drink', { text: 'green tea' });
+    await store.put(['alice', 'prefs'], 'food', { text: 'rice' });
+    const drink = await itemMemory('drink');
+    const food = await itemMemory('food');
+    await memory.update(drink.id, { content: 'Alice drinks green tea, the model says' }, { trigger: 'extraction' });
+    await memory.update(food.id, { content: 'Alice eats rice, the model says' }, { trigger: 'extraction' });
+
+    await store.put(['alice', 'prefs'], 'drink', { text: 'coffee' });
+    await store.delete(['alice', 'prefs'], 'food');
+    expect(historyReads).toHaveBeenCalledTimes(2);
+    expect((await plainMemories()).map((record) => [record.id, record.content]).sort()).toEqual(
+      [
+        [drink.id, 'Alice drinks green tea, the model says'],
+        [food.id, 'Alice eats rice, the model says'],
+      ].sort(),
+    );
+    expect((await itemMemory('drink')).id).not.toBe(drink.id);
+    expect(await store.get(['alice', 'prefs'], 'food')).toBeNull();
+    await store.put(['alice', 'prefs'], 'drink', { text: 'water' });
+    expect(historyReads).toHaveBeenCalledTimes(2);
+  });
+
+  it('reads the history of a memory written before the mark existed once, then marks it', async () => {
+    const { store, memory, historyReads, itemMemory } = factRig();
+    await store.put(['alice', 'prefs'], 'drink', { text: 'green tea' });
+    // As an earlier version of the store left it: the same memory without the mark.
+    const { lgRevision, ...unmarked } = (await itemMemory('drink')).metadata;
+    expect(lgRevision).toBe(1);
+    await memory.deleteAll({ userId: 'alice' });
+    const legacy = await memory.add('green tea', { scope: { userId: 'alice' }, category: 'fact', source: 'system', tags: ['langgraph-item'], metadata: unmarked, merge: false });
+
+    for (const text of ['black tea', 'coffee', 'water']) await store.put(['alice', 'prefs'], 'drink', { text });
+    expect(historyReads).toHaveBeenCalledTimes(1);
+    expect(await itemMemory('drink')).toMatchObject({ id: legacy.memory.id, content: 'water', revision: 4, metadata: { lgRevision: 4 } });
+  });
+
+  it('is not marked by a system store that writes it without looking, so a later put still finds the other content', async () => {
+    const { store, memory, historyReads, itemMemory, plainMemories } = factRig();
+    const systemStore = new MemloomStore(memory, { fields: ['text'] });
+    await store.put(['alice', 'prefs'], 'drink', { text: 'green tea' });
+    const { id } = await itemMemory('drink');
+    await memory.update(id, { content: 'Alice drinks green tea, the model says' }, { trigger: 'extraction' });
+    // A system store never looks at history: it updates the memory in place, as before.
+    await systemStore.put(['alice', 'prefs'], 'drink', { text: 'black tea' });
+    expect(await itemMemory('drink')).toMatchObject({ id, content: 'black tea' });
+    expect((await itemMemory('drink')).metadata).not.toHaveProperty('lgRevision');
+
+    await store.put(['alice', 'prefs'], 'drink', { text: 'coffee' });
+    expect((await plainMemories()).map((record) => record.id)).toEqual([id]);
+    const fresh = await itemMemory('drink');
+    expect(fresh.id).not.toBe(id);
+    // A system store keeps the mark of a memory it finds unchanged, so the fact store reads no more history.
+    await systemStore.put(['alice', 'prefs'], 'drink', { text: 'water' });
+    await store.put(['alice', 'prefs'], 'drink', { text: 'juice' });
+    expect(historyReads).toHaveBeenCalledTimes(1);
+    expect(await itemMemory('drink')).toMatchObject({ id: fresh.id, content: 'juice' });
   });
 });
 

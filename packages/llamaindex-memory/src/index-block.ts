@@ -6,6 +6,7 @@ import {
   blockIdSchema,
   consoleLogger,
   errorMessage,
+  filterSchema,
   loggerSchema,
   memorySchema,
   parseOptions,
@@ -25,7 +26,10 @@ export interface MemoryIndexBlockOptions {
   priority?: number;
   /** Most tokens the index may take; past it, it is cut on a line boundary with a warning. @default 2048 */
   tokenLimit?: number;
-  /** Only memories matching this filter are listed. */
+  /**
+   * Only memories matching this filter are listed; `{}` for every category.
+   * @default facts, core facts and episodes: `{ category: ['core', 'fact', 'episode'] }` (not `system` records, such as LangChain's chat history)
+   */
   filter?: MemoryFilter;
   /** Most memories read for the index (the most recently updated). @default 1000 */
   limit?: number;
@@ -42,7 +46,7 @@ const optionsSchema = z
     id: blockIdSchema.default('memloom-index'),
     priority: prioritySchema.default(1),
     tokenLimit: tokenLimitSchema.default(2048),
-    filter: z.custom<MemoryFilter>((value) => typeof value === 'object' && value !== null, { message: 'must be a memory filter object' }).optional(),
+    filter: filterSchema,
     limit: z.number().int().positive().default(1000),
     messageRole: z.enum(MESSAGE_ROLES).default('memory'),
     logger: loggerSchema.optional(),
@@ -80,7 +84,7 @@ export class MemoryIndexBlock extends BaseMemoryBlock {
       index = await this.memory.renderIndex({
         scope: this.scope,
         limit: this.settings.limit,
-        ...(this.settings.filter ? { filter: this.settings.filter } : {}),
+        filter: this.settings.filter,
       });
     } catch (error) {
       this.logger.warn?.(`memory block ${this.id}: could not read the memory index, answering without it: ${errorMessage(error)}`, { error });

@@ -18,6 +18,7 @@ import {
   blockIdSchema,
   consoleLogger,
   errorMessage,
+  filterSchema,
   loggerSchema,
   memorySchema,
   parseOptions,
@@ -62,7 +63,10 @@ export interface MemloomBlockOptions {
    * current question; raise it when users answer in short follow-ups. @default 1
    */
   queryWindow?: number;
-  /** Only memories matching this filter are returned. */
+  /**
+   * Only memories matching this filter are returned; `{}` for every category.
+   * @default facts, core facts and episodes: `{ category: ['core', 'fact', 'episode'] }` (not `system` records, such as LangChain's chat history)
+   */
   filter?: MemoryFilter;
   /** Role of the returned message. @default 'memory' */
   messageRole?: (typeof MESSAGE_ROLES)[number];
@@ -83,7 +87,7 @@ const optionsSchema = z
     minScore: z.number().min(0).max(1).default(0.2),
     tokenLimit: tokenLimitSchema.default(1024),
     queryWindow: z.number().int().min(1).max(50).default(1),
-    filter: z.custom<MemoryFilter>((value) => typeof value === 'object' && value !== null, { message: 'must be a memory filter object' }).optional(),
+    filter: filterSchema,
     pipeline: z.custom<MemoryPipeline>((value) => typeof (value as Partial<MemoryPipeline> | undefined)?.afterTurn === 'function', { message: 'must be a memloom MemoryPipeline (from createMemoryPipeline)' }).optional(),
     messageRole: z.enum(MESSAGE_ROLES).default('memory'),
     header: z.string().min(1).optional(),
@@ -155,7 +159,7 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
         scope: this.scope,
         limit: this.settings.limit,
         minScore: this.settings.minScore,
-        ...(this.settings.filter ? { filter: this.settings.filter } : {}),
+        filter: this.settings.filter,
       });
     } catch (error) {
       this.logger.warn?.(`memory block ${this.id}: search failed, answering without long-term memories: ${errorMessage(error)}`, { error });

@@ -1,4 +1,4 @@
-import { formatZodIssues, isEmptyScope, MemloomError, validateScope, type Logger, type Memory, type Scope } from '@memloom/core';
+import { formatZodIssues, isEmptyScope, MemloomError, validateScope, type Logger, type Memory, type MemoryFilter, type Scope } from '@memloom/core';
 import { z } from 'zod';
 
 /** Validate block options with a zod schema; a failure is INVALID_OPTIONS naming every bad field. */
@@ -34,6 +34,18 @@ export const loggerSchema = z.custom<Logger>(
   }),
   { message: 'must be an object with optional warn(message, details) and debug(message, details) methods' },
 );
+
+/**
+ * What the memory blocks show unless given a `filter`: facts, core facts and episodes, as LangChain's
+ * middleware does. `system` records are the machinery of other adapters over the same memory
+ * (LangChain's chat-history lines, LangGraph store items, working-memory overviews), not memories.
+ */
+export const DEFAULT_RECALL_FILTER: MemoryFilter = { category: ['core', 'fact', 'episode'] };
+
+/** A block's `filter` option, defaulting to {@link DEFAULT_RECALL_FILTER}. */
+export const filterSchema = z
+  .custom<MemoryFilter>((value) => typeof value === 'object' && value !== null, { message: 'must be a memory filter object' })
+  .default(DEFAULT_RECALL_FILTER);
 
 export const blockIdSchema = z.string().trim().min(1).max(200);
 export const prioritySchema = z.number().int().min(0);

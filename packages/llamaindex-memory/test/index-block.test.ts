@@ -3,7 +3,7 @@ import { MemloomError } from '@memloom/core';
 import { describe, expect, it } from 'vitest';
 import { memoryIndexBlock } from '../src/index.js';
 import { countTokens } from '../src/messages.js';
-import { createFailingStore, recordingLogger, ScriptedLLM, setupMemory, textsByRole } from './helpers.js';
+import { addSystemRecords, createFailingStore, recordingLogger, ScriptedLLM, setupMemory, textsByRole } from './helpers.js';
 
 const alice = { userId: 'alice' };
 const llm = new ScriptedLLM(() => ({ content: 'ok' }));
@@ -23,6 +23,20 @@ describe('MemoryIndexBlock (seed 000)', () => {
     expect(index).toMatch(/Prefers window seats on long flights\. `[^`]+` _\(last updated 3 days ago\)_/);
     expect(index).toMatch(/Is learning Japanese with an app\. `[^`]+`\n/);
     expect(index).not.toContain('Bob');
+  });
+
+  it("lists no system records (another adapter's chat history and store items) unless its filter asks for them", async () => {
+    const { memory } = setupMemory();
+    await addSystemRecords(memory);
+    await memory.add('I live in Lyon.', { scope: alice, category: 'fact' });
+    const [index] = await memoryIndexBlock({ memory, scope: alice }).get([]);
+    expect(index?.content).toContain('I live in Lyon.');
+    expect(index?.content).not.toContain('hunter2');
+    expect(index?.content).not.toContain('green tea');
+    expect(index?.content).not.toContain('## System');
+    const [everything] = await memoryIndexBlock({ memory, scope: alice, filter: {} }).get([]);
+    expect(everything?.content).toContain('hunter2');
+    expect(everything?.content).toContain('green tea');
   });
 
   it("keeps core's 200-line cut and warning", async () => {

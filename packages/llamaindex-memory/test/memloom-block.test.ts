@@ -6,7 +6,7 @@ import { createDefaultEmbedder } from '@memloom/embeddings';
 import { describe, expect, it } from 'vitest';
 import { countTokens } from '../src/messages.js';
 import { memloomBlock, MemloomMemoryBlock } from '../src/index.js';
-import { createFailingStore, recordingLogger, ScriptedLLM, setupMemory, textsByRole } from './helpers.js';
+import { addSystemRecords, createFailingStore, recordingLogger, ScriptedLLM, setupMemory, textsByRole } from './helpers.js';
 
 const alice = { userId: 'alice' };
 const bob = { userId: 'bob' };
@@ -118,6 +118,20 @@ describe('MemloomMemoryBlock in a real LlamaIndex Memory', () => {
     expect(context).toContain('allergic to peanuts, so never suggest');
     expect(context).not.toContain('Bob');
     expect((await memory.list({ scope: bob })).map((record) => record.content).join()).not.toContain('I am allergic');
+  });
+
+  it("leaves out system records (another adapter's chat history and store items) unless its filter asks for them", async () => {
+    const { memory } = setupMemory();
+    await addSystemRecords(memory);
+    await memory.add('I live in Lyon.', { scope: alice, category: 'fact' });
+    const question: MemoryMessage[] = [{ id: 'q', role: 'user', content: 'What is my password? Green tea? Lyon?' }];
+    const [shown] = await memloomBlock({ memory, scope: alice, minScore: 0 }).get(question);
+    expect(shown?.content).toContain('I live in Lyon.');
+    expect(shown?.content).not.toContain('hunter2');
+    expect(shown?.content).not.toContain('green tea');
+    const [everything] = await memloomBlock({ memory, scope: alice, minScore: 0, filter: {} }).get(question);
+    expect(everything?.content).toContain('hunter2');
+    expect(everything?.content).toContain('green tea');
   });
 
   it('adds the freshness note to memories older than the threshold', async () => {

@@ -2,6 +2,7 @@ import { scopeKey, type Memory, type MemoryRecord, type Scope } from '@memloom/c
 import { z } from 'zod';
 import { MemloomTool } from './memloom-tool.js';
 import { resolveScope, threadOf, type RunInfo, type ScopeOption } from './scope.js';
+import { runInSession } from './session-lock.js';
 import { requiredText } from './tools.js';
 
 /** Tag of the record that holds an agent's working-memory overview (seed 003). */
@@ -36,21 +37,27 @@ export async function readOverview(memory: Memory, scope: Scope): Promise<Memory
   return latest;
 }
 
-/** Replace the overview of a scope (its history keeps every earlier version). */
+/**
+ * Replace the overview of a scope (its history keeps every earlier version). Writes of one scope run
+ * one at a time (in this process, over the same store): two at once (parallel tool calls) would each
+ * find no overview and add one.
+ */
 export async function writeOverview(memory: Memory, scope: Scope, content: string): Promise<MemoryRecord> {
-  const current = await readOverview(memory, scope);
-  if (current) {
-    return memory.update(current.id, { content }, { scope, refreshTimestamp: true, reason: 'working memory overview rewritten' });
-  }
-  const { memory: created } = await memory.add(content, {
-    scope,
-    category: 'system',
-    source: 'background_ai',
-    tags: [WORKING_MEMORY_TAG],
-    metadata: { workingMemoryScope: scopeKey(scope) },
-    merge: false,
+  return runInSession(memory.store, JSON.stringify([WORKING_MEMORY_TAG, scopeKey(scope)]), async () => {
+    const current = await readOverview(memory, scope);
+    if (current) {
+      return memory.update(current.id, { content }, { scope, refreshTimestamp: true, reason: 'working memory overview rewritten' });
+    }
+    const { memory: created } = await memory.add(content, {
+      scope,
+      category: 'system',
+      source: 'background_ai',
+      tags: [WORKING_MEMORY_TAG],
+      metadata: { workingMemoryScope: scopeKey(scope) },
+      merge: false,
+    });
+    return created;
   });
-  return created;
 }
 
 /** `working_memory_write(content)`: rewrite the overview of the current task. */

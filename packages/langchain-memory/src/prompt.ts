@@ -44,7 +44,8 @@ export async function buildMemoryPrompt(memory: Memory, input: MemoryPromptInput
 
   const countTokens = input.countTokens ?? estimateTokens;
   if (input.query !== '') {
-    const results = await memory.search(input.query, { scope: input.scope, limit: input.policy.retrieve_limit, filter: input.filter });
+    const query = lastCharacters(input.query, memory.config.limits.maxContentLength);
+    const results = await memory.search(query, { scope: input.scope, limit: input.policy.retrieve_limit, filter: input.filter });
     const candidates = results.map((result) => result.memory).filter((record) => !input.exclude?.has(record.id));
     const seen = new Set(candidates.map((record) => record.id));
     for (const note of await recentNotes(memory, input)) if (!seen.has(note.id)) candidates.push(note);
@@ -130,4 +131,15 @@ function cutToFit(record: MemoryRecord, fits: (record: MemoryRecord) => boolean)
   };
   const length = longestFitting(record.content.length, (length) => fits(withLength(length)));
   return length > 0 ? withLength(length) : undefined;
+}
+
+/**
+ * The last `max` characters of a query (the whole of a shorter one), never starting on the second
+ * half of a UTF-16 pair: a message longer than the memory takes as a query still finds memories,
+ * by its latest words.
+ */
+function lastCharacters(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(-max);
+  return (/^[\uDC00-\uDFFF]/.test(cut) ? cut.slice(1) : cut).trim();
 }

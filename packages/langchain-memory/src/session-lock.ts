@@ -5,7 +5,8 @@ import { KeyedLock } from '@memloom/core';
  * every history object over the same store: `RunnableWithMessageHistory`
  * makes a new history object per call, so a double-submit gives two objects
  * writing one session. Keyed by the store object, so two `Memory` instances
- * over one store share the queue. (Another process is not covered.)
+ * over one store share the queue. (Another process is not covered.) The working-memory overview's
+ * writes queue here too, under keys of their own.
  */
 const locksByStore = new WeakMap<object, KeyedLock>();
 

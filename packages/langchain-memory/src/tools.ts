@@ -66,12 +66,13 @@ export function memoryAppendTool(memory: Memory, options: MemloomToolsOptions = 
       'slot "today" for a note about today (plans, what happened). Similar memories are merged automatically.',
     schema: z.object({
       content: requiredText('content', 'what to remember, as a short statement'),
+      // Optional, defaulted in the body: zod 4 lists a `.default()` field as required in the JSON schema the model sees.
       slot: z
         .enum(['long_term', 'today'], { error: 'slot must be "long_term" or "today"' })
-        .default('long_term')
+        .optional()
         .describe('"long_term" (default) or "today".'),
     }),
-    run: async ({ content, slot }, call) => {
+    run: async ({ content, slot = 'long_term' }, call) => {
       const scope = await resolveScope(options.scope, call, 'memory_append');
       const date = new Date(memory.clock.now()).toISOString().slice(0, 10);
       const result =

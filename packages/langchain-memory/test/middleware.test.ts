@@ -2,10 +2,10 @@ import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
 import { MemorySaver } from '@langchain/langgraph';
 import { createAgent } from 'langchain';
-import { describe, expect, it } from 'vitest';
-import { createMemoryPipeline, estimateTokens, resolvePolicy } from '@memloom/core';
+import { describe, expect, it, vi } from 'vitest';
+import { createMemoryPipeline, estimateTokens, hasLoneSurrogate, resolvePolicy } from '@memloom/core';
 import { buildMemoryPrompt } from '../src/prompt.js';
-import { createMemloomMiddleware, type MemloomMiddlewareOptions } from '../src/index.js';
+import { createMemloomMiddleware, WORKING_MEMORY_TAG, type MemloomMiddlewareOptions } from '../src/index.js';
 import { isSummaryMessage, messageText } from '../src/messages.js';
 import { errorOf, memoriesBlock, rig, systemPromptOf } from './helpers.js';
 
@@ -73,6 +73,20 @@ describe('seed 003: working-memory reminders', () => {
     const prompts = model.calls.map((_, index) => systemPromptOf(model.calls, index));
     expect(prompts[5]).toContain(REMINDER);
     expect(prompts[6]).not.toContain(REMINDER);
+  });
+
+  it('two working_memory_write calls at once leave one overview, the later one', async () => {
+    const { memory } = rig();
+    const model = fakeModel()
+      .respondWithTools([
+        { name: 'working_memory_write', args: { content: 'Task A' }, id: 'write-1' },
+        { name: 'working_memory_write', args: { content: 'Task B' }, id: 'write-2' },
+      ])
+      .respond(new AIMessage('done'));
+    await threadAgent(memory, model, { recordTurns: false })('plan');
+    const overviews = await memory.list({ filter: { tags: [WORKING_MEMORY_TAG] } });
+    expect(overviews.map((record) => [record.scope, record.content])).toEqual([[{ userId: 'erin', sessionId: 'thread-1' }, 'Task B']]);
+    expect(systemPromptOf(model.calls, 1)).toContain('Task B');
   });
 
   it('rejects bad working-memory options when the middleware is made', async () => {
@@ -311,6 +325,29 @@ describe('the <memories> block', () => {
     expect(prompt.text).toContain('Alice fact number');
     expect(prompt.text).toContain('the memory index has been truncated (exceeded 120 tokens)');
     expect(prompt.text.endsWith('</memories>')).toBe(true);
+  });
+
+  it('searches with the end of a user message longer than a query may be, and the run goes on', async () => {
+    const { memory } = rig();
+    await memory.add('Alice lives in Porto', { scope: { userId: 'alice' }, category: 'fact' });
+    const limit = memory.config.limits.maxContentLength;
+    const question = 'Where do I live?';
+    // Emoji take two UTF-16 units each: the cut falls inside one, whose lone half must not be kept.
+    const message = `${'🙂'.repeat(limit / 2)} ${question}`;
+    expect(message.length).toBeGreaterThan(limit);
+    const search = vi.spyOn(memory, 'search');
+    const model = fakeModel().respond(new AIMessage('In Porto.'));
+    const agent = createAgent({ model, tools: [], middleware: [createMemloomMiddleware(memory, { model: null })] });
+    const result = await agent.invoke({ messages: [new HumanMessage(message)] }, { ...alice, configurable: { thread_id: 'long' } });
+    expect(result.messages.at(-1)?.content).toBe('In Porto.');
+    const query = search.mock.calls[0]?.[0] ?? '';
+    // The end of the message, less the half emoji the cut fell in (lengths compared: a failure would print 10,000 characters).
+    expect(query.length).toBe(limit - 1);
+    expect(query.endsWith(`🙂 ${question}`)).toBe(true);
+    expect(hasLoneSurrogate(query)).toBe(false);
+    const prompt = systemPromptOf(model.calls, 0);
+    expect(memoriesBlock(prompt)).toContain('Alice lives in Porto');
+    expect(prompt).toContain('<working-memory>');
   });
 
   it('refuses a memoryTokenLimit that is not a whole number above 0', async () => {

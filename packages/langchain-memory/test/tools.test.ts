@@ -1,5 +1,6 @@
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
+import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import { createAgent } from 'langchain';
 import { describe, expect, it } from 'vitest';
 import { createMemloomMiddleware, createMemloomTools, memoryAppendTool, memoryForgetTool, memorySearchTool } from '../src/index.js';
@@ -130,8 +131,16 @@ describe('memory tools', () => {
     const { memory } = rig();
     const tools = createMemloomTools(memory);
     expect(tools.map((tool) => tool.name)).toEqual(['memory_search', 'memory_append', 'memory_forget']);
-    const append = tools[1]!;
-    expect(append.schema.safeParse({ content: 'x' }).data).toEqual({ content: 'x', slot: 'long_term' });
+  });
+
+  it('memory_append’s slot is optional in the schema the model sees, and defaults to long_term', async () => {
+    const { memory } = rig();
+    const append = memoryAppendTool(memory);
+    const { parameters } = convertToOpenAITool(append).function as { parameters: { required?: string[]; properties: Record<string, unknown> } };
+    expect(parameters.required).toEqual(['content']);
+    expect(parameters.properties.slot).toMatchObject({ enum: ['long_term', 'today'] });
+    await append.invoke({ content: 'Alice plays the cello' }, alice as never);
+    expect((await memory.list({ scope: { userId: 'alice' } })).map((record) => [record.category, record.metadata.slot])).toEqual([['fact', 'long_term']]);
   });
 
   it('daily notes of the last recent_days days join the prompt, older ones do not', async () => {

@@ -67,6 +67,8 @@ async function runStore(args) {
   const sizes = sizesArg.split(',').map(Number);
   const runs = [];
   const loadBefore = loadavg();
+  const { gitFacts, describeGit } = await benchReport();
+  const git = gitFacts();
   for (const size of sizes) {
     for (const backend of ['sqlite', 'sqlite-vec', 'sqlite-shuffled', 'memory', 'brute']) {
       process.stderr.write(`store bench: ${backend} at ${size.toLocaleString('en')} memories ...\n`);
@@ -96,6 +98,7 @@ async function runStore(args) {
     benchmark: 'store',
     date: stamp,
     command: `pnpm bench store --sizes ${sizesArg}`,
+    git,
     machine: {
       cores: cpus().length,
       cpu: cpus()[0]?.model,
@@ -123,14 +126,15 @@ async function runStore(args) {
   mkdirSync(resultsDir, { recursive: true });
   const file = join(resultsDir, `store-${stamp.slice(0, 19).replaceAll(':', '-')}.json`);
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-  printStoreTable(report);
+  printStoreTable(report, describeGit(git));
   console.log(`\nwritten to bench/results/${file.split('/').at(-1)}`);
 }
 
-function printStoreTable(report) {
+function printStoreTable(report, code) {
   const { machine, versions: v } = report;
   console.log(`\nstore bench, ${report.date}: ${machine.cores} cores, ${machine.ramGiB} GiB, Node ${machine.node}; SQLite ${v.sqlite}, sqlite-vec ${v.sqliteVec}`);
   console.log(`load average (1 min) before / after: ${machine.loadAverage1mBeforeAfter.join(' / ')}`);
+  console.log(`code: ${code}`);
   for (const size of report.data.sizes) {
     const of = (backend) => report.runs.find((run) => run.size === size && run.backend === backend);
     const [sqlite, sqliteVec, shuffled, memory, brute] = [of('sqlite'), of('sqlite-vec'), of('sqlite-shuffled'), of('memory'), of('brute')];
@@ -206,9 +210,14 @@ function versions() {
 
 /** Versions and installed sizes, as the peer benchmarks report them (src/bench-report.ts). */
 async function packageSizes(names) {
-  const { tsImport } = await import('tsx/esm/api');
-  const { packageFacts } = await tsImport('./src/bench-report.ts', import.meta.url);
+  const { packageFacts } = await benchReport();
   return packageFacts(names);
+}
+
+/** src/bench-report.ts, the stamps every benchmark shares (the commit, package versions). */
+async function benchReport() {
+  const { tsImport } = await import('tsx/esm/api');
+  return tsImport('./src/bench-report.ts', import.meta.url);
 }
 
 function round2(value) {

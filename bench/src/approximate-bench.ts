@@ -25,7 +25,7 @@ import { decideUpdate, FlatVectorIndex, strategyConfigSchema, type Embedder } fr
 import { seededRandom } from '@memloom/core/testing';
 import { createDefaultEmbedder } from '@memloom/embeddings';
 import { loadavg } from 'node:os';
-import { locomoDir, machineFacts, option, packageFacts, percentiles, printTable, round, writeResults, type Percentiles } from './bench-report.js';
+import { describeGit, gitFacts, locomoDir, machineFacts, option, packageFacts, percentiles, printTable, round, writeResults, type Percentiles } from './bench-report.js';
 import { loadLocomo, turnText } from './locomo.js';
 
 const args = process.argv.slice(2);
@@ -42,6 +42,7 @@ const MEDIUM = STRATEGY.mediumSimilarity;
 
 const started = new Date();
 const loadBefore = loadavg()[0] as number;
+const git = gitFacts();
 const dataDir = locomoDir(args);
 const conversations = await loadLocomo(dataDir);
 if (conversations.length < 2) throw new Error('the approximate bench needs at least two LoCoMo conversations: the last one gives the queries');
@@ -176,12 +177,14 @@ for (const result of results) {
     ]);
   }
 }
+console.log(`code: ${describeGit(git)}`);
 printTable(rows);
 
 const report = {
   benchmark: 'approximate',
   date: started.toISOString(),
   command: `pnpm bench approximate ${args.join(' ')}`.trim(),
+  git,
   machine: machineFacts(loadBefore),
   packages: packageFacts(['@memloom/core', '@memloom/embeddings']),
   setup: {

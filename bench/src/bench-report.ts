@@ -56,6 +56,32 @@ export function machineFacts(loadBefore: number): MachineFacts {
   };
 }
 
+export interface GitFacts {
+  /** Short sha of the checked-out commit; null outside a git checkout. */
+  commit: string | null;
+  /**
+   * Whether the working tree differed from that commit (changed, staged or new
+   * files; result files under bench/results/ aside), so that the code measured
+   * is not exactly the commit's. null when git could not say.
+   */
+  dirty: boolean | null;
+}
+
+/** The commit the benchmark runs from, and whether the tree was dirty: call it when the run starts. */
+export function gitFacts(): GitFacts {
+  const git = (...gitArgs: string[]) => spawnSync('git', gitArgs, { cwd: repoRoot, encoding: 'utf8' });
+  const head = git('rev-parse', '--short', 'HEAD');
+  if (head.status !== 0 || !head.stdout) return { commit: null, dirty: null };
+  const status = git('status', '--porcelain', '--', '.', ':(exclude)bench/results');
+  return { commit: head.stdout.trim(), dirty: status.status === 0 ? status.stdout.trim() !== '' : null };
+}
+
+/** `a5488b7`, `a5488b7 + uncommitted changes`, or why there is no commit. */
+export function describeGit(facts: GitFacts): string {
+  if (facts.commit === null) return 'not a git checkout';
+  return facts.dirty === false ? facts.commit : `${facts.commit} + ${facts.dirty ? 'uncommitted changes' : 'unknown changes'}`;
+}
+
 export interface PackageFact {
   version: string;
   /** The package's own files (for workspace packages: dist, package.json, README). */

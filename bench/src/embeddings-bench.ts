@@ -17,10 +17,10 @@ import { createSqliteStore } from '@memloom/store-sqlite';
 import { createInMemoryStore } from '@memloom/core/testing';
 import { createCachedEmbedder } from '@memloom/embeddings';
 import { candidates, sharedParts, shippedDefaultId, type Candidate } from './embedder-registry.js';
-import { loadLocomo, runLocomo, turnText, type LocomoRun } from './locomo.js';
+import { describeEvidence, evidenceReport, loadLocomo, runLocomo, turnText, type EvidenceReport, type LocomoRun } from './locomo.js';
 import { createBm25Retriever, createMemoryRetriever, VECTOR_ONLY } from './retrievers.js';
 import { loadZhMemorySet, runZhMemorySet, type ZhRecall } from './zh-memory.js';
-import { benchDir, displayPath, locomoDir, machineFacts, option as optionOf, printTable, repoRoot, round } from './bench-report.js';
+import { benchDir, describeGit, displayPath, gitFacts, locomoDir, machineFacts, option as optionOf, packageFacts as memloomPackageFacts, percentiles, printTable, repoRoot, round, type Percentiles } from './bench-report.js';
 
 const args = process.argv.slice(2);
 const option = (name: string) => optionOf(args, name);
@@ -45,6 +45,7 @@ if (worker) {
 
 const started = new Date();
 const loadBefore = loadavg()[0] as number;
+const git = gitFacts();
 const speed: Record<string, SpeedResult> = {};
 if (!args.includes('--skip-speed')) {
   for (const candidate of chosen) {
@@ -69,9 +70,12 @@ const report = {
   benchmark: 'embeddings',
   date: started.toISOString(),
   command: `pnpm bench embeddings ${args.join(' ')}`.trim(),
+  git,
   // Other work on the same cores skews every timing: machineFacts says how busy the machine was.
   machine: machineFacts(loadBefore),
   packages: packageFacts(),
+  /** The memloom packages measured (the embedders live in @memloom/embeddings). */
+  memloomPackages: memloomPackageFacts(['@memloom/core', '@memloom/embeddings', '@memloom/store-sqlite']),
   embedders: chosen.map((candidate) => ({ name: candidate.name, description: candidate.description, default: !!candidate.isDefault })),
   defaultId: shippedDefaultId(),
   /** Retrieval settings of the hybrid runs; core's defaults when absent. */
@@ -139,7 +143,7 @@ async function measureSpeed(candidate: Candidate): Promise<SpeedResult> {
       times.push(performance.now() - start);
     }
     await memory.close();
-    return times.sort((a, b) => a - b);
+    return times;
   };
   const times = await addTimes(createInMemoryStore(), texts.slice(1000, 1100));
   const dir = mkdtempSync(join(tmpdir(), 'memloom-bench-'));
@@ -150,10 +154,15 @@ async function measureSpeed(candidate: Candidate): Promise<SpeedResult> {
     dimension: embedder.dimension,
     loadMs: round(loadMs, 0),
     textsPerSecond,
-    add: { p50: round(percentile(times, 0.5), 2), p95: round(percentile(times, 0.95), 2), count: times.length },
-    addSqlite: { p50: round(percentile(sqliteTimes, 0.5), 2), p95: round(percentile(sqliteTimes, 0.95), 2), count: sqliteTimes.length },
+    add: withCount(percentiles(times)),
+    addSqlite: withCount(percentiles(sqliteTimes)),
     peakRssMb: round(process.resourceUsage().maxRSS / 1024, 0),
   };
+}
+
+/** bench-report's percentiles with the sample count named as this bench's results have always named it. */
+function withCount({ p50, p95, n }: Percentiles): { p50: number; p95: number; count: number } {
+  return { p50, p95, count: n };
 }
 
 async function sampleTexts(): Promise<string[]> {
@@ -173,6 +182,8 @@ interface QualityResults {
     data: string;
     conversations: number;
     questions: number;
+    /** How the evidence ids were read (normalised, dropped, questions excluded): the same for every run. */
+    evidence: EvidenceReport;
     bm25: LocomoRun;
     /** Preceding turns given as context in the runs whose name ends in "+ context". */
     contextTurns: number;
@@ -228,6 +239,7 @@ async function measureQuality(list: Candidate[]): Promise<QualityResults> {
       data: displayPath(dataDir),
       conversations: conversations.length,
       questions: bm25.questions,
+      evidence: evidenceReport(conversations),
       bm25,
       contextTurns,
       embedders: results,
@@ -312,7 +324,8 @@ function printReport(data: typeof report): void {
   const { machine } = data;
   console.log(`\nembeddings bench, ${data.date}: ${machine.cores} cores (${machine.cpu}), ${machine.ramGiB} GiB, Node ${machine.node}`);
   console.log(`load average (1 min) before / after: ${machine.loadAverage1mBeforeAfter.join(' / ')}`);
-  console.log(`packages: ${Object.entries(data.packages).map(([name, fact]) => `${name}@${fact.version} ${fact.installedMb} MB`).join(', ')}`);
+  console.log(`code: ${describeGit(data.git)}`);
+  console.log(`packages: ${Object.entries(data.memloomPackages).map(([name, fact]) => `${name}@${fact.version}`).join(', ')}, ${Object.entries(data.packages).map(([name, fact]) => `${name}@${fact.version} ${fact.installedMb} MB`).join(', ')}`);
   console.log(`default embedder id: ${data.defaultId}`);
   if (retrieval) console.log(`hybrid runs use retrieval ${JSON.stringify(retrieval)} instead of core's defaults`);
 
@@ -337,7 +350,12 @@ function printReport(data: typeof report): void {
   }
   const locomo = data.quality?.locomo;
   if (locomo) {
-    console.log(`\nLoCoMo recall (${locomo.conversations} conversations, ${locomo.questions} questions of categories 1-4; mem = memories after merging; ingest includes embedding)`);
+    console.log(`\nLoCoMo recall (${locomo.conversations} conversations, ${locomo.questions} questions of categories 1-4; mem = memories after merging)`);
+    console.log(describeEvidence(locomo.evidence));
+    console.log(
+      'ingest s: embedding every turn (batches of 256) and adding it, after one warm-up embedding outside the timer; ' +
+        "search ms/q: the search call per question, the embedding rows reading the question's vector from the cache (every question is embedded in batches before the ingest timer: in neither column)",
+    );
     const categories = Object.keys(locomo.bm25.byCategory);
     const row = (name: string, run: LocomoRun) => [
       name,
@@ -349,7 +367,7 @@ function printReport(data: typeof report): void {
       round(run.searchMs / run.questions, 1),
     ];
     printTable([
-      ['retriever', 'R@5', 'R@10', ...categories.map((category) => `${category} R@10`), 'mem', 'ingest s', 'search ms/q'],
+      ['retriever', 'R@5', 'R@10', ...categories.map((category) => `${category} R@10`), 'mem', 'ingest s', 'search ms/q (query vector cached)'],
       row('BM25 alone (core TextIndex)', locomo.bm25),
       ...Object.entries(locomo.embedders).flatMap(([name, runs]) => Object.entries(runs).map(([run, result]) => row(`${name}: ${run}${run.startsWith('hybrid') && retrieval ? ' (--retrieval)' : ''}`, result))),
     ]);
@@ -371,9 +389,5 @@ function printReport(data: typeof report): void {
 
 function fixed(value: number | undefined): string {
   return value === undefined ? '' : value.toFixed(3);
-}
-
-function percentile(sorted: number[], share: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))] ?? 0;
 }
 

@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MemoryChange } from '@memloom/core';
 import { createSqliteStore, DEFAULT_SQLITE_PATH } from '@memloom/store-sqlite';
-import { locomoDir, machineFacts, option, packageFacts, percentiles, printTable, round, runWorker, writeResults, type Percentiles } from './bench-report.js';
+import { describeGit, gitFacts, locomoDir, machineFacts, option, packageFacts, percentiles, printTable, round, runWorker, writeResults, type Percentiles } from './bench-report.js';
 import { loadLocomo, scoredQuestions, turnText } from './locomo.js';
 import { createBenchEmbedder, EMBEDDER_NAMES, type EmbedderName } from './peers/locomo-rows.js';
 import { createMemloomPeer } from './peers/memloom-peer.js';
@@ -63,6 +63,7 @@ const sizesArg = option(args, '--sizes') ?? '1000,10000,100000';
 const sizes = sizesArg.split(',').map(Number);
 const started = new Date();
 const loadBefore = loadavg()[0] as number;
+const git = gitFacts();
 const runs: RunReport[] = [];
 for (const size of sizes) {
   process.stderr.write(`latency: ${systems.join(' and ')} at ${size.toLocaleString('en')} memories ...\n`);
@@ -86,6 +87,7 @@ const report = {
   benchmark: 'latency',
   date: started.toISOString(),
   command: `pnpm bench latency ${args.join(' ')}`.trim(),
+  git,
   machine: machineFacts(loadBefore),
   packages: packageFacts(['memloom', '@memloom/core', '@memloom/embeddings', '@memloom/store-sqlite', '@memloom/langchain-memory', 'mem0ai', 'better-sqlite3', 'sqlite-vec']),
   embedder: embedderName,
@@ -290,6 +292,7 @@ function syntheticChange(id: string, content: string, at: string, vector: Float3
 function printReport(): void {
   const { machine } = report;
   console.log(`\nadd / search latency, ${report.date}: ${machine.cores} cores (${machine.cpu}), ${machine.ramGiB} GiB, Node ${machine.node}, load average ${machine.loadAverage1mBeforeAfter.join(' -> ')}`);
+  console.log(`code: ${describeGit(report.git)}`);
   console.log(`embedder: ${embedderName} (the same for both); ${report.setup.fill}; calls alternate between the systems in one process`);
   const cell = (value: Percentiles & { stoppedByBudget: boolean }) => `${value.p50} / ${value.p95} (n=${value.n}${value.stoppedByBudget ? ', budget' : ''})`;
   printTable([

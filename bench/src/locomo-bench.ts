@@ -13,7 +13,9 @@ import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import {
+  describeGit,
   displayPath,
+  gitFacts,
   locomoDir,
   machineFacts,
   option,
@@ -25,7 +27,7 @@ import {
   writeResults,
   type Percentiles,
 } from './bench-report.js';
-import { loadLocomo, runLocomo, type LocomoRetriever, type LocomoRun } from './locomo.js';
+import { describeEvidence, evidenceReport, loadLocomo, runLocomo, type LocomoRetriever, type LocomoRun } from './locomo.js';
 import { createBenchEmbedder, EMBEDDER_NAMES, LOCOMO_ROWS, type EmbedderName, type LocomoRow } from './peers/locomo-rows.js';
 
 const args = process.argv.slice(2);
@@ -48,6 +50,7 @@ if (!existsSync(dataDir)) throw new Error(`LoCoMo data not found at ${dataDir}: 
 
 const started = new Date();
 const loadBefore = loadavg()[0] as number;
+const git = gitFacts();
 const conversations = await loadLocomo(dataDir);
 const rows: RowReport[] = [];
 for (const row of LOCOMO_ROWS.filter((candidate) => !only || only.includes(candidate.name))) {
@@ -71,12 +74,15 @@ const report = {
   benchmark: 'locomo',
   date: started.toISOString(),
   command: `pnpm bench locomo ${args.join(' ')}`.trim(),
+  git,
   machine: machineFacts(loadBefore),
   packages: packageFacts(['memloom', '@memloom/core', '@memloom/embeddings', '@memloom/store-sqlite', '@memloom/store-markdown', '@memloom/langchain-memory', 'mem0ai', '@langchain/classic', '@langchain/core']),
   data: {
     dir: displayPath(dataDir),
     conversations: conversations.map((conversation) => conversation.id),
     turns: conversations.reduce((sum, conversation) => sum + conversation.turns.length, 0),
+    /** How the evidence ids were read (normalised, dropped, questions excluded): the same for every row. */
+    evidence: evidenceReport(conversations),
     metric: 'shared/data/locomo/README.md: every turn one memory "<speaker>: <text>" (+ image caption), questions of categories 1-4, recall@k = share of evidence dia_ids among the sources of the top k',
   },
   embedder: embedderName,
@@ -92,8 +98,9 @@ console.log(`\nwritten to ${file}`);
 interface WorkerResult extends LocomoRun {
   /** Milliseconds per search call, the query's embedding included. */
   search: Percentiles;
-  /** Milliseconds per turn ingested, embedding included. */
+  /** Milliseconds per turn ingested, embedding included (the embedder's first load is not: see warmUpMs). */
   ingestPerTurnMs: number;
+  /** The id of the embedder the row's retrievers used, as they report it (for the default rows, the one createMemory built). */
   embedderId?: string;
   peakRssMb: number;
 }
@@ -112,13 +119,18 @@ async function measureRow(row: LocomoRow): Promise<WorkerResult> {
     env: process.env,
   };
   const searchTimes: number[] = [];
-  const run = await runLocomo(conversationsHere, async (conversation) => timed(await row.create(conversation, context), searchTimes));
+  const embedderIds = new Set<string>();
+  const run = await runLocomo(conversationsHere, async (conversation) => {
+    const retriever = await row.create(conversation, context);
+    if (retriever.embedderId) embedderIds.add(retriever.embedderId);
+    return timed(retriever, searchTimes);
+  });
   await (embedder as { close?: () => Promise<void> } | undefined)?.close?.();
   return {
     ...run,
     search: percentiles(searchTimes),
     ingestPerTurnMs: round(run.ingestMs / run.turns, 2),
-    ...(row.embeds ? { embedderId: embedder?.id ?? `createMemory's own (${embedderName})` } : {}),
+    ...(row.embeds ? { embedderId: [...embedderIds].join(' | ') || 'not reported' } : {}),
     peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
   };
 }
@@ -126,6 +138,7 @@ async function measureRow(row: LocomoRow): Promise<WorkerResult> {
 /** The same retriever, each search call timed. */
 function timed(retriever: LocomoRetriever, samples: number[]): LocomoRetriever {
   return {
+    ...(retriever.warmUp ? { warmUp: () => (retriever.warmUp as () => Promise<void>)() } : {}),
     ingest: (turns) => retriever.ingest(turns),
     async search(question, k) {
       const start = performance.now();
@@ -181,7 +194,9 @@ function goals(list: RowReport[]): GoalCheck[] {
 function printReport(): void {
   const { machine } = report;
   console.log(`\nLoCoMo retrieval, ${report.date}: ${machine.cores} cores (${machine.cpu}), ${machine.ramGiB} GiB, Node ${machine.node}, load average ${machine.loadAverage1mBeforeAfter.join(' -> ')}`);
+  console.log(`code: ${describeGit(report.git)}`);
   console.log(`data: ${report.data.dir} (${report.data.conversations.length} conversations, ${report.data.turns} turns); embedder for every embedding row: ${embedderName}`);
+  console.log(describeEvidence(report.data.evidence));
   console.log(`packages: ${Object.entries(report.packages).map(([name, fact]) => `${name}@${fact.version}`).join(', ')}`);
   const ran = rows.filter((row): row is Extract<RowReport, { status: 'ran' }> => row.status === 'ran');
   const categories = ran[0] ? Object.keys(ran[0].byCategory) : [];
@@ -202,7 +217,11 @@ function printReport(): void {
   console.log();
   printTable([header, ...body]);
   for (const row of rows) if (row.status !== 'ran') console.log(`${row.label}: ${row.reason}`);
-  if (ran[0]) console.log(`(${ran[0].questions} questions; memories = memories after ingest / turns ingested; search times include embedding the question)`);
+  if (ran[0]) {
+    console.log(
+      `(${ran[0].questions} questions; memories = memories after ingest / turns ingested; ingest includes embedding every turn, after one warm-up embedding outside the timer; search times include embedding the question)`,
+    );
+  }
   const conversations = ran[0] ? Object.keys(ran[0].byConversation) : [];
   if (conversations.length > 1) {
     console.log('\nR@10 per conversation (questions):');

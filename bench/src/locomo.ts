@@ -4,7 +4,9 @@
  * `"<speaker>: <text>"` (plus the shared image's caption), timestamped with
  * its session's date, its `dia_id` kept as the memory's source. Each question
  * of category 1-4 is searched with its text; its recall@k is the share of its
- * evidence ids found among the sources of the top k results.
+ * evidence ids found among the sources of the top k results. Evidence ids are
+ * read as `D<session>:<turn>` of a turn the conversation has; a question left
+ * with none is not scored (see `EvidenceReport`).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -31,8 +33,34 @@ export interface LocomoTurn {
 
 export interface LocomoQuestion {
   question: string;
+  /** The ids of the turns that hold the answer, as `D<session>:<turn>` of turns the conversation has (see `EvidenceReport`). */
   evidence: string[];
   category: number;
+}
+
+/**
+ * What reading the evidence lists changed, over the questions of categories
+ * 1-4 (the ones the metric scores). The data writes a few ids otherwise than
+ * `D<session>:<turn>` ("D1: 3", "D1:03", "D:11:26", two ids in one string) and
+ * a few name no turn ("D", a turn number past the session's end): the first
+ * are read as the id they mean, the second dropped, and a question left with
+ * no id is not scored. The same for every row of a run.
+ */
+export interface EvidenceReport {
+  /** Questions of categories 1-4. */
+  questions: number;
+  /** Of those, left with no evidence id that names a turn: excluded from scoring. */
+  withoutEvidence: number;
+  /** Evidence entries (strings) of those questions. */
+  entries: number;
+  /** Entries written otherwise than `D<session>:<turn>` and read as the id(s) they mean. */
+  normalised: number;
+  /** Ids naming no turn of the conversation, and entries holding no id at all: dropped. */
+  dropped: number;
+  /** Ids given twice for one question (after normalising): counted once. */
+  repeated: number;
+  /** Each entry normalised or dropped and each repeat, e.g. `conv-26 qa 12: "D8:6; D9:17" -> D8:6, D9:17`. */
+  changes: string[];
 }
 
 export interface LocomoConversation {
@@ -43,6 +71,8 @@ export interface LocomoConversation {
   turns: LocomoTurn[];
   /** Every question of the file, adversarial ones included. */
   questions: LocomoQuestion[];
+  /** What reading the evidence of its questions of categories 1-4 changed. */
+  evidence: EvidenceReport;
 }
 
 /** Load every `conv-*.json` of a LoCoMo folder, sorted by name, checking the shape as it goes. */
@@ -61,6 +91,35 @@ export async function loadLocomo(dir: string): Promise<LocomoConversation[]> {
 export function turnText(turn: LocomoTurn): string {
   const text = `${turn.speaker}: ${turn.text}`;
   return turn.caption ? `${text} [shared an image: ${turn.caption}]` : text;
+}
+
+/** The evidence reports of several conversations added up (a run's data). */
+export function evidenceReport(conversations: readonly LocomoConversation[]): EvidenceReport {
+  const total = emptyEvidenceReport();
+  for (const { evidence } of conversations) {
+    total.questions += evidence.questions;
+    total.withoutEvidence += evidence.withoutEvidence;
+    total.entries += evidence.entries;
+    total.normalised += evidence.normalised;
+    total.dropped += evidence.dropped;
+    total.repeated += evidence.repeated;
+    total.changes.push(...evidence.changes);
+  }
+  return total;
+}
+
+function emptyEvidenceReport(): EvidenceReport {
+  return { questions: 0, withoutEvidence: 0, entries: 0, normalised: 0, dropped: 0, repeated: 0, changes: [] };
+}
+
+/** One line for a printed report: how the evidence was read. */
+export function describeEvidence(report: EvidenceReport): string {
+  const scored = report.questions - report.withoutEvidence;
+  const changes = report.changes.length > 0 ? `: ${report.changes.join('; ')}` : '';
+  return (
+    `evidence (the same for every row): ${scored} of ${report.questions} questions of categories 1-4 scored, ${report.withoutEvidence} without evidence excluded; ` +
+    `of ${report.entries} evidence entries, ${report.normalised} normalised, ${report.dropped} dropped (naming no turn), ${report.repeated} repeated${changes}`
+  );
 }
 
 /** Questions that count for retrieval: categories 1-4 with at least one evidence id. */
@@ -129,6 +188,14 @@ export class RecallTally {
  * from. One retriever is created per conversation.
  */
 export interface LocomoRetriever {
+  /**
+   * Called before the ingest timer starts: whatever a first embedding loads
+   * (the default's word-vector table, a model) is loaded here, so that the
+   * first conversation's ingest time is the ingest's own.
+   */
+  warmUp?(): Promise<void>;
+  /** The id of the embedder it stores and searches with, when it embeds. */
+  readonly embedderId?: string;
   ingest(turns: readonly LocomoTurn[]): Promise<void>;
   search(question: string, k: number): Promise<string[][]>;
   /** Memories held after ingest (fewer than turns when some were merged). */
@@ -139,6 +206,8 @@ export interface LocomoRetriever {
 export interface LocomoRun extends RecallSummary {
   memories: number;
   turns: number;
+  /** Time in the retrievers' `warmUp`, before each ingest timer: in neither ingestMs nor searchMs. */
+  warmUpMs: number;
   ingestMs: number;
   searchMs: number;
 }
@@ -153,11 +222,15 @@ export async function runLocomo(
   const maxK = Math.max(...ks);
   let memories = 0;
   let turns = 0;
+  let warmUpMs = 0;
   let ingestMs = 0;
   let searchMs = 0;
   for (const conversation of conversations) {
     const retriever = await createRetriever(conversation);
     let started = performance.now();
+    await retriever.warmUp?.();
+    warmUpMs += performance.now() - started;
+    started = performance.now();
     await retriever.ingest(conversation.turns);
     ingestMs += performance.now() - started;
     turns += conversation.turns.length;
@@ -167,7 +240,7 @@ export async function runLocomo(
     searchMs += performance.now() - started;
     await retriever.close?.();
   }
-  return { ...tally.summary(), memories, turns, ingestMs, searchMs };
+  return { ...tally.summary(), memories, turns, warmUpMs, ingestMs, searchMs };
 }
 
 // ---------------------------------------------------------------------------
@@ -212,27 +285,59 @@ function parseConversation(id: string, raw: unknown): LocomoConversation {
   }
 
   if (!Array.isArray(raw.qa)) throw new Error(`${id}: qa is not a list`);
+  const turnIds = new Set(turns.map((turn) => turn.diaId));
+  const report = emptyEvidenceReport();
   const questions = raw.qa.map((item, index): LocomoQuestion => {
     if (!isRecord(item) || typeof item.question !== 'string' || typeof item.category !== 'number') {
       throw new Error(`${id}: qa ${index} lacks question or category`);
     }
-    const evidence = Array.isArray(item.evidence) ? item.evidence.filter((value): value is string => typeof value === 'string') : [];
-    return { question: item.question, category: item.category, evidence: [...new Set(evidence.flatMap(evidenceIds))] };
+    const entries = Array.isArray(item.evidence) ? item.evidence.filter((value): value is string => typeof value === 'string') : [];
+    const scored = item.category >= 1 && item.category <= 4;
+    // Adversarial questions are read the same way, but only the scored ones are counted.
+    const evidence = readEvidence(entries, turnIds, `${id} qa ${index}`, scored ? report : emptyEvidenceReport());
+    if (scored) {
+      report.questions++;
+      if (evidence.length === 0) report.withoutEvidence++;
+    }
+    return { question: item.question, category: item.category, evidence };
   });
-  return { id, speakers: [speakerA, speakerB], turns, questions };
+  return { id, speakers: [speakerA, speakerB], turns, questions, evidence: report };
 }
 
 /**
- * The data has three malformed evidence entries: two ids in one string
- * ("D8:6; D9:17"), a stray colon ("D:11:26") and a bare "D". Split the first,
- * repair the second, drop what names no turn.
+ * The turn ids a question's evidence entries name, each once, in order:
+ * `D<session>:<turn>` however it is written (spaces, leading zeros, a stray
+ * colon as in "D:11:26", several in one string as in "D8:6; D9:17"), kept
+ * only when the conversation has that turn. Adds what it changed to `report`.
  */
-function evidenceIds(value: string): string[] {
-  return value
-    .split(/[;,\s]+/)
-    .map((part) => /^D:?(\d+):(\d+)$/.exec(part))
-    .filter((match): match is RegExpExecArray => match !== null)
-    .map((match) => `D${match[1]}:${match[2]}`);
+function readEvidence(entries: readonly string[], turnIds: ReadonlySet<string>, where: string, report: EvidenceReport): string[] {
+  const ids: string[] = [];
+  for (const entry of entries) {
+    report.entries++;
+    const read = [...entry.matchAll(/D\s*:?\s*(\d+)\s*:\s*(\d+)/g)].map((match) => `D${Number(match[1])}:${Number(match[2])}`);
+    const kept = read.filter((candidate) => turnIds.has(candidate));
+    const missing = read.filter((candidate) => !turnIds.has(candidate));
+    if (read.length === 0) {
+      report.dropped++;
+      report.changes.push(`${where}: ${JSON.stringify(entry)} dropped (no turn id)`);
+      continue;
+    }
+    if (read.length !== 1 || read[0] !== entry) {
+      report.normalised++;
+      report.changes.push(`${where}: ${JSON.stringify(entry)} -> ${read.join(', ')}`);
+    }
+    if (missing.length > 0) {
+      report.dropped += missing.length;
+      report.changes.push(`${where}: ${missing.join(', ')} dropped (no such turn)`);
+    }
+    for (const candidate of kept) {
+      if (ids.includes(candidate)) {
+        report.repeated++;
+        report.changes.push(`${where}: ${candidate} repeated`);
+      } else ids.push(candidate);
+    }
+  }
+  return ids;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

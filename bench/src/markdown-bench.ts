@@ -18,7 +18,7 @@ import type { MemoryChange } from '@memloom/core';
 import { createTestEmbedder } from '@memloom/core/testing';
 import { createOfflineEmbedder } from '@memloom/embeddings';
 import { createMarkdownStore, type MarkdownStore } from '@memloom/store-markdown';
-import { machineFacts, packageFacts } from './bench-report.js';
+import { describeGit, gitFacts, machineFacts, packageFacts, percentiles } from './bench-report.js';
 import { benchRecord, createChange } from './store-data.js';
 
 const BATCH = 500;
@@ -181,10 +181,10 @@ function sentence(seed: number, length = 14 + (seed % 9)): string {
   return `The ${words.join(' ')} (note ${seed}).`;
 }
 
+/** Nearest-rank p50 / p95 (bench-report's percentiles, as every bench), with the count as `runs`. */
 function stats(values: number[]): Stats {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (quantile: number) => sorted[Math.min(sorted.length - 1, Math.floor(quantile * sorted.length))] ?? 0;
-  return { p50: round(at(0.5)), p95: round(at(0.95)), runs: values.length };
+  const { p50, p95, n } = percentiles(values);
+  return { p50, p95, runs: n };
 }
 
 function round(value: number): number {
@@ -222,8 +222,10 @@ async function saveResults(rows: SizeResult[]): Promise<string> {
     suite: 'markdown',
     date: now.toISOString(),
     command: `pnpm bench markdown${process.argv.slice(2).length ? ` ${process.argv.slice(2).join(' ')}` : ''}`,
+    git,
     machine,
-    packages: packageFacts(['@memloom/core', '@memloom/store-markdown']),
+    // The embedder's package too: the default's vectors come from @memloom/embeddings.
+    packages: packageFacts(['@memloom/core', '@memloom/store-markdown', '@memloom/embeddings']),
     embedder:
       embedderName === 'test'
         ? `${embedder.id} (core test embedder, ${DIMENSION} dims: the store's own share alone)`
@@ -246,8 +248,10 @@ function parseArgs(list: string[]): Record<string, string> {
 }
 
 const loadBefore = os.loadavg()[0] ?? 0;
+const git = gitFacts();
 const results: SizeResult[] = [];
 for (const size of sizes) results.push(await benchSize(size));
+console.log(`code: ${describeGit(git)}`);
 printTable(results);
 const written = await saveResults(results);
 console.log(`\nresults written to ${path.relative(process.cwd(), written)}`);

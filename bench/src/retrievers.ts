@@ -6,7 +6,7 @@
 import { createMemory, TextIndex, type Embedder, type MemoryStore, type RetrievalConfigInput } from '@memloom/core';
 import { createFakeClock, createInMemoryStore } from '@memloom/core/testing';
 import { createSqliteStore } from '@memloom/store-sqlite';
-import { turnText, type LocomoConversation, type LocomoRetriever, type LocomoTurn } from './locomo.js';
+import { scoredQuestions, turnText, type LocomoConversation, type LocomoRetriever, type LocomoTurn } from './locomo.js';
 
 /** Plain BM25 (core's TextIndex, k1 1.2, b 0.75) over the turn texts; no merging. */
 export function createBm25Retriever(): LocomoRetriever {
@@ -36,7 +36,12 @@ export interface MemoryRetrieverOptions {
   embedder: Embedder;
   /** Retrieval settings passed to createMemory; omitted for the defaults as they ship. */
   retrieval?: RetrievalConfigInput;
-  /** Embed every turn and question in batches first, so that ingest and search hit a warm cache. */
+  /**
+   * Embed texts in batches ahead, so that add and search hit a warm cache:
+   * the conversation's questions before the ingest timer (search time is then
+   * memloom's search without the question's embedding), its turns (and
+   * contexts) at the start of the timed ingest.
+   */
   prewarm?: (texts: string[], purpose: 'document' | 'query') => Promise<void>;
   /**
    * Pass this many preceding turns of the same session (their memory texts,
@@ -85,15 +90,17 @@ export function createMemoryRetriever(conversation: LocomoConversation, options:
     ...(options.retrieval ? { retrieval: options.retrieval } : {}),
   });
   return {
+    embedderId: options.embedder.id,
+    async warmUp() {
+      await options.embedder.embed(['warm up'], { purpose: 'document' });
+      await options.prewarm?.(
+        scoredQuestions(conversation).map((question) => question.question),
+        'query',
+      );
+    },
     async ingest(turns) {
       const contexts = turns.map((_, index) => (options.contextTurns ? contextOf(turns, index, options.contextTurns) : undefined));
-      if (options.prewarm) {
-        await options.prewarm([...turns.map(turnText), ...contexts.filter((text): text is string => !!text)], 'document');
-        await options.prewarm(
-          conversation.questions.map((question) => question.question),
-          'query',
-        );
-      }
+      await options.prewarm?.([...turns.map(turnText), ...contexts.filter((text): text is string => !!text)], 'document');
       for (const [index, turn] of turns.entries()) {
         const context = contexts[index];
         await memory.add(turnText(turn), {

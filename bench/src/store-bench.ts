@@ -13,6 +13,7 @@ import { createMemory, type MemoryStore } from '@memloom/core';
 import { createInMemoryStore, seededRandom } from '@memloom/core/testing';
 import { createSqliteStore } from '@memloom/store-sqlite';
 import Database from 'better-sqlite3';
+import { percentiles, type Percentiles } from './bench-report.js';
 import { bruteForceTopK } from './brute-force.js';
 import { createChange, dataset, DIMENSION, EMBEDDER_ID, lookupEmbedder, NOW_MS, queries, unitVector, userOf, type Query, type WriteOrder } from './store-data.js';
 
@@ -29,12 +30,6 @@ const FACADE_ADDS = 1000;
 const SCOPED_QUERIES = 200;
 const UNSCOPED_QUERIES = size >= 100_000 ? 40 : 100;
 const AGREEMENT_QUERIES = 10;
-
-export interface Latency {
-  p50: number;
-  p95: number;
-  n: number;
-}
 
 const order: WriteOrder = backend === 'sqlite-shuffled' ? 'shuffled' : 'written';
 const result: Record<string, unknown> = { backend, size, order, dimension: DIMENSION, vectors: `random unit vectors (seeded), dimension ${DIMENSION} (the default embedder's)` };
@@ -98,7 +93,7 @@ async function runStore(kind: 'sqlite' | 'sqlite-vec' | 'memory'): Promise<void>
     const scoped = allQueries.slice(0, SCOPED_QUERIES);
     result['memoriesAtSearch'] = await store.count({});
     const unscoped = allQueries.slice(0, UNSCOPED_QUERIES);
-    const search: Record<string, Latency> = {};
+    const search: Record<string, Percentiles> = {};
     search['vectorScoped'] = await measure(scoped, (query) => store.vectorSearch({ vector: Array.from(query.vector), limit: 50, scope: { userId: query.userId } }));
     search['vectorUnscoped'] = await measure(unscoped, (query) => store.vectorSearch({ vector: Array.from(query.vector), limit: 50 }));
     search['textScoped'] = await measure(scoped, (query) => store.textSearch!({ text: query.text, limit: 50, scope: { userId: query.userId } }));
@@ -145,14 +140,14 @@ function runBruteForce(): void {
     byUser.set(record.scope.userId!, list);
   });
   const all = Array.from({ length: size }, (_, index) => index);
-  const search: Record<string, Latency> = {};
+  const search: Record<string, Percentiles> = {};
   search['vectorScoped'] = measureSync(allQueries.slice(0, SCOPED_QUERIES), (query) => bruteForceTopK(flat, query.vector, byUser.get(query.userId)!, 50));
   search['vectorUnscoped'] = measureSync(allQueries.slice(0, UNSCOPED_QUERIES), (query) => bruteForceTopK(flat, query.vector, all, 50));
   result['search'] = search;
   result['top10'] = allQueries.slice(0, AGREEMENT_QUERIES).map((query) => bruteForceTopK(flat, query.vector, all, 10).map((index) => data.records[index]!.sources[0]!));
 }
 
-async function measure(list: Query[], task: (query: Query) => Promise<unknown>): Promise<Latency> {
+async function measure(list: Query[], task: (query: Query) => Promise<unknown>): Promise<Percentiles> {
   for (const query of list.slice(0, 3)) await task(query);
   const times: number[] = [];
   for (const query of list) {
@@ -160,23 +155,17 @@ async function measure(list: Query[], task: (query: Query) => Promise<unknown>):
     await task(query);
     times.push(performance.now() - started);
   }
-  return latency(times);
+  return percentiles(times);
 }
 
-function measureSync(list: Query[], task: (query: Query) => unknown): Latency {
+function measureSync(list: Query[], task: (query: Query) => unknown): Percentiles {
   for (const query of list.slice(0, 3)) task(query);
   const times = list.map((query) => {
     const started = performance.now();
     task(query);
     return performance.now() - started;
   });
-  return latency(times);
-}
-
-function latency(times: number[]): Latency {
-  const sorted = [...times].sort((a, b) => a - b);
-  const at = (fraction: number) => sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))]!;
-  return { p50: round(at(0.5)), p95: round(at(0.95)), n: sorted.length };
+  return percentiles(times);
 }
 
 /** Wrap store methods to add up the time spent inside them; `stop` puts the originals back. */

@@ -1,5 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { percentiles } from '../src/bench-report.js';
+import { describeGit, gitFacts, percentiles, repoRoot } from '../src/bench-report.js';
 import { syntheticMemories } from '../src/peers/synthetic.js';
 
 describe('percentiles', () => {
@@ -11,6 +12,21 @@ describe('percentiles', () => {
   it('handles a single sample and no sample', () => {
     expect(percentiles([7.123])).toEqual({ p50: 7.12, p95: 7.12, n: 1 });
     expect(percentiles([]).n).toBe(0);
+  });
+});
+
+describe('gitFacts', () => {
+  it('stamps the short sha of the checked-out commit and says whether the tree is dirty', () => {
+    const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).stdout.trim();
+    const facts = gitFacts();
+    expect(facts.commit).toBe(head);
+    expect(typeof facts.dirty).toBe('boolean');
+  });
+
+  it('prints the commit, with its uncommitted changes when there are some', () => {
+    expect(describeGit({ commit: 'a5488b7', dirty: false })).toBe('a5488b7');
+    expect(describeGit({ commit: 'a5488b7', dirty: true })).toBe('a5488b7 + uncommitted changes');
+    expect(describeGit({ commit: null, dirty: null })).toBe('not a git checkout');
   });
 });
 

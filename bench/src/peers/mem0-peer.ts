@@ -43,7 +43,7 @@ export async function createMem0Peer(embedder: Embedder): Promise<{ memory: Mem0
   const folder = mkdtempSync(join(tmpdir(), 'mem0-peer-'));
   const config = mem0Config(embedder, folder);
   const memory = new Memory(config as ConstructorParameters<typeof Memory>[0]);
-  // The constructor starts initialization (a probe embedding, the vector store); wait for it.
+  // The constructor starts initialization: the vector store (no probe embedding: the config gives the dimension). Wait for it.
   await (memory as unknown as { _ensureInitialized(): Promise<void> })._ensureInitialized();
   return {
     memory,
@@ -64,6 +64,10 @@ export async function createMem0Retriever(conversation: LocomoConversation, embe
   const peer = await createMem0Peer(embedder);
   const userId = conversation.id;
   return {
+    embedderId: embedder.id,
+    async warmUp() {
+      await embedder.embed(['warm up'], { purpose: 'document' });
+    },
     async ingest(turns) {
       for (const turn of turns) {
         // mem0 rejects a caller's timestamp without its hosted temporal feature: the session date goes in metadata.

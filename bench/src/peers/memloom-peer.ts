@@ -76,6 +76,10 @@ export async function createMemloomRetriever(
   const peer = await createMemloomPeer({ ...options, clock });
   const scope = { userId: conversation.id };
   return {
+    embedderId: peer.memory.embedder.id,
+    async warmUp() {
+      await peer.memory.embedder.embed(['warm up'], { purpose: 'document' });
+    },
     async ingest(turns) {
       if (options.ingest === 'add') {
         for (const turn of turns) await peer.memory.add(turnText(turn), { scope, at: turn.at, sources: [turn.diaId] });

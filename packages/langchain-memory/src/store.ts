@@ -41,8 +41,14 @@ let lastSequence = 0;
 /** Tries of a put that meets another writer's change of the same item (CONFLICT) before it gives up. */
 const PUT_ATTEMPTS = 5;
 
-/** Largest page one query reads from memloom's search. */
+/** Most items one query ranks: the largest `limit` memloom's search takes. */
 const MAX_SEARCH = 1000;
+
+/** A memory found by a search, with its score (none for an item put with `index: false`). */
+interface RankedEntry {
+  record: MemoryRecord;
+  score: number | undefined;
+}
 
 export interface MemloomStoreOptions {
   /**
@@ -126,38 +132,73 @@ export class MemloomStore extends BaseStore {
   }
 
   async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
+    // Like LangGraph's stores, a batch checks every operation before it runs any, so a refused one
+    // writes nothing: inside an agent run LangGraph sends concurrent calls as one batch.
+    const runs = operations.map((operation) => this.prepare(operation));
     const results: unknown[] = [];
-    for (const operation of operations) results.push(await this.run(operation));
+    for (const run of runs) results.push(await run());
     return results as OperationResults<Op>;
   }
 
-  private run(operation: Operation): Promise<unknown> {
-    if ('namespacePrefix' in operation) return this.searchItems(operation);
-    if ('value' in operation) return this.putItem(operation);
-    if ('key' in operation && 'namespace' in operation) return this.getItem(operation);
-    if ('limit' in operation || 'matchConditions' in operation) return this.listNamespacesOp(operation);
-    throw invalid(`unknown store operation: ${JSON.stringify(operation)}`);
+  /** Checks an operation (namespace, key, value, scope, paging) and returns the work that runs it. */
+  private prepare(operation: Operation): () => Promise<unknown> {
+    if ('namespacePrefix' in operation) {
+      const search = this.checkSearch(operation);
+      return () => this.searchItems(search);
+    }
+    if ('value' in operation) {
+      const put = this.checkPut(operation);
+      return () => this.putItem(put);
+    }
+    if ('key' in operation && 'namespace' in operation) {
+      checkNamespace(operation.namespace, { allowEmpty: false, allowReservedRoot: true });
+      checkKey(operation.key);
+      this.scopeOf(operation.namespace);
+      return () => this.getItem(operation);
+    }
+    if ('limit' in operation || 'matchConditions' in operation) {
+      for (const condition of operation.matchConditions ?? []) checkNamespace(condition.path, { allowEmpty: true, allowReservedRoot: true });
+      return () => this.listNamespacesOp(operation);
+    }
+    throw invalid(`unknown store operation: ${shorten(JSON.stringify(operation))}`);
+  }
+
+  private checkPut(operation: PutOperation): PutOperation {
+    // Through `batch`, like LangGraph's InMemoryStore, a put may use the root "langgraph" (`put` refuses it).
+    checkNamespace(operation.namespace, { allowEmpty: false, allowReservedRoot: true });
+    checkKey(operation.key);
+    const value = operation.value === null ? null : jsonCopy(operation.value);
+    this.scopeOf(operation.namespace);
+    return { ...operation, value };
+  }
+
+  private checkSearch(operation: SearchOperation): SearchOperation & { limit: number; offset: number } {
+    checkNamespace(operation.namespacePrefix, { allowEmpty: true, allowReservedRoot: true });
+    const limit = operation.limit ?? 10;
+    const offset = operation.offset ?? 0;
+    if (!Number.isInteger(limit) || limit < 0 || !Number.isInteger(offset) || offset < 0) {
+      throw invalid('search limit and offset must be whole numbers of at least 0');
+    }
+    if (operation.namespacePrefix.length > 0) this.scopeOf(operation.namespacePrefix);
+    return { ...operation, limit, offset };
   }
 
   // ---------------------------------------------------------------------------
   // get / put
   // ---------------------------------------------------------------------------
 
+  /** Runs a get `prepare` checked. */
   private async getItem(operation: GetOperation): Promise<Item | null> {
-    checkNamespace(operation.namespace, { allowEmpty: false, allowReservedRoot: true });
     const [newest] = await this.copiesOf(operation.namespace, operation.key);
     return newest ? toItem(newest) : null;
   }
 
+  /** Runs a put `checkPut` checked (its value already a JSON copy). */
   private putItem(operation: PutOperation): Promise<void> {
-    // Through `batch`, like LangGraph's InMemoryStore, a put may use the root "langgraph" (`put` refuses it).
-    checkNamespace(operation.namespace, { allowEmpty: false, allowReservedRoot: true });
-    if (typeof operation.key !== 'string') throw invalid('an item key must be a string');
-    const value = operation.value === null ? null : jsonCopy(operation.value);
     // Puts of one item through this store are serialized; other stores are handled in writeItem.
     const lockKey = JSON.stringify([operation.namespace, operation.key]);
     const previous = this.locks.get(lockKey) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(() => this.writeWithRetry({ ...operation, value }));
+    const next = previous.catch(() => undefined).then(() => this.writeWithRetry(operation));
     this.locks.set(lockKey, next);
     return next.finally(() => {
       if (this.locks.get(lockKey) === next) this.locks.delete(lockKey);
@@ -166,7 +207,9 @@ export class MemloomStore extends BaseStore {
 
   /**
    * A put is last-writer-wins, as in LangGraph's stores: when another store (or process) changed
-   * the item between this write's read and its update (CONFLICT), it is read and written again.
+   * the item between this write's read and its update or delete (CONFLICT), it is read and written
+   * again. The new read sees any merge that landed meanwhile (the memory is past its `lgRevision`
+   * mark, so its history is read), and the merged content is released, never overwritten.
    */
   private async writeWithRetry(operation: PutOperation): Promise<void> {
     for (let attempt = 1; ; attempt++) {
@@ -219,7 +262,8 @@ export class MemloomStore extends BaseStore {
     const ownRevision = ownRevisionOf(current, ownOnly);
     if (ownRevision !== undefined) metadata[META.ownRevision] = ownRevision;
     if (current) {
-      await this.memory.update(current.id, { content, metadata }, { scope, refreshTimestamp: true, reason: 'LangGraph store put' });
+      // Only over the revision read: a change since (a statement merged into it) is a CONFLICT, and the retry looks again.
+      await this.memory.update(current.id, { content, metadata }, { scope, refreshTimestamp: true, reason: 'LangGraph store put', expectedRevision: current.revision });
       return;
     }
     await this.memory.add(content, { scope, category: this.category, source: 'system', tags: [STORE_ITEM_TAG], metadata, merge: false });
@@ -256,9 +300,9 @@ export class MemloomStore extends BaseStore {
     return records.sort(newestFirst);
   }
 
-  /** Deletes a memory, unless another store already has. */
+  /** Deletes a memory at the revision read (else CONFLICT, see `writeWithRetry`), unless another store already has. */
   private remove(record: MemoryRecord, scope: Scope): Promise<void> {
-    return unlessGone(() => this.memory.delete(record.id, { scope }));
+    return unlessGone(() => this.memory.delete(record.id, { scope, expectedRevision: record.revision }));
   }
 
   /**
@@ -306,14 +350,9 @@ export class MemloomStore extends BaseStore {
   // search
   // ---------------------------------------------------------------------------
 
-  private async searchItems(operation: SearchOperation): Promise<SearchItem[]> {
-    const prefix = operation.namespacePrefix;
-    checkNamespace(prefix, { allowEmpty: true, allowReservedRoot: true });
-    const limit = operation.limit ?? 10;
-    const offset = operation.offset ?? 0;
-    if (!Number.isInteger(limit) || limit < 0 || !Number.isInteger(offset) || offset < 0) {
-      throw invalid('search limit and offset must be whole numbers of at least 0');
-    }
+  /** Runs a search `checkSearch` checked. */
+  private async searchItems(operation: SearchOperation & { limit: number; offset: number }): Promise<SearchItem[]> {
+    const { namespacePrefix: prefix, limit, offset } = operation;
     if (limit === 0) return [];
     const scope = prefix.length > 0 ? this.scopeOf(prefix) : {};
     const filter = prefixFilter(prefix);
@@ -330,20 +369,35 @@ export class MemloomStore extends BaseStore {
         .map((record) => ({ ...toItem(record), score: undefined }));
     }
 
-    const wanted = hasValueFilter ? MAX_SEARCH : Math.min(MAX_SEARCH, offset + limit);
-    // minScore 0: like LangGraph's stores, a query ranks every matching item and drops none (the memory's
-    // `retrieval.minScore` is for what goes into a prompt).
-    const results = await this.memory.search(query, {
-      scope,
-      limit: wanted,
-      minScore: 0,
-      filter: { ...filter, metadata: { ...filter.metadata, [META.indexed]: true } },
-    });
-    const found = results.map((result) => ({ record: result.memory, score: result.score as number | undefined }));
+    const wanted = offset + limit;
+    const indexed = { ...filter, metadata: { ...filter.metadata, [META.indexed]: true } };
     // One entry per item (its newest copy) that passes the value filter, in order.
-    const itemsOf = (entries: typeof found) => newestCopies(entries, (entry) => entry.record).filter((entry) => matches(entry.record));
+    const itemsOf = (entries: RankedEntry[]) => newestCopies(entries, (entry) => entry.record).filter((entry) => matches(entry.record));
+    // The value filter applies after ranking, so with one the search ranks all it can at once.
+    let read = hasValueFilter ? MAX_SEARCH : Math.min(MAX_SEARCH, wanted);
+    let found: RankedEntry[];
+    for (;;) {
+      // minScore 0: like LangGraph's stores, a query ranks every matching item and drops none (the memory's
+      // `retrieval.minScore` is for what goes into a prompt).
+      const results = await this.memory.search(query, { scope, limit: read, minScore: 0, filter: indexed });
+      found = results.map((result) => ({ record: result.memory, score: result.score }));
+      // Older copies of an item take places in the ranking: read on when they leave the page short.
+      if (results.length < read || read === MAX_SEARCH || itemsOf(found).length >= wanted) break;
+      read = Math.min(MAX_SEARCH, read * 2);
+    }
     let items = itemsOf(found);
-    if (items.length < offset + limit) {
+    if (items.length < wanted) {
+      // A full answer may have left items unranked (memloom's search returns at most MAX_SEARCH): they
+      // rank below the ones returned, in an order memloom does not give, so a page that reaches them is refused.
+      if (found.length === read) {
+        const ranked = new Set(items.map((entry) => itemIdOf(entry.record)));
+        const unranked = itemsNewestFirst(await this.memory.list({ scope, filter: indexed })).filter((record) => matches(record) && !ranked.has(itemIdOf(record)));
+        if (unranked.length > 0 && offset < items.length + unranked.length) {
+          throw beyondRankingLimit({ prefix, offset, limit, ranked: items.length, unranked: unranked.length, hasValueFilter });
+        }
+        // The page starts after them: they only hold their places.
+        found.push(...unranked.map((record) => ({ record, score: undefined })));
+      }
       // Items put with `index: false` have no text to rank; like LangGraph's stores, they come after the ranked ones.
       const unindexed = await this.memory.list({ scope, filter: { ...filter, metadata: { ...filter.metadata, [META.indexed]: false } } });
       found.push(...unindexed.sort(newestFirst).map((record) => ({ record, score: undefined })));
@@ -360,7 +414,6 @@ export class MemloomStore extends BaseStore {
 
   private async listNamespacesOp(operation: ListNamespacesOperation): Promise<string[][]> {
     const conditions = operation.matchConditions ?? [];
-    for (const condition of conditions) checkNamespace(condition.path, { allowEmpty: true, allowReservedRoot: true });
     // A prefix without wildcards narrows the read to its scope and labels.
     const plain = conditions.find((condition) => condition.matchType === 'prefix' && condition.path.length > 0 && !condition.path.includes('*'));
     const records = await this.memory.list({
@@ -435,8 +488,9 @@ function isItemMetadataKey(key: string): boolean {
  * another store's put that could not tell) moves the revision past the mark, and the next put
  * reads the history again, as it does for memories written before the mark existed. So a put
  * reads no history while the store is the memory's only writer, however long its history.
- * The write itself bumps the revision by one (`Memory.update`); if another change lands first,
- * the memory ends past the mark, which only costs a history read.
+ * The write itself bumps the revision by one (`Memory.update`), and only from the revision read:
+ * a change that lands first is a CONFLICT and the put looks again; one that lands after leaves
+ * the memory past the mark.
  */
 function ownRevisionOf(current: MemoryRecord | undefined, ownOnly: boolean): number | undefined {
   if (!current) return 1;
@@ -563,6 +617,10 @@ function checkNamespace(namespace: readonly string[], rules: { allowEmpty: boole
   if (namespace[0] === 'langgraph' && !rules.allowReservedRoot) throw invalid(`namespace ${shown}: the root label "langgraph" is reserved by LangGraph`);
 }
 
+function checkKey(key: unknown): void {
+  if (typeof key !== 'string') throw invalid(`an item key must be a string, got ${typeof key}`);
+}
+
 /** A value as stored: a JSON copy, so it must be a JSON object. */
 function jsonCopy(value: unknown): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -579,6 +637,21 @@ function jsonCopy(value: unknown): Record<string, unknown> {
     throw invalid('an item value must be storable as a JSON object (its toJSON gives something else)');
   }
   return copy as Record<string, unknown>;
+}
+
+/** A query's page that reaches past the items memloom's search can rank (see `MAX_SEARCH`). */
+function beyondRankingLimit(page: { prefix: readonly string[]; offset: number; limit: number; ranked: number; unranked: number; hasValueFilter: boolean }): MemloomError {
+  const passing = page.hasValueFilter ? ' that pass the filter' : '';
+  return new MemloomError({
+    code: 'NOT_SUPPORTED',
+    backend: 'langgraph-store',
+    message:
+      `search with a query ranks at most the ${MAX_SEARCH} best items of a prefix (the most memloom's search returns) and this page needs more: ` +
+      `under ${shorten(JSON.stringify(page.prefix))}, offset ${page.offset} + limit ${page.limit} reaches past the ${page.ranked} ranked items${passing}, ` +
+      `and ${page.unranked} more${page.hasValueFilter ? ' that pass it' : ''} rank lower, in an order memloom does not give. ` +
+      `Narrow the namespace prefix${page.hasValueFilter ? ' or the filter' : ''}, or search without a query (newest first).`,
+    details: { prefix: [...page.prefix], offset: page.offset, limit: page.limit, maxRanked: MAX_SEARCH, ranked: page.ranked, unranked: page.unranked },
+  });
 }
 
 function shorten(text: string, max = 80): string {

@@ -245,6 +245,39 @@ describe('MemloomStore: put and get', () => {
     expect(results[3]).toEqual([['alice']]);
     expect(results[5]).toBeNull();
   });
+
+  it('checks every operation of a batch before it runs any: one refused operation writes nothing', async () => {
+    const { store, memory } = storeRig();
+    await store.put(['alice'], 'kept', { n: 0 });
+    const valid = [
+      { namespace: ['alice'], key: 'k', value: { n: 1 } },
+      { namespace: ['alice'], key: 'kept', value: null },
+      { namespace: ['alice'], key: 'kept' },
+    ];
+    const refused: Array<[object, string]> = [
+      [{ namespace: ['a.b'], key: 'k', value: { n: 2 } }, 'INVALID_INPUT'],
+      [{ namespace: [' '], key: 'k', value: { n: 2 } }, 'INVALID_SCOPE'],
+      [{ namespace: ['alice'], key: 7, value: { n: 2 } }, 'INVALID_INPUT'],
+      [{ namespace: ['alice'], key: 'k', value: { n: 2n } }, 'INVALID_INPUT'],
+      [{ namespace: ['alice'], key: 'k', value: ['not', 'an', 'object'] }, 'INVALID_INPUT'],
+      [{ namespace: ['a:b'], key: 'k' }, 'INVALID_INPUT'],
+      [{ namespace: ['alice'], key: { not: 'a key' } }, 'INVALID_INPUT'],
+      [{ namespacePrefix: ['alice'], limit: -1 }, 'INVALID_INPUT'],
+      [{ namespacePrefix: ['tab\there'] }, 'INVALID_SCOPE'],
+      [{ matchConditions: [{ matchType: 'prefix', path: ['a.b'] }] }, 'INVALID_INPUT'],
+    ];
+    for (const [index, [operation, code]] of refused.entries()) {
+      const error = await errorOf(store.batch([...valid, operation] as never));
+      expect(error.code, `refused operation ${index}`).toBe(code);
+      expect(await store.get(['alice'], 'k'), `refused operation ${index}`).toBeNull();
+      expect((await store.get(['alice'], 'kept'))?.value).toEqual({ n: 0 });
+      expect(await memory.count()).toBe(1);
+    }
+    // As LangGraph's InMemoryStore does.
+    const theirs = new InMemoryStore();
+    await expect(theirs.batch([valid[0]!, { namespace: ['a.b'], key: 'k', value: { n: 2 } }])).rejects.toThrow();
+    expect(await theirs.get(['alice'], 'k')).toBeNull();
+  });
 });
 
 describe('MemloomStore: an item’s history is read only when its memory changed behind the store', () => {
@@ -314,6 +347,46 @@ describe('MemloomStore: an item’s history is read only when its memory changed
     await store.put(['alice', 'prefs'], 'drink', { text: 'I drink water now' });
     expect(historyReads).toHaveBeenCalledTimes(1);
     expect((await itemMemory('drink')).id).toBe(fresh.id);
+  });
+
+  it('releases, not overwrites, a statement merged into the item between a put’s read and its write (put and delete)', async () => {
+    const { store, memory, itemMemory, plainMemories } = factRig();
+    await store.put(['alice', 'prefs'], 'drink', { text: 'I drink green tea every morning' });
+    await store.put(['alice', 'prefs'], 'food', { text: 'I eat rice for lunch every day' });
+    const drink = await itemMemory('drink');
+    const food = await itemMemory('food');
+    // The user's statement lands after the store read the item's memory (unchanged since its own write) and before it writes.
+    const mergeFirst = (statement: string) => async () => {
+      const merged = await memory.add(statement, { scope: { userId: 'alice' }, category: 'fact' });
+      expect(merged.decision.strategy).toBe('merge_update');
+      return merged.memory.content;
+    };
+    const update = memory.update.bind(memory);
+    const remove = memory.delete.bind(memory);
+    let mergedDrink = '';
+    let mergedFood = '';
+    vi.spyOn(memory, 'update').mockImplementationOnce(async (...args) => {
+      mergedDrink = await mergeFirst('I drink green tea every morning.')();
+      return update(...args);
+    });
+    vi.spyOn(memory, 'delete').mockImplementationOnce(async (...args) => {
+      mergedFood = await mergeFirst('I eat rice for lunch every day.')();
+      return remove(...args);
+    });
+
+    await store.put(['alice', 'prefs'], 'drink', { text: 'I drink coffee now' });
+    await store.delete(['alice', 'prefs'], 'food');
+    expect((await plainMemories()).map((record) => [record.id, record.content]).sort()).toEqual(
+      [
+        [drink.id, mergedDrink],
+        [food.id, mergedFood],
+      ].sort(),
+    );
+    const fresh = await itemMemory('drink');
+    expect(fresh.id).not.toBe(drink.id);
+    expect(fresh.content).toBe('I drink coffee now');
+    expect((await store.get(['alice', 'prefs'], 'drink'))?.value).toEqual({ text: 'I drink coffee now' });
+    expect(await store.get(['alice', 'prefs'], 'food')).toBeNull();
   });
 
   it('releases a memory a model’s UPDATE rewrote (an extraction edit), on put and on delete', async () => {
@@ -448,6 +521,18 @@ describe('MemloomStore: search', () => {
     expect(keysOf(await store.search(['alice'], { limit: 2 }))).toEqual(['k20', 'k03']);
   });
 
+  it('reads on when older copies of an item (an interrupted writer’s) leave a ranked page short', async () => {
+    const { store, memory, clock } = storeRig();
+    await store.put(['alice'], 'drink', { text: 'green tea' });
+    await store.put(['alice'], 'food', { text: 'rice' });
+    const [record] = await memory.list({ filter: { metadata: { lgKey: 'drink' } } });
+    clock.advance(-60_000);
+    await memory.add(record!.content, { scope: record!.scope, category: 'system', tags: record!.tags, metadata: { ...record!.metadata, lgSeq: 0 }, merge: false });
+    clock.advance(60_000);
+    expect(await memory.count()).toBe(3);
+    expect(keysOf(await store.search(['alice'], { query: 'green tea', limit: 2 }))).toEqual(['drink', 'food']);
+  });
+
   it('cuts a query longer than maxContentLength to its start, as it cuts an item’s text', async () => {
     const { store, memory } = storeRig();
     await store.put(['alice'], 'v', { text: 'volcano hiking in Iceland' });
@@ -515,6 +600,58 @@ describe('MemloomStore: search', () => {
     const results = await store.search(['alice'], { query: 'volcano' });
     expect(keysOf(results.slice(0, 4)).sort()).toEqual(['list', 'nested', 'set', 'star']);
     expect(results.slice(0, 4).every((item) => typeof item.score === 'number' && item.score > 0)).toBe(true);
+  });
+});
+
+describe('MemloomStore: search with a query past the 1,000 items memloom’s search ranks', () => {
+  /** 1,100 ranked items: 1,095 documents about topics and 5 notes about a volcano (written first); and 2 unindexed volcano notes. Searches only read it. */
+  let shared: Promise<ReturnType<typeof storeRig>> | undefined;
+  const crowded = () => (shared ??= fill());
+  async function fill() {
+    const parts = storeRig();
+    const documents = Array.from({ length: 1095 }, (_, index) => ({
+      namespace: ['alice', 'docs'],
+      key: `d${index}`,
+      value: { text: `document number ${index} about topic ${index % 7}`, volcano: false },
+    }));
+    const notes = Array.from({ length: 5 }, (_, index) => ({ namespace: ['alice', 'docs'], key: `v${index}`, value: { text: `volcano ash cloud ${index}`, volcano: true } }));
+    await parts.store.batch([...notes, ...documents]);
+    await parts.store.put(['alice', 'docs'], 'u0', { text: 'volcano notes, not indexed', volcano: true }, false);
+    await parts.store.put(['alice', 'docs'], 'u1', { text: 'more volcano notes, not indexed', volcano: true }, false);
+    return parts;
+  }
+
+  it('answers a value filter whose items all rank among the 1,000 best, then the unindexed ones', async () => {
+    const { store } = await crowded();
+    const results = await store.search(['alice'], { query: 'volcano ash cloud', filter: { volcano: true } });
+    expect(keysOf(results.slice(0, 5)).sort()).toEqual(['v0', 'v1', 'v2', 'v3', 'v4']);
+    expect(results.slice(0, 5).every((item) => typeof item.score === 'number')).toBe(true);
+    expect(results.slice(5)).toMatchObject([
+      { key: 'u1', score: undefined },
+      { key: 'u0', score: undefined },
+    ]);
+  });
+
+  it('refuses, with NOT_SUPPORTED, a page that reaches items ranked below the 1,000 best, instead of a short answer', async () => {
+    const { store } = await crowded();
+    // The volcano notes rank last for this query: none is among the 1,000 best.
+    const filtered = await errorOf(store.search(['alice'], { query: 'document topic', filter: { volcano: true } }));
+    expect(filtered).toMatchObject({ code: 'NOT_SUPPORTED', backend: 'langgraph-store', details: { maxRanked: 1000, ranked: 0, unranked: 5, offset: 0, limit: 10 } });
+    expect(filtered.message).toMatch(/ranks at most the 1000 best items of a prefix.*offset 0 \+ limit 10 reaches past the 0 ranked items that pass the filter, and 5 more that pass it rank lower.*Narrow the namespace prefix or the filter/);
+    const paged = await errorOf(store.search(['alice'], { query: 'document topic', offset: 995, limit: 10 }));
+    expect(paged).toMatchObject({ code: 'NOT_SUPPORTED', details: { ranked: 1000, unranked: 100 } });
+
+    // Pages inside the 1,000 best are answered, and so are pages that start past every ranked item.
+    const best = await store.search(['alice'], { query: 'document topic', limit: 1000 });
+    expect(best).toHaveLength(1000);
+    expect(keysOf(await store.search(['alice'], { query: 'document topic', offset: 990, limit: 10 }))).toEqual(keysOf(best.slice(990)));
+    expect(await store.search(['alice'], { query: 'document topic', offset: 1100, limit: 10 })).toMatchObject([
+      { key: 'u1', score: undefined },
+      { key: 'u0', score: undefined },
+    ]);
+    expect(await store.search(['alice'], { query: 'document topic', offset: 2000 })).toEqual([]);
+    // Without a query, every item is read.
+    expect(keysOf(await store.search(['alice'], { filter: { volcano: true } })).sort()).toEqual(['u0', 'u1', 'v0', 'v1', 'v2', 'v3', 'v4']);
   });
 });
 

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { MemloomError } from '@memloom/core';
-import { createMemory, resolveMemloomConfig, type MemloomOptions, type ResolvedConfig } from 'memloom';
+import { createMemory, resolveMemloomConfig, type MemloomOptions } from 'memloom';
 import { COMMANDS, findCommand } from './commands/index.js';
 import type { CommandContext, CommandSpec, GlobalOptions, OptionSpec, OptionValues } from './command.js';
 import { EXIT_CODES, exitCodeFor, StopSignal, UsageError, type ExitCode } from './exit-codes.js';
@@ -118,7 +118,7 @@ function createContext(io: CliIo, globals: GlobalOptions, values: OptionValues, 
       if (!mustExist) return { memory: await createMemory(options), resolved };
       // A configured store that does not exist is MISSING_RESOURCE from the store itself, at first use.
       const memory = await createMemory({ ...options, mustExist: true });
-      if (!isDefaultStore(resolved, io.env)) return { memory, resolved };
+      if (!resolved.defaultStore) return { memory, resolved };
       // Nothing configured: the default store, not made yet, reads as an empty one (and is not made now).
       try {
         await memory.count();
@@ -134,11 +134,6 @@ function createContext(io: CliIo, globals: GlobalOptions, values: OptionValues, 
     bold: out.bold,
     dim: out.dim,
   };
-}
-
-/** No store configured anywhere (option, file, MEMLOOM_STORE, MEMLOOM_SQLITE_PATH): the default SQLite file. */
-function isDefaultStore(resolved: ResolvedConfig, env: Record<string, string | undefined>): boolean {
-  return resolved.store.source === 'default' && !env.MEMLOOM_SQLITE_PATH?.trim();
 }
 
 function readGlobals(values: OptionValues): GlobalOptions {

@@ -474,6 +474,17 @@ describe('index and stats', () => {
       done();
     }
   });
+
+  it('says where MEMLOOM_SQLITE_PATH puts the store, and where a Markdown store is', async () => {
+    const env = { MEMLOOM_EMBEDDER: 'lexical', MEMLOOM_SQLITE_PATH: 'data/mine.db' };
+    expect((await run(dir, ['add', 'a note', '--no-config'], { env })).code).toBe(0);
+    const stats = json(await run(dir, ['stats', '--json', '--no-config'], { env }));
+    expect(stats.store).toMatchObject({ name: 'sqlite', location: join(dir, 'data', 'mine.db'), source: 'default' });
+    expect(stats.store.bytes).toBeGreaterThan(0);
+    expect(stats.store.exists).toBeUndefined();
+    expect((await cli('add', 'a note', '--store', 'markdown:./notes')).code).toBe(0);
+    expect(json(await cli('stats', '--json', '--store', 'markdown:./notes')).store).toMatchObject({ name: 'markdown', location: join(dir, 'notes') });
+  });
 });
 
 describe('configuration', () => {

@@ -67,20 +67,18 @@ export async function createStoreFrom(
     switch (type) {
       case 'sqlite': {
         const sqlite = await import('@memloom/store-sqlite');
-        if (typeof options.path === 'string') return sqlite.createSqliteStore({ ...options, ...existing, path: resolveIn(layer, options.path) });
-        // The embedded default: MEMLOOM_SQLITE_PATH, else .memloom/memory.db, in the working directory. A path
-        // that cannot be a database file is blamed on where it came from.
-        const fromEnv = env[sqlite.SQLITE_PATH_ENV]?.trim();
-        const path = fromEnv || sqlite.DEFAULT_SQLITE_PATH;
-        const pathSource = fromEnv ? `environment variable ${sqlite.SQLITE_PATH_ENV}` : `the default store path (${sqlite.DEFAULT_SQLITE_PATH}, nothing configured)`;
+        const file = await sqliteFileOf(layer, options.path, env);
+        const create = () => sqlite.createSqliteStore({ ...options, ...existing, path: file.path });
+        if (file.from === 'configuration') return create();
+        // A path from MEMLOOM_SQLITE_PATH or the default that cannot be a database file is blamed on where it came from.
         try {
-          return sqlite.createSqliteStore({ ...options, ...existing, path: resolveIn(layer, path) });
+          return create();
         } catch (error) {
           // Only an error about the path itself (it names it in its details) comes from there; any other option
           // error is the store setting's, named by the layer below.
           const aboutPath = MemloomError.hasCode(error, 'INVALID_OPTIONS') && typeof (error.details as { path?: unknown } | undefined)?.path === 'string';
           if (!aboutPath) throw error;
-          return namingSource(pathSource, 'store', () => Promise.reject(error));
+          return namingSource(file.source, 'store', () => Promise.reject(error));
         }
       }
       case 'markdown': {
@@ -102,6 +100,29 @@ export async function createStoreFrom(
       }
     }
   });
+}
+
+/** The file a SQLite store opens, and where its path came from. */
+export interface SqliteFile {
+  /** Absolute, or `:memory:`. */
+  path: string;
+  /** `configuration` (the store's own `path`), `environment` (MEMLOOM_SQLITE_PATH) or `default` (.memloom/memory.db). */
+  from: 'configuration' | 'environment' | 'default';
+  /** Where the path came from, for error messages. */
+  source: string;
+}
+
+/**
+ * The one rule for a SQLite store's file: the `path` its configuration gives, else
+ * MEMLOOM_SQLITE_PATH, else `.memloom/memory.db`; a relative one in `layer`'s folder (for the
+ * embedded default, the configuration file's folder, else the working directory).
+ */
+export async function sqliteFileOf(layer: ConfigLayer, path: unknown, env: Record<string, string | undefined>): Promise<SqliteFile> {
+  if (typeof path === 'string') return { path: resolveIn(layer, path), from: 'configuration', source: sourceOf(layer, 'store') };
+  const { DEFAULT_SQLITE_PATH, SQLITE_PATH_ENV } = await import('@memloom/store-sqlite');
+  const fromEnv = env[SQLITE_PATH_ENV]?.trim();
+  if (fromEnv) return { path: resolveIn(layer, fromEnv), from: 'environment', source: `environment variable ${SQLITE_PATH_ENV}` };
+  return { path: resolveIn(layer, DEFAULT_SQLITE_PATH), from: 'default', source: `the default store path (${DEFAULT_SQLITE_PATH}, nothing configured)` };
 }
 
 /** Build the embedder a layer asks for (the offline default when it says nothing). */

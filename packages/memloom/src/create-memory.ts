@@ -9,7 +9,7 @@ import {
   type Policy,
   resolvePolicy,
 } from '@memloom/core';
-import { createEmbedderFrom, createStoreFrom, parseEmbedderConfig, parseStoreConfig } from './backends.js';
+import { createEmbedderFrom, createStoreFrom, parseEmbedderConfig, parseStoreConfig, sqliteFileOf, type SqliteFile } from './backends.js';
 import type { EmbedderConfig, MemloomConfig, StoreConfig } from './config-schema.js';
 import { configFromEnv, findConfigFile, loadConfigFile, sourceOf, validateConfig, type ConfigLayer } from './load-config.js';
 
@@ -46,6 +46,10 @@ export interface ResolvedConfig {
   /** The configuration file read, when one was found (its folder holds the default store). */
   configFile?: string;
   store: { config: StoreConfig; source: string };
+  /** For a SQLite store built from configuration (not a store object): the file it opens, and where its path came from. */
+  sqliteFile?: SqliteFile;
+  /** Nothing names the store (no option, configuration file, MEMLOOM_STORE or MEMLOOM_SQLITE_PATH): the SQLite file at `.memloom/memory.db`. */
+  defaultStore: boolean;
   embedder: { config: EmbedderConfig; source: string };
   policy: Policy;
   /** The merged engine configuration (strategy, decay, freshness, retrieval, limits, scope…). */
@@ -71,7 +75,7 @@ export async function createMemory(options: MemloomOptions = {}): Promise<Memory
   const contextWeight = resolved.engine.retrieval?.contextWeight;
   const store = isStore(options.store)
     ? options.store
-    : await createStoreFrom(layerFor(resolved, 'store') ?? defaultLayer(options, resolved), embedder, env, { contextWeight, mustExist: options.mustExist === true });
+    : await createStoreFrom(layerFor(resolved, 'store') ?? defaultLayer(options.cwd, resolved.configFile), embedder, env, { contextWeight, mustExist: options.mustExist === true });
   const { store: _store, embedder: _embedder, policy: _policy, cwd: _cwd, configFile: _file, env: _env, mustExist: _mustExist, ...instances } = options;
   try {
     return createCoreMemory({ ...resolved.engine, ...pickInstances(instances), store, embedder });
@@ -140,13 +144,15 @@ export async function resolveMemloomConfig(options: MemloomOptions = {}): Promis
   if (limitLayer && limitLayer.config.retrieval?.defaultLimit === undefined) {
     engine.retrieval = mergeValues(engine.retrieval, { defaultLimit: limitLayer.config.policy?.retrieve_limit });
   }
+  const storeConfig = storeLayer?.config.store ?? (isStore(options.store) ? `object (${options.store.name})` : 'sqlite');
+  const storeSource = storeLayer ? sourceOf(storeLayer, 'store') : isStore(options.store) ? 'options' : 'default';
+  const sqliteFile = await sqliteFileFrom(options, storeLayer ?? defaultLayer(cwd, file));
   return {
     layers,
     ...(file ? { configFile: file } : {}),
-    store: {
-      config: storeLayer?.config.store ?? (isStore(options.store) ? `object (${options.store.name})` : 'sqlite'),
-      source: storeLayer ? sourceOf(storeLayer, 'store') : isStore(options.store) ? 'options' : 'default',
-    },
+    store: { config: storeConfig, source: storeSource },
+    ...(sqliteFile ? { sqliteFile } : {}),
+    defaultStore: storeSource === 'default' && sqliteFile?.from === 'default',
     embedder: {
       config: embedderLayer?.config.embedder ?? (isEmbedder(options.embedder) ? `object (${options.embedder.id})` : 'default'),
       source: embedderLayer ? sourceOf(embedderLayer, 'embedder') : isEmbedder(options.embedder) ? 'options' : 'default',
@@ -184,8 +190,16 @@ function layerFor(resolved: ResolvedConfig, key: 'store' | 'embedder'): ConfigLa
  * Where the default store goes: beside the configuration file when there is one (a project's
  * subfolders share its memory, as they share its configuration), else in the working directory.
  */
-function defaultLayer(options: MemloomOptions, resolved: ResolvedConfig): ConfigLayer {
-  return { source: 'defaults', baseDir: resolved.configFile ? dirname(resolved.configFile) : (options.cwd ?? process.cwd()), config: {} };
+function defaultLayer(cwd: string | undefined, configFile: string | undefined): ConfigLayer {
+  return { source: 'defaults', baseDir: configFile ? dirname(configFile) : (cwd ?? process.cwd()), config: {} };
+}
+
+/** The file of the SQLite store that `createMemory` would build from `layer` (none for a store object or another store). */
+async function sqliteFileFrom(options: MemloomOptions, layer: ConfigLayer): Promise<SqliteFile | undefined> {
+  if (isStore(options.store)) return undefined;
+  const config = parseStoreConfig(layer.config.store ?? 'sqlite', sourceOf(layer, 'store'));
+  if (config.type !== 'sqlite') return undefined;
+  return sqliteFileOf(layer, config.path, options.env === false ? {} : (options.env ?? process.env));
 }
 
 /** Plain objects merge key by key (the higher layer wins); anything else is replaced. */

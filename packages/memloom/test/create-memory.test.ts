@@ -57,6 +57,37 @@ describe('createMemory() defaults', () => {
     expect(resolved.store.source).toContain(join(cwd, 'conf', 'team.json'));
   });
 
+  it('resolves the SQLite file and whether the store is the default one, without creating anything', async () => {
+    const resolve = (options: Parameters<typeof resolveMemloomConfig>[0]) => resolveMemloomConfig({ cwd, ...options });
+    const nothing = await resolve({ env: {} });
+    expect(nothing.sqliteFile).toEqual({ path: join(cwd, '.memloom', 'memory.db'), from: 'default', source: 'the default store path (.memloom/memory.db, nothing configured)' });
+    expect(nothing.defaultStore).toBe(true);
+    const variable = await resolve({ env: { MEMLOOM_SQLITE_PATH: ' data/elsewhere.db ' } });
+    expect(variable.sqliteFile).toEqual({ path: join(cwd, 'data', 'elsewhere.db'), from: 'environment', source: 'environment variable MEMLOOM_SQLITE_PATH' });
+    expect(variable.defaultStore).toBe(false);
+    // MEMLOOM_STORE=sqlite names the store, though not its file.
+    const named = await resolve({ env: { MEMLOOM_STORE: 'sqlite' } });
+    expect(named.sqliteFile?.from).toBe('default');
+    expect(named.defaultStore).toBe(false);
+    // A configuration file's path is read from its folder; with none, the default file goes beside it.
+    mkdirSync(join(cwd, 'project', 'sub'), { recursive: true });
+    const file = join(cwd, 'project', 'memloom.config.json');
+    writeFileSync(file, JSON.stringify({ store: 'sqlite:./team.db' }));
+    const configured = await resolveMemloomConfig({ cwd: join(cwd, 'project', 'sub'), env: {} });
+    expect(configured.sqliteFile).toEqual({ path: join(cwd, 'project', 'team.db'), from: 'configuration', source: file });
+    expect(configured.defaultStore).toBe(false);
+    writeFileSync(file, JSON.stringify({ embedder: 'lexical' }));
+    const beside = await resolveMemloomConfig({ cwd: join(cwd, 'project', 'sub'), env: {} });
+    expect(beside.sqliteFile?.path).toBe(join(cwd, 'project', '.memloom', 'memory.db'));
+    expect(beside.defaultStore).toBe(true);
+    // No SQLite file for another store or a store object.
+    for (const other of [await resolve({ env: { MEMLOOM_STORE: 'memory:' } }), await resolve({ env: {}, store: createInMemoryStore() })]) {
+      expect(other.sqliteFile).toBeUndefined();
+      expect(other.defaultStore).toBe(false);
+    }
+    expect(readdirSync(cwd)).toEqual(['project']);
+  });
+
   it('honours MEMLOOM_SQLITE_PATH for the default store', async () => {
     const memory = await open({ cwd, env: { MEMLOOM_SQLITE_PATH: 'data/elsewhere.db' } });
     await memory.add('a note', { scope: { userId: 'u1' } });

@@ -1,8 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_TYPES, parseStoreConfig, type ResolvedConfig, type Scope } from 'memloom';
 import { numberOption, requirePositionals, type CommandSpec, type OpenedMemory } from '../command.js';
-import type { CliIo } from '../io.js';
 import { EXISTING_STORE, FILTER_OPTIONS, filterFrom, scopeOption, withMemory } from './shared.js';
 
 export const indexCommand: CommandSpec = {
@@ -36,7 +35,7 @@ export const statsCommand: CommandSpec = {
   async run(context) {
     requirePositionals(context, []);
     await withMemory(context, async (opened) => {
-      const stats = await collectStats(opened, context.io, context.globals.scope);
+      const stats = await collectStats(opened, context.globals.scope);
       if (context.globals.json) return context.printJson(stats);
       const { bold } = context;
       context.print(`${bold('store')}      ${stats.store.name}${stats.store.location ? ` at ${stats.store.location}` : ''}${stats.store.bytes !== undefined ? ` (${formatBytes(stats.store.bytes)})` : ''}`);
@@ -73,7 +72,7 @@ export interface Stats {
   newestUpdate?: string;
 }
 
-async function collectStats({ memory, resolved, missingStore }: OpenedMemory, io: CliIo, scope: Scope): Promise<Stats> {
+async function collectStats({ memory, resolved, missingStore }: OpenedMemory, scope: Scope): Promise<Stats> {
   const scoped = Object.keys(scope).length > 0 ? { scope } : {};
   const countBy = async <T extends string>(field: 'level' | 'category' | 'type', names: readonly T[]) => {
     const counts: Record<string, number> = {};
@@ -85,7 +84,7 @@ async function collectStats({ memory, resolved, missingStore }: OpenedMemory, io
   };
   const [oldest] = await memory.list({ ...scoped, orderBy: 'updatedAt', direction: 'asc', limit: 1 });
   const [newest] = await memory.list({ ...scoped, orderBy: 'updatedAt', direction: 'desc', limit: 1 });
-  const location = storeLocation(resolved, io);
+  const location = storeLocation(resolved);
   return {
     store: {
       name: memory.store.name,
@@ -108,20 +107,22 @@ async function collectStats({ memory, resolved, missingStore }: OpenedMemory, io
 }
 
 /** Where the configured store keeps its data, as far as the configuration says. */
-function storeLocation(resolved: ResolvedConfig, io: CliIo): { location?: string; bytes?: number } {
+function storeLocation(resolved: ResolvedConfig): { location?: string; bytes?: number } {
+  // A SQLite file, wherever its path came from (configuration, MEMLOOM_SQLITE_PATH or the default).
+  if (resolved.sqliteFile) {
+    const { path } = resolved.sqliteFile;
+    return { location: path, ...(existsSync(path) ? { bytes: statSync(path).size } : {}) };
+  }
   if (typeof resolved.store.config === 'string' && resolved.store.config.startsWith('object (')) return {};
   const layer = resolved.layers.find((candidate) => candidate.config.store !== undefined);
-  // No layer names a store: the default one goes beside the configuration file that was found, as createMemory puts it.
-  const baseDir = layer?.baseDir ?? (resolved.configFile ? dirname(resolved.configFile) : io.cwd);
-  const config = parseStoreConfig(resolved.store.config, resolved.store.source) as { type: string; path?: string; root?: string; url?: string };
-  const inBase = (path: string) => (isAbsolute(path) || path === ':memory:' ? path : resolve(baseDir, path));
+  const config = parseStoreConfig(resolved.store.config, resolved.store.source) as { type: string; root?: string; url?: string };
   switch (config.type) {
-    case 'sqlite': {
-      const path = inBase(config.path ?? (io.env.MEMLOOM_SQLITE_PATH?.trim() || '.memloom/memory.db'));
-      return { location: path, ...(existsSync(path) ? { bytes: statSync(path).size } : {}) };
+    case 'markdown': {
+      // Only a configuration layer names a Markdown store (it needs a root): a relative root is read from its folder.
+      const root = config.root;
+      if (!root || !layer) return {};
+      return { location: isAbsolute(root) || root === ':memory:' ? root : resolve(layer.baseDir, root) };
     }
-    case 'markdown':
-      return config.root ? { location: inBase(config.root) } : {};
     case 'qdrant':
       return { location: config.url ?? '(the Qdrant default: QDRANT_URL or localhost)' };
     default:

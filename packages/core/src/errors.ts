@@ -104,3 +104,18 @@ export function toMemloomError(
     cause: error,
   });
 }
+
+/**
+ * MISSING_RESOURCE from a store opened with `mustExist` that finds no store: "no store `where`:
+ * `what`, and nothing was created (mustExist). Check `check`, or create the store by opening it
+ * without mustExist", with `mustExist: true` added to `details`. One wording for every backend.
+ */
+export function missingStoreError(options: { backend: string; where: string; what: string; check: string; details: Record<string, unknown>; cause?: unknown }): MemloomError {
+  return new MemloomError({
+    code: 'MISSING_RESOURCE',
+    backend: options.backend,
+    message: `no store ${options.where}: ${options.what}, and nothing was created (mustExist). Check ${options.check}, or create the store by opening it without mustExist`,
+    cause: options.cause,
+    details: { ...options.details, mustExist: true },
+  });
+}

@@ -1,5 +1,5 @@
 // Errors
-export { MemloomError, toMemloomError } from './errors.js';
+export { MemloomError, missingStoreError, toMemloomError } from './errors.js';
 export type { MemloomErrorCode, MemloomErrorOptions } from './errors.js';
 
 // Data model
@@ -101,7 +101,7 @@ export {
   MAX_INDEX_BYTES,
 } from './freshness.js';
 export type { TruncatedIndex } from './freshness.js';
-export { renderIndex, renderContextBlock, renderIndexBlock, indexLine, escapeFence, longestFitting } from './render.js';
+export { renderIndex, renderContextBlock, renderIndexBlock, indexLine, escapeFence, longestFitting, fitLines } from './render.js';
 
 // Retrieval
 export { rankCandidates, combineScore, recencyScore } from './retrieval.js';
@@ -117,7 +117,7 @@ export { isIsoTime, isOnCalendar } from './time-text.js';
 export { toEpochMs, assertNotFuture } from './options.js';
 export { FUTURE_AT_TOLERANCE_MS, MAX_IMPORTANCE, MAX_TIMEOUT_MS } from './config.js';
 export { KeyedLock } from './keyed-lock.js';
-export { hasLoneSurrogate, wellFormed } from './well-formed.js';
+export { hasLoneSurrogate, pairSafeEnd, wellFormed } from './well-formed.js';
 export type { TokenizeOptions } from './text/tokenize.js';
 export { keywords } from './text/keywords.js';
 export { porterStem } from './text/porter-stemmer.js';

@@ -107,3 +107,19 @@ export function longestFitting(max: number, fits: (n: number) => boolean): numbe
   }
   return low;
 }
+
+/**
+ * A text for a prompt, such as the index, fenced by `wrap` (which escapes it) within a budget:
+ * whole when `fits` says so, else its longest run of first lines that fits with `warning` after
+ * them (the white space at the end of the kept lines dropped first); '' when not even its first line
+ * fits. What is measured must grow with the lines kept.
+ */
+export function fitLines(text: string, options: { wrap: (body: string) => string; warning: string; fits: (block: string) => boolean }): string {
+  const { wrap, warning, fits } = options;
+  const whole = wrap(text);
+  if (fits(whole)) return whole;
+  const lines = text.split('\n');
+  const cut = (count: number) => wrap(lines.slice(0, count).join('\n').trimEnd() + warning);
+  const count = longestFitting(lines.length - 1, (count) => fits(cut(count)));
+  return count > 0 ? cut(count) : '';
+}

@@ -8,6 +8,16 @@ export function hasLoneSurrogate(text: string): boolean {
 }
 
 /**
+ * Where to end a cut of `text` at `end` without splitting a UTF-16 pair: `end`, or one less when
+ * the character before it is the first half of a pair (an emoji cut through its middle), so that
+ * `text.slice(start, pairSafeEnd(text, end))` never ends on half a character.
+ */
+export function pairSafeEnd(text: string, end: number): number {
+  const code = text.charCodeAt(end - 1);
+  return code >= 0xd800 && code <= 0xdbff ? end - 1 : end;
+}
+
+/**
  * `text` with each lone half of a UTF-16 pair replaced by U+FFFD, as UTF-8 would show it: what
  * every store can keep as given (Qdrant's server refuses such JSON; SQLite and files turn it into
  * U+FFFD on the way).

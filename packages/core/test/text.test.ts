@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compressDeterministic, keywords, mergeDeterministic, porterStem, TextIndex, tokenize } from '../src/index.js';
+import { compressDeterministic, fitLines, hasLoneSurrogate, keywords, mergeDeterministic, pairSafeEnd, porterStem, TextIndex, tokenize } from '../src/index.js';
 
 describe('tokenize', () => {
   it('lowercases, drops stopwords and possessives, and stems English', () => {
@@ -116,6 +116,54 @@ describe('tokenize on long text', () => {
     for (let index = 0; parts.join('').length < 30_000; index++) parts.push(`${sentences[index % sentences.length]}${index} `);
     const text = parts.join('');
     expect(tokenize(text)).toEqual(parts.flatMap((part) => tokenize(part)));
+  });
+
+  it('never cuts a long run of letters outside the BMP through a UTF-16 pair', () => {
+    // 1 + 2 × 1,500 units with nowhere to cut: the first piece's last unit would be the first half of a pair.
+    const text = 'x' + '𐐀'.repeat(1500);
+    const tokens = tokenize(text);
+    expect(tokens.some(hasLoneSurrogate)).toBe(false);
+    expect(tokens.join('')).toBe(text.toLowerCase());
+  });
+});
+
+describe('pairSafeEnd', () => {
+  it('steps back from the first half of a UTF-16 pair, and only from it', () => {
+    const text = 'ab😀c'; // 😀 is units 2 and 3
+    expect(pairSafeEnd(text, 3)).toBe(2);
+    expect(text.slice(0, pairSafeEnd(text, 3))).toBe('ab');
+    for (const end of [0, 1, 2, 4, 5]) expect(pairSafeEnd(text, end)).toBe(end);
+    expect(pairSafeEnd('', 0)).toBe(0);
+  });
+});
+
+describe('fitLines', () => {
+  const wrap = (body: string) => `<fence>\n${body}\n</fence>`;
+  const within = (limit: number) => (block: string) => block.length <= limit;
+  const text = ['# Index', '', '- one', '- two', '', '- three'].join('\n');
+
+  it('gives the text whole, wrapped, when it fits', () => {
+    expect(fitLines(text, { wrap, warning: ' [cut]', fits: within(1000) })).toBe(wrap(text));
+  });
+
+  it('keeps the longest run of first lines that fits with the warning, white space before the warning dropped', () => {
+    const warning = '\n[cut]';
+    // "# Index\n\n- one\n- two" and the warning fit; "…\n\n- three" does not: the blank line is dropped, not kept before the warning.
+    const limit = wrap(`# Index\n\n- one\n- two${warning}`).length;
+    expect(fitLines(text, { wrap, warning, fits: within(limit) })).toBe(wrap(`# Index\n\n- one\n- two${warning}`));
+    const onlyTitle = wrap(`# Index${warning}`).length;
+    expect(fitLines(text, { wrap, warning, fits: within(onlyTitle + 3) })).toBe(wrap(`# Index${warning}`));
+  });
+
+  it("gives '' when not even the first line fits with the warning", () => {
+    expect(fitLines(text, { wrap, warning: '\n[cut]', fits: within(10) })).toBe('');
+  });
+
+  it('measures what wrap makes of the lines, escaping included', () => {
+    const escaping = (body: string) => wrap(body.replace(/</g, '&lt;'));
+    const tags = ['<a>', '<b>', '<c>'].join('\n');
+    const fits = within(escaping(`&lt;a>\n&lt;b>!`).length);
+    expect(fitLines(tags, { wrap: escaping, warning: '!', fits })).toBe(escaping('<a>\n<b>!'));
   });
 });
 

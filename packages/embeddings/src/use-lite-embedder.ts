@@ -1,4 +1,4 @@
-import { MemloomError, type Embedder, type EmbedOptions } from '@memloom/core';
+import { MemloomError, pairSafeEnd, type Embedder, type EmbedOptions } from '@memloom/core';
 import { assertTexts } from './lexical-embedder.js';
 
 export interface UseLiteEmbedderOptions {
@@ -73,7 +73,7 @@ export function createUseLiteEmbedder(options: UseLiteEmbedderOptions = {}): Emb
       assertTexts(texts, id);
       if (texts.length === 0) return [];
       const loaded = await model();
-      const cut = texts.map((text) => (text.length > maxCharacters ? cutAt(text, maxCharacters) : text));
+      const cut = texts.map((text) => (text.length > maxCharacters ? text.slice(0, pairSafeEnd(text, maxCharacters)) : text));
       const run = queue.then(() => embedAll(loaded, cut, batchSize));
       queue = run.catch(() => undefined);
       return run;
@@ -127,12 +127,6 @@ async function loadUseLite(): Promise<UseLiteModel> {
   } catch (error) {
     throw new MemloomError({ code: 'EMBEDDER_ERROR', backend: 'embeddings', message: `could not load USE-lite: ${String(error)}`, cause: error });
   }
-}
-
-/** The first `limit` characters, without splitting a surrogate pair. */
-function cutAt(text: string, limit: number): string {
-  const code = text.charCodeAt(limit - 1);
-  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? limit - 1 : limit);
 }
 
 function unit(values: readonly number[]): number[] {

@@ -25,3 +25,11 @@ export async function unlessGone(write: () => Promise<unknown>): Promise<void> {
     if (!MemloomError.hasCode(error, 'NOT_FOUND')) throw error;
   }
 }
+
+/**
+ * Once the run is aborted, the abort is what LangChain gets, whatever failed meanwhile: throw the
+ * signal's reason (else `error`). Does nothing while the run goes on.
+ */
+export function throwIfRunAborted(signal: AbortSignal | undefined, error: unknown): void {
+  if (signal?.aborted) throw signal.reason ?? error;
+}

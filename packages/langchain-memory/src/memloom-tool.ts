@@ -2,6 +2,7 @@ import { ToolMessage } from '@langchain/core/messages';
 import { DynamicStructuredTool, type ToolRunnableConfig } from '@langchain/core/tools';
 import { MemloomError } from '@memloom/core';
 import type { z } from 'zod';
+import { throwIfRunAborted } from './errors.js';
 import type { RunInfo } from './scope.js';
 
 /** What a memloom tool's body receives besides its arguments. */
@@ -40,8 +41,7 @@ export class MemloomTool<Schema extends z.ZodObject = z.ZodObject> extends Dynam
         try {
           return await fields.run(input as z.output<Schema>, call);
         } catch (error) {
-          // Once the run is aborted, the abort is what LangChain gets, whatever the body threw meanwhile.
-          if (call.signal?.aborted) throw call.signal.reason ?? error;
+          throwIfRunAborted(call.signal, error);
           if (!MemloomError.isInstance(error)) throw error;
           // Without the `[memloom] [backend]` prefix, which means nothing to a model.
           return toolError(fields.name, call.toolCallId, error.reason, error);

@@ -22,6 +22,7 @@ import {
 import { z } from 'zod';
 import { toLanguageModel, type ChatModelLike } from './adapters.js';
 import { fromSessionSummary, summarizedEpisodeIds, toConversation } from './conversation.js';
+import { throwIfRunAborted } from './errors.js';
 import { latestUserInput, messageText } from './messages.js';
 import { overviewScope, readOverview, WORKING_MEMORY_TOOL, workingMemoryWriteTool } from './overview.js';
 import { buildMemoryPrompt } from './prompt.js';
@@ -266,7 +267,7 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
           })
           .catch((error: unknown) => {
             // An abort is the run's, not a failed memory step: it goes to LangChain, never to onError.
-            if (signal?.aborted) throw signal.reason ?? error;
+            throwIfRunAborted(signal, error);
             fail(error, 'record');
             return undefined;
           });
@@ -282,7 +283,7 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
           });
           if (result.action !== 'none') summarized = fromSessionSummary(result, state.messages);
         } catch (error) {
-          if (signal?.aborted) throw signal.reason ?? error;
+          throwIfRunAborted(signal, error);
           fail(error, 'summarize');
         }
       }

@@ -1,5 +1,5 @@
 import { BaseMemoryBlock, type MemoryMessage } from '@llamaindex/core/memory';
-import { longestFitting, type Logger, type Memory, type MemoryFilter, type Scope } from '@memloom/core';
+import { fitLines, type Logger, type Memory, type MemoryFilter, type Scope } from '@memloom/core';
 import { z } from 'zod';
 import { assertMessages, countTokens, escapeTags, MESSAGE_ROLES } from './messages.js';
 import {
@@ -105,18 +105,11 @@ export function memoryIndexBlock(options: MemoryIndexBlockOptions): MemoryIndexB
 
 /** Fence the index and keep as many whole lines as fit in `tokenLimit`, with a warning when lines were cut. */
 function fitToTokens(index: string, tokenLimit: number): string {
-  const wrap = (body: string) => `<memory-index>\n${escapeTags(body)}\n</memory-index>`;
-  const whole = wrap(index);
-  if (countTokens(whole) <= tokenLimit) return whole;
-  const lines = index.split('\n');
-  const warning =
-    `\n\n> **WARNING**: MEMORY.md has been truncated (exceeded ${tokenLimit} tokens). ` +
-    'Some memories are not shown. Search the memory store to see the rest.';
-  const cut = (count: number) => {
-    const kept = lines.slice(0, count);
-    while (kept.length > 0 && kept[kept.length - 1]?.trim() === '') kept.pop();
-    return wrap(kept.join('\n') + warning);
-  };
-  const count = longestFitting(lines.length - 1, (lines) => countTokens(cut(lines)) <= tokenLimit);
-  return count > 0 ? cut(count) : '';
+  return fitLines(index, {
+    wrap: (body) => `<memory-index>\n${escapeTags(body)}\n</memory-index>`,
+    warning:
+      `\n\n> **WARNING**: MEMORY.md has been truncated (exceeded ${tokenLimit} tokens). ` +
+      'Some memories are not shown. Search the memory store to see the rest.',
+    fits: (block) => countTokens(block) <= tokenLimit,
+  });
 }

@@ -7,6 +7,7 @@ import {
   inScope,
   listRecords,
   matchingRecords,
+  missingStoreError,
   pageRecords,
   scopeKey,
   searchTextIndex,
@@ -553,11 +554,7 @@ class MarkdownFileStore implements MarkdownStore {
     const exists = existsSync(this.root);
     if (exists && (existsSync(this.storeFile) || discoverScopes(this.root, links).length > 0 || links.length > 0)) return;
     const what = exists ? 'the folder holds no memloom store (neither .memloom/store.json nor a memory/ folder)' : 'the folder does not exist';
-    throw storeError(
-      'MISSING_RESOURCE',
-      `no store at ${this.root}: ${what}, and nothing was created (mustExist). Check the path, or create the store by opening it without mustExist`,
-      { path: this.root, mustExist: true },
-    );
+    throw missingStoreError({ backend: BACKEND, where: `at ${this.root}`, what, check: 'the path', details: { path: this.root } });
   }
 
   get journalFile(): string {

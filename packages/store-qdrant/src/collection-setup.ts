@@ -1,4 +1,4 @@
-import { MemloomError, type StoreOpenOptions } from '@memloom/core';
+import { MemloomError, missingStoreError, type StoreOpenOptions } from '@memloom/core';
 import { DECIDING_READ, type Backend } from './backend.js';
 import type { Schemas } from './client.js';
 import { PAYLOAD_INDEXES } from './filters.js';
@@ -193,11 +193,12 @@ async function checkServerVersion(backend: Backend): Promise<void> {
 /** mustExist and no such collection (or one memloom did not make): say which one, on which server, and that nothing was made. */
 function missingCollection({ collection, url }: Backend, what = 'does not exist'): MemloomError {
   const where = url === undefined ? 'on the server of the given client' : `at ${url}`;
-  return new MemloomError({
-    code: 'MISSING_RESOURCE',
+  return missingStoreError({
     backend: 'qdrant',
-    message: `no store ${where}: the collection "${collection}" ${what}, and nothing was created (mustExist). Check the collection name and the URL, or create the store by opening it without mustExist`,
-    details: { collection, ...(url === undefined ? {} : { url }), mustExist: true },
+    where,
+    what: `the collection "${collection}" ${what}`,
+    check: 'the collection name and the URL',
+    details: { collection, ...(url === undefined ? {} : { url }) },
   });
 }
 

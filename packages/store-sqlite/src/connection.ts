@@ -1,6 +1,6 @@
 import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { MemloomError } from '@memloom/core';
+import { MemloomError, missingStoreError } from '@memloom/core';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 
@@ -48,13 +48,7 @@ export function openConnection(path: string, busyTimeoutMs: number, mustExist = 
 }
 
 function missingFile(path: string, cause?: unknown): MemloomError {
-  return new MemloomError({
-    code: 'MISSING_RESOURCE',
-    backend: BACKEND,
-    message: `no store at ${path}: the file does not exist, and nothing was created (mustExist). Check the path, or create the store by opening it without mustExist`,
-    ...(cause === undefined ? {} : { cause }),
-    details: { path, mustExist: true },
-  });
+  return missingStoreError({ backend: BACKEND, where: `at ${path}`, what: 'the file does not exist', check: 'the path', details: { path }, cause });
 }
 
 /** Load sqlite-vec into a connection. */

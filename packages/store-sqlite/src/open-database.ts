@@ -1,4 +1,4 @@
-import { MemloomError } from '@memloom/core';
+import { MemloomError, missingStoreError } from '@memloom/core';
 import type { Database } from 'better-sqlite3';
 import { BACKEND, loadVectorExtension, openConnection, toStoreError } from './connection.js';
 import type { ResolvedOptions } from './options.js';
@@ -63,10 +63,5 @@ export function openDatabase(path: string, options: ResolvedOptions): Database {
 }
 
 function emptyFile(path: string): MemloomError {
-  return new MemloomError({
-    code: 'MISSING_RESOURCE',
-    backend: BACKEND,
-    message: `no store at ${path}: the file is empty, and nothing was written to it (mustExist). Check the path, or create the store by opening it without mustExist`,
-    details: { path, mustExist: true },
-  });
+  return missingStoreError({ backend: BACKEND, where: `at ${path}`, what: 'the file is empty', check: 'the path', details: { path } });
 }

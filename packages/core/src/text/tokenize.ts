@@ -1,6 +1,7 @@
 import { plainAsciiWords } from './ascii-words.js';
 import { porterStem } from './porter-stemmer.js';
 import { ENGLISH_STOPWORDS } from './stopwords.js';
+import { pairSafeEnd } from '../well-formed.js';
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
 
@@ -66,7 +67,7 @@ const BOUNDARY = /[\s\p{P}]/u;
  * The segmenter's words, a piece of at most SEGMENT_CHARS at a time, each
  * piece ending at whitespace or punctuation (which no word spans), so the
  * words are the same as in one pass. A run with no such place in it (2,000
- * letters in a row) is cut where it must be.
+ * letters in a row) is cut where it must be, never through a UTF-16 pair.
  */
 function* segments(text: string): Iterable<Intl.SegmentData> {
   for (let start = 0; start < text.length; ) {
@@ -75,8 +76,7 @@ function* segments(text: string): Iterable<Intl.SegmentData> {
       let cut = end;
       while (cut > start && !BOUNDARY.test(text[cut - 1] as string)) cut--;
       if (cut > start) end = cut;
-      // Never split a surrogate pair.
-      else if (/[\uD800-\uDBFF]/u.test(text[end - 1] as string)) end--;
+      else end = pairSafeEnd(text, end);
     }
     yield* segmenter.segment(text.slice(start, end));
     start = end;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isMap } from 'node:util/types';
-import { hasLoneSurrogate, MemloomError, type Embedder, type EmbedOptions } from '@memloom/core';
+import { assertValidVector, hasLoneSurrogate, MemloomError, type Embedder, type EmbedOptions } from '@memloom/core';
+import { assertKnownOptions, shown } from './known-options.js';
 import { assertTexts } from './lexical-embedder.js';
 
 /**
@@ -54,10 +55,12 @@ export interface CachedEmbedder extends Embedder {
 /**
  * Wrap an embedder so the same text is never embedded twice: re-adding,
  * re-indexing or searching the same words again costs a map lookup. The key
- * is the embedder id, the purpose (unless shared) and the text, so two
- * embedders never mix their vectors. Concurrent calls for the same text share
- * one embedding. Vectors are copied in and out, so callers cannot corrupt the
- * cache.
+ * is a digest of the embedder id, the purpose (unless shared) and the text, so
+ * two embedders never mix their vectors and a long text costs no more memory
+ * than a short one. Concurrent calls for the same text share one embedding;
+ * one caller's abort never fails the others. Vectors are checked (dimension,
+ * finite numbers) before they are kept, and copied in and out, so callers
+ * cannot corrupt the cache.
  */
 export function createCachedEmbedder(embedder: Embedder, options: CachedEmbedderOptions = {}): CachedEmbedder {
   if (!embedder || typeof embedder.embed !== 'function' || typeof embedder.id !== 'string') {
@@ -66,12 +69,13 @@ export function createCachedEmbedder(embedder: Embedder, options: CachedEmbedder
   if (options === null || typeof options !== 'object') {
     throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: `cached embedder: options must be an object, got ${String(options)}` });
   }
+  assertKnownOptions(options, { maxEntries: true, sharePurposes: true, persistent: true } satisfies Record<keyof CachedEmbedderOptions, true>, 'createCachedEmbedder');
   const maxEntries = options.maxEntries ?? 10_000;
   if (!Number.isInteger(maxEntries) || maxEntries < 0) {
     throw new MemloomError({
       code: 'INVALID_OPTIONS',
       backend: 'embeddings',
-      message: `cached embedder: maxEntries must be a whole number >= 0, got ${String(options.maxEntries)}`,
+      message: `cached embedder: maxEntries must be a whole number >= 0, got ${shown(options.maxEntries)}`,
     });
   }
   const sharePurposes = options.sharePurposes ?? false;
@@ -79,16 +83,30 @@ export function createCachedEmbedder(embedder: Embedder, options: CachedEmbedder
     throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: `cached embedder: sharePurposes must be true or false, got ${JSON.stringify(sharePurposes)}` });
   }
   const persistent = options.persistent;
+  if (persistent !== undefined && !isPersistentCache(persistent)) {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: `cached embedder: persistent must be an object with getMany and setMany methods, got ${shown(persistent)}` });
+  }
   // A Map iterates in insertion order: delete + set moves an entry to the young end.
   const entries = new Map<string, number[]>();
-  const pending = new Map<string, Promise<number[]>>();
+  const pending = new Map<string, Shared>();
   let hits = 0;
   let misses = 0;
   let persistentHits = 0;
   let persistentErrors = 0;
 
+  // A digest, not the text: 10,000 entries of long texts would otherwise hold every text in memory.
   const keyOf = (text: string, purpose: 'document' | 'query') =>
-    `${embedder.id}\u0000${sharePurposes ? '*' : purpose}\u0000${text}`;
+    persistentKey(`${embedder.id}\u0000${sharePurposes ? '*' : purpose}\u0000${text}`);
+
+  /** Core's check for a vector it will store: the right dimension, finite numbers only. */
+  function isUsable(vector: unknown): vector is ArrayLike<number> {
+    try {
+      assertValidVector(vector, embedder.dimension, embedder.id, 'embeddings');
+      return true;
+    } catch {
+      return false;
+    }
+  }
 
   function remember(key: string, vector: number[]): void {
     if (maxEntries === 0) return;
@@ -133,14 +151,14 @@ export function createCachedEmbedder(embedder: Embedder, options: CachedEmbedder
     let todoTexts = texts;
     if (persistent) {
       // The lasting level is an optimisation: when it fails, embed as if it were empty.
-      const stored = await readPersistent(persistent, keys.map(persistentKey));
+      const stored = await readPersistent(persistent, keys);
       todoKeys = [];
       todoTexts = [];
       keys.forEach((key, index) => {
-        const vector = stored.get(persistentKey(key));
-        if (Array.isArray(vector) && vector.length === embedder.dimension && vector.every(Number.isFinite)) {
+        const vector = stored.get(key);
+        if (isUsable(vector)) {
           persistentHits++;
-          found.set(key, [...vector]);
+          found.set(key, Array.from(vector));
         } else {
           todoKeys.push(key);
           todoTexts.push(texts[index] as string);
@@ -158,57 +176,82 @@ export function createCachedEmbedder(embedder: Embedder, options: CachedEmbedder
       }
       const fresh = new Map<string, number[]>();
       todoKeys.forEach((key, index) => {
+        // Checked before it is kept: a NaN or a wrong length would otherwise be served again, and stored for good.
+        assertValidVector(vectors[index], embedder.dimension, embedder.id, 'embeddings');
         const vector = Array.from(vectors[index] as ArrayLike<number>);
         found.set(key, vector);
-        fresh.set(persistentKey(key), vector);
+        fresh.set(key, vector);
       });
       if (persistent) await writePersistent(persistent, fresh);
     }
     return found;
   }
 
+  /**
+   * A vector another call is embedding. When that call's own signal aborted
+   * it, the abort is not this caller's: undefined tells `embed` to embed the
+   * text again, with this caller's options.
+   */
+  function share(shared: Shared, signal: AbortSignal | undefined): Promise<number[] | undefined> {
+    return shared.vector.catch((error: unknown) => {
+      if (shared.signal?.aborted && !signal?.aborted) return undefined;
+      throw error;
+    });
+  }
+
+  async function embed(texts: readonly string[], embedOptions?: EmbedOptions): Promise<number[][]> {
+    assertTexts(texts, embedder.id);
+    const purpose = embedOptions?.purpose ?? 'document';
+    const keys = texts.map((text) => keyOf(text, purpose));
+    const results: (number[] | Promise<number[] | undefined> | undefined)[] = new Array(keys.length);
+    const missing = new Map<string, string>();
+    keys.forEach((key, index) => {
+      const cached = recall(key);
+      const shared = cached ? undefined : pending.get(key);
+      if (cached || shared) {
+        hits++;
+        results[index] = cached ?? share(shared as Shared, embedOptions?.signal);
+      } else if (!missing.has(key)) {
+        misses++;
+        missing.set(key, texts[index] as string);
+      }
+    });
+
+    if (missing.size > 0) {
+      const missingKeys = [...missing.keys()];
+      const batch = embedMissing(missingKeys, [...missing.values()], embedOptions);
+      for (const key of missingKeys) {
+        const vector = batch.then((found) => found.get(key) as number[]);
+        // Every waiter sees the batch's rejection; this keeps Node from flagging the copies as unhandled.
+        vector.catch(() => undefined);
+        pending.set(key, { vector, signal: embedOptions?.signal });
+      }
+      try {
+        const found = await batch;
+        for (const [key, vector] of found) remember(key, vector);
+        keys.forEach((key, index) => {
+          results[index] ??= found.get(key);
+        });
+      } finally {
+        for (const key of missingKeys) pending.delete(key);
+      }
+    }
+    const vectors = await Promise.all(results);
+    const again = texts.filter((_, index) => vectors[index] === undefined);
+    if (again.length > 0) {
+      const redone = await embed(again, embedOptions);
+      let next = 0;
+      vectors.forEach((vector, index) => {
+        vectors[index] = vector ?? redone[next++];
+      });
+    }
+    return vectors.map((vector) => [...(vector as number[])]);
+  }
+
   return {
     id: embedder.id,
     dimension: embedder.dimension,
-    async embed(texts: readonly string[], embedOptions?: EmbedOptions): Promise<number[][]> {
-      assertTexts(texts, embedder.id);
-      const purpose = embedOptions?.purpose ?? 'document';
-      const keys = texts.map((text) => keyOf(text, purpose));
-      const results: (number[] | Promise<number[]> | undefined)[] = new Array(keys.length);
-      const missing = new Map<string, string>();
-      keys.forEach((key, index) => {
-        const cached = recall(key) ?? pending.get(key);
-        if (cached) {
-          hits++;
-          results[index] = cached;
-        } else if (!missing.has(key)) {
-          misses++;
-          missing.set(key, texts[index] as string);
-        }
-      });
-
-      if (missing.size > 0) {
-        const missingKeys = [...missing.keys()];
-        const batch = embedMissing(missingKeys, [...missing.values()], embedOptions);
-        for (const key of missingKeys) {
-          const one = batch.then((found) => found.get(key) as number[]);
-          // Every waiter sees the batch's rejection; this keeps Node from flagging the copies as unhandled.
-          one.catch(() => undefined);
-          pending.set(key, one);
-        }
-        try {
-          const found = await batch;
-          for (const [key, vector] of found) remember(key, vector);
-          keys.forEach((key, index) => {
-            results[index] ??= found.get(key);
-          });
-        } finally {
-          for (const key of missingKeys) pending.delete(key);
-        }
-      }
-      const vectors = await Promise.all(results);
-      return vectors.map((vector) => [...(vector as number[])]);
-    },
+    embed,
     async close() {
       entries.clear();
       await embedder.close?.();
@@ -224,8 +267,21 @@ export function createCachedEmbedder(embedder: Embedder, options: CachedEmbedder
   };
 }
 
+/** An embedding in progress, and the signal of the call that started it. */
+interface Shared {
+  vector: Promise<number[]>;
+  signal: AbortSignal | undefined;
+}
+
+/** Whether a value can serve as the lasting level: the two methods the cache calls. */
+export function isPersistentCache(value: unknown): value is PersistentEmbeddingCache {
+  const level = value as Partial<PersistentEmbeddingCache> | null;
+  return typeof level === 'object' && level !== null && typeof level.getMany === 'function' && typeof level.setMany === 'function';
+}
+
 /**
- * Keys for the lasting level: fixed length whatever the text, so a store can index them.
+ * Keys of both levels: fixed length whatever the text, so a store can index
+ * them and the memory level holds no text.
  *
  * Well-formed text is hashed as UTF-8, as it always was, so existing persistent
  * caches keep their keys. UTF-8 cannot carry a lone surrogate (it becomes

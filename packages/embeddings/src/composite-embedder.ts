@@ -1,4 +1,5 @@
 import { MemloomError, type Embedder, type EmbedOptions } from '@memloom/core';
+import { assertKnownOptions, shown } from './known-options.js';
 import { assertTexts } from './lexical-embedder.js';
 
 export interface CompositePart {
@@ -19,6 +20,10 @@ export function createCompositeEmbedder(parts: readonly CompositePart[], options
     throw invalid('needs at least one part');
   }
   if (options === null || typeof options !== 'object') throw invalid(`options must be an object, got ${String(options)}`);
+  assertKnownOptions(options, { id: true }, 'createCompositeEmbedder');
+  if (options.id !== undefined && (typeof options.id !== 'string' || options.id.trim() === '')) {
+    throw invalid(`id must be a non-empty string, got ${shown(options.id)}`);
+  }
   for (const [index, part] of parts.entries()) {
     if (!part?.embedder || typeof part.embedder.embed !== 'function') throw invalid(`part ${index} has no embedder`);
     if (typeof part.weight !== 'number' || !(part.weight > 0) || !Number.isFinite(part.weight)) {

@@ -1,5 +1,6 @@
 import { MemloomError, TOKENIZER_VERSION, type Embedder, type EmbedOptions } from '@memloom/core';
-import { createCachedEmbedder, type CachedEmbedder, type PersistentEmbeddingCache } from './cached-embedder.js';
+import { createCachedEmbedder, isPersistentCache, type CachedEmbedder, type PersistentEmbeddingCache } from './cached-embedder.js';
+import { assertKnownOptions, shown } from './known-options.js';
 import { assertTexts, DEFAULT_CHAR_NGRAM_SIZE, DEFAULT_CHAR_WEIGHT, lexicalVector, resolveLexicalSettings, type LexicalEmbedderOptions, type LexicalEmbedderSettings } from './lexical-embedder.js';
 import { WORD_VECTOR_EMBEDDER_ID, wordVectorOf } from './word-vector-embedder.js';
 
@@ -33,6 +34,7 @@ export interface OfflineEmbedderOptions {
 }
 
 const DEFAULT_LEXICAL = { wordDimension: 256, charDimension: 128 } as const;
+const LEXICAL_OPTION_KEYS = { wordDimension: true, charDimension: true, charNgramSize: true, charWeight: true } satisfies Record<keyof LexicalEmbedderOptions, true>;
 
 const WORD_DIMENSION = 100;
 
@@ -45,8 +47,15 @@ const WORD_DIMENSION = 100;
  */
 export function createDefaultEmbedder(options: DefaultEmbedderOptions = {}): CachedEmbedder {
   if (options === null || typeof options !== 'object') throw invalid('default', `options must be an object, got ${String(options)}`);
+  assertKnownOptions(options, { cacheEntries: true, persistentCache: true } satisfies Record<keyof DefaultEmbedderOptions, true>, 'createDefaultEmbedder');
+  // Checked here, so the error names this factory's options rather than the cache's.
+  const cacheEntries = options.cacheEntries ?? 10_000;
+  if (!Number.isInteger(cacheEntries) || cacheEntries < 0) throw invalid('default', `cacheEntries must be a whole number >= 0, got ${shown(options.cacheEntries)}`);
+  if (options.persistentCache !== undefined && !isPersistentCache(options.persistentCache)) {
+    throw invalid('default', `persistentCache must be an object with getMany and setMany methods, got ${shown(options.persistentCache)}`);
+  }
   return createCachedEmbedder(createOfflineEmbedder(), {
-    maxEntries: options.cacheEntries ?? 10_000,
+    maxEntries: cacheEntries,
     // Queries and documents are embedded alike.
     sharePurposes: true,
     ...(options.persistentCache ? { persistent: options.persistentCache } : {}),
@@ -61,14 +70,19 @@ export function createDefaultEmbedder(options: DefaultEmbedderOptions = {}): Cac
  */
 export function createOfflineEmbedder(options: OfflineEmbedderOptions = {}): Embedder {
   if (options === null || typeof options !== 'object') throw invalid('offline', `options must be an object, got ${String(options)}`);
+  assertKnownOptions(options, { semanticWeight: true, lexical: true } satisfies Record<keyof OfflineEmbedderOptions, true>, 'createOfflineEmbedder');
   const semanticWeight = options.semanticWeight ?? 0.8;
   if (typeof semanticWeight !== 'number' || !(semanticWeight > 0 && semanticWeight < 1)) {
     throw invalid('offline', `semanticWeight must be a number between 0 and 1 (exclusive), got ${String(options.semanticWeight)}`);
   }
-  if (options.lexical !== undefined && (options.lexical === null || typeof options.lexical !== 'object')) {
-    throw invalid('offline', `lexical must be an object, got ${String(options.lexical)}`);
+  if (options.lexical !== undefined && (options.lexical === null || typeof options.lexical !== 'object' || Array.isArray(options.lexical))) {
+    throw invalid('offline', `lexical must be an object, got ${Array.isArray(options.lexical) ? 'an array' : String(options.lexical)}`);
   }
-  const lexicalSettings = resolveLexicalSettings({ ...DEFAULT_LEXICAL, ...options.lexical });
+  // Every lexical setting is accepted from JavaScript (the id names those that differ from the default).
+  assertKnownOptions(options.lexical ?? {}, LEXICAL_OPTION_KEYS, 'createOfflineEmbedder', 'lexical.');
+  // A setting given as undefined keeps this embedder's default, not the lexical embedder's.
+  const lexical = Object.fromEntries(Object.entries(options.lexical ?? {}).filter(([, value]) => value !== undefined));
+  const lexicalSettings = resolveLexicalSettings({ ...DEFAULT_LEXICAL, ...lexical });
   const lexicalDimension = lexicalSettings.wordDimension + lexicalSettings.charDimension;
   const lexicalId = offlineLexicalId(lexicalSettings);
   const id = `memloom/offline-v3(${WORD_VECTOR_EMBEDDER_ID}*${semanticWeight}+${lexicalId}*${Math.round((1 - semanticWeight) * 1e6) / 1e6})`;

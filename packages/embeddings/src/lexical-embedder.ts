@@ -1,5 +1,6 @@
 import { MemloomError, tokenize, TOKENIZER_VERSION, type Embedder, type EmbedOptions } from '@memloom/core';
 import { addHashedFeature, normalizeRange } from './hashing.js';
+import { assertKnownOptions } from './known-options.js';
 
 export interface LexicalEmbedderOptions {
   /**
@@ -45,6 +46,9 @@ const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]
  * matches. English and CJK alike, through core's shared tokenizer.
  */
 export function createLexicalEmbedder(options: LexicalEmbedderOptions = {}): Embedder {
+  if (options !== null && typeof options === 'object') {
+    assertKnownOptions(options, { wordDimension: true, charDimension: true, charNgramSize: true, charWeight: true } satisfies Record<keyof LexicalEmbedderOptions, true>, 'createLexicalEmbedder');
+  }
   const settings = resolveLexicalSettings(options);
   const { wordDimension, charDimension, charNgramSize, charWeight } = settings;
   const dimension = wordDimension + charDimension;

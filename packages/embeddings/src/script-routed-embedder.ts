@@ -1,4 +1,5 @@
 import { MemloomError, type Embedder, type EmbedOptions } from '@memloom/core';
+import { assertKnownOptions, shown } from './known-options.js';
 import { assertTexts } from './lexical-embedder.js';
 
 export interface ScriptRoutedEmbedderOptions {
@@ -30,6 +31,10 @@ export function createScriptRoutedEmbedder(options: ScriptRoutedEmbedderOptions)
   const { latin, cjk } = options ?? ({} as ScriptRoutedEmbedderOptions);
   if (!latin || typeof latin.embed !== 'function' || !cjk || typeof cjk.embed !== 'function') {
     throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: 'script-routed embedder needs a latin and a cjk embedder' });
+  }
+  assertKnownOptions(options, { latin: true, cjk: true, id: true } satisfies Record<keyof ScriptRoutedEmbedderOptions, true>, 'createScriptRoutedEmbedder');
+  if (options.id !== undefined && (typeof options.id !== 'string' || options.id.trim() === '')) {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: `script-routed embedder: id must be a non-empty string, got ${shown(options.id)}` });
   }
   const dimension = latin.dimension + cjk.dimension;
   const id = options.id ?? `routed(${latin.id}|${cjk.id})`;

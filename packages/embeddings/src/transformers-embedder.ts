@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { MemloomError, type Embedder, type EmbedOptions } from '@memloom/core';
+import { assertKnownOptions } from './known-options.js';
 import { assertTexts } from './lexical-embedder.js';
 
 /** Weight formats transformers.js can load; each maps to a file in the model's `onnx/` folder. */
@@ -178,13 +179,30 @@ interface Settings {
 
 const DTYPES: readonly TransformersDtype[] = ['fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4', 'bnb4', 'q4f16'];
 
+// Every option of TransformersEmbedderOptions, no more and no fewer: the compiler checks the list both ways.
+const OPTION_KEYS = {
+  model: true,
+  modelPath: true,
+  localModelPath: true,
+  cacheDir: true,
+  allowDownload: true,
+  dtype: true,
+  pooling: true,
+  batchSize: true,
+  queryPrefix: true,
+  documentPrefix: true,
+  runtime: true,
+} satisfies Record<keyof TransformersEmbedderOptions, true>;
+
 function resolveOptions(options: TransformersEmbedderOptions): Settings {
   if (options === null || typeof options !== 'object') throw invalid('options must be an object');
+  assertKnownOptions(options, OPTION_KEYS, 'createTransformersEmbedder');
   const text = (name: keyof TransformersEmbedderOptions, fallback: string | undefined) => {
     const value = options[name];
     if (value === undefined) return fallback;
-    if (typeof value !== 'string' || (name !== 'queryPrefix' && name !== 'documentPrefix' && value.trim() === '')) {
-      throw invalid(`${name} must be a non-empty string`);
+    const mayBeEmpty = name === 'queryPrefix' || name === 'documentPrefix';
+    if (typeof value !== 'string' || (!mayBeEmpty && value.trim() === '')) {
+      throw invalid(`${name} must be a ${mayBeEmpty ? '' : 'non-empty '}string`);
     }
     return value;
   };

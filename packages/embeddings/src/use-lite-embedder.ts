@@ -1,4 +1,5 @@
 import { MemloomError, pairSafeEnd, type Embedder, type EmbedOptions } from '@memloom/core';
+import { assertKnownOptions } from './known-options.js';
 import { assertTexts } from './lexical-embedder.js';
 
 export interface UseLiteEmbedderOptions {
@@ -36,6 +37,7 @@ export function createUseLiteEmbedder(options: UseLiteEmbedderOptions = {}): Emb
   if (options === null || typeof options !== 'object') {
     throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: `use-lite embedder: options must be an object, got ${String(options)}` });
   }
+  assertKnownOptions(options, { batchSize: true, maxCharacters: true } satisfies Record<keyof UseLiteEmbedderOptions, true>, 'createUseLiteEmbedder');
   const batchSize = options.batchSize ?? 64;
   if (!Number.isInteger(batchSize) || batchSize < 1) {
     throw new MemloomError({

@@ -1,8 +1,34 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { createMemory, type Embedder } from '@memloom/core';
 import { createInMemoryStore, createTestEmbedder } from '@memloom/core/testing';
 import { testEmbedder } from '@memloom/testkit';
 import { describe, expect, it } from 'vitest';
 import { createCachedEmbedder, type PersistentEmbeddingCache } from '../src/index.js';
+
+/**
+ * A remote-style embedder: answers once `release()` is called, and stops
+ * (rejects with the signal's reason) when its call's signal aborts first.
+ */
+function gatedEmbedder() {
+  const inner = createTestEmbedder();
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const embedder: Embedder = {
+    id: inner.id,
+    dimension: inner.dimension,
+    embed: (texts, options) =>
+      new Promise((resolve, reject) => {
+        options?.signal?.addEventListener('abort', () => reject(options.signal?.reason));
+        void gate.then(() => {
+          if (!options?.signal?.aborted) resolve(inner.embed(texts));
+        });
+      }),
+  };
+  return { embedder, inner, release };
+}
 
 testEmbedder({ name: 'cached (test embedder)', create: () => createCachedEmbedder(createTestEmbedder()), tolerance: 0 });
 
@@ -252,6 +278,107 @@ describe('cached embedder', () => {
       expect(() => createCachedEmbedder(createTestEmbedder(), options as never)).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
     }
     expect(createCachedEmbedder(createTestEmbedder(), undefined).id).toBe('memloom/test-embedder');
+  });
+
+  it("never fails a caller with another caller's abort on the same text", async () => {
+    const { embedder, inner, release } = gatedEmbedder();
+    const cached = createCachedEmbedder(embedder);
+    const controller = new AbortController();
+    const aborting = cached.embed(['tea', 'coffee'], { signal: controller.signal });
+    const waiting = cached.embed(['tea']);
+    const ownAbort = new AbortController();
+    const alsoAborting = cached.embed(['coffee'], { signal: ownAbort.signal });
+    controller.abort();
+    ownAbort.abort();
+    await expect(aborting).rejects.toMatchObject({ name: 'AbortError' });
+    // Its own signal aborted too: that abort is this caller's to see.
+    await expect(alsoAborting).rejects.toMatchObject({ name: 'AbortError' });
+    release();
+    expect(await waiting).toEqual(await createTestEmbedder().embed(['tea']));
+    // Embedded again for the waiting caller, without the aborted caller's signal.
+    expect(inner.calls).toEqual([['tea']]);
+    expect(await cached.embed(['tea'])).toEqual(await waiting);
+  });
+
+  it('lets a memory add go on when another add of the same text is aborted', async () => {
+    const { embedder, release } = gatedEmbedder();
+    const cached = createCachedEmbedder(embedder);
+    // Abort once both adds are waiting on the cache, so they share one embedding.
+    let arrived = 0;
+    let bothArrived: () => void = () => undefined;
+    const both = new Promise<void>((resolve) => {
+      bothArrived = resolve;
+    });
+    const counting: Embedder = {
+      id: cached.id,
+      dimension: cached.dimension,
+      embed: (texts, options) => {
+        if (++arrived === 2) bothArrived();
+        return cached.embed(texts, options);
+      },
+    };
+    const memory = createMemory({ store: createInMemoryStore(), embedder: counting });
+    const controller = new AbortController();
+    const alice = memory.add('I like tea', { scope: { userId: 'alice' }, signal: controller.signal });
+    const bob = memory.add('I like tea', { scope: { userId: 'bob' } });
+    await both;
+    controller.abort();
+    await expect(alice).rejects.toMatchObject({ name: 'AbortError' });
+    release();
+    await expect(bob).resolves.toBeDefined();
+    expect(await memory.list({ scope: { userId: 'bob' } })).toHaveLength(1);
+  });
+
+  it('keys entries by a digest, so the texts of cached vectors are not kept in memory', async () => {
+    setFlagsFromString('--expose-gc');
+    const collect = runInNewContext('gc') as () => void;
+    const cheap: Embedder = { id: 'cheap', dimension: 4, embed: async (texts) => texts.map(() => [1, 0, 0, 0]) };
+    const cached = createCachedEmbedder(cheap);
+    collect();
+    const before = process.memoryUsage().heapUsed;
+    // 20 texts of 2.5 MB: 50 MB if the entries held them.
+    for (let index = 0; index < 20; index++) await cached.embed([`${index} ${'word '.repeat(500_000)}`]);
+    collect();
+    expect(cached.stats().entries).toBe(20);
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(10_000_000);
+  });
+
+  it('refuses a NaN or wrong-length vector from the inner embedder, and neither keeps nor stores it', async () => {
+    const written: number[][] = [];
+    const persistent: PersistentEmbeddingCache = {
+      getMany: async () => new Map(),
+      setMany: async (entries) => {
+        written.push(...[...entries.values()].map((vector) => [...vector]));
+      },
+    };
+    let answers = [[Number.NaN, 0], [1]];
+    const calls: string[][] = [];
+    const flaky: Embedder = {
+      id: 'flaky',
+      dimension: 2,
+      embed: async (texts) => {
+        calls.push([...texts]);
+        return texts.map(() => answers.shift() ?? [1, 0]);
+      },
+    };
+    const cached = createCachedEmbedder(flaky, { persistent });
+    await expect(cached.embed(['x'])).rejects.toMatchObject({ code: 'INVALID_EMBEDDING', backend: 'embeddings', message: expect.stringMatching(/flaky returned a vector with a non-finite value \(NaN\)/) });
+    await expect(cached.embed(['x'])).rejects.toMatchObject({ code: 'INVALID_EMBEDDING', message: expect.stringMatching(/flaky returned a vector of dimension 1; expected 2/) });
+    expect(written).toEqual([]);
+    answers = [];
+    expect(await cached.embed(['x'])).toEqual([[1, 0]]);
+    expect(await cached.embed(['x'])).toEqual([[1, 0]]);
+    expect(calls).toEqual([['x'], ['x'], ['x']]);
+    expect(written).toEqual([[1, 0]]);
+  });
+
+  it('refuses unknown options and a persistent level without getMany and setMany', () => {
+    const invalid = (pattern: RegExp) => expect.objectContaining({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: expect.stringMatching(pattern) });
+    expect(() => createCachedEmbedder(createTestEmbedder(), { maxEntires: 1 } as never)).toThrow(invalid(/createCachedEmbedder: unknown option "maxEntires"/));
+    for (const persistent of [5, {}, null, { getMany: async () => new Map() }]) {
+      expect(() => createCachedEmbedder(createTestEmbedder(), { persistent } as never)).toThrow(invalid(/persistent must be an object with getMany and setMany/));
+    }
+    expect(() => createCachedEmbedder(createTestEmbedder(), { maxEntries: '5' } as never)).toThrow(invalid(/maxEntries .* got "5"/));
   });
 
   it('spares re-embedding when memloom searches the same query again', async () => {

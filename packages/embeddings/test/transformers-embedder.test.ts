@@ -10,7 +10,7 @@ import { createTransformersEmbedder, type TransformersRuntime } from '../src/ind
 /**
  * The model path, offline: memloom/tiny-bert is a BERT-shaped ONNX model
  * with a WordPiece tokenizer made by fixtures/models/generate-tiny-bert.py
- * (60 KB). Every request for the network goes to a spy that fails, and the
+ * (35 KB in all, both weights files included). Every request for the network goes to a spy that fails, and the
  * tests check that it was never called.
  */
 const MODELS = fileURLToPath(new URL('./fixtures/models', import.meta.url));

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,6 +78,9 @@ function configuredBackends(): void {
     ];
     for (const run of runs) {
       mkdirSync(run.folder, { recursive: true });
+      // An empty configuration file: it configures nothing, and stops the search for one in the
+      // temporary folder's parents, where someone else's memloom.config.json would take over.
+      writeFileSync(join(run.folder, 'memloom.config.json'), '{}\n');
       console.log(`\n$ node configured.js   # ${run.label}`);
       const result = spawnSync(process.execPath, [script], { cwd: run.folder, env: run.env, stdio: 'inherit' });
       if (result.status !== 0) throw new Error(`configured.js failed with ${run.label} (exit ${result.status})`);

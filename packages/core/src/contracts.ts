@@ -274,7 +274,10 @@ export interface MemoryStore {
    * (then it is a CONFLICT). Records come back exactly as put; a store that
    * cannot keep a lone half of a UTF-16 pair in an id, scope, content or
    * context refuses it instead (`assertWellFormedRecord`). Core's facade never
-   * writes one.
+   * writes one. Every store refuses, with INVALID_INPUT and nothing written, a
+   * put whose metadata is not JSON data (`assertRecordMetadata`: no Date, Map,
+   * NaN, cycle, …) or whose vector holds NaN or Infinity or is all zeros
+   * (`assertUsableVector`); a vector of another dimension is DIMENSION_MISMATCH.
    */
   apply(changes: readonly MemoryChange[]): Promise<void>;
   /**
@@ -318,7 +321,10 @@ export interface MemoryStore {
    * memory done (SQLite does): `reindex()` then embeds nothing.
    */
   beginReindex?(target: StoreOpenOptions): Promise<ReindexStatus>;
-  /** Up to `limit` memories that hold no vector for the target yet, in a stable order. */
+  /**
+   * Up to `limit` memories that hold no vector for the target yet, in a stable order. A limit that is not
+   * a whole number >= 0 is INVALID_INPUT (`assertQueryInput({ limit }, …)`).
+   */
   pendingReindex?(limit: number): Promise<MemoryRecord[]>;
   /**
    * Keep vectors for the target. A vector whose memory is gone or moved past

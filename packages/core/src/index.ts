@@ -117,7 +117,9 @@ export { isIsoTime, isOnCalendar } from './time-text.js';
 export { toEpochMs, assertNotFuture } from './options.js';
 export { FUTURE_AT_TOLERANCE_MS, MAX_IMPORTANCE, MAX_TIMEOUT_MS } from './config.js';
 export { KeyedLock } from './keyed-lock.js';
-export { hasLoneSurrogate, pairSafeEnd, wellFormed } from './well-formed.js';
+export { hasLoneSurrogate, loneSurrogatePath, pairSafeEnd, wellFormed } from './well-formed.js';
+export { dataPath, jsonDataProblem, MAX_DATA_DEPTH } from './json-data.js';
+export type { DataProblem } from './json-data.js';
 export type { TokenizeOptions } from './text/tokenize.js';
 export { keywords } from './text/keywords.js';
 export { porterStem } from './text/porter-stemmer.js';
@@ -129,7 +131,7 @@ export { FlatVectorIndex, flatVectorIndexSupported } from './vector-index/flat-v
 export type { VectorHit } from './vector-index/flat-vector-index.js';
 export { validateScope, isEmptyScope, scopeKey, inScope, matchesFilter } from './scope.js';
 export { assertDeleteScope, assertQueryScope } from './query-checks.js';
-export { assertPutNumbering, assertQueryInput, assertRecordContext, assertRecordTimes, assertWellFormedRecord, keywordText, listCursor, listOrder, listRecords, matchingRecords, pastCursor, foreignCursor, numericPageQuery, pageLimit, pageRecords, searchTextIndex } from './record-queries.js';
+export { assertPutNumbering, assertQueryInput, assertRecordContext, assertRecordMetadata, assertRecordTimes, assertUsableVector, assertWellFormedRecord, keywordText, listCursor, listOrder, listRecords, matchingRecords, pastCursor, foreignCursor, numericPageQuery, pageLimit, pageRecords, searchTextIndex } from './record-queries.js';
 export type { ListCursor, ListPlace, RecordEntry, SequencedEntry } from './record-queries.js';
 
 // Language model helpers
@@ -154,6 +156,7 @@ export type {
   UpdatePatch,
   UpdateOptions,
   ScopedOptions,
+  RestoreOptions,
   DeleteOptions,
   RenderOptions,
   Logger,

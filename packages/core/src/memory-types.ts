@@ -36,6 +36,15 @@ export interface AddOptions {
   /** Ids of the messages or turns this content came from. */
   sources?: string[];
   tags?: string[];
+  /**
+   * Free data kept with the memory: JSON data (objects, arrays, strings,
+   * finite numbers, booleans, null), nested at most 64 levels, which every
+   * store keeps exactly. Anything else (a Map or class instance, a bigint, a
+   * function, NaN or Infinity, `undefined` in an array, an empty array slot,
+   * a cycle) is INVALID_OPTIONS naming its path (`metadata.a.list.2`). A
+   * Date is stored as its ISO 8601 text, and a property holding undefined is
+   * left out, as JSON does; a lone half of a UTF-16 pair becomes U+FFFD.
+   */
   metadata?: Record<string, unknown>;
   /**
    * When the content was said (imports, replays). At most FUTURE_AT_TOLERANCE_MS (24 hours) after
@@ -85,7 +94,7 @@ export interface AddTurn {
   sources?: string[];
   /** @default the call's `tags` */
   tags?: string[];
-  /** @default the call's `metadata` */
+  /** JSON data, as `AddOptions.metadata` (INVALID_INPUT otherwise, naming the turn and the path). @default the call's `metadata` */
   metadata?: Record<string, unknown>;
 }
 
@@ -129,6 +138,15 @@ export interface SearchOptions {
   filter?: MemoryFilter;
   /** Drop results scoring below this (0..1). */
   minScore?: number;
+  /**
+   * Stops the search: checked before the query is embedded and before the
+   * access times of the results are written (`trackAccess`), and passed to
+   * the embedder, which it aborts while in flight. An abort throws the
+   * signal's reason (as `fetch` does), not a MemloomError, and writes
+   * nothing. `renderContext` passes it on (without a query it is only
+   * checked).
+   */
+  signal?: AbortSignal;
 }
 
 export interface SearchResult {
@@ -169,6 +187,7 @@ export interface UpdatePatch {
   /** Replaces the provenance list (ids of the messages or turns the memory came from). */
   sources?: string[];
   tags?: string[];
+  /** Replaces the metadata; JSON data, as `AddOptions.metadata` (INVALID_INPUT otherwise, naming its path). */
   metadata?: Record<string, unknown>;
 }
 
@@ -190,6 +209,25 @@ export interface UpdateOptions {
    * between is never overwritten.
    */
   expectedRevision?: number;
+  /**
+   * Stops the update: checked before the memory is read and before it is
+   * written, and passed to the embedder when the content or context changes,
+   * which it aborts while in flight. An abort throws the signal's reason, not
+   * a MemloomError, and writes nothing.
+   */
+  signal?: AbortSignal;
+}
+
+export interface RestoreOptions extends ScopedOptions {
+  /** Why, for the history. @default 'restored version N' */
+  reason?: string;
+  /**
+   * Stops the restore, as `UpdateOptions.signal` does an update: checked
+   * before reading and before writing, and passed to the embedder when the
+   * restored text needs embedding. An abort throws the signal's reason and
+   * writes nothing.
+   */
+  signal?: AbortSignal;
 }
 
 export interface ScopedOptions {
@@ -240,7 +278,7 @@ export interface Memory {
   delete(id: string, options?: DeleteOptions): Promise<void>;
   deleteAll(scope: Scope): Promise<number>;
   history(id: string, options?: ScopedOptions): Promise<MemoryVersion[]>;
-  restore(id: string, version: number, options?: ScopedOptions & { reason?: string }): Promise<MemoryRecord>;
+  restore(id: string, version: number, options?: RestoreOptions): Promise<MemoryRecord>;
   /**
    * Seed 004's passive maintenance pass, page by page (see `MaintainOptions`;
    * `signal` stops it between memories, and the memories of the page done

@@ -15,6 +15,7 @@ import type {
   CreateMemoryOptions,
   ListOptions,
   Logger,
+  RestoreOptions,
   Memory,
   RenderOptions,
   ScopedOptions,
@@ -33,6 +34,7 @@ import {
   listOptionsSchema,
   renderOptionsSchema,
   parseOrThrow,
+  restoreOptionsSchema,
   searchOptionsSchema,
   toEpochMs,
   turnSchema,
@@ -263,8 +265,10 @@ class MemloomMemory implements Memory {
     const text = validateContent(query, this.config.limits.maxContentLength, 'query');
     const scope = this.resolveScope(parsed.scope);
     const limit = parsed.limit ?? this.config.retrieval.defaultLimit;
+    const { signal } = parsed;
+    signal?.throwIfAborted();
     await this.ensureOpen();
-    const vector = await this.embedOne(text, 'query');
+    const vector = await this.embedOne(text, 'query', signal);
     const nowMs = this.clock.now();
     const retrieval = this.config.retrieval;
     const candidateLimit = Math.max(Math.ceil(limit * retrieval.candidateMultiplier), retrieval.minCandidates);
@@ -280,6 +284,8 @@ class MemloomMemory implements Memory {
       .filter((hit) => hit.score >= minScore && inScope(hit.memory.scope, scope))
       .slice(0, limit);
 
+    // Before the one write a search makes (lastAccessedAt): an abort during the reads writes nothing.
+    signal?.throwIfAborted();
     if (this.config.trackAccess && ranked.length > 0) {
       const atIso = new Date(nowMs).toISOString();
       await this.store.touch(
@@ -338,7 +344,12 @@ class MemloomMemory implements Memory {
   async update(id: string, patch: UpdatePatch, options: UpdateOptions = {}): Promise<MemoryRecord> {
     this.assertOpen();
     const parsed = parseOrThrow(updatePatchSchema, patch, 'update patch', 'INVALID_INPUT');
-    parseOrThrow(updateOptionsSchema, { trigger: options.trigger, action: options.action, expectedRevision: options.expectedRevision }, 'update options');
+    const { reason } = parseOrThrow(
+      updateOptionsSchema,
+      { reason: options.reason, trigger: options.trigger, action: options.action, expectedRevision: options.expectedRevision },
+      'update options',
+    );
+    const signal = checkedSignal(options.signal, 'update');
     const content = parsed.content === undefined ? undefined : validateContent(parsed.content, this.config.limits.maxContentLength);
     // A context of null or only whitespace removes it.
     const context =
@@ -346,7 +357,7 @@ class MemloomMemory implements Memory {
     if (parsed.tags && parsed.tags.length > this.config.limits.maxTags) {
       throw new MemloomError({ code: 'INVALID_INPUT', message: `at most ${this.config.limits.maxTags} tags are allowed` });
     }
-    const current = await this.requireMemory(id, options.scope);
+    const current = await this.requireMemory(id, options.scope, signal);
     assertRevision(current, options.expectedRevision);
     const nowMs = this.clock.now();
     const atIso = new Date(nowMs).toISOString();
@@ -379,7 +390,9 @@ class MemloomMemory implements Memory {
       // Importance decays in whole periods; the base is the value at updatedAt.
       next.baseImportance = options.refreshTimestamp ? next.importance : baseImportanceFor(next, ageDays, this.config.decay);
     }
-    const vector = next.content !== current.content || next.context !== current.context ? await this.embedRecord(next) : undefined;
+    const vector = next.content !== current.content || next.context !== current.context ? await this.embedRecord(next, signal) : undefined;
+    // Again before writing: an abort while the new text was embedded writes nothing.
+    signal?.throwIfAborted();
     await this.store.apply([
       {
         op: 'put',
@@ -389,7 +402,7 @@ class MemloomMemory implements Memory {
         version: versionOf(current, next, {
           trigger: options.trigger ?? 'manual_edit',
           action: options.action ?? 'edit',
-          reason: options.reason ?? 'manual edit',
+          reason: reason ?? 'manual edit',
           atIso,
         }),
       },
@@ -419,11 +432,13 @@ class MemloomMemory implements Memory {
     return this.store.deleteByScope(clean);
   }
 
-  async restore(id: string, version: number, options: ScopedOptions & { reason?: string } = {}): Promise<MemoryRecord> {
+  async restore(id: string, version: number, options: RestoreOptions = {}): Promise<MemoryRecord> {
     if (!Number.isInteger(version) || version < 1) {
       throw new MemloomError({ code: 'INVALID_INPUT', message: `version must be a positive integer, got ${String(version)}` });
     }
-    const current = await this.requireMemory(id, options.scope);
+    const { reason } = parseOrThrow(restoreOptionsSchema, { reason: options.reason }, 'restore options');
+    const signal = checkedSignal(options.signal, 'restore');
+    const current = await this.requireMemory(id, options.scope, signal);
     const versions = await this.store.history(current.id);
     const target = versions.find((entry) => entry.version === version);
     if (!target) {
@@ -442,7 +457,9 @@ class MemloomMemory implements Memory {
       lastAccessedAt: current.lastAccessedAt,
       revision: current.revision + 1,
     };
-    const vector = next.content !== current.content || next.context !== current.context ? await this.embedRecord(next) : undefined;
+    const vector = next.content !== current.content || next.context !== current.context ? await this.embedRecord(next, signal) : undefined;
+    // Again before writing: an abort while the new text was embedded writes nothing.
+    signal?.throwIfAborted();
     await this.store.apply([
       {
         op: 'put',
@@ -452,7 +469,7 @@ class MemloomMemory implements Memory {
         version: versionOf(current, next, {
           trigger: 'restore',
           action: 'restore',
-          reason: options.reason ?? `restored version ${version}`,
+          reason: reason ?? `restored version ${version}`,
           atIso,
         }),
       },
@@ -505,6 +522,8 @@ class MemloomMemory implements Memory {
 
   async renderContext(query?: string, options: SearchOptions = {}): Promise<string> {
     if (query === undefined || query.trim() === '') {
+      // No search to pass it to: the index is read at once, so the signal is only checked.
+      checkedSignal(options?.signal, 'renderContext')?.throwIfAborted();
       const index = await this.renderIndex({ ...(options.scope ? { scope: options.scope } : {}), ...(options.filter ? { filter: options.filter } : {}) });
       return renderIndexBlock(index);
     }
@@ -545,10 +564,12 @@ class MemloomMemory implements Memory {
     return { ...this.defaultScope, ...given };
   }
 
-  private async requireMemory(id: string, scope: Scope | undefined): Promise<MemoryRecord> {
+  /** The memory with this id in scope, or NOT_FOUND; an aborted `signal` (checked once the id and scope are) reads nothing. */
+  private async requireMemory(id: string, scope: Scope | undefined, signal?: AbortSignal): Promise<MemoryRecord> {
     this.assertOpen();
     validateId(id);
     const resolved = this.resolveScope(scope);
+    signal?.throwIfAborted();
     await this.ensureOpen();
     const memory = await this.store.get(id);
     if (!memory || !inScope(memory.scope, resolved)) {
@@ -558,8 +579,8 @@ class MemloomMemory implements Memory {
   }
 
   /** The vector a store keeps for a record: its content's, blended with its context's. */
-  private async embedRecord(record: Pick<MemoryRecord, 'content' | 'context'>): Promise<number[]> {
-    return (await documentVectors(this.embedder, [record], this.config.retrieval.contextWeight))[0] as number[];
+  private async embedRecord(record: Pick<MemoryRecord, 'content' | 'context'>, signal: AbortSignal | undefined): Promise<number[]> {
+    return (await documentVectors(this.embedder, [record], this.config.retrieval.contextWeight, signal))[0] as number[];
   }
 
   private async embedOne(text: string, purpose: 'document' | 'query', signal?: AbortSignal, mayBeZero = false): Promise<number[]> {

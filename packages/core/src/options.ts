@@ -15,6 +15,7 @@ import { isAbortSignal } from './abort-signal.js';
 import { MemloomError } from './errors.js';
 import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_SOURCES, MEMORY_TYPES } from './types.js';
 import { isOnCalendar } from './time-text.js';
+import { jsonDataProblem } from './json-data.js';
 import { collidingKey, wellFormed, wellFormedData } from './well-formed.js';
 
 
@@ -41,27 +42,23 @@ export type EngineConfigInput = z.input<typeof engineConfigSchema>;
 const timestamp = z.union([z.date(), z.string().min(1), z.number().finite()]);
 /** Labels (tags, sources): a lone half of a UTF-16 pair becomes U+FFFD, as in content. */
 const stringList = z.array(z.string().min(1).max(512).transform(wellFormed));
-/** Metadata is data every store can keep: no functions, symbols or bigints, at any depth. */
+/**
+ * Metadata is JSON data, what every store keeps exactly (`jsonDataProblem`): anything else is refused, naming
+ * the path of the bad value (`metadata.a.list[2]: is a Map, …`). Converted on purpose, as JSON would: a Date
+ * becomes its ISO 8601 text and a property holding undefined is left out, so every store gives back the same.
+ */
 const metadataSchema = z
   .record(z.string(), z.unknown())
   .superRefine((metadata, context) => {
-    const problem = notData(metadata, 0);
-    if (problem) context.addIssue({ code: 'custom', message: `metadata${problem}` });
+    const problem = jsonDataProblem(metadata, { dates: true });
+    if (problem) context.addIssue({ code: 'custom', path: problem.path, message: problem.problem });
     const collision = collidingKey(metadata);
     if (collision) context.addIssue({ code: 'custom', message: `metadata${collision}: two keys differ only in a lone half of a UTF-16 pair, which is kept as U+FFFD` });
   })
-  // Its strings, keys included, as content's: a lone half of a UTF-16 pair becomes U+FFFD.
-  .transform((metadata) => wellFormedData(metadata) as Record<string, unknown>);
+  // Its strings, keys included, as content's: a lone half of a UTF-16 pair becomes U+FFFD. Then as JSON gives it
+  // back (a copy: a later change to the caller's object changes no memory).
+  .transform((metadata) => JSON.parse(JSON.stringify(wellFormedData(metadata))) as Record<string, unknown>);
 
-function notData(value: unknown, depth: number): string | undefined {
-  if (typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') return ` holds a ${typeof value}, which cannot be stored`;
-  if (typeof value !== 'object' || value === null || depth > 64) return undefined;
-  for (const [key, child] of Object.entries(value)) {
-    const problem = notData(child, depth + 1);
-    if (problem) return `.${key}${problem}`;
-  }
-  return undefined;
-}
 const filterSchema = z
   .object({
     category: z.union([z.enum(MEMORY_CATEGORIES), z.array(z.enum(MEMORY_CATEGORIES))]).optional(),
@@ -77,6 +74,8 @@ const filterSchema = z
       .optional(),
   })
   .strict();
+
+const signalSchema = z.custom<AbortSignal>(isAbortSignal, 'must be an AbortSignal');
 
 export const addOptionsSchema = z
   .object({
@@ -94,7 +93,7 @@ export const addOptionsSchema = z
     trigger: z.enum(['user_mention', 'extraction', 'import']).optional(),
     merge: z.boolean().optional(),
     context: z.string().optional(),
-    signal: z.custom<AbortSignal>(isAbortSignal, 'must be an AbortSignal').optional(),
+    signal: signalSchema.optional(),
   })
   .strict();
 export type ParsedAddOptions = z.output<typeof addOptionsSchema>;
@@ -126,6 +125,7 @@ export const searchOptionsSchema = z
     limit: z.number().int().min(1).max(1000).optional(),
     filter: filterSchema.optional(),
     minScore: z.number().min(0).max(1).optional(),
+    signal: signalSchema.optional(),
   })
   .strict();
 
@@ -163,12 +163,16 @@ export const updatePatchSchema = z
 
 /** The history fields `update` lets a caller set (the rest of its options are plain values). */
 export const updateOptionsSchema = z.object({
+  /** For the history entry; as content, a lone half of a UTF-16 pair becomes U+FFFD (Qdrant's server refuses it in JSON). */
+  reason: z.string().transform(wellFormed).optional(),
   trigger: z.enum(['manual_edit', 'review', 'extraction']).optional(),
   action: z.enum(['edit', 'boost', 'promote', 'review']).optional(),
   expectedRevision: z.number().int().nonnegative().optional(),
 });
 
 export const deleteOptionsSchema = updateOptionsSchema.pick({ expectedRevision: true });
+
+export const restoreOptionsSchema = updateOptionsSchema.pick({ reason: true });
 
 /** Parse with a schema; a failure becomes INVALID_OPTIONS (or the given code) naming every bad field. */
 export function parseOrThrow<T extends z.ZodType>(

@@ -3,6 +3,7 @@ import { MemloomError } from './errors.js';
 import { inScope, matchesFilter } from './scope.js';
 import type { TextIndex } from './text/bm25.js';
 import type { MemoryFilter, MemoryRecord, Scope, ScoredMemory } from './types.js';
+import { dataPath, jsonDataProblem, type DataProblem } from './json-data.js';
 import { isIsoTime } from './time-text.js';
 import { isZeroVector } from './vector.js';
 import { hasLoneSurrogate, wellFormed } from './well-formed.js';
@@ -87,16 +88,46 @@ export function assertQueryInput(
   if ('text' in input && typeof input.text !== 'string') refuse(`text must be a string, got ${typeof input.text}`);
   if ('ids' in input && (!Array.isArray(input.ids) || input.ids.some((id) => typeof id !== 'string'))) refuse('ids must be an array of strings');
   if ('at' in input && !isIsoTime(input.at)) refuse(`at must be an ISO 8601 time on a day the calendar has, such as 2024-03-01T09:00:00.000Z, got ${JSON.stringify(input.at)}`);
-  if ('vector' in input) {
-    const vector = input.vector;
-    if (!Array.isArray(vector) && !(vector instanceof Float32Array) && !(vector instanceof Float64Array)) refuse('vector must be an array of numbers');
-    const values = vector as ArrayLike<unknown>;
-    for (let index = 0; index < values.length; index++) {
-      const value = values[index];
-      if (typeof value !== 'number' || !Number.isFinite(value)) refuse('vector holds a value that is not a finite number');
-    }
-    if (isZeroVector(values as ArrayLike<number>)) refuse('vector is all zeros and has no direction to compare');
+  if ('vector' in input) assertUsableVector(input.vector, `${what}: vector`, backend);
+}
+
+/**
+ * For store authors: a vector to store (a put's, a re-index's) or to search with must be an array of finite
+ * numbers that are not all zero: a zero vector has no direction to compare, and JSON or a float column cannot
+ * keep NaN or Infinity. INVALID_INPUT naming `what` (`the vector of memory m1`) and the backend otherwise,
+ * before anything is written. Its dimension is the store's to check (DIMENSION_MISMATCH).
+ */
+export function assertUsableVector(vector: unknown, what: string, backend: string): void {
+  const refuse = (problem: string): never => {
+    throw new MemloomError({ code: 'INVALID_INPUT', backend, message: `${what} ${problem}` });
+  };
+  if (!Array.isArray(vector) && !(vector instanceof Float32Array) && !(vector instanceof Float64Array)) refuse('must be an array of numbers');
+  const values = vector as ArrayLike<unknown>;
+  for (let index = 0; index < values.length; index++) {
+    const value = values[index];
+    if (typeof value !== 'number' || !Number.isFinite(value)) refuse('holds a value that is not a finite number');
   }
+  if (isZeroVector(values as ArrayLike<number>)) refuse('is all zeros and has no direction to compare');
+}
+
+/**
+ * For store authors: a put's metadata must be a plain object of JSON data (`jsonDataProblem`: no Date, Map or
+ * class instance, bigint, function, NaN, cycle, `undefined` in an array, …), which every store keeps exactly.
+ * INVALID_INPUT naming the path of the bad value (`metadata.a.list[2]`) and the backend otherwise, before
+ * anything is written. Core's facade never writes other metadata: it refuses it, or converts a Date to text.
+ */
+export function assertRecordMetadata(memory: Pick<MemoryRecord, 'id' | 'metadata'>, backend: string): void {
+  const metadata: unknown = memory.metadata;
+  const problem: DataProblem | undefined =
+    typeof metadata !== 'object' || metadata === null || Array.isArray(metadata) ? { path: [], problem: 'must be an object' } : jsonDataProblem(metadata);
+  if (!problem) return;
+  const field = dataPath('metadata', problem.path);
+  throw new MemloomError({
+    code: 'INVALID_INPUT',
+    backend,
+    message: `memory ${String(memory.id)}: ${field} ${problem.problem}`,
+    details: { id: memory.id, field },
+  });
 }
 
 /**

@@ -74,6 +74,7 @@ export interface MemoryRecord {
    */
   context?: string;
   tags: string[];
+  /** JSON data (`jsonDataProblem`): stores refuse a put of anything else with INVALID_INPUT (`assertRecordMetadata`). */
   metadata: Record<string, unknown>;
   /** Number of the latest version; 1 after creation. Used for optimistic concurrency. */
   revision: number;

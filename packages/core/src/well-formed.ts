@@ -69,3 +69,30 @@ export function collidingKey(value: unknown, depth = 0): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * Where a string in plain data, or a key, holds a lone half of a UTF-16 pair: the keys and indexes from
+ * `value` down to it (`['metadata', 'note']`, `['tags', 0]`; empty for `value` itself); undefined when none
+ * does. For a store that sends data as UTF-8 JSON (Qdrant's server refuses such JSON) to refuse it first.
+ * Walks arrays and objects' own enumerable keys, as JSON does, to 256 levels; a cycle is not followed.
+ */
+export function loneSurrogatePath(value: unknown): (string | number)[] | undefined {
+  return loneSurrogateIn(value, [], new Set());
+}
+
+function loneSurrogateIn(value: unknown, path: (string | number)[], ancestors: Set<object>): (string | number)[] | undefined {
+  if (typeof value === 'string') return hasLoneSurrogate(value) ? path : undefined;
+  if (typeof value !== 'object' || value === null || ancestors.has(value) || path.length > 256) return undefined;
+  ancestors.add(value);
+  try {
+    const entries: [string | number, unknown][] = Array.isArray(value) ? value.map((item: unknown, index) => [index, item]) : Object.entries(value);
+    for (const [step, child] of entries) {
+      if (typeof step === 'string' && hasLoneSurrogate(step)) return [...path, step];
+      const found = loneSurrogateIn(child, [...path, step], ancestors);
+      if (found) return found;
+    }
+    return undefined;
+  } finally {
+    ancestors.delete(value);
+  }
+}

@@ -316,3 +316,97 @@ describe('the pipeline with a signal', () => {
     expect((await errorOf(pipeline.extract({ user: 'hi', signal: 5 as unknown as AbortSignal }))).code).toBe('INVALID_OPTIONS');
   });
 });
+
+describe('search, update and restore with a signal', () => {
+  /** A memory at revision 2 (its version 1 says something else), an embedder that records the signals it is given and can abort mid-call, and a store whose vector search can abort mid-read. */
+  async function rig() {
+    const inner = createTestEmbedder({ dimension: 16 });
+    const seen: Array<AbortSignal | undefined> = [];
+    let duringEmbed: (() => void) | undefined;
+    const embedder: Embedder = {
+      id: inner.id,
+      dimension: inner.dimension,
+      embed: (texts, options) => {
+        seen.push(options?.signal);
+        duringEmbed?.();
+        // An embedder that heeds its signal stops with an error of its own.
+        return options?.signal?.aborted ? Promise.reject(new Error('embedding cancelled')) : inner.embed(texts, options);
+      },
+    };
+    const store = createInMemoryStore();
+    let duringSearch: (() => void) | undefined;
+    const vectorSearch = store.vectorSearch.bind(store);
+    store.vectorSearch = async (query) => (duringSearch?.(), vectorSearch(query));
+    const clock = createFakeClock(START);
+    const memory = createMemory({ store, embedder, clock });
+    const added = await memory.add('Ana likes jazz', { scope: alice });
+    await memory.update(added.memory.id, { content: 'Ana loves jazz and blues' });
+    clock.advance(DAY);
+    seen.length = 0;
+    const stored = async () => ({ record: await store.get(added.memory.id), versions: (await store.history(added.memory.id)).length });
+    const before = await stored();
+    return {
+      memory,
+      id: added.memory.id,
+      seen,
+      stored,
+      before,
+      abortWhileEmbedding: (stop: AbortController, reason: Error) => void (duringEmbed = () => stop.abort(reason)),
+      abortWhileSearching: (stop: AbortController, reason: Error) => void (duringSearch = () => stop.abort(reason)),
+      calm: () => void ((duringEmbed = undefined), (duringSearch = undefined)),
+    };
+  }
+
+  it('an already aborted signal embeds, reads and writes nothing; a signal that is not one is INVALID_OPTIONS', async () => {
+    const { memory, id, seen, stored, before } = await rig();
+    const reason = new Error('already stopped');
+    const aborted = AbortSignal.abort(reason);
+    await expect(memory.search('jazz', { scope: alice, signal: aborted })).rejects.toBe(reason);
+    await expect(memory.renderContext('jazz', { scope: alice, signal: aborted })).rejects.toBe(reason);
+    await expect(memory.renderContext(undefined, { scope: alice, signal: aborted })).rejects.toBe(reason);
+    await expect(memory.update(id, { content: 'Ana plays jazz piano' }, { signal: aborted })).rejects.toBe(reason);
+    await expect(memory.restore(id, 1, { signal: aborted })).rejects.toBe(reason);
+    expect(seen).toEqual([]);
+    expect(await stored()).toEqual(before);
+    // Their input is still checked first.
+    expect((await errorOf(memory.search('  ', { signal: aborted }))).code).toBe('EMPTY_CONTENT');
+    expect((await errorOf(memory.update('', { content: 'Ana plays jazz piano' }, { signal: aborted }))).code).toBe('INVALID_INPUT');
+    expect((await errorOf(memory.restore(id, 0, { signal: aborted }))).code).toBe('INVALID_INPUT');
+    for (const signal of ['stop', {}, null]) {
+      expect((await errorOf(memory.search('jazz', { signal: signal as never }))).code).toBe('INVALID_OPTIONS');
+      expect((await errorOf(memory.update(id, { content: 'Ana plays jazz piano' }, { signal: signal as never }))).code).toBe('INVALID_OPTIONS');
+      expect((await errorOf(memory.restore(id, 1, { signal: signal as never }))).code).toBe('INVALID_OPTIONS');
+    }
+    expect(await stored()).toEqual(before);
+  });
+
+  it('passes it to the embedder; an abort while embedding (or, for search, while reading) throws its reason and writes nothing', async () => {
+    const { memory, id, seen, stored, before, abortWhileEmbedding, abortWhileSearching, calm } = await rig();
+    const reason = new Error('Ctrl-C');
+    let stop = new AbortController();
+    abortWhileEmbedding(stop, reason);
+    await expect(memory.search('jazz', { scope: alice, signal: stop.signal })).rejects.toBe(reason);
+    stop = new AbortController();
+    abortWhileEmbedding(stop, reason);
+    await expect(memory.update(id, { content: 'Ana plays jazz piano' }, { signal: stop.signal })).rejects.toBe(reason);
+    stop = new AbortController();
+    abortWhileEmbedding(stop, reason);
+    await expect(memory.restore(id, 1, { signal: stop.signal })).rejects.toBe(reason);
+    expect(seen).toHaveLength(3);
+    // Once the query is embedded, before the access times are written.
+    calm();
+    stop = new AbortController();
+    abortWhileSearching(stop, reason);
+    await expect(memory.search('jazz', { scope: alice, signal: stop.signal })).rejects.toBe(reason);
+    expect(await stored()).toEqual(before);
+
+    // Not aborted: each call passes its signal on, and does its work.
+    calm();
+    seen.length = 0;
+    const signal = new AbortController().signal;
+    expect((await memory.search('jazz', { scope: alice, signal }))[0]?.memory.id).toBe(id);
+    expect((await memory.update(id, { content: 'Ana plays jazz piano' }, { signal })).revision).toBe(3);
+    expect((await memory.restore(id, 1, { signal })).content).toBe('Ana likes jazz');
+    expect(seen).toEqual([signal, signal, signal]);
+  });
+});

@@ -270,7 +270,7 @@ describe('add', () => {
     const updated = await memory.update(result.memory.id, { content: 'I love hiking \uD83C' });
     expect(updated.content).toBe('I love hiking \uFFFD');
     expect((await memory.search('hiking \uD83C', { scope: { userId: 'a' } }))[0]?.memory.id).toBe(result.memory.id);
-    // Labels and metadata too; other metadata values stay as they were.
+    // Labels and metadata too; other metadata values stay as they were (a Date as its ISO text, as every store keeps it).
     const when = new Date('2024-01-01T00:00:00.000Z');
     const labelled = await memory.add('I collect stamps', {
       scope: { userId: 'a' },
@@ -280,13 +280,24 @@ describe('add', () => {
     });
     expect(labelled.memory.tags).toEqual(['hobby \uFFFD']);
     expect(labelled.memory.sources).toContain('turn \uFFFD');
-    expect(labelled.memory.metadata).toEqual({ note: 'cut \uFFFD', nested: { list: ['ok', 'x\uFFFD'], n: 1 }, ['key \uFFFD']: true, when });
+    expect(labelled.memory.metadata).toEqual({ note: 'cut \uFFFD', nested: { list: ['ok', 'x\uFFFD'], n: 1 }, ['key \uFFFD']: true, when: when.toISOString() });
     // A filter given the same broken strings finds it (the LangGraph store looks its items up so).
     const filter = { tags: ['hobby \uD83C'], metadata: { note: 'cut \uD83D', ['key \uD800']: true } };
     expect((await memory.list({ scope: { userId: 'a' }, filter })).map((found) => found.id)).toEqual([labelled.memory.id]);
     expect((await memory.search('stamps', { scope: { userId: 'a' }, filter }))[0]?.memory.id).toBe(labelled.memory.id);
     expect(await memory.renderIndex({ scope: { userId: 'a' }, filter })).toContain('I collect stamps');
     expect(await memory.renderContext(undefined, { scope: { userId: 'a' }, filter })).toContain('I collect stamps');
+  });
+
+  it("makes an update's or a restore's reason well formed (U+FFFD for a lone UTF-16 half), as content, and refuses one that is not a string (INVALID_OPTIONS)", async () => {
+    const { memory } = rig();
+    const added = await memory.add('I like tea', { scope: { userId: 'a' } });
+    await memory.update(added.memory.id, { content: 'I like green tea' }, { reason: 'said so \uD83D' });
+    await memory.restore(added.memory.id, 1, { reason: 'undone \uDE00' });
+    expect((await memory.history(added.memory.id)).map((entry) => entry.reason).slice(1)).toEqual(['said so \uFFFD', 'undone \uFFFD']);
+    expect((await errorOf(memory.update(added.memory.id, { content: 'x' }, { reason: 42 as never }))).code).toBe('INVALID_OPTIONS');
+    expect((await errorOf(memory.restore(added.memory.id, 1, { reason: {} as never }))).code).toBe('INVALID_OPTIONS');
+    expect((await memory.get(added.memory.id))?.revision).toBe(3);
   });
 
   it('refuses metadata whose keys would become one once their lone UTF-16 halves are U+FFFD (INVALID_OPTIONS)', async () => {
@@ -512,6 +523,60 @@ describe('manual edits, deletes and rendering', () => {
     expect(await memory.count()).toBe(0);
     await memory.add('I like cocoa', { metadata: { n: 1, list: [1, 'two', null], deep: { ok: true } } });
     expect(await memory.count()).toBe(1);
+  });
+
+  it('refuses metadata that is not JSON data, naming the path of the bad value, in add (INVALID_OPTIONS), a turn and an update (INVALID_INPUT)', async () => {
+    const { memory } = rig();
+    const cycle: Record<string, unknown> = { name: 'loop' };
+    cycle.self = cycle;
+    const sparse: unknown[] = ['a'];
+    sparse[2] = 'c';
+    const deep: Record<string, unknown> = {};
+    let level = deep;
+    for (let depth = 0; depth < 70; depth++) level = (level.next = {}) as Record<string, unknown>;
+    const cases: Array<[Record<string, unknown>, string, RegExp]> = [
+      [{ a: { b: cycle } }, 'metadata.a.b.self', /cycle/],
+      [{ a: { list: [1, undefined] } }, 'metadata.a.list.1', /undefined/],
+      [{ a: { list: sparse } }, 'metadata.a.list.1', /empty slot/],
+      [{ a: { score: Number.NaN } }, 'metadata.a.score', /NaN/],
+      [{ a: Number.NEGATIVE_INFINITY }, 'metadata.a', /-Infinity/],
+      [{ a: { seen: new Set([1]) } }, 'metadata.a.seen', /a Set, not plain data/],
+      [{ a: new (class Point { x = 1 })() }, 'metadata.a', /a Point, not plain data/],
+      [{ a: new Date(Number.NaN) }, 'metadata.a', /invalid Date/],
+      [{ a: [{ b: 10n }] }, 'metadata.a.0.b', /bigint/],
+      [deep, `metadata${'.next'.repeat(64)}`, /nests deeper than 64 levels/],
+    ];
+    const added = await memory.add('I like tea', { scope: { userId: 'a' } });
+    for (const [metadata, path, problem] of cases) {
+      const checks: Array<[string, () => Promise<unknown>]> = [
+        ['INVALID_OPTIONS', () => memory.add('I like coffee', { scope: { userId: 'a' }, metadata })],
+        ['INVALID_INPUT', () => memory.addTurns([{ content: 'I like coffee', metadata }], { scope: { userId: 'a' } })],
+        ['INVALID_INPUT', () => memory.update(added.memory.id, { metadata })],
+      ];
+      for (const [code, call] of checks) {
+        const error = await errorOf(call);
+        expect(error.code, path).toBe(code);
+        expect(error.message, path).toMatch(problem);
+        expect(error.message, path).toContain(`${path}: `);
+      }
+    }
+    expect(await memory.count()).toBe(1);
+    expect((await memory.get(added.memory.id))?.revision).toBe(1);
+  });
+
+  it('keeps metadata as JSON gives it back, the same in every store: a Date as its ISO text, undefined properties left out, a copy of what was given', async () => {
+    const { memory, store } = rig();
+    const when = new Date('2024-05-01T09:00:00.000Z');
+    const given = { when, gone: undefined, nested: { at: [when], keep: null } };
+    const added = await memory.add('I moved to Lisbon', { scope: { userId: 'a' }, metadata: given });
+    const expected = { when: '2024-05-01T09:00:00.000Z', nested: { at: ['2024-05-01T09:00:00.000Z'], keep: null } };
+    expect(added.memory.metadata).toStrictEqual(expected);
+    given.nested.keep = 'changed later' as never;
+    expect((await store.get(added.memory.id))?.metadata).toStrictEqual(expected);
+    const [turn] = await memory.addTurns([{ content: 'I started learning Portuguese', metadata: { when } }], { scope: { userId: 'a' } });
+    expect(turn?.memory.metadata).toStrictEqual({ when: '2024-05-01T09:00:00.000Z' });
+    const updated = await memory.update(added.memory.id, { metadata: { when, gone: undefined } });
+    expect((await store.get(updated.id))?.metadata).toStrictEqual({ when: '2024-05-01T09:00:00.000Z' });
   });
 
   it('fences memory text in the context block so it cannot pose as instructions', async () => {

@@ -1,5 +1,5 @@
 import type { MemoryChange, Scope, StoreOpenOptions } from '@memloom/core';
-import { assertPutNumbering, assertRecordContext, assertRecordTimes, assertValidVector, hasLoneSurrogate } from '@memloom/core';
+import { assertPutNumbering, assertRecordContext, assertRecordMetadata, assertRecordTimes, assertUsableVector, hasLoneSurrogate } from '@memloom/core';
 import { readIfExists } from './atomic-file.js';
 import { unreadableField } from './block-format.js';
 import { BACKEND, ioError, storeError } from './errors.js';
@@ -66,8 +66,8 @@ export function checkDimension(header: VectorHeader | undefined, vector: readonl
 
 /**
  * Check a change's shape before any lock is taken: ids, a scope that can
- * name a folder (INVALID_SCOPE), vectors of the store's dimension with
- * finite values. Returns the put's clean scope.
+ * name a folder (INVALID_SCOPE), metadata that is JSON data, vectors of the
+ * store's dimension with finite values, not all zero. Returns the put's clean scope.
  */
 export function validateChange(change: MemoryChange, header: VectorHeader | undefined): Scope | undefined {
   if (!change || typeof change !== 'object' || (change.op !== 'put' && change.op !== 'delete')) {
@@ -90,6 +90,8 @@ export function validateChange(change: MemoryChange, header: VectorHeader | unde
   // The times are written into the Markdown as text: one that cannot be read back (2024-02-30 among them, which
   // a Date takes as March 1) would make the file unreadable.
   assertRecordTimes(memory, BACKEND);
+  // The field line is JSON: metadata JSON would change (a Date, NaN, undefined in an array) or refuse (a cycle) is refused.
+  assertRecordMetadata(memory, BACKEND);
   // So would any other field the reader refuses (a weight of 1.5, an empty tag, NaN, which JSON writes as null).
   const unreadable = unreadableField(memory);
   if (unreadable) throw storeError('INVALID_INPUT', `memory ${memory.id}: ${unreadable} (the Markdown could not read it back)`);
@@ -98,7 +100,7 @@ export function validateChange(change: MemoryChange, header: VectorHeader | unde
   assertPutNumbering(change, BACKEND);
   if (change.vector !== undefined) {
     checkDimension(header, change.vector);
-    assertValidVector(change.vector, change.vector.length, `the vector of memory ${memory.id}`, BACKEND);
+    assertUsableVector(change.vector, `the vector of memory ${memory.id}`, BACKEND);
   }
   return scope;
 }

@@ -1,5 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { assertPutNumbering, assertRecordContext, assertWellFormedRecord, keywordText, MemloomError, type MemoryChange, type MemoryRecord, type MemoryVersion } from '@memloom/core';
+import {
+  assertPutNumbering,
+  assertRecordContext,
+  assertRecordMetadata,
+  assertUsableVector,
+  assertWellFormedRecord,
+  dataPath,
+  keywordText,
+  loneSurrogatePath,
+  MemloomError,
+  type MemoryChange,
+  type MemoryRecord,
+  type MemoryVersion,
+  wellFormed,
+} from '@memloom/core';
 import { chunks, DECIDING_READ, denseVectorOf, retrieveAll, type Backend, type Filter, type PointRecord } from './backend.js';
 import type { Schemas } from './client.js';
 import { deleteVersionChains, versionChain } from './history.js';
@@ -86,7 +100,23 @@ function checkShape(change: MemoryChange, dimension: number | undefined): void {
   assertPutNumbering(change, 'qdrant');
   // JSON sent to the server is UTF-8, which its parser insists on: refused here, typed, before any request.
   assertWellFormedRecord(memory, 'qdrant');
-  if (change.vector !== undefined && dimension !== undefined && change.vector.length !== dimension) {
+  // The payload is JSON: metadata JSON would change (a Date, NaN) or refuse (a cycle, a bigint) is refused too.
+  assertRecordMetadata(memory, 'qdrant');
+  // Everything else the points carry (tags, sources, metadata and its keys, the version) as well: the payload is UTF-8 JSON.
+  for (const [name, value] of [['memory', memory], ['version', change.version]] as const) {
+    const path = loneSurrogatePath(value);
+    if (path) {
+      const field = dataPath(name, path);
+      throw new MemloomError({
+        code: 'INVALID_INPUT',
+        backend: 'qdrant',
+        message: `memory ${memory.id}: ${wellFormed(field)} holds a lone half of a UTF-16 pair (a string cut through an emoji), which Qdrant's server refuses in JSON; core's wellFormed() replaces it with U+FFFD`,
+        details: { id: memory.id, field },
+      });
+    }
+  }
+  if (change.vector === undefined) return;
+  if (dimension !== undefined && change.vector.length !== dimension) {
     throw new MemloomError({
       code: 'DIMENSION_MISMATCH',
       backend: 'qdrant',
@@ -94,6 +124,7 @@ function checkShape(change: MemoryChange, dimension: number | undefined): void {
       details: { id: memory.id, expected: dimension, actual: change.vector.length },
     });
   }
+  assertUsableVector(change.vector, `the vector of memory ${memory.id}`, 'qdrant');
 }
 
 async function readInitial(backend: Backend, ids: readonly string[]): Promise<Map<string, Initial>> {

@@ -147,6 +147,49 @@ describe('apply: creating', () => {
     }
   });
 
+  it("refuses a lone half of a UTF-16 pair in tags, sources, metadata (a value or a key, at any depth) or the version, naming the field, before any request", async () => {
+    const memory = record('m1');
+    const cut: Array<[MemoryChange, string]> = [
+      [create(record('m1', { tags: ['fine', 'cut \uD83D'] })), 'memory.tags[1]'],
+      [create(record('m1', { sources: ['turn \uDC00'] })), 'memory.sources[0]'],
+      [create(record('m1', { metadata: { note: { list: ['ok', 'x\uDE00'] } } })), 'memory.metadata.note.list[1]'],
+      [create(record('m1', { metadata: { ['key \uD800']: true } })), 'memory.metadata.key \uD800'],
+      [{ ...create(memory), version: { ...version(null, memory), reason: 'edited \uDBFF' } } as MemoryChange, 'version.reason'],
+    ];
+    for (const [change, field] of cut) {
+      const fake = script({});
+      const error = await createQdrantStore({ client: fake.client }).apply([change]).catch((caught: unknown) => caught);
+      expect(error, field).toMatchObject({ code: 'INVALID_INPUT', backend: 'qdrant', details: { field } });
+      expect((error as Error).message).toContain('lone half of a UTF-16 pair');
+      expect(fake.methods(), field).toEqual([]);
+    }
+    // Whole pairs (an emoji) are fine.
+    const fake = script({});
+    await createQdrantStore({ client: fake.client }).apply([create(record('m1', { tags: ['\u{1F600}'], metadata: { ['\u{1F600}']: '\u{1F600}' } }))]);
+    expect(memoryUpserts(fake)).toHaveLength(1);
+  });
+
+  it('refuses a vector holding NaN, Infinity or all zeros, and metadata that is not JSON data, with INVALID_INPUT before any request', async () => {
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    const bad: MemoryChange[] = [
+      create(record('m1'), [Number.NaN, 0, 0, 0, 0, 0, 0, 1]),
+      create(record('m1'), [Number.POSITIVE_INFINITY, 0, 0, 0, 0, 0, 0, 0]),
+      create(record('m1'), [0, 0, 0, 0, 0, 0, 0, 0]),
+      replace(record('m1'), { content: 'moved' }, [0, 0, 0, 0, 0, 0, 0, 0]),
+      create(record('m1', { metadata: { when: new Date(0) } })),
+      create(record('m1', { metadata: { big: 10n } })),
+      create(record('m1', { metadata: { loop: cycle } })),
+      create(record('m1', { metadata: { score: Number.NaN } })),
+    ];
+    for (const change of bad) {
+      const fake = script({});
+      const store = createQdrantStore({ client: fake.client });
+      await expect(store.apply([change])).rejects.toMatchObject({ code: 'INVALID_INPUT', backend: 'qdrant' });
+      expect(fake.methods()).toEqual([]);
+    }
+  });
+
   it('refuses a context that is not a non-empty string (INVALID_INPUT) and writes nothing', async () => {
     for (const context of ['', 42]) {
       const fake = script({});

@@ -416,6 +416,8 @@ class SqliteMemoryStore implements SqliteStore {
   }
 
   async pendingReindex(limit: number): Promise<MemoryRecord[]> {
+    // SQLite reads a negative LIMIT as none: -1 would list every memory.
+    assertQueryInput({ limit }, 'pendingReindex', BACKEND);
     return this.read('listing memories to re-index', () => {
       if (this.alreadyOnTarget()) return [];
       this.requireReindex();

@@ -1,4 +1,4 @@
-import { assertPutNumbering, assertRecordContext, assertWellFormedRecord, keywordText, MemloomError, type MemoryChange, type MemoryRecord } from '@memloom/core';
+import { assertPutNumbering, assertRecordContext, assertRecordMetadata, assertWellFormedRecord, keywordText, MemloomError, type MemoryChange, type MemoryRecord } from '@memloom/core';
 import type { Database, Statement } from 'better-sqlite3';
 import { BACKEND } from './connection.js';
 import { PendingText } from './pending-text.js';
@@ -329,6 +329,8 @@ export function validateChange(change: MemoryChange): void {
   assertRecordContext(memory, BACKEND);
   // Text columns are UTF-8: a lone half of a UTF-16 pair would read back as U+FFFD while the version's JSON kept it.
   assertWellFormedRecord(memory, BACKEND);
+  // Metadata is a JSON column: what JSON would change (a Date, NaN, undefined in an array) or refuse (a cycle) is refused here.
+  assertRecordMetadata(memory, BACKEND);
   // A put numbered wrong is the caller's mistake whatever is stored: INVALID_INPUT before any revision is compared.
   assertPutNumbering(change, BACKEND);
 }

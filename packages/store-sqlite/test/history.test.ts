@@ -16,7 +16,7 @@ class ImportedRecord {}
 /**
  * One memory through versions of every shape a version can take: created,
  * compressed, touched between versions (so `before` is not the last
- * `after`), moved to another user, metadata with nested values and a Date,
+ * `after`), moved to another user, metadata with nested values (JSON data: stores refuse a Date),
  * fields only one side has or holds undefined, a `__proto__` field, and a
  * `before` that is not a plain object.
  */
@@ -28,7 +28,7 @@ function versionsOfOneMemory(): { version: MemoryVersion; vector?: number[]; tou
     ...touched,
     scope: { userId: 'bob', sessionId: 's1' },
     tags: [],
-    metadata: { n: 2, nested: { list: [1, 'two', null, { deep: true }] }, when: new Date('2024-03-01T00:00:00.000Z') as unknown as string },
+    metadata: { n: 2, nested: { list: [1, 'two', null, { deep: true }] }, when: '2024-03-01T00:00:00.000Z' },
     revision: 3,
   };
   const extra = { ...moved, revision: 4, importedFrom: 'legacy', note: undefined } as MemoryRecord;

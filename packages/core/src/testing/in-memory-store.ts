@@ -11,7 +11,7 @@ import type {
   VectorQuery,
 } from '../contracts.js';
 import { MemloomError } from '../errors.js';
-import { assertPutNumbering, assertQueryInput, assertRecordContext, keywordText, listRecords, matchingRecords, pageRecords, searchTextIndex } from '../record-queries.js';
+import { assertPutNumbering, assertQueryInput, assertRecordContext, assertRecordMetadata, assertUsableVector, keywordText, listRecords, matchingRecords, pageRecords, searchTextIndex } from '../record-queries.js';
 import { assertDeleteScope, assertQueryScope } from '../query-checks.js';
 import { inScope, matchesFilter } from '../scope.js';
 import { TextIndex } from '../text/bm25.js';
@@ -141,11 +141,16 @@ class InMemoryStore implements MemoryStore {
       }
       const { memory } = change;
       assertRecordContext(memory, this.name);
+      // What the other stores cannot keep (they write JSON, or float columns) is refused here too.
+      assertRecordMetadata(memory, this.name);
       if ((current ?? 0) !== change.expectedRevision) throw this.conflict(memory.id);
       if (change.vector === undefined && current === undefined) {
         throw new MemloomError({ code: 'INVALID_INPUT', backend: this.name, message: `memory ${memory.id} is new and needs a vector` });
       }
-      if (change.vector !== undefined) this.checkDimension(change.vector);
+      if (change.vector !== undefined) {
+        this.checkDimension(change.vector);
+        assertUsableVector(change.vector, `the vector of memory ${memory.id}`, this.name);
+      }
       seen.set(memory.id, memory.revision);
     }
     for (const change of changes) {
@@ -227,6 +232,7 @@ class InMemoryStore implements MemoryStore {
 
   async pendingReindex(limit: number): Promise<MemoryRecord[]> {
     this.assertOpen();
+    assertQueryInput({ limit }, 'pendingReindex', this.name);
     const next = this.requireReindex();
     const pending: MemoryRecord[] = [];
     for (const [id, entry] of this.entries) {
@@ -247,6 +253,7 @@ class InMemoryStore implements MemoryStore {
           message: `vector of dimension ${staged.vector.length}; the re-index target holds ${next.target.dimension}`,
         });
       }
+      assertUsableVector(staged.vector, `the re-index vector of memory ${staged.id}`, this.name);
     }
     let kept = 0;
     for (const staged of vectors) {

@@ -117,6 +117,85 @@ export function badInputCases(context: StoreContext & { replace(store: MemorySto
       }
     });
 
+    it('refuses a put whose vector holds a value that is not a finite number, or is all zeros (INVALID_INPUT), and writes nothing', async () => {
+      const kept = record({ content: 'stored with a good vector' });
+      await context.store.apply([create(kept, axis(0))]);
+      const nan = axis(1).map((value, index) => (index === 2 ? Number.NaN : value));
+      const infinite = axis(1).map((value, index) => (index === 2 ? Number.NEGATIVE_INFINITY : value));
+      const text = axis(1).map((value) => String(value));
+      const bad: Array<[string, unknown]> = [['NaN', nan], ['-Infinity', infinite], ['all zeros', new Array<number>(DIMENSION).fill(0)], ['strings', text]];
+      for (const [what, vector] of bad) {
+        const fresh = record({ content: `put with a vector of ${what}` });
+        await refused(`a new memory with a vector of ${what}`, context.store.apply([create(fresh, vector as number[])]), 'INVALID_INPUT');
+        expect(await context.store.get(fresh.id)).toBeUndefined();
+        await refused(`a replacement with a vector of ${what}`, context.store.apply([replace(kept, { content: 'moved' }, vector as number[])]), 'INVALID_INPUT');
+      }
+      expect(await context.store.get(kept.id)).toEqual(kept);
+      expect(await context.store.getVector(kept.id)).toEqual(axis(0));
+      expect(await context.store.count({})).toBe(1);
+    });
+
+    it('refuses a put whose metadata is not JSON data (INVALID_INPUT naming the path of the bad value) and writes nothing; a property holding undefined is absent', async () => {
+      const kept = record({ content: 'stored with plain metadata', metadata: { n: 1 } });
+      await context.store.apply([create(kept, axis(0))]);
+      const cycle: Record<string, unknown> = { name: 'loop' };
+      cycle.self = cycle;
+      const sparse: number[] = [1];
+      sparse[2] = 3;
+      const bad: Array<[unknown, string]> = [
+        [{ when: new Date('2024-01-01T00:00:00.000Z') }, 'metadata.when'],
+        [{ nested: { list: ['a', undefined] } }, 'metadata.nested.list[1]'],
+        [{ sparse }, 'metadata.sparse[1]'],
+        [{ score: Number.NaN }, 'metadata.score'],
+        [{ deep: { score: Number.POSITIVE_INFINITY } }, 'metadata.deep.score'],
+        [{ big: 10n }, 'metadata.big'],
+        [{ seen: new Map([['k', 1]]) }, 'metadata.seen'],
+        [{ loop: cycle }, 'metadata.loop.self'],
+        [{ call: () => 1 }, 'metadata.call'],
+        [['not', 'an object'], 'metadata'],
+      ];
+      for (const [metadata, path] of bad) {
+        const fresh = record({ metadata: metadata as Record<string, unknown> });
+        let caught: unknown;
+        await context.store.apply([create(fresh, axis(1))]).catch((error: unknown) => (caught = error));
+        expect(MemloomError.hasCode(caught, 'INVALID_INPUT'), `${path}: ${String(caught)}`).toBe(true);
+        expect((caught as MemloomError).message, path).toContain(`${path} `);
+        expect(await context.store.get(fresh.id)).toBeUndefined();
+        await refused(`a replacement with ${path}`, context.store.apply([replace(kept, { metadata: metadata as Record<string, unknown> })]), 'INVALID_INPUT');
+      }
+      expect(await context.store.get(kept.id)).toEqual(kept);
+      expect(await context.store.count({})).toBe(1);
+      // JSON data of any shape is kept as given; a property holding undefined is absent, as JSON makes it.
+      const plain = record({ metadata: { list: [1, 'two', null, { deep: [true, -2.5] }], empty: {}, gone: undefined } });
+      await context.store.apply([create(plain, axis(2))]);
+      const stored = await context.store.get(plain.id);
+      expect(stored?.metadata).toEqual({ list: [1, 'two', null, { deep: [true, -2.5] }], empty: {} });
+    });
+
+    it('through the facade: metadata that is not JSON data is refused naming its path, a Date is kept as its ISO text and undefined properties are left out, the same in every store', async () => {
+      const { memory } = facade(context.store);
+      const scope = { userId: 'alice' };
+      const cycle: Record<string, unknown> = {};
+      cycle.again = cycle;
+      for (const metadata of [{ a: { b: new Map() } }, { a: { b: [Number.NaN] } }, { a: { b: cycle } }, { a: { b: [undefined] } }]) {
+        await rejectsWithCode(memory.add('a memory with odd metadata', { scope, metadata }), 'INVALID_OPTIONS');
+      }
+      expect(await context.store.count({})).toBe(0);
+      const when = new Date('2024-01-01T00:00:00.000Z');
+      const added = await memory.add('a memory with a date', { scope, metadata: { when, gone: undefined, nested: { list: [when] } } });
+      const expected = { when: when.toISOString(), nested: { list: [when.toISOString()] } };
+      expect(added.memory.metadata).toStrictEqual(expected);
+      expect((await context.store.get(added.memory.id))?.metadata).toStrictEqual(expected);
+      await rejectsWithCode(memory.update(added.memory.id, { metadata: { a: { b: 1n } } as never }), 'INVALID_INPUT');
+      const updated = await memory.update(added.memory.id, { metadata: { at: when, list: [1, { gone: undefined }] } });
+      expect((await context.store.get(updated.id))?.metadata).toStrictEqual({ at: when.toISOString(), list: [1, {}] });
+      if (context.options.reopen) {
+        const reopened = await openStore(await context.options.reopen(context.store));
+        context.replace(reopened);
+        expect((await reopened.get(updated.id))?.metadata).toStrictEqual({ at: when.toISOString(), list: [1, {}] });
+      }
+    });
+
     it('refuses a lone half of a UTF-16 pair in an id, a scope, content or context (INVALID_INPUT or INVALID_SCOPE, nothing written), or keeps it exactly, through a reopen', async () => {
       const cut = [
         record({ content: 'cut through an emoji \uD83D' }),

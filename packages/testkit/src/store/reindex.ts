@@ -82,6 +82,23 @@ export function reindexCases(context: StoreContext & { replace(store: MemoryStor
       expect((await store.vectorSearch({ vector: axis(2, NEXT_DIMENSION), limit: 1 }))[0]?.memory.id).toBe(memories[2]!.id);
     });
 
+    it('pendingReindex refuses a limit that is not a whole number >= 0, and stageReindex a vector holding NaN or all zeros, with INVALID_INPUT', async () => {
+      await seed(context.store, 3);
+      const store = context.store;
+      const target = { dimension: NEXT_DIMENSION, embedderId: NEXT_ID };
+      await store.beginReindex!(target);
+      // A negative limit is not "no limit" (SQLite reads LIMIT -1 so).
+      for (const limit of [-1, 2.5, Number.NaN, '2', undefined]) await rejectsWithCode(store.pendingReindex!(limit as never), 'INVALID_INPUT');
+      expect(await store.pendingReindex!(0)).toEqual([]);
+      const [first] = await store.pendingReindex!(1);
+      const nan = axis(0, NEXT_DIMENSION).map((value, index) => (index === 1 ? Number.NaN : value));
+      for (const vector of [nan, new Array<number>(NEXT_DIMENSION).fill(0)]) {
+        await rejectsWithCode(store.stageReindex!([{ id: first!.id, revision: first!.revision, vector }]), 'INVALID_INPUT');
+      }
+      expect(await store.beginReindex!(target)).toEqual({ target, done: 0, total: 3 });
+      expect(await store.pendingReindex!(10)).toHaveLength(3);
+    });
+
     it('re-embeds what changes during the run and refuses to switch while anything is pending', async () => {
       const [edited, deleted, kept] = await seed(context.store, 3);
       const store = context.store;

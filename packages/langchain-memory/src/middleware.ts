@@ -208,6 +208,7 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
           tokenLimit: memoryTokenLimit ?? (contextWindow ? Math.floor(contextWindow * MEMORY_SHARE_OF_WINDOW) : DEFAULT_MEMORY_TOKENS),
           ...(countText ? { countTokens: countText } : {}),
           ...(workingMemoryPart ? { workingMemory: workingMemoryPart } : {}),
+          ...(request.runtime.signal ? { signal: request.runtime.signal } : {}),
         });
         // Kept for the turn's extraction (afterAgent), which runs only when turns are recorded.
         if (options.recordTurns !== false) {
@@ -216,6 +217,7 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
         }
         addition = prompt.text;
       } catch (error) {
+        throwIfRunAborted(request.runtime.signal, error);
         fail(error, 'retrieve');
       }
       if (addition === '') return handler(request);

@@ -17,6 +17,8 @@ export interface MemoryPromptInput {
   tokenLimit: number;
   /** Tokens of a text. @default core's `estimateTokens` */
   countTokens?: TokenCounter;
+  /** The run's abort signal: it stops the search (its query embedding). */
+  signal?: AbortSignal;
 }
 
 export interface MemoryPrompt {
@@ -45,7 +47,7 @@ export async function buildMemoryPrompt(memory: Memory, input: MemoryPromptInput
   const countTokens = input.countTokens ?? estimateTokens;
   if (input.query !== '') {
     const query = lastCharacters(input.query, memory.config.limits.maxContentLength);
-    const results = await memory.search(query, { scope: input.scope, limit: input.policy.retrieve_limit, filter: input.filter });
+    const results = await memory.search(query, { scope: input.scope, limit: input.policy.retrieve_limit, filter: input.filter, ...(input.signal ? { signal: input.signal } : {}) });
     const candidates = results.map((result) => result.memory).filter((record) => !input.exclude?.has(record.id));
     const seen = new Set(candidates.map((record) => record.id));
     for (const note of await recentNotes(memory, input)) if (!seen.has(note.id)) candidates.push(note);

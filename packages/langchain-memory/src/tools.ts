@@ -52,7 +52,7 @@ export function memorySearchTool(memory: Memory, options: MemloomToolsOptions = 
     }),
     run: async ({ query, limit }, call) => {
       const scope = await resolveScope(options.scope, call, 'memory_search');
-      const results = await memory.search(query, { scope, limit: limit ?? options.defaultLimit ?? 10, filter });
+      const results = await memory.search(query, { scope, limit: limit ?? options.defaultLimit ?? 10, filter, ...signalOf(call) });
       return formatResults(query, results);
     },
   });

@@ -4,7 +4,7 @@ import { createAgent } from 'langchain';
 import { axisVector, createControlledModel, vectorWithSimilarity } from '@memloom/core/testing';
 import { MemloomError } from '@memloom/core';
 import { describe, expect, it } from 'vitest';
-import { createMemloomMiddleware, memoryAppendTool, memoryForgetTool, type MemloomMiddlewareOptions } from '../src/index.js';
+import { createMemloomMiddleware, memoryAppendTool, memoryForgetTool, memorySearchTool, type MemloomMiddlewareOptions } from '../src/index.js';
 import { DIM, rig } from './helpers.js';
 
 const alice = { userId: 'alice' };
@@ -151,5 +151,50 @@ describe('memory_append with the run’s signal', () => {
     const reason = new Error('the run was cancelled');
     const call = memoryForgetTool(memory).invoke({ type: 'tool_call', id: 'call-2', name: 'memory_forget', args: { id: 'no-such-memory' } }, { context: alice, signal: AbortSignal.abort(reason) });
     expect(await outcome(call)).toEqual({ rejected: reason });
+  });
+});
+
+describe('searches with the run’s signal', () => {
+  /** The rig's embedder, aborting `stop` (with `reason`) inside its first query embedding, and keeping the signal it was given. */
+  function abortingQueries(embedder: ReturnType<typeof rig>['embedder'], stop: AbortController, reason: unknown) {
+    const given: (AbortSignal | undefined)[] = [];
+    const embed = embedder.embed.bind(embedder);
+    embedder.embed = async (texts, options) => {
+      if (options?.purpose === 'query') {
+        given.push(options.signal);
+        stop.abort(reason);
+        options.signal?.throwIfAborted();
+      }
+      return embed(texts, options);
+    };
+    return given;
+  }
+
+  it("stops the prompt's memory search and throws the abort (not to onError)", async () => {
+    const { memory, embedder } = rig(vectors);
+    await memory.add(PREFERENCE, { scope: alice, category: 'fact' });
+    const stop = new AbortController();
+    const reason = new Error('the user closed the chat');
+    const given = abortingQueries(embedder, stop, reason);
+    const failures: string[] = [];
+    const middleware = createMemloomMiddleware(memory, { recordTurns: false, summarize: false, workingMemory: false, onError: (error, step) => failures.push(`${step}:${error.code}`) });
+    const agent = createAgent({ model: fakeModel().respond(new AIMessage('Green tea.')), tools: [], middleware: [middleware] });
+
+    const result = await outcome(agent.invoke({ messages: [new HumanMessage('What do I drink in the morning?')] }, { context: alice, signal: stop.signal }));
+    expect('rejected' in result).toBe(true);
+    expect(given).toHaveLength(1);
+    expect(given[0]?.aborted).toBe(true);
+    expect(failures).toEqual([]);
+  });
+
+  it('stops memory_search and throws the abort instead of answering the model', async () => {
+    const { memory, embedder } = rig(vectors);
+    await memory.add(PREFERENCE, { scope: alice, category: 'fact' });
+    const stop = new AbortController();
+    const reason = new Error('the run was cancelled');
+    const given = abortingQueries(embedder, stop, reason);
+    const call = memorySearchTool(memory).invoke({ type: 'tool_call', id: 'call-3', name: 'memory_search', args: { query: 'morning drink' } }, { context: alice, signal: stop.signal });
+    expect(await outcome(call)).toEqual({ rejected: reason });
+    expect(given[0]?.aborted).toBe(true);
   });
 });

@@ -1,7 +1,7 @@
 import { MemloomError, TOKENIZER_VERSION, type Embedder, type EmbedOptions } from '@memloom/core';
 import { createCachedEmbedder, isPersistentCache, type CachedEmbedder, type PersistentEmbeddingCache } from './cached-embedder.js';
 import { assertKnownOptions, shown } from './known-options.js';
-import { assertTexts, DEFAULT_CHAR_NGRAM_SIZE, DEFAULT_CHAR_WEIGHT, lexicalVector, resolveLexicalSettings, type LexicalEmbedderOptions, type LexicalEmbedderSettings } from './lexical-embedder.js';
+import { assertTexts, DEFAULT_CHAR_NGRAM_SIZE, DEFAULT_CHAR_WEIGHT, LEXICAL_VERSION, lexicalVector, resolveLexicalSettings, type LexicalEmbedderOptions, type LexicalEmbedderSettings } from './lexical-embedder.js';
 import { WORD_VECTOR_EMBEDDER_ID, wordVectorOf } from './word-vector-embedder.js';
 
 export interface DefaultEmbedderOptions {
@@ -115,7 +115,7 @@ export function createOfflineEmbedder(options: OfflineEmbedderOptions = {}): Emb
  * id does), so the default configuration's id stays as it was.
  */
 function offlineLexicalId(settings: LexicalEmbedderSettings): string {
-  let id = `lexical-v1:t${TOKENIZER_VERSION}:w${settings.wordDimension}:c${settings.charDimension}`;
+  let id = `lexical-v${LEXICAL_VERSION}:t${TOKENIZER_VERSION}:w${settings.wordDimension}:c${settings.charDimension}`;
   if (settings.charNgramSize !== DEFAULT_CHAR_NGRAM_SIZE) id += `x${settings.charNgramSize}`;
   if (settings.charWeight !== DEFAULT_CHAR_WEIGHT) id += `@${settings.charWeight}`;
   return id;

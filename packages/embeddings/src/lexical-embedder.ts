@@ -1,6 +1,7 @@
 import { MemloomError, tokenize, TOKENIZER_VERSION, type Embedder, type EmbedOptions } from '@memloom/core';
 import { addHashedFeature, normalizeRange } from './hashing.js';
 import { assertKnownOptions } from './known-options.js';
+import { segmentInPieces } from './segment-in-pieces.js';
 
 export interface LexicalEmbedderOptions {
   /**
@@ -34,10 +35,19 @@ export interface LexicalEmbedderSettings {
   charWeight: number;
 }
 
-/** Used for the empty text so every vector has unit length. */
+/**
+ * The lexical vector space's version, named in ids (the offline default's
+ * too) beside the settings. 2: a text with no term and no character n-gram
+ * (emoji, punctuation, stopwords only) has features of its own instead of
+ * one direction shared by all such texts.
+ */
+export const LEXICAL_VERSION = 2;
+/** Used for a text with nothing to hash (empty or blank) so every vector has unit length. */
 const EMPTY_FEATURE = '\u0000empty';
 const LATIN_WORD = /[\p{L}\p{N}]+/gu;
+const LETTER_OR_NUMBER = /[\p{L}\p{N}]/u;
 const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]/u;
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
 
 /**
  * A hashed bag-of-words embedder: no model, no download, microseconds per
@@ -52,7 +62,7 @@ export function createLexicalEmbedder(options: LexicalEmbedderOptions = {}): Emb
   const settings = resolveLexicalSettings(options);
   const { wordDimension, charDimension, charNgramSize, charWeight } = settings;
   const dimension = wordDimension + charDimension;
-  const id = `memloom/lexical-v1:t${TOKENIZER_VERSION}:w${wordDimension}:c${charDimension}x${charNgramSize}@${charWeight}`;
+  const id = `memloom/lexical-v${LEXICAL_VERSION}:t${TOKENIZER_VERSION}:w${wordDimension}:c${charDimension}x${charNgramSize}@${charWeight}`;
   return {
     id,
     dimension,
@@ -93,9 +103,15 @@ export function lexicalVector(text: string, settings: LexicalEmbedderSettings): 
   }
 
   if (!hasWords && !hasChars) {
-    // Only stopwords, punctuation or nothing: a fixed direction, so the vector still has unit length.
-    addHashedFeature(vector, 0, wordDimension, EMPTY_FEATURE, 1);
-    normalizeRange(vector, 0, wordDimension);
+    // Only stopwords, emoji or punctuation: those are its features, so '🎉' and '🐶' (or 'It is' and 'I am') stay apart.
+    const features = new Map<string, number>();
+    for (const feature of featurelessTextFeatures(text)) features.set(feature, (features.get(feature) ?? 0) + 1);
+    for (const [feature, count] of features) addHashedFeature(vector, 0, wordDimension, feature, 1 + Math.log(count));
+    // Nothing at all (empty or blank): a fixed direction, so the vector still has unit length.
+    if (!normalizeRange(vector, 0, wordDimension)) {
+      addHashedFeature(vector, 0, wordDimension, EMPTY_FEATURE, 1);
+      normalizeRange(vector, 0, wordDimension);
+    }
     return vector;
   }
   if (hasWords !== hasChars) normalizeRange(vector, 0, vector.length);
@@ -130,6 +146,20 @@ export function resolveLexicalSettings(options: LexicalEmbedderOptions): Lexical
     throw invalid(`charWeight must be a number in [0, 1), got ${String(options.charWeight)}`);
   }
   return settings;
+}
+
+/**
+ * Features for a text that has no term and no n-gram: its words with the
+ * stopwords kept, and each grapheme that is neither a letter, a digit nor
+ * whitespace (an emoji, a symbol, punctuation).
+ */
+function featurelessTextFeatures(text: string): string[] {
+  const features = tokenize(text, { stopwords: false });
+  for (const { segment } of segmentInPieces(graphemes, text.normalize('NFKC'))) {
+    const grapheme = segment.trim();
+    if (grapheme !== '' && !LETTER_OR_NUMBER.test(grapheme)) features.push(grapheme);
+  }
+  return features;
 }
 
 /** Lowercased Latin (non-CJK) words of three letters or more, NFKC-normalized. */

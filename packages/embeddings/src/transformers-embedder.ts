@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { MemloomError, type Embedder, type EmbedOptions } from '@memloom/core';
 import { assertKnownOptions } from './known-options.js';
 import { assertTexts } from './lexical-embedder.js';
@@ -129,9 +129,17 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
 
   // Read once: it sets where texts are cut, and is part of a folder's id.
   const sentenceConfig = present ? readIfPresent(join(present, SENTENCE_CONFIG)) : undefined;
-  capInputLength(extractor, present && sentenceConfig ? sentenceTransformersLimit(join(present, SENTENCE_CONFIG), sentenceConfig) : undefined);
+  const sentenceLimit = present && sentenceConfig ? sentenceTransformersLimit(join(present, SENTENCE_CONFIG), sentenceConfig) : undefined;
+  const modelLimit = inputLimit(extractor, undefined);
+  const limit = inputLimit(extractor, sentenceLimit);
+  setInputLimit(extractor, limit);
   const dimension = await probeDimension(extractor, settings);
-  const id = embedderId(options, settings, source, sentenceConfig);
+  // A sentence_bert_config.json that cuts texts shorter than the model and its tokenizer do changes their vectors: the id says so.
+  const id = embedderId(options, settings, source, {
+    sentenceConfig,
+    weightsFile,
+    ...(limit !== undefined && limit !== modelLimit ? { maxLength: limit } : {}),
+  });
   // One forward pass at a time: onnxruntime already uses every core, and queuing keeps memory flat.
   let queue: Promise<unknown> = Promise.resolve();
   let closed = false;
@@ -147,7 +155,7 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
       if (texts.length === 0) return [];
       const prefix = embedOptions?.purpose === 'query' ? settings.queryPrefix : settings.documentPrefix;
       const inputs = texts.map((text) => prefix + text);
-      const run = queue.then(() => embedBatches(extractor, inputs, settings, dimension, id));
+      const run = queue.then(() => embedBatches(extractor, inputs, settings, dimension, id, embedOptions?.signal));
       queue = run.catch(() => undefined);
       return run;
     },
@@ -228,41 +236,92 @@ function resolveOptions(options: TransformersEmbedderOptions): Settings {
   return settings;
 }
 
+/** What, beside the options, names a loaded model's vector space. */
+interface LoadedModel {
+  /** The folder's sentence_bert_config.json, when it has one. */
+  sentenceConfig: Buffer | undefined;
+  /** The weights file the dtype loads, relative to the folder (`onnx/model_quantized.onnx`). */
+  weightsFile: string;
+  /** Set when sentence_bert_config.json cuts texts shorter than the model and its tokenizer do. */
+  maxLength?: number;
+}
+
 /**
  * Names the vector space, so a store never mixes vectors of two setups:
- * `transformers:<model>:<dtype>:<pooling>`, then the prefixes when set
- * (JSON-quoted, so any text fits). Ids without prefixes are unchanged from
- * earlier versions.
+ * `transformers:<model>:<dtype>:<pooling>`, then `:max<n>` when the folder's
+ * sentence_bert_config.json cuts texts at n tokens, shorter than the model
+ * and its tokenizer would, then the prefixes when set (JSON-quoted, so any
+ * text fits). Ids without those are unchanged from earlier versions.
  *
  * `<model>` is the `model` option when given (also beside `modelPath`: the
  * caller says which model the folder holds). A `modelPath` alone is named by
- * the folder: `folder:<folder name>@<hash>`, the hash over its config and
- * tokenizer files, except a folder laid out as the default model's Hub id
- * (`…/Xenova/paraphrase-multilingual-MiniLM-L12-v2`, as the README places
- * it), which keeps the default model's name.
+ * the folder: `folder:<folder name>@<hash>`, the hash over its config,
+ * tokenizer and weights files, except a folder laid out as the default
+ * model's Hub id (`…/Xenova/paraphrase-multilingual-MiniLM-L12-v2`, as the
+ * README places it), which keeps the default model's name.
  */
-function embedderId(options: TransformersEmbedderOptions, settings: Settings, source: string, sentenceConfig: Buffer | undefined): string {
+function embedderId(options: TransformersEmbedderOptions, settings: Settings, source: string, loaded: LoadedModel): string {
   let model = settings.model;
   if (settings.modelPath !== undefined && options.model === undefined) {
     const segments = source.split(/[\\/]+/).filter((segment) => segment !== '');
-    if (segments.slice(-2).join('/') !== DEFAULT_TRANSFORMERS_MODEL) model = `folder:${basename(source)}@${folderDigest(source, sentenceConfig)}`;
+    if (segments.slice(-2).join('/') !== DEFAULT_TRANSFORMERS_MODEL) model = `folder:${basename(source)}@${folderDigest(source, loaded)}`;
   }
   let id = `transformers:${model}:${settings.dtype}:${settings.pooling}`;
+  if (loaded.maxLength !== undefined) id += `:max${loaded.maxLength}`;
   if (settings.queryPrefix !== '') id += `:query=${JSON.stringify(settings.queryPrefix)}`;
   if (settings.documentPrefix !== '') id += `:document=${JSON.stringify(settings.documentPrefix)}`;
   return id;
 }
 
-/** A short hash of what, beside the weights, decides a folder's vectors: its config, tokenizer and sentence-transformers settings. */
-function folderDigest(folder: string, sentenceConfig: Buffer | undefined): string {
+/**
+ * A short hash of what decides a folder's vectors: its config, tokenizer,
+ * sentence-transformers settings and weights (with their external data
+ * files, `<weights>_data`, `<weights>_data_1`, …, when the model has them).
+ */
+function folderDigest(folder: string, loaded: LoadedModel): string {
   const hash = createHash('sha256');
   for (const file of REQUIRED_FILES) {
     const bytes = readFileSync(join(folder, file));
     hash.update(`${file}\u0000${bytes.length}\u0000`).update(bytes);
   }
-  // Only when present, so the ids of folders without one stay as they were.
+  const { sentenceConfig } = loaded;
   if (sentenceConfig) hash.update(`${SENTENCE_CONFIG}\u0000${sentenceConfig.length}\u0000`).update(sentenceConfig);
+  const weightsFolder = dirname(loaded.weightsFile);
+  const weightsName = basename(loaded.weightsFile);
+  const externalData = readdirSync(join(folder, weightsFolder))
+    .filter((name) => name === `${weightsName}_data` || name.startsWith(`${weightsName}_data_`))
+    .sort();
+  for (const file of [weightsName, ...externalData]) hashLargeFile(hash, join(folder, weightsFolder, file), `${weightsFolder}/${file}`);
   return hash.digest('hex').slice(0, 12);
+}
+
+/** Bytes of a large weights file hashed from each end. */
+const WEIGHTS_SAMPLE_BYTES = 1024 * 1024;
+
+/**
+ * Adds a file's name, size and bytes to `hash`; a file over 2 MiB adds only
+ * its first and last MiB. Kept cheap because it runs on every start (a full
+ * SHA-256 of a 1 GB fp32 model takes seconds). Other weights (another model,
+ * a fine-tune) differ in size or in those bytes, which hold tensors of their
+ * own; a change confined to the middle of a large file keeps the id.
+ */
+function hashLargeFile(hash: ReturnType<typeof createHash>, path: string, name: string): void {
+  const { size } = statSync(path);
+  hash.update(`${name}\u0000${size}\u0000`);
+  if (size <= 2 * WEIGHTS_SAMPLE_BYTES) {
+    hash.update(readFileSync(path));
+    return;
+  }
+  const buffer = Buffer.alloc(WEIGHTS_SAMPLE_BYTES);
+  const descriptor = openSync(path, 'r');
+  try {
+    for (const position of [0, size - WEIGHTS_SAMPLE_BYTES]) {
+      const read = readSync(descriptor, buffer, 0, WEIGHTS_SAMPLE_BYTES, position);
+      hash.update(buffer.subarray(0, read));
+    }
+  } finally {
+    closeSync(descriptor);
+  }
 }
 
 /** Where to look, in order: the explicit folder, else `<localModelPath>/<id>` then `<cacheDir>/<id>`. */
@@ -328,19 +387,19 @@ function missingModelError(settings: Settings, candidates: string[], weightsFile
 const POSITIONS_AFTER_PADDING = new Set(['roberta', 'xlm-roberta', 'camembert', 'mpnet']);
 
 /**
- * Make the pipeline cut inputs at what the model can take. transformers.js
- * truncates at the tokenizer's `model_max_length`, which some exported
- * tokenizers leave out (read as unlimited) or set far too high (1e30): a text
- * longer than the model's position embeddings then fails inside onnxruntime
- * ("Attempting to broadcast an axis…") instead of being cut, as
- * sentence-transformers cuts it. The limit is lowered to the model's
- * (`max_position_embeddings` in config.json), never raised. transformers.js
- * 3 keeps `model_max_length` as a field, 4 reads it from the tokenizer
- * config: whichever this one does is set.
+ * Where the pipeline should cut inputs: the lowest of the tokenizer's
+ * `model_max_length`, what the model can take, and `sentenceLimit` (a
+ * sentence_bert_config.json's `max_seq_length`); undefined when none is known
+ * or the pipeline has no tokenizer. transformers.js truncates at the
+ * tokenizer's `model_max_length`, which some exported tokenizers leave out
+ * (read as unlimited) or set far too high (1e30): a text longer than the
+ * model's position embeddings then fails inside onnxruntime ("Attempting to
+ * broadcast an axis…") instead of being cut, as sentence-transformers cuts
+ * it. What the model takes is `max_position_embeddings` in config.json.
  */
-function capInputLength(extractor: FeatureExtractor, sentenceLimit: number | undefined): void {
+function inputLimit(extractor: FeatureExtractor, sentenceLimit: number | undefined): number | undefined {
   const { tokenizer } = extractor;
-  if (!tokenizer) return;
+  if (!tokenizer) return undefined;
   const config = extractor.model?.config;
   const positions = config?.max_position_embeddings;
   const limits: number[] = sentenceLimit === undefined ? [] : [sentenceLimit];
@@ -348,10 +407,23 @@ function capInputLength(extractor: FeatureExtractor, sentenceLimit: number | und
     const padding = typeof config?.pad_token_id === 'number' ? config.pad_token_id : 1;
     limits.push(POSITIONS_AFTER_PADDING.has(String(config?.model_type)) ? positions - padding - 1 : positions);
   }
-  if (limits.length === 0) return;
-  const limit = Math.min(...limits);
   const current = tokenizer.model_max_length;
-  if (limit <= 0 || (typeof current === 'number' && current <= limit)) return;
+  if (typeof current === 'number' && current > 0) limits.push(current);
+  const limit = Math.min(...limits);
+  return Number.isFinite(limit) && limit > 0 ? limit : undefined;
+}
+
+/**
+ * Make the pipeline cut inputs at `limit`, lowering the tokenizer's
+ * `model_max_length`, never raising it. transformers.js 3 keeps
+ * `model_max_length` as a field, 4 reads it from the tokenizer config:
+ * whichever this one does is set.
+ */
+function setInputLimit(extractor: FeatureExtractor, limit: number | undefined): void {
+  const { tokenizer } = extractor;
+  if (!tokenizer || limit === undefined) return;
+  const current = tokenizer.model_max_length;
+  if (typeof current === 'number' && current <= limit) return;
   if (tokenizer._tokenizerConfig && typeof tokenizer._tokenizerConfig === 'object' && !Object.getOwnPropertyDescriptor(tokenizer, 'model_max_length')) {
     tokenizer._tokenizerConfig.model_max_length = limit;
   } else {
@@ -407,9 +479,11 @@ async function probeDimension(extractor: FeatureExtractor, settings: Settings): 
   return dimension;
 }
 
-async function embedBatches(extractor: FeatureExtractor, texts: string[], settings: Settings, dimension: number, id: string): Promise<number[][]> {
+async function embedBatches(extractor: FeatureExtractor, texts: string[], settings: Settings, dimension: number, id: string, signal: AbortSignal | undefined): Promise<number[][]> {
   const vectors: number[][] = [];
   for (let start = 0; start < texts.length; start += settings.batchSize) {
+    // A forward pass cannot be stopped halfway; an aborted call stops before the next one, throwing the signal's reason.
+    signal?.throwIfAborted();
     const batch = texts.slice(start, start + settings.batchSize);
     let rows: unknown;
     try {

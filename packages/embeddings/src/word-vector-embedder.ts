@@ -1,10 +1,15 @@
 import { CHINESE_STOPWORDS, ENGLISH_STOPWORDS, type Embedder, type EmbedOptions } from '@memloom/core';
 import { fnv1a } from './hashing.js';
 import { assertTexts } from './lexical-embedder.js';
+import { segmentInPieces } from './segment-in-pieces.js';
 import { loadGlosses, loadWordVectors, type GlossTable, type WordVectorTable } from './word-vector-table.js';
 
-/** Names the vector space: the data files' version and how text is read. */
-export const WORD_VECTOR_EMBEDDER_ID = 'memloom/word-vectors-v1:glove100d-50k-sif-abtt2+cedict';
+/**
+ * Names the vector space: the data files' version and how text is read.
+ * v2: long texts are split into words piece by piece (`segmentInPieces`),
+ * which reads a stretch of 2,000 characters without whitespace otherwise.
+ */
+export const WORD_VECTOR_EMBEDDER_ID = 'memloom/word-vectors-v2:glove100d-50k-sif-abtt2+cedict';
 
 const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]/u;
 const HAN_RUN = /[\u3400-\u4dbf\u4e00-\u9fff]+/gu;
@@ -60,7 +65,7 @@ export function wordVectorOf(text: string): Float64Array | undefined {
     const glosses = loadGlosses();
     for (const match of normalized.matchAll(HAN_RUN)) found = addChineseRun(match[0], table, glosses, sum) || found;
   }
-  for (const part of segmenter.segment(normalized.replace(HAN_RUN, ' '))) {
+  for (const part of segmentInPieces(segmenter, normalized.replace(HAN_RUN, ' '))) {
     if (!part.isWordLike) continue;
     const word = part.segment;
     if (CJK.test(word)) continue;

@@ -15,7 +15,7 @@ describe('default embedder', () => {
   const embedder = createDefaultEmbedder();
 
   it('names its vector space and has 100 + 384 dimensions', () => {
-    expect(embedder.id).toBe('memloom/offline-v3(memloom/word-vectors-v1:glove100d-50k-sif-abtt2+cedict*0.8+lexical-v1:t2:w256:c128*0.2)');
+    expect(embedder.id).toBe('memloom/offline-v3(memloom/word-vectors-v2:glove100d-50k-sif-abtt2+cedict*0.8+lexical-v2:t2:w256:c128*0.2)');
     expect(embedder.dimension).toBe(484);
     expect(createOfflineEmbedder({ semanticWeight: 0.5 }).id).not.toBe(createOfflineEmbedder().id);
   });
@@ -23,7 +23,7 @@ describe('default embedder', () => {
   it('takes other lexical bucket counts, and names them in its id', async () => {
     const wide = createOfflineEmbedder({ lexical: { wordDimension: 768, charDimension: 256 } });
     expect(wide.dimension).toBe(1124);
-    expect(wide.id).toContain('lexical-v1:t2:w768:c256');
+    expect(wide.id).toContain('lexical-v2:t2:w768:c256');
     const [vector] = await wide.embed(['I drink espresso every morning']);
     expect(vector).toHaveLength(1124);
     expect(() => createOfflineEmbedder({ lexical: { wordDimension: 3 } })).toThrow(/wordDimension/);
@@ -34,7 +34,7 @@ describe('default embedder', () => {
     // Only the bucket counts are typed, but JavaScript callers can pass the rest, and they change the vectors.
     const other = createOfflineEmbedder({ lexical: { charWeight: 0.9, charNgramSize: 5 } as never });
     expect(other.id).not.toBe(base.id);
-    expect(other.id).toContain('lexical-v1:t2:w256:c128x5@0.9*0.2');
+    expect(other.id).toContain('lexical-v2:t2:w256:c128x5@0.9*0.2');
     expect(createOfflineEmbedder({ lexical: { charWeight: 0.9 } as never }).id).toContain(':c128@0.9*');
     expect(createOfflineEmbedder({ lexical: { charNgramSize: 4 } as never }).id).toContain(':c128x4*');
     const [a] = await base.embed(['photography hobby']);
@@ -43,7 +43,7 @@ describe('default embedder', () => {
     // Settings equal to the defaults, spelt out or not, keep the id every existing store holds.
     const explicit = createOfflineEmbedder({ lexical: { wordDimension: 256, charDimension: 128, charNgramSize: 3, charWeight: 0.3 } as never });
     expect(explicit.id).toBe(base.id);
-    expect(base.id).toBe('memloom/offline-v3(memloom/word-vectors-v1:glove100d-50k-sif-abtt2+cedict*0.8+lexical-v1:t2:w256:c128*0.2)');
+    expect(base.id).toBe('memloom/offline-v3(memloom/word-vectors-v2:glove100d-50k-sif-abtt2+cedict*0.8+lexical-v2:t2:w256:c128*0.2)');
   });
 
   it('rejects null options with INVALID_OPTIONS; undefined means the defaults', () => {
@@ -87,6 +87,30 @@ describe('default embedder', () => {
     expect(cos(korean, otherKorean)).toBeLessThan(0.3);
     expect(cos(korean, emoji)).toBeLessThan(0.3);
     expect((korean as number[]).slice(0, 100).every((value) => value === 0)).toBe(true);
+  });
+
+  it('keeps unrelated emoji-only, punctuation-only and stopword-only texts apart', async () => {
+    const [party, dog, sad, bang, question, itIs, iAm] = await embedder.embed(['🎉🎂', '🐶', '😢💔', '!!!', '???', 'It is', 'I am']);
+    expect(cos(party, dog)).toBeLessThan(0.2);
+    expect(cos(party, sad)).toBeLessThan(0.2);
+    expect(cos(bang, question)).toBeLessThan(0.2);
+    expect(cos(itIs, iAm)).toBeLessThan(0.2);
+  });
+
+  it('does not merge three different emoji messages into one memory', async () => {
+    const memory = createMemory({ store: createInMemoryStore(), embedder: createDefaultEmbedder() });
+    const scope = { userId: 'u1' };
+    for (const message of ['🎉🎂', '🐶', '😢💔']) {
+      const { decision } = await memory.add(message, { scope });
+      expect(decision.strategy, message).toBe('create_new');
+    }
+    expect((await memory.list({ scope })).map((record) => record.content).sort()).toEqual(['🎉🎂', '🐶', '😢💔'].sort());
+    const [dog] = await memory.search('🐶', { scope, limit: 1 });
+    expect(dog?.memory.content).toBe('🐶');
+    // The same emoji again is still the same memory.
+    expect((await memory.add('🐶', { scope })).decision.strategy).toBe('merge_update');
+    expect(await memory.count({ scope })).toBe(3);
+    await memory.close();
   });
 
   it('lets memloom store and find English and Chinese memories offline, without merging unrelated Chinese ones', async () => {

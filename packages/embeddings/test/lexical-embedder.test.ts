@@ -19,6 +19,8 @@ describe('lexical embedder', () => {
     expect(createLexicalEmbedder({ charWeight: 0.5 }).id).not.toBe(embedder.id);
     // The tokenizer's version is part of the vector space: a tokenizer change changes the id.
     expect(embedder.id).toContain(`:t${TOKENIZER_VERSION}:`);
+    // v2: texts without terms are no longer one shared direction.
+    expect(embedder.id).toBe(`memloom/lexical-v2:t${TOKENIZER_VERSION}:w768:c256x3@0.3`);
   });
 
   it('gives identical texts similarity 1 and texts sharing no term about 0', async () => {
@@ -40,10 +42,23 @@ describe('lexical embedder', () => {
     expect(related).toBeGreaterThan(unrelated + 0.2);
   });
 
-  it('gives text with only short stopwords the fixed empty direction', async () => {
-    const [a, b, empty] = await embedder.embed(['is it', 'a I', '']);
-    expect(a).toEqual(empty);
-    expect(b).toEqual(empty);
+  it('gives texts without terms features of their own: stopwords, emoji, symbols', async () => {
+    // Each pair used to share one fixed direction (similarity 1), so memloom merged them.
+    for (const [a, b] of [['🎉', '🐶'], ['🎉🎉🎉 🎂', '😢💔'], ['!!!', '???'], ['It is', 'I am'], ['的', '了'], ['', '🐶']] as const) {
+      expect(await similarity(a, b), `${a} / ${b}`).toBeLessThan(0.2);
+    }
+    // The same emoji, repeated or spaced out, stays close; the same words in another order are the same text.
+    expect(await similarity('🎉', '🎉🎉')).toBeGreaterThan(0.9);
+    expect(await similarity('🎉 🎂', '🎉🎂')).toBeGreaterThan(0.9);
+    expect(await similarity('is it', 'It is')).toBeGreaterThan(0.9);
+    for (const vector of await embedder.embed(['🎉', '!!!', 'It is', '\u0301'])) expect(Math.hypot(...(vector as number[]))).toBeCloseTo(1, 10);
+  });
+
+  it('gives the empty and blank texts one fixed direction', async () => {
+    const [empty, blank, newlines] = await embedder.embed(['', '   ', '\n\t']);
+    expect(blank).toEqual(empty);
+    expect(newlines).toEqual(empty);
+    expect(Math.hypot(...(empty as number[]))).toBeCloseTo(1, 10);
   });
 
   it.each([

@@ -183,6 +183,49 @@ describe('transformers.js embedder ids name what decides the vectors', () => {
     cpSync(TINY, folder, { recursive: true });
     const embedder = await createTransformersEmbedder({ modelPath: folder });
     expect(embedder.id).toBe('transformers:Xenova/paraphrase-multilingual-MiniLM-L12-v2:q8:mean');
+    // With sentence-transformers' cut, shorter than the tokenizer's, the vectors of long texts differ: so does the id.
+    writeFileSync(join(folder, 'sentence_bert_config.json'), JSON.stringify({ max_seq_length: 16 }));
+    expect((await createTransformersEmbedder({ modelPath: folder })).id).toBe('transformers:Xenova/paraphrase-multilingual-MiniLM-L12-v2:q8:mean:max16');
+  });
+
+  it('names the weights: a folder with other weights under the same config and tokenizer gets another id', async () => {
+    const byFolder = await createTransformersEmbedder({ modelPath: TINY });
+    // A "fine-tune": the same config and tokenizer, other weights (here the full-precision ones in the q8 file).
+    const tuned = join(scratch, 'tuned', 'tiny-bert');
+    cpSync(TINY, tuned, { recursive: true });
+    cpSync(join(TINY, 'onnx', 'model.onnx'), join(tuned, 'onnx', 'model_quantized.onnx'));
+    const other = await createTransformersEmbedder({ modelPath: tuned });
+    const [a] = await byFolder.embed(['the user likes coffee']);
+    const [b] = await other.embed(['the user likes coffee']);
+    expect(a).not.toEqual(b);
+    expect(other.id).toMatch(/^transformers:folder:tiny-bert@[0-9a-f]{12}:q8:mean$/);
+    expect(other.id).not.toBe(byFolder.id);
+  });
+
+  it('names a sentence_bert_config.json that cuts texts shorter, also when the model option names the folder', async () => {
+    const withLimit = (name: string, maxSeqLength: number) => {
+      const folder = join(scratch, name, 'memloom', 'tiny-bert');
+      cpSync(TINY, folder, { recursive: true });
+      writeFileSync(join(folder, 'sentence_bert_config.json'), JSON.stringify({ max_seq_length: maxSeqLength, do_lower_case: false }));
+      return folder;
+    };
+    const cut = withLimit('cut-at-8', 8);
+    const plain = await createTransformersEmbedder({ model: 'memloom/tiny-bert', modelPath: TINY });
+    const byPath = await createTransformersEmbedder({ model: 'memloom/tiny-bert', modelPath: cut });
+    const byRoot = await createTransformersEmbedder({ model: 'memloom/tiny-bert', localModelPath: join(scratch, 'cut-at-8') });
+    expect(plain.id).toBe('transformers:memloom/tiny-bert:q8:mean');
+    expect(byPath.id).toBe('transformers:memloom/tiny-bert:q8:mean:max8');
+    expect(byRoot.id).toBe(byPath.id);
+    const long = Array.from({ length: 100 }, (_, index) => `word${index % 30}`).join(' ');
+    const [whole] = await plain.embed([long]);
+    const [short] = await byPath.embed([long]);
+    expect(cosineSimilarity(whole as number[], short as number[])).toBeLessThan(0.99);
+    // A limit the model's 64 positions cut below anyway changes nothing, and is not named.
+    expect((await createTransformersEmbedder({ model: 'memloom/tiny-bert', modelPath: withLimit('cut-at-1000', 1000) })).id).toBe(plain.id);
+    // Nor is a limit equal to what the model takes.
+    expect((await createTransformersEmbedder({ model: 'memloom/tiny-bert', modelPath: withLimit('cut-at-64', 64) })).id).toBe(plain.id);
+    // A folder named by itself says it too (its hash covers the file as well).
+    expect((await createTransformersEmbedder({ modelPath: cut })).id).toMatch(/^transformers:folder:tiny-bert@[0-9a-f]{12}:q8:mean:max8$/);
   });
 
   it('names query and document prefixes when set, and only then', async () => {
@@ -359,5 +402,97 @@ describe('transformers.js embedder with modelPath never downloads', () => {
     expect(MemloomError.hasCode(error, 'MISSING_RESOURCE')).toBe(true);
     expect(requests).toEqual([]);
     expect(offlineFetch).not.toHaveBeenCalled();
+  });
+});
+
+/** A runtime whose pipeline embeds every text as the same 4-dimensional vector, counting forward passes. */
+function countingRuntime(onPass: (texts: string[]) => void = () => {}) {
+  const passes: string[][] = [];
+  const extractor = async (texts: string[]) => {
+    passes.push(texts);
+    onPass(texts);
+    return { dims: [texts.length, 4], tolist: () => texts.map(() => [1, 0, 0, 0]) };
+  };
+  const runtime = { pipeline: async () => extractor, env: { localModelPath: '/nonexistent/', cacheDir: null } } as unknown as TransformersRuntime;
+  return { passes, runtime };
+}
+
+describe('transformers.js embedder ids of large weights files', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'memloom-transformers-weights-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it('hashes the size and both ends of a weights file over 2 MiB, and its external data files', async () => {
+    const folder = join(scratch, 'big');
+    mkdirSync(join(folder, 'onnx'), { recursive: true });
+    for (const file of ['config.json', 'tokenizer.json', 'tokenizer_config.json']) writeFileSync(join(folder, file), '{}');
+    const weights = join(folder, 'onnx', 'model_quantized.onnx');
+    const bytes = Buffer.alloc(5 * 1024 * 1024, 7);
+    writeFileSync(weights, bytes);
+    const idOf = async () => (await createTransformersEmbedder({ modelPath: folder, runtime: countingRuntime().runtime })).id;
+    const base = await idOf();
+    expect(base).toMatch(/^transformers:folder:big@[0-9a-f]{12}:q8:mean$/);
+    const changedAt = async (offset: number) => {
+      const changed = Buffer.from(bytes);
+      changed[offset] = 8;
+      writeFileSync(weights, changed);
+      const id = await idOf();
+      writeFileSync(weights, bytes);
+      return id;
+    };
+    expect(await changedAt(0)).not.toBe(base);
+    expect(await changedAt(bytes.length - 1)).not.toBe(base);
+    // Only the first and last MiB are read, so a start stays cheap for a model of any size.
+    expect(await changedAt(bytes.length / 2)).toBe(base);
+    writeFileSync(weights, Buffer.concat([bytes, Buffer.alloc(1, 7)]));
+    expect(await idOf()).not.toBe(base);
+    writeFileSync(weights, bytes);
+    expect(await idOf()).toBe(base);
+    // Weights kept beside the graph (onnx external data) are hashed too.
+    writeFileSync(join(folder, 'onnx', 'model_quantized.onnx_data'), 'tensors');
+    const withData = await idOf();
+    expect(withData).not.toBe(base);
+    writeFileSync(join(folder, 'onnx', 'model_quantized.onnx_data'), 'other tensors');
+    expect(await idOf()).not.toBe(withData);
+    // Other dtypes' files are not this model's weights.
+    rmSync(join(folder, 'onnx', 'model_quantized.onnx_data'));
+    writeFileSync(join(folder, 'onnx', 'model.onnx'), 'fp32 weights');
+    expect(await idOf()).toBe(base);
+  });
+});
+
+describe('transformers.js embedder stops at an aborted signal', () => {
+  const TINY = `${MODELS}/memloom/tiny-bert`;
+
+  it('rejects with the signal\'s reason before any forward pass when the signal is already aborted', async () => {
+    const { passes, runtime: counting } = countingRuntime();
+    const embedder = await createTransformersEmbedder({ modelPath: TINY, runtime: counting });
+    const before = passes.length;
+    const controller = new AbortController();
+    const reason = new Error('stopped by the caller');
+    controller.abort(reason);
+    await expect(embedder.embed(['one', 'two'], { signal: controller.signal })).rejects.toBe(reason);
+    expect(passes.length).toBe(before);
+    // The embedder still works for the next call.
+    await expect(embedder.embed(['three'])).resolves.toHaveLength(1);
+  });
+
+  it('runs no further batch once the signal is aborted during one', async () => {
+    const controller = new AbortController();
+    const { passes, runtime: counting } = countingRuntime((texts) => {
+      if (texts[0] === 'a') controller.abort();
+    });
+    const embedder = await createTransformersEmbedder({ modelPath: TINY, batchSize: 2, runtime: counting });
+    const before = passes.length;
+    const error = await embedder.embed(['a', 'b', 'c', 'd', 'e'], { signal: controller.signal }).catch((caught: unknown) => caught);
+    expect((error as Error).name).toBe('AbortError');
+    expect(passes.slice(before)).toEqual([['a', 'b']]);
+  });
+
+  it('stops the real model too', async () => {
+    const embedder = await tiny();
+    const controller = new AbortController();
+    controller.abort();
+    await expect(embedder.embed(['the user likes coffee'], { signal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    await embedder.close();
   });
 });

@@ -13,8 +13,9 @@ export const MIN_SERVER_VERSION = [1, 17, 0] as const;
  * create it when missing (unless `mustExist`: then MISSING_RESOURCE, nothing
  * created); refuse one of another dimension, distance or embedder, or with a
  * payload index of another type, before writing anything; add missing payload
- * indexes. With `mustExist` it writes nothing: a collection without memloom's
- * embedder record is MISSING_RESOURCE, and missing indexes are left missing.
+ * indexes. With `mustExist` it creates nothing: a collection without memloom's
+ * embedder record is MISSING_RESOURCE (a reader does not stamp its own embedder);
+ * missing payload indexes are still added.
  */
 export async function prepareCollection(backend: Backend, open: StoreOpenOptions): Promise<void> {
   const { client, call, collection, options } = backend;
@@ -37,8 +38,9 @@ export async function prepareCollection(backend: Backend, open: StoreOpenOptions
   const indexes = wantedIndexes(backend);
   checkPayloadIndexes(info, collection, indexes);
   await checkMeta(backend, open);
-  // A reader (mustExist) changes nothing: Qdrant filters on a field without an index too, only slower.
-  if (!options.mustExist) await ensurePayloadIndexes(backend, info, indexes);
+  // Also with mustExist: an index is no data, and a collection of an older memloom may lack one that
+  // a strict-mode server needs before it filters (and a command that must not create a store may write).
+  await ensurePayloadIndexes(backend, info, indexes);
 }
 
 function collectionConfig(backend: Backend, dimension: number): Parameters<Backend['client']['createCollection']>[1] {

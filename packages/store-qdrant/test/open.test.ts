@@ -145,7 +145,7 @@ describe('open with mustExist', () => {
     expect(await store.count({})).toBe(0);
   });
 
-  it('writes nothing to an existing collection: no embedder record is stamped and no missing payload index is made', async () => {
+  it('creates no store in an existing collection (no embedder record is stamped), and still adds a missing payload index', async () => {
     // A collection without memloom's embedder record (made by another tool, or a creation cut short) is no store.
     const bare = scriptedClient({ retrieve: () => [] });
     const error = await createQdrantStore({ client: bare.client, collection: 'teem', mustExist: true }).open(OPEN).then(
@@ -154,12 +154,16 @@ describe('open with mustExist', () => {
     );
     expect(error).toMatchObject({ code: 'MISSING_RESOURCE', backend: 'qdrant', details: { collection: 'teem', mustExist: true } });
     expect(error?.message).toContain('the collection "teem" holds no memloom store (no embedder record), and nothing was created (mustExist)');
-    // A memloom collection missing some indexes (made by an older version) is read as it is.
-    const older = scriptedClient({ retrieve: () => [metaPoint()], getCollection: () => collectionInfo({ payloadSchema: indexed({ userId: 'keyword' }) }) });
+    expect(bare.methods().filter((method) => WRITES.includes(method))).toEqual([]);
+    // A memloom collection missing an index (made by an older version) gets it: a strict-mode server
+    // needs it before it filters on the field, and the CLI opens commands that write with mustExist.
+    const { writeId: _writeId, ...allButWriteId } = MEMLOOM_INDEXES;
+    const older = scriptedClient({ retrieve: () => [metaPoint()], getCollection: () => collectionInfo({ payloadSchema: indexed(allButWriteId) }) });
     const store = createQdrantStore({ client: older.client, mustExist: true });
     await store.open(OPEN);
     expect(await store.count({})).toBe(0);
-    for (const fake of [bare, older]) expect(fake.methods().filter((method) => WRITES.includes(method))).toEqual([]);
+    expect(older.methods().filter((method) => WRITES.includes(method))).toEqual(['createPayloadIndex']);
+    expect(older.bodies('createPayloadIndex')).toEqual([expect.objectContaining({ field_name: 'writeId' })]);
   });
 
   it('is off by default: a missing collection is created as before', async () => {

@@ -574,15 +574,20 @@ class SqliteMemoryStore implements SqliteStore {
    */
   private requireReindex(): VectorBinding {
     const next = this.reindexTarget();
-    if (!next) throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: 'no re-index in progress; call beginReindex first' });
-    if (this.begunTarget && !sameEmbedder(next, this.begunTarget)) {
+    const began = this.begunTarget;
+    if (began && !sameEmbedder(next, began)) {
+      // Another store began over this one's re-index (it runs, or it finished), or ended it.
+      const other = next ?? this.binding();
       throw new MemloomError({
         code: 'CONFLICT',
         backend: BACKEND,
-        message: `another store replaced this re-index to ${this.begunTarget.embedderId} with one to ${next.embedderId}; call beginReindex again to take the file over`,
-        details: { began: this.begunTarget.embedderId, inProgress: next.embedderId },
+        message: next
+          ? `another store replaced this re-index to ${began.embedderId} with one to ${next.embedderId}; call beginReindex again to take the file over`
+          : `another store ended this re-index to ${began.embedderId}: the file now serves ${other?.embedderId ?? 'no embedder'}; call beginReindex again to take the file over`,
+        details: { began: began.embedderId, ...(next ? { inProgress: next.embedderId } : { finished: other?.embedderId }) },
       });
     }
+    if (!next) throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: 'no re-index in progress; call beginReindex first' });
     return next;
   }
 

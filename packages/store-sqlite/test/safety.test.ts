@@ -231,6 +231,12 @@ describe('the embedder a file was indexed by', () => {
     // The second re-index holds none of the first one's vectors, and finishes.
     expect(await second.beginReindex({ dimension: DIMENSION, embedderId: secondTarget.id })).toMatchObject({ done: 0, total: 20 });
     expect(await reindex({ store: second, embedder: secondTarget })).toMatchObject({ embedderId: secondTarget.id, total: 20, embedded: 20 });
+    // Finished, it is still another store's re-index to the first one: a CONFLICT, not a caller's mistake.
+    for (const attempt of [() => first.stageReindex(staged), () => first.pendingReindex(5), () => first.commitReindex()]) {
+      const error = await rejection(attempt());
+      expect(error.code).toBe('CONFLICT');
+      expect(error.message).toContain('another store ended this re-index to memloom/first-target: the file now serves memloom/second-target');
+    }
     const [hit] = await second.vectorSearch({ vector: (await secondTarget.embed(['memory 3'], { purpose: 'query' }))[0]!, limit: 1 });
     expect(hit?.memory.id).toBe('m-3');
     // Begun again, the first store may take the file over on purpose.

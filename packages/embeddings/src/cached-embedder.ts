@@ -190,13 +190,18 @@ export function createCachedEmbedder(embedder: Embedder, options: CachedEmbedder
   /**
    * A vector another call is embedding. When that call's own signal aborted
    * it, the abort is not this caller's: undefined tells `embed` to embed the
-   * text again, with this caller's options.
+   * text again, with this caller's options. This caller's own abort ends its
+   * wait at once. The promise may reject while its caller still awaits its
+   * own batch: it is marked handled, so Node does not end the process.
    */
   function share(shared: Shared, signal: AbortSignal | undefined): Promise<number[] | undefined> {
-    return shared.vector.catch((error: unknown) => {
+    const waited = shared.vector.catch((error: unknown) => {
       if (shared.signal?.aborted && !signal?.aborted) return undefined;
       throw error;
     });
+    const result = signal ? untilAborted(waited, signal) : waited;
+    result.catch(() => undefined);
+    return result;
   }
 
   async function embed(texts: readonly string[], embedOptions?: EmbedOptions): Promise<number[][]> {
@@ -296,3 +301,12 @@ function persistentKey(key: string): string {
   return hash.digest('base64url');
 }
 
+/** `work`, or a rejection with the signal's reason as soon as `signal` aborts. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}

@@ -300,6 +300,44 @@ describe('cached embedder', () => {
     expect(await cached.embed(['tea'])).toEqual(await waiting);
   });
 
+  it('lets a waiting caller see a shared embedding fail while it still waits for its own texts, without an unhandled rejection', async () => {
+    let failShared: (error: Error) => void = () => undefined;
+    let releaseOwn: () => void = () => undefined;
+    const inner = createTestEmbedder();
+    const embedder: Embedder = {
+      id: inner.id,
+      dimension: inner.dimension,
+      embed: (texts) =>
+        new Promise((resolve, reject) => {
+          if (texts.includes('tea')) failShared = reject;
+          else releaseOwn = () => resolve(inner.embed(texts));
+        }),
+    };
+    const cached = createCachedEmbedder(embedder);
+    const starter = cached.embed(['tea']);
+    const waiter = cached.embed(['coffee', 'tea']);
+    await Promise.resolve();
+    // The shared text fails while the waiter still waits for "coffee": nothing listens to that copy yet.
+    failShared(new Error('request timed out'));
+    await expect(starter).rejects.toThrow('request timed out');
+    // A turn of the event loop: Node would flag an unhandled rejection here (vitest fails the run).
+    await new Promise((resolve) => setImmediate(resolve));
+    releaseOwn();
+    await expect(waiter).rejects.toThrow('request timed out');
+  });
+
+  it("ends a waiting caller's wait on a shared embedding as soon as its own signal aborts", async () => {
+    const { embedder, release } = gatedEmbedder();
+    const cached = createCachedEmbedder(embedder);
+    const starter = cached.embed(['tea']);
+    const controller = new AbortController();
+    const waiter = cached.embed(['tea'], { signal: controller.signal });
+    controller.abort(new Error('the user left'));
+    await expect(waiter).rejects.toThrow('the user left');
+    release();
+    expect(await starter).toEqual(await createTestEmbedder().embed(['tea']));
+  });
+
   it('lets a memory add go on when another add of the same text is aborted', async () => {
     const { embedder, release } = gatedEmbedder();
     const cached = createCachedEmbedder(embedder);

@@ -1,5 +1,12 @@
-/** How deep metadata may nest. Deeper data is refused, so no walk over it (ours, JSON's) can overflow the stack. */
+/** How deep metadata given to `Memory` may nest. Deeper data is refused, so no walk over it (ours, JSON's) can overflow the stack. */
 export const MAX_DATA_DEPTH = 64;
+
+/**
+ * How deep a store lets metadata nest: far past MAX_DATA_DEPTH, only a guard for the stack. Core nests
+ * given metadata deeper itself (long-term compression keeps an absorbed memory's metadata three levels
+ * down), and memories stored before the facade checked depth may hold more: a store must still write them.
+ */
+export const MAX_STORED_DATA_DEPTH = 1000;
 
 /** Where a value is not JSON data, and why. */
 export interface DataProblem {
@@ -14,12 +21,12 @@ export interface DataProblem {
  * Markdown write metadata as JSON text, Qdrant sends it as JSON; only the in-memory store could keep more).
  * JSON data is null, booleans, strings, finite numbers, arrays of JSON data (no empty slot, no `undefined`)
  * and plain objects (of `Object.prototype` or none) whose values are JSON data, nested at most
- * MAX_DATA_DEPTH levels, without a cycle. A property whose value is `undefined` counts as absent, as JSON
+ * `maxDepth` (MAX_DATA_DEPTH) levels, without a cycle. A property whose value is `undefined` counts as absent, as JSON
  * and core's options take it. `dates: true` lets a valid Date through (for a caller that turns it into its
  * ISO 8601 text, as JSON does); otherwise a Date is refused like any other object of a class.
  */
-export function jsonDataProblem(value: unknown, options: { dates?: boolean } = {}): DataProblem | undefined {
-  return problemIn(value, [], new Set(), options.dates === true);
+export function jsonDataProblem(value: unknown, options: { dates?: boolean; maxDepth?: number } = {}): DataProblem | undefined {
+  return problemIn(value, [], new Set(), options.dates === true, options.maxDepth ?? MAX_DATA_DEPTH);
 }
 
 /** A path as a message shows it: `metadata.a.list[2]`. */
@@ -27,7 +34,7 @@ export function dataPath(root: string, path: readonly (string | number)[]): stri
   return path.reduce<string>((shown, step) => (typeof step === 'number' ? `${shown}[${step}]` : `${shown}.${step}`), root);
 }
 
-function problemIn(value: unknown, path: (string | number)[], ancestors: Set<object>, dates: boolean): DataProblem | undefined {
+function problemIn(value: unknown, path: (string | number)[], ancestors: Set<object>, dates: boolean, maxDepth: number): DataProblem | undefined {
   const refuse = (problem: string): DataProblem => ({ path: [...path], problem });
   switch (typeof value) {
     case 'string':
@@ -46,7 +53,7 @@ function problemIn(value: unknown, path: (string | number)[], ancestors: Set<obj
   if (value === null) return undefined;
   const object = value as object;
   if (ancestors.has(object)) return refuse('refers back to an object that holds it (a cycle), which JSON cannot hold');
-  if (path.length >= MAX_DATA_DEPTH) return refuse(`nests deeper than ${MAX_DATA_DEPTH} levels`);
+  if (path.length >= maxDepth) return refuse(`nests deeper than ${maxDepth} levels`);
   if (object instanceof Date) {
     if (!dates) return refuse('is a Date, which JSON would store as text: give its toISOString() instead');
     return Number.isNaN(object.getTime()) ? refuse('is an invalid Date, which JSON would store as null') : undefined;
@@ -62,14 +69,14 @@ function problemIn(value: unknown, path: (string | number)[], ancestors: Set<obj
       const array = object as unknown[];
       for (let index = 0; index < array.length; index++) {
         if (!(index in array)) return { path: [...path, index], problem: 'is an empty slot of an array, which JSON would store as null' };
-        const problem = problemIn(array[index], [...path, index], ancestors, dates);
+        const problem = problemIn(array[index], [...path, index], ancestors, dates, maxDepth);
         if (problem) return problem;
       }
       return undefined;
     }
     for (const [key, child] of Object.entries(object)) {
       if (child === undefined) continue;
-      const problem = problemIn(child, [...path, key], ancestors, dates);
+      const problem = problemIn(child, [...path, key], ancestors, dates, maxDepth);
       if (problem) return problem;
     }
     return undefined;

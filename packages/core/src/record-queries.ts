@@ -3,7 +3,7 @@ import { MemloomError } from './errors.js';
 import { inScope, matchesFilter } from './scope.js';
 import type { TextIndex } from './text/bm25.js';
 import type { MemoryFilter, MemoryRecord, Scope, ScoredMemory } from './types.js';
-import { dataPath, jsonDataProblem, type DataProblem } from './json-data.js';
+import { dataPath, jsonDataProblem, MAX_STORED_DATA_DEPTH, type DataProblem } from './json-data.js';
 import { isIsoTime } from './time-text.js';
 import { isZeroVector } from './vector.js';
 import { hasLoneSurrogate, wellFormed } from './well-formed.js';
@@ -119,7 +119,7 @@ export function assertUsableVector(vector: unknown, what: string, backend: strin
 export function assertRecordMetadata(memory: Pick<MemoryRecord, 'id' | 'metadata'>, backend: string): void {
   const metadata: unknown = memory.metadata;
   const problem: DataProblem | undefined =
-    typeof metadata !== 'object' || metadata === null || Array.isArray(metadata) ? { path: [], problem: 'must be an object' } : jsonDataProblem(metadata);
+    typeof metadata !== 'object' || metadata === null || Array.isArray(metadata) ? { path: [], problem: 'must be an object' } : jsonDataProblem(metadata, { maxDepth: MAX_STORED_DATA_DEPTH });
   if (!problem) return;
   const field = dataPath('metadata', problem.path);
   throw new MemloomError({

@@ -564,6 +564,29 @@ describe('manual edits, deletes and rendering', () => {
     expect((await memory.get(added.memory.id))?.revision).toBe(1);
   });
 
+  it('still edits and maintains a memory whose stored metadata nests deeper than the 64 levels an add takes (written before that check, or nested by core itself)', async () => {
+    const { memory, store, clock } = rig();
+    const deep = (levels: number) => {
+      const root: Record<string, unknown> = {};
+      let level = root;
+      for (let depth = 0; depth < levels; depth++) level = (level.next = {}) as Record<string, unknown>;
+      return root;
+    };
+    const added = await memory.add('I like tea', { scope: { userId: 'a' } });
+    const other = await memory.add('My sister lives in Porto', { scope: { userId: 'a' } });
+    const stored = (await store.get(added.memory.id)) as MemoryRecord;
+    const vector = (await store.getVector(added.memory.id)) as number[];
+    const after = { ...stored, metadata: deep(70), revision: 2 };
+    await store.apply([{ op: 'put', memory: after, vector, expectedRevision: 1, version: { memoryId: stored.id, version: 2, at: stored.updatedAt, trigger: 'manual_edit', action: 'edit', reason: 'written by an older version', before: stored, after } }]);
+    expect((await memory.update(added.memory.id, { tags: ['drinks'] })).revision).toBe(3);
+    clock.advance(10 * DAY);
+    expect(await memory.maintain()).toMatchObject({ compressed: 2, deleted: 0 });
+    expect((await memory.get(other.memory.id))?.level).toBe('summary');
+    // A store still refuses what would overflow a walk over it.
+    const error = await errorOf(store.apply([{ op: 'put', memory: { ...after, metadata: deep(1001), revision: 4 }, vector, expectedRevision: 3, version: { memoryId: stored.id, version: 4, at: stored.updatedAt, trigger: 'manual_edit', action: 'edit', reason: 'too deep', before: after, after: { ...after, revision: 4 } } }]));
+    expect(error.message).toMatch(/nests deeper than 1000 levels/);
+  });
+
   it('keeps metadata as JSON gives it back, the same in every store: a Date as its ISO text, undefined properties left out, a copy of what was given', async () => {
     const { memory, store } = rig();
     const when = new Date('2024-05-01T09:00:00.000Z');

@@ -9,7 +9,7 @@ import {
   type PutOperation,
   type SearchOperation,
 } from '@langchain/langgraph';
-import { MemloomError, validateScope, type Memory, type MemoryCategory, type MemoryFilter, type MemoryRecord, type MemoryVersion, type Scope } from '@memloom/core';
+import { dataPath, jsonDataProblem, MAX_DATA_DEPTH, MemloomError, validateScope, type Memory, type MemoryCategory, type MemoryFilter, type MemoryRecord, type MemoryVersion, type Scope } from '@memloom/core';
 import { unlessGone } from './errors.js';
 import { textsAtPath } from './json-path.js';
 
@@ -168,6 +168,13 @@ export class MemloomStore extends BaseStore {
     checkNamespace(operation.namespace, { allowEmpty: false, allowReservedRoot: true });
     checkKey(operation.key);
     const value = operation.value === null ? null : jsonCopy(operation.value);
+    // The value is kept one level down in the memory's metadata (`lgValue`), which memloom lets nest MAX_DATA_DEPTH levels.
+    const problem = value === null ? undefined : jsonDataProblem(value, { maxDepth: MAX_DATA_DEPTH - 1 });
+    if (problem) throw invalid(`an item value: ${dataPath('value', problem.path)} ${problem.problem}`);
+    const { index } = operation;
+    if (index !== undefined && index !== false && !(Array.isArray(index) && index.every((path) => typeof path === 'string'))) {
+      throw invalid('an item index must be false or a list of field paths (strings)');
+    }
     this.scopeOf(operation.namespace);
     return { ...operation, value };
   }

@@ -247,6 +247,12 @@ describe('MemloomStore: put and get', () => {
   });
 
   it('checks every operation of a batch before it runs any: one refused operation writes nothing', async () => {
+    const deepValue = (levels: number) => {
+      const root: Record<string, unknown> = {};
+      let level = root;
+      for (let depth = 0; depth < levels; depth++) level = (level.a = {}) as Record<string, unknown>;
+      return root;
+    };
     const { store, memory } = storeRig();
     await store.put(['alice'], 'kept', { n: 0 });
     const valid = [
@@ -265,10 +271,14 @@ describe('MemloomStore: put and get', () => {
       [{ namespacePrefix: ['alice'], limit: -1 }, 'INVALID_INPUT'],
       [{ namespacePrefix: ['tab\there'] }, 'INVALID_SCOPE'],
       [{ matchConditions: [{ matchType: 'prefix', path: ['a.b'] }] }, 'INVALID_INPUT'],
+      // What memloom itself would refuse at the add: a value nesting past its metadata's 64 levels, an index that is no list.
+      [{ namespace: ['alice'], key: 'k', value: deepValue(70) }, 'INVALID_INPUT'],
+      [{ namespace: ['alice'], key: 'k', value: { n: 2 }, index: 'text' }, 'INVALID_INPUT'],
     ];
     for (const [index, [operation, code]] of refused.entries()) {
       const error = await errorOf(store.batch([...valid, operation] as never));
       expect(error.code, `refused operation ${index}`).toBe(code);
+      if (code === 'INVALID_INPUT') expect(error.backend, `refused operation ${index}`).toBe('langgraph-store');
       expect(await store.get(['alice'], 'k'), `refused operation ${index}`).toBeNull();
       expect((await store.get(['alice'], 'kept'))?.value).toEqual({ n: 0 });
       expect(await memory.count()).toBe(1);

@@ -38,6 +38,8 @@ export function parseEmbedderConfig(config: EmbedderConfig, source: string): Emb
     case 'default':
     case 'lexical':
     case 'use-lite':
+      // Options come as an object ({ "type": "lexical", "wordDimension": 512 }): text after the colon would be dropped unread.
+      if (rest) throw invalidConfig(source, 'embedder', `"${type}" takes nothing after a colon (got "${rest}"); give options as an object: { "type": "${type}", … }`);
       return { type };
     case 'transformers':
       return rest ? { type, model: rest } : { type };

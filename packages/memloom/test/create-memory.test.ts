@@ -409,6 +409,12 @@ describe('configuration errors name the field and where it came from', () => {
     const embedder = await errorOf(createMemory({ cwd, env: {} }));
     expect(embedder.code).toBe('INVALID_CONFIG');
     expect(embedder.message).toMatch(/memloom\.config\.json: embedder: lexical embedder: /);
+    // Text after the colon of a named embedder would be dropped unread (MEMLOOM_EMBEDDER, the CLI's --embedder).
+    for (const given of ['lexical:wordDimension=64', 'default:cacheEntries=5', 'use-lite:batchSize=3']) {
+      const error = await errorOf(createMemory({ cwd: mkdtempSync(join(tmpdir(), 'memloom-suffix-')), env: { MEMLOOM_EMBEDDER: given, MEMLOOM_STORE: 'memory:' } }));
+      expect(error.code, given).toBe('INVALID_CONFIG');
+      expect(error.message, given).toMatch(/MEMLOOM_EMBEDDER: embedder: ".+" takes nothing after a colon/);
+    }
   });
 
   it('a store package that is not installed names the package to install', async () => {

@@ -91,13 +91,13 @@ export function createFailingStore(): MemoryStore & { failing: boolean; calls: n
   }) as MemoryStore & { failing: boolean; calls: number };
 }
 
-/** A memloom Memory over the in-memory store, the test embedder and a fake clock. */
 /** What LangChain's adapter keeps in a memory it shares with LlamaIndex: a chat-history line and a LangGraph store item (`system` records). */
 export async function addSystemRecords(memory: Memory): Promise<void> {
   await memory.add('user: my password is hunter2', { scope: { userId: 'alice', sessionId: 's1' }, category: 'system', tags: ['chat-message'], merge: false });
   await memory.add('{"text":"green tea"}', { scope: { userId: 'alice' }, category: 'system', tags: ['langgraph-item'], merge: false });
 }
 
+/** A memloom Memory over the in-memory store, the test embedder and a fake clock. */
 export function setupMemory(options: { store?: MemoryStore; clock?: FakeClock; neverMerge?: boolean; freshness?: boolean } = {}) {
   const clock = options.clock ?? createFakeClock('2025-03-01T09:00:00.000Z');
   const store = options.store ?? createInMemoryStore();

@@ -74,15 +74,14 @@ const EMBED_BATCH = 64;
 export const HAND_DELETE_GRACE_MS = 10_000;
 
 /**
- * Whether a scope has hand deletions that a look would settle now: one has waited HAND_DELETE_GRACE_MS or was
- * first seen after now (the clock was set back: the look counts it as seen now, see settleDeletions), and no
+ * Whether a scope has hand deletions that a look would settle now: one has waited HAND_DELETE_GRACE_MS, and no
  * file of the scope is unreadable (such deletions wait until the file is fixed, a change that a look sees anyway:
  * the block may be in it). So reads do not take the lock for deletions that cannot go yet.
  */
 export function deletionsDue(state: ScopeState, nowMs: number): boolean {
   if (state.deletions.size === 0) return false;
   if ([...state.files.values()].some((layout) => layout.problems.length > 0)) return false;
-  return [...state.deletions.values()].some((atMs) => atMs > nowMs || nowMs - atMs >= HAND_DELETE_GRACE_MS);
+  return [...state.deletions.values()].some((atMs) => nowMs - atMs >= HAND_DELETE_GRACE_MS);
 }
 
 /** Options of one look at the files. */
@@ -358,14 +357,12 @@ export class Reconciler {
   /**
    * Pending hand deletions of the scopes looked at: a memory whose block is back (anywhere) keeps its history
    * and vector; one still gone HAND_DELETE_GRACE_MS after its deletion was first seen loses them. A scope with
-   * a file that cannot be read waits: the block may be in it. A deletion first seen after now (the clock was set
-   * back) counts as seen now, so that a clock going back never makes a wait longer than HAND_DELETE_GRACE_MS.
+   * a file that cannot be read waits: the block may be in it.
    */
   private settleDeletions(plan: Plan, pending: PendingScope[], seen: Set<string>, brokenScopes: Set<string>, nowMs: number): void {
     for (const { state } of pending) {
       for (const [id, atMs] of plan.pendingDeletions(state)) {
         if (plan.entry(id)) plan.noteDeletion(state, id, null);
-        else if (atMs > nowMs) plan.noteDeletion(state, id, nowMs);
         else if (!brokenScopes.has(state.key) && !seen.has(id) && nowMs - atMs >= HAND_DELETE_GRACE_MS) plan.forget(state, id);
       }
     }

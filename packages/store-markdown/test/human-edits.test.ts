@@ -705,23 +705,23 @@ describe('a file a look catches while an editor saves it in place (truncated, th
     expect(await store.getVector('kept')).toEqual(new Array(16).fill(0.25));
   });
 
-  it('counts a deletion by hand first seen after now (the clock set back) as seen now: the wait stays HAND_DELETE_GRACE_MS', async () => {
+  it('never ends the wait early when a clock is behind the one that first saw the deletion (a clock set back, another machine): it waits until that time + HAND_DELETE_GRACE_MS', async () => {
     const { store, memory, file, clock } = await rig();
     const doomed = await memory.add('Zanzibar is the password hint.', { scope });
     const text = await readFile(file, 'utf8');
     await writeFile(file, text.slice(0, text.indexOf('## ')));
     expect((await store.sync()).deleted).toEqual([doomed.memory.id]);
+    const seenAt = clock.iso();
     const historyFile = path.join(store.directoryFor(scope), '.history', `${doomed.memory.id}.jsonl`);
     const pending = path.join(store.directoryFor(scope), '.index', 'deleted.log');
 
-    // The clock goes back an hour: the deletion counts as first seen now, and the file says so (for other processes).
-    clock.advance(-60 * 60_000);
+    // The clock goes back a minute: the time first seen stays, and the wait goes on until it is past.
+    clock.advance(-60_000);
+    clock.advance(HAND_DELETE_GRACE_MS);
     await store.count({});
-    expect(await readFile(pending, 'utf8')).toBe(`${JSON.stringify([doomed.memory.id, clock.iso()])}\n`);
-    clock.advance(HAND_DELETE_GRACE_MS - 1);
-    await store.count({});
-    expect([existsSync(historyFile), existsSync(pending)]).toEqual([true, true]);
-    clock.advance(1);
+    expect(await readFile(pending, 'utf8')).toBe(`${JSON.stringify([doomed.memory.id, seenAt])}\n`);
+    expect(existsSync(historyFile)).toBe(true);
+    clock.advance(60_000);
     await store.count({});
     expect([existsSync(historyFile), existsSync(pending)]).toEqual([false, false]);
   });

@@ -44,7 +44,7 @@ const timestamp = z.union([z.date(), z.string().min(1), z.number().finite()]);
 const stringList = z.array(z.string().min(1).max(512).transform(wellFormed));
 /**
  * Metadata is JSON data, what every store keeps exactly (`jsonDataProblem`): anything else is refused, naming
- * the path of the bad value (`metadata.a.list[2]: is a Map, …`). Converted on purpose, as JSON would: a Date
+ * the path of the bad value (`metadata.a.list.2: is a Map, …`, as option errors write paths; stores write `metadata.a.list[2]`). Converted on purpose, as JSON would: a Date
  * becomes its ISO 8601 text and a property holding undefined is left out, so every store gives back the same.
  */
 const metadataSchema = z

@@ -614,6 +614,12 @@ describe('MemloomStore: search', () => {
 });
 
 describe('MemloomStore: search with a query past the 1,000 items memloom’s search ranks', () => {
+  /**
+   * Writing 1,100 items and ranking them all takes a few seconds, more on a loaded machine (a clean
+   * clone runs every package's tests at once): past vitest's 5 s default, which counts the first
+   * test's share of the writing.
+   */
+  const CROWDED_TIMEOUT_MS = 60_000;
   /** 1,100 ranked items: 1,095 documents about topics and 5 notes about a volcano (written first); and 2 unindexed volcano notes. Searches only read it. */
   let shared: Promise<ReturnType<typeof storeRig>> | undefined;
   const crowded = () => (shared ??= fill());
@@ -640,7 +646,7 @@ describe('MemloomStore: search with a query past the 1,000 items memloom’s sea
       { key: 'u1', score: undefined },
       { key: 'u0', score: undefined },
     ]);
-  });
+  }, CROWDED_TIMEOUT_MS);
 
   it('refuses, with NOT_SUPPORTED, a page that reaches items ranked below the 1,000 best, instead of a short answer', async () => {
     const { store } = await crowded();
@@ -662,7 +668,7 @@ describe('MemloomStore: search with a query past the 1,000 items memloom’s sea
     expect(await store.search(['alice'], { query: 'document topic', offset: 2000 })).toEqual([]);
     // Without a query, every item is read.
     expect(keysOf(await store.search(['alice'], { filter: { volcano: true } })).sort()).toEqual(['u0', 'u1', 'v0', 'v1', 'v2', 'v3', 'v4']);
-  });
+  }, CROWDED_TIMEOUT_MS);
 });
 
 describe('MemloomStore: listNamespaces', () => {

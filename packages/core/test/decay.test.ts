@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decayConfigSchema, decayedWeight, levelForAge, planMaintenance, type MemoryRecord } from '../src/index.js';
+import { currentValues, daysBetween, decayConfigSchema, decayedWeight, levelForAge, planMaintenance, type MemoryRecord } from '../src/index.js';
 
 const config = decayConfigSchema.parse({});
 const DAY = 24 * 60 * 60 * 1000;
@@ -168,5 +168,24 @@ describe('seed 002 category rules', () => {
     const custom = decayConfigSchema.parse({ episode: { deleteAfterDays: 30 }, fact: { factor: 0.5, deleteBelowImportance: 0.1 } });
     expect(planMaintenance(memory({ category: 'episode' }), start + 20 * DAY, custom).kind).toBe('update');
     expect(planMaintenance(memory(), start + 7 * DAY, custom).importance).toBe(0.5);
+  });
+});
+
+describe('currentValues: the weight and importance the decay rules give a memory now', () => {
+  it('decays a fact by its age, and leaves what never decays (system, core, importance >= 3) as stored', () => {
+    const old = start + 100 * DAY;
+    expect(currentValues(memory(), old, config).weight).toBeCloseTo(0.5, 3);
+    for (const overrides of [{ category: 'core' as const }, { category: 'system' as const }, { importance: 3, baseImportance: 3 }]) {
+      expect(currentValues(memory({ ...overrides, weight: 0.8, baseWeight: 0.8 }), old, config), JSON.stringify(overrides)).toEqual({
+        weight: 0.8,
+        importance: overrides.importance ?? 1,
+      });
+    }
+  });
+
+  it('counts a memory dated ahead of the clock (up to a day is taken) as age 0: its weight and importance never grow past the stored ones', () => {
+    expect(daysBetween(new Date(start + 12 * 60 * 60 * 1000).toISOString(), start)).toBe(0);
+    const ahead = memory({ updatedAt: new Date(start + 12 * 60 * 60 * 1000).toISOString(), weight: 0.6, baseWeight: 0.6, importance: 0.9, baseImportance: 0.9 });
+    expect(currentValues(ahead, start, config)).toEqual({ weight: 0.6, importance: 0.9 });
   });
 });

@@ -307,6 +307,11 @@ describe('extraction: operations from the model', () => {
     state.answer = `[BOOST:${fact.memory.id}]`;
     const report = await pipeline.extract({ scope: alice, user: 'Dinner ideas?', assistant: 'A vegetarian curry?', retrieved: [fact.memory] });
     expect(report.dueForReview).toEqual([fact.memory.id]);
+    // Already past the threshold (its review was asked when it crossed): a further boost asks nothing.
+    state.answer = `[BOOST:${fact.memory.id}]`;
+    const again = await pipeline.extract({ scope: alice, user: 'Lunch ideas?', assistant: 'A lentil salad?', retrieved: [(await memory.get(fact.memory.id))!] });
+    expect(again.applied).toMatchObject([{ kind: 'boost', id: fact.memory.id }]);
+    expect(again.dueForReview).toEqual([]);
   });
 });
 

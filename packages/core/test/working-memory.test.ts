@@ -65,6 +65,8 @@ describe('seed 003 working-memory reminders', () => {
     expect([1, 2, 3].map(() => tracker.checkRound(status()).remind)).toEqual([false, false, true]);
     const disabled = new WorkingMemoryTracker(workingMemoryConfigFromEnv({ WM_ENABLE_REMINDER: 'false' }));
     for (let round = 0; round < 10; round++) expect(disabled.checkRound(status(99)).remind).toBe(false);
+    for (const off of ['0', 'false', 'no', 'off', 'OFF']) expect(workingMemoryConfigFromEnv({ WM_ENABLE_REMINDER: off }).enabled, off).toBe(false);
+    for (const on of ['1', 'true', 'yes', 'on']) expect(workingMemoryConfigFromEnv({ WM_ENABLE_REMINDER: on }).enabled, on).toBe(true);
     expect(() => workingMemoryConfigFromEnv({ WM_MAX_ROUNDS: 'many' })).toThrow(/WM_MAX_ROUNDS/);
     expect(() => new WorkingMemoryTracker({ maxRounds: 0 })).toThrow(/maxRounds/);
   });

@@ -40,6 +40,25 @@ export function crudCases(context: StoreContext & { replace(store: import('@meml
       expect(vector?.[0]).toBeCloseTo(1, 5);
     });
 
+    it('hands out copies: changing a record it gave back, or the one it was given, changes nothing stored', async () => {
+      const given = record({ content: 'kept as written', tags: ['a'], metadata: { nested: { n: 1 } }, scope: { userId: 'alice' } });
+      const expected = structuredClone(given);
+      await context.store.apply([create(given, axis(0))]);
+      given.tags.push('changed by the caller');
+      (given.metadata.nested as { n: number }).n = 2;
+      const reads = [await context.store.get(given.id), (await context.store.getMany([given.id]))[0], (await context.store.list({}))[0]];
+      for (const read of reads) {
+        expect(read).toEqual(expected);
+        const copy = read as MemoryRecord;
+        copy.content = 'changed after reading';
+        copy.tags.push('changed after reading');
+        (copy.metadata.nested as { n: number }).n = 3;
+        copy.scope.userId = 'mallory';
+      }
+      expect(await context.store.get(given.id)).toEqual(expected);
+      expect(await context.store.count({ scope: { userId: 'alice' } })).toBe(1);
+    });
+
     it('returns undefined for an unknown id and skips it in getMany, keeping the order asked', async () => {
       const first = record();
       const second = record();

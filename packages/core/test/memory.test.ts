@@ -130,6 +130,12 @@ describe('add', () => {
     expect(again.decision.strategy).toBe('merge_update');
     expect(await memory.count({ scope: { userId: 'alice' } })).toBe(2);
     expect(await memory.count()).toBe(3);
+    // A user's memory never merges into one of their sessions (a wider scope finds those in a search, not in the merge lookup).
+    const carolSession = await memory.add('I love hiking', { scope: { userId: 'carol', sessionId: 's1' } });
+    const carol = await memory.add('I love hiking', { scope: { userId: 'carol' } });
+    expect(carol.decision.strategy).toBe('create_new');
+    expect(carol.memory.id).not.toBe(carolSession.memory.id);
+    expect(carol.memory.scope).toEqual({ userId: 'carol' });
   });
 
   it('keeps provenance through merges and records the trigger', async () => {

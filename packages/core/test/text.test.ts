@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compressDeterministic, fitLines, hasLoneSurrogate, keywords, mergeDeterministic, pairSafeEnd, porterStem, TextIndex, tokenize } from '../src/index.js';
+import { compressDeterministic, createMemory, fitLines, hasLoneSurrogate, keywords, mergeDeterministic, pairSafeEnd, porterStem, TextIndex, tokenize } from '../src/index.js';
+import { createFakeClock, createInMemoryStore, createTestEmbedder } from '../src/testing/index.js';
 
 describe('tokenize', () => {
   it('lowercases, drops stopwords and possessives, and stems English', () => {
@@ -174,5 +175,22 @@ describe('longestFitting', () => {
     expect(longestFitting(10, () => true)).toBe(10);
     expect(longestFitting(10, () => false)).toBe(0);
     expect(longestFitting(0, () => true)).toBe(0);
+  });
+});
+
+describe("the in-memory store's text index", () => {
+  it('forgets deleted memories: a text search scores as in a store that never held them', async () => {
+    const kept = 'I drink coffee every morning';
+    const build = async (extra: string[]) => {
+      const memory = createMemory({ store: createInMemoryStore(), embedder: createTestEmbedder(), clock: createFakeClock('2024-05-01T09:00:00.000Z') });
+      const ids = [];
+      for (const text of [kept, ...extra]) ids.push((await memory.add(text, { scope: { userId: 'a' }, merge: false })).memory.id);
+      for (const id of ids.slice(1)) await memory.delete(id);
+      return memory.store.textSearch!({ text: 'coffee', limit: 5 });
+    };
+    const afterDeletes = await build(['Tea, not coffee, for me', 'My sister sells garden tools', 'We met at the bakery', 'The train was late again']);
+    const fresh = await build([]);
+    expect(afterDeletes.map((hit) => hit.memory.content)).toEqual([kept]);
+    expect(afterDeletes[0]?.score).toBeCloseTo(fresh[0]?.score as number, 9);
   });
 });

@@ -244,6 +244,8 @@ export function createCachedEmbedder(embedder: Embedder, options: CachedEmbedder
     const vectors = await Promise.all(results);
     const again = texts.filter((_, index) => vectors[index] === undefined);
     if (again.length > 0) {
+      // Counted as hits while they waited; the second lookup counts them again, as what it finds.
+      hits -= again.length;
       const redone = await embed(again, embedOptions);
       let next = 0;
       vectors.forEach((vector, index) => {

@@ -298,6 +298,8 @@ describe('cached embedder', () => {
     // Embedded again for the waiting caller, without the aborted caller's signal.
     expect(inner.calls).toEqual([['tea']]);
     expect(await cached.embed(['tea'])).toEqual(await waiting);
+    // Five lookups: 'tea' and 'coffee' missed, 'coffee' shared, 'tea' shared then missed again, 'tea' found.
+    expect(cached.stats()).toMatchObject({ hits: 2, misses: 3 });
   });
 
   it('lets a waiting caller see a shared embedding fail while it still waits for its own texts, without an unhandled rejection', async () => {

@@ -18,6 +18,19 @@ export function pairSafeEnd(text: string, end: number): number {
 }
 
 /**
+ * The last `max` characters of `text` (all of a shorter one), never starting on the second half of a
+ * UTF-16 pair (an emoji cut through its middle): such a cut starts one character later.
+ */
+export function lastCharacters(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const start = text.length - max;
+  const first = text.charCodeAt(start);
+  const before = text.charCodeAt(start - 1);
+  const inPair = first >= 0xdc00 && first <= 0xdfff && before >= 0xd800 && before <= 0xdbff;
+  return text.slice(inPair ? start + 1 : start);
+}
+
+/**
  * `text` with each lone half of a UTF-16 pair replaced by U+FFFD, as UTF-8 would show it: what
  * every store can keep as given (Qdrant's server refuses such JSON; SQLite and files turn it into
  * U+FFFD on the way).

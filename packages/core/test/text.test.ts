@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compressDeterministic, createMemory, fitLines, hasLoneSurrogate, keywords, mergeDeterministic, pairSafeEnd, porterStem, TextIndex, tokenize } from '../src/index.js';
+import { compressDeterministic, createMemory, fitLines, lastCharacters, hasLoneSurrogate, keywords, mergeDeterministic, pairSafeEnd, porterStem, TextIndex, tokenize } from '../src/index.js';
 import { createFakeClock, createInMemoryStore, createTestEmbedder } from '../src/testing/index.js';
 
 describe('tokenize', () => {
@@ -192,5 +192,19 @@ describe("the in-memory store's text index", () => {
     const fresh = await build([]);
     expect(afterDeletes.map((hit) => hit.memory.content)).toEqual([kept]);
     expect(afterDeletes[0]?.score).toBeCloseTo(fresh[0]?.score as number, 9);
+  });
+});
+
+describe('lastCharacters', () => {
+  it('keeps the last max characters, never starting on the second half of a UTF-16 pair', () => {
+    expect(lastCharacters('short', 10)).toBe('short');
+    expect(lastCharacters('abcdef', 3)).toBe('def');
+    // "🎉" is two halves: a cut through it starts after it.
+    expect(lastCharacters('a🎉bc', 3)).toBe('bc');
+    expect(lastCharacters('a🎉bc', 4)).toBe('🎉bc');
+    // A lone first half before the cut is no pair: nothing more is dropped.
+    expect(lastCharacters('a\uD83Dbc', 2)).toBe('bc');
+    expect(lastCharacters('\uDC00bc', 3)).toBe('\uDC00bc');
+    expect(lastCharacters('x\uDC00bc', 3)).toBe('\uDC00bc');
   });
 });

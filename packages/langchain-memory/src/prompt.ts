@@ -1,4 +1,4 @@
-import { escapeFence, estimateTokens, fitLines, longestFitting, matchesFilter, pairSafeEnd, renderContextBlock, type Memory, type MemoryFilter, type MemoryRecord, type Policy, type Scope } from '@memloom/core';
+import { escapeFence, estimateTokens, fitLines, lastCharacters, longestFitting, matchesFilter, pairSafeEnd, renderContextBlock, type Memory, type MemoryFilter, type MemoryRecord, type Policy, type Scope } from '@memloom/core';
 import type { TokenCounter } from './tokens.js';
 import { DAILY_NOTE_TAG } from './tools.js';
 
@@ -46,7 +46,8 @@ export async function buildMemoryPrompt(memory: Memory, input: MemoryPromptInput
 
   const countTokens = input.countTokens ?? estimateTokens;
   if (input.query !== '') {
-    const query = lastCharacters(input.query, memory.config.limits.maxContentLength);
+    // A message longer than the memory takes as a query still finds memories, by its latest words.
+    const query = lastCharacters(input.query, memory.config.limits.maxContentLength).trim();
     const results = await memory.search(query, { scope: input.scope, limit: input.policy.retrieve_limit, filter: input.filter, ...(input.signal ? { signal: input.signal } : {}) });
     const candidates = results.map((result) => result.memory).filter((record) => !input.exclude?.has(record.id));
     const seen = new Set(candidates.map((record) => record.id));
@@ -125,16 +126,4 @@ function cutToFit(record: MemoryRecord, fits: (record: MemoryRecord) => boolean)
   const withLength = (length: number): MemoryRecord => ({ ...record, content: `${record.content.slice(0, pairSafeEnd(record.content, length)).trimEnd()}…` });
   const length = longestFitting(record.content.length, (length) => fits(withLength(length)));
   return length > 0 ? withLength(length) : undefined;
-}
-
-/**
- * The last `max` characters of a query (the whole of a shorter one), never starting on the second
- * half of a UTF-16 pair: a message longer than the memory takes as a query still finds memories,
- * by its latest words.
- */
-function lastCharacters(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const start = text.length - max;
-  // pairSafeEnd moves a cut back off the first half of a pair; a start moves forward past it instead.
-  return text.slice(pairSafeEnd(text, start) === start ? start : start + 1).trim();
 }

@@ -2,6 +2,7 @@ import type { LLM } from '@llamaindex/core/llms';
 import { BaseMemoryBlock, type MemoryMessage } from '@llamaindex/core/memory';
 import {
   createMemoryPipeline,
+  lastCharacters,
   MemloomError,
   renderContextBlock,
   type Logger,
@@ -298,7 +299,7 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
       .map((message) => messageText(message))
       .join('\n');
     const max = this.memory.config.limits.maxContentLength;
-    return text.length > max ? text.slice(-max).trim() : text;
+    return text.length > max ? lastCharacters(text, max).trim() : text;
   }
 
   /** The `<memories>` block, dropping the lowest-ranked memories until it fits the token limit. */

@@ -1,5 +1,5 @@
 import type { MemoryMessage } from '@llamaindex/core/memory';
-import { MemloomError, type AfterTurnReport, type Memory, type MemoryFilter, type MemoryPipeline, type Scope } from '@memloom/core';
+import { lastCharacters, MemloomError, type AfterTurnReport, type Memory, type MemoryFilter, type MemoryPipeline, type Scope } from '@memloom/core';
 import { isUserTurn, messageText } from './messages.js';
 
 export interface RecordOptions {
@@ -70,7 +70,7 @@ export async function recordMessages(memory: Memory, messages: readonly MemoryMe
     const reply = turn.messages.filter((message) => message.role === 'assistant' && messageText(message) !== '');
     const lastReply = reply.at(-1);
     try {
-      const retrieved = await memory.search(userText.length > maxLength ? userText.slice(-maxLength) : userText, {
+      const retrieved = await memory.search(lastCharacters(userText, maxLength), {
         scope: options.scope,
         limit: options.retrieval.limit,
         minScore: options.retrieval.minScore,

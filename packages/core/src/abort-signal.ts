@@ -21,3 +21,20 @@ export function checkedSignal(value: unknown, what: string): AbortSignal | undef
   if (value === undefined || isAbortSignal(value)) return value;
   throw new MemloomError({ code: 'INVALID_OPTIONS', message: `${what}: signal must be an AbortSignal, not ${value === null ? 'null' : typeof value}` });
 }
+
+/**
+ * `work`, or a rejection with the signal's reason as soon as `signal` aborts (at once when it
+ * already has): for a caller that must stop waiting on work it cannot stop itself (work shared
+ * with other callers, a model call that ignores its signal).
+ */
+export function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  // A signal without a reason (a polyfill) still rejects with an error.
+  const reason = () => signal.reason ?? new Error('aborted');
+  if (signal.aborted) return Promise.reject(reason());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(reason());
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}

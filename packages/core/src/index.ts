@@ -117,6 +117,7 @@ export { isIsoTime, isOnCalendar } from './time-text.js';
 export { toEpochMs, assertNotFuture } from './options.js';
 export { FUTURE_AT_TOLERANCE_MS, MAX_IMPORTANCE, MAX_TIMEOUT_MS } from './config.js';
 export { KeyedLock } from './keyed-lock.js';
+export { abortable } from './abort-signal.js';
 export { hasLoneSurrogate, lastCharacters, loneSurrogatePath, pairSafeEnd, wellFormed } from './well-formed.js';
 export { dataPath, jsonDataProblem, MAX_DATA_DEPTH, MAX_STORED_DATA_DEPTH } from './json-data.js';
 export type { DataProblem } from './json-data.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isMap } from 'node:util/types';
-import { assertValidVector, hasLoneSurrogate, MemloomError, type Embedder, type EmbedOptions } from '@memloom/core';
+import { abortable, assertValidVector, hasLoneSurrogate, MemloomError, type Embedder, type EmbedOptions } from '@memloom/core';
 import { assertKnownOptions, shown } from './known-options.js';
 import { assertTexts } from './lexical-embedder.js';
 
@@ -199,7 +199,7 @@ export function createCachedEmbedder(embedder: Embedder, options: CachedEmbedder
       if (shared.signal?.aborted && !signal?.aborted) return undefined;
       throw error;
     });
-    const result = signal ? untilAborted(waited, signal) : waited;
+    const result = abortable(waited, signal);
     result.catch(() => undefined);
     return result;
   }
@@ -301,14 +301,4 @@ function persistentKey(key: string): string {
   if (hasLoneSurrogate(key)) hash.update(Buffer.from([0xff])).update(key, 'utf16le');
   else hash.update(key, 'utf8');
   return hash.digest('base64url');
-}
-
-/** `work`, or a rejection with the signal's reason as soon as `signal` aborts. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }

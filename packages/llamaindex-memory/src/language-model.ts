@@ -1,6 +1,6 @@
 import type { ChatMessage, LLM } from '@llamaindex/core/llms';
 import { extractText } from '@llamaindex/core/utils';
-import { MemloomError, toMemloomError, type GenerateRequest, type LanguageModel } from '@memloom/core';
+import { abortable, MemloomError, toMemloomError, type GenerateRequest, type LanguageModel } from '@memloom/core';
 
 export interface FromLlamaIndexLLMOptions {
   /** Names the model in memloom's logs and errors. @default `llamaindex:<metadata.model>` */
@@ -51,23 +51,4 @@ export function fromLlamaIndexLLM(llm: LLM, options: FromLlamaIndexLLMOptions = 
 function modelName(llm: LLM): string {
   const model = (llm as { metadata?: { model?: unknown } }).metadata?.model;
   return typeof model === 'string' && model !== '' ? model : (llm.constructor?.name ?? 'llm');
-}
-
-/** Settle with the call, or reject as soon as the signal aborts. */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason ?? new Error('aborted'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }

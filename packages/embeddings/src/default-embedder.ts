@@ -1,7 +1,7 @@
 import { MemloomError, TOKENIZER_VERSION, type Embedder, type EmbedOptions } from '@memloom/core';
 import { createCachedEmbedder, isPersistentCache, type CachedEmbedder, type PersistentEmbeddingCache } from './cached-embedder.js';
 import { assertKnownOptions, shown } from './known-options.js';
-import { assertTexts, DEFAULT_CHAR_NGRAM_SIZE, DEFAULT_CHAR_WEIGHT, LEXICAL_VERSION, lexicalVector, resolveLexicalSettings, type LexicalEmbedderOptions, type LexicalEmbedderSettings } from './lexical-embedder.js';
+import { assertTexts, DEFAULT_CHAR_NGRAM_SIZE, DEFAULT_CHAR_WEIGHT, LEXICAL_OPTION_KEYS, LEXICAL_VERSION, lexicalVector, resolveLexicalSettings, type LexicalEmbedderOptions, type LexicalEmbedderSettings } from './lexical-embedder.js';
 import { WORD_VECTOR_EMBEDDER_ID, wordVectorOf } from './word-vector-embedder.js';
 
 export interface DefaultEmbedderOptions {
@@ -34,8 +34,6 @@ export interface OfflineEmbedderOptions {
 }
 
 const DEFAULT_LEXICAL = { wordDimension: 256, charDimension: 128 } as const;
-const LEXICAL_OPTION_KEYS = { wordDimension: true, charDimension: true, charNgramSize: true, charWeight: true } satisfies Record<keyof LexicalEmbedderOptions, true>;
-
 const WORD_DIMENSION = 100;
 
 /**

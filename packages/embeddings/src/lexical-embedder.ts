@@ -55,9 +55,12 @@ const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
  * (with sublinear term frequency), plus a character n-gram channel for fuzzy
  * matches. English and CJK alike, through core's shared tokenizer.
  */
+/** The lexical embedder's options, for the check of unknown keys (here and in the offline embedder's `lexical`). */
+export const LEXICAL_OPTION_KEYS = { wordDimension: true, charDimension: true, charNgramSize: true, charWeight: true } satisfies Record<keyof LexicalEmbedderOptions, true>;
+
 export function createLexicalEmbedder(options: LexicalEmbedderOptions = {}): Embedder {
   if (options !== null && typeof options === 'object') {
-    assertKnownOptions(options, { wordDimension: true, charDimension: true, charNgramSize: true, charWeight: true } satisfies Record<keyof LexicalEmbedderOptions, true>, 'createLexicalEmbedder');
+    assertKnownOptions(options, LEXICAL_OPTION_KEYS, 'createLexicalEmbedder');
   }
   const settings = resolveLexicalSettings(options);
   const { wordDimension, charDimension, charNgramSize, charWeight } = settings;

@@ -1,4 +1,4 @@
-import { MemloomError } from '@memloom/core';
+import { assertUsableVector, MemloomError } from '@memloom/core';
 import { BACKEND } from './connection.js';
 
 /** A vector as sqlite-vec stores it: float32, scaled to unit length. */
@@ -11,18 +11,12 @@ export function toVectorBlob(vector: readonly number[], dimension: number, what:
       details: { expected: dimension, actual: vector.length },
     });
   }
+  // Finite values, not all zero: core's rule for every store.
+  assertUsableVector(vector, what, BACKEND);
   // Scaled by the largest value first: squares of very large (or very small) values would
   // overflow to Infinity (or underflow to 0) and leave a zero vector.
   let largest = 0;
-  for (const value of vector) {
-    if (typeof value !== 'number' || !Number.isFinite(value)) {
-      throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: `${what} holds a value that is not a finite number` });
-    }
-    largest = Math.max(largest, Math.abs(value));
-  }
-  if (largest === 0) {
-    throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: `${what} is all zeros and has no direction to compare` });
-  }
+  for (const value of vector) largest = Math.max(largest, Math.abs(value));
   let norm = 0;
   for (const value of vector) norm += (value / largest) ** 2;
   const scale = 1 / Math.sqrt(norm);

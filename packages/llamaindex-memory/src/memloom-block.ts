@@ -299,7 +299,7 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
       .map((message) => messageText(message))
       .join('\n');
     const max = this.memory.config.limits.maxContentLength;
-    return text.length > max ? lastCharacters(text, max).trim() : text;
+    return lastCharacters(text, max).trim();
   }
 
   /** The `<memories>` block, dropping the lowest-ranked memories until it fits the token limit. */

@@ -2,6 +2,7 @@ import { MemloomError, type MemloomErrorCode } from '../errors.js';
 import { MAX_IMPORTANCE } from '../config.js';
 import { currentValues } from '../decay.js';
 import { unique } from '../records.js';
+import { lastCharacters } from '../well-formed.js';
 import type { AddResult } from '../memory-types.js';
 import type { MemoryRecord } from '../types.js';
 import { boostedWeight, roundValue } from '../update-strategy.js';
@@ -252,9 +253,7 @@ export function factContext(turn: Pick<NormalizedTurn, 'user' | 'question'>, fac
     .join('\n');
   if (text === '' || text === fact.trim()) return undefined;
   if (text.length <= maxLength) return text;
-  const cut = text.slice(-maxLength);
-  // Do not start on the second half of a surrogate pair.
-  return (/^[\uDC00-\uDFFF]/.test(cut) ? cut.slice(1) : cut).trim() || undefined;
+  return lastCharacters(text, maxLength).trim() || undefined;
 }
 
 /** Skipped operations warned one by one; past these, one summary warning counts the rest. */

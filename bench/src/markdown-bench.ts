@@ -187,10 +187,6 @@ function stats(values: number[]): Stats {
   return { p50, p95, runs: n };
 }
 
-function round(value: number): number {
-  return Math.round(value * 100) / 100;
-}
-
 function printTable(rows: SizeResult[]): void {
   const lines: Array<[string, ...string[]]> = [
     ['metric', ...rows.map((row) => `${row.size} memories`)],

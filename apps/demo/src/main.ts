@@ -22,6 +22,8 @@ async function main(): Promise<void> {
       '我喜欢喝咖啡，每天早上一杯拿铁': axisVector(DIM, 1),
       '我养了一只橘猫，名字叫小橘': axisVector(DIM, 2),
       '我是AI工程师张三': vectorWithSimilarity(DIM, 0, 5, 0.96),
+      // Day 15's merge: the mention with what day 10's summary hid (kept in history); it stays where the mention is.
+      '我是AI工程师张三。目前在北京工作': vectorWithSimilarity(DIM, 0, 5, 0.96),
       '我现在更喜欢喝茶了，偶尔喝咖啡': vectorWithSimilarity(DIM, 1, 6, 0.7),
       '我下周要去东京出差': vectorWithSimilarity(DIM, 0, 7, 0.2),
     },

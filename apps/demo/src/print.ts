@@ -11,6 +11,7 @@ export function printDecision(label: string, content: string, result: AddResult)
   const { decision } = result;
   console.log(`  ${label} ${JSON.stringify(content)}`);
   console.log(`    -> ${bold(decision.strategy)} (similarity ${decision.similarity.toFixed(3)}): ${decision.reason}`);
+  if (decision.strategy === 'merge_update') console.log(`    -> memory now [${result.memory.level}] ${result.memory.content}`);
   if (result.boosted) console.log(`    -> nearest memory weight now ${result.boosted.weight.toFixed(3)} ${dim('(content, level, timestamp unchanged)')}`);
 }
 

@@ -15,7 +15,7 @@ export const SEED_004_STORY: StoryStep[] = [
   { day: 1, say: '我喜欢喝咖啡，每天早上一杯拿铁', note: '' },
   { day: 1, say: '我养了一只橘猫，名字叫小橘', note: '' },
   { day: 10, maintain: true, note: 'passive compression: full -> summary, timestamps kept' },
-  { day: 15, say: '我是AI工程师张三', note: 'the engineer topic comes back: merge, refresh, upgrade' },
+  { day: 15, say: '我是AI工程师张三', note: 'the engineer topic comes back: merged with the full text the summary hid, refreshed, upgraded' },
   { day: 40, maintain: true, note: 'compression continues by age since the last update' },
   { day: 45, say: '我现在更喜欢喝茶了，偶尔喝咖啡', note: 'coffee again, but changed: keep both tracks' },
   { day: 100, maintain: true, note: 'old memories fade to traces' },

@@ -42,8 +42,10 @@ export function compressDeterministic(content: string, to: MemoryLevel): string 
  * Merge new content into an old memory without a model: the new statement
  * leads, and sentences of the old one about other things are kept after it
  * ("I live in Paris. I have a dog." + "I live in Lyon now." →
- * "I live in Lyon now. I have a dog."). A compressed old memory (not `full`) is a shadow of a
- * text kept in history, so the new statement simply replaces it.
+ * "I live in Lyon now. I have a dog."). `oldLevel` is the level of
+ * `oldContent`: a compressed text (not `full`) is only a shadow of one, and
+ * the new statement simply replaces it. A merge into a compressed memory
+ * passes the text its compression hid, from the memory's history, as `full`.
  */
 export function mergeDeterministic(oldContent: string, newContent: string, oldLevel: MemoryLevel, maxLength: number): string {
   const fresh = newContent.trim();
@@ -57,12 +59,21 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
 
   // An old sentence that speaks of the same things as the new text is
   // superseded by it; one about something else is kept after it.
-  const extra = splitSentences(old).filter((sentence) => {
-    const { terms } = statementTerms(sentence);
+  const aboutOtherThings = (text: string) => {
+    const { terms } = statementTerms(text);
     if (terms.size === 0) return false;
     let shared = 0;
     for (const term of terms) if (freshTerms.terms.has(term)) shared++;
     return shared / terms.size < 0.3;
+  };
+  // A Chinese sentence superseded as a whole still keeps its clauses about other things, since a Chinese
+  // clause reads on its own, its subject left out: "我叫张三，是一名AI工程师，目前在北京工作" + "我是AI工程师张三"
+  // keeps "目前在北京工作". An English clause ("working in Beijing") does not: it goes with its sentence.
+  const extra = splitSentences(old).flatMap((sentence) => {
+    if (aboutOtherThings(sentence)) return [sentence];
+    if (!hasCjk(sentence)) return [];
+    const clauses = (sentence.match(CLAUSE) ?? []).filter(aboutOtherThings);
+    return clauses.length > 0 ? [clauses.join('').replace(CLAUSE_END, '')] : [];
   });
   let merged = fresh;
   for (const sentence of extra) {
@@ -91,6 +102,9 @@ const SENTENCE = /(?:[^.!?。！？\n]|\.(?![\s.]|$)|(?<=\b(?:Mr|Mrs|Ms|Dr|Prof|
 
 // Clauses end at punctuation; a Latin ",", "." or ":" only before whitespace or the end ("1.85", "bob@example.com", "10:30").
 const CLAUSE = /(?:[^,.;:!?，。；：！？、\n]|[,.:](?!\s|$))+[,.;:!?，。；：！？、\n]*/gu;
+
+// Clause punctuation left at the end of the clauses kept from a sentence.
+const CLAUSE_END = /[\s,;:，；：、]+$/u;
 
 function summarize(content: string): string {
   const text = content.trim();

@@ -2,7 +2,7 @@ import type { DecayConfig } from './config.js';
 import type { MemoryChange, MemoryStore } from './contracts.js';
 import { planMaintenance, type MaintenancePlan } from './decay.js';
 import { MemloomError } from './errors.js';
-import { versionHolding } from './records.js';
+import { lastWrittenVersion, versionHolding } from './records.js';
 import { historiesOf } from './store-reads.js';
 import type { TextOperations, TextResult } from './text-operations.js';
 import type { MemoryLevel, MemoryRecord, Scope } from './types.js';
@@ -280,22 +280,22 @@ async function applyBatch(store: MemoryStore, batch: MemoryChange[]): Promise<{ 
 }
 
 /**
- * The text each compression starts from: the memory's content as last
- * written by anything but a maintenance pass (an add, a merge, an edit, a
- * restore), read from its history; its current content when the history
- * holds none. Not simply the last full-level version: a merge into a
- * compressed memory writes new text below full level, and compressing from
- * the full text before it brought the replaced text back. Read in one
- * `historiesOf` call: one `historyMany` per page on a store that declares
- * `readMany`.
+ * The text each compression starts from: the text the memory was last
+ * written with (`lastWrittenVersion`: an add, a merge, an edit, a restore, a
+ * long-term compression's rewrite), read from its history; its current
+ * content when the history holds none. Not simply the last full-level
+ * version: a merge into a compressed memory writes its text below full
+ * level, and compressing from the full text before it brought the replaced
+ * text back. Nor the last version a pass did not make: a boost or a review
+ * keeps the compressed text. Read in one `historiesOf` call: one
+ * `historyMany` per page on a store that declares `readMany`.
  */
 async function writtenContents(store: MemoryStore, memories: readonly MemoryRecord[]): Promise<Map<string, string>> {
   const histories = await historiesOf(store, memories.map((memory) => memory.id));
   const contents = new Map<string, string>();
   for (const [index, memory] of memories.entries()) {
-    const versions = [...(histories[index] ?? [])].sort((a, b) => a.version - b.version);
-    const written = versions.findLast((version) => version.trigger !== 'passive_decay');
-    contents.set(memory.id, written?.after?.content ?? memory.content);
+    const written = lastWrittenVersion(histories[index] ?? [], memory.revision);
+    contents.set(memory.id, written?.after.content ?? memory.content);
   }
   return contents;
 }

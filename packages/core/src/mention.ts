@@ -1,11 +1,12 @@
 import type { MemoryChange, MemoryStore } from './contracts.js';
 import { baseWeightFor, currentValues, daysBetween } from './decay.js';
+import { MemloomError } from './errors.js';
 import type { AddResult } from './memory-types.js';
 import type { EngineConfig, ParsedAddOptions } from './options.js';
-import { addedBy, createRecord, mergeTags, unique, validateContent, versionOf } from './records.js';
+import { addedBy, createRecord, lastWrittenVersion, mergeTags, unique, validateContent, versionOf } from './records.js';
 import { laterIso } from './time-text.js';
 import type { TextOperations } from './text-operations.js';
-import type { MemoryRecord, Scope } from './types.js';
+import type { MemoryLevel, MemoryRecord, MemoryVersion, Scope } from './types.js';
 import { boostedWeight, decideUpdate, shownSimilarity, upgradedLevel, type UpdateDecision } from './update-strategy.js';
 import { blendVectors } from './vector.js';
 
@@ -81,8 +82,10 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
       : decideUpdate(nearest ? { id: nearest.id, level: nearest.level, similarity: nearestHit.score } : undefined, deps.config.strategy);
 
   if (nearest && current && decision.strategy === 'merge_update') {
-    // An abort of options.signal stops the model call in flight and is thrown: nothing is written.
-    const merged = await deps.text.merge(nearest.content, nearest.level, text, options.signal);
+    const source = await mergeSource(deps.store, nearest);
+    // An abort of options.signal, during the history read or the model call (which it stops), is thrown: nothing is written.
+    options.signal?.throwIfAborted();
+    const merged = await deps.text.merge(source.content, source.level, text, options.signal);
     const mergedContent = validateContent(merged.text, deps.config.limits.maxContentLength, 'merged content');
     const weight = boostedWeight(current.weight, 'merge_update', deps.config.strategy);
     // Restated, the memory counts at least as much as the new content stored alone would.
@@ -94,6 +97,8 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
     const context = input.context ?? nearest.context;
     const after: MemoryRecord = {
       ...rest,
+      // Whole, also when the level stays below full (tag -> summary): what the user just said is not
+      // compressed away at once, and later merges and compressions start from it (lastWrittenVersion).
       content: mergedContent,
       ...(context ? { context } : {}),
       level: upgradedLevel(nearest.level, decision.similarity, deps.config.strategy),
@@ -179,6 +184,29 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
   }
   await deps.store.apply(changes);
   return { decision, memory: created, ...(boosted ? { boosted } : {}) };
+}
+
+/**
+ * The text a merge into `memory` starts from. Below full level a memory holds
+ * a compression of its text, which its history keeps (seed 004): the merge
+ * starts from that text (`lastWrittenVersion`, as of the memory's revision),
+ * so the facts the compression hid stay in the merged memory
+ * ("我叫张三，是一名AI工程师…" + "我是AI工程师张三" keeps "目前在北京工作").
+ * One history read, for a compressed memory only. Without that text in the
+ * history (an imported memory, a store that keeps none, a memory deleted
+ * meanwhile: the write then gives CONFLICT), the compressed text at its
+ * level, which the new statement replaces.
+ */
+async function mergeSource(store: MemoryStore, memory: MemoryRecord): Promise<{ content: string; level: MemoryLevel }> {
+  if (memory.level === 'full') return { content: memory.content, level: 'full' };
+  let history: MemoryVersion[] = [];
+  try {
+    history = await store.history(memory.id);
+  } catch (error) {
+    if (!MemloomError.hasCode(error, 'NOT_FOUND')) throw error;
+  }
+  const written = lastWrittenVersion(history, memory.revision);
+  return written ? { content: written.after.content, level: 'full' } : { content: memory.content, level: memory.level };
 }
 
 /** Categories a new memory of `category` may merge with. */

@@ -86,6 +86,27 @@ export function versionHolding(
 }
 
 /**
+ * The newest version of a memory, up to `revision`, that holds its text as
+ * written rather than a compression of it: the text a memory compressed
+ * since stands for (seed 004: the full text stays in history). That is a
+ * version at level full, or one whose text was set below full by anything
+ * but compression: a merge (it writes its merged text whole, whatever level
+ * it lands on), an edit, a restore. A maintenance pass's compressions, the
+ * versions that keep the content (a boost, a decay, a review) and an
+ * import's stand-ins for versions its source did not have hold no text of
+ * their own. Undefined when no version does.
+ */
+export function lastWrittenVersion(history: readonly MemoryVersion[], revision: number): MemoryVersion | undefined {
+  return history
+    .filter((version) => version.version <= revision)
+    .sort((a, b) => a.version - b.version)
+    .findLast(
+      ({ after, before, trigger }) =>
+        after.level === 'full' || (trigger !== 'passive_decay' && trigger !== 'import' && after.content !== before?.content),
+    );
+}
+
+/**
  * A deep copy of a record, equal to `structuredClone(record)`: plain objects
  * and arrays (the whole of a record, in practice) are copied here, which is
  * several times faster than `structuredClone` on objects this small; any

@@ -745,7 +745,8 @@ describe('maintenance with a language model', () => {
 
   it('compresses a memory a merge rewrote below full level from the merged text, never from the text it replaced', async () => {
     const old = 'I live in Paris and work as a baker at a small shop';
-    const mention = 'I moved to Lyon and now work as a software developer';
+    // It speaks of the same things as the old text (a merge starts from the whole of it): it supersedes it.
+    const mention = 'I live in Lyon now and work as a software developer at a small shop';
     for (const similarity of [0.88, 0.92]) {
       const { memory, clock } = rig({}, { [old]: axisVector(DIM, 0), [mention]: vectorWithSimilarity(DIM, 0, 5, similarity) });
       const scope = { userId: 'u' };
@@ -757,6 +758,7 @@ describe('maintenance with a language model', () => {
       const merged = await memory.add(mention, { scope });
       expect(merged.decision.strategy).toBe('merge_update');
       expect(merged.memory.level).toBe(similarity > 0.9 ? 'summary' : 'tag');
+      expect(merged.memory.content).toBe(mention);
       // Later passes compress what the merge wrote (Lyon), not the Paris text from before it.
       for (const days of [33, 61]) {
         clock.advance(days * DAY);

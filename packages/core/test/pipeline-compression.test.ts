@@ -67,6 +67,19 @@ describe('long-term compression', () => {
     expect(await memory.get(ids.bob)).toBeDefined();
   });
 
+  it('compresses a consolidated memory later from the consolidated text, not from the text before it', async () => {
+    const { pipeline, memory, state, ids, clock } = await compressionRig();
+    state.answer = JSON.stringify({ groups: [{ keep: ids.greenTea, absorb: [ids.tea], content: 'The user drinks tea, green at dawn' }] });
+    expect((await pipeline.compressLongTerm({ scope: alice })).action).toBe('compressed');
+    // The memory has no model: its passes compress deterministically, to "The user drinks tea…" first.
+    for (const days of [10, 30]) {
+      clock.advance(days * DAY);
+      await memory.maintain({ scope: alice });
+    }
+    // From the consolidation's text ("#user #drinks #tea" from the summary, "#user #likes #green #morning" from the text before it).
+    expect(await memory.get(ids.greenTea)).toMatchObject({ level: 'tag', content: '#user #drinks #green #dawn' });
+  });
+
   it('stores consolidated text cut inside an emoji well formed (U+FFFD for the lone half)', async () => {
     const { pipeline, memory, state, ids } = await compressionRig();
     state.answer = JSON.stringify({ groups: [{ keep: ids.greenTea, absorb: [ids.tea], content: 'The user likes tea \uD83C' }] });

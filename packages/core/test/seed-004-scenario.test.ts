@@ -12,6 +12,8 @@ describe('seed 004 scenario: compression and activation over 105 days', () => {
   const coffee = '我喜欢喝咖啡，每天早上一杯拿铁';
   const cat = '我养了一只橘猫，名字叫小橘';
   const jobMention = '我是AI工程师张三';
+  // The mention merged into the text day 10's compression hid: the clause about Beijing stays.
+  const mergedJob = '我是AI工程师张三。目前在北京工作';
   const coffeeMention = '我现在更喜欢喝茶了，偶尔喝咖啡';
   const newTopic = '我下周要去东京出差';
 
@@ -22,6 +24,7 @@ describe('seed 004 scenario: compression and activation over 105 days', () => {
       [coffee]: axisVector(DIM, 1),
       [cat]: axisVector(DIM, 2),
       [jobMention]: vectorWithSimilarity(DIM, 0, 5, 0.96),
+      [mergedJob]: vectorWithSimilarity(DIM, 0, 5, 0.96),
       [coffeeMention]: vectorWithSimilarity(DIM, 1, 6, 0.7),
       // cos with the merged job memory (0.96 on axis 0) = 0.96 × 0.2 = 0.192
       [newTopic]: vectorWithSimilarity(DIM, 0, 7, 0.2),
@@ -80,7 +83,7 @@ describe('seed 004 scenario: compression and activation over 105 days', () => {
     const record = await get('job');
     expect(record.level).toBe('full');
     expect(record.updatedAt).toBe(day(15));
-    expect(record.content).toBe(jobMention);
+    expect(record.content).toBe(mergedJob);
     expect(record.weight).toBeCloseTo(mergedAt15, 5);
     expect(await memory.count({ scope })).toBe(3);
   });

@@ -101,6 +101,18 @@ describe('deterministic merge', () => {
     expect(mergeDeterministic('我住在北京。我养了一只猫。', '我现在住在上海。', 'full', 1000)).toBe('我现在住在上海。我养了一只猫。');
   });
 
+  it('keeps the clauses of a superseded Chinese sentence that speak of other things, not an English one\'s', () => {
+    expect(mergeDeterministic('我叫张三，是一名AI工程师，目前在北京工作', '我是AI工程师张三', 'full', 1000)).toBe('我是AI工程师张三。目前在北京工作');
+    expect(mergeDeterministic('我叫张三，目前在北京工作，喜欢喝咖啡，是一名AI工程师', '我是AI工程师张三', 'full', 1000)).toBe(
+      '我是AI工程师张三。目前在北京工作，喜欢喝咖啡',
+    );
+    expect(mergeDeterministic('我叫张三，是AI工程师，在北京工作。我养了一只猫。', '我是AI工程师张三', 'full', 1000)).toBe('我是AI工程师张三。在北京工作。我养了一只猫。');
+    // English clauses are not weighed one by one: a superseded sentence goes whole.
+    expect(mergeDeterministic('My name is Zhang San, I work in Beijing as an AI engineer', "I'm Zhang San, a machine learning engineer", 'full', 1000)).toBe(
+      "I'm Zhang San, a machine learning engineer",
+    );
+  });
+
   it('replaces a compressed shadow with the new statement (seed 004: "#job:engineer" + "I am AI engineer Zhang San")', () => {
     expect(mergeDeterministic('#职业:工程师', '我是AI工程师张三', 'tag', 1000)).toBe('我是AI工程师张三');
   });

@@ -1,13 +1,12 @@
 #!/usr/bin/env node
 import { runCli } from './cli.js';
-import { EXIT_CODES, StopSignal, TERM_GRACE_MS } from './exit-codes.js';
+import { SIGNAL_EXIT_CODES, StopSignal, TERM_GRACE_MS } from './exit-codes.js';
 import { processIo } from './io.js';
 
 // The first Ctrl-C (SIGINT) or SIGTERM (timeout, docker stop, systemd) asks the running command to stop
 // between batches (import and reindex then say how to resume; export -o leaves no partial file); a second
 // one ends the process at once, and so does the end of a grace period after SIGTERM. Exit 130 for SIGINT,
 // 143 for SIGTERM, as shells report them.
-const SIGNAL_EXIT_CODES = { SIGINT: EXIT_CODES.INTERRUPTED, SIGTERM: EXIT_CODES.TERMINATED } as const;
 const interrupt = new AbortController();
 const stop = (signal: keyof typeof SIGNAL_EXIT_CODES) => {
   if (interrupt.signal.aborted) process.exit(SIGNAL_EXIT_CODES[signal]);
@@ -25,6 +24,11 @@ process.on('SIGTERM', stop);
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EPIPE') process.exit(0);
   throw error;
+});
+// Stderr holds only progress and notes (`memloom import backup.jsonl 2>&1 | head -1`): when its reader
+// stops early they are dropped, and the command goes on to the end and exits with its own code.
+process.stderr.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
 });
 
 // An interrupted command's code names the signal (130 or 143): runCli reads it from the abort's StopSignal.

@@ -5,7 +5,7 @@ import { MemloomError } from '@memloom/core';
 import { createMemory, resolveMemloomConfig, type MemloomOptions } from 'memloom';
 import { COMMANDS, findCommand } from './commands/index.js';
 import type { CommandContext, CommandSpec, GlobalOptions, OptionSpec, OptionValues } from './command.js';
-import { EXIT_CODES, exitCodeFor, StopSignal, UsageError, type ExitCode } from './exit-codes.js';
+import { EXIT_CODES, exitCodeFor, SIGNAL_EXIT_CODES, StopSignal, UsageError, type ExitCode } from './exit-codes.js';
 import { commandHelp, mainHelp } from './help.js';
 import { styles, type CliIo } from './io.js';
 import { Progress } from './progress.js';
@@ -57,10 +57,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
 
   let values: OptionValues;
   let positionals: string[];
+  const options = { ...GLOBAL_OPTIONS, ...command.options };
   try {
     ({ values, positionals } = parseArgs({
-      args: [...rest],
-      options: { ...toParseArgs(GLOBAL_OPTIONS), ...toParseArgs(command.options ?? {}) },
+      args: withNegativeValues(rest, options),
+      options: toParseArgs(options),
       allowPositionals: true,
       strict: true,
     }) as { values: OptionValues; positionals: string[] });
@@ -120,8 +121,10 @@ function createContext(io: CliIo, globals: GlobalOptions, values: OptionValues, 
       const memory = await createMemory({ ...options, mustExist: true });
       if (!resolved.defaultStore) return { memory, resolved };
       // Nothing configured: the default store, not made yet, reads as an empty one (and is not made now).
+      // Asked of the store, not the memory: that would open it for the embedder, which reindex must not
+      // do (the store holds another embedder's vectors then), and which every other command does itself.
       try {
-        await memory.count();
+        await memory.store.count({});
         return { memory, resolved };
       } catch (error) {
         await memory.close().catch(() => undefined);
@@ -163,6 +166,30 @@ function toParseArgs(options: Record<string, OptionSpec>) {
   return config;
 }
 
+/**
+ * `--limit -1` read as `--limit=-1`: parseArgs refuses a value that starts with a dash (it calls it
+ * ambiguous, in three lines of its own), so a negative number is handed to the option's own check,
+ * which says what the option takes, as for any other wrong number.
+ */
+function withNegativeValues(args: readonly string[], options: Record<string, OptionSpec>): string[] {
+  const longName = (arg: string) =>
+    arg.startsWith('--') ? arg.slice(2) : Object.keys(options).find((name) => arg.length === 2 && options[name]!.short === arg.slice(1));
+  const result: string[] = [];
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index]!;
+    const name = longName(arg);
+    const next = args[index + 1];
+    if (arg === '--') return [...result, ...args.slice(index)];
+    if (name !== undefined && options[name]?.type === 'string' && next !== undefined && /^-\.?\d/.test(next)) {
+      result.push(`--${name}=${next}`);
+      index++;
+    } else {
+      result.push(arg);
+    }
+  }
+  return result;
+}
+
 function cleanParseError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   // Node appends advice about "--" that reads oddly here; keep the first sentence.
@@ -180,11 +207,11 @@ function usageFailure(io: CliIo, error: UsageError, json: boolean): ExitCode {
 }
 
 function reportFailure(io: CliIo, command: CommandSpec, globals: GlobalOptions, error: unknown): ExitCode {
-  // An interruption by SIGTERM is 143, as the process exits (bin.ts aborts with a StopSignal naming it).
+  // An interruption exits with its signal's code, as the process does when it is ended (bin.ts aborts with a StopSignal naming it).
   const byCode = exitCodeFor(error);
   const interrupted = byCode === EXIT_CODES.INTERRUPTED;
-  const bySigterm = io.signal?.reason instanceof StopSignal && io.signal.reason.signal === 'SIGTERM';
-  const exitCode = interrupted && bySigterm ? EXIT_CODES.TERMINATED : byCode;
+  const stop = io.signal?.reason instanceof StopSignal ? io.signal.reason : undefined;
+  const exitCode = interrupted && stop ? SIGNAL_EXIT_CODES[stop.signal] : byCode;
   if (error instanceof UsageError) return usageFailure(io, new UsageError(error.message, error.command ?? command.name), globals.json);
   const memloomError = MemloomError.isInstance(error) ? error : undefined;
   const message = error instanceof Error ? error.message : String(error);
@@ -195,16 +222,24 @@ function reportFailure(io: CliIo, command: CommandSpec, globals: GlobalOptions, 
     io.stderr.write(`${JSON.stringify({ error: { code, message, exitCode, ...(memloomError ? { details: memloomError.details } : {}), ...stack } })}\n`);
     return exitCode;
   }
-  const prefix = memloomError || interrupted ? 'memloom' : 'memloom: unexpected error';
-  io.stderr.write(`${prefix}: ${message.replace(/^\[memloom\] /, '')}\n`);
+  // A file the system refused (EACCES, ENOENT, ENOSPC…) is said as it is, not as a bug to report.
+  const expected = memloomError || interrupted || isSystemError(error);
+  io.stderr.write(`${expected ? 'memloom' : 'memloom: unexpected error'}: ${message.replace(/^\[memloom\] /, '')}\n`);
   const hint = memloomError ? hintFor(memloomError) : undefined;
   if (hint) io.stderr.write(`${hint}\n`);
   if (globals.verbose) {
     io.stderr.write(stackTrace(error));
-  } else if (exitCode === EXIT_CODES.ERROR && !memloomError) {
+  } else if (!expected) {
     io.stderr.write('Run again with --verbose for the stack trace.\n');
   }
   return exitCode;
+}
+
+/** An error from a system call (a file that cannot be opened, written or read), which names its code and path; or one saying where it met one. */
+function isSystemError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const { code, syscall } = error as NodeJS.ErrnoException;
+  return (typeof code === 'string' && typeof syscall === 'string') || isSystemError(error.cause);
 }
 
 /** The stack trace of an error and of its causes (five deep). */

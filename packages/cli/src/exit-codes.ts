@@ -20,6 +20,9 @@ export const EXIT_CODES = {
   TERMINATED: 143,
 } as const;
 
+/** The exit code of a command stopped by each signal, as shells report them (128 + the signal's number). */
+export const SIGNAL_EXIT_CODES = { SIGINT: EXIT_CODES.INTERRUPTED, SIGTERM: EXIT_CODES.TERMINATED } as const;
+
 /** How long a command may take to stop between steps after SIGTERM before the process ends anyway. */
 export const TERM_GRACE_MS = 5000;
 export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
@@ -63,7 +66,7 @@ export class UsageError extends Error {
 
 /** The reason the CLI's interrupt signal is aborted with: which signal stopped the command. */
 export class StopSignal extends Error {
-  constructor(readonly signal: 'SIGINT' | 'SIGTERM') {
+  constructor(readonly signal: keyof typeof SIGNAL_EXIT_CODES) {
     super(`stopped by ${signal}`);
     this.name = 'StopSignal';
   }

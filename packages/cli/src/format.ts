@@ -1,18 +1,19 @@
 import type { MemoryRecord, MemoryVersion, SearchResult } from 'memloom';
 import type { CommandContext } from './command.js';
 import { describeScope } from './command.js';
+import { clipToWidth, displayWidth } from './text-width.js';
 
 /** One line per memory: id, level, category, day of the last update, scope, the text cut to the terminal. */
 export function memoryLine(context: CommandContext, memory: MemoryRecord): string {
   const head = `${memory.id}  ${memory.level.padEnd(7)} ${memory.category.padEnd(7)} ${memory.updatedAt.slice(0, 10)}`;
   const scope = scopeLabel(memory);
-  return `${head}  ${context.dim(scope)}${scope ? '  ' : ''}${clip(context, oneLine(memory.content), head.length + scope.length + 4)}`;
+  return `${head}  ${context.dim(scope)}${scope ? '  ' : ''}${clip(context, oneLine(memory.content), displayWidth(head) + displayWidth(scope) + 4)}`;
 }
 
 export function searchLine(context: CommandContext, result: SearchResult, rank: number): string[] {
   const { memory } = result;
   const head = `${String(rank).padStart(2)}. ${result.score.toFixed(3)}  ${memory.id}`;
-  const lines = [`${head}  ${clip(context, oneLine(memory.content), head.length + 2)}`];
+  const lines = [`${head}  ${clip(context, oneLine(memory.content), displayWidth(head) + 2)}`];
   const parts = result.parts;
   lines.push(
     context.dim(
@@ -81,8 +82,7 @@ export function oneLine(text: string): string {
 export function clip(context: CommandContext, text: string, used: number): string {
   const columns = context.io.stdout.isTTY ? context.io.stdout.columns : undefined;
   if (!columns) return text;
-  const room = Math.max(20, columns - used);
-  return text.length > room ? `${text.slice(0, room - 1)}…` : text;
+  return clipToWidth(text, Math.max(20, columns - used));
 }
 
 /** "1 memory", "2 memories". */

@@ -25,7 +25,7 @@ export function mainHelp(commands: readonly CommandSpec[]): string {
     'Every command takes --user/--agent/--session (scope), --json, --config <file>, --store <spec>,',
     '--embedder <spec>, --quiet, --verbose and --help. Without --store, the store comes from the nearest',
     'memloom.config.json (or .mjs/.js/.ts), then MEMLOOM_STORE, then SQLite at .memloom/memory.db.',
-    'Commands that only read (and forget, restore) never create a store: a configured one that does',
+    'Commands that only read (and forget, restore, reindex) never create a store: a configured one that does',
     'not exist is exit 4; the default one not made yet reads as empty.',
     '',
     'Exit codes:',

@@ -1,4 +1,5 @@
-import type { Readable } from 'node:stream';
+import { addAbortSignal, type Readable } from 'node:stream';
+import { InterruptedError } from './exit-codes.js';
 
 /** Where a command writes: a stream with `write`, and whether a person is watching it. */
 export interface OutputStream {
@@ -31,10 +32,19 @@ export function yieldToSignals(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-/** Read all of a stream as UTF-8. */
-export async function readAll(stream: Readable): Promise<string> {
+/**
+ * Read all of a stream as UTF-8. When `signal` aborts (Ctrl-C, SIGTERM) the wait ends, the stream is
+ * closed and `command` is interrupted having stored nothing: one Ctrl-C stops `memloom add -` typed
+ * at a terminal by mistake.
+ */
+export async function readAll(stream: Readable, command: string, signal?: AbortSignal): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  try {
+    for await (const chunk of signal ? addAbortSignal(signal, stream) : stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  } catch (error) {
+    if (signal?.aborted) throw new InterruptedError(`${command} interrupted while reading stdin; nothing was stored`);
+    throw error;
+  }
   return Buffer.concat(chunks).toString('utf8');
 }
 

@@ -1,9 +1,11 @@
 import type { OutputStream } from './io.js';
+import { clipToWidth } from './text-width.js';
 
 /**
  * Progress of a long command on stderr. On a terminal: one line redrawn in
- * place, a bar when the total is known. Elsewhere (a log, CI): a plain line
- * at each tenth of the way and at the end, so logs stay short.
+ * place, cut to the terminal's width, a bar when the total is known.
+ * Elsewhere (a log, CI): a plain line at each tenth of the way and at the
+ * end, so logs stay short.
  */
 export class Progress {
   private lastDraw = 0;
@@ -25,7 +27,9 @@ export class Progress {
       if (this.drawn && at - this.lastDraw < 100 && done !== total) return;
       this.lastDraw = at;
       this.drawn = true;
-      this.stream.write(`\r\u001b[2K${this.line(done, total, detail, true)}`);
+      // Within the terminal's width: a line that wraps is redrawn below itself, leaving a trail of copies.
+      const line = this.line(done, total, detail, true);
+      this.stream.write(`\r\u001b[2K${this.stream.columns ? clipToWidth(line, this.stream.columns - 1) : line}`);
       return;
     }
     const tenth = total ? Math.floor((done / total) * 10) : Math.floor(done / 1000);

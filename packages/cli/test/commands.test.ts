@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { COMMANDS, EXIT_CODES } from '../src/index.js';
 import { json, run, storedIn, syntheticExport, tempFolder } from './helpers.js';
@@ -45,6 +46,13 @@ describe('help and usage', () => {
     expect(option.stderr).toContain('Run "memloom list --help" for usage.');
     expect((await cli('show')).stderr).toContain('missing <id>');
     expect((await cli('search', 'x', '--limit', 'ten')).stderr).toContain('--limit must be an integer >= 1, got "ten"');
+    // A negative number is checked as any other wrong number, in one line, however the option is written.
+    for (const args of [['list', '--limit', '-1'], ['list', '-n', '-1'], ['list', '--limit=-1']]) {
+      expect(await cli(...args), args.join(' ')).toMatchObject({ code: 2, stderr: 'memloom list: --limit must be an integer >= 1, got "-1"\nRun "memloom list --help" for usage.\n' });
+    }
+    expect((await cli('add', 'x', '--importance', '-0.5')).stderr).toContain('--importance must be a number >= 0, got "-0.5"');
+    // After "--", a dash starts content, not an option.
+    expect(json(await cli('add', '--json', '--', '-5', 'degrees', 'outside')).memory.content).toBe('-5 degrees outside');
     expect((await cli('maintain', '--now', 'yesterday-ish')).code).toBe(2);
     // A Date reads 2024-02-30 as March 1: refused, and nothing stored.
     const shifted = await cli('add', 'I moved to Lyon', '--user', 'alice', '--at', '2024-02-30');
@@ -127,8 +135,13 @@ describe('remembering and reading back', () => {
     const { memory } = json(await cli('add', 'A note', '--user', 'alice', '--json'));
     const missing = await cli('show', 'no-such-id');
     expect(missing.code).toBe(EXIT_CODES.NOT_FOUND);
-    expect(missing.stderr).toMatch(/^memloom: \[sqlite\] no memory no-such-id/);
+    expect(missing.stderr).toMatch(/^memloom: \[sqlite\] no memory with id no-such-id\n/);
     expect(missing.stderr).not.toContain('    at ');
+    // One wording and one JSON shape for an id not found, whichever command looked for it.
+    for (const command of ['show', 'history', 'forget']) {
+      const error = JSON.parse((await cli(command, 'no-such-id', '--json')).stderr).error;
+      expect(error, command).toMatchObject({ code: 'NOT_FOUND', exitCode: 3, message: expect.stringMatching(/\] no memory with id no-such-id$/), details: { id: 'no-such-id' } });
+    }
     expect((await cli('show', memory.id, '--user', 'bob')).code).toBe(3); // outside the scope
     const version = await cli('restore', memory.id, '7', '--json');
     expect(version.code).toBe(3);
@@ -165,6 +178,8 @@ describe('add-turns', () => {
     expect(found.map((hit: { memory: { content: string } }) => hit.memory.content)).toContain('Ben: In Lisbon, last spring.');
     const human = await run(dir, ['add-turns', '-', '--user', 'bob', '--context-turns', '0'], { stdin: 'one\ntwo\n' });
     expect(human.stdout).toMatch(/^stored 2 turns in 1 session: /);
+    const one = await run(dir, ['add-turns', '-', '--user', 'cai'], { stdin: 'just one\n' });
+    expect(one.stdout).toMatch(/^stored 1 turn in 1 session: /);
   });
 
   it('refuses a transcript with a bad line before storing anything, naming the line', async () => {
@@ -459,6 +474,15 @@ describe('index and stats', () => {
     expect((await cli('stats')).stdout).toMatch(/store +sqlite at .*memory\.db/);
   });
 
+  it('says which scope it counts: the configured default scope, with --user/--agent/--session over it', async () => {
+    writeFileSync(join(dir, 'memloom.config.json'), JSON.stringify({ store: 'sqlite:./memory.db', scope: { userId: 'me' } }));
+    await cli('add', 'I keep bees');
+    await cli('add', 'Bob keeps goats', '--user', 'bob');
+    expect(json(await cli('stats', '--json'))).toMatchObject({ scope: { userId: 'me' }, total: 1 });
+    expect((await cli('stats')).stdout).toMatch(/memories {3}1 in scope user me\n/);
+    expect(json(await cli('stats', '--user', 'bob', '--json'))).toMatchObject({ scope: { userId: 'bob' }, total: 1 });
+  });
+
   it('says where the default store is when the configuration file names none: beside that file, from a subfolder too', async () => {
     const { dir: project, cleanup: done } = tempFolder();
     try {
@@ -562,19 +586,33 @@ describe('configuration', () => {
   it('--verbose adds the stack trace', async () => {
     await cli('add', 'A note');
     const verbose = await cli('show', 'nope', '--verbose');
-    expect(verbose.stderr).toMatch(/MemloomError: \[memloom\] \[sqlite\] no memory nope\n +at /);
+    expect(verbose.stderr).toMatch(/MemloomError: \[memloom\] \[sqlite\] no memory with id nope\n +at /);
   });
 
   it('with --json, a failure puts only its JSON on stderr (--verbose adds the stack trace in it)', async () => {
-    // Reading a folder as a transcript: an unexpected error (exit 1), the kind that gets the --verbose hint.
-    const failed = await cli('add-turns', '.', '--json');
+    // stdin failing while it is read: an unexpected error (exit 1), the kind that gets the --verbose hint.
+    const failing = () => new Readable({ read() { this.destroy(new Error('the pipe broke')); } });
+    const failed = await run(dir, ['add-turns', '-', '--json'], { stdin: failing() });
     expect(failed.code).toBe(EXIT_CODES.ERROR);
-    expect(JSON.parse(failed.stderr)).toMatchObject({ error: { code: 'ERROR', exitCode: 1, message: expect.stringContaining('EISDIR') } });
+    expect(JSON.parse(failed.stderr)).toMatchObject({ error: { code: 'ERROR', exitCode: 1, message: 'the pipe broke' } });
     expect(failed.stderr.trim().split('\n')).toHaveLength(1);
-    const human = await cli('add-turns', '.');
-    expect(human.stderr).toContain('Run again with --verbose for the stack trace.');
-    const verbose = await cli('add-turns', '.', '--json', '--verbose');
-    expect(JSON.parse(verbose.stderr).error.stack).toMatch(/EISDIR[\s\S]*\n +at /);
+    const human = await run(dir, ['add-turns', '-'], { stdin: failing() });
+    expect(human.stderr).toBe('memloom: unexpected error: the pipe broke\nRun again with --verbose for the stack trace.\n');
+    const verbose = await run(dir, ['add-turns', '-', '--json', '--verbose'], { stdin: failing() });
+    expect(JSON.parse(verbose.stderr).error.stack).toMatch(/the pipe broke\n +at /);
+  });
+
+  it('a file the system refuses is exit 1 naming it, not an unexpected error; a folder given as a file is exit 2', async () => {
+    expect((await cli('add', 'A note')).code).toBe(0);
+    const unwritable = await cli('export', '-o', 'no-such-folder/backup.jsonl');
+    expect(unwritable.code).toBe(EXIT_CODES.ERROR);
+    expect(unwritable.stderr).toMatch(/^memloom: ENOENT: no such file or directory, open '.*no-such-folder\/backup\.jsonl[^']*'\n$/m);
+    expect(unwritable.stderr).not.toContain('unexpected');
+    expect(unwritable.stderr).not.toContain('--verbose');
+    expect(JSON.parse((await cli('export', '-o', 'no-such-folder/backup.jsonl', '--json')).stderr).error).toMatchObject({ code: 'ERROR', exitCode: 1 });
+    for (const command of ['add-turns', 'import']) {
+      expect(await cli(command, '.'), command).toMatchObject({ code: EXIT_CODES.USAGE, stderr: expect.stringContaining(`memloom ${command}: . is a folder; give a file, or - to read stdin\n`) });
+    }
   });
 });
 
@@ -677,6 +715,24 @@ describe('export, import, reindex', () => {
     expect(resumed.stderr).toBe('');
     expect(json(resumed)).toMatchObject({ done: 3, created: 3 });
     expect(json(await cli('list', '--store', 'sqlite:./merged.db', '--json'))).toHaveLength(2);
+  });
+
+  it('an interrupted import says how far it got; says it embedded again only when it wrote memories', async () => {
+    writeFileSync(join(dir, 'notes.jsonl'), syntheticExport(250).text);
+    const stop = new AbortController();
+    const interrupted = await run(dir, ['import', 'notes.jsonl'], {
+      signal: stop.signal,
+      onStderr: (text) => {
+        if (text.startsWith('import 100/250')) stop.abort(); // Ctrl-C after the first batch of 100
+      },
+    });
+    expect(interrupted.code).toBe(EXIT_CODES.INTERRUPTED);
+    expect(interrupted.stderr).toContain('memloom: import interrupted after 100 of 250 memories; run the same command again to resume');
+    const resumed = await cli('import', 'notes.jsonl', '--quiet');
+    expect(resumed.stdout).toContain('150 created, 0 merged (newer history), 100 kept (already there)');
+    expect(resumed.stdout).toContain('embedded again with memloom/lexical'); // the export came from test/none
+    const again = await cli('import', 'notes.jsonl', '--quiet');
+    expect(again.stdout).toBe(`imported 250 memories from ${join(dir, 'notes.jsonl')}: 0 created, 0 merged (newer history), 250 kept (already there)\n`);
   });
 
   it('an export cut short is imported as far as it goes, then exit 2 saying so; a failure part-way says how many were imported', async () => {
@@ -793,6 +849,19 @@ describe('export, import, reindex', () => {
     // Configured nowhere: where to put it.
     const nowhere = await run(dir, ['reindex', 'use-lite', '--no-config', '--store', 'sqlite:./memory.db'], { env: { MEMLOOM_EMBEDDER: undefined } });
     expect(nowhere.stdout).toContain('Now use it: set "embedder": "use-lite" in memloom.config.json');
+  });
+
+  it('reindex moves the default store (nothing configured) to another embedder', async () => {
+    const bare = (...args: string[]) => run(dir, [...args, '--no-config'], { env: { MEMLOOM_STORE: undefined } });
+    expect((await bare('add', 'Bob keeps bees', '--user', 'bob')).code).toBe(0);
+    expect(existsSync(join(dir, '.memloom', 'memory.db'))).toBe(true);
+    // The default store is probed for existence, not opened for the target embedder, whose vectors it does not hold yet.
+    const moved = await bare('reindex', 'use-lite', '--json');
+    expect(moved.stderr).toBe('');
+    expect(moved.code).toBe(0);
+    expect(json(moved)).toMatchObject({ total: 1, embedded: 1 });
+    const search = await run(dir, ['search', 'bees', '--no-config', '--json'], { env: { MEMLOOM_STORE: undefined, MEMLOOM_EMBEDDER: 'use-lite' } });
+    expect(json(search)[0].memory.content).toBe('Bob keeps bees');
   });
 
   it('reindex moves the store to another embedder; the old one then no longer fits', async () => {

@@ -113,6 +113,22 @@ describe('the memloom binary', () => {
     expect({ code, signal }).toEqual({ code: 0, signal: null });
   });
 
+  it('goes on to the end when the reader of its progress goes away (memloom import backup.jsonl 2>&1 | head -1)', async () => {
+    const env = { MEMLOOM_EMBEDDER: 'lexical', MEMLOOM_STORE: 'sqlite:./memory.db' };
+    writeFileSync(join(dir, 'backup.jsonl'), syntheticExport(3000).text);
+    // Progress goes to stderr a line per tenth of the way: after the first line, the next ones meet a closed pipe.
+    const child = spawn(process.execPath, [BIN, 'import', 'backup.jsonl', '--batch-size', '50'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    child.stderr.once('data', () => child.stderr.destroy());
+    const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    const stats = await runBin(dir, ['stats', '--json'], env);
+    expect(JSON.parse(stats.stdout).total).toBe(3000);
+  });
+
   it('a configuration error exits 4 with the file and field and no stack trace; --verbose adds it', async () => {
     writeFileSync(join(dir, 'memloom.config.json'), JSON.stringify({ store: 'sqlite:./m.db', strategy: { highSimilarity: 2 } }));
     const result = await runBin(dir, ['list']);

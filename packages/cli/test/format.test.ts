@@ -2,6 +2,7 @@ import type { MemoryRecord } from '@memloom/core';
 import { describe, expect, it } from 'vitest';
 import type { CommandContext } from '../src/command.js';
 import { memoriesText, memoryDetails, memoryLine } from '../src/format.js';
+import { clipToWidth, displayWidth } from '../src/text-width.js';
 
 /** Just what the formatters read of a command's context: the terminal (or pipe) and the dim style. */
 function terminal(isTTY: boolean, columns = 60): CommandContext {
@@ -21,7 +22,7 @@ describe('a memory\'s context in the detailed view', () => {
     const line = lines.find((entry) => entry.startsWith('context '));
     expect(lines.indexOf(line!)).toBe(lines.findIndex((entry) => entry.startsWith('content ')) + 1);
     expect(line).toMatch(/^context {6}Q: 你平时养宠物吗？ ⏎ A: yes, a cat.*…$/);
-    expect(line!.length).toBeLessThanOrEqual(60);
+    expect(displayWidth(line!)).toBeLessThanOrEqual(60);
   });
 
   it('is shown whole when the output is not a terminal', () => {
@@ -39,5 +40,29 @@ describe('a memory\'s context in the detailed view', () => {
 describe('counts of memories', () => {
   it('say "memory" for one and "memories" otherwise', () => {
     expect([0, 1, 2].map(memoriesText)).toEqual(['0 memories', '1 memory', '2 memories']);
+  });
+});
+
+describe('lines cut to a terminal with Chinese text and emoji', () => {
+  const wide = { ...memory, content: '我住在上海，非常喜欢喝咖啡☕，每天早上都去楼下的咖啡店买一杯拿铁😀😀', scope: { userId: '用户' } };
+
+  it('count a wide character or an emoji as two columns, and never cut an emoji in half', () => {
+    const line = memoryLine(terminal(true, 80), wide);
+    expect(displayWidth(line)).toBeLessThanOrEqual(80);
+    expect(line).toMatch(/…$/);
+    expect(line).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/); // no lone half of a pair
+    const emoji = { ...memory, content: `Emoji test ${'😀'.repeat(40)}`, scope: {} };
+    for (const columns of [88, 89]) {
+      const cut = memoryLine(terminal(true, columns), emoji);
+      expect(cut, String(columns)).toMatch(/^.*Emoji test (😀)+…$/u);
+    }
+  });
+
+  it('measure text as a terminal shows it', () => {
+    expect(displayWidth('abc')).toBe(3);
+    expect(displayWidth('上海☕😀')).toBe(8);
+    expect(displayWidth('é👍🏽🇵🇹')).toBe(5); // a letter with its accent, an emoji with its skin tone, a flag
+    expect(clipToWidth('上海上海', 5)).toBe('上海…');
+    expect(clipToWidth('上海', 4)).toBe('上海');
   });
 });

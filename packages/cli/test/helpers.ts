@@ -26,14 +26,14 @@ export function tempFolder(prefix = 'memloom-cli-'): { dir: string; cleanup: () 
 export async function run(
   cwd: string,
   args: string[],
-  options: { env?: Record<string, string | undefined>; stdin?: string; tty?: boolean; signal?: AbortSignal; onStderr?: (text: string) => void } = {},
+  options: { env?: Record<string, string | undefined>; stdin?: string | Readable; tty?: boolean; signal?: AbortSignal; onStderr?: (text: string) => void } = {},
 ): Promise<RunResult> {
   let stdout = '';
   let stderr = '';
   const code = await runCli(args, {
     cwd,
     env: { MEMLOOM_EMBEDDER: 'lexical', ...options.env },
-    stdin: Readable.from(options.stdin === undefined ? [] : [options.stdin]),
+    stdin: options.stdin instanceof Readable ? options.stdin : Readable.from(options.stdin === undefined ? [] : [options.stdin]),
     stdout: { write: (text: string) => void (stdout += text), isTTY: options.tty ?? false, columns: 100 },
     stderr: {
       write: (text: string) => {

@@ -1,11 +1,12 @@
 import type { WriteStream } from 'node:fs';
 import { readdirSync, writeFileSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
 import type { GenerateRequest, LanguageModel } from '@memloom/core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EXIT_CODES } from '../src/index.js';
 import { StopSignal } from '../src/exit-codes.js';
-import { json, run, syntheticExport, tempFolder } from './helpers.js';
+import { json, run, storedIn, syntheticExport, tempFolder } from './helpers.js';
 
 // The file streams `memloom export -o` opens, so that a test can wait for them to close.
 const opened = vi.hoisted(() => [] as WriteStream[]);
@@ -109,6 +110,20 @@ function modelStoppedAt(stopAt: number, stop: AbortController, answer: string) {
   return { model, requests };
 }
 
+describe('Ctrl-C while a command waits for stdin', () => {
+  it.each(['add', 'add-turns'])('%s - stops at the first Ctrl-C, storing nothing, even if stdin then brings text', async (command) => {
+    const stdin = new PassThrough(); // a terminal nobody has typed in yet
+    const stop = new AbortController();
+    const running = run(dir, [command, '-', '--user', 'ana'], { stdin, signal: stop.signal });
+    stop.abort();
+    stdin.end('Ana adopted a puppy named Rex\n');
+    const result = await running;
+    expect(result.code).toBe(EXIT_CODES.INTERRUPTED);
+    expect(result.stderr).toBe(`memloom: ${command} interrupted while reading stdin; nothing was stored\n`);
+    expect(await storedIn(dir, 'memory.db')).toEqual([]);
+  });
+});
+
 describe('Ctrl-C inside a session or a page, with a language model', () => {
   it('add-turns stops during a turn\'s model call: exit 130 saying how many turns of the session were stored', async () => {
     const stop = new AbortController();
@@ -143,7 +158,7 @@ describe('Ctrl-C inside a session or a page, with a language model', () => {
   });
 
   it('stopped by SIGTERM, the JSON error says exit 143, as the process exits', async () => {
-    // --json shows no progress to stop at: the signal comes before the first session.
+    // --json shows no progress to stop at: the signal has come before the command starts (it stops reading stdin).
     const turns = Array.from({ length: 10 }, (_, index) => `Turn ${index} about subject ${index}`).join('\n');
     const result = await run(dir, ['add-turns', '-', '--user', 'ana', '--json'], { stdin: turns, signal: AbortSignal.abort(new StopSignal('SIGTERM')) });
     expect(result.code).toBe(EXIT_CODES.TERMINATED);

@@ -38,3 +38,12 @@ describe('progress on stderr', () => {
     expect(quiet.writes).toEqual([]);
   });
 });
+
+describe('progress on a narrow terminal', () => {
+  it('cuts the line to the width, so that redrawing it never wraps into a trail of copies', () => {
+    const writes: string[] = [];
+    const stream = { isTTY: true, columns: 50, write: (text: string) => void writes.push(text) };
+    new Progress(stream, 'import', true, () => 0).update(100, 3000, '100 created, 0 merged (newer history), 0 kept (already there)');
+    expect(writes).toEqual(['\r\u001b[2Kimport [#-----------------------]   3% 100/3000 …']);
+  });
+});

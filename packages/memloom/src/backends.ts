@@ -52,12 +52,13 @@ export function parseEmbedderConfig(config: EmbedderConfig, source: string): Emb
  * Build the store a layer asks for, importing its package only when it is used.
  * `contextWeight` is the Memory's `retrieval.contextWeight`, for stores that embed by themselves (Markdown).
  * `mustExist` opens a SQLite file, a Markdown folder or a Qdrant collection only if it exists (MISSING_RESOURCE otherwise, nothing created).
+ * `sqliteFile` is the file `resolveMemloomConfig` found for this layer (`sqliteFileOf`), so that the rule runs once.
  */
 export async function createStoreFrom(
   layer: ConfigLayer,
   embedder: Embedder,
   env: Record<string, string | undefined>,
-  { contextWeight, mustExist = false }: { contextWeight?: number | undefined; mustExist?: boolean } = {},
+  { contextWeight, mustExist = false, sqliteFile }: { contextWeight?: number | undefined; mustExist?: boolean; sqliteFile?: SqliteFile | undefined } = {},
 ): Promise<MemoryStore> {
   const source = sourceOf(layer, 'store');
   const config = parseStoreConfig(layer.config.store ?? 'sqlite', source);
@@ -69,12 +70,11 @@ export async function createStoreFrom(
     switch (type) {
       case 'sqlite': {
         const sqlite = await import('@memloom/store-sqlite');
-        const file = await sqliteFileOf(layer, options.path, env);
-        const create = () => sqlite.createSqliteStore({ ...options, ...existing, path: file.path });
-        if (file.from === 'configuration') return create();
-        // A path from MEMLOOM_SQLITE_PATH or the default that cannot be a database file is blamed on where it came from.
+        const file = sqliteFile ?? (await sqliteFileOf(layer, options.path, env));
+        // A path that cannot be a database file is blamed on where it came from (the store setting,
+        // MEMLOOM_SQLITE_PATH or the default).
         try {
-          return create();
+          return sqlite.createSqliteStore({ ...options, ...existing, path: file.path });
         } catch (error) {
           // Only an error about the path itself (it names it in its details) comes from there; any other option
           // error is the store setting's, named by the layer below.

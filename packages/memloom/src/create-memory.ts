@@ -11,7 +11,7 @@ import {
 } from '@memloom/core';
 import { createEmbedderFrom, createStoreFrom, parseEmbedderConfig, parseStoreConfig, sqliteFileOf, type SqliteFile } from './backends.js';
 import type { EmbedderConfig, MemloomConfig, StoreConfig } from './config-schema.js';
-import { configFromEnv, findConfigFile, loadConfigFile, sourceOf, validateConfig, type ConfigLayer } from './load-config.js';
+import { configFromEnv, findConfigFile, loadConfigFile, resolveIn, sourceOf, validateConfig, type ConfigLayer } from './load-config.js';
 
 /** Options of the umbrella `createMemory`: core's options with everything optional. */
 export interface MemloomOptions extends Partial<Omit<CreateMemoryOptions, 'store' | 'embedder'>> {
@@ -48,6 +48,8 @@ export interface ResolvedConfig {
   store: { config: StoreConfig; source: string };
   /** For a SQLite store built from configuration (not a store object): the file it opens, and where its path came from. */
   sqliteFile?: SqliteFile;
+  /** For a Markdown store: its folder, absolute (a relative `root` is read from the folder of the file or layer that names it). */
+  markdownRoot?: string;
   /** Nothing names the store (no option, configuration file, MEMLOOM_STORE or MEMLOOM_SQLITE_PATH): the SQLite file at `.memloom/memory.db`. */
   defaultStore: boolean;
   embedder: { config: EmbedderConfig; source: string };
@@ -75,7 +77,11 @@ export async function createMemory(options: MemloomOptions = {}): Promise<Memory
   const contextWeight = resolved.engine.retrieval?.contextWeight;
   const store = isStore(options.store)
     ? options.store
-    : await createStoreFrom(layerFor(resolved, 'store') ?? defaultLayer(options.cwd, resolved.configFile), embedder, env, { contextWeight, mustExist: options.mustExist === true });
+    : await createStoreFrom(layerFor(resolved, 'store') ?? defaultLayer(options.cwd, resolved.configFile), embedder, env, {
+        contextWeight,
+        mustExist: options.mustExist === true,
+        sqliteFile: resolved.sqliteFile,
+      });
   const { store: _store, embedder: _embedder, policy: _policy, cwd: _cwd, configFile: _file, env: _env, mustExist: _mustExist, ...instances } = options;
   try {
     return createCoreMemory({ ...resolved.engine, ...pickInstances(instances), store, embedder });
@@ -147,11 +153,13 @@ export async function resolveMemloomConfig(options: MemloomOptions = {}): Promis
   const storeConfig = storeLayer?.config.store ?? (isStore(options.store) ? `object (${options.store.name})` : 'sqlite');
   const storeSource = storeLayer ? sourceOf(storeLayer, 'store') : isStore(options.store) ? 'options' : 'default';
   const sqliteFile = await sqliteFileFrom(options, storeLayer ?? defaultLayer(cwd, file));
+  const markdownRoot = storeLayer ? markdownRootOf(storeLayer) : undefined;
   return {
     layers,
     ...(file ? { configFile: file } : {}),
     store: { config: storeConfig, source: storeSource },
     ...(sqliteFile ? { sqliteFile } : {}),
+    ...(markdownRoot ? { markdownRoot } : {}),
     defaultStore: storeSource === 'default' && sqliteFile?.from === 'default',
     embedder: {
       config: embedderLayer?.config.embedder ?? (isEmbedder(options.embedder) ? `object (${options.embedder.id})` : 'default'),
@@ -200,6 +208,12 @@ async function sqliteFileFrom(options: MemloomOptions, layer: ConfigLayer): Prom
   const config = parseStoreConfig(layer.config.store ?? 'sqlite', sourceOf(layer, 'store'));
   if (config.type !== 'sqlite') return undefined;
   return sqliteFileOf(layer, config.path, options.env === false ? {} : (options.env ?? process.env));
+}
+
+/** The folder of the Markdown store a layer names, as `createStoreFrom` opens it (none for another store). */
+function markdownRootOf(layer: ConfigLayer): string | undefined {
+  const config = parseStoreConfig(layer.config.store!, sourceOf(layer, 'store'));
+  return config.type === 'markdown' ? resolveIn(layer, config.root) : undefined;
 }
 
 /** Plain objects merge key by key (the higher layer wins); anything else is replaced. */

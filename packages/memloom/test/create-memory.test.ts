@@ -88,6 +88,21 @@ describe('createMemory() defaults', () => {
     expect(readdirSync(cwd)).toEqual(['project']);
   });
 
+  it('resolves a Markdown store\'s folder from the folder of the file or layer that names it, without creating anything', async () => {
+    mkdirSync(join(cwd, 'project', 'sub'), { recursive: true });
+    const file = join(cwd, 'project', 'memloom.config.json');
+    writeFileSync(file, JSON.stringify({ store: { type: 'markdown', root: './notes' } }));
+    const fromFile = await resolveMemloomConfig({ cwd: join(cwd, 'project', 'sub'), env: {} });
+    expect(fromFile.markdownRoot).toBe(join(cwd, 'project', 'notes'));
+    expect(fromFile.sqliteFile).toBeUndefined();
+    const fromVariable = await resolveMemloomConfig({ cwd, configFile: false, env: { MEMLOOM_STORE: 'markdown:./md' } });
+    expect(fromVariable.markdownRoot).toBe(join(cwd, 'md'));
+    const absolute = await resolveMemloomConfig({ cwd, configFile: false, env: {}, store: `markdown:${join(cwd, 'elsewhere')}` });
+    expect(absolute.markdownRoot).toBe(join(cwd, 'elsewhere'));
+    expect((await resolveMemloomConfig({ cwd, configFile: false, env: {} })).markdownRoot).toBeUndefined();
+    expect(readdirSync(join(cwd, 'project'))).toEqual(['memloom.config.json', 'sub']);
+  });
+
   it('honours MEMLOOM_SQLITE_PATH for the default store', async () => {
     const memory = await open({ cwd, env: { MEMLOOM_SQLITE_PATH: 'data/elsewhere.db' } });
     await memory.add('a note', { scope: { userId: 'u1' } });

@@ -139,7 +139,7 @@ export const addTurnsCommand: CommandSpec = {
     const at = dateOption(context.values, 'at');
     const tags = listOption(context.values, 'tag');
     const path = inputPath(context, input!);
-    const text = path ? await readFile(path, 'utf8') : await readAll(context.io.stdin);
+    const text = path ? await readFile(path, 'utf8') : await readAll(context.io.stdin, 'add-turns', context.io.signal);
 
     await withMemory(context, async ({ memory }) => {
       const sessions = parseTurns(text, memory.config.limits.maxContentLength, memory.clock.now());
@@ -200,7 +200,7 @@ export const addTurnsCommand: CommandSpec = {
         return context.printJson({ turns: results.length, sessions: sessions.length, decisions, memories: results.map((result) => result.memory.id) });
       }
       const parts = [`${decisions.create_new} created`, `${decisions.keep_both} kept beside a related memory`, `${decisions.merge_update} merged`];
-      context.print(`stored ${results.length} turns in ${sessions.length} session${sessions.length === 1 ? '' : 's'}: ${parts.join(', ')}`);
+      context.print(`stored ${results.length} turn${results.length === 1 ? '' : 's'} in ${sessions.length} session${sessions.length === 1 ? '' : 's'}: ${parts.join(', ')}`);
     });
   },
 };

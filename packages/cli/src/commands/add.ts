@@ -34,7 +34,7 @@ export const addCommand: CommandSpec = {
   ],
   async run(context) {
     const { values, positionals } = context;
-    const content = positionals.length === 1 && positionals[0] === '-' ? await readAll(context.io.stdin) : positionals.join(' ');
+    const content = positionals.length === 1 && positionals[0] === '-' ? await readAll(context.io.stdin, 'add', context.io.signal) : positionals.join(' ');
     if (positionals.length === 0) throw new UsageError('missing <content>: memloom add "what to remember" (or - to read stdin)');
     const category = choiceOption(values, 'category', MEMORY_CATEGORIES);
     const type = choiceOption(values, 'type', MEMORY_TYPES);

@@ -63,7 +63,8 @@ export const importCommand: CommandSpec = {
 
     return withMemory(context, async ({ memory }) => {
       const progress = context.progress('import');
-      let checkpoint: Checkpoint | undefined;
+      // Memory lines of the file handled so far (after each batch, or each memory with --merge), to say how far an interruption got.
+      let handled: number | undefined;
       let header: ExportHeader | undefined;
       const resumed = checkpointPath && existsSync(checkpointPath) ? await resumeFrom(checkpointPath, path, context) : undefined;
       // Created just before reading starts: readline drops lines emitted before it is iterated.
@@ -89,16 +90,14 @@ export const importCommand: CommandSpec = {
           },
           onProgress: async (position, read, counts) => {
             imported = counts.done;
-            if (checkpointPath) {
-              checkpoint = { source: path ?? 'stdin', exportedAt: read.exportedAt, done: position, counts };
-              await writeCheckpoint(checkpointPath, checkpoint);
-            }
+            handled = position;
+            if (checkpointPath) await writeCheckpoint(checkpointPath, { source: path ?? 'stdin', exportedAt: read.exportedAt, done: position, counts });
             progress.update(position, read.count, countsText(counts));
           },
           ...(context.io.signal ? { signal: context.io.signal } : {}),
         });
       } catch (error) {
-        if (context.io.signal?.aborted) throw interrupted(checkpoint?.done, header, merge, checkpointPath);
+        if (context.io.signal?.aborted) throw interrupted(handled, header, merge, checkpointPath);
         throw withImported(error, imported);
       } finally {
         progress.finish();
@@ -114,7 +113,11 @@ export const importCommand: CommandSpec = {
       else {
         context.print(`imported ${memoriesText(counts.done)} from ${source}: ${countsText(counts)}`);
         if (counts.outOfScope > 0) context.print(context.dim(`${memoriesText(counts.outOfScope)} outside the scope ${counts.outOfScope === 1 ? 'was' : 'were'} left out`));
-        if (result.header.embedder.id !== memory.embedder.id) context.print(context.dim(`embedded again with ${memory.embedder.id} (the export came from ${result.header.embedder.id})`));
+        // Only memories written were embedded: none when every one was already there.
+        const written = counts.mode === 'merge' ? counts.done : counts.created + counts.merged + counts.replaced;
+        if (written > 0 && result.header.embedder.id !== memory.embedder.id) {
+          context.print(context.dim(`embedded again with ${memory.embedder.id} (the export came from ${result.header.embedder.id})`));
+        }
       }
       if (cutShort) {
         // Exit 2 (the input is wrong): what the file held is imported, but a script must not take it for the whole export.

@@ -1,8 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
 import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_TYPES, parseStoreConfig, type ResolvedConfig, type Scope } from 'memloom';
-import { numberOption, requirePositionals, type CommandSpec, type OpenedMemory } from '../command.js';
-import { EXISTING_STORE, FILTER_OPTIONS, filterFrom, scopeOption, withMemory } from './shared.js';
+import { describeScope, numberOption, requirePositionals, type CommandSpec, type OpenedMemory } from '../command.js';
+import { effectiveScope, EXISTING_STORE, FILTER_OPTIONS, filterFrom, scopeOption, withMemory } from './shared.js';
 
 export const indexCommand: CommandSpec = {
   name: 'index',
@@ -30,12 +29,13 @@ export const statsCommand: CommandSpec = {
   name: 'stats',
   summary: 'which store and embedder are configured, from where, and what they hold',
   usage: ['stats [options]'],
-  description: 'Shows the store (and where it is), the embedder, the configuration source of each, and counts by level, category and type in the scope.',
+  description: 'Shows the store (and where it is), the embedder, the configuration source of each, and counts by level, category and type in the scope (--user/--agent/--session over the configured default scope).',
   examples: ['memloom stats', 'memloom stats --user alice --json', 'MEMLOOM_STORE=markdown:./notes memloom stats'],
   async run(context) {
     requirePositionals(context, []);
     await withMemory(context, async (opened) => {
-      const stats = await collectStats(opened, context.globals.scope);
+      // The scope the counts are of: the configured default one too (core fills it in), as the listing and the export see it.
+      const stats = await collectStats(opened, effectiveScope(context, opened));
       if (context.globals.json) return context.printJson(stats);
       const { bold } = context;
       context.print(`${bold('store')}      ${stats.store.name}${stats.store.location ? ` at ${stats.store.location}` : ''}${stats.store.bytes !== undefined ? ` (${formatBytes(stats.store.bytes)})` : ''}`);
@@ -48,7 +48,7 @@ export const statsCommand: CommandSpec = {
       context.print(`${bold('embedder')}   ${stats.embedder.id} (${stats.embedder.dimension} dimensions)`);
       context.print(`           from ${stats.embedder.source}`);
       context.print(`${bold('config')}     ${stats.configFile ?? 'no configuration file'}`);
-      context.print(`${bold('memories')}   ${stats.total}${Object.keys(context.globals.scope).length > 0 ? ' in scope' : ''}`);
+      context.print(`${bold('memories')}   ${stats.total}${Object.keys(stats.scope).length > 0 ? ` in scope ${describeScope(stats.scope)}` : ''}`);
       if (stats.total === 0) return;
       context.print(`  by level     ${pairs(stats.byLevel)}`);
       context.print(`  by category  ${pairs(stats.byCategory)}`);
@@ -113,21 +113,10 @@ function storeLocation(resolved: ResolvedConfig): { location?: string; bytes?: n
     const { path } = resolved.sqliteFile;
     return { location: path, ...(existsSync(path) ? { bytes: statSync(path).size } : {}) };
   }
+  if (resolved.markdownRoot) return { location: resolved.markdownRoot };
   if (typeof resolved.store.config === 'string' && resolved.store.config.startsWith('object (')) return {};
-  const layer = resolved.layers.find((candidate) => candidate.config.store !== undefined);
-  const config = parseStoreConfig(resolved.store.config, resolved.store.source) as { type: string; root?: string; url?: string };
-  switch (config.type) {
-    case 'markdown': {
-      // Only a configuration layer names a Markdown store (it needs a root): a relative root is read from its folder.
-      const root = config.root;
-      if (!root || !layer) return {};
-      return { location: isAbsolute(root) || root === ':memory:' ? root : resolve(layer.baseDir, root) };
-    }
-    case 'qdrant':
-      return { location: config.url ?? '(the Qdrant default: QDRANT_URL or localhost)' };
-    default:
-      return {};
-  }
+  const config = parseStoreConfig(resolved.store.config, resolved.store.source) as { type: string; url?: string };
+  return config.type === 'qdrant' ? { location: config.url ?? '(the Qdrant default: QDRANT_URL or localhost)' } : {};
 }
 
 function pairs(counts: Record<string, number>): string {

@@ -88,7 +88,8 @@ export const showCommand: CommandSpec = {
     const [id] = requirePositionals(context, ['id']);
     await withMemory(context, async ({ memory }) => {
       const record = await memory.get(id!, scopeOption(context));
-      if (!record) throw new MemloomError({ code: 'NOT_FOUND', backend: memory.store.name, message: `no memory ${id}${scopeNote(context)}` });
+      // Worded as core words it for history, restore and forget, naming the store that was asked.
+      if (!record) throw new MemloomError({ code: 'NOT_FOUND', backend: memory.store.name, message: `no memory with id ${id}${scopeNote(context)}`, details: { id } });
       if (context.globals.json) return context.printJson(record);
       for (const line of memoryDetails(context, record)) context.print(line);
     }, EXISTING_STORE);

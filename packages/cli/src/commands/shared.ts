@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_TYPES, type Memory, type MemoryFilter, type Scope } from 'memloom';
@@ -58,11 +58,12 @@ export async function writeFileAtomically(file: string, text: string): Promise<v
   }
 }
 
-/** A `<file | ->` argument: the file's absolute path (it must exist), or undefined for `-` (stdin). */
+/** A `<file | ->` argument: the file's absolute path (it must exist, and not be a folder), or undefined for `-` (stdin). */
 export function inputPath(context: CommandContext, input: string): string | undefined {
   if (input === '-') return undefined;
   const path = resolve(context.io.cwd, input);
   if (!existsSync(path)) throw new UsageError(`${input} does not exist`);
+  if (statSync(path).isDirectory()) throw new UsageError(`${input} is a folder; give a file, or - to read stdin`);
   return path;
 }
 

@@ -135,6 +135,15 @@ export interface SearchOptions {
   scope?: Scope;
   /** @default retrieval.defaultLimit (10) */
   limit?: number;
+  /**
+   * Which memories may come back. With `ids`, only those are ranked, every one a candidate
+   * whatever the `limit`, so each is scored by its own cosine and keyword (BM25) score; the
+   * keyword part is normalised by the best match in the scope and the rest of the filter, as
+   * without `ids`. A memory thus scores what a search without `ids` gives it (that search
+   * estimates a part of a memory outside its candidate lists), and the results of searches over
+   * parts of a set merge into one ranking by score (only the recency part moves with the clock
+   * between them).
+   */
   filter?: MemoryFilter;
   /** Drop results scoring below this (0..1). */
   minScore?: number;

@@ -271,16 +271,19 @@ class MemloomMemory implements Memory {
     const vector = await this.embedOne(text, 'query', signal);
     const nowMs = this.clock.now();
     const retrieval = this.config.retrieval;
-    const candidateLimit = Math.max(Math.ceil(limit * retrieval.candidateMultiplier), retrieval.minCandidates);
     const filter = parsed.filter as MemoryFilter | undefined;
-    const [vectorHits, textHits] = await Promise.all([
+    // Every memory `ids` names is a candidate of both lists, so each is scored by its own cosine and BM25.
+    const candidateLimit = Math.max(Math.ceil(limit * retrieval.candidateMultiplier), retrieval.minCandidates, filter?.ids ? new Set(filter.ids).size : 0);
+    const textSearch = this.store.capabilities.textSearch ? this.store.textSearch?.bind(this.store) : undefined;
+    const [vectorHits, textHits, bestTextHits] = await Promise.all([
       this.store.vectorSearch({ vector, scope, ...(filter ? { filter } : {}), limit: candidateLimit }),
-      this.store.capabilities.textSearch && this.store.textSearch
-        ? this.store.textSearch({ text, scope, ...(filter ? { filter } : {}), limit: candidateLimit })
-        : Promise.resolve([]),
+      textSearch ? textSearch({ text, scope, ...(filter ? { filter } : {}), limit: candidateLimit }) : [],
+      // With `ids`, the keyword part is normalised by the best match without them, as a search without them is.
+      textSearch && filter?.ids ? textSearch({ text, scope, ...withoutIds(filter), limit: 1 }) : [],
     ]);
     const minScore = parsed.minScore ?? retrieval.minScore;
-    const ranked = rankCandidates(vectorHits, textHits, { nowMs, config: retrieval, candidateLimit })
+    const bestText = bestTextHits[0]?.score;
+    const ranked = rankCandidates(vectorHits, textHits, { nowMs, config: retrieval, candidateLimit, ...(bestText !== undefined ? { bestText } : {}) })
       .filter((hit) => hit.score >= minScore && inScope(hit.memory.scope, scope))
       .slice(0, limit);
 
@@ -594,6 +597,11 @@ class MemloomMemory implements Memory {
   }
 }
 
+/** A store query's filter without `ids` (no filter when nothing else is left). */
+function withoutIds(filter: MemoryFilter): { filter?: MemoryFilter } {
+  const { ids: _ids, ...rest } = filter;
+  return Object.keys(rest).length > 0 ? { filter: rest } : {};
+}
 
 /** A change computed from a record read earlier: CONFLICT, nothing written, when the memory moved on since. */
 function assertRevision(current: MemoryRecord, expected: number | undefined): void {

@@ -72,6 +72,8 @@ const filterSchema = z
       .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
       .transform((metadata) => wellFormedData(metadata) as Record<string, string | number | boolean>)
       .optional(),
+    // Kept exactly: an id is matched as stored, and one no memory has matches nothing.
+    ids: z.array(z.string()).optional(),
   })
   .strict();
 

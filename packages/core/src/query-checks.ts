@@ -8,7 +8,7 @@ const LIST_ORDERS = ['createdAt', 'updatedAt', 'id', 'stored'] as const satisfie
 
 /** The `MemoryFilter` fields that name one of core's values, or a list of them. */
 const VALUE_FIELDS = { category: MEMORY_CATEGORIES, type: MEMORY_TYPES, level: MEMORY_LEVELS, source: MEMORY_SOURCES } as const;
-const FILTER_FIELDS = [...Object.keys(VALUE_FIELDS), 'verified', 'tags', 'metadata'];
+const FILTER_FIELDS = [...Object.keys(VALUE_FIELDS), 'verified', 'tags', 'metadata', 'ids'];
 
 /**
  * For store authors: check the scope and filter of a read as it arrives
@@ -18,7 +18,7 @@ const FILTER_FIELDS = [...Object.keys(VALUE_FIELDS), 'verified', 'tags', 'metada
  * and sessionId, each a string when set (INVALID_SCOPE). The filter: absent,
  * or an object with `MemoryFilter`'s fields only, each of its type: category,
  * type, level and source one of core's values or an array of them, verified a
- * boolean, tags an array of strings, metadata an object of strings, finite
+ * boolean, tags and ids arrays of strings, metadata an object of strings, finite
  * numbers and booleans (INVALID_INPUT). `exactScope`, when given, a boolean;
  * `orderBy` and `direction` (list), when given, one of their values.
  * Only shapes: lengths and characters are the facade's to limit
@@ -74,8 +74,8 @@ function assertFilterShape(filter: unknown, what: string, backend: string): void
       if (!values.every((item) => typeof item === 'string' && allowed.includes(item))) throw refuse(`one of ${allowed.join(', ')}, or an array of them`);
     } else if (key === 'verified') {
       if (typeof value !== 'boolean') throw refuse('true or false');
-    } else if (key === 'tags') {
-      if (!Array.isArray(value) || !value.every((tag) => typeof tag === 'string')) throw refuse('an array of strings');
+    } else if (key === 'tags' || key === 'ids') {
+      if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) throw refuse('an array of strings');
     } else {
       if (typeof value !== 'object' || value === null || Array.isArray(value)) throw refuse('an object of strings, numbers and booleans');
       for (const [name, wanted] of Object.entries(value)) {

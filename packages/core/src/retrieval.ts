@@ -29,21 +29,25 @@ export function combineScore(parts: ScoreParts, weights: RetrievalConfig['weight
  * - semantic: cosine, negatives clipped to 0. A memory found only by keywords
  *   was not among the vector top-k, so its cosine is at most the lowest one
  *   seen there: that bound is used.
- * - text: BM25 divided by the best BM25 among the candidates. A memory found
- *   only by vectors gets the lowest text score seen when the keyword list was
- *   full (it may have matched, below the cut), else 0 (it did not match).
+ * - text: BM25 divided by the best BM25 among the candidates, or `bestText`
+ *   when that is higher (the best match of a wider search, so that a search
+ *   restricted to some memories scores them as the wider one does). A memory
+ *   found only by vectors gets the lowest text score seen when the keyword
+ *   list was full (it may have matched, below the cut), else 0 (it did not match).
  */
 export function rankCandidates(
   vectorHits: readonly ScoredMemory[],
   textHits: readonly ScoredMemory[],
-  options: { nowMs: number; config: RetrievalConfig; candidateLimit: number },
+  options: { nowMs: number; config: RetrievalConfig; candidateLimit: number; bestText?: number },
 ): RankedMemory[] {
   const { config, nowMs } = options;
   const semanticById = new Map(vectorHits.map((hit) => [hit.memory.id, Math.max(0, hit.score)]));
-  const semanticFloor = vectorHits.length >= options.candidateLimit ? Math.min(...semanticById.values()) : 0;
-  const bestText = Math.max(0, ...textHits.map((hit) => hit.score));
+  // Loops, not Math.min(...list): a search restricted to many ids has as many candidates, past what a call's arguments hold.
+  const semanticFloor = vectorHits.length >= options.candidateLimit ? least(semanticById.values()) : 0;
+  let bestText = Math.max(0, options.bestText ?? 0);
+  for (const hit of textHits) bestText = Math.max(bestText, hit.score);
   const textById = new Map(textHits.map((hit) => [hit.memory.id, bestText > 0 ? hit.score / bestText : 0]));
-  const textFloor = textHits.length >= options.candidateLimit && textById.size > 0 ? Math.min(...textById.values()) : 0;
+  const textFloor = textHits.length >= options.candidateLimit && textById.size > 0 ? least(textById.values()) : 0;
 
   const memories = new Map<string, MemoryRecord>();
   for (const hit of [...vectorHits, ...textHits]) memories.set(hit.memory.id, hit.memory);
@@ -59,4 +63,11 @@ export function rankCandidates(
     ranked.push({ memory, parts, score: combineScore(parts, config.weights) });
   }
   return ranked.sort((a, b) => b.score - a.score || (a.memory.id < b.memory.id ? -1 : 1));
+}
+
+/** The smallest of some numbers (Infinity for none). */
+function least(values: Iterable<number>): number {
+  let smallest = Infinity;
+  for (const value of values) smallest = Math.min(smallest, value);
+  return smallest;
 }

@@ -101,6 +101,7 @@ export function matchesFilter(record: MemoryRecord, filter: MemoryFilter | undef
   if (!oneOf(record.source, filter.source)) return false;
   if (filter.verified !== undefined && record.verified !== filter.verified) return false;
   if (filter.tags && filter.tags.length > 0 && !filter.tags.some((tag) => record.tags.includes(tag))) return false;
+  if (filter.ids && !filter.ids.includes(record.id)) return false;
   if (filter.metadata) {
     for (const [key, value] of Object.entries(filter.metadata)) {
       if (record.metadata[key] !== value) return false;

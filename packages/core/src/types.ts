@@ -109,6 +109,11 @@ export interface MemoryFilter {
   tags?: string[];
   /** Equality on top-level metadata keys. */
   metadata?: Record<string, string | number | boolean>;
+  /**
+   * The memory's id is one of these (an empty list matches none). In `search`, only these
+   * memories are ranked, each scored as a search without `ids` scores it (see `Memory.search`).
+   */
+  ids?: string[];
 }
 
 /** A record with a score from a store query (higher is better). */

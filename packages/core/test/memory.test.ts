@@ -409,6 +409,55 @@ describe('search', () => {
     expect((await errorOf(memory.search('x', { limit: 0 }))).code).toBe('INVALID_OPTIONS');
     expect((await errorOf(memory.search('   '))).code).toBe('EMPTY_CONTENT');
   });
+
+  describe('restricted to filter.ids', () => {
+    /** Four memories: two match "volcano" (lava most), two do not but are nearer in meaning. One candidate per list unless ids widen them. */
+    async function ranked() {
+      const near = (similarity: number) => vectorWithSimilarity(DIM, 0, 1, similarity);
+      const { memory } = rig({ retrieval: { candidateMultiplier: 1, minCandidates: 1 } }, {
+        volcano: axisVector(DIM, 0),
+        'volcano volcano lava volcano': near(0.1),
+        'volcano trip': near(0.3),
+        'mountain hike': near(0.9),
+        'lake swim': near(0.5),
+      });
+      const scope = { userId: 'a' };
+      const ids: Record<string, string> = {};
+      for (const content of ['volcano volcano lava volcano', 'volcano trip', 'mountain hike', 'lake swim']) {
+        ids[content] = (await memory.add(content, { scope, merge: false })).memory.id;
+      }
+      return { memory, scope, ids };
+    }
+
+    it('ranks only the memories named, each scored as a search of all of them scores it (keywords normalised by the best match of the scope)', async () => {
+      const { memory, scope, ids } = await ranked();
+      // Limit 4: every memory is a candidate of both lists, so these scores are exact.
+      const everything = await memory.search('volcano', { scope, limit: 4 });
+      const named = [ids['volcano trip']!, ids['mountain hike']!, ids['lake swim']!];
+      const restricted = await memory.search('volcano', { scope, limit: 3, filter: { ids: [...named, 'not-a-memory'] } });
+      expect(restricted.map((result) => result.memory.id).sort()).toEqual([...named].sort());
+      expect(restricted.map((result) => result.memory.id)).toEqual(everything.map((result) => result.memory.id).filter((id) => named.includes(id)));
+      for (const result of restricted) {
+        const same = everything.find((other) => other.memory.id === result.memory.id)!;
+        expect(result.parts.text).toBeCloseTo(same.parts.text, 9);
+        expect(result.score).toBeCloseTo(same.score, 9);
+      }
+      // "volcano trip" is not the best keyword match of the scope: its keyword part stays below 1.
+      expect(restricted.find((result) => result.memory.id === ids['volcano trip'])!.parts.text).toBeLessThan(1);
+      expect(await memory.search('volcano', { scope, filter: { ids: [] } })).toEqual([]);
+      expect((await errorOf(memory.search('volcano', { scope, filter: { ids: 'x' as never } }))).code).toBe('INVALID_OPTIONS');
+    });
+
+    it('scores every memory named by its own cosine and BM25, whatever the limit (they are all candidates)', async () => {
+      const { memory, scope, ids } = await ranked();
+      const named = [ids['volcano trip']!, ids['mountain hike']!, ids['lake swim']!];
+      const all = await memory.search('volcano', { scope, limit: 3, filter: { ids: named } });
+      const [best] = await memory.search('volcano', { scope, limit: 1, filter: { ids: named } });
+      expect(best?.memory.id).toBe(all[0]?.memory.id);
+      expect(best?.score).toBeCloseTo(all[0]!.score, 9);
+      expect(best?.parts).toEqual(all[0]?.parts);
+    });
+  });
 });
 
 describe('manual edits, deletes and rendering', () => {

@@ -32,7 +32,7 @@ describe('the checks stores make of a query as it arrives', () => {
       {
         scope: { userId: 'alice', agentId: undefined, sessionId: 's1' },
         exactScope: true,
-        filter: { category: ['fact', 'core'], type: 'user', level: 'full', source: ['user'], verified: false, tags: [], metadata: { a: 'x', b: 1.5, c: true } },
+        filter: { category: ['fact', 'core'], type: 'user', level: 'full', source: ['user'], verified: false, tags: [], metadata: { a: 'x', b: 1.5, c: true }, ids: ['m1'] },
       },
       'vectorSearch',
       'sqlite',

@@ -554,6 +554,19 @@ describe('MemloomStore: search', () => {
     expect(best?.score).toBeGreaterThan(0);
   });
 
+  it('never cuts an item’s text or a query through an emoji (no U+FFFD in its place)', async () => {
+    const { store, memory } = storeRig();
+    const limit = memory.config.limits.maxContentLength;
+    // The cut falls between the two halves of the emoji: it ends before it instead.
+    const text = `${'a'.repeat(limit - 1)}😀 and more`;
+    await store.put(['alice'], 'long', { text }, ['text']);
+    const [record] = await memory.list({ filter: { metadata: { lgKey: 'long' } } });
+    expect(record?.content).toBe('a'.repeat(limit - 1));
+    const search = vi.spyOn(memory, 'search');
+    await store.search(['alice'], { query: text });
+    expect(search.mock.calls[0]?.[0]).toBe('a'.repeat(limit - 1));
+  });
+
   it('ranks by memloom retrieval with a query, with scores, inside the prefix', async () => {
     const { store } = await seeded();
     const results = await store.search(['alice'], { query: 'green tea in the morning' });
@@ -564,6 +577,17 @@ describe('MemloomStore: search', () => {
     expect(scores.every((score) => score > 0 && score <= 1)).toBe(true);
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
     expect(keysOf(await store.search(['alice'], { query: 'tea', filter: { kind: 'project' } }))).toEqual(['p1']);
+  });
+
+  it('gives an item the same score with a value filter as without', async () => {
+    const { store } = storeRig();
+    await store.put(['alice'], 'lava', { text: 'volcano volcano lava volcano', kind: 'fact' });
+    await store.put(['alice'], 'trip', { text: 'a volcano trip', kind: 'plan' });
+    await store.put(['alice'], 'lake', { text: 'a swim in the lake', kind: 'plan' });
+    const everything = await store.search(['alice'], { query: 'volcano' });
+    const plans = await store.search(['alice'], { query: 'volcano', filter: { kind: 'plan' } });
+    expect(keysOf(plans)).toEqual(keysOf(everything).filter((key) => key !== 'lava'));
+    for (const item of plans) expect(item.score).toBeCloseTo(everything.find((other) => other.key === item.key)!.score!, 9);
   });
 
   it("returns every matching item with a query, whatever the memory's retrieval.minScore", async () => {
@@ -613,7 +637,7 @@ describe('MemloomStore: search', () => {
   });
 });
 
-describe('MemloomStore: search with a query past the 1,000 items memloom’s search ranks', () => {
+describe('MemloomStore: search with a query past the 1,000 items one memloom search ranks', () => {
   /**
    * Writing 1,100 items and ranking them all takes a few seconds, more on a loaded machine (a clean
    * clone runs every package's tests at once): past vitest's 5 s default, which counts the first
@@ -636,6 +660,12 @@ describe('MemloomStore: search with a query past the 1,000 items memloom’s sea
     await parts.store.put(['alice', 'docs'], 'u1', { text: 'more volcano notes, not indexed', volcano: true }, false);
     return parts;
   }
+  const QUERY = 'document topic';
+  /** Every item for QUERY, in two pages of 1,000: the first one search, the second ranked 1,000 items at a time. */
+  async function everyItem(store: BaseStore) {
+    return [...(await store.search(['alice'], { query: QUERY, limit: 1000 })), ...(await store.search(['alice'], { query: QUERY, offset: 1000, limit: 1000 }))];
+  }
+  const ranked = (item: Item & { score?: number }) => [item.key, item.score];
 
   it('answers a value filter whose items all rank among the 1,000 best, then the unindexed ones', async () => {
     const { store } = await crowded();
@@ -648,24 +678,38 @@ describe('MemloomStore: search with a query past the 1,000 items memloom’s sea
     ]);
   }, CROWDED_TIMEOUT_MS);
 
-  it('refuses, with NOT_SUPPORTED, a page that reaches items ranked below the 1,000 best, instead of a short answer', async () => {
+  it('ranks every item of the prefix: pages past the 1,000 best continue the ranking, then the unindexed items', async () => {
     const { store } = await crowded();
-    // The volcano notes rank last for this query: none is among the 1,000 best.
-    const filtered = await errorOf(store.search(['alice'], { query: 'document topic', filter: { volcano: true } }));
-    expect(filtered).toMatchObject({ code: 'NOT_SUPPORTED', backend: 'langgraph-store', details: { maxRanked: 1000, ranked: 0, unranked: 5, offset: 0, limit: 10 } });
-    expect(filtered.message).toMatch(/ranks at most the 1000 best items of a prefix.*offset 0 \+ limit 10 reaches past the 0 ranked items that pass the filter, and 5 more that pass it rank lower.*Narrow the namespace prefix or the filter/);
-    const paged = await errorOf(store.search(['alice'], { query: 'document topic', offset: 995, limit: 10 }));
-    expect(paged).toMatchObject({ code: 'NOT_SUPPORTED', details: { ranked: 1000, unranked: 100 } });
-
-    // Pages inside the 1,000 best are answered, and so are pages that start past every ranked item.
-    const best = await store.search(['alice'], { query: 'document topic', limit: 1000 });
-    expect(best).toHaveLength(1000);
-    expect(keysOf(await store.search(['alice'], { query: 'document topic', offset: 990, limit: 10 }))).toEqual(keysOf(best.slice(990)));
-    expect(await store.search(['alice'], { query: 'document topic', offset: 1100, limit: 10 })).toMatchObject([
+    const all = await everyItem(store);
+    expect(all).toHaveLength(1102);
+    expect(new Set(keysOf(all)).size).toBe(1102);
+    const scores = all.slice(0, 1100).map((item) => item.score as number);
+    expect(scores.every((score) => typeof score === 'number')).toBe(true);
+    expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+    // The volcano notes match no word of the query: they rank last, then come the unindexed items.
+    expect(keysOf(all.slice(1095, 1100)).sort()).toEqual(['v0', 'v1', 'v2', 'v3', 'v4']);
+    expect(all.slice(1100)).toMatchObject([
       { key: 'u1', score: undefined },
       { key: 'u0', score: undefined },
     ]);
-    expect(await store.search(['alice'], { query: 'document topic', offset: 2000 })).toEqual([]);
+    // A page across the 1,000th place, and one that ends past the last item.
+    expect((await store.search(['alice'], { query: QUERY, offset: 995, limit: 10 })).map(ranked)).toEqual(all.slice(995, 1005).map(ranked));
+    expect((await store.search(['alice'], { query: QUERY, offset: 1097, limit: 10 })).map(ranked)).toEqual(all.slice(1097).map(ranked));
+    expect(await store.search(['alice'], { query: QUERY, offset: 2000 })).toEqual([]);
+    // Ranked 1,000 at a time (a value filter every item passes), the best 1,000 are those of one search, with the same scores.
+    const chunked = await store.search(['alice'], { query: QUERY, limit: 1000, filter: { volcano: { $in: [true, false] } } });
+    expect(chunked.map(ranked)).toEqual(all.slice(0, 1000).map(ranked));
+  }, CROWDED_TIMEOUT_MS);
+
+  it('applies a value filter before ranking, like LangGraph’s InMemoryStore: items ranked below the 1,000 best are found, in rank order', async () => {
+    const { store } = await crowded();
+    // The volcano notes rank last for this query: none is among the 1,000 best. (This returned no item, then NOT_SUPPORTED.)
+    const filtered = await store.search(['alice'], { query: QUERY, filter: { volcano: true } });
+    const volcanoNotes = (await everyItem(store)).filter((item) => item.value.volcano === true);
+    expect(filtered.map(ranked)).toEqual(volcanoNotes.map(ranked));
+    expect(keysOf(filtered)).toHaveLength(7);
+    expect(keysOf(filtered.slice(5))).toEqual(['u1', 'u0']);
+    expect(keysOf(await store.search(['alice'], { query: QUERY, filter: { volcano: true }, offset: 3, limit: 3 }))).toEqual(keysOf(filtered.slice(3, 6)));
     // Without a query, every item is read.
     expect(keysOf(await store.search(['alice'], { filter: { volcano: true } })).sort()).toEqual(['u0', 'u1', 'v0', 'v1', 'v2', 'v3', 'v4']);
   }, CROWDED_TIMEOUT_MS);

@@ -1,6 +1,7 @@
 import { MemloomError, SCOPE_KEYS, type MemoryFilter, type Scope } from '@memloom/core';
 import type { Schemas } from './client.js';
 import { KIND } from './payload.js';
+import { memoryPointId } from './point-ids.js';
 
 type Filter = Schemas['Filter'];
 type Condition = Schemas['Condition'];
@@ -69,6 +70,8 @@ function fieldConditions(filter: MemoryFilter): Condition[] {
     // A condition on an array matches when any element does; core compares the value itself.
     conditions.push({ key: path, values_count: { lte: 1 } });
   }
+  // Points are named by their memory's id (`memoryPointId`); an empty list matches none.
+  if (filter.ids) conditions.push({ has_id: filter.ids.map(memoryPointId) });
   return conditions;
 }
 

@@ -68,6 +68,7 @@ describe('filters are sent to Qdrant, never applied in JavaScript', () => {
         verified: false,
         tags: ['morning', 'work'],
         metadata: { topic: 'coffee', rank: 2, pinned: true, score: 0.5 },
+        ids: ['m1', 'm2'],
       },
     });
     const [count] = fake.bodies('count');
@@ -89,7 +90,21 @@ describe('filters are sent to Qdrant, never applied in JavaScript', () => {
       { key: 'metadata.pinned', values_count: { lte: 1 } },
       { key: 'metadata.score', range: { gte: 0.5, lte: 0.5 } },
       { key: 'metadata.score', values_count: { lte: 1 } },
+      // Points are named by their memory's id.
+      { has_id: [memoryPointId('m1'), memoryPointId('m2')] },
     ]);
+  });
+
+  it('an ids filter is a has_id condition in every read, an empty one too (it matches no point)', async () => {
+    const fake = scriptedClient();
+    const store = createQdrantStore({ client: fake.client });
+    await store.vectorSearch({ vector: new Array(8).fill(0.1), filter: { ids: ['m1'] }, limit: 3 });
+    await store.textSearch!({ text: 'espresso', filter: { ids: [] }, limit: 3 });
+    await store.list({ filter: { ids: ['m1'] } });
+    const [vector, text] = fake.bodies('query');
+    expect(vector.filter.must).toEqual([KIND_MEMORY, { has_id: [memoryPointId('m1')] }]);
+    expect(text.filter.must).toEqual([KIND_MEMORY, { has_id: [] }]);
+    expect(fake.bodies('scroll')[0].filter.must).toEqual([KIND_MEMORY, { has_id: [memoryPointId('m1')] }]);
   });
 
   it('quotes a metadata key that is not a plain word, so "a.b" is that key and not a nested field; refuses keys with " or \\', async () => {

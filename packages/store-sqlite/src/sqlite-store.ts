@@ -246,8 +246,9 @@ class SqliteMemoryStore implements SqliteStore {
       // Scoped by agent or session without a user: the indexes find the few rows, no partition helps.
       const exactScan = scope.userId === undefined && (scope.agentId !== undefined || scope.sessionId !== undefined);
       const exact = (): ScoredMemory[] => exactSearch(this.statements, binding.table, blob, where, query.limit);
-      // Exact: ordered by distance, then id, in SQL.
-      if (exactScan || query.limit > MAX_KNN) return exact();
+      // Exact: ordered by distance, then id, in SQL. Given ids, only their rows are compared: the
+      // partition's nearest neighbours would seldom hold them.
+      if (exactScan || query.limit > MAX_KNN || query.filter?.ids) return exact();
       const partition = partitionOf(scope);
       const index = this.mirror.current(this.connect(), binding, partition);
       const nearest = index ? mirrorNeighbours(index, floatsOfBlob(blob), partition, query.approximate === true) : sqliteVecNeighbours(this.statements, binding.table, blob, partition);

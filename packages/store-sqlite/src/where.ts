@@ -21,10 +21,13 @@ export function buildWhere(scope: Scope | undefined, filter: MemoryFilter | unde
   const clauses: string[] = [];
   const params: SqlValue[] = [];
   let beyondUser = false;
+  // Given ids, the id index finds the rows: `+` keeps SQLite off a scope index, which it walked whole
+  // (a vector search of 5 ids in a user with 50,000 memories: 31 to 103 ms, now 0.3 to 1.6 ms; of 1,000 ids: 94 to 136 ms, now 9 to 15 ms).
+  const scopeIndex = filter?.ids ? '+' : '';
   for (const key of SCOPE_KEYS) {
     const wanted = scope?.[key];
     if (wanted !== undefined) {
-      clauses.push(`${SCOPE_COLUMNS[key]} = ?`);
+      clauses.push(`${scopeIndex}${SCOPE_COLUMNS[key]} = ?`);
       params.push(wanted);
       if (key !== 'userId') beyondUser = true;
     } else if (exact && scope) {
@@ -49,6 +52,11 @@ export function buildWhere(scope: Scope | undefined, filter: MemoryFilter | unde
     for (const [key, value] of Object.entries(filter.metadata ?? {})) {
       params.push(key);
       clauses.push(`EXISTS (SELECT 1 FROM json_each(m.metadata) AS entry WHERE entry.key = ? AND ${metadataMatch(value, params)})`);
+    }
+    if (filter.ids) {
+      // One parameter however many ids, as getMany reads them; the id index finds the rows.
+      clauses.push('m.id IN (SELECT value FROM json_each(?))');
+      params.push(JSON.stringify(filter.ids));
     }
     if (clauses.length > before) beyondUser = true;
   }

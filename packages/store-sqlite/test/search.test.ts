@@ -82,6 +82,11 @@ describe('scoped vector search', () => {
     const beyond = await store.vectorSearch({ vector: unit(0), limit: 2, scope: { userId: 'alice' }, filter: { category: 'fact', tags: ['rare'] } });
     expect(beyond.map((hit) => hit.memory.id)).toEqual(['fact']);
     expect((await store.vectorSearch({ vector: unit(0), limit: 5000, scope: { userId: 'alice' } })).length).toBe(4501);
+    // Given ids, only those memories are compared (through the id index), with the rest of the scope and filter.
+    const named = await store.vectorSearch({ vector: unit(0), limit: 3, scope: { userId: 'alice' }, filter: { ids: ['fact', 'c-4199', 'e-7', 'nobody'] } });
+    expect(named.map((hit) => [hit.memory.id, Math.round(hit.score * 1000) / 1000])).toEqual([['c-4199', 1], ['e-7', 1], ['fact', 0]]);
+    expect((await store.vectorSearch({ vector: unit(0), limit: 3, scope: { userId: 'bob' }, filter: { ids: ['fact'] } }))).toEqual([]);
+    expect((await store.vectorSearch({ vector: unit(0), limit: 3, scope: { userId: 'alice' }, filter: { ids: ['fact', 'e-7'], category: 'episode' } })).map((hit) => hit.memory.id)).toEqual(['e-7']);
     // exactScope: only memories without agent or session.
     const inSession: MemoryRecord = { ...newRecord('in-session', 'session memory', 'alice'), scope: { userId: 'alice', sessionId: 's1' } };
     await store.apply([createChange(inSession, unit(2))]);

@@ -12,6 +12,8 @@ const BAD_FILTERS: unknown[] = [
   ['fact'],
   { tags: 'work' },
   { tags: [7] },
+  { ids: 'f-coffee' },
+  { ids: [7] },
   { tag: ['work'] },
   { category: 5 },
   { category: 'facts' },

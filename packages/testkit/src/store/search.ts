@@ -211,9 +211,37 @@ export function searchCases(context: StoreContext): void {
         [{ category: 'fact', type: 'project' }, []],
         [{ category: ['fact', 'core'], verified: false, tags: ['morning'] }, ['f-link']],
         [{ source: 'user', level: ['full', 'trace'], metadata: { topic: 'coffee' } }, ['f-coffee']],
+        [{ ids: ['f-old', 'f-meeting'] }, ['f-meeting', 'f-old']],
+        [{ ids: ['f-coffee', 'f-missing'] }, ['f-coffee']],
+        [{ ids: ['f-coffee', 'f-meeting'], category: 'episode' }, ['f-meeting']],
+        [{ ids: [] }, []],
         [{}, memories.map((memory) => memory.id)],
       ];
       for (const [filter, expected] of cases) await expectFilterGives(filter, expected, 'filtered words', `filter ${JSON.stringify(filter)}`);
+    });
+
+    it('ranks only the memories `ids` names, with the scores an unrestricted search gives them', async () => {
+      const crowd = Array.from({ length: 8 }, (_, index) => record({ id: `crowd-${index}`, content: `harbour lights harbour ${index}` }));
+      const wanted = [record({ id: 'wanted-near', content: 'harbour lights at dusk' }), record({ id: 'wanted-far', content: 'a quiet harbour' })];
+      await context.store.apply([
+        ...crowd.map((memory, index) => create(memory, towards(0, 1, 0.99 - index * 0.01))),
+        create(wanted[0]!, towards(0, 1, 0.4)),
+        create(wanted[1]!, towards(0, 1, 0.2)),
+      ]);
+      const ids = ['wanted-far', 'wanted-near', 'not-stored'];
+      // The nearest memories of the store are not among those named: only the named ones come back, nearest first.
+      const vectorHits = await context.store.vectorSearch({ vector: axis(0), limit: 2, filter: { ids } });
+      expect(vectorHits.map((hit) => hit.memory.id)).toEqual(['wanted-near', 'wanted-far']);
+      expect(vectorHits[0]?.score).toBeCloseTo(0.4, 4);
+      expect(vectorHits[1]?.score).toBeCloseTo(0.2, 4);
+      if (options.capabilities.textSearch) {
+        // BM25's statistics (how rare a word is, how long texts are) are the store's, not the named memories':
+        // each keeps the score it has in a search of everything, so searches over parts of a set rank alike.
+        const everything = await context.store.textSearch!({ text: 'harbour lights', limit: 20 });
+        const restricted = await context.store.textSearch!({ text: 'harbour lights', limit: 20, filter: { ids } });
+        expect(restricted.map((hit) => hit.memory.id)).toEqual(['wanted-near', 'wanted-far']);
+        for (const hit of restricted) expect(hit.score).toBeCloseTo(everything.find((other) => other.memory.id === hit.memory.id)!.score, 6);
+      }
     });
 
     describe.skipIf(!options.capabilities.textSearch)('text', () => {

@@ -113,6 +113,7 @@ export type { WorkingMemoryConfig, WorkingMemoryConfigInput, WorkingMemoryStatus
 
 // Text utilities shared by stores and embedders
 export { tokenize, hasCjk, TOKENIZER_VERSION } from './text/tokenize.js';
+export { segmentInPieces, SEGMENT_PIECE_CHARS } from './text/segment-in-pieces.js';
 export { isIsoTime, isOnCalendar } from './time-text.js';
 export { toEpochMs, assertNotFuture } from './options.js';
 export { FUTURE_AT_TOLERANCE_MS, MAX_IMPORTANCE, MAX_TIMEOUT_MS } from './config.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compressDeterministic, createMemory, fitLines, lastCharacters, hasLoneSurrogate, keywords, mergeDeterministic, pairSafeEnd, porterStem, TextIndex, tokenize } from '../src/index.js';
 import { createFakeClock, createInMemoryStore, createTestEmbedder } from '../src/testing/index.js';
+import { referenceKeywords, referenceTokenize } from './reference-text.js';
 
 describe('tokenize', () => {
   it('lowercases, drops stopwords and possessives, and stems English', () => {
@@ -122,13 +123,37 @@ describe('deterministic merge', () => {
   });
 });
 
+/** Sentences of every script the tokenizer meets, numbered, run together to `length` characters or more. */
+function mixedText(length: number): string {
+  const sentences = ['我住在杭州西湖附近，每天早上喝一杯拿铁咖啡。', '周末喜欢去爬山！', "My favorite café is Blue Bottle; I go there 3.5 times a week, isn't it? ", '東京の友達に会いに行きます。', '한국어도 조금 할 수 있어요. ', 'snake_case_name, e.g. U.S.A. 1,000 items: done. '];
+  const parts: string[] = [];
+  for (let index = 0, total = 0; total < length; index++) {
+    const part = `${sentences[index % sentences.length]}${index} `;
+    parts.push(part);
+    total += part.length;
+  }
+  return parts.join('');
+}
+
 describe('tokenize on long text', () => {
-  it('gives the same terms as sentence by sentence (it segments long text a piece at a time, cut only at punctuation or spaces)', () => {
+  it('gives the same terms as sentence by sentence (it segments long text a piece at a time, cut only where no word continues)', () => {
     const sentences = ['我住在杭州西湖附近，每天早上喝一杯拿铁咖啡。', '周末喜欢去爬山！', 'My favorite café is Blue Bottle; I go there 3 times a week. ', '東京の友達に会いに行きます。', '한국어도 조금 할 수 있어요. '];
     const parts: string[] = [];
     for (let index = 0; parts.join('').length < 30_000; index++) parts.push(`${sentences[index % sentences.length]}${index} `);
     const text = parts.join('');
     expect(tokenize(text)).toEqual(parts.flatMap((part) => tokenize(part)));
+  });
+
+  it('gives the terms of a single pass when the 2,000th character is a mark inside a word (isn\'t, 3.14, a_b, e.g, 1,000)', () => {
+    for (const word of ["isn't", 'can’t', '3.14', 'a_b', 'e.g', '1,000', 'a:b']) {
+      // The mark is the text's 2,000th character: a piece that ended right after it would split the word.
+      const before = 1999 - word.search(/[^\p{L}\p{N}]/u);
+      const filler = `${'café '.repeat(Math.floor(before / 5))}${' '.repeat(before % 5)}`;
+      const text = `${filler}${word} and more words after it. `.padEnd(2600, 'x ');
+      expect(text[1999], word).toMatch(/[^\p{L}\p{N}]/u);
+      expect(tokenize(text), word).toEqual(referenceTokenize(text));
+      expect(tokenize(text, { stopwords: false, stem: false }), word).toEqual(referenceTokenize(text, { stopwords: false, stem: false }));
+    }
   });
 
   it('never cuts a long run of letters outside the BMP through a UTF-16 pair', () => {
@@ -138,6 +163,23 @@ describe('tokenize on long text', () => {
     expect(tokens.some(hasLoneSurrogate)).toBe(false);
     expect(tokens.join('')).toBe(text.toLowerCase());
   });
+});
+
+describe('keywords on long text', () => {
+  it('gives the words of a single pass on a medium text', () => {
+    const text = mixedText(30_000);
+    expect(keywords(text)).toEqual(referenceKeywords(text));
+    expect(keywords(text, 2)).toEqual(referenceKeywords(text, 2));
+  }, 30_000);
+
+  it('finishes on 200,000 characters of mixed Chinese and English, with the words of the block they repeat', () => {
+    const block = mixedText(5_000);
+    const text = block.repeat(40);
+    expect(text.length).toBeGreaterThan(200_000);
+    // A single pass over the block (5,000 characters) is quick; over the whole text it took minutes.
+    expect(keywords(text)).toEqual(referenceKeywords(block));
+    expect(keywords(text, 3)).toEqual(referenceKeywords(block, 3));
+  }, 60_000);
 });
 
 describe('pairSafeEnd', () => {

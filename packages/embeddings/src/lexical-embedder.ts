@@ -1,7 +1,6 @@
-import { MemloomError, tokenize, TOKENIZER_VERSION, type Embedder, type EmbedOptions } from '@memloom/core';
+import { MemloomError, segmentInPieces, tokenize, TOKENIZER_VERSION, type Embedder, type EmbedOptions } from '@memloom/core';
 import { addHashedFeature, normalizeRange } from './hashing.js';
 import { assertKnownOptions } from './known-options.js';
-import { segmentInPieces } from './segment-in-pieces.js';
 
 export interface LexicalEmbedderOptions {
   /**

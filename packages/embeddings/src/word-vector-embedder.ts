@@ -1,15 +1,17 @@
-import { CHINESE_STOPWORDS, ENGLISH_STOPWORDS, type Embedder, type EmbedOptions } from '@memloom/core';
+import { CHINESE_STOPWORDS, ENGLISH_STOPWORDS, segmentInPieces, type Embedder, type EmbedOptions } from '@memloom/core';
 import { fnv1a } from './hashing.js';
 import { assertTexts } from './lexical-embedder.js';
-import { segmentInPieces } from './segment-in-pieces.js';
 import { loadGlosses, loadWordVectors, type GlossTable, type WordVectorTable } from './word-vector-table.js';
 
 /**
  * Names the vector space: the data files' version and how text is read.
  * v2: long texts are split into words piece by piece (`segmentInPieces`),
  * which reads a stretch of 2,000 characters without whitespace otherwise.
+ * v3: the pieces are core's, cut also after punctuation that ends a word, so
+ * a long stretch without whitespace (a path, a URL) is no longer cut inside
+ * a word, and never after a narrow no-break space, which words span.
  */
-export const WORD_VECTOR_EMBEDDER_ID = 'memloom/word-vectors-v2:glove100d-50k-sif-abtt2+cedict';
+export const WORD_VECTOR_EMBEDDER_ID = 'memloom/word-vectors-v3:glove100d-50k-sif-abtt2+cedict';
 
 const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]/u;
 const HAN_RUN = /[\u3400-\u4dbf\u4e00-\u9fff]+/gu;

@@ -1,4 +1,5 @@
 import { plainAsciiWords } from './ascii-words.js';
+import { segmentInPieces } from './segment-in-pieces.js';
 import { CHINESE_STOPWORDS, ENGLISH_STOPWORDS } from './stopwords.js';
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
@@ -58,7 +59,7 @@ export function keywords(text: string, limit = 6): string[] {
 function words(normalized: string): string[] {
   const result: string[] = [];
   let previousSingleCjk = false;
-  for (const part of segmenter.segment(normalized)) {
+  for (const part of segmentInPieces(segmenter, normalized)) {
     if (!part.isWordLike) {
       previousSingleCjk = false;
       continue;

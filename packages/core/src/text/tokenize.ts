@@ -1,7 +1,7 @@
 import { plainAsciiWords } from './ascii-words.js';
 import { porterStem } from './porter-stemmer.js';
+import { segmentInPieces } from './segment-in-pieces.js';
 import { ENGLISH_STOPWORDS } from './stopwords.js';
-import { pairSafeEnd } from '../well-formed.js';
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
 
@@ -14,8 +14,12 @@ const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud
  * give other terms, so that anything derived from terms (a lexical
  * embedder's vector space, a stored keyword index) can name what it was built
  * with. 2: one-character Chinese function words are no terms on their own.
+ * 3: long text is segmented in pieces cut only where no word can continue
+ * (`segmentInPieces`); before, a cut after any punctuation or whitespace
+ * could split a word such as isn't, 3.14 or a_b, so a text of more than
+ * 2,000 characters could give other terms than its words.
  */
-export const TOKENIZER_VERSION = 2;
+export const TOKENIZER_VERSION = 3;
 
 export interface TokenizeOptions {
   /** Drop common English words. @default true */
@@ -44,7 +48,7 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
     return tokens;
   }
 
-  for (const part of segments(normalized)) {
+  for (const part of segmentInPieces(segmenter, normalized)) {
     if (!part.isWordLike) continue;
     const word = part.segment;
     if (CJK.test(word)) {
@@ -56,31 +60,6 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
     pushLatin(word, tokens, useStopwords, useStem);
   }
   return tokens;
-}
-
-/** Longest piece given to the segmenter at once: ICU's word breaking slows down sharply on long CJK text (100,000 characters took 11 s). */
-const SEGMENT_CHARS = 2000;
-/** Where a text may be cut without cutting a word: whitespace and punctuation. */
-const BOUNDARY = /[\s\p{P}]/u;
-
-/**
- * The segmenter's words, a piece of at most SEGMENT_CHARS at a time, each
- * piece ending at whitespace or punctuation (which no word spans), so the
- * words are the same as in one pass. A run with no such place in it (2,000
- * letters in a row) is cut where it must be, never through a UTF-16 pair.
- */
-function* segments(text: string): Iterable<Intl.SegmentData> {
-  for (let start = 0; start < text.length; ) {
-    let end = Math.min(text.length, start + SEGMENT_CHARS);
-    if (end < text.length) {
-      let cut = end;
-      while (cut > start && !BOUNDARY.test(text[cut - 1] as string)) cut--;
-      if (cut > start) end = cut;
-      else end = pairSafeEnd(text, end);
-    }
-    yield* segmenter.segment(text.slice(start, end));
-    start = end;
-  }
 }
 
 /** True when the text holds any CJK character. */

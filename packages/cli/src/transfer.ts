@@ -42,7 +42,7 @@ export async function exportMemories(memory: Memory, options: ExportOptions): Pr
   let exported = 0;
   // Oldest first, each page after the last memory written where the store takes `after` (every store here).
   const list = (query: OldestFirstQuery) => memory.list({ ...scoped, ...query });
-  for await (const page of pagesOldestFirst(list, memory.store.capabilities.listAfter === true, pageSize, options.signal)) {
+  for await (const page of pagesOldestFirst(list, memory.store, pageSize, options.signal)) {
     // Histories (and vectors) a page at a time, a few requests per page on a server store (`readMany`),
     // each as of its record's revision (a memory the app changes meanwhile is read again; one it deletes is left out).
     for (const snapshot of await snapshotsOf(memory.store, page, { vectors: options.vectors ?? false })) {

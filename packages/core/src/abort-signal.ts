@@ -16,10 +16,15 @@ export function isAbortSignal(value: unknown): value is AbortSignal {
   );
 }
 
+/** What is wrong with a `signal` option that is not an AbortSignal: written once, for `checkedSignal` and the options schemas. */
+export function notASignal(value: unknown): string {
+  return `must be an AbortSignal, not ${value === null ? 'null' : typeof value}`;
+}
+
 /** A `signal` option checked at the edge: undefined, or an AbortSignal (INVALID_OPTIONS otherwise, naming the call). */
 export function checkedSignal(value: unknown, what: string): AbortSignal | undefined {
   if (value === undefined || isAbortSignal(value)) return value;
-  throw new MemloomError({ code: 'INVALID_OPTIONS', message: `${what}: signal must be an AbortSignal, not ${value === null ? 'null' : typeof value}` });
+  throw new MemloomError({ code: 'INVALID_OPTIONS', message: `${what}: signal ${notASignal(value)}` });
 }
 
 /**

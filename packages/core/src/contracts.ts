@@ -23,7 +23,7 @@ export interface Embedder {
   /** Names the vector space (model and settings). Two embedders with the same id must give the same vectors. */
   readonly id: string;
   readonly dimension: number;
-  /** One vector per text, in order, each of `dimension` finite numbers. */
+  /** One vector per text, in order, each of `dimension` finite numbers (a Float32Array or Float64Array is taken too, no other typed array). */
   embed(texts: readonly string[], options?: EmbedOptions): Promise<number[][]>;
   /** Release model resources. */
   close?(): Promise<void>;
@@ -275,8 +275,9 @@ export interface MemoryStore {
    * cannot keep a lone half of a UTF-16 pair in an id, scope, content or
    * context refuses it instead (`assertWellFormedRecord`). Core's facade never
    * writes one. Every store refuses, with INVALID_INPUT and nothing written, a
-   * put whose metadata is not JSON data (`assertRecordMetadata`: no Date, Map,
-   * NaN, cycle, …) or whose vector holds NaN or Infinity or is all zeros
+   * put whose metadata, or its version's before's or after's, is not JSON data
+   * (`assertRecordMetadata`: no Date, Map, NaN, cycle, …) or whose vector
+   * holds NaN or Infinity or is all zeros
    * (`assertUsableVector`); a vector of another dimension is DIMENSION_MISMATCH.
    */
   apply(changes: readonly MemoryChange[]): Promise<void>;

@@ -75,7 +75,7 @@ export async function copyMemories(options: CopyMemoriesOptions): Promise<CopyPr
   const progress: CopyProgress = { total: await from.count(scope ? { scope } : {}), done: 0, copied: 0, skipped: 0, replaced: 0 };
   // Oldest first, each page after the last memory read where the source takes `after`.
   const list = (query: OldestFirstQuery) => from.list({ ...(scope ? { scope } : {}), ...query });
-  for await (const page of pagesOldestFirst(list, from.capabilities.listAfter === true, batchSize, signal)) {
+  for await (const page of pagesOldestFirst(list, from, batchSize, signal)) {
     if (page.length === 0) break;
     const present = new Map((await to.getMany(page.map((record) => record.id))).map((record) => [record.id, record.revision]));
     const copyable = (record: MemoryRecord): boolean => {

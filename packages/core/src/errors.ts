@@ -1,3 +1,5 @@
+import { excerpt } from './well-formed.js';
+
 /**
  * Stable error codes. A code never changes meaning once published; callers
  * branch on `error.code`, never on the message text.
@@ -89,6 +91,17 @@ export class MemloomError extends Error {
   static hasCode(value: unknown, code: MemloomErrorCode): value is MemloomError {
     return MemloomError.isInstance(value) && value.code === code;
   }
+}
+
+/**
+ * A value as an error message shows what it was given: a number, boolean, null or undefined as itself, a
+ * string as JSON (its `excerpt`), anything else by its kind (`an array`, `an object`, `a function`).
+ */
+export function describeValue(value: unknown): string {
+  if (value === null || value === undefined || typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (typeof value === 'string') return JSON.stringify(excerpt(value));
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 /** Wrap an unknown failure in a MemloomError, keeping one that already is. */

@@ -29,6 +29,15 @@ export function jsonDataProblem(value: unknown, options: { dates?: boolean; maxD
   return problemIn(value, [], new Set(), options.dates === true, options.maxDepth ?? MAX_DATA_DEPTH);
 }
 
+/**
+ * JSON data as a store that writes JSON (SQLite's columns, Markdown's files, Qdrant's payloads) gives it
+ * back: a copy, with -0 as 0 and a property holding `undefined` left out. For a store that keeps records in
+ * process, so that what it gives back is what the others give.
+ */
+export function jsonCopy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
 /** A path as a message shows it: `metadata.a.list[2]`. */
 export function dataPath(root: string, path: readonly (string | number)[]): string {
   return path.reduce<string>((shown, step) => (typeof step === 'number' ? `${shown}[${step}]` : `${shown}.${step}`), root);

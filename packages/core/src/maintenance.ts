@@ -3,7 +3,7 @@ import type { MemoryChange, MemoryStore } from './contracts.js';
 import { planMaintenance, type MaintenancePlan } from './decay.js';
 import { MemloomError } from './errors.js';
 import { lastWrittenVersion, versionHolding } from './records.js';
-import { historiesOf } from './store-reads.js';
+import { assertPageMoved, historiesOf } from './store-reads.js';
 import type { TextOperations, TextResult } from './text-operations.js';
 import type { MemoryLevel, MemoryRecord, Scope } from './types.js';
 
@@ -101,18 +101,24 @@ const PAGE_SIZE = 10_000;
 function storedPages(store: MemoryStore, scope: Scope) {
   let after: string | undefined;
   let offset = 0;
+  let previous: MemoryRecord[] | undefined;
+  // A store whose place does not move (a cursor given back, an offset ignored) would keep the pass reading the same page forever.
+  const moved = (memories: MemoryRecord[], what: string): MemoryRecord[] => {
+    assertPageMoved(store.name, what, previous, memories, (memory) => memory.id);
+    previous = memories;
+    return memories;
+  };
   return {
     async read(): Promise<{ memories: MemoryRecord[]; last: boolean }> {
       if (store.listPage) {
         const page = await store.listPage({ scope, limit: PAGE_SIZE, ...(after === undefined ? {} : { after }) });
         if (page.next !== undefined && page.next === after) {
-          // A store whose cursor does not move would keep the pass reading the same page forever.
           throw new MemloomError({ code: 'STORE_ERROR', backend: store.name, message: `listPage gave the same next (${JSON.stringify(after)}) it was asked to start after` });
         }
         after = page.next;
-        return { memories: page.memories, last: page.next === undefined || page.memories.length === 0 };
+        return { memories: moved(page.memories, 'listPage'), last: page.next === undefined || page.memories.length === 0 };
       }
-      const memories = await store.list({ scope, orderBy: 'stored', limit: PAGE_SIZE, offset });
+      const memories = moved(await store.list({ scope, orderBy: 'stored', limit: PAGE_SIZE, offset }), 'list by offset');
       return { memories, last: memories.length < PAGE_SIZE };
     },
     /** The page just read was written back, `deleted` of its memories deleted. */

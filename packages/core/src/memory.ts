@@ -347,12 +347,11 @@ class MemloomMemory implements Memory {
   async update(id: string, patch: UpdatePatch, options: UpdateOptions = {}): Promise<MemoryRecord> {
     this.assertOpen();
     const parsed = parseOrThrow(updatePatchSchema, patch, 'update patch', 'INVALID_INPUT');
-    const { reason } = parseOrThrow(
+    const { reason, signal } = parseOrThrow(
       updateOptionsSchema,
-      { reason: options.reason, trigger: options.trigger, action: options.action, expectedRevision: options.expectedRevision },
+      { reason: options.reason, trigger: options.trigger, action: options.action, expectedRevision: options.expectedRevision, signal: options.signal },
       'update options',
     );
-    const signal = checkedSignal(options.signal, 'update');
     const content = parsed.content === undefined ? undefined : validateContent(parsed.content, this.config.limits.maxContentLength);
     // A context of null or only whitespace removes it.
     const context =
@@ -439,8 +438,7 @@ class MemloomMemory implements Memory {
     if (!Number.isInteger(version) || version < 1) {
       throw new MemloomError({ code: 'INVALID_INPUT', message: `version must be a positive integer, got ${String(version)}` });
     }
-    const { reason } = parseOrThrow(restoreOptionsSchema, { reason: options.reason }, 'restore options');
-    const signal = checkedSignal(options.signal, 'restore');
+    const { reason, signal } = parseOrThrow(restoreOptionsSchema, { reason: options.reason, signal: options.signal }, 'restore options');
     const current = await this.requireMemory(id, options.scope, signal);
     const versions = await this.store.history(current.id);
     const target = versions.find((entry) => entry.version === version);

@@ -11,11 +11,11 @@ import {
   retrievalConfigSchema,
   strategyConfigSchema,
 } from './config.js';
-import { isAbortSignal } from './abort-signal.js';
+import { isAbortSignal, notASignal } from './abort-signal.js';
 import { MemloomError } from './errors.js';
 import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_SOURCES, MEMORY_TYPES } from './types.js';
 import { isOnCalendar } from './time-text.js';
-import { jsonDataProblem } from './json-data.js';
+import { jsonCopy, jsonDataProblem } from './json-data.js';
 import { collidingKey, wellFormed, wellFormedData } from './well-formed.js';
 
 
@@ -57,7 +57,7 @@ const metadataSchema = z
   })
   // Its strings, keys included, as content's: a lone half of a UTF-16 pair becomes U+FFFD. Then as JSON gives it
   // back (a copy: a later change to the caller's object changes no memory).
-  .transform((metadata) => JSON.parse(JSON.stringify(wellFormedData(metadata))) as Record<string, unknown>);
+  .transform((metadata) => jsonCopy(wellFormedData(metadata)) as Record<string, unknown>);
 
 const filterSchema = z
   .object({
@@ -77,7 +77,7 @@ const filterSchema = z
   })
   .strict();
 
-const signalSchema = z.custom<AbortSignal>(isAbortSignal, 'must be an AbortSignal');
+const signalSchema = z.custom<AbortSignal>(isAbortSignal, { error: (issue) => notASignal(issue.input) });
 
 export const addOptionsSchema = z
   .object({
@@ -163,18 +163,19 @@ export const updatePatchSchema = z
   })
   .strict();
 
-/** The history fields `update` lets a caller set (the rest of its options are plain values). */
+/** The history fields `update` lets a caller set, and its signal (the rest of its options are plain values). */
 export const updateOptionsSchema = z.object({
   /** For the history entry; as content, a lone half of a UTF-16 pair becomes U+FFFD (Qdrant's server refuses it in JSON). */
   reason: z.string().transform(wellFormed).optional(),
   trigger: z.enum(['manual_edit', 'review', 'extraction']).optional(),
   action: z.enum(['edit', 'boost', 'promote', 'review']).optional(),
   expectedRevision: z.number().int().nonnegative().optional(),
+  signal: signalSchema.optional(),
 });
 
 export const deleteOptionsSchema = updateOptionsSchema.pick({ expectedRevision: true });
 
-export const restoreOptionsSchema = updateOptionsSchema.pick({ reason: true });
+export const restoreOptionsSchema = updateOptionsSchema.pick({ reason: true, signal: true });
 
 /** Parse with a schema; a failure becomes INVALID_OPTIONS (or the given code) naming every bad field. */
 export function parseOrThrow<T extends z.ZodType>(

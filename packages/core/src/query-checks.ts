@@ -1,7 +1,7 @@
 import type { ListOrder } from './contracts.js';
-import { MemloomError } from './errors.js';
-import { isEmptyScope } from './scope.js';
-import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_SOURCES, MEMORY_TYPES, SCOPE_KEYS, type Scope } from './types.js';
+import { describeValue, MemloomError } from './errors.js';
+import { isEmptyScope, scopeEntries } from './scope.js';
+import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_SOURCES, MEMORY_TYPES, type Scope } from './types.js';
 
 /** `ListQuery.orderBy`'s values. */
 const LIST_ORDERS = ['createdAt', 'updatedAt', 'id', 'stored'] as const satisfies readonly ListOrder[];
@@ -25,15 +25,15 @@ const FILTER_FIELDS = [...Object.keys(VALUE_FIELDS), 'verified', 'tags', 'metada
  * (`validateScope`), and a store must answer for whatever it holds.
  */
 export function assertQueryScope(query: unknown, what: string, backend: string): void {
-  if (typeof query !== 'object' || query === null) throw invalidInput(backend, `${what} needs a query object, got ${describe(query)}`);
+  if (typeof query !== 'object' || query === null) throw invalidInput(backend, `${what} needs a query object, got ${describeValue(query)}`);
   const { scope, filter, exactScope, orderBy, direction } = query as { scope?: unknown; filter?: unknown; exactScope?: unknown; orderBy?: unknown; direction?: unknown };
   assertScopeShape(scope, what, backend);
   assertFilterShape(filter, what, backend);
-  if (exactScope !== undefined && typeof exactScope !== 'boolean') throw invalidInput(backend, `${what}: exactScope must be true or false, got ${describe(exactScope)}`);
+  if (exactScope !== undefined && typeof exactScope !== 'boolean') throw invalidInput(backend, `${what}: exactScope must be true or false, got ${describeValue(exactScope)}`);
   if (orderBy !== undefined && !(LIST_ORDERS as readonly unknown[]).includes(orderBy)) {
-    throw invalidInput(backend, `${what}: orderBy must be one of ${LIST_ORDERS.join(', ')}, got ${describe(orderBy)}`);
+    throw invalidInput(backend, `${what}: orderBy must be one of ${LIST_ORDERS.join(', ')}, got ${describeValue(orderBy)}`);
   }
-  if (direction !== undefined && direction !== 'asc' && direction !== 'desc') throw invalidInput(backend, `${what}: direction must be asc or desc, got ${describe(direction)}`);
+  if (direction !== undefined && direction !== 'asc' && direction !== 'desc') throw invalidInput(backend, `${what}: direction must be asc or desc, got ${describeValue(direction)}`);
 }
 
 /**
@@ -43,7 +43,7 @@ export function assertQueryScope(query: unknown, what: string, backend: string):
  * every memory in the store. To empty a store, delete each scope it holds.
  */
 export function assertDeleteScope(scope: unknown, backend: string): asserts scope is Scope {
-  if (scope === undefined || scope === null) throw invalidScope(backend, `deleteByScope needs a scope such as { userId: "alice" }, got ${describe(scope)}`);
+  if (scope === undefined || scope === null) throw invalidScope(backend, `deleteByScope needs a scope such as { userId: "alice" }, got ${describeValue(scope)}`);
   assertScopeShape(scope, 'deleteByScope', backend);
   if (isEmptyScope(scope as Scope)) {
     throw invalidScope(backend, 'deleteByScope needs at least one of userId, agentId or sessionId: an empty scope would delete every memory');
@@ -51,23 +51,18 @@ export function assertDeleteScope(scope: unknown, backend: string): asserts scop
 }
 
 function assertScopeShape(scope: unknown, what: string, backend: string): void {
-  if (scope === undefined || scope === null) return;
-  if (typeof scope !== 'object' || Array.isArray(scope)) throw invalidScope(backend, `${what}: scope must be an object like { userId: "alice" }, got ${describe(scope)}`);
-  for (const [key, value] of Object.entries(scope)) {
-    if (!(SCOPE_KEYS as readonly string[]).includes(key)) {
-      throw invalidScope(backend, `${what}: unknown scope field "${key}" (expected userId, agentId or sessionId)`, { field: key });
-    }
-    if (value !== undefined && typeof value !== 'string') throw invalidScope(backend, `${what}: scope.${key} must be a string, got ${describe(value)}`, { field: key });
+  for (const [key, value] of scopeEntries(scope, backend, what)) {
+    if (value !== undefined && typeof value !== 'string') throw invalidScope(backend, `${what}: scope.${key} must be a string, got ${describeValue(value)}`, { field: key });
   }
 }
 
 function assertFilterShape(filter: unknown, what: string, backend: string): void {
   if (filter === undefined || filter === null) return;
-  if (typeof filter !== 'object' || Array.isArray(filter)) throw invalidInput(backend, `${what}: filter must be an object like { category: "fact" }, got ${describe(filter)}`);
+  if (typeof filter !== 'object' || Array.isArray(filter)) throw invalidInput(backend, `${what}: filter must be an object like { category: "fact" }, got ${describeValue(filter)}`);
   for (const [key, value] of Object.entries(filter)) {
     if (!FILTER_FIELDS.includes(key)) throw invalidInput(backend, `${what}: unknown filter field "${key}" (expected ${FILTER_FIELDS.join(', ')})`);
     if (value === undefined) continue;
-    const refuse = (expected: string) => invalidInput(backend, `${what}: filter.${key} must be ${expected}, got ${describe(value)}`);
+    const refuse = (expected: string) => invalidInput(backend, `${what}: filter.${key} must be ${expected}, got ${describeValue(value)}`);
     if (key in VALUE_FIELDS) {
       const allowed: readonly string[] = VALUE_FIELDS[key as keyof typeof VALUE_FIELDS];
       const values: unknown[] = Array.isArray(value) ? value : [value];
@@ -80,17 +75,10 @@ function assertFilterShape(filter: unknown, what: string, backend: string): void
       if (typeof value !== 'object' || value === null || Array.isArray(value)) throw refuse('an object of strings, numbers and booleans');
       for (const [name, wanted] of Object.entries(value)) {
         const plain = typeof wanted === 'string' || typeof wanted === 'boolean' || (typeof wanted === 'number' && Number.isFinite(wanted));
-        if (!plain) throw invalidInput(backend, `${what}: filter.metadata.${name} must be a string, a finite number or a boolean, got ${describe(wanted)}`);
+        if (!plain) throw invalidInput(backend, `${what}: filter.metadata.${name} must be a string, a finite number or a boolean, got ${describeValue(wanted)}`);
       }
     }
   }
-}
-
-function describe(value: unknown): string {
-  if (value === null || value === undefined || typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 function invalidScope(backend: string, message: string, details?: Record<string, unknown>): MemloomError {

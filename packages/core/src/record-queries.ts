@@ -1,11 +1,11 @@
 import type { ListOrder, ListQuery, MemoryPage, PageQuery, TextQuery } from './contracts.js';
-import { MemloomError } from './errors.js';
+import { describeValue, MemloomError } from './errors.js';
 import { inScope, matchesFilter } from './scope.js';
 import type { TextIndex } from './text/bm25.js';
 import type { MemoryFilter, MemoryRecord, Scope, ScoredMemory } from './types.js';
 import { dataPath, jsonDataProblem, MAX_STORED_DATA_DEPTH, type DataProblem } from './json-data.js';
 import { isIsoTime } from './time-text.js';
-import { isZeroVector } from './vector.js';
+import { isVectorArray, isZeroVector, nonFiniteIndex } from './vector.js';
 import { hasLoneSurrogate, wellFormed } from './well-formed.js';
 
 /**
@@ -101,33 +101,47 @@ export function assertUsableVector(vector: unknown, what: string, backend: strin
   const refuse = (problem: string): never => {
     throw new MemloomError({ code: 'INVALID_INPUT', backend, message: `${what} ${problem}` });
   };
-  if (!Array.isArray(vector) && !(vector instanceof Float32Array) && !(vector instanceof Float64Array)) refuse('must be an array of numbers');
-  const values = vector as ArrayLike<unknown>;
-  for (let index = 0; index < values.length; index++) {
-    const value = values[index];
-    if (typeof value !== 'number' || !Number.isFinite(value)) refuse('holds a value that is not a finite number');
-  }
-  if (isZeroVector(values as ArrayLike<number>)) refuse('is all zeros and has no direction to compare');
+  if (!isVectorArray(vector)) return refuse('must be an array of numbers (an array, a Float32Array or a Float64Array)');
+  const index = nonFiniteIndex(vector);
+  if (index >= 0) refuse(`holds a value that is not a finite number (${describeValue(vector[index])}) at index ${index}`);
+  if (isZeroVector(vector as ArrayLike<number>)) refuse('is all zeros and has no direction to compare');
 }
 
 /**
- * For store authors: a put's metadata must be a plain object of JSON data (`jsonDataProblem`: no Date, Map or
- * class instance, bigint, function, NaN, cycle, `undefined` in an array, …), which every store keeps exactly.
- * INVALID_INPUT naming the path of the bad value (`metadata.a.list[2]`) and the backend otherwise, before
- * anything is written. Core's facade never writes other metadata: it refuses it, or converts a Date to text.
+ * For store authors: the metadata of a put's records, the memory's and its version's `before` and `after`
+ * (kept as its history), must each be a plain object of JSON data (`jsonDataProblem`: no Date, Map or class
+ * instance, bigint, function, NaN, cycle, `undefined` in an array, …), which every store keeps exactly.
+ * INVALID_INPUT naming the path of the bad value (`metadata.a.list[2]`, `version.after.metadata.when`) and
+ * the backend otherwise, before anything is written. Core's facade never writes other metadata: it refuses
+ * it, or converts a Date to text. Metadata shared by two of the records is walked once.
  */
-export function assertRecordMetadata(memory: Pick<MemoryRecord, 'id' | 'metadata'>, backend: string): void {
-  const metadata: unknown = memory.metadata;
-  const problem: DataProblem | undefined =
-    typeof metadata !== 'object' || metadata === null || Array.isArray(metadata) ? { path: [], problem: 'must be an object' } : jsonDataProblem(metadata, { maxDepth: MAX_STORED_DATA_DEPTH });
-  if (!problem) return;
-  const field = dataPath('metadata', problem.path);
-  throw new MemloomError({
-    code: 'INVALID_INPUT',
-    backend,
-    message: `memory ${String(memory.id)}: ${field} ${problem.problem}`,
-    details: { id: memory.id, field },
-  });
+export function assertRecordMetadata(
+  change: { memory: Pick<MemoryRecord, 'id' | 'metadata'>; version?: { before?: Pick<MemoryRecord, 'metadata'> | null; after?: Pick<MemoryRecord, 'metadata'> } },
+  backend: string,
+): void {
+  const { memory, version } = change;
+  const records = [
+    ['metadata', memory],
+    ['version.before.metadata', version?.before],
+    ['version.after.metadata', version?.after],
+  ] as const;
+  const checked = new Set<unknown>();
+  for (const [root, record] of records) {
+    // A version without its records is not this check's to refuse.
+    if (typeof record !== 'object' || record === null || checked.has(record.metadata)) continue;
+    const metadata: unknown = record.metadata;
+    checked.add(metadata);
+    const problem: DataProblem | undefined =
+      typeof metadata !== 'object' || metadata === null || Array.isArray(metadata) ? { path: [], problem: 'must be an object' } : jsonDataProblem(metadata, { maxDepth: MAX_STORED_DATA_DEPTH });
+    if (!problem) continue;
+    const field = dataPath(root, problem.path);
+    throw new MemloomError({
+      code: 'INVALID_INPUT',
+      backend,
+      message: `memory ${String(memory.id)}: ${field} ${problem.problem}`,
+      details: { id: memory.id, field },
+    });
+  }
 }
 
 /**

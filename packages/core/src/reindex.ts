@@ -2,6 +2,8 @@ import type { Embedder, MemoryStore, ReindexStatus, StagedVector } from './contr
 import { DEFAULT_CONTEXT_WEIGHT } from './config.js';
 import { checkedSignal } from './abort-signal.js';
 import { MemloomError } from './errors.js';
+import { assertPageMoved } from './store-reads.js';
+import type { MemoryRecord } from './types.js';
 import { documentVectors } from './vector.js';
 
 export interface ReindexOptions {
@@ -80,11 +82,15 @@ export async function reindex(options: ReindexOptions): Promise<ReindexReport> {
   const report = (current: ReindexStatus) => options.onProgress?.({ done: current.done, total: current.total, embedderId: embedder.id });
   await report(status);
 
+  /** The batch before, when the store kept vectors for it. */
+  let keptBatch: MemoryRecord[] | undefined;
   for (let idleRounds = 0; ; ) {
     // The caller's own abort: rethrow its reason, as fetch() does. Staged vectors stay for the next run.
     signal?.throwIfAborted();
     const batch = await methods.pending(batchSize);
     if (batch.length === 0) break;
+    // The memories just staged, at the same revisions, again: a store that ignores what was staged would never run out.
+    assertPageMoved(store.name, 'pendingReindex', keptBatch, batch, (memory) => `${memory.id} at revision ${memory.revision}`);
     const vectors = await documentVectors(embedder, batch, contextWeight, signal);
     const staged: StagedVector[] = batch.map((memory, index) => ({ id: memory.id, revision: memory.revision, vector: vectors[index]! }));
     const kept = await methods.stage(staged);
@@ -92,6 +98,7 @@ export async function reindex(options: ReindexOptions): Promise<ReindexReport> {
     status = { ...status, done: status.done + kept };
     await report(status);
     idleRounds = kept === 0 ? idleRounds + 1 : 0;
+    keptBatch = kept === 0 ? undefined : batch;
     if (idleRounds >= MAX_IDLE_ROUNDS) {
       throw new MemloomError({
         code: 'CONFLICT',

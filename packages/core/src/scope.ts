@@ -1,4 +1,4 @@
-import { MemloomError } from './errors.js';
+import { describeValue, MemloomError } from './errors.js';
 import { SCOPE_KEYS, type MemoryFilter, type MemoryRecord, type Scope } from './types.js';
 import { hasLoneSurrogate } from './well-formed.js';
 
@@ -11,20 +11,8 @@ const CONTROL = /[\u0000-\u001f\u007f]/u;
  * Returns a clean copy holding only the given keys.
  */
 export function validateScope(scope: unknown, maxLength = 256, backend = 'core'): Scope {
-  if (scope === undefined || scope === null) return {};
-  if (typeof scope !== 'object' || Array.isArray(scope)) {
-    throw new MemloomError({ code: 'INVALID_SCOPE', backend, message: 'scope must be an object like { userId: "alice" }' });
-  }
   const clean: Scope = {};
-  for (const [key, value] of Object.entries(scope)) {
-    if (!(SCOPE_KEYS as readonly string[]).includes(key)) {
-      throw new MemloomError({
-        code: 'INVALID_SCOPE',
-        backend,
-        message: `unknown scope field "${key}" (expected userId, agentId or sessionId)`,
-        details: { field: key },
-      });
-    }
+  for (const [key, value] of scopeEntries(scope, backend)) {
     if (value === undefined) continue;
     if (typeof value !== 'string' || value.trim() === '') {
       throw new MemloomError({
@@ -63,6 +51,27 @@ export function validateScope(scope: unknown, maxLength = 256, backend = 'core')
     clean[key as keyof Scope] = value;
   }
   return clean;
+}
+
+/**
+ * A scope's entries, its shape checked as the facade (`validateScope`) and stores (`assertQueryScope`) both
+ * check it: none when it is absent, else an object with no keys but userId, agentId and sessionId
+ * (INVALID_SCOPE naming the backend otherwise, led by `what`, such as `list`, when given). Its values are
+ * the caller's to check.
+ */
+export function scopeEntries(scope: unknown, backend: string, what?: string): [string, unknown][] {
+  if (scope === undefined || scope === null) return [];
+  const lead = what === undefined ? '' : `${what}: `;
+  if (typeof scope !== 'object' || Array.isArray(scope)) {
+    throw new MemloomError({ code: 'INVALID_SCOPE', backend, message: `${lead}scope must be an object like { userId: "alice" }, got ${describeValue(scope)}` });
+  }
+  const entries = Object.entries(scope);
+  for (const [key] of entries) {
+    if (!(SCOPE_KEYS as readonly string[]).includes(key)) {
+      throw new MemloomError({ code: 'INVALID_SCOPE', backend, message: `${lead}unknown scope field "${key}" (expected userId, agentId or sessionId)`, details: { field: key } });
+    }
+  }
+  return entries;
 }
 
 /** True when no scope field is set. */

@@ -112,21 +112,41 @@ export interface OldestFirstQuery {
  * before when the store takes `after` (`capabilities.listAfter`: a memory
  * deleted meanwhile then makes it skip no other, and a page costs its own
  * size), by offset otherwise. `signal` is checked before each page is read.
- * For copies and exports.
+ * A page that repeats the one before it is STORE_ERROR naming `store`
+ * (`assertPageMoved`). For copies and exports.
  */
 export async function* pagesOldestFirst(
   list: (query: OldestFirstQuery) => Promise<MemoryRecord[]>,
-  takesAfter: boolean,
+  store: Pick<MemoryStore, 'name' | 'capabilities'>,
   pageSize: number,
   signal?: AbortSignal,
 ): AsyncGenerator<MemoryRecord[]> {
-  let last: MemoryRecord | undefined;
+  const takesAfter = store.capabilities.listAfter === true;
+  let previous: MemoryRecord[] | undefined;
   for (let offset = 0; ; offset += pageSize) {
     signal?.throwIfAborted();
+    const last = previous?.[previous.length - 1];
     const place = takesAfter ? (last ? { after: last } : {}) : { offset };
     const page = await list({ orderBy: 'createdAt', direction: 'asc', limit: pageSize, ...place });
+    assertPageMoved(store.name, takesAfter ? 'list with after' : 'list by offset', previous, page, (memory) => memory.id);
     yield page;
     if (page.length < pageSize) return;
-    last = page[page.length - 1];
+    previous = page;
   }
+}
+
+/**
+ * For a loop that reads a store page by page until the last: STORE_ERROR naming the store when `page`
+ * repeats `previous`, the page read before it (the same items in the same order, by `key`). A store whose
+ * `list` ignores `offset` or `after` (or whose `pendingReindex` ignores what was staged) would give the
+ * same page forever, and the loop would never end. `what` names the call (`list by offset`).
+ */
+export function assertPageMoved<T>(backend: string, what: string, previous: readonly T[] | undefined, page: readonly T[], key: (item: T) => string): void {
+  if (!previous || page.length === 0 || page.length !== previous.length) return;
+  if (page.some((item, index) => key(item) !== key(previous[index] as T))) return;
+  throw new MemloomError({
+    code: 'STORE_ERROR',
+    backend,
+    message: `${what} gave the same ${page.length === 1 ? 'memory' : `${page.length} memories`} (first: ${key(page[0] as T)}) as the page before: the store does not move on to the next page, so reading to the last one would never end`,
+  });
 }

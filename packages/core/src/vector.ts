@@ -1,5 +1,6 @@
 import type { Embedder } from './contracts.js';
-import { MemloomError, toMemloomError } from './errors.js';
+import { describeValue, MemloomError, toMemloomError } from './errors.js';
+import { excerpt } from './well-formed.js';
 
 /** Cosine similarity in -1..1; 0 when either vector is all zeros. */
 export function cosineSimilarity(a: readonly number[], b: readonly number[]): number {
@@ -28,36 +29,52 @@ export function normalizeVector(vector: readonly number[]): number[] {
 }
 
 /**
- * Check a vector before it is stored: right dimension, finite numbers only.
- * Throws INVALID_EMBEDDING naming who produced it.
+ * Whether `value` is held the way a vector may be: an array, a Float32Array or a Float64Array
+ * (what embedders give; a Float32Array from a user's embedder is common). Another typed array (bytes,
+ * quantized integers) or a DataView is not: the one rule for every vector core takes in, from an
+ * embedder (`assertValidVector`), an export file or a store's caller (`assertUsableVector`).
  */
-export function assertValidVector(vector: unknown, dimension: number, producer: string, backend = 'core'): asserts vector is number[] {
-  if (!Array.isArray(vector) && !ArrayBuffer.isView(vector)) {
-    throw new MemloomError({
-      code: 'INVALID_EMBEDDING',
-      backend,
-      message: `${producer} returned a ${typeof vector} where a vector of ${dimension} numbers was expected`,
-    });
-  }
-  const values = vector as ArrayLike<unknown>;
-  if (values.length !== dimension) {
-    throw new MemloomError({
-      code: 'INVALID_EMBEDDING',
-      backend,
-      message: `${producer} returned a vector of dimension ${values.length}; expected ${dimension}`,
-      details: { expected: dimension, actual: values.length },
-    });
-  }
+export function isVectorArray(value: unknown): value is ArrayLike<unknown> {
+  return Array.isArray(value) || value instanceof Float32Array || value instanceof Float64Array;
+}
+
+/** The index of the first value in `values` that is not a finite number (NaN, Infinity, a string); -1 when there is none. */
+export function nonFiniteIndex(values: ArrayLike<unknown>): number {
   for (let index = 0; index < values.length; index++) {
     const value = values[index];
-    if (typeof value !== 'number' || !Number.isFinite(value)) {
-      throw new MemloomError({
-        code: 'INVALID_EMBEDDING',
-        backend,
-        message: `${producer} returned a vector with a non-finite value (${String(value)}) at index ${index}`,
-        details: { index },
-      });
-    }
+    if (typeof value !== 'number' || !Number.isFinite(value)) return index;
+  }
+  return -1;
+}
+
+/**
+ * Check a vector before it is stored: an array of finite numbers (`isVectorArray`) of the right
+ * dimension. Throws INVALID_EMBEDDING naming who produced it.
+ */
+export function assertValidVector(vector: unknown, dimension: number, producer: string, backend = 'core'): asserts vector is ArrayLike<number> {
+  if (!isVectorArray(vector)) {
+    throw new MemloomError({
+      code: 'INVALID_EMBEDDING',
+      backend,
+      message: `${producer} returned ${describeVector(vector)} where a vector of ${dimension} numbers (an array, a Float32Array or a Float64Array) was expected`,
+    });
+  }
+  if (vector.length !== dimension) {
+    throw new MemloomError({
+      code: 'INVALID_EMBEDDING',
+      backend,
+      message: `${producer} returned a vector of dimension ${vector.length}; expected ${dimension}`,
+      details: { expected: dimension, actual: vector.length },
+    });
+  }
+  const index = nonFiniteIndex(vector);
+  if (index >= 0) {
+    throw new MemloomError({
+      code: 'INVALID_EMBEDDING',
+      backend,
+      message: `${producer} returned a vector with a non-finite value (${describeValue(vector[index])}) at index ${index}`,
+      details: { index },
+    });
   }
 }
 
@@ -96,7 +113,7 @@ export async function embedChecked(
       const text = texts[index] as string;
       throw new MemloomError({
         code: 'INVALID_EMBEDDING',
-        message: `embedder ${embedder.id} returned a vector of zeros for ${JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text)}: it has no direction to compare`,
+        message: `embedder ${embedder.id} returned a vector of zeros for ${JSON.stringify(excerpt(text))}: it has no direction to compare`,
         // One text's answer, not a broken embedder: a caller embedding many may leave this one out and go on.
         details: { zeros: true },
       });
@@ -167,4 +184,9 @@ export async function documentVectors(
 ): Promise<number[][]> {
   const pairs = await contentAndContextVectors(embedder, memories, contextWeight, signal);
   return pairs.map(([content, context]) => (context ? blendVectors(content, context, contextWeight) : content));
+}
+
+/** What was given instead of a vector: `Uint8Array data`, `DataView data`, `an object`, `"text"`. */
+function describeVector(value: unknown): string {
+  return ArrayBuffer.isView(value) ? `${value.constructor.name} data` : describeValue(value);
 }

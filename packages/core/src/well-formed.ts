@@ -31,6 +31,15 @@ export function lastCharacters(text: string, max: number): string {
 }
 
 /**
+ * The first `max` characters of `text` and "…" (all of a shorter one), for a message to quote: never ending on
+ * the first half of a UTF-16 pair (an emoji cut through its middle), which would show as U+FFFD or make the
+ * message's JSON hold a lone half.
+ */
+export function excerpt(text: string, max = 40): string {
+  return text.length > max ? `${text.slice(0, pairSafeEnd(text, max))}…` : text;
+}
+
+/**
  * `text` with each lone half of a UTF-16 pair replaced by U+FFFD, as UTF-8 would show it: what
  * every store can keep as given (Qdrant's server refuses such JSON; SQLite and files turn it into
  * U+FFFD on the way).

@@ -380,6 +380,28 @@ describe('search, update and restore with a signal', () => {
     expect(await stored()).toEqual(before);
   });
 
+  it('says what is wrong with a signal that is not one in the same words in add, search, update, restore and maintain; update and restore name it among their other options', async () => {
+    const { memory, id, stored, before } = await rig();
+    const bad = 'stop' as never;
+    const errors = {
+      add: await errorOf(memory.add('Ana keeps bees', { scope: alice, signal: bad })),
+      search: await errorOf(memory.search('jazz', { signal: bad })),
+      update: await errorOf(memory.update(id, { content: 'Ana plays jazz piano' }, { signal: bad })),
+      restore: await errorOf(memory.restore(id, 1, { signal: bad })),
+    };
+    for (const [call, error] of Object.entries(errors)) {
+      expect(error, call).toMatchObject({ code: 'INVALID_OPTIONS', message: `[memloom] [core] invalid ${call} options: signal: must be an AbortSignal, not string` });
+    }
+    expect((await errorOf(memory.maintain({ signal: bad }))).message).toBe('[memloom] [core] maintain: signal must be an AbortSignal, not string');
+    // One check of all of update's options: a bad reason and a bad signal come in one error.
+    const both = await errorOf(memory.update(id, { content: 'Ana plays jazz piano' }, { reason: 5 as never, signal: null as never }));
+    expect(both.details?.['issues']).toEqual([
+      { path: ['reason'], message: expect.any(String) },
+      { path: ['signal'], message: 'must be an AbortSignal, not null' },
+    ]);
+    expect(await stored()).toEqual(before);
+  });
+
   it('passes it to the embedder; an abort while embedding (or, for search, while reading) throws its reason and writes nothing', async () => {
     const { memory, id, seen, stored, before, abortWhileEmbedding, abortWhileSearching, calm } = await rig();
     const reason = new Error('Ctrl-C');

@@ -190,6 +190,26 @@ describe('copyMemories', () => {
     expect(await snapshot(target)).toEqual(await snapshot(memory.store));
   });
 
+  it.each([true, false])('stops with STORE_ERROR naming the source when its list gives the first page again (listAfter: %s), instead of copying forever', async (listAfter) => {
+    const { memory } = await source();
+    const stuck = Object.create(memory.store) as MemoryStore;
+    Object.defineProperty(stuck, 'capabilities', { value: { ...memory.store.capabilities, listAfter } });
+    let reads = 0;
+    stuck.list = async ({ offset: _offset, after: _after, ...query }) => {
+      // Past a few reads the copy is looping: fail the test rather than hang it.
+      if (++reads > 5) throw new Error('the copy keeps reading the same page');
+      return memory.store.list(query);
+    };
+    const target = createInMemoryStore();
+    const error = await copyMemories({ from: stuck, to: target, batchSize: 2, open: { dimension: DIM, embedderId: 'memloom/test-embedder' } }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'memory', message: expect.stringContaining(listAfter ? 'list with after gave the same 2 memories' : 'list by offset gave the same 2 memories') });
+    expect(reads).toBe(2);
+    expect(await target.count({})).toBe(2);
+  });
+
   it("reads a page's vectors and histories in one call each when the source declares readMany, one per memory otherwise", async () => {
     for (const readMany of [true, false]) {
       const { memory } = await source();

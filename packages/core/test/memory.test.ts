@@ -947,6 +947,21 @@ describe('maintenance batches', () => {
     expect(error.message).toContain('"stuck"');
   }, 30_000);
 
+  it('stops with STORE_ERROR naming the store when a store without listPage gives the same page whatever the offset, instead of reading forever', async () => {
+    const { store, memory, list } = await pagedStore();
+    store.listPage = undefined;
+    let reads = 0;
+    store.list = async (query) => {
+      // Past a few reads the pass is looping: fail the test rather than hang it.
+      if (++reads > 5) throw new Error('the pass keeps reading the same page');
+      return list({ ...query, offset: 0 });
+    };
+    const error = await errorOf(memory.maintain({ dryRun: true }));
+    expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'memory' });
+    expect(error.message).toContain('list by offset gave the same 10000 memories (first: p-00000) as the page before');
+    expect(reads).toBe(2);
+  }, 30_000);
+
   it("skips nothing when another writer deletes memories the pass has already read (listPage's place holds)", async () => {
     const { store, memory, apply } = await pagedStore();
     let first = true;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cosineSimilarity, createMemory, type CreateMemoryOptions } from '../src/index.js';
+import { cosineSimilarity, createMemory, hasLoneSurrogate, type CreateMemoryOptions } from '../src/index.js';
 import { axisVector, createFakeClock, createInMemoryStore, createTestEmbedder, vectorWithSimilarity } from '../src/testing/index.js';
 
 const DIM = 16;
@@ -104,6 +104,18 @@ describe('vectors of zeros', () => {
       expect(error?.message).toContain('a vector of zeros');
     }
     expect(await memory.count({ scope })).toBe(0);
+  });
+
+  it('quotes the start of a long text whose vector is zeros, cut before an emoji rather than through it', async () => {
+    const text = `${'x'.repeat(39)}😀 and more words`;
+    const { memory } = rig({ [text]: new Array<number>(DIM).fill(0) });
+    const error = await memory.add(text, { scope }).then(
+      () => undefined,
+      (caught: unknown) => caught as { code?: string; message?: string },
+    );
+    expect(error?.code).toBe('INVALID_EMBEDDING');
+    expect(error?.message).toContain(`a vector of zeros for "${'x'.repeat(39)}…":`);
+    expect(hasLoneSurrogate(error?.message ?? '')).toBe(false);
   });
 
   it('a context whose vector is zeros is only blended in: the memory is stored, edited and found by its content', async () => {

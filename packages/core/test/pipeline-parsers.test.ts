@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { extractFactsDeterministic, parseExtraction, parseJsonObject, parseReviewAnswer } from '../src/index.js';
+import { extractFactsDeterministic, hasLoneSurrogate, parseExtraction, parseJsonObject, parseReviewAnswer } from '../src/index.js';
+import { shortText } from '../src/pipeline/context.js';
 
 describe('parseExtraction', () => {
   it('reads every operation form, case-insensitively, with list markers', () => {
@@ -119,6 +120,17 @@ describe('parseReviewAnswer', () => {
     ] as const) {
       expect(parseReviewAnswer(answer, promotion), answer).toEqual({ kind: 'decision', decision });
     }
+  });
+});
+
+describe('shortText', () => {
+  it('gives the first line of an answer in at most `limit` characters, "…" included, never ending on half of an emoji', () => {
+    expect(shortText('  a\n  short   answer ', 20)).toBe('a short answer');
+    expect(shortText('x'.repeat(20), 20)).toBe('x'.repeat(20));
+    expect(shortText('x'.repeat(21), 20)).toBe(`${'x'.repeat(19)}…`);
+    const cut = shortText(`${'x'.repeat(18)}😀 and more`, 20);
+    expect(cut).toBe(`${'x'.repeat(18)}…`);
+    expect(hasLoneSurrogate(cut)).toBe(false);
   });
 });
 

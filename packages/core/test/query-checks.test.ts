@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assertDeleteScope, assertQueryInput, assertQueryScope, assertWellFormedRecord, MemloomError } from '../src/index.js';
+import { assertDeleteScope, assertQueryInput, assertQueryScope, assertUsableVector, assertValidVector, assertWellFormedRecord, excerpt, hasLoneSurrogate, MemloomError } from '../src/index.js';
 
 function failure(check: () => void): MemloomError {
   try {
@@ -23,6 +23,23 @@ describe('the checks stores make of a query as it arrives', () => {
       'list: filter.metadata.k must be a string, a finite number or a boolean, got an object',
     );
     expect(failure(() => assertQueryScope(undefined, 'count', 'qdrant'))).toMatchObject({ code: 'INVALID_INPUT', backend: 'qdrant' });
+  });
+
+  it('quote the first 40 characters of a long text they refuse, cut before an emoji rather than through it', () => {
+    const tags = `${'x'.repeat(39)}😀 and more`;
+    const reason = failure(() => assertQueryScope({ filter: { tags } }, 'count', 'markdown')).reason;
+    expect(reason).toBe(`count: filter.tags must be an array of strings, got "${'x'.repeat(39)}…"`);
+    expect(hasLoneSurrogate(reason)).toBe(false);
+    expect(failure(() => assertQueryScope({ scope: `${'y'.repeat(40)}😀` }, 'list', 'sqlite')).reason).toBe(`list: scope must be an object like { userId: "alice" }, got "${'y'.repeat(40)}…"`);
+  });
+
+  it('excerpt: the first characters of a text and "…", never ending on half of a UTF-16 pair', () => {
+    expect(excerpt('short')).toBe('short');
+    expect(excerpt('x'.repeat(40))).toBe('x'.repeat(40));
+    expect(excerpt(`${'x'.repeat(40)}y`)).toBe(`${'x'.repeat(40)}…`);
+    expect(excerpt(`${'x'.repeat(38)}😀y`)).toBe(`${'x'.repeat(38)}😀…`);
+    expect(excerpt(`${'x'.repeat(39)}😀y`)).toBe(`${'x'.repeat(39)}…`);
+    expect(excerpt('abcdef', 3)).toBe('abc…');
   });
 
   it('take every shape core itself sends', () => {
@@ -54,5 +71,33 @@ describe('the checks stores make of a query as it arrives', () => {
     expect(failure(() => assertWellFormedRecord({ ...memory, context: 'cut \uD83D' }, 'sqlite'))).toMatchObject({ code: 'INVALID_INPUT', details: { field: 'context' } });
     expect(failure(() => assertWellFormedRecord({ ...memory, scope: { sessionId: '\uDC00' } }, 'sqlite'))).toMatchObject({ code: 'INVALID_SCOPE', details: { field: 'scope.sessionId' } });
     expect(failure(() => assertWellFormedRecord({ ...memory, id: 'm\uD800' }, 'sqlite'))).toMatchObject({ code: 'INVALID_INPUT', details: { field: 'id' } });
+  });
+});
+
+describe('one rule for what a vector may be, for the embedder check and the store check alike', () => {
+  it('takes an array, a Float32Array or a Float64Array of finite numbers, and refuses other typed arrays, a DataView and array-likes', () => {
+    for (const vector of [[0.5, 1], new Float32Array([0.5, 1]), new Float64Array([0.5, 1])]) {
+      assertValidVector(vector, 2, 'embedder e');
+      assertUsableVector(vector, 'the vector of memory m1', 'sqlite');
+    }
+    const others: Array<[string, unknown]> = [
+      ['Uint8Array data', new Uint8Array([1, 2])],
+      ['Int8Array data', new Int8Array([1, 2])],
+      ['DataView data', new DataView(new ArrayBuffer(2))],
+      ['an object', { length: 2, 0: 1, 1: 2 }],
+    ];
+    for (const [shown, vector] of others) {
+      expect(failure(() => assertValidVector(vector, 2, 'embedder e')), shown).toMatchObject({
+        code: 'INVALID_EMBEDDING',
+        reason: `embedder e returned ${shown} where a vector of 2 numbers (an array, a Float32Array or a Float64Array) was expected`,
+      });
+      expect(failure(() => assertUsableVector(vector, 'the vector of memory m1', 'sqlite')), shown).toMatchObject({ code: 'INVALID_INPUT', backend: 'sqlite' });
+    }
+  });
+
+  it('name the first value that is not a finite number, and where it is', () => {
+    const vector = new Float32Array([1, Number.NaN]);
+    expect(failure(() => assertValidVector(vector, 2, 'embedder e')).reason).toBe('embedder e returned a vector with a non-finite value (NaN) at index 1');
+    expect(failure(() => assertUsableVector([1, 'x'.repeat(100)], 'the query vector', 'qdrant')).reason).toBe(`the query vector holds a value that is not a finite number ("${'x'.repeat(40)}…") at index 1`);
   });
 });

@@ -76,4 +76,21 @@ describe('reindex()', () => {
     const stubborn: MemoryStore = Object.assign(Object.create(store) as MemoryStore, { stageReindex: async () => 0 });
     expect(await codeOf(reindex({ store: stubborn, embedder: createTestEmbedder({ dimension: 4, id: 'new' }) }))).toBe('CONFLICT');
   });
+
+  it('stops with STORE_ERROR naming the store when pendingReindex gives the memories just staged again, instead of embedding forever', async () => {
+    const store = await seededStore(5);
+    const stuck = Object.create(store) as MemoryStore;
+    let reads = 0;
+    stuck.pendingReindex = async (limit) => {
+      // Past a few reads the re-index is looping: fail the test rather than hang it.
+      if (++reads > 5) throw new Error('the re-index keeps reading the same batch');
+      return store.list({ orderBy: 'stored', limit });
+    };
+    const error = await reindex({ store: stuck, embedder: createTestEmbedder({ dimension: 4, id: 'new' }), batchSize: 2 }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'memory', message: expect.stringContaining('pendingReindex gave the same 2 memories') });
+    expect(reads).toBe(2);
+  });
 });

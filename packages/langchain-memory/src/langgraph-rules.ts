@@ -1,5 +1,5 @@
 import type { MatchCondition } from '@langchain/langgraph';
-import { MemloomError } from '@memloom/core';
+import { excerpt, MemloomError } from '@memloom/core';
 
 // LangGraph's rules for a store's input, and its filters, as its InMemoryStore applies them.
 
@@ -25,13 +25,13 @@ export function matchesValueFilter(value: unknown, filter: Record<string, unknow
 export function checkNamespace(namespace: readonly string[], rules: { allowEmpty: boolean; allowReservedRoot: boolean }): void {
   if (!Array.isArray(namespace)) throw invalid(`a namespace must be an array of strings, got ${typeof namespace}`);
   if (namespace.length === 0 && !rules.allowEmpty) throw invalid('a namespace cannot be empty');
-  const shown = shorten(JSON.stringify(namespace));
+  const shown = excerpt(JSON.stringify(namespace), 80);
   for (const label of namespace as unknown[]) {
     if (typeof label !== 'string') throw invalid(`namespace ${shown}: labels must be strings, got ${typeof label}`);
     if (label === '') throw invalid(`namespace ${shown}: labels cannot be empty strings`);
-    if (label.includes('.')) throw invalid(`namespace ${shown}: label ${shorten(JSON.stringify(label))} holds a period ("."), which LangGraph does not allow`);
-    if (label.includes(':')) throw invalid(`namespace ${shown}: label ${shorten(JSON.stringify(label))} holds a colon (":"), which LangGraph does not allow`);
-    if (label.includes('\0')) throw invalid(`namespace ${shown}: label ${shorten(JSON.stringify(label))} holds a NUL character, which LangGraph does not allow`);
+    if (label.includes('.')) throw invalid(`namespace ${shown}: label ${excerpt(JSON.stringify(label), 80)} holds a period ("."), which LangGraph does not allow`);
+    if (label.includes(':')) throw invalid(`namespace ${shown}: label ${excerpt(JSON.stringify(label), 80)} holds a colon (":"), which LangGraph does not allow`);
+    if (label.includes('\0')) throw invalid(`namespace ${shown}: label ${excerpt(JSON.stringify(label), 80)} holds a NUL character, which LangGraph does not allow`);
   }
   if (namespace[0] === 'langgraph' && !rules.allowReservedRoot) throw invalid(`namespace ${shown}: the root label "langgraph" is reserved by LangGraph`);
 }
@@ -57,11 +57,6 @@ export function jsonCopy(value: unknown): Record<string, unknown> {
     throw invalid('an item value must be storable as a JSON object (its toJSON gives something else)');
   }
   return copy as Record<string, unknown>;
-}
-
-/** At most `max` characters of a text shown in a message, then an ellipsis. */
-export function shorten(text: string, max = 80): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 /** Bad input to the store (INVALID_INPUT). */

@@ -8,7 +8,7 @@ import {
   type PutOperation,
   type SearchOperation,
 } from '@langchain/langgraph';
-import { dataPath, jsonDataProblem, MAX_DATA_DEPTH, MemloomError, pairSafeEnd, validateScope, type Memory, type MemoryCategory, type MemoryFilter, type MemoryRecord, type MemoryVersion, type Scope } from '@memloom/core';
+import { dataPath, excerpt, jsonDataProblem, MAX_DATA_DEPTH, MemloomError, pairSafeEnd, validateScope, type Memory, type MemoryCategory, type MemoryFilter, type MemoryRecord, type MemoryVersion, type Scope } from '@memloom/core';
 import { unlessGone } from './errors.js';
 import {
   indexedOnly,
@@ -28,7 +28,7 @@ import {
   type ItemFilter,
 } from './item-records.js';
 import { textsAtPath } from './json-path.js';
-import { checkKey, checkNamespace, invalid, jsonCopy, matchesCondition, matchesValueFilter, shorten } from './langgraph-rules.js';
+import { checkKey, checkNamespace, invalid, jsonCopy, matchesCondition, matchesValueFilter } from './langgraph-rules.js';
 
 export { STORE_ITEM_TAG } from './item-records.js';
 
@@ -169,7 +169,7 @@ export class MemloomStore extends BaseStore {
       for (const condition of operation.matchConditions ?? []) checkNamespace(condition.path, { allowEmpty: true, allowReservedRoot: true });
       return () => this.listNamespacesOp(operation);
     }
-    throw invalid(`unknown store operation: ${shorten(JSON.stringify(operation))}`);
+    throw invalid(`unknown store operation: ${excerpt(JSON.stringify(operation), 80)}`);
   }
 
   private checkPut(operation: PutOperation): Checked<PutOperation> {
@@ -464,12 +464,12 @@ export class MemloomStore extends BaseStore {
     } catch (error) {
       if (!MemloomError.hasCode(error, 'INVALID_SCOPE')) throw error;
       const field = typeof error.details.field === 'string' ? error.details.field : undefined;
-      const given = field === undefined ? '' : ` scope.${field} = ${shorten(JSON.stringify((scope as Record<string, unknown>)[field]))}`;
+      const given = field === undefined ? '' : ` scope.${field} = ${excerpt(JSON.stringify((scope as Record<string, unknown>)[field]), 80)}`;
       throw new MemloomError({
         code: 'INVALID_SCOPE',
         backend: 'langgraph-store',
         message:
-          `namespace ${shorten(JSON.stringify(namespace))} maps to${given || ' a scope'} that memloom refuses: ${error.reason}. ` +
+          `namespace ${excerpt(JSON.stringify(namespace), 80)} maps to${given || ' a scope'} that memloom refuses: ${error.reason}. ` +
           `A namespace label that becomes a scope value must be non-blank, at most ${maxLength} characters long and without control characters.`,
         details: { ...error.details, namespace: [...namespace] },
         cause: error,

@@ -2,7 +2,7 @@ import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
 import { tool, type ToolRuntime } from '@langchain/core/tools';
 import { InMemoryStore, type BaseStore, type Item } from '@langchain/langgraph';
-import { createMemory, MemloomError } from '@memloom/core';
+import { createMemory, hasLoneSurrogate, MemloomError } from '@memloom/core';
 import { createAgent } from 'langchain';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -159,6 +159,10 @@ describe('MemloomStore: put and get', () => {
         expect(MemloomError.isInstance(error.cause)).toBe(true);
       }
     }
+    // A long label is quoted by its start, cut before an emoji rather than through it.
+    const cut = await errorOf(() => store.put([`${'a'.repeat(77)}${'😀'.repeat(150)}`], 'k', { a: 1 }));
+    expect(cut.message).toContain(`namespace ["${'a'.repeat(77)}… maps to`);
+    expect(hasLoneSurrogate(cut.message)).toBe(false);
     expect(await memory.count()).toBe(0);
   });
 

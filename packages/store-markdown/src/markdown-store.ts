@@ -5,6 +5,7 @@ import {
   assertQueryInput,
   assertQueryScope,
   inScope,
+  jsonCopy,
   listRecords,
   matchingRecords,
   missingStoreError,
@@ -475,9 +476,8 @@ class MarkdownFileStore implements MarkdownStore {
     // A memory put anew over one deleted by hand that still waits starts a new history (as after an apply delete).
     if (!current) for (const state of this.scopes.values()) if (plan.isPendingDeletion(state, memory.id)) plan.forget(state, memory.id);
     const state = this.scopeState(scope ?? {});
-    const record = structuredClone({ ...change.memory, scope: { ...(scope ?? {}) } });
-    // A context key holding undefined is no context: the record reads back without the key, as after a reopen.
-    if (record.context === undefined) delete record.context;
+    // Kept as the file gives it back after a reopen: a key holding undefined (a context) left out, -0 as 0.
+    const record = jsonCopy({ ...change.memory, scope: { ...(scope ?? {}) } });
     const vector = change.vector ? Float32Array.from(change.vector) : 'keep';
     plan.put(record, structuredClone(change.version), vector, state);
   }

@@ -1,6 +1,6 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { isIsoTime, policyOverridesSchema, systemClock, type Clock, type PolicyOverrides, type PolicyStorage, type Scope } from '@memloom/core';
+import { excerpt, isIsoTime, policyOverridesSchema, systemClock, type Clock, type PolicyOverrides, type PolicyStorage, type Scope } from '@memloom/core';
 import { readIfExists, writeFileAtomic } from './atomic-file.js';
 import { stamp } from './backups.js';
 import { ioError, storeError } from './errors.js';
@@ -85,7 +85,7 @@ export function createMarkdownPolicyStorage(options: MarkdownPolicyStorageOption
       const valid: boolean = isIsoTime(text); // a guard: `text` is already a string
       if (!valid) {
         const shown = shownPath(root, marker);
-        throw storeError('STORE_CORRUPT', `${shown}:1: not an ISO timestamp on a day of the calendar ("${text.slice(0, 40)}"); delete the file to reset it`, {
+        throw storeError('STORE_CORRUPT', `${shown}:1: not an ISO timestamp on a day of the calendar (${JSON.stringify(excerpt(text))}); delete the file to reset it`, {
           path: shown,
           line: 1,
         });

@@ -90,8 +90,8 @@ export function validateChange(change: MemoryChange, header: VectorHeader | unde
   // The times are written into the Markdown as text: one that cannot be read back (2024-02-30 among them, which
   // a Date takes as March 1) would make the file unreadable.
   assertRecordTimes(memory, BACKEND);
-  // The field line is JSON: metadata JSON would change (a Date, NaN, undefined in an array) or refuse (a cycle) is refused.
-  assertRecordMetadata(memory, BACKEND);
+  // The field line and the history are JSON: metadata JSON would change (a Date, NaN, undefined in an array) or refuse (a cycle) is refused, the version's too.
+  assertRecordMetadata(change, BACKEND);
   // So would any other field the reader refuses (a weight of 1.5, an empty tag, NaN, which JSON writes as null).
   const unreadable = unreadableField(memory);
   if (unreadable) throw storeError('INVALID_INPUT', `memory ${memory.id}: ${unreadable} (the Markdown could not read it back)`);

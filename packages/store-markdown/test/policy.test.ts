@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { DEFAULT_POLICY, MemloomError, resolvePolicy } from '@memloom/core';
+import { DEFAULT_POLICY, hasLoneSurrogate, MemloomError, resolvePolicy } from '@memloom/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMarkdownPolicyStorage, createMarkdownStore } from '../src/index.js';
 import { tempRoot } from './helpers.js';
@@ -168,6 +168,14 @@ describe('the time of the last long-term compression (seed 001)', () => {
         details: { path: 'memory/.last_longterm_compress', line: 1 },
       });
     }
+    // The message quotes the start of the text, cut before an emoji rather than through it.
+    await writeFile(marker, `${'x'.repeat(39)}😀 and more\n`);
+    const quoted = await policy.readLastCompression!({}).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    expect(quoted?.message).toContain(`not an ISO timestamp on a day of the calendar ("${'x'.repeat(39)}…")`);
+    expect(hasLoneSurrogate(quoted?.message ?? '')).toBe(false);
     await writeFile(marker, '2024-02-29T09:00:00.000Z\n');
     expect((await policy.readLastCompression!({}))?.toISOString()).toBe('2024-02-29T09:00:00.000Z');
   });

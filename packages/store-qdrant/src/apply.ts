@@ -100,8 +100,8 @@ function checkShape(change: MemoryChange, dimension: number | undefined): void {
   assertPutNumbering(change, 'qdrant');
   // JSON sent to the server is UTF-8, which its parser insists on: refused here, typed, before any request.
   assertWellFormedRecord(memory, 'qdrant');
-  // The payload is JSON: metadata JSON would change (a Date, NaN) or refuse (a cycle, a bigint) is refused too.
-  assertRecordMetadata(memory, 'qdrant');
+  // The payload is JSON: metadata JSON would change (a Date, NaN) or refuse (a cycle, a bigint) is refused too, the version's records' as well.
+  assertRecordMetadata(change, 'qdrant');
   // Everything else the points carry (tags, sources, metadata and its keys, the version) as well: the payload is UTF-8 JSON.
   for (const [name, value] of [['memory', memory], ['version', change.version]] as const) {
     const path = loneSurrogatePath(value);

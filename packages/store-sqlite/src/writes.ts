@@ -329,8 +329,8 @@ export function validateChange(change: MemoryChange): void {
   assertRecordContext(memory, BACKEND);
   // Text columns are UTF-8: a lone half of a UTF-16 pair would read back as U+FFFD while the version's JSON kept it.
   assertWellFormedRecord(memory, BACKEND);
-  // Metadata is a JSON column: what JSON would change (a Date, NaN, undefined in an array) or refuse (a cycle) is refused here.
-  assertRecordMetadata(memory, BACKEND);
+  // Metadata is a JSON column, and the history JSON text: what JSON would change (a Date, NaN, undefined in an array) or refuse (a cycle) is refused here, in the version's records too.
+  assertRecordMetadata(change, BACKEND);
   // A put numbered wrong is the caller's mistake whatever is stored: INVALID_INPUT before any revision is compared.
   assertPutNumbering(change, BACKEND);
 }

@@ -5,6 +5,7 @@ import type { Logger, Memory } from '../memory-types.js';
 import { callModel } from '../model-text.js';
 import type { PromptMemory, Prompts, PromptText } from '../prompts.js';
 import type { MemoryRecord } from '../types.js';
+import { excerpt } from '../well-formed.js';
 import type { PipelineConfig } from './pipeline-config.js';
 
 /** What every pipeline step needs; built once by `createMemoryPipeline`. */
@@ -59,5 +60,6 @@ export function toPromptMemory(record: MemoryRecord, nowMs: number): PromptMemor
 /** The first line of a model answer, cut short, for reports and logs. */
 export function shortText(text: string, limit = 200): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
+  // At most `limit` characters with the "…", never ending on half of an emoji.
+  return flat.length > limit ? excerpt(flat, limit - 1) : flat;
 }

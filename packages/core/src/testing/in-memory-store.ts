@@ -11,6 +11,7 @@ import type {
   VectorQuery,
 } from '../contracts.js';
 import { MemloomError } from '../errors.js';
+import { jsonCopy } from '../json-data.js';
 import { assertPutNumbering, assertQueryInput, assertRecordContext, assertRecordMetadata, assertUsableVector, keywordText, listRecords, matchingRecords, pageRecords, searchTextIndex } from '../record-queries.js';
 import { assertDeleteScope, assertQueryScope } from '../query-checks.js';
 import { inScope, matchesFilter } from '../scope.js';
@@ -142,7 +143,7 @@ class InMemoryStore implements MemoryStore {
       const { memory } = change;
       assertRecordContext(memory, this.name);
       // What the other stores cannot keep (they write JSON, or float columns) is refused here too.
-      assertRecordMetadata(memory, this.name);
+      assertRecordMetadata(change, this.name);
       if ((current ?? 0) !== change.expectedRevision) throw this.conflict(memory.id);
       if (change.vector === undefined && current === undefined) {
         throw new MemloomError({ code: 'INVALID_INPUT', backend: this.name, message: `memory ${memory.id} is new and needs a vector` });
@@ -164,9 +165,10 @@ class InMemoryStore implements MemoryStore {
       const previous = this.entries.get(change.memory.id);
       const vector = change.vector ? [...change.vector] : (previous as Entry).vector;
       if (change.vector) this.next?.vectors.delete(change.memory.id);
-      this.entries.set(change.memory.id, { record: structuredClone(change.memory), vector, seq: previous?.seq ?? ++this.lastSeq });
+      // Kept as the stores that write JSON give it back (-0 as 0, no key holding undefined): the same reads in every store.
+      this.entries.set(change.memory.id, { record: jsonCopy(change.memory), vector, seq: previous?.seq ?? ++this.lastSeq });
       const history = this.versions.get(change.memory.id) ?? [];
-      history.push(structuredClone(change.version));
+      history.push(jsonCopy(change.version));
       this.versions.set(change.memory.id, history);
       this.text.set(change.memory.id, keywordText(change.memory));
     }

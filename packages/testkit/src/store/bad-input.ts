@@ -4,6 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { facade } from './facade.js';
 import { axis, create, DIMENSION, EMBEDDER_ID, openStore, record, rejectsWithCode, replace, type StoreContext } from './fixtures.js';
 
+/** A put, as the fixtures make it. */
+type PutChange = Extract<MemoryChange, { op: 'put' }>;
+
 /** Scopes of the wrong shape: each would match everything, or nothing, if a store took it as given. */
 const BAD_SCOPES: unknown[] = ['alice', ['alice'], { user: 'bob' }, { userId: 5 }, { userId: ['bob'] }, { userId: 'bob', tenant: 'x' }];
 /** Filters of the wrong shape (INVALID_INPUT). */
@@ -172,6 +175,28 @@ export function badInputCases(context: StoreContext & { replace(store: MemorySto
       await context.store.apply([create(plain, axis(2))]);
       const stored = await context.store.get(plain.id);
       expect(stored?.metadata).toEqual({ list: [1, 'two', null, { deep: [true, -2.5] }], empty: {} });
+    });
+
+    it("refuses a put whose version's before or after holds metadata that is not JSON data (INVALID_INPUT naming its path) and writes nothing: its history would not read back as given", async () => {
+      const kept = record({ content: 'stored with plain metadata', metadata: { n: 1 } });
+      await context.store.apply([create(kept, axis(0))]);
+      const fresh = record({ content: 'its version holds a Map' });
+      const created = create(fresh, axis(1)) as PutChange;
+      const edit = replace(kept, { content: 'edited' }) as PutChange;
+      const cases: Array<[PutChange, string]> = [
+        [{ ...created, version: { ...created.version, after: { ...fresh, metadata: { seen: new Map([['k', 1]]) } } } }, 'version.after.metadata.seen'],
+        [{ ...edit, version: { ...edit.version, before: { ...kept, metadata: { when: new Date('2024-01-01T00:00:00.000Z') } } } }, 'version.before.metadata.when'],
+        [{ ...edit, version: { ...edit.version, after: { ...edit.memory, metadata: { score: Number.NaN } } } }, 'version.after.metadata.score'],
+      ];
+      for (const [change, path] of cases) {
+        let caught: unknown;
+        await context.store.apply([change]).catch((error: unknown) => (caught = error));
+        expect(MemloomError.hasCode(caught, 'INVALID_INPUT'), `${path}: ${String(caught)}`).toBe(true);
+        expect((caught as MemloomError).message, path).toContain(`${path} `);
+      }
+      expect(await context.store.get(fresh.id)).toBeUndefined();
+      expect(await context.store.get(kept.id)).toEqual(kept);
+      expect(await context.store.history(kept.id)).toHaveLength(1);
     });
 
     it('through the facade: metadata that is not JSON data is refused naming its path, a Date is kept as its ISO text and undefined properties are left out, the same in every store', async () => {

@@ -40,6 +40,27 @@ export function crudCases(context: StoreContext & { replace(store: import('@meml
       expect(vector?.[0]).toBeCloseTo(1, 5);
     });
 
+    it('gives back a -0 in a record (its numbers, its metadata, its history) as 0, as JSON keeps it, before and after a reopen', async () => {
+      const negative = { weight: -0, baseWeight: -0, importance: -0, baseImportance: -0, metadata: { zero: -0, list: [-0, 1] } };
+      const memory = record({ content: 'weighs nothing at all', ...negative });
+      const expected = { ...memory, weight: 0, baseWeight: 0, importance: 0, baseImportance: 0, metadata: { zero: 0, list: [0, 1] } };
+      await context.store.apply([create(memory, axis(0))]);
+      const reads = async (store: MemoryStore) => [
+        await store.get(memory.id),
+        (await store.getMany([memory.id]))[0],
+        (await store.list({}))[0],
+        (await store.vectorSearch({ vector: axis(0), limit: 1 }))[0]?.memory,
+        (await store.history(memory.id))[0]?.after,
+      ];
+      // toEqual tells -0 from 0 (Object.is).
+      expect(await reads(context.store)).toEqual([expected, expected, expected, expected, expected]);
+      if (!options.reopen) return;
+      const reopened = await options.reopen(context.store);
+      context.replace(reopened);
+      await openStore(reopened);
+      expect(await reads(reopened)).toEqual([expected, expected, expected, expected, expected]);
+    });
+
     it('hands out copies: changing a record it gave back, or the one it was given, changes nothing stored', async () => {
       const given = record({ content: 'kept as written', tags: ['a'], metadata: { nested: { n: 1 } }, scope: { userId: 'alice' } });
       const expected = structuredClone(given);

@@ -12,8 +12,8 @@ const stop = (signal: keyof typeof SIGNAL_EXIT_CODES) => {
   if (interrupt.signal.aborted) process.exit(SIGNAL_EXIT_CODES[signal]);
   // The reason names the signal: an interruption by SIGTERM is reported as exit 143 in --json too.
   interrupt.abort(new StopSignal(signal));
-  // A supervisor (timeout, docker stop) sends one SIGTERM: a command waiting on stdin, a model or an
-  // embedder, which never reaches a step where it stops, must still end.
+  // A supervisor (timeout, docker stop) sends one SIGTERM: a command waiting on a model, an embedder or a
+  // store's server, which never reaches a step where it stops, must still end.
   if (signal === 'SIGTERM') setTimeout(() => process.exit(SIGNAL_EXIT_CODES.SIGTERM), TERM_GRACE_MS).unref();
 };
 process.on('SIGINT', stop);

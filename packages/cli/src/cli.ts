@@ -46,6 +46,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
   if (first === 'help') {
     const command = rest[0] === undefined ? undefined : findCommand(rest[0]);
     if (rest[0] !== undefined && !command) return usageFailure(io, new UsageError(`unknown command "${rest[0]}"`), false);
+    if (rest.length > 1) return usageFailure(io, new UsageError(`unexpected argument "${rest[1]}": memloom help [command]`), false);
     io.stdout.write(command ? commandHelp(command, GLOBAL_OPTIONS) : mainHelp(COMMANDS));
     return EXIT_CODES.OK;
   }
@@ -59,12 +60,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
   let positionals: string[];
   const options = { ...GLOBAL_OPTIONS, ...command.options };
   try {
-    ({ values, positionals } = parseArgs({
+    const parsed = parseArgs({
       args: withNegativeValues(rest, options),
       options: toParseArgs(options),
       allowPositionals: true,
       strict: true,
-    }) as { values: OptionValues; positionals: string[] });
+      tokens: true,
+    });
+    ({ values, positionals } = parsed as { values: OptionValues; positionals: string[] });
+    assertGivenOnce(parsed.tokens, options);
   } catch (error) {
     return usageFailure(io, new UsageError(cleanParseError(error), command.name), rest.includes('--json'));
   }
@@ -100,6 +104,8 @@ function createContext(io: CliIo, globals: GlobalOptions, values: OptionValues, 
     ...(globals.noConfig ? { configFile: false } : globals.config ? { configFile: resolve(io.cwd, globals.config) } : {}),
     ...(globals.store ? { store: globals.store } : {}),
     ...((embedder ?? globals.embedder) ? { embedder: embedder ?? globals.embedder } : {}),
+    // A wrong value is said to be in the flag that gave it; reindex's <embedder> is named as such.
+    optionSources: { store: '--store', embedder: embedder ? '<embedder>' : '--embedder' },
   });
   // With --json, stderr holds the JSON error and nothing else: no progress, no notes.
   const quiet = globals.quiet || globals.json;
@@ -115,10 +121,11 @@ function createContext(io: CliIo, globals: GlobalOptions, values: OptionValues, 
     },
     openMemory: async ({ embedder, mustExist = false } = {}) => {
       const options = memloomOptions(embedder);
+      // Resolved once, for the command and for createMemory: a memloom.config.ts is loaded once.
       const resolved = await resolveMemloomConfig(options);
-      if (!mustExist) return { memory: await createMemory(options), resolved };
+      if (!mustExist) return { memory: await createMemory(options, resolved), resolved };
       // A configured store that does not exist is MISSING_RESOURCE from the store itself, at first use.
-      const memory = await createMemory({ ...options, mustExist: true });
+      const memory = await createMemory({ ...options, mustExist: true }, resolved);
       if (!resolved.defaultStore) return { memory, resolved };
       // Nothing configured: the default store, not made yet, reads as an empty one (and is not made now).
       // Asked of the store, not the memory: that would open it for the embedder, which reindex must not
@@ -129,7 +136,9 @@ function createContext(io: CliIo, globals: GlobalOptions, values: OptionValues, 
       } catch (error) {
         await memory.close().catch(() => undefined);
         if (!MemloomError.hasCode(error, 'MISSING_RESOURCE') || error.details.mustExist !== true) throw error;
-        return { memory: await createMemory({ ...options, store: 'sqlite::memory:' }), resolved, missingStore: String(error.details.path) };
+        // The default SQLite store with its file in process memory (the configuration as resolved, not read again).
+        const inMemory = { ...resolved, sqliteFile: { ...resolved.sqliteFile!, path: ':memory:' } };
+        return { memory: await createMemory(options, inMemory), resolved, missingStore: String(error.details.path) };
       }
     },
     resolveConfig: () => resolveMemloomConfig(memloomOptions()),
@@ -188,6 +197,21 @@ function withNegativeValues(args: readonly string[], options: Record<string, Opt
     }
   }
   return result;
+}
+
+/**
+ * An option that takes one value, given twice (`--category a --category b`), is refused: parseArgs
+ * would keep the last one without a word. Repeatable options (`--tag`) and switches are not concerned.
+ */
+function assertGivenOnce(tokens: ReturnType<typeof parseArgs>['tokens'], options: Record<string, OptionSpec>): void {
+  const seen = new Map<string, string | undefined>();
+  for (const token of tokens ?? []) {
+    if (token.kind !== 'option' || options[token.name]?.type !== 'string' || options[token.name]?.multiple) continue;
+    if (seen.has(token.name)) {
+      throw new UsageError(`--${token.name} was given twice ("${seen.get(token.name)}", then "${token.value}"): it takes one value`);
+    }
+    seen.set(token.name, token.value);
+  }
 }
 
 function cleanParseError(error: unknown): string {

@@ -105,21 +105,31 @@ export function flag(values: OptionValues, name: string): boolean {
   return values[name] === true;
 }
 
-export function numberOption(values: OptionValues, name: string, check: { min?: number; max?: number; integer?: boolean } = {}): number | undefined {
+export interface NumberCheck {
+  min?: number;
+  max?: number;
+  /** Digits only (`12`, `-3`): not `1.0`, `1e3` or `0x10`, which Number() reads as whole numbers too. */
+  integer?: boolean;
+}
+
+export function numberOption(values: OptionValues, name: string, check: NumberCheck = {}): number | undefined {
   const raw = stringOption(values, name);
-  if (raw === undefined) return undefined;
+  return raw === undefined ? undefined : parseNumber(raw, `--${name}`, check);
+}
+
+/** A number written in decimals (`0.5`, `-2`, `1e-3`; no `0x10` or `Infinity`), else a usage error naming `label` (`--limit`, `<version>`). */
+export function parseNumber(raw: string, label: string, check: NumberCheck = {}): number {
   const value = Number(raw);
   const ok =
-    raw.trim() !== '' &&
+    (check.integer ? /^-?\d+$/u : /^-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?$/iu).test(raw) &&
     Number.isFinite(value) &&
-    (!check.integer || Number.isInteger(value)) &&
     (check.min === undefined || value >= check.min) &&
     (check.max === undefined || value <= check.max);
   if (!ok) {
     const range = [check.integer ? 'an integer' : 'a number', check.min !== undefined ? `>= ${check.min}` : '', check.max !== undefined ? `<= ${check.max}` : '']
       .filter(Boolean)
       .join(' ');
-    throw new UsageError(`--${name} must be ${range}, got "${raw}"`);
+    throw new UsageError(`${label} must be ${range}, got "${raw}"`);
   }
   return value;
 }

@@ -63,6 +63,32 @@ describe('help and usage', () => {
     expect((await cli('add', '   ')).code).toBe(2); // EMPTY_CONTENT from core
   });
 
+  it('refuses an argument after add -, and an option that takes one value given twice, naming it (exit 2); nothing is stored', async () => {
+    const extra = await run(dir, ['add', '-', 'extra'], { stdin: 'Ana adopted a puppy' });
+    expect(extra).toMatchObject({ code: 2, stderr: expect.stringContaining('memloom add: unexpected argument "extra": - reads the content from stdin, and comes alone\n') });
+    expect(await cli('help', 'add', 'extra')).toMatchObject({ code: 2, stderr: expect.stringContaining('unexpected argument "extra"') });
+    const twice = await cli('add', 'Ana keeps bees', '--category', 'fact', '--category', 'core');
+    expect(twice).toMatchObject({ code: 2, stderr: expect.stringContaining('memloom add: --category was given twice ("fact", then "core"): it takes one value\n') });
+    // However it is written (short, long, with =), and for the options every command takes.
+    expect((await cli('list', '-n', '1', '--limit=2')).stderr).toContain('--limit was given twice ("1", then "2")');
+    expect((await cli('add', 'Ana keeps bees', '--user', 'ana', '--user', 'bob')).stderr).toContain('--user was given twice ("ana", then "bob")');
+    expect(await storedIn(dir, 'memory.db')).toEqual([]);
+    // Repeatable options (--tag, a filter's --category) and switches are not concerned.
+    expect((await cli('add', 'Ana keeps bees', '--tag', 'garden', '--tag', 'bees', '--json', '--json')).code).toBe(0);
+    expect(json(await cli('list', '--category', 'fact', '--category', 'core', '--json'))).toHaveLength(1);
+  });
+
+  it('takes a version or a whole-number option written in digits only: not 1.0, 1e0 or 0x1, which Number() reads as 1', async () => {
+    const added = json(await cli('add', 'I live in Lisbon', '--json'));
+    for (const version of ['1.0', '1e0', '0x1', ' 1']) {
+      expect(await cli('restore', added.memory.id, version), version).toMatchObject({ code: 2, stderr: expect.stringContaining(`<version> must be an integer >= 1, got "${version}"`) });
+    }
+    expect(json(await cli('show', added.memory.id, '--json')).revision).toBe(1);
+    expect((await cli('list', '--limit', '0x10')).stderr).toContain('--limit must be an integer >= 1, got "0x10"');
+    expect((await cli('add', 'x', '--importance', '0x1')).stderr).toContain('--importance must be a number >= 0, got "0x1"');
+    expect(json(await cli('restore', added.memory.id, '1', '--json')).revision).toBe(2);
+  });
+
   it('prints the version', async () => {
     const result = await cli('--version');
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -568,6 +594,16 @@ describe('configuration', () => {
     expect((await cli('list', '--config', 'x.json', '--no-config')).code).toBe(2);
   });
 
+  it('a bad --store or --embedder is exit 4 naming the flag (reindex names its <embedder>), and stats says a store came from --store', async () => {
+    expect(await cli('list', '--store', 'bogus:x')).toMatchObject({ code: 4, stderr: expect.stringContaining('memloom: [config] invalid configuration in --store: store: unknown store "bogus"') });
+    expect((await cli('list', '--store', 'markdown:')).stderr).toContain('invalid configuration in --store: store: markdown needs a folder');
+    expect((await cli('list', '--store', `sqlite:${dir}`)).stderr).toContain(`invalid configuration in --store: store: path ${dir} is a folder`);
+    expect(await cli('list', '--embedder', 'bogus')).toMatchObject({ code: 4, stderr: expect.stringContaining('invalid configuration in --embedder: embedder: unknown embedder "bogus"') });
+    expect((await cli('reindex', 'bogus')).stderr).toContain('invalid configuration in <embedder>: embedder: unknown embedder "bogus"');
+    await cli('add', 'A note');
+    expect(json(await cli('stats', '--store', 'sqlite:./memory.db', '--json')).store).toMatchObject({ location: join(dir, 'memory.db'), source: '--store' });
+  });
+
   it('a store built by another embedder is exit 4 with what to do', async () => {
     await cli('add', 'A note');
     const other = await run(dir, ['list'], { env: { MEMLOOM_EMBEDDER: 'use-lite' } });
@@ -606,7 +642,9 @@ describe('configuration', () => {
     expect((await cli('add', 'A note')).code).toBe(0);
     const unwritable = await cli('export', '-o', 'no-such-folder/backup.jsonl');
     expect(unwritable.code).toBe(EXIT_CODES.ERROR);
-    expect(unwritable.stderr).toMatch(/^memloom: ENOENT: no such file or directory, open '.*no-such-folder\/backup\.jsonl[^']*'\n$/m);
+    // The file asked for, not the temporary one beside it (out.jsonl.<pid>.partial), with the system's reason.
+    expect(unwritable.stderr).toMatch(new RegExp(`^memloom: cannot write ${join(dir, 'no-such-folder', 'backup.jsonl')}: ENOENT: no such file or directory\n$`, 'm'));
+    expect(unwritable.stderr).not.toContain('.partial');
     expect(unwritable.stderr).not.toContain('unexpected');
     expect(unwritable.stderr).not.toContain('--verbose');
     expect(JSON.parse((await cli('export', '-o', 'no-such-folder/backup.jsonl', '--json')).stderr).error).toMatchObject({ code: 'ERROR', exitCode: 1 });
@@ -849,6 +887,16 @@ describe('export, import, reindex', () => {
     // Configured nowhere: where to put it.
     const nowhere = await run(dir, ['reindex', 'use-lite', '--no-config', '--store', 'sqlite:./memory.db'], { env: { MEMLOOM_EMBEDDER: undefined } });
     expect(nowhere.stdout).toContain('Now use it: set "embedder": "use-lite" in memloom.config.json');
+  });
+
+  it('reindex with nothing configured and no default store made yet says there is none to re-index (exit 0), and makes none', async () => {
+    const bare = (...args: string[]) => run(dir, [...args, '--no-config'], { env: { MEMLOOM_STORE: undefined } });
+    const defaultPath = join(dir, '.memloom', 'memory.db');
+    const said = await bare('reindex', 'use-lite');
+    expect(said).toMatchObject({ code: 0, stderr: '' });
+    expect(said.stdout).toBe(`No store at ${defaultPath} yet: nothing to re-index ("memloom add", "memloom import" or "memloom init" makes it, with the embedder configured then).\n`);
+    expect(json(await bare('reindex', 'use-lite', '--json'))).toMatchObject({ total: 0, embedded: 0, resumed: 0, store: { location: defaultPath, exists: false } });
+    expect(existsSync(join(dir, '.memloom'))).toBe(false);
   });
 
   it('reindex moves the default store (nothing configured) to another embedder', async () => {

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, runBin, syntheticExport, tempFolder } from './helpers.js';
+import { BIN, runBin, syntheticExport, tempFolder, unprivileged } from './helpers.js';
 
 /** A project folder without package.json that has memloom installed (this repository's package). */
 function installMemloom(project: string): void {
@@ -86,6 +86,72 @@ describe('the memloom binary', () => {
     expect(JSON.parse(added.stdout).memory.scope).toEqual({ userId: 'me' });
     const stats = JSON.parse((await runBin(dir, ['stats', '--json'])).stdout);
     expect(stats.store).toMatchObject({ location: join(dir, 'data', 'memory.db'), source: join(dir, 'memloom.config.ts') });
+  });
+
+  it('loads memloom.config.ts once per command (it was compiled and run twice, three times for a default store not made yet)', async () => {
+    // Each run of the file appends a line: a side effect a configuration file may well have (reading a secret, logging).
+    writeFileSync(
+      join(dir, 'memloom.config.ts'),
+      "import { appendFileSync } from 'node:fs';\nappendFileSync(new URL('./loads.txt', import.meta.url), 'loaded\\n');\nconst config: { embedder: string } = { embedder: 'lexical' };\nexport default config;\n",
+    );
+    const loads = () => readFileSync(join(dir, 'loads.txt'), 'utf8').split('\n').filter(Boolean).length;
+    // The default store not made yet: read as an empty one.
+    expect((await runBin(dir, ['stats', '--json'])).code).toBe(0);
+    expect(loads()).toBe(1);
+    expect((await runBin(dir, ['add', 'I keep my bike in the garage'])).code).toBe(0);
+    expect(loads()).toBe(2);
+    expect((await runBin(dir, ['list'])).code).toBe(0);
+    expect(loads()).toBe(3);
+  });
+
+  // Permissions do not bind root: the commands then run as nobody through setpriv, and without setpriv this cannot be tested.
+  const as = unprivileged();
+  it.skipIf(!as)('reads a SQLite store in a file it may not write (list, search, stats), refuses a write naming the file, and says why a read-only folder cannot be read', async () => {
+    const env = { MEMLOOM_EMBEDDER: 'lexical', MEMLOOM_STORE: 'sqlite:./store/memory.db' };
+    expect((await runBin(dir, ['add', 'I keep my bike in the garage'], env)).code).toBe(0);
+    const store = join(dir, 'store');
+    const file = join(store, 'memory.db');
+    // SQLite makes its -shm and -wal files in the folder to read a WAL database: the folder is writable, the file is not.
+    chmodSync(dir, 0o755);
+    chmodSync(store, 0o777);
+    chmodSync(file, 0o444);
+    try {
+      const list = await runBin(dir, ['list', '--json'], env, undefined, as);
+      expect(list.stderr).toBe('');
+      expect(JSON.parse(list.stdout).map((memory: { content: string }) => memory.content)).toEqual(['I keep my bike in the garage']);
+      const search = await runBin(dir, ['search', 'bicycle', '--json'], env, undefined, as);
+      expect(search.stderr).toBe('');
+      expect(JSON.parse(search.stdout)[0].memory.content).toBe('I keep my bike in the garage');
+      expect(JSON.parse((await runBin(dir, ['stats', '--json'], env, undefined, as)).stdout).total).toBe(1);
+      const add = await runBin(dir, ['add', 'My sister lives in Porto'], env, undefined, as);
+      expect(add).toMatchObject({ code: 1, stderr: `memloom: [sqlite] applying changes: ${file} is read-only for this process (its permissions, or a read-only disk)\n` });
+      // A folder it may not write either: SQLite cannot read the file (no -shm to make), and the error says so.
+      rmSync(`${file}-shm`, { force: true });
+      rmSync(`${file}-wal`, { force: true });
+      chmodSync(store, 0o555);
+      const unreadable = await runBin(dir, ['list'], env, undefined, as);
+      expect(unreadable.code).toBe(1);
+      expect(unreadable.stderr).toContain(`memloom: [sqlite] opening ${file}: its folder is read-only for this process`);
+    } finally {
+      chmodSync(store, 0o700);
+      chmodSync(file, 0o644);
+    }
+  });
+
+  it.skipIf(!as)('says why a Markdown store in a folder it may not write cannot be read: its lock (exit 1, naming it)', async () => {
+    const env = { MEMLOOM_EMBEDDER: 'lexical', MEMLOOM_STORE: 'markdown:./notes' };
+    expect((await runBin(dir, ['add', 'I keep my bike in the garage'], env)).code).toBe(0);
+    const state = join(dir, 'notes', '.memloom');
+    chmodSync(dir, 0o755);
+    chmodSync(state, 0o555);
+    try {
+      const list = await runBin(dir, ['list', '--json'], env, undefined, as);
+      expect(list.code).toBe(1);
+      expect(JSON.parse(list.stderr).error).toMatchObject({ code: 'STORE_ERROR', details: { lock: join(state, 'lock'), path: state } });
+      expect(JSON.parse(list.stderr).error.message).toContain(`[markdown] cannot take the store lock ${join(state, 'lock')}: EACCES`);
+    } finally {
+      chmodSync(state, 0o755);
+    }
   });
 
   it('reads a CommonJS memloom.config.js that require()s memloom', async () => {

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -67,12 +67,13 @@ export async function storedIn(dir: string, file: string, args: string[] = []): 
 
 export const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'bin.js');
 
-/** Run the built `memloom` binary as a child process. */
-export function runBin(cwd: string, args: string[], env: Record<string, string | undefined> = {}, stdin?: string): Promise<RunResult> {
+/** Run the built `memloom` binary as a child process (after the command prefix `as`, such as `unprivileged()`). */
+export function runBin(cwd: string, args: string[], env: Record<string, string | undefined> = {}, stdin?: string, as: readonly string[] = []): Promise<RunResult> {
+  const [command, ...rest] = [...as, process.execPath, BIN, ...args];
   return new Promise((resolvePromise) => {
     const child = execFile(
-      process.execPath,
-      [BIN, ...args],
+      command!,
+      rest,
       { cwd, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
@@ -82,6 +83,20 @@ export function runBin(cwd: string, args: string[], env: Record<string, string |
     if (stdin !== undefined) child.stdin?.end(stdin);
     else child.stdin?.end();
   });
+}
+
+/**
+ * The command prefix that runs the binary as a user file permissions bind (`runBin`'s `as`): none for a
+ * user other than root; for root, which they do not bind, setpriv as nobody (uid and gid 65534).
+ * Undefined when that cannot be done (root without setpriv, or a checkout nobody may read): the test is skipped.
+ */
+export function unprivileged(): string[] | undefined {
+  if (process.getuid?.() !== 0) return [];
+  const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path));
+  const as = setpriv ? [setpriv, '--reuid=65534', '--regid=65534', '--clear-groups'] : undefined;
+  // nobody must be able to read this checkout (not so under a private home folder).
+  const readable = as && spawnSync(as[0]!, [...as.slice(1), process.execPath, '-e', `const fs = require('node:fs'); fs.accessSync(${JSON.stringify(BIN)}, fs.constants.R_OK)`]).status === 0;
+  return readable ? as : undefined;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/index.js';
@@ -141,17 +142,27 @@ describe('SIGTERM', () => {
     expect(stderr).toBe('memloom: add-turns interrupted while reading stdin; nothing was stored\n');
   }, 20_000);
 
-  it('ends a command that never reaches a step where it stops (waiting on stdin) after a grace period, with exit 143', async () => {
-    // import reads stdin line by line and checks for a stop between batches: with no line coming, it never gets there.
-    const child = spawn(process.execPath, [BIN, 'import', '-', '--store', 'sqlite:./wait.db'], {
-      cwd: dir,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, MEMLOOM_EMBEDDER: 'lexical' },
-    });
-    const exited = once(child, 'exit');
-    await new Promise((resolvePromise) => setTimeout(resolvePromise, 1500));
-    child.kill('SIGTERM'); // stdin stays open: import never gets to stop by itself
-    const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
-    expect({ code, signal }).toEqual({ code: 143, signal: null });
-    child.stdin.destroy();
+  it('ends a command that never reaches a step where it stops (waiting on a store server) after a grace period, with exit 143', async () => {
+    // A Qdrant server that takes the connection and never answers: list waits on it (the client's timeout is 30 s).
+    const server = createServer(() => undefined);
+    await new Promise<void>((resolvePromise) => server.listen(0, '127.0.0.1', resolvePromise));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      const child = spawn(process.execPath, [BIN, 'list', '--no-config', '--store', `qdrant:${url}`], {
+        cwd: dir,
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, MEMLOOM_EMBEDDER: 'lexical' },
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+      const exited = once(child, 'exit');
+      await once(server, 'connection');
+      child.kill('SIGTERM');
+      const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
+      expect({ code, signal }).toEqual({ code: 143, signal: null });
+      // Ended by the grace period, not by the command stopping (which says it was interrupted).
+      expect(stderr).toBe('');
+    } finally {
+      server.close();
+    }
   }, 20_000);
 });

@@ -24,8 +24,8 @@ vi.mock('node:fs', async (importOriginal) => {
 const configured = vi.hoisted(() => ({ model: undefined as LanguageModel | undefined }));
 vi.mock('memloom', async (importOriginal) => {
   const actual = await importOriginal<typeof import('memloom')>();
-  const createMemory: typeof actual.createMemory = (options = {}) =>
-    actual.createMemory({ ...options, ...(configured.model ? { languageModel: configured.model } : {}) });
+  const createMemory: typeof actual.createMemory = (options = {}, resolved) =>
+    actual.createMemory({ ...options, ...(configured.model ? { languageModel: configured.model } : {}) }, resolved);
   return { ...actual, createMemory };
 });
 
@@ -78,7 +78,7 @@ describe('export -o, stopped or failing part-way', () => {
     await Promise.all(opened.map(closed));
     expect(uncaught).toEqual([]);
     expect(result.code).toBe(EXIT_CODES.ERROR);
-    expect(result.stderr).toContain(`ENOENT: no such file or directory, open '${join(dir, 'no-such-folder', 'out.jsonl')}`);
+    expect(result.stderr).toContain(`memloom: cannot write ${join(dir, 'no-such-folder', 'out.jsonl')}: ENOENT: no such file or directory\n`);
   });
 
   it('an export that is not stopped is renamed into place whole', async () => {
@@ -120,6 +120,20 @@ describe('Ctrl-C while a command waits for stdin', () => {
     const result = await running;
     expect(result.code).toBe(EXIT_CODES.INTERRUPTED);
     expect(result.stderr).toBe(`memloom: ${command} interrupted while reading stdin; nothing was stored\n`);
+    expect(await storedIn(dir, 'memory.db')).toEqual([]);
+  });
+});
+
+describe('Ctrl-C while import - waits for its first line', () => {
+  // Without it the command waits on (a second Ctrl-C ends the process): the test then fails on its timeout.
+  it('stops at the first Ctrl-C: exit 130, nothing imported', { timeout: 20_000 }, async () => {
+    const stdin = new PassThrough(); // a terminal nobody has typed in yet, and never does
+    const stop = new AbortController();
+    const running = run(dir, ['import', '-'], { stdin, signal: stop.signal });
+    stop.abort();
+    const result = await running;
+    expect(result.code).toBe(EXIT_CODES.INTERRUPTED);
+    expect(result.stderr).toContain('memloom: import interrupted');
     expect(await storedIn(dir, 'memory.db')).toEqual([]);
   });
 });

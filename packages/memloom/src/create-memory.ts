@@ -37,6 +37,13 @@ export interface MemloomOptions extends Partial<Omit<CreateMemoryOptions, 'store
    * @default false (a missing file, folder or collection is created)
    */
   mustExist?: boolean;
+  /**
+   * What to call the fields given here in error messages and in `resolveMemloomConfig()`'s sources,
+   * instead of `options`: a command line passes its flags (`{ store: '--store', embedder: '--embedder' }`),
+   * so that `--store bogus:x` is said to be wrong in `--store`.
+   * @default each field is named `options`
+   */
+  optionSources?: Partial<Record<keyof MemloomConfig, string>>;
 }
 
 /** What the configuration resolved to, and where each part came from. */
@@ -66,12 +73,17 @@ const ENGINE_KEYS = ['strategy', 'decay', 'freshness', 'retrieval', 'limits', 'd
  * embedded default: SQLite at `.memloom/memory.db` and the offline embedder.
  * The same application code runs on SQLite, Markdown or Qdrant by changing
  * configuration alone.
+ *
+ * `resolved` is what `resolveMemloomConfig(options)` returned for these same options, when the
+ * caller has it already (to show it, as the CLI does): the configuration is then not read again (a
+ * `memloom.config.ts` is not compiled twice). `mustExist` may differ, and a store object given here
+ * is used whatever `resolved` says.
  */
-export async function createMemory(options: MemloomOptions = {}): Promise<Memory> {
+export async function createMemory(options: MemloomOptions = {}, resolved?: ResolvedConfig): Promise<Memory> {
   if (options.mustExist !== undefined && typeof options.mustExist !== 'boolean') {
     throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'config', message: `mustExist must be true or false, got ${String(options.mustExist)}` });
   }
-  const resolved = await resolveMemloomConfig(options);
+  resolved ??= await resolveMemloomConfig(options);
   const env = options.env === false ? {} : (options.env ?? process.env);
   const embedder = isEmbedder(options.embedder) ? options.embedder : await createEmbedderFrom(layerFor(resolved, 'embedder'));
   const contextWeight = resolved.engine.retrieval?.contextWeight;
@@ -106,7 +118,9 @@ function namingLayers(error: unknown, resolved: ResolvedConfig): unknown {
   // Each layer that set a field concerned, once per field it set.
   const setting = resolved.layers.flatMap((layer) => fields.filter((field) => layer.config[field as keyof MemloomConfig] !== undefined).map((field) => ({ layer, field })));
   if (fields.length === 0 || (!fields.includes('scope') && setting.every(({ layer }) => layer.source === 'options'))) return error;
-  const sources = [...new Set(setting.map(({ layer, field }) => (layer.source === 'options' ? 'createMemory options' : sourceOf(layer, field))))];
+  // The options layer is named by the caller's optionSources, else as "createMemory options".
+  const named = (source: string) => (source === 'options' ? 'createMemory options' : source);
+  const sources = [...new Set(setting.map(({ layer, field }) => named(sourceOf(layer, field))))];
   const reason = (error as MemloomError).reason.replace(/^invalid createMemory options: /, '');
   return new MemloomError({
     code: 'INVALID_CONFIG',
@@ -122,7 +136,12 @@ function namingLayers(error: unknown, resolved: ResolvedConfig): unknown {
 export async function resolveMemloomConfig(options: MemloomOptions = {}): Promise<ResolvedConfig> {
   const cwd = options.cwd ?? process.cwd();
   const layers: ConfigLayer[] = [];
-  layers.push({ source: 'options', baseDir: cwd, config: validateConfig(configPart(options), 'createMemory options') });
+  layers.push({
+    source: 'options',
+    baseDir: cwd,
+    config: validateConfig(configPart(options), 'createMemory options'),
+    ...(options.optionSources ? { fieldSources: { ...options.optionSources } } : {}),
+  });
   // A relative configFile is read from `cwd`, where the nearest one would be looked for too.
   const file = options.configFile === false ? undefined : options.configFile !== undefined ? resolve(cwd, options.configFile) : findConfigFile(cwd);
   if (file) layers.push(await loadConfigFile(file));

@@ -432,6 +432,20 @@ describe('configuration errors name the field and where it came from', () => {
     }
   });
 
+  it('names options as the caller says (a command line\'s flags), in errors and in what was resolved', async () => {
+    const optionSources = { store: '--store', embedder: '--embedder' };
+    const store = await errorOf(createMemory({ cwd, configFile: false, env: {}, store: 'bogus:x', optionSources }));
+    expect(store).toMatchObject({ code: 'INVALID_CONFIG', details: { source: '--store', field: 'store' } });
+    expect(store.message).toBe('[memloom] [config] invalid configuration in --store: store: unknown store "bogus" (expected one of sqlite, markdown, qdrant, memory, e.g. "sqlite:./memory.db")');
+    const folder = await errorOf(createMemory({ cwd, configFile: false, env: {}, store: `sqlite:${cwd}`, optionSources }));
+    expect(folder.message).toContain(`invalid configuration in --store: store: path ${cwd} is a folder`);
+    expect((await errorOf(createMemory({ cwd, configFile: false, env: {}, embedder: 'word2vec', optionSources }))).message).toContain('invalid configuration in --embedder: embedder: unknown embedder');
+    const resolved = await resolveMemloomConfig({ cwd, configFile: false, env: {}, store: 'memory:', optionSources });
+    expect(resolved.store.source).toBe('--store');
+    // Without them, as before.
+    expect((await errorOf(createMemory({ cwd, configFile: false, env: {}, store: 'bogus:x' }))).message).toContain('invalid configuration in options: store');
+  });
+
   it('a store package that is not installed names the package to install', async () => {
     const notInstalled = Object.assign(new Error("Cannot find package '@memloom/store-qdrant' imported from memloom"), {
       code: 'ERR_MODULE_NOT_FOUND',
@@ -443,6 +457,23 @@ describe('configuration errors name the field and where it came from', () => {
     // Any other failure inside the package is not mistaken for a missing package.
     const inner = Object.assign(new Error("Cannot find package 'left-pad'"), { code: 'ERR_MODULE_NOT_FOUND' });
     await expect(importOptional(() => Promise.reject(inner), '@memloom/store-qdrant', 'x')).rejects.toBe(inner);
+  });
+});
+
+describe('createMemory with the configuration already resolved', () => {
+  it('does not read the configuration again: the file may be gone, and the Memory is built as it said', async () => {
+    writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ store: 'memory:', embedder: 'lexical', scope: { userId: 'ana' } }));
+    const options = { cwd, env: {} };
+    const resolved = await resolveMemloomConfig(options);
+    rmSync(join(cwd, 'memloom.config.json'));
+    const memory = await createMemory(options, resolved);
+    opened.push(memory);
+    expect(memory.store.name).toBe('memory');
+    expect(memory.embedder.id).toMatch(/lexical/);
+    expect((await memory.add('I keep bees')).memory.scope).toEqual({ userId: 'ana' });
+    // Without it the file is read again: here, nothing configures a scope any more.
+    const reread = await open({ ...options, store: 'memory:' });
+    expect((await reread.add('I keep bees')).memory.scope).toEqual({});
   });
 });
 

@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { MemloomError } from '@memloom/core';
 import { isMissing } from './atomic-file.js';
-import { storeError } from './errors.js';
+import { ioError, storeError } from './errors.js';
 
 export interface FileLockOptions {
   /** Give up after this long. */
@@ -49,17 +50,21 @@ export class FileLock {
     const owner: Owner = { pid: process.pid, host: os.hostname(), token: randomBytes(12).toString('hex') };
     const deadline = Date.now() + this.options.timeoutMs;
     let wait = 2;
-    await fs.mkdir(path.dirname(this.directory), { recursive: true });
-    for (;;) {
-      if (await this.tryCreate(owner)) break;
-      await this.breakIfStale();
-      if (Date.now() > deadline) {
-        throw storeError('TIMEOUT', `could not take the store lock within ${this.options.timeoutMs} ms (held by another process)`, {
-          lock: this.directory,
-        });
+    try {
+      await fs.mkdir(path.dirname(this.directory), { recursive: true });
+      for (;;) {
+        if (await this.tryCreate(owner)) break;
+        await this.breakIfStale();
+        if (Date.now() > deadline) {
+          throw storeError('TIMEOUT', `could not take the store lock within ${this.options.timeoutMs} ms (held by another process)`, {
+            lock: this.directory,
+          });
+        }
+        await sleep(wait + Math.random() * wait);
+        wait = Math.min(wait * 2, 50);
       }
-      await sleep(wait + Math.random() * wait);
-      wait = Math.min(wait * 2, 50);
+    } catch (error) {
+      throw lockError(error, this.directory);
     }
     const refresh = setInterval(() => {
       const now = new Date();
@@ -116,6 +121,22 @@ export class FileLock {
     // No owner file yet: the holder is between mkdir and writing it, unless that was long ago.
     return Date.now() - stat.mtimeMs > staleMs;
   }
+}
+
+/**
+ * A lock that cannot be made (a read-only folder or disk): STORE_ERROR naming it, with the system's
+ * reason. Every read takes the lock too (it takes in edits made by hand, which it may write), so a
+ * store in a folder this process may not write cannot be opened.
+ */
+function lockError(error: unknown, directory: string): MemloomError {
+  const code = (error as { code?: unknown }).code;
+  if (code !== 'EACCES' && code !== 'EPERM' && code !== 'EROFS') return ioError(error, `cannot take the store lock ${directory}`);
+  return storeError(
+    'STORE_ERROR',
+    `cannot take the store lock ${directory}: ${(error as Error).message}. The store takes it to read too (a read takes in edits made by hand, and may write), so ${path.dirname(directory)} must be writable by this process`,
+    { lock: directory, path: path.dirname(directory) },
+    error,
+  );
 }
 
 async function readOwner(directory: string): Promise<Owner | undefined> {

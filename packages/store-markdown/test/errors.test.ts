@@ -1,9 +1,9 @@
-import { existsSync } from 'node:fs';
+import { existsSync, promises as fsPromises } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MemloomError, type MemoryChange, type MemoryRecord } from '@memloom/core';
 import { createRecord } from '@memloom/core/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMarkdownStore } from '../src/index.js';
 import { tempRoot } from './helpers.js';
 
@@ -115,6 +115,34 @@ describe('errors from the filesystem', () => {
     await mkdir(path.join(store.directoryFor({ userId: 'a' }), '.last_longterm_compress'), { recursive: true });
     await storeErrorOf(policy.readLastCompression!({ userId: 'a' }), 'users/a/memory/.last_longterm_compress');
     await storeErrorOf(policy.writeLastCompression!({ userId: 'a' }, new Date()), 'users/a/memory/.last_longterm_compress');
+  });
+});
+
+describe('a store folder this process may not write', () => {
+  it('is STORE_ERROR naming the lock and the folder (the lock is taken to read too), with the system\'s reason', async () => {
+    const folder = await root();
+    const writer = createMarkdownStore({ root: folder });
+    await writer.open({ dimension: 4, embedderId: 'test/vectors' });
+    await writer.apply([createChange(createRecord({ id: 'm1', content: 'I like tea', scope: {}, atIso: '2024-03-01T09:00:00.000Z' }, { importance: 1, category: 'fact', type: 'user' }))]);
+    await writer.close();
+    // As a read-only folder answers (file permissions do not bind root, who may run this test).
+    const lock = path.join(folder, '.memloom', 'lock');
+    const realMkdir = fsPromises.mkdir;
+    const mkdirCalls = vi.spyOn(fsPromises, 'mkdir').mockImplementation(async (target, options) => {
+      if (String(target) === lock) throw Object.assign(new Error(`EACCES: permission denied, mkdir '${lock}'`), { code: 'EACCES', syscall: 'mkdir', path: lock });
+      return realMkdir(target, options);
+    });
+    try {
+      const reader = createMarkdownStore({ root: folder, mustExist: true });
+      const error = (await reader.list({}).catch((caught: unknown) => caught)) as MemloomError;
+      expect(MemloomError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'markdown', details: { lock, path: path.join(folder, '.memloom') } });
+      expect(error.message).toContain(`cannot take the store lock ${lock}: EACCES: permission denied`);
+      expect(error.message).toContain(`${path.join(folder, '.memloom')} must be writable by this process`);
+      await reader.close();
+    } finally {
+      mkdirCalls.mockRestore();
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { MemloomError, missingStoreError } from '@memloom/core';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
@@ -18,14 +18,18 @@ export function isMemoryPath(path: string): boolean {
  * not an SQLite database before SQLite sees it, refuse (INVALID_OPTIONS) a
  * path that is a folder or lies under a file, and create the folder of a
  * file that does not exist yet, unless `mustExist` (then MISSING_RESOURCE,
- * and nothing is created).
+ * and nothing is created). A file this process may not write (its mode, a
+ * read-only mount) is opened read-only: it can be read, never written.
  */
 export function openConnection(path: string, busyTimeoutMs: number, mustExist = false): Database {
   const onDisk = !isMemoryPath(path);
+  let readonly = false;
   if (onDisk) {
     try {
-      if (existsSync(path)) assertSqliteHeader(path);
-      else {
+      if (existsSync(path)) {
+        assertSqliteHeader(path);
+        readonly = !writable(path);
+      } else {
         // A path under a file is a wrong option whether or not the store must exist.
         assertFolderPossible(path);
         if (mustExist) throw missingFile(path);
@@ -39,12 +43,32 @@ export function openConnection(path: string, busyTimeoutMs: number, mustExist = 
   let database: Database;
   try {
     // fileMustExist: a file removed since the check above is not made again either.
-    database = new BetterSqlite3(path, { timeout: busyTimeoutMs, fileMustExist: onDisk && mustExist });
+    database = new BetterSqlite3(path, { timeout: busyTimeoutMs, fileMustExist: onDisk && mustExist, readonly });
   } catch (error) {
     if (onDisk && mustExist && !existsSync(path)) throw missingFile(path, error);
     throw toStoreError(error, `cannot open ${path}`);
   }
   return database;
+}
+
+/** STORE_ERROR for a write to a file opened read-only (`openConnection`), or through a read-only connection given. */
+export function readOnlyError(path: string, doing: string): MemloomError {
+  return new MemloomError({
+    code: 'STORE_ERROR',
+    backend: BACKEND,
+    message: `${doing}: ${path} is read-only for this process (its permissions, or a read-only disk)`,
+    details: { path, readonly: true },
+  });
+}
+
+/** Whether this process may write the file (as root, always: permissions do not bind it). */
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function missingFile(path: string, cause?: unknown): MemloomError {
@@ -149,7 +173,10 @@ export function toStoreError(error: unknown, doing: string): MemloomError {
     backend: BACKEND,
     message: corrupt
       ? `${doing}: the database file is damaged (${text}); it was not modified. Restore it from a backup`
-      : `${doing}: ${text}`,
+      : code === 'SQLITE_READONLY_DIRECTORY'
+        ? // SQLite says "attempt to write a readonly database" for it, on a read too.
+          `${doing}: its folder is read-only for this process, and SQLite cannot read a database in WAL mode without making its -shm and -wal files beside it (${text}); make the folder writable, or copy the database into one that is`
+        : `${doing}: ${text}`,
     cause: error,
     ...(typeof code === 'string' ? { details: { sqliteCode: code } } : {}),
   });

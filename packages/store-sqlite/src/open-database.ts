@@ -1,6 +1,6 @@
 import { MemloomError, missingStoreError } from '@memloom/core';
 import type { Database } from 'better-sqlite3';
-import { BACKEND, loadVectorExtension, openConnection, toStoreError } from './connection.js';
+import { BACKEND, loadVectorExtension, openConnection, readOnlyError, toStoreError } from './connection.js';
 import type { ResolvedOptions } from './options.js';
 import { assertUsable, migrate, readFileState, SCHEMA_VERSION } from './schema.js';
 
@@ -35,7 +35,8 @@ export function openDatabase(path: string, options: ResolvedOptions): Database {
     // SQLite's default of 4,096 bytes keep it.
     if (state.schemaVersion === 0 && state.tables === 0) database.pragma(`page_size = ${PAGE_SIZE_BYTES}`);
     if (!database.memory) {
-      database.pragma('journal_mode = WAL');
+      // A read-only file keeps its journal mode (a memloom file is in WAL mode already: setting it is a write).
+      if (!database.readonly) database.pragma('journal_mode = WAL');
       // WAL with NORMAL: a commit is atomic and survives a process crash; only a power loss may drop the last commits.
       database.pragma('synchronous = NORMAL');
       database.pragma(`mmap_size = ${options.mmapSizeBytes}`);
@@ -47,6 +48,8 @@ export function openDatabase(path: string, options: ResolvedOptions): Database {
       if (result !== 'ok') throw new MemloomError({ code: 'STORE_CORRUPT', backend: BACKEND, message: `${path} failed quick_check: ${String(result)}` });
     }
     if (state.schemaVersion < SCHEMA_VERSION) {
+      // A file that needs writing before it can be read (a new store, an older schema) is refused as such.
+      if (database.readonly) throw readOnlyError(path, state.schemaVersion === 0 ? 'making a store' : `migrating from schema ${state.schemaVersion} to ${SCHEMA_VERSION}`);
       // Another process may be migrating the same file: check again under the write lock.
       database
         .transaction(() => {

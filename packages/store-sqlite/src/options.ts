@@ -17,7 +17,9 @@ export interface SqliteStoreOptions {
    * The database file, created with its folder when missing (unless
    * `mustExist`), or `':memory:'` for a store that lives and dies with the
    * process. Relative paths resolve against the working directory. Required
-   * unless `database` is given.
+   * unless `database` is given. A file this process may not write (its mode,
+   * a read-only disk) is opened read-only: it is read and searched (recording
+   * no access time), and writes are STORE_ERROR saying it is read-only.
    */
   path?: string;
   /**
@@ -31,7 +33,9 @@ export interface SqliteStoreOptions {
   /**
    * An open better-sqlite3 connection to use instead of opening `path` (for
    * tests or a custom build). sqlite-vec is loaded into it. `close()` leaves
-   * it open: whoever opened it closes it.
+   * it open: whoever opened it closes it. One opened `readonly` is read as a
+   * file this process may not write is: searches record no access time, and
+   * writes are STORE_ERROR.
    * @default undefined (the store opens `path` itself)
    */
   database?: Database;

@@ -24,7 +24,7 @@ import {
   type VectorQuery,
 } from '@memloom/core';
 import type { Database, Statement } from 'better-sqlite3';
-import { assertPathShape, BACKEND, isMemoryPath, withBusyRetry } from './connection.js';
+import { assertPathShape, BACKEND, isMemoryPath, readOnlyError, withBusyRetry } from './connection.js';
 import { openDatabase } from './open-database.js';
 import { resolveDefaultSqlitePath, resolveOptions, type ResolvedOptions, type SqliteStoreOptions } from './options.js';
 import { RECORD_COLUMNS, rowToRecord, rowToVersion, VERSION_COLUMNS, type MemoryRow, type VersionRow } from './rows.js';
@@ -373,9 +373,10 @@ class SqliteMemoryStore implements SqliteStore {
   }
 
   async touch(ids: readonly string[], at: string): Promise<void> {
-    this.connect();
+    const database = this.connect();
     assertQueryInput({ ids, at }, 'touch', BACKEND);
-    if (ids.length === 0) return;
+    // A file this process may not write is read, searches included: they record no access time in it.
+    if (ids.length === 0 || database.readonly) return;
     await this.write('recording access', () => {
       this.sql('UPDATE memories SET last_accessed_at = ? WHERE id IN (SELECT value FROM json_each(?))').run(at, JSON.stringify(ids));
     });
@@ -546,6 +547,7 @@ class SqliteMemoryStore implements SqliteStore {
   /** One IMMEDIATE transaction: it takes the write lock first, so it never fails half way for want of it. */
   private write<T>(doing: string, task: () => T): Promise<T> {
     const database = this.connect();
+    if (database.readonly) return Promise.reject(readOnlyError(this.path, doing));
     const writer = this.writer as Writer;
     const transaction = database.transaction(() => {
       this.mirror.beginWrite(database);

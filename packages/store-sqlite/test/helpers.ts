@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -44,15 +44,16 @@ export interface ChildResult {
 }
 
 /**
- * Run a plain-JS fixture from test/fixtures in its own Node process. The
- * fixtures import the built package (dist), which `turbo run test` builds first.
+ * Run a plain-JS fixture from test/fixtures in its own Node process (after the command prefix `as`,
+ * such as `unprivileged()`). The fixtures import the built package (dist), which `turbo run test` builds first.
  */
-export function runFixture(name: string, args: string[], onStdout?: (text: string, kill: () => void) => void): Promise<ChildResult> {
+export function runFixture(name: string, args: string[], onStdout?: (text: string, kill: () => void) => void, as: readonly string[] = []): Promise<ChildResult> {
   if (!existsSync(join(here, '..', 'dist', 'index.js'))) {
     throw new Error('dist/index.js is missing: build @memloom/store-sqlite first (pnpm build, or pnpm test from the root)');
   }
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(here, 'fixtures', name), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const [command, ...rest] = [...as, process.execPath, join(here, 'fixtures', name), ...args];
+    const child = spawn(command!, rest, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (text: string) => {
@@ -65,6 +66,21 @@ export function runFixture(name: string, args: string[], onStdout?: (text: strin
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
+}
+
+/**
+ * The command prefix that runs a child as a user file permissions bind (for `runFixture`'s `as`): none
+ * for a user other than root; for root, which they do not bind, setpriv as nobody (uid and gid 65534).
+ * Undefined when that cannot be done (root without setpriv, or a checkout nobody may read): the test is skipped.
+ */
+export function unprivileged(): string[] | undefined {
+  if (process.getuid?.() !== 0) return [];
+  const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path));
+  const as = setpriv ? [setpriv, '--reuid=65534', '--regid=65534', '--clear-groups'] : undefined;
+  // nobody must be able to read this checkout (not so under a private home folder).
+  const fixture = join(here, 'fixtures', 'records.mjs');
+  const readable = as && spawnSync(as[0]!, [...as.slice(1), process.execPath, '-e', `const fs = require('node:fs'); fs.accessSync(${JSON.stringify(fixture)}, fs.constants.R_OK)`]).status === 0;
+  return readable ? as : undefined;
 }
 
 export interface Consistency {

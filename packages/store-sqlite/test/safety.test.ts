@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { MemloomError, reindex } from '@memloom/core';
 import { createTestEmbedder } from '@memloom/core/testing';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createSqliteStore, SCHEMA_VERSION } from '../src/index.js';
 import { createChange, DIMENSION, EMBEDDER_ID, newRecord, vectorFor } from './fixtures/records.mjs';
-import { tempFolders } from './helpers.js';
+import { runFixture, tempFolders, unprivileged } from './helpers.js';
 
 const folder = tempFolders();
 const file = (): string => folder().file();
@@ -366,6 +366,72 @@ describe('bad input from a direct caller', () => {
     }
     expect(await store.count({ filter: { metadata: { n: '12.5' } } })).toBe(0);
     await store.close();
+  });
+});
+
+describe('a file this process may not write', () => {
+  const lastAccess = (path: string, id: string) => {
+    const database = new Database(path, { readonly: true });
+    try {
+      return (database.prepare('SELECT last_accessed_at AS at, (SELECT count(*) FROM memories) AS count FROM memories WHERE id = ?').get(id) as { at: string; count: number });
+    } finally {
+      database.close();
+    }
+  };
+
+  it('is read through a read-only connection: reads and searches work, recording no access time; a write is STORE_ERROR naming the file', async () => {
+    const path = file();
+    await seeded(path);
+    const before = lastAccess(path, 'm-3');
+    const database = new Database(path, { readonly: true });
+    const store = createSqliteStore({ database });
+    try {
+      await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+      expect(await store.count({})).toBe(20);
+      expect((await store.get('m-3'))?.content).toBe('memory 3');
+      expect(await store.vectorSearch({ vector: vectorFor(3), limit: 2 })).toHaveLength(2);
+      expect(await store.textSearch({ text: 'memory', limit: 2 })).toHaveLength(2);
+      // What a search does after reading (core's trackAccess): nothing to record in a file that cannot be written.
+      await store.touch(['m-3'], '2030-01-01T00:00:00.000Z');
+      const error = await rejection(store.apply([createChange(newRecord('m-new', 'a new memory', 'alice'), vectorFor(21))]));
+      expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'sqlite', details: { path, readonly: true } });
+      expect(error.message).toContain(`applying changes: ${path} is read-only for this process`);
+    } finally {
+      await store.close();
+      database.close();
+    }
+    expect(lastAccess(path, 'm-3')).toEqual(before);
+  });
+
+  const as = unprivileged();
+  // Permissions do not bind root: it runs the reader as nobody through setpriv, and without setpriv this cannot be tested.
+  it.skipIf(!as)('is opened read-only by itself (its mode); in a read-only folder, SQLite cannot read it, and the error says why', async () => {
+    const { path: folderPath, file: inFolder } = folder();
+    const path = inFolder();
+    await seeded(path);
+    const before = lastAccess(path, 'm-3');
+    // The folder is writable (SQLite makes the -shm and -wal files there to read), the file is not.
+    chmodSync(folderPath, 0o777);
+    chmodSync(path, 0o444);
+    try {
+      const readOnlyFile = await runFixture('read-only.mjs', [path], undefined, as);
+      expect(readOnlyFile.stderr).toBe('');
+      const result = JSON.parse(readOnlyFile.stdout);
+      expect(result).toMatchObject({ count: 20, vectorHits: 2, textHits: 2, touched: true, write: { code: 'STORE_ERROR' } });
+      expect(result.write.message).toContain(`${path} is read-only for this process`);
+      expect(lastAccess(path, 'm-3')).toEqual(before);
+
+      // As a writer leaves the file when it closes it: without -shm and -wal (a reader leaves its own behind).
+      rmSync(`${path}-shm`, { force: true });
+      rmSync(`${path}-wal`, { force: true });
+      chmodSync(folderPath, 0o555);
+      const readOnlyFolder = JSON.parse((await runFixture('read-only.mjs', [path], undefined, as)).stdout);
+      expect(readOnlyFolder.error.code).toBe('STORE_ERROR');
+      expect(readOnlyFolder.error.message).toContain(`opening ${path}: its folder is read-only for this process`);
+    } finally {
+      chmodSync(folderPath, 0o700);
+      chmodSync(path, 0o644);
+    }
   });
 });
 

@@ -34,8 +34,9 @@ export const addCommand: CommandSpec = {
   ],
   async run(context) {
     const { values, positionals } = context;
-    const content = positionals.length === 1 && positionals[0] === '-' ? await readAll(context.io.stdin, 'add', context.io.signal) : positionals.join(' ');
     if (positionals.length === 0) throw new UsageError('missing <content>: memloom add "what to remember" (or - to read stdin)');
+    if (positionals[0] === '-' && positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}": - reads the content from stdin, and comes alone`);
+    const content = positionals[0] === '-' ? await readAll(context.io.stdin, 'add', context.io.signal) : positionals.join(' ');
     const category = choiceOption(values, 'category', MEMORY_CATEGORIES);
     const type = choiceOption(values, 'type', MEMORY_TYPES);
     const source = choiceOption(values, 'source', MEMORY_SOURCES);

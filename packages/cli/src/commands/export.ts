@@ -33,7 +33,7 @@ export const exportCommand: CommandSpec = {
     await withMemory(context, async (opened) => {
       const { memory } = opened;
       const path = output ? resolve(context.io.cwd, output) : undefined;
-      const file = path ? new PartialFile(`${path}.${process.pid}.partial`) : undefined;
+      const file = path ? new PartialFile(path) : undefined;
       const progress = context.progress('export');
       let exported: number;
       try {
@@ -45,12 +45,12 @@ export const exportCommand: CommandSpec = {
           onProgress: (done, total) => progress.update(done, total),
           ...(context.io.signal ? { signal: context.io.signal } : {}),
         }));
-        if (file) await file.commit(path!);
+        if (file) await file.commit();
       } catch (error) {
         // Wait until the file is closed (its pending writes settled) and gone before saying so.
         if (file) await file.discard();
         if (context.io.signal?.aborted) throw new InterruptedError(`export interrupted${path ? `; ${path} was not written` : ''}`);
-        throw error;
+        throw file ? aboutTarget(error, file.target) : error;
       } finally {
         progress.finish();
       }
@@ -64,6 +64,19 @@ export const exportCommand: CommandSpec = {
   },
 };
 
+/**
+ * A failure of the file (opening, writing or renaming the temporary beside it), said of the file asked
+ * for, with the system's reason: "cannot write /backups/out.jsonl: ENOENT: no such file or directory".
+ * The temporary is gone by then, and only a way to write the target whole. Code and syscall are kept.
+ */
+function aboutTarget(error: unknown, target: string): unknown {
+  const { code, syscall } = error as NodeJS.ErrnoException;
+  if (!(error instanceof Error) || typeof syscall !== 'string') return error;
+  // A system error's message ends with its call and paths: ", open '/backups/out.jsonl.123.partial'".
+  const reason = error.message.replace(new RegExp(`, ${syscall}( '.*)?$`, 'u'), '');
+  return Object.assign(new Error(`cannot write ${target}: ${reason}`, { cause: error }), { code, syscall, path: target });
+}
+
 /** Write, waiting when a real stream asks us to (a pipe to a slow reader). */
 async function write(sink: OutputStream, text: string): Promise<void> {
   if (sink.write(text) === false && typeof (sink as Writable).once === 'function') await once(sink as Writable, 'drain');
@@ -76,11 +89,14 @@ async function write(sink: OutputStream, text: string): Promise<void> {
  * close before the file is removed, so that Ctrl-C leaves neither a crash nor a partial file.
  */
 class PartialFile {
+  private readonly path: string;
   private readonly stream: WriteStream;
   private error: Error | undefined;
 
-  constructor(readonly path: string) {
-    this.stream = createWriteStream(path);
+  /** A temporary file beside `target`, which `commit` moves there. */
+  constructor(readonly target: string) {
+    this.path = `${target}.${process.pid}.partial`;
+    this.stream = createWriteStream(this.path);
     this.stream.on('error', (error) => {
       this.error ??= error;
     });
@@ -103,13 +119,13 @@ class PartialFile {
   }
 
   /** Flush, close and move the file to `target`. */
-  async commit(target: string): Promise<void> {
+  async commit(): Promise<void> {
     this.throwIfFailed();
     this.stream.end();
     await finished(this.stream); // rejects with the stream's error
     if (!this.stream.closed) await once(this.stream, 'close');
     if (this.error) throw this.error;
-    await rename(this.path, target);
+    await rename(this.path, this.target);
   }
 
   /** Stop writing, wait for the stream to close, and remove the file. Never throws for the stream. */
@@ -125,6 +141,6 @@ class PartialFile {
 
   private throwIfFailed(): void {
     if (this.error) throw this.error;
-    if (this.stream.destroyed) throw new Error(`${this.path} was closed before the export was written`);
+    if (this.stream.destroyed) throw new Error(`${this.target} was closed before the export was written`);
   }
 }

@@ -2,7 +2,7 @@ import { createReadStream, existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { Readable } from 'node:stream';
+import { addAbortSignal, type Readable } from 'node:stream';
 import { MemloomError } from '@memloom/core';
 import { choiceOption, flag, numberOption, requirePositionals, stringOption, type CommandContext, type CommandSpec } from '../command.js';
 import { InterruptedError, UsageError } from '../exit-codes.js';
@@ -26,7 +26,9 @@ export const importCommand: CommandSpec = {
     '',
     'With --merge, each memory\'s content is instead added through the strategy engine, as "memloom add"',
     'would: merged into a similar memory, kept beside a related one, or created. Progress is kept in a',
-    'checkpoint file, so an interrupted --merge import resumes where it stopped.',
+    'checkpoint file, so an interrupted --merge import resumes where it stopped. Once it is complete, running',
+    'it again merges every memory of the file again (a new version, weight boosted, as saying it again would);',
+    'a copy (without --merge) run again keeps what is there.',
     '',
     'Prints how many memories were created, merged and kept (and skipped or replaced on conflict). A',
     'file holding fewer memories than its header says (cut short) is imported as far as it goes, then',
@@ -67,8 +69,10 @@ export const importCommand: CommandSpec = {
       let handled: number | undefined;
       let header: ExportHeader | undefined;
       const resumed = checkpointPath && existsSync(checkpointPath) ? await resumeFrom(checkpointPath, path, context) : undefined;
-      // Created just before reading starts: readline drops lines emitted before it is iterated.
-      const stream: Readable = path ? createReadStream(path) : context.io.stdin;
+      // Created just before reading starts: readline drops lines emitted before it is iterated. Ctrl-C ends a wait
+      // for stdin's next line at once (a file never keeps it waiting): one Ctrl-C stops `import -` left waiting at a terminal.
+      const { signal } = context.io;
+      const stream: Readable = path ? createReadStream(path) : signal ? addAbortSignal(signal, context.io.stdin) : context.io.stdin;
       const lines = createInterface({ input: stream, crlfDelay: Infinity });
       let result;
       // Memories of the file imported so far (after each batch), to say what stays in the store after a failure.

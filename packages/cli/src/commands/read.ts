@@ -1,4 +1,4 @@
-import { choiceOption, flag, numberOption, requirePositionals, type CommandSpec } from '../command.js';
+import { choiceOption, flag, numberOption, parseNumber, requirePositionals, type CommandSpec } from '../command.js';
 import { UsageError } from '../exit-codes.js';
 import { memoryDetails, memoryLine, searchLine, versionLines } from '../format.js';
 import { EXISTING_STORE, FILTER_OPTIONS, filterFrom, scopeOption, withMemory } from './shared.js';
@@ -121,8 +121,7 @@ export const restoreCommand: CommandSpec = {
   examples: ['memloom restore 0b9e7c52-5f0e-4d7c-9a51-1f3a2b4c5d6e 2', 'memloom restore 0b9e7c52-5f0e-4d7c-9a51-1f3a2b4c5d6e 1 --reason "the merge was wrong"'],
   async run(context) {
     const [id, versionText] = requirePositionals(context, ['id', 'version']);
-    const version = Number(versionText);
-    if (!Number.isInteger(version) || version < 1) throw new UsageError(`<version> must be a positive integer, got "${versionText}"`);
+    const version = parseNumber(versionText!, '<version>', { min: 1, integer: true });
     const reason = typeof context.values.reason === 'string' ? context.values.reason : undefined;
     await withMemory(context, async ({ memory }) => {
       const record = await memory.restore(id!, version, { ...scopeOption(context), ...(reason ? { reason } : {}) });

@@ -28,7 +28,14 @@ export const reindexCommand: CommandSpec = {
     // The memory is built with the target embedder but never opened for it: reindex() works on the store.
     await withMemory(
       context,
-      async ({ memory, resolved }) => {
+      async ({ memory, resolved, missingStore }) => {
+        // The default store not made yet (nothing configured) holds nothing to re-index, as other commands that only read find it empty.
+        if (missingStore) {
+          if (context.globals.json) {
+            return context.printJson({ embedderId: memory.embedder.id, dimension: memory.embedder.dimension, total: 0, embedded: 0, resumed: 0, store: { location: missingStore, exists: false } });
+          }
+          return context.print(`No store at ${missingStore} yet: nothing to re-index ("memloom add", "memloom import" or "memloom init" makes it, with the embedder configured then).`);
+        }
         // A Markdown store, which cannot re-index, is opened first, so that a missing one is named (MISSING_RESOURCE)
         // before the refusal, and an existing one says how it changes embedder. (Other stores that cannot are
         // refused without being opened: a Qdrant collection is neither contacted nor made.)

@@ -6,7 +6,6 @@ import {
   assertUsableVector,
   assertWellFormedRecord,
   dataPath,
-  keywordText,
   loneSurrogatePath,
   MemloomError,
   type MemoryChange,
@@ -19,7 +18,7 @@ import type { Schemas } from './client.js';
 import { deleteVersionChains, versionChain } from './history.js';
 import { fromMemoryPayload, toMemoryPayload, toVersionPayload, type MemoryPayload } from './payload.js';
 import { memoryPointId, versionPointId } from './point-ids.js';
-import { documentVector } from './sparse-text.js';
+import { memoryTextVector } from './sparse-text.js';
 
 /** What one memory looked like before the call. */
 interface Initial {
@@ -238,7 +237,7 @@ function unchangedSinceRead(plans: readonly Plan[]): Filter {
 
 function memoryPoint(backend: Backend, entry: Plan): Schemas['PointStruct'] {
   const final = entry.final as NonNullable<Plan['final']>;
-  const text = documentVector(keywordText(final.record), backend.options.textSearch);
+  const text = memoryTextVector(final.record, backend.options.textSearch);
   return {
     id: entry.pointId,
     vector: { dense: final.vector, ...(text ? { text } : {}) },
@@ -289,7 +288,7 @@ async function undo(backend: Backend, won: readonly Plan[]): Promise<void> {
       );
       continue;
     }
-    const text = documentVector(keywordText(fromMemoryPayload(initial.payload)), backend.options.textSearch);
+    const text = memoryTextVector(fromMemoryPayload(initial.payload), backend.options.textSearch);
     await backend.call('undo a write', () =>
       backend.client.upsert(backend.collection, {
         wait: true,

@@ -49,6 +49,21 @@ export async function scrollAll(
   consistency?: Schemas['ReadConsistency'],
 ): Promise<PointRecord[]> {
   const found: PointRecord[] = [];
+  for await (const page of scrollPages(backend, operation, filter, withPayload, consistency)) found.push(...page);
+  return found;
+}
+
+/**
+ * The points matching `filter`, one page of `batchSize` at a time (in point-id order), each page
+ * resumed from the point id Qdrant named as the next one: for passes that must not hold them all.
+ */
+export async function* scrollPages(
+  backend: Backend,
+  operation: string,
+  filter: Filter,
+  withPayload: boolean | string[],
+  consistency?: Schemas['ReadConsistency'],
+): AsyncGenerator<PointRecord[]> {
   let offset: Schemas['ExtendedPointId'] | undefined;
   for (;;) {
     const page = await backend.call(operation, () =>
@@ -61,9 +76,9 @@ export async function scrollAll(
         ...(consistency !== undefined ? { consistency } : {}),
       }),
     );
-    found.push(...page.points);
+    yield page.points;
     const next = page.next_page_offset;
-    if (next === undefined || next === null || typeof next === 'object') return found;
+    if (next === undefined || next === null || typeof next === 'object') return;
     offset = next;
   }
 }

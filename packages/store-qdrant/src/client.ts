@@ -18,6 +18,7 @@ export type QdrantClientLike = Pick<
   | 'query'
   | 'delete'
   | 'setPayload'
+  | 'batchUpdate'
 >;
 
 /** The request and response shapes of the REST API, as the client types them. */

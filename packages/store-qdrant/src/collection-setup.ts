@@ -1,9 +1,10 @@
-import { MemloomError, missingStoreError, type StoreOpenOptions } from '@memloom/core';
+import { MemloomError, missingStoreError, TOKENIZER_VERSION, type StoreOpenOptions } from '@memloom/core';
 import { DECIDING_READ, type Backend } from './backend.js';
 import type { Schemas } from './client.js';
 import { PAYLOAD_INDEXES } from './filters.js';
 import { KIND, SCHEMA_VERSION, type MetaPayload } from './payload.js';
 import { META_POINT_ID } from './point-ids.js';
+import { refreshTerms } from './terms-version.js';
 
 /** Qdrant 1.17 added `update_mode` (insert_only / update_only), which revision checks rely on. */
 export const MIN_SERVER_VERSION = [1, 17, 0] as const;
@@ -15,7 +16,8 @@ export const MIN_SERVER_VERSION = [1, 17, 0] as const;
  * payload index of another type, before writing anything; add missing payload
  * indexes. With `mustExist` it creates nothing: a collection without memloom's
  * embedder record is MISSING_RESOURCE (a reader does not stamp its own embedder);
- * missing payload indexes are still added.
+ * missing payload indexes are still added. Last, keyword vectors made by another version of core's
+ * tokenizer are made again (with `mustExist` too: a reader's keyword search needs them current).
  */
 export async function prepareCollection(backend: Backend, open: StoreOpenOptions): Promise<void> {
   const { client, call, collection, options } = backend;
@@ -37,10 +39,12 @@ export async function prepareCollection(backend: Backend, open: StoreOpenOptions
   checkVectors(info, collection, open.dimension);
   const indexes = wantedIndexes(backend);
   checkPayloadIndexes(info, collection, indexes);
-  await checkMeta(backend, open);
+  const meta = await checkMeta(backend, open);
   // Also with mustExist: an index is no data, and a collection of an older memloom may lack one that
   // a strict-mode server needs before it filters (and a command that must not create a store may write).
   await ensurePayloadIndexes(backend, info, indexes);
+  // After the indexes: the rebuild filters on kind and writeId, which strict mode needs indexed.
+  await refreshTerms(backend, meta);
 }
 
 function collectionConfig(backend: Backend, dimension: number): Parameters<Backend['client']['createCollection']>[1] {
@@ -86,11 +90,18 @@ function checkVectors(info: Schemas['CollectionInfo'], collection: string, dimen
   }
 }
 
-async function checkMeta(backend: Backend, open: StoreOpenOptions): Promise<void> {
+async function checkMeta(backend: Backend, open: StoreOpenOptions): Promise<MetaPayload> {
   let meta = await readMeta(backend);
   if (!meta) {
     if (backend.options.mustExist) throw missingCollection(backend, 'holds no memloom store (no embedder record)');
-    const payload: MetaPayload = { kind: KIND.meta, schemaVersion: SCHEMA_VERSION, embedderId: open.embedderId, dimension: open.dimension };
+    // A new store has no keyword vectors yet: those it gets are made by this tokenizer.
+    const payload: MetaPayload = {
+      kind: KIND.meta,
+      schemaVersion: SCHEMA_VERSION,
+      embedderId: open.embedderId,
+      dimension: open.dimension,
+      tokenizerVersion: TOKENIZER_VERSION,
+    };
     // insert_only: when two processes open a new collection at once, the first embedder recorded wins.
     await backend.call('record embedder', () =>
       backend.client.upsert(backend.collection, {
@@ -118,6 +129,7 @@ async function checkMeta(backend: Backend, open: StoreOpenOptions): Promise<void
       details: { stored: meta.embedderId, requested: open.embedderId },
     });
   }
+  return meta;
 }
 
 async function readMeta(backend: Backend): Promise<MetaPayload | undefined> {

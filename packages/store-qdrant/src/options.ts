@@ -35,6 +35,16 @@ export interface QdrantTextSearchOptions {
   averageLength?: number;
 }
 
+/** Progress of long work the store does on its own. */
+export interface QdrantProgress {
+  /** `retokenize`: `open()` rewriting every memory's keyword vector after a change of core's tokenizer. */
+  task: 'retokenize';
+  /** Memories done so far. */
+  done: number;
+  /** Memories to do, as counted when the work began (never below `done`). */
+  total: number;
+}
+
 export interface QdrantStoreOptions {
   /**
    * Qdrant's REST endpoint. Ignored when `client` is given. A path is kept (Qdrant behind a
@@ -94,6 +104,13 @@ export interface QdrantStoreOptions {
   checkServerVersion?: boolean;
   retry?: QdrantRetryOptions;
   textSearch?: QdrantTextSearchOptions;
+  /**
+   * Told how long work the store does on its own goes: `open()` re-tokenizing every memory's
+   * keywords after core's tokenizer changed (`{ task: 'retokenize', done, total }`, before the
+   * first page and after each). Awaited; what it throws fails the open.
+   * @default undefined
+   */
+  onProgress?: (progress: QdrantProgress) => unknown;
 }
 
 const COLLECTION_NAME = /^[A-Za-z0-9_-]{1,200}$/;
@@ -135,6 +152,7 @@ const optionsSchema = z.strictObject({
       averageLength: z.number().positive().default(16),
     })
     .prefault({}),
+  onProgress: z.custom<(progress: QdrantProgress) => unknown>((value) => typeof value === 'function', 'must be a function').optional(),
 });
 
 export type ResolvedQdrantStoreOptions = z.output<typeof optionsSchema>;

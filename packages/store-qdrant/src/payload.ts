@@ -57,6 +57,11 @@ export interface MetaPayload {
   schemaVersion: number;
   embedderId: string;
   dimension: number;
+  /**
+   * Core's `TOKENIZER_VERSION` that made the memories' keyword vectors; absent in collections
+   * made before it was recorded. Written when the collection is made, and after each rebuild.
+   */
+  tokenizerVersion?: number;
 }
 
 export function toMemoryPayload(record: MemoryRecord, writeId: string): MemoryPayload {

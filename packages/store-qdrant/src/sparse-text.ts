@@ -1,4 +1,4 @@
-import { tokenize } from '@memloom/core';
+import { keywordText, tokenize, type MemoryRecord } from '@memloom/core';
 
 export interface SparseVector {
   indices: number[];
@@ -33,6 +33,11 @@ export function documentVector(text: string, parameters: Bm25Parameters): Sparse
     const frequency = counts.get(index) as number;
     return (frequency * (k1 + 1)) / (frequency + norm);
   }) };
+}
+
+/** A memory's document vector: its keyword text (core's `keywordText`: the content, then the context). */
+export function memoryTextVector(memory: Pick<MemoryRecord, 'content' | 'context'>, parameters: Bm25Parameters): SparseVector | undefined {
+  return documentVector(keywordText(memory), parameters);
 }
 
 /** The query side: each distinct term once, weight 1. Undefined when the query has no terms. */

@@ -1,6 +1,10 @@
-import { MemloomError } from '@memloom/core';
+import { MemloomError, TOKENIZER_VERSION } from '@memloom/core';
+import { record } from '@memloom/testkit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createQdrantStore } from '../src/index.js';
+import { toMemoryPayload } from '../src/payload.js';
+import { META_POINT_ID, memoryPointId } from '../src/point-ids.js';
+import { collectionInfo, metaPoint } from './fake-client.js';
 
 /**
  * The store's own QdrantClient (from `@qdrant/js-client-rest`), with `fetch` replaced: the
@@ -91,5 +95,34 @@ describe('mustExist through the real client', () => {
     );
     expect(requests).toContain('GET /collections/teem/exists');
     expect(requests.filter((request) => !request.startsWith('GET '))).toEqual([]);
+  });
+});
+
+describe('the keyword rebuild through the real client', () => {
+  it('sends its condition on the write read: a batch update keeps update_filter (QdrantClient.updateVectors drops it)', async () => {
+    const point = { id: memoryPointId('m1'), payload: { ...toMemoryPayload(record({ id: 'm1', content: 'I moved to Lisbon' }), 'write-1') } };
+    const answers: Record<string, unknown> = {
+      '/': { title: 'qdrant - vector search engine', version: '1.18.0' },
+      '/collections/memloom/exists': { result: { exists: true } },
+      '/collections/memloom': { result: collectionInfo() },
+      '/collections/memloom/points': { result: [metaPoint('test/embedder', 1, 2)] },
+      '/collections/memloom/points/count': { result: { count: 1 } },
+      '/collections/memloom/points/scroll': { result: { points: [point], next_page_offset: null } },
+    };
+    const writes: Array<{ request: string; body: any }> = [];
+    vi.stubGlobal('fetch', async (url: string, init?: RequestInit) => {
+      const { pathname, search } = new URL(url);
+      if (pathname in answers) return json({ status: 'ok', time: 0, ...(answers[pathname] as object) });
+      writes.push({ request: `${init?.method} ${pathname}${search}`, body: JSON.parse(String(init?.body)) });
+      return json({ result: pathname.endsWith('/batch') ? [{ operation_id: 1, status: 'completed' }] : { operation_id: 1, status: 'completed' }, status: 'ok', time: 0 });
+    });
+    await createQdrantStore({ url: 'http://localhost:6333', retry: { attempts: 1 } }).open({ dimension: 8, embedderId: 'test/embedder' });
+    const writesOfPoints = writes.filter((write) => !write.request.startsWith('PUT /collections/memloom/index'));
+    expect(writesOfPoints.map((write) => write.request)).toEqual([
+      'POST /collections/memloom/points/batch?wait=true&ordering=strong',
+      'POST /collections/memloom/points/payload?wait=true&ordering=strong',
+    ]);
+    expect(writesOfPoints[0]?.body.operations[0].update_vectors.update_filter).toEqual({ must: [{ key: 'writeId', match: { any: ['write-1'] } }] });
+    expect(writesOfPoints[1]?.body).toMatchObject({ points: [META_POINT_ID], payload: { tokenizerVersion: TOKENIZER_VERSION } });
   });
 });

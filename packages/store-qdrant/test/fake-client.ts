@@ -1,3 +1,4 @@
+import { TOKENIZER_VERSION } from '@memloom/core';
 import type { QdrantClientLike } from '../src/index.js';
 
 type Method = keyof QdrantClientLike;
@@ -30,6 +31,7 @@ export function scriptedClient(handlers: Partial<Record<Method, Handler>> = {}) 
     query: () => ({ points: [] }),
     delete: () => ({ operation_id: 1, status: 'completed' }),
     setPayload: () => ({ operation_id: 1, status: 'completed' }),
+    batchUpdate: () => [{ operation_id: 1, status: 'completed' }],
   };
   const client = {} as Record<Method, Handler>;
   for (const method of Object.keys(defaults) as Method[]) {
@@ -64,9 +66,9 @@ export function collectionInfo(options: { size?: number; distance?: string; spar
   };
 }
 
-/** The metadata point as open() reads it back. */
-export function metaPoint(embedderId = 'test/embedder', schemaVersion = 1) {
-  return { id: 'meta', payload: { kind: 'meta', schemaVersion, embedderId, dimension: 8 } };
+/** The metadata point as open() reads it back; `tokenizerVersion` null: one written before it was recorded. */
+export function metaPoint(embedderId = 'test/embedder', schemaVersion = 1, tokenizerVersion: number | null = TOKENIZER_VERSION) {
+  return { id: 'meta', payload: { kind: 'meta', schemaVersion, embedderId, dimension: 8, ...(tokenizerVersion !== null ? { tokenizerVersion } : {}) } };
 }
 
 /** An HTTP failure shaped like the client's ApiError. */

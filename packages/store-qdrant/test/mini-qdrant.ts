@@ -6,8 +6,9 @@ type Point = { id: string; vector: any; payload: any };
  * An in-memory stand-in for a Qdrant collection (adapted from a reviewer's reproduction). It is NOT
  * a Qdrant: it keeps points in a Map and evaluates just the filter conditions the store sends
  * (must / should / must_not, has_id, is_empty, match value / any) for retrieve, scroll (paged by
- * point id), upsert (with insert_only / update_only + update_filter) and delete. Searches, counts
- * and payload updates answer empty. Enough to run the real `apply`, `history` and
+ * point id), upsert (with insert_only / update_only + update_filter), delete, and a batch update's
+ * update_vectors (with update_filter) and delete_vectors. Searches and counts answer empty, and
+ * payload updates merge into the points they name. Enough to run the real `apply`, `history` and
  * `deleteByScope` of two stores against one shared collection, and to let a test interleave
  * another writer at a chosen moment (`beforeVersionDelete`).
  */
@@ -47,7 +48,26 @@ export function miniQdrant() {
     },
     count: async () => ({ count: 0 }),
     query: async () => ({ points: [] }),
-    setPayload: async () => ok,
+    setPayload: async (_collection: string, body: any) => {
+      for (const point of matching(body)) Object.assign(point.payload, structuredClone(body.payload));
+      return ok;
+    },
+    batchUpdate: async (_collection: string, body: any) => {
+      for (const operation of body.operations) {
+        if (operation.update_vectors) {
+          const { points: updates, update_filter: filter } = operation.update_vectors;
+          for (const update of updates) {
+            const point = points.get(update.id);
+            if (point && (!filter || holds(point, filter))) point.vector = { ...point.vector, ...structuredClone(update.vector) };
+          }
+        } else if (operation.delete_vectors) {
+          for (const point of matching(operation.delete_vectors)) for (const name of operation.delete_vectors.vector) delete point.vector[name];
+        } else {
+          throw new Error(`the stand-in does not apply ${JSON.stringify(operation)}`);
+        }
+      }
+      return body.operations.map(() => ok);
+    },
     upsert: async (_collection: string, body: any) => {
       for (const point of body.points) {
         const exists = points.has(point.id);

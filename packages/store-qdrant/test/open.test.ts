@@ -1,4 +1,4 @@
-import { MemloomError } from '@memloom/core';
+import { MemloomError, TOKENIZER_VERSION } from '@memloom/core';
 import { describe, expect, it } from 'vitest';
 import { createQdrantStore } from '../src/index.js';
 import { META_POINT_ID } from '../src/point-ids.js';
@@ -97,13 +97,13 @@ describe('open: a missing collection', () => {
     expect(fake.bodies('createCollection')[0].hnsw_config).toEqual({ payload_m: 16, m: 0 });
   });
 
-  it('records the embedder with an insert-only write of the metadata point', async () => {
+  it('records the embedder (and the tokenizer version, as it has no keyword vectors yet) with an insert-only write of the metadata point', async () => {
     const fake = scriptedClient({ retrieve: () => (fake.bodies('upsert').length > 0 ? [metaPoint()] : []) });
     await createQdrantStore({ client: fake.client }).open(OPEN);
     const [upsert] = fake.bodies('upsert');
     expect(upsert.update_mode).toBe('insert_only');
     expect(upsert.points).toEqual([
-      { id: META_POINT_ID, vector: {}, payload: { kind: 'meta', schemaVersion: 1, embedderId: 'test/embedder', dimension: 8 } },
+      { id: META_POINT_ID, vector: {}, payload: { kind: 'meta', schemaVersion: 1, embedderId: 'test/embedder', dimension: 8, tokenizerVersion: TOKENIZER_VERSION } },
     ]);
   });
 

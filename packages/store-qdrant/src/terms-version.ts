@@ -1,0 +1,78 @@
+import { MemloomError, TOKENIZER_VERSION } from '@memloom/core';
+import { DECIDING_READ, scrollPages, type Backend, type PointRecord } from './backend.js';
+import type { Schemas } from './client.js';
+import { memoryFilter } from './filters.js';
+import { fromMemoryPayload, type MemoryPayload, type MetaPayload } from './payload.js';
+import { META_POINT_ID } from './point-ids.js';
+import { memoryTextVector } from './sparse-text.js';
+
+/** True when the keyword vectors were made by another version of core's tokenizer (or by a memloom that did not say). */
+export function termsOutdated(meta: MetaPayload): boolean {
+  return meta.tokenizerVersion !== TOKENIZER_VERSION;
+}
+
+/**
+ * Make the keyword vectors match core's current tokenizer: each memory's sparse vector holds the
+ * terms `tokenize` gave when it was written, and a query's terms are the current ones, so after a
+ * tokenizer change (`TOKENIZER_VERSION`) old memories would match and rank differently from new
+ * ones. Scrolls the memories `batchSize` at a time and rewrites only their `text` vector, each on
+ * the condition that the memory still holds the write it was read at (a memory written meanwhile
+ * got its vector from that write). The version is recorded after the last page: an open that stops
+ * midway leaves it unrecorded, and the next open does it all again (it is idempotent, so two
+ * stores opening at once only do the work twice). Returns how many memories were re-tokenized.
+ */
+export async function refreshTerms(backend: Backend, meta: MetaPayload): Promise<number> {
+  if (!termsOutdated(meta)) return 0;
+  const { client, call, collection, options } = backend;
+  const memories = memoryFilter();
+  const { count: total } = await call('count memories to re-tokenize', () => client.count(collection, { filter: memories, exact: true }));
+  let done = 0;
+  const report = () => options.onProgress?.({ task: 'retokenize', done, total: Math.max(total, done) });
+  await report();
+  // A majority read: a replica behind would give an older write, and the rewrite conditional on it
+  // would be skipped, leaving that memory's old terms under the new version.
+  for await (const page of scrollPages(backend, 'read memories to re-tokenize', memories, true, DECIDING_READ)) {
+    if (page.length === 0) continue;
+    await rewriteTerms(backend, page);
+    done += page.length;
+    await report();
+  }
+  await call('record the tokenizer version', () =>
+    client.setPayload(collection, {
+      wait: true,
+      ordering: options.writeOrdering,
+      points: [META_POINT_ID],
+      payload: { tokenizerVersion: TOKENIZER_VERSION },
+    }),
+  );
+  return done;
+}
+
+/**
+ * One request for a page: `update_vectors` for the memories that have terms, `delete_vectors` of
+ * `text` for those that have none now. Both only where the point still holds the write read
+ * (writeIds are unique to each write, so one list covers the page). Sent as a batch update:
+ * `QdrantClient.updateVectors` (1.18) drops `update_filter` from the request.
+ */
+async function rewriteTerms(backend: Backend, points: readonly PointRecord[]): Promise<void> {
+  const { client, call, collection, options } = backend;
+  const withTerms: Schemas['PointVectors'][] = [];
+  const withoutTerms: Schemas['ExtendedPointId'][] = [];
+  const writeIds: string[] = [];
+  for (const point of points) {
+    const record = fromMemoryPayload(point.payload);
+    const { writeId } = point.payload as Partial<MemoryPayload>;
+    if (typeof writeId !== 'string') {
+      throw new MemloomError({ code: 'STORE_CORRUPT', backend: 'qdrant', message: `memory ${record.id} is stored without a write id`, details: { id: record.id } });
+    }
+    writeIds.push(writeId);
+    const text = memoryTextVector(record, options.textSearch);
+    if (text) withTerms.push({ id: point.id, vector: { text } });
+    else withoutTerms.push(point.id);
+  }
+  const unchanged: Schemas['Condition'] = { key: 'writeId', match: { any: writeIds } };
+  const operations: Schemas['UpdateOperation'][] = [];
+  if (withTerms.length > 0) operations.push({ update_vectors: { points: withTerms, update_filter: { must: [unchanged] } } });
+  if (withoutTerms.length > 0) operations.push({ delete_vectors: { filter: { must: [{ has_id: withoutTerms }, unchanged] }, vector: ['text'] } });
+  await call('rewrite keyword vectors', () => client.batchUpdate(collection, { wait: true, ordering: options.writeOrdering, operations }));
+}

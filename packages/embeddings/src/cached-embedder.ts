@@ -71,21 +71,13 @@ export function createCachedEmbedder(embedder: Embedder, options: CachedEmbedder
   }
   assertKnownOptions(options, { maxEntries: true, sharePurposes: true, persistent: true } satisfies Record<keyof CachedEmbedderOptions, true>, 'createCachedEmbedder');
   const maxEntries = options.maxEntries ?? 10_000;
-  if (!Number.isInteger(maxEntries) || maxEntries < 0) {
-    throw new MemloomError({
-      code: 'INVALID_OPTIONS',
-      backend: 'embeddings',
-      message: `cached embedder: maxEntries must be a whole number >= 0, got ${shown(options.maxEntries)}`,
-    });
-  }
+  assertCacheSize(maxEntries, 'cached embedder: maxEntries');
   const sharePurposes = options.sharePurposes ?? false;
   if (typeof sharePurposes !== 'boolean') {
     throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: `cached embedder: sharePurposes must be true or false, got ${JSON.stringify(sharePurposes)}` });
   }
   const persistent = options.persistent;
-  if (persistent !== undefined && !isPersistentCache(persistent)) {
-    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: `cached embedder: persistent must be an object with getMany and setMany methods, got ${shown(persistent)}` });
-  }
+  assertPersistentLevel(persistent, 'cached embedder: persistent');
   // A Map iterates in insertion order: delete + set moves an entry to the young end.
   const entries = new Map<string, number[]>();
   const pending = new Map<string, Shared>();
@@ -280,8 +272,24 @@ interface Shared {
   signal: AbortSignal | undefined;
 }
 
-/** Whether a value can serve as the lasting level: the two methods the cache calls. */
-export function isPersistentCache(value: unknown): value is PersistentEmbeddingCache {
+/**
+ * The check of `maxEntries`, shared with the default embedder, which calls it
+ * `cacheEntries`: `option` names it as the caller wrote it (`default embedder: cacheEntries`).
+ */
+export function assertCacheSize(maxEntries: unknown, option: string): asserts maxEntries is number {
+  if (!Number.isInteger(maxEntries) || (maxEntries as number) < 0) {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: `${option} must be a whole number >= 0, got ${shown(maxEntries)}` });
+  }
+}
+
+/** The check of `persistent` (the default embedder's `persistentCache`): absent, or the two methods the cache calls. */
+export function assertPersistentLevel(persistent: unknown, option: string): asserts persistent is PersistentEmbeddingCache | undefined {
+  if (persistent !== undefined && !isPersistentCache(persistent)) {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: `${option} must be an object with getMany and setMany methods, got ${shown(persistent)}` });
+  }
+}
+
+function isPersistentCache(value: unknown): value is PersistentEmbeddingCache {
   const level = value as Partial<PersistentEmbeddingCache> | null;
   return typeof level === 'object' && level !== null && typeof level.getMany === 'function' && typeof level.setMany === 'function';
 }

@@ -1,5 +1,6 @@
 import { MemloomError, type Embedder, type EmbedOptions } from '@memloom/core';
-import { assertKnownOptions, shown } from './known-options.js';
+import { assertCombinedId, placePart } from './combined-parts.js';
+import { assertKnownOptions } from './known-options.js';
 import { assertTexts } from './lexical-embedder.js';
 
 export interface CompositePart {
@@ -21,10 +22,12 @@ export function createCompositeEmbedder(parts: readonly CompositePart[], options
   }
   if (options === null || typeof options !== 'object') throw invalid(`options must be an object, got ${String(options)}`);
   assertKnownOptions(options, { id: true }, 'createCompositeEmbedder');
-  if (options.id !== undefined && (typeof options.id !== 'string' || options.id.trim() === '')) {
-    throw invalid(`id must be a non-empty string, got ${shown(options.id)}`);
-  }
+  assertCombinedId(options.id, 'composite embedder');
   for (const [index, part] of parts.entries()) {
+    // Keys first, so a misspelt `embedder` or `weight` is named rather than reported missing.
+    if (part !== null && typeof part === 'object') {
+      assertKnownOptions(part, { embedder: true, weight: true } satisfies Record<keyof CompositePart, true>, 'createCompositeEmbedder', `parts[${index}].`);
+    }
     if (!part?.embedder || typeof part.embedder.embed !== 'function') throw invalid(`part ${index} has no embedder`);
     if (typeof part.weight !== 'number' || !(part.weight > 0) || !Number.isFinite(part.weight)) {
       throw invalid(`part ${index} (${part.embedder.id}) needs a positive weight, got ${String(part.weight)}`);
@@ -43,23 +46,12 @@ export function createCompositeEmbedder(parts: readonly CompositePart[], options
       if (texts.length === 0) return [];
       const outputs = await Promise.all(parts.map((part) => part.embedder.embed(texts, embedOptions)));
       return texts.map((_, row) => {
-        const vector = new Array<number>(dimension);
+        const vector = new Array<number>(dimension).fill(0);
         let offset = 0;
         outputs.forEach((output, index) => {
           const part = parts[index] as CompositePart;
-          const values = output[row];
-          if (!values || values.length !== part.embedder.dimension) {
-            throw new MemloomError({
-              code: 'INVALID_EMBEDDING',
-              backend: 'embeddings',
-              message: `${part.embedder.id} returned a vector of dimension ${values?.length ?? 0}; expected ${part.embedder.dimension}`,
-            });
-          }
-          let norm = 0;
-          for (let at = 0; at < values.length; at++) norm += (values[at] as number) ** 2;
-          const scale = norm > 0 ? (scales[index] as number) / Math.sqrt(norm) : 0;
-          for (let at = 0; at < values.length; at++) vector[offset + at] = (values[at] as number) * scale;
-          offset += values.length;
+          placePart(vector, offset, output[row], part.embedder, scales[index] as number);
+          offset += part.embedder.dimension;
         });
         return vector;
       });

@@ -1,6 +1,6 @@
 import { MemloomError, TOKENIZER_VERSION, type Embedder, type EmbedOptions } from '@memloom/core';
-import { createCachedEmbedder, isPersistentCache, type CachedEmbedder, type PersistentEmbeddingCache } from './cached-embedder.js';
-import { assertKnownOptions, shown } from './known-options.js';
+import { assertCacheSize, assertPersistentLevel, createCachedEmbedder, type CachedEmbedder, type PersistentEmbeddingCache } from './cached-embedder.js';
+import { assertKnownOptions } from './known-options.js';
 import { assertTexts, DEFAULT_CHAR_NGRAM_SIZE, DEFAULT_CHAR_WEIGHT, LEXICAL_OPTION_KEYS, LEXICAL_VERSION, lexicalVector, resolveLexicalSettings, type LexicalEmbedderOptions, type LexicalEmbedderSettings } from './lexical-embedder.js';
 import { WORD_VECTOR_EMBEDDER_ID, wordVectorOf } from './word-vector-embedder.js';
 
@@ -48,10 +48,8 @@ export function createDefaultEmbedder(options: DefaultEmbedderOptions = {}): Cac
   assertKnownOptions(options, { cacheEntries: true, persistentCache: true } satisfies Record<keyof DefaultEmbedderOptions, true>, 'createDefaultEmbedder');
   // Checked here, so the error names this factory's options rather than the cache's.
   const cacheEntries = options.cacheEntries ?? 10_000;
-  if (!Number.isInteger(cacheEntries) || cacheEntries < 0) throw invalid('default', `cacheEntries must be a whole number >= 0, got ${shown(options.cacheEntries)}`);
-  if (options.persistentCache !== undefined && !isPersistentCache(options.persistentCache)) {
-    throw invalid('default', `persistentCache must be an object with getMany and setMany methods, got ${shown(options.persistentCache)}`);
-  }
+  assertCacheSize(cacheEntries, 'default embedder: cacheEntries');
+  assertPersistentLevel(options.persistentCache, 'default embedder: persistentCache');
   return createCachedEmbedder(createOfflineEmbedder(), {
     maxEntries: cacheEntries,
     // Queries and documents are embedded alike.

@@ -19,8 +19,10 @@ export interface LexicalEmbedderOptions {
   /** Length of the character n-grams. @default 3 */
   charNgramSize?: number;
   /**
-   * Share of the similarity that comes from character n-grams (0..1); the
-   * rest comes from whole words. Ignored when `charDimension` is 0.
+   * Share of the similarity that comes from character n-grams, from 0 up to
+   * but not including 1; the rest comes from whole words. The n-grams come
+   * from Latin-script words only, so near 1 a mixed text's CJK words count
+   * for little beside one shared English word. Ignored when `charDimension` is 0.
    * @default 0.3
    */
   charWeight?: number;

@@ -1,5 +1,6 @@
 import { MemloomError, type Embedder, type EmbedOptions } from '@memloom/core';
-import { assertKnownOptions, shown } from './known-options.js';
+import { assertCombinedId, placePart } from './combined-parts.js';
+import { assertKnownOptions } from './known-options.js';
 import { assertTexts } from './lexical-embedder.js';
 
 export interface ScriptRoutedEmbedderOptions {
@@ -33,9 +34,7 @@ export function createScriptRoutedEmbedder(options: ScriptRoutedEmbedderOptions)
     throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: 'script-routed embedder needs a latin and a cjk embedder' });
   }
   assertKnownOptions(options, { latin: true, cjk: true, id: true } satisfies Record<keyof ScriptRoutedEmbedderOptions, true>, 'createScriptRoutedEmbedder');
-  if (options.id !== undefined && (typeof options.id !== 'string' || options.id.trim() === '')) {
-    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: `script-routed embedder: id must be a non-empty string, got ${shown(options.id)}` });
-  }
+  assertCombinedId(options.id, 'script-routed embedder');
   const dimension = latin.dimension + cjk.dimension;
   const id = options.id ?? `routed(${latin.id}|${cjk.id})`;
 
@@ -57,8 +56,8 @@ export function createScriptRoutedEmbedder(options: ScriptRoutedEmbedderOptions)
       const cjkByRow = new Map(cjkRows.map((row, at) => [row, cjkVectors[at]]));
       return shares.map((share, row) => {
         const vector = new Array<number>(dimension).fill(0);
-        place(vector, 0, latinByRow.get(row), latin, Math.sqrt(1 - share));
-        place(vector, latin.dimension, cjkByRow.get(row), cjk, Math.sqrt(share));
+        placePart(vector, 0, latinByRow.get(row), latin, Math.sqrt(1 - share));
+        placePart(vector, latin.dimension, cjkByRow.get(row), cjk, Math.sqrt(share));
         return vector;
       });
     },
@@ -78,17 +77,3 @@ export function cjkShare(text: string): number {
   return cjkWords / (cjkWords + latinWords);
 }
 
-function place(target: number[], offset: number, values: readonly number[] | undefined, embedder: Embedder, scale: number): void {
-  if (scale === 0) return;
-  if (!values || values.length !== embedder.dimension) {
-    throw new MemloomError({
-      code: 'INVALID_EMBEDDING',
-      backend: 'embeddings',
-      message: `${embedder.id} returned a vector of dimension ${values?.length ?? 0}; expected ${embedder.dimension}`,
-    });
-  }
-  let norm = 0;
-  for (const value of values) norm += value * value;
-  const factor = norm > 0 ? scale / Math.sqrt(norm) : 0;
-  for (let index = 0; index < values.length; index++) target[offset + index] = (values[index] as number) * factor;
-}

@@ -34,6 +34,14 @@ describe('composite embedder', () => {
     expect(() => createCompositeEmbedder([{ embedder: createTestEmbedder(), weight: 0 }])).toThrow(/positive weight/);
   });
 
+  it('refuses an unknown key in a part, naming it, before reporting the part incomplete', () => {
+    const embedder = createTestEmbedder();
+    expect(() => createCompositeEmbedder([{ embedder, weight: 1 }, { embedder, weight: 1, scale: 2 } as never])).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTIONS', message: expect.stringContaining('createCompositeEmbedder: unknown option "parts[1].scale" (known: embedder, weight)') }),
+    );
+    expect(() => createCompositeEmbedder([{ embedder, wieght: 1 } as never])).toThrow(/unknown option "parts\[0\]\.wieght"/);
+  });
+
   it('rejects null options with INVALID_OPTIONS; undefined means the defaults', () => {
     const parts = [{ embedder: createTestEmbedder(), weight: 1 }];
     expect(() => createCompositeEmbedder(parts, null as never)).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));

@@ -107,13 +107,8 @@ function swap(store: StoreState, plan: Plan, transaction: Transaction | undefine
   }
   for (const { scope, rel } of plan.removedFiles) scope.files.delete(rel);
   for (const record of plan.vectorRecords) {
-    if (record.vector) {
-      record.scope.vectors.set(record.id, record.vector);
-      record.scope.vectorRevisions.set(record.id, record.revision);
-    } else {
-      record.scope.vectors.delete(record.id);
-      record.scope.vectorRevisions.delete(record.id);
-    }
+    if (record.vector) record.scope.vectors.set(record.id, { vector: record.vector, revision: record.revision });
+    else record.scope.vectors.delete(record.id);
   }
   for (const { scope, deletions } of plan.changedDeletions()) {
     scope.deletions = deletions;

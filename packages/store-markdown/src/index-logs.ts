@@ -57,9 +57,16 @@ export function decodeVectorHeader(data: Buffer): { header: VectorHeader; offset
   return { header, offset: Math.ceil(Buffer.byteLength(text.slice(0, headerEnd + 1), 'utf8') / 4) * 4 };
 }
 
+/** A vector as the log holds it, with the revision of its memory it was made for. */
+export interface LoggedVector {
+  vector: Float32Array;
+  /** Older than the memory's revision when the vector was kept through an edit of fields only. */
+  revision: number;
+}
+
 /**
- * Apply the records in `data` from `offset` to `vectors`, and the revision each
- * was made at to `revisions` (last record per id wins, tombstones delete).
+ * Apply the records in `data` from `offset` to `vectors` (last record per id
+ * wins, tombstones delete).
  * Stops at a torn or foreign tail. Returns how many records were read and
  * where they end.
  */
@@ -67,8 +74,7 @@ export function decodeVectorRecords(
   data: Buffer,
   offset: number,
   dimension: number,
-  vectors: Map<string, Float32Array>,
-  revisions: Map<string, number>,
+  vectors: Map<string, LoggedVector>,
 ): { records: number; end: number } {
   let records = 0;
   while (offset + 12 <= data.length) {
@@ -80,13 +86,11 @@ export function decodeVectorRecords(
     const id = data.toString('utf8', offset + 12, offset + 12 + idLength);
     if (revision < 0) {
       vectors.delete(id);
-      revisions.delete(id);
     } else {
       const start = offset + 12 + idPadded;
       const floats = (size - 12 - idPadded) / 4;
       if (floats !== dimension) break;
-      vectors.set(id, new Float32Array(data.buffer.slice(data.byteOffset + start, data.byteOffset + start + floats * 4)));
-      revisions.set(id, revision);
+      vectors.set(id, { vector: new Float32Array(data.buffer.slice(data.byteOffset + start, data.byteOffset + start + floats * 4)), revision });
     }
     records++;
     offset += size;

@@ -1,7 +1,7 @@
 import { lstatSync, promises as fs, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isMissing, readIfExists, signatureOf } from './atomic-file.js';
-import { decodeAccessLog, decodeDeletions, decodeHistory, decodeVectorHeader, decodeVectorRecords, type VectorHeader } from './index-logs.js';
+import { decodeAccessLog, decodeDeletions, decodeHistory, decodeVectorHeader, decodeVectorRecords, type LoggedVector, type VectorHeader } from './index-logs.js';
 import { decodeSegment } from './scope-path.js';
 import { accessFile, deletionFile, MEMORY_FILE, vectorFile, type ScopeState } from './world.js';
 
@@ -117,7 +117,6 @@ export async function syncVectors(scope: ScopeState, expected: VectorHeader | un
     if (!isMissing(error)) throw error;
     const had = scope.vectorSignature !== undefined;
     scope.vectors = new Map();
-    scope.vectorRevisions = new Map();
     scope.vectorRecords = -1;
     scope.vectorSignature = undefined;
     scope.vectorSize = 0;
@@ -131,7 +130,7 @@ export async function syncVectors(scope: ScopeState, expected: VectorHeader | un
     try {
       const tail = Buffer.alloc(stat.size - scope.vectorSize);
       await handle.read(tail, 0, tail.length, scope.vectorSize);
-      const { records, end } = decodeVectorRecords(tail, 0, expected.dimension, scope.vectors, scope.vectorRevisions);
+      const { records, end } = decodeVectorRecords(tail, 0, expected.dimension, scope.vectors);
       scope.vectorRecords += records;
       scope.vectorSize += end;
       scope.vectorSignature = signature;
@@ -145,16 +144,13 @@ export async function syncVectors(scope: ScopeState, expected: VectorHeader | un
   scope.vectorSignature = signature;
   if (!decoded || (expected && (decoded.header.embedderId !== expected.embedderId || decoded.header.dimension !== expected.dimension))) {
     scope.vectors = new Map();
-    scope.vectorRevisions = new Map();
     scope.vectorRecords = -1;
     scope.vectorSize = 0;
     return true;
   }
-  const vectors = new Map<string, Float32Array>();
-  const revisions = new Map<string, number>();
-  const { records, end } = decodeVectorRecords(data, decoded.offset, decoded.header.dimension, vectors, revisions);
+  const vectors = new Map<string, LoggedVector>();
+  const { records, end } = decodeVectorRecords(data, decoded.offset, decoded.header.dimension, vectors);
   scope.vectors = vectors;
-  scope.vectorRevisions = revisions;
   scope.vectorRecords = records;
   scope.vectorSize = end;
   return true;

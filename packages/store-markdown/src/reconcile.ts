@@ -28,7 +28,8 @@ export interface SyncReport {
   unembedded: string[];
   /**
    * The embedder's failure (EMBEDDER_ERROR, INVALID_EMBEDDING) when it failed on this look: the memories it
-   * did not embed are taken in without a vector (in `unembedded`) and embedded at a later look.
+   * did not embed are taken in without a vector (in `unembedded`) and embedded at a later look. When it failed
+   * on one block alone, the message names it and `details` holds `id` and `block` (`path:line`, or the path).
    */
   embedderError?: MemloomError;
   /** Files that cannot be read, with path and line; they are left as they are. */
@@ -191,6 +192,9 @@ export class Reconciler {
       if (!item.fresh) continue;
       for (const id of await historyIds(item.state)) histories.set(id, [...(histories.get(id) ?? []), item.state]);
     }
+    // Memories whose deletion by hand waits, and where (see movedFrom): gathered once, not walked per block.
+    const waiting = new Map<string, ScopeState[]>();
+    for (const state of parts.scopes.values()) for (const id of state.deletions.keys()) waiting.set(id, [...(waiting.get(id) ?? []), state]);
     const keepers = this.keepers(pending, histories);
 
     for (const item of pending) {
@@ -231,7 +235,7 @@ export class Reconciler {
           seen.add(id);
           layoutParts.push({ kind: 'record', id });
           const previous = parts.entries.get(id);
-          const from = this.movedFrom(previous, block.record, state, histories);
+          const from = this.movedFrom(previous, block.record, state, histories, waiting);
           if (block.status === 'edited' || from) {
             edits.push({ state, rel: file.rel, record: block.record, previous, from, line: block.line });
           } else if (mayBeOlder(previous, block.record, state)) {
@@ -281,11 +285,16 @@ export class Reconciler {
       }
     }
 
+    const at = (state: ScopeState, rel: string, line?: number) => `${state.displayPath}/${rel}${line === undefined ? '' : `:${line}`}`;
     const vectors = await this.embedAll(
       [
-        ...creates.map((item) => item.record),
-        ...edits.filter((item) => rebuild || needsNewVector(item.previous, item.record, item.state)).map((item) => item.record),
-        ...[...plan.entries.values()].flatMap((entry) => (entry && (rebuild || !entry.vector) ? [entry.record] : [])),
+        ...creates.map((item) => ({ record: item.record, block: at(item.state, item.rel, item.line) })),
+        ...edits
+          .filter((item) => rebuild || needsNewVector(item.previous, item.record, item.state))
+          .map((item) => ({ record: item.record, block: at(item.state, item.rel, item.line) })),
+        ...[...plan.entries.values()].flatMap((entry) =>
+          entry && (rebuild || !entry.vector) ? [{ record: entry.record, block: at(this.parts.scopes.get(entry.scopeKey) as ScopeState, entry.file) }] : [],
+        ),
       ],
       report,
     );
@@ -376,16 +385,14 @@ export class Reconciler {
    * history is in another folder, read for the first time or waiting there as a deletion by hand (a block cut
    * from one file and pasted into another in two saves).
    */
-  private movedFrom(previous: Entry | undefined, record: MemoryRecord, state: ScopeState, histories: Map<string, ScopeState[]>): ScopeState | undefined {
-    if (!previous) {
-      const withHistory = histories.get(record.id)?.find((other) => other !== state);
-      if (withHistory) return withHistory;
-      // Every block of a first read comes here: the scopes are walked without a copy, and most have no deletion.
-      for (const other of this.parts.scopes.values()) {
-        if (other !== state && other.deletions.size > 0 && other.deletions.has(record.id)) return other;
-      }
-      return undefined;
-    }
+  private movedFrom(
+    previous: Entry | undefined,
+    record: MemoryRecord,
+    state: ScopeState,
+    histories: Map<string, ScopeState[]>,
+    waiting: Map<string, ScopeState[]>,
+  ): ScopeState | undefined {
+    if (!previous) return histories.get(record.id)?.find((other) => other !== state) ?? waiting.get(record.id)?.find((other) => other !== state);
     if (previous.scopeKey === state.key) return undefined;
     const origin = this.parts.scopes.get(previous.scopeKey) as ScopeState;
     const byAnotherStore = record.revision > previous.record.revision && statSignature(historyFile(origin, record.id)) === undefined;
@@ -412,50 +419,63 @@ export class Reconciler {
   private withLogs(state: ScopeState, rel: string, record: MemoryRecord): Entry {
     const access = state.access.get(record.id);
     const withAccess = access && access.revision === record.revision ? { ...record, lastAccessedAt: access.at } : record;
-    const vector = (state.vectorRevisions.get(record.id) ?? 0) <= record.revision ? state.vectors.get(record.id) : undefined;
+    const logged = state.vectors.get(record.id);
+    const vector = logged && logged.revision <= record.revision ? logged.vector : undefined;
     return { record: withAccess, vector, norm: vectorNorm(vector), scopeKey: state.key, file: rel, seq: 0 };
   }
 
-  private async embedAll(records: MemoryRecord[], report: SyncReport): Promise<Map<string, Float32Array>> {
+  /** `block` says where each record's block is (`path:line`, or the file alone), for an error about it. */
+  private async embedAll(items: Array<{ record: MemoryRecord; block: string }>, report: SyncReport): Promise<Map<string, Float32Array>> {
     const vectors = new Map<string, Float32Array>();
-    const unique = [...new Map(records.map((record) => [record.id, record])).values()];
+    const unique = [...new Map(items.map((item) => [item.record.id, item])).values()];
     if (unique.length === 0) return vectors;
     const embedder = this.parts.options.embedder;
     if (!embedder || (this.header && (this.header.embedderId !== embedder.id || this.header.dimension !== embedder.dimension))) {
       return vectors;
     }
-    // One text the embedder gives a vector of zeros (core's INVALID_EMBEDDING with details.zeros) is that text's
-    // answer: its batch is embedded one by one, and only that block waits without a vector. Any other failure
-    // (the embedder down, wrong dimensions) stops the look: what is left is taken in without a vector, as with no
-    // embedder, and embedded at a later look (the store tries again, see MarkdownFileStore.refresh).
+    // A batch that fails may fail for one of its texts: a vector of zeros (core's INVALID_EMBEDDING with
+    // details.zeros) is that text's answer, and an embedder that throws may refuse one text (too long, filtered).
+    // Such a batch is embedded one by one, and only the blocks that fail alone wait without a vector, the error
+    // naming the block. Output that is wrong for any text (the wrong dimension) stops the look, and so do two texts
+    // in a row that throw alone (more likely the embedder is down, so it is not asked once per block): what is left
+    // is taken in without a vector, as with no embedder, and embedded at a later look (see MarkdownFileStore.refresh).
     const zeros = (error: unknown) => MemloomError.hasCode(error, 'INVALID_EMBEDDING') && (error.details as { zeros?: unknown } | undefined)?.zeros === true;
-    const embedBatch = (batch: MemoryRecord[]) => documentVectors(embedder, batch, this.parts.options.contextWeight);
+    const wrongOutput = (error: unknown) => MemloomError.hasCode(error, 'INVALID_EMBEDDING') && !zeros(error);
+    const attempt = async (batch: typeof unique): Promise<{ output: number[][] } | { error: unknown }> => {
+      try {
+        // Content and context blended as core does on add, so a rebuilt vector equals the one the Memory wrote.
+        return { output: await documentVectors(embedder, batch.map((item) => item.record), this.parts.options.contextWeight) };
+      } catch (error) {
+        return { error };
+      }
+    };
+    const keep = (batch: typeof unique, output: number[][]) => batch.forEach((item, index) => vectors.set(item.record.id, Float32Array.from(output[index] as number[])));
+    let thrownInARow = 0;
     embedding: for (let start = 0; start < unique.length; start += EMBED_BATCH) {
       const batch = unique.slice(start, start + EMBED_BATCH);
-      // Content and context blended as core does on add, so a rebuilt vector equals the one the Memory wrote.
-      let output: (number[] | undefined)[];
-      try {
-        output = await embedBatch(batch);
-      } catch (error) {
-        report.embedderError = embedError(error, embedder.id);
-        if (!zeros(error)) break;
-        output = [];
-        for (const record of batch) {
-          try {
-            output.push((await embedBatch([record]))[0]);
-          } catch (inner) {
-            if (!zeros(inner)) {
-              report.embedderError = embedError(inner, embedder.id);
-              break embedding;
-            }
-            output.push(undefined);
-          }
-        }
+      const whole = await attempt(batch);
+      if ('output' in whole) {
+        keep(batch, whole.output);
+        thrownInARow = 0;
+        continue;
       }
-      batch.forEach((record, index) => {
-        const vector = output[index];
-        if (vector) vectors.set(record.id, Float32Array.from(vector));
-      });
+      if (wrongOutput(whole.error)) {
+        report.embedderError = embedError(whole.error, embedder.id);
+        break;
+      }
+      for (const item of batch) {
+        const alone = batch.length === 1 ? whole : await attempt([item]);
+        if ('output' in alone) {
+          keep([item], alone.output);
+          thrownInARow = 0;
+          continue;
+        }
+        if (wrongOutput(alone.error) || (!zeros(alone.error) && ++thrownInARow >= 2)) {
+          report.embedderError = embedError(alone.error, embedder.id);
+          break embedding;
+        }
+        report.embedderError = embedError(alone.error, embedder.id, item);
+      }
     }
     report.embedded += vectors.size;
     return vectors;
@@ -516,7 +536,7 @@ function unreadableFile(state: ScopeState, rel: string, line: number, message: s
  */
 function mayBeOlder(previous: Entry | undefined, record: MemoryRecord, state: ScopeState): boolean {
   if (previous) return previous.record.revision > record.revision;
-  const logged = Math.max(state.vectorRevisions.get(record.id) ?? 0, state.access.get(record.id)?.revision ?? 0);
+  const logged = Math.max(state.vectors.get(record.id)?.revision ?? 0, state.access.get(record.id)?.revision ?? 0);
   return logged > record.revision || state.deletions.has(record.id);
 }
 
@@ -525,11 +545,15 @@ function needsNewVector(previous: Entry | undefined, record: MemoryRecord, state
   return !previous || previous.record.content !== record.content || previous.record.context !== record.context || !state.vectors.has(record.id);
 }
 
-/** The embedder's failure (EMBEDDER_ERROR) or unusable output (INVALID_EMBEDDING), named as this store's. */
-function embedError(error: unknown, embedderId: string): MemloomError {
+/**
+ * The embedder's failure (EMBEDDER_ERROR) or unusable output (INVALID_EMBEDDING), named as this store's; when it
+ * failed on one block alone, naming that block (its memory id, and its file and line in `details`).
+ */
+function embedError(error: unknown, embedderId: string, alone?: { record: MemoryRecord; block: string }): MemloomError {
   const code = MemloomError.hasCode(error, 'INVALID_EMBEDDING') ? 'INVALID_EMBEDDING' : 'EMBEDDER_ERROR';
   const why = (error instanceof Error ? error.message : String(error)).replace(/^\[memloom\] (\[[^\]]*\] )?/u, '');
-  return storeError(code, `embedding memories read from the Markdown with ${embedderId}: ${why}`, undefined, error);
+  const which = alone ? ` (memory ${alone.record.id} in ${alone.block})` : '';
+  return storeError(code, `embedding memories read from the Markdown with ${embedderId}${which}: ${why}`, alone ? { id: alone.record.id, block: alone.block } : undefined, error);
 }
 
 function versionOf(before: MemoryRecord | null, after: MemoryRecord, action: 'create' | 'edit', reason: string, atIso: string): MemoryVersion {

@@ -15,7 +15,6 @@ export function newScopeState(root: string, scope: Scope): ScopeState {
     accessLines: 0,
     accessSignature: undefined,
     vectors: new Map(),
-    vectorRevisions: new Map(),
     vectorRecords: -1,
     vectorSignature: undefined,
     vectorSize: 0,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { MemoryRecord, MemoryVersion, Scope } from '@memloom/core';
 import { readIfExists, signatureOf } from './atomic-file.js';
 import { defaultPreamble, renderFile, type FileProblem } from './block-format.js';
-import { encodeAccess, encodeDeletions, encodeVectorHeader, encodeVectorRecord, encodeVersion, type AccessEntry, type VectorHeader } from './index-logs.js';
+import { encodeAccess, encodeDeletions, encodeVectorHeader, encodeVectorRecord, encodeVersion, type AccessEntry, type LoggedVector, type VectorHeader } from './index-logs.js';
 import { encodeSegment } from './scope-path.js';
 import type { Transaction } from './transaction.js';
 
@@ -45,10 +45,8 @@ export interface ScopeState {
   access: Map<string, AccessEntry>;
   accessLines: number;
   accessSignature: string | undefined;
-  /** The vector log as read: last vector per id. */
-  vectors: Map<string, Float32Array>;
-  /** The revision of its memory each vector in `vectors` was made for (a vector kept through an edit of fields only is older). */
-  vectorRevisions: Map<string, number>;
+  /** The vector log as read: last vector per id, with the revision of its memory it was made for. */
+  vectors: Map<string, LoggedVector>;
   /** Records in vectors.bin, live or not; -1 when the file must be written anew (missing, other embedder). */
   vectorRecords: number;
   vectorSignature: string | undefined;
@@ -184,10 +182,15 @@ export class Plan {
     return entry;
   }
 
-  /** The history (and the vector record) of a memory leave `from` for `to`, where its block now is. */
+  /**
+   * The history (and the vector record) of a memory leave `from` for `to`, where its block now is. A deletion by
+   * hand of it waiting in `from` (the block cut there, pasted here in a later save) is settled now: left for
+   * `from`'s next look, a store opened before it would take the block for a move again.
+   */
   moveHistory(from: ScopeState, to: ScopeState, id: string): void {
     this.historyMoves.push({ from, to, id });
     this.vectorRecords.push({ scope: from, id, revision: -1, vector: undefined });
+    this.noteDeletion(from, id, null);
   }
 
   /** An apply delete: the block, the history and the vector go. */
@@ -355,8 +358,8 @@ export class Plan {
     }
     // A memory whose deletion by hand waits keeps the vector the log holds for it: its block may come back.
     for (const id of this.pendingDeletions(scope).keys()) {
-      const vector = scope.vectors.get(id);
-      if (vector && !this.entry(id)) buffers.push(encodeVectorRecord(id, scope.vectorRevisions.get(id) ?? 0, vector));
+      const logged = scope.vectors.get(id);
+      if (logged && !this.entry(id)) buffers.push(encodeVectorRecord(id, logged.revision, logged.vector));
     }
     return buffers;
   }

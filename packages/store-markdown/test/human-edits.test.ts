@@ -644,6 +644,27 @@ describe('a file a look catches while an editor saves it in place (truncated, th
     expect(existsSync(path.join(store.directoryFor(scope), '.index', 'deleted.log'))).toBe(false);
   });
 
+  it('settles the deletion the cut left waiting in the first scope when the paste is seen, so a store opened before its next look sees no second move', async () => {
+    const { store, memory, file } = await rig();
+    const added = await memory.add('The user is learning Portuguese.', { scope });
+    const text = await readFile(file, 'utf8');
+    await writeFile(file, text.slice(0, text.indexOf('## ')));
+    expect((await store.sync()).deleted).toEqual([added.memory.id]);
+    const bob = { userId: 'bob' };
+    await mkdir(store.directoryFor(bob), { recursive: true });
+    await writeFile(path.join(store.directoryFor(bob), 'MEMORY.md'), `# Bob\n\n${text.slice(text.indexOf('## '))}`);
+    expect((await store.sync()).edited).toEqual([added.memory.id]);
+    // No clock advance: alice's folder is not looked at again, yet nothing waits there any more.
+    expect(existsSync(path.join(store.directoryFor(scope), '.index', 'deleted.log'))).toBe(false);
+    await store.close();
+
+    // Another process (a CLI command) opened before alice's next look took the block for a move again: a third version.
+    const other = await rig(store.root);
+    expect(await other.store.sync()).toMatchObject({ created: [], edited: [], deleted: [] });
+    expect(await other.store.get(added.memory.id)).toMatchObject({ scope: bob, revision: 2 });
+    expect((await other.store.history(added.memory.id)).map((version) => version.version)).toEqual([1, 2]);
+  });
+
   it('starts a new history for a memory put anew with the id of one deleted by hand that still waits', async () => {
     const { store, file } = await rig();
     await store.open({ dimension: 16, embedderId: 'memloom/test-embedder' });

@@ -247,6 +247,70 @@ describe('an embedder that fails', () => {
     expect(calls).toBe(2);
     await many.close();
   });
+
+  it('one block the embedder throws for waits alone, named by its memory and line: the other blocks of the look are embedded', async () => {
+    const root = await tempRoot();
+    roots.push(root);
+    const inner = createTestEmbedder({ dimension: 16 });
+    const vectorOf = async (text: string) => Array.from(Float32Array.from((await inner.embed([text]))[0] as number[]));
+    let down = false;
+    let calls = 0;
+    // A content filter (or a length limit) that refuses one text, and later the whole server down.
+    const embedder = {
+      id: inner.id,
+      dimension: 16,
+      embed: async (texts: string[]) => {
+        calls++;
+        if (down) throw new Error('ECONNREFUSED 127.0.0.1:11434');
+        if (texts.some((text) => text.includes('forbidden'))) throw new Error('content filter refused a text');
+        return inner.embed(texts);
+      },
+    };
+    const clock = createFakeClock('2024-03-02T09:00:00.000Z');
+    const store = createMarkdownStore({ root, embedder, clock });
+    const memory = createMemory({ store, embedder, clock });
+    const lyon = await memory.add('The user lives in Lyon.', { scope: alice });
+    const chess = await memory.add('The user plays chess.', { scope: alice });
+    const file = path.join(store.directoryFor(alice), 'MEMORY.md');
+    const edited = (await readFile(file, 'utf8'))
+      .replace('The user lives in Lyon.', 'The user lives in Porto.')
+      .replace('The user plays chess.', 'The user plays forbidden chess.');
+    await writeFile(file, `${edited}\n## 2024-03-01\nThe user has a sister.\n`);
+    const line = edited.split('\n').indexOf('The user plays forbidden chess.') - 1;
+
+    const report = await store.sync();
+    expect(report.edited.sort()).toEqual([lyon.memory.id, chess.memory.id].sort());
+    expect(report.unembedded).toEqual([chess.memory.id]);
+    expect(report.embedded).toBe(2);
+    expect(report.embedderError).toMatchObject({ code: 'EMBEDDER_ERROR', backend: 'markdown', details: { id: chess.memory.id, block: `users/alice/memory/MEMORY.md:${line}` } });
+    expect(report.embedderError?.message).toContain(`(memory ${chess.memory.id} in users/alice/memory/MEMORY.md:${line}): `);
+    expect(report.embedderError?.message).toContain('content filter refused a text');
+    // Every edit is taken, the one without a vector too; the others are found by vector search.
+    const sister = (await store.list({ scope: alice })).find((record) => record.content === 'The user has a sister.');
+    expect(await store.getVector(sister!.id)).toEqual(await vectorOf('The user has a sister.'));
+    expect(await store.getVector(lyon.memory.id)).toEqual(await vectorOf('The user lives in Porto.'));
+    expect(await store.get(chess.memory.id)).toMatchObject({ content: 'The user plays forbidden chess.', revision: 2 });
+    expect(await store.getVector(chess.memory.id)).toBeUndefined();
+
+    // Later looks ask again for that block alone; a store opened meanwhile takes every block as it is, nothing edited again.
+    calls = 0;
+    expect(await store.sync()).toMatchObject({ unembedded: [chess.memory.id], embedded: 0 });
+    expect(calls).toBe(1);
+    await store.close();
+    const reopened = createMarkdownStore({ root, embedder, clock });
+    expect(await reopened.sync()).toMatchObject({ created: [], edited: [], deleted: [], unembedded: [chess.memory.id] });
+    expect((await reopened.history(chess.memory.id)).map((version) => version.version)).toEqual([1, 2]);
+
+    // An embedder that is down is not asked once per block: a look stops after two blocks failed alone in a row.
+    down = true;
+    calls = 0;
+    const rebuilt = await reopened.rebuildIndex();
+    expect(calls).toBe(3);
+    expect(rebuilt.embedderError?.message).toContain('ECONNREFUSED');
+    expect(rebuilt.embedderError?.details).toEqual({});
+    expect(await reopened.getVector(lyon.memory.id)).toEqual(await vectorOf('The user lives in Porto.'));
+    await reopened.close();
+  });
 });
 
 describe('the vector log', () => {

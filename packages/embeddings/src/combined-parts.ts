@@ -1,0 +1,35 @@
+import { MemloomError, type Embedder } from '@memloom/core';
+import { shown } from './known-options.js';
+
+/**
+ * Checks shared by the embedders that combine others (composite,
+ * script-routed): the optional `id` option, and each part's vectors as
+ * they are placed side by side.
+ */
+
+/** An `id` option, when given, names the vector space: a non-empty string. */
+export function assertCombinedId(id: unknown, embedderName: string): void {
+  if (id !== undefined && (typeof id !== 'string' || id.trim() === '')) {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: `${embedderName}: id must be a non-empty string, got ${shown(id)}` });
+  }
+}
+
+/**
+ * Write one part's vector into `target` from `offset`, scaled to length
+ * `scale` (the parts are normalized here, whatever they return). A part with
+ * scale 0 contributes nothing and may have returned nothing.
+ */
+export function placePart(target: number[], offset: number, values: readonly number[] | undefined, embedder: Embedder, scale: number): void {
+  if (scale === 0) return;
+  if (!values || values.length !== embedder.dimension) {
+    throw new MemloomError({
+      code: 'INVALID_EMBEDDING',
+      backend: 'embeddings',
+      message: `${embedder.id} returned a vector of dimension ${values?.length ?? 0}; expected ${embedder.dimension}`,
+    });
+  }
+  let norm = 0;
+  for (const value of values) norm += value * value;
+  const factor = norm > 0 ? scale / Math.sqrt(norm) : 0;
+  for (let index = 0; index < values.length; index++) target[offset + index] = (values[index] as number) * factor;
+}

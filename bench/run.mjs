@@ -67,7 +67,7 @@ async function runStore(args) {
   const sizes = sizesArg.split(',').map(Number);
   const runs = [];
   const loadBefore = loadavg();
-  const { gitFacts, describeGit } = await benchReport();
+  const { gitFacts, describeGit, packageFacts } = await benchReport();
   const git = gitFacts();
   for (const size of sizes) {
     for (const backend of ['sqlite', 'sqlite-vec', 'sqlite-shuffled', 'memory', 'brute']) {
@@ -109,7 +109,8 @@ async function runStore(args) {
       loadAverage1mBeforeAfter: [round2(loadBefore[0]), round2(loadavg()[0])],
     },
     versions: versions(),
-    packages: await packageSizes(['@memloom/core', '@memloom/store-sqlite', 'better-sqlite3', 'sqlite-vec']),
+    // Versions and installed sizes, as the peer benchmarks report them.
+    packages: packageFacts(['@memloom/core', '@memloom/store-sqlite', 'better-sqlite3', 'sqlite-vec']),
     data: {
       sizes,
       users: 100,
@@ -206,12 +207,6 @@ function versions() {
     sqlite: row.sqlite,
     sqliteVec: row.vec,
   };
-}
-
-/** Versions and installed sizes, as the peer benchmarks report them (src/bench-report.ts). */
-async function packageSizes(names) {
-  const { packageFacts } = await benchReport();
-  return packageFacts(names);
 }
 
 /** src/bench-report.ts, the stamps every benchmark shares (the commit, package versions). */

@@ -353,7 +353,7 @@ function printReport(data: typeof report): void {
     console.log(`\nLoCoMo recall (${locomo.conversations} conversations, ${locomo.questions} questions of categories 1-4; mem = memories after merging)`);
     console.log(describeEvidence(locomo.evidence));
     console.log(
-      'ingest s: embedding every turn (batches of 256) and adding it, after one warm-up embedding outside the timer; ' +
+      'ingest s: embedding every turn (batches of 256) and adding it, after one warm-up embedding and the store\'s opening outside the timer; ' +
         "search ms/q: the search call per question, the embedding rows reading the question's vector from the cache (every question is embedded in batches before the ingest timer: in neither column)",
     );
     const categories = Object.keys(locomo.bm25.byCategory);

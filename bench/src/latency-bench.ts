@@ -93,7 +93,7 @@ const report = {
   embedder: embedderName,
   setup: {
     scope: `every memory in one user's scope (${USER}); both systems scoped to it`,
-    fill: `sizes <= ${REAL_FILL_MAX}: the first LoCoMo turns through each system's add; larger: synthetic memories (chat-like text, random unit vectors of the embedder's dimension) written through each system's write path with their vectors given`,
+    fill: `sizes <= ${REAL_FILL_MAX}: the first LoCoMo turns through each system's add; larger: synthetic memories (chat-like text, random unit vectors of the embedder's dimension) written through each system's write path with their vectors given; the fill's seconds time the writes only, each system's store being made and opened before`,
     measured: `${WARM_UP} warm-up calls each, then up to ${adds} adds of new LoCoMo turns and ${searches} searches with LoCoMo questions (limit 10), each call timed alone, embedding included, the systems' calls alternating in one process; a system stops a phase after its calls took ${budgetMs / 1000} s`,
     memloom: 'createMemory() from memloom (SQLite at .memloom/memory.db in a temp folder, default embedder): add decides merge / keep both / new against the nearest memory',
     embedder: 'the same embedder alone (its own instance): embed([text]) for each add, embed([query]) for each search; what both systems pay at least',
@@ -130,6 +130,15 @@ interface Operations {
   close(): Promise<void>;
 }
 
+/** The real fill of a size up to REAL_FILL_MAX: the first LoCoMo turns through the system's own add. */
+type TurnFill = (operations: Operations) => Promise<void>;
+
+/** A system's operations over its filled store, and the seconds the fill took: the writes only, its store built before. */
+interface Filled {
+  operations: Operations;
+  fillSeconds: number;
+}
+
 interface Subject {
   system: SystemName;
   operations: Operations;
@@ -148,11 +157,12 @@ async function measure(size: number): Promise<{ results: WorkerResult[]; loadAve
   if (turns.length < REAL_FILL_MAX + WARM_UP + adds) throw new Error(`${dataDir} holds ${turns.length} turns; the latency bench needs ${REAL_FILL_MAX + WARM_UP + adds}`);
 
   const subjects: Subject[] = [];
+  const fillWithTurns: TurnFill = async (operations) => {
+    for (const turn of turns.slice(0, size)) await operations.add(turnText(turn), turn.diaId);
+  };
   for (const system of systems) {
-    const fillStart = performance.now();
-    const operations = system === 'memloom' ? await openMemloom(size, realFill) : system === 'mem0' ? await openMem0(size, realFill) : openEmbedderOnly();
-    if (realFill && system !== 'embedder') for (const turn of turns.slice(0, size)) await operations.add(turnText(turn), turn.diaId);
-    const fillSeconds = round((performance.now() - fillStart) / 1000, 1);
+    const { operations, fillSeconds } =
+      system === 'memloom' ? await openMemloom(size, realFill ? fillWithTurns : undefined) : system === 'mem0' ? await openMem0(size, realFill ? fillWithTurns : undefined) : { operations: openEmbedderOnly(), fillSeconds: 0 };
     subjects.push({ system, operations, fillSeconds, beforeMeasuring: await operations.count(), addTimes: [], searchTimes: [], decisions: {} });
   }
   for (const subject of subjects) {
@@ -215,15 +225,24 @@ function openEmbedderOnly(): Operations {
   };
 }
 
-/** memloom's shipped default; for synthetic sizes the file it opens is filled first through the SQLite store. */
-async function openMemloom(size: number, realFill: boolean): Promise<Operations> {
+/**
+ * memloom's shipped default, its store made and opened before the fill is timed (as mem0's is). With
+ * `fillWithTurns`, filled through its add; otherwise the file createMemory() then opens is filled first
+ * with synthetic memories through the SQLite store.
+ */
+async function openMemloom(size: number, fillWithTurns: TurnFill | undefined): Promise<Filled> {
   const folder = mkdtempSync(join(tmpdir(), 'memloom-latency-'));
-  if (!realFill) {
-    // The embedder createMemory() will build: its id and dimension bind the file's vectors (no model is loaded for them).
-    const embedder = createBenchEmbedder(embedderName);
-    mkdirSync(join(folder, '.memloom'), { recursive: true });
-    const store = createSqliteStore({ path: join(folder, DEFAULT_SQLITE_PATH) });
-    await store.open({ dimension: embedder.dimension, embedderId: embedder.id });
+  const peerOptions = { store: 'default', folder, ...(embedderName === 'default' ? {} : { embedderConfig: embedderName }) } as const;
+  if (fillWithTurns) {
+    const operations = memloomOperations(await createMemloomPeer(peerOptions));
+    return { operations, fillSeconds: await secondsOf(() => fillWithTurns(operations)) };
+  }
+  // The embedder createMemory() will build: its id and dimension bind the file's vectors (no model is loaded for them).
+  const embedder = createBenchEmbedder(embedderName);
+  mkdirSync(join(folder, '.memloom'), { recursive: true });
+  const store = createSqliteStore({ path: join(folder, DEFAULT_SQLITE_PATH) });
+  await store.open({ dimension: embedder.dimension, embedderId: embedder.id });
+  const fillSeconds = await secondsOf(async () => {
     let batch: MemoryChange[] = [];
     for (const memory of syntheticMemories(size, embedder.dimension, Date.now())) {
       batch.push(syntheticChange(memory.id, memory.text, memory.at, memory.vector));
@@ -234,8 +253,11 @@ async function openMemloom(size: number, realFill: boolean): Promise<Operations>
     }
     if (batch.length > 0) await store.apply(batch);
     await store.close();
-  }
-  const peer = await createMemloomPeer({ store: 'default', folder, ...(embedderName === 'default' ? {} : { embedderConfig: embedderName }) });
+  });
+  return { operations: memloomOperations(await createMemloomPeer(peerOptions)), fillSeconds };
+}
+
+function memloomOperations(peer: Awaited<ReturnType<typeof createMemloomPeer>>): Operations {
   const scope = { userId: USER };
   return {
     async add(text, diaId) {
@@ -247,8 +269,8 @@ async function openMemloom(size: number, realFill: boolean): Promise<Operations>
   };
 }
 
-/** mem0 with the same embedder; for synthetic sizes filled through its own createMemory with each embedding given. */
-async function openMem0(size: number, realFill: boolean): Promise<Operations> {
+/** mem0 with the same embedder, its store built before the fill is timed. With `fillWithTurns`, filled through its add; otherwise through its own createMemory with each embedding given. */
+async function openMem0(size: number, fillWithTurns: TurnFill | undefined): Promise<Filled> {
   const { createMem0Peer } = await import('./peers/mem0-peer.js');
   const embedder = createBenchEmbedder(embedderName);
   const peer = await createMem0Peer(embedder);
@@ -257,7 +279,17 @@ async function openMem0(size: number, realFill: boolean): Promise<Operations> {
     vectorStore: { db: { exec(sql: string): void; prepare(sql: string): { get(): { n: number } } } };
     db: { db?: { exec(sql: string): void } };
   };
-  if (!realFill) {
+  const operations: Operations = {
+    async add(text) {
+      await peer.memory.add(text, { userId: USER, infer: false });
+      return undefined;
+    },
+    search: (query) => peer.memory.search(query, { filters: { user_id: USER }, topK: 10 }),
+    count: async () => internals.vectorStore.db.prepare('SELECT COUNT(*) AS n FROM vectors').get().n,
+    close: () => peer.dispose(),
+  };
+  if (fillWithTurns) return { operations, fillSeconds: await secondsOf(() => fillWithTurns(operations)) };
+  const fillSeconds = await secondsOf(async () => {
     // One transaction per 1,000 writes, as memloom's fill: mem0's calls are synchronous better-sqlite3 underneath.
     const transaction = (sql: string) => {
       internals.vectorStore.db.exec(sql);
@@ -273,16 +305,15 @@ async function openMem0(size: number, realFill: boolean): Promise<Operations> {
       }
     }
     transaction('COMMIT');
-  }
-  return {
-    async add(text) {
-      await peer.memory.add(text, { userId: USER, infer: false });
-      return undefined;
-    },
-    search: (query) => peer.memory.search(query, { filters: { user_id: USER }, topK: 10 }),
-    count: async () => internals.vectorStore.db.prepare('SELECT COUNT(*) AS n FROM vectors').get().n,
-    close: () => peer.dispose(),
-  };
+  });
+  return { operations, fillSeconds };
+}
+
+/** Seconds `work` takes, to a tenth. */
+async function secondsOf(work: () => Promise<void>): Promise<number> {
+  const start = performance.now();
+  await work();
+  return round((performance.now() - start) / 1000, 1);
 }
 
 function syntheticChange(id: string, content: string, at: string, vector: Float32Array): MemoryChange {

@@ -219,7 +219,7 @@ function printReport(): void {
   for (const row of rows) if (row.status !== 'ran') console.log(`${row.label}: ${row.reason}`);
   if (ran[0]) {
     console.log(
-      `(${ran[0].questions} questions; memories = memories after ingest / turns ingested; ingest includes embedding every turn, after one warm-up embedding outside the timer; search times include embedding the question)`,
+      `(${ran[0].questions} questions; memories = memories after ingest / turns ingested; ingest includes embedding every turn, after one warm-up embedding outside the timer, each row's store made and opened before it; search times include embedding the question)`,
     );
   }
   const conversations = ran[0] ? Object.keys(ran[0].byConversation) : [];

@@ -10,6 +10,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Embedder } from '@memloom/core';
 
 export const CATEGORY_NAMES: Readonly<Record<number, string>> = {
   1: 'multi-hop',
@@ -201,6 +202,20 @@ export interface LocomoRetriever {
   /** Memories held after ingest (fewer than turns when some were merged). */
   size(): Promise<number>;
   close?(): Promise<void>;
+}
+
+/**
+ * What every retriever that embeds shares: the id of the embedder it stores and searches with, and
+ * a `warmUp` that embeds once with it (loading what a first embedding loads), then runs `then`.
+ */
+export function embedderWarmUp(embedder: Embedder, then?: () => Promise<void>): Pick<LocomoRetriever, 'embedderId' | 'warmUp'> {
+  return {
+    embedderId: embedder.id,
+    async warmUp() {
+      await embedder.embed(['warm up'], { purpose: 'document' });
+      await then?.();
+    },
+  };
 }
 
 export interface LocomoRun extends RecallSummary {

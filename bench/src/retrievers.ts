@@ -6,7 +6,7 @@
 import { createMemory, TextIndex, type Embedder, type MemoryStore, type RetrievalConfigInput } from '@memloom/core';
 import { createFakeClock, createInMemoryStore } from '@memloom/core/testing';
 import { createSqliteStore } from '@memloom/store-sqlite';
-import { scoredQuestions, turnText, type LocomoConversation, type LocomoRetriever, type LocomoTurn } from './locomo.js';
+import { embedderWarmUp, scoredQuestions, turnText, type LocomoConversation, type LocomoRetriever, type LocomoTurn } from './locomo.js';
 
 /** Plain BM25 (core's TextIndex, k1 1.2, b 0.75) over the turn texts; no merging. */
 export function createBm25Retriever(): LocomoRetriever {
@@ -90,14 +90,14 @@ export function createMemoryRetriever(conversation: LocomoConversation, options:
     ...(options.retrieval ? { retrieval: options.retrieval } : {}),
   });
   return {
-    embedderId: options.embedder.id,
-    async warmUp() {
-      await options.embedder.embed(['warm up'], { purpose: 'document' });
+    ...embedderWarmUp(options.embedder, async () => {
       await options.prewarm?.(
         scoredQuestions(conversation).map((question) => question.question),
         'query',
       );
-    },
+      // The store is opened (made) here, before the ingest timer, as every row's is.
+      await memory.count();
+    }),
     async ingest(turns) {
       const contexts = turns.map((_, index) => (options.contextTurns ? contextOf(turns, index, options.contextTurns) : undefined));
       await options.prewarm?.([...turns.map(turnText), ...contexts.filter((text): text is string => !!text)], 'document');

@@ -7,15 +7,12 @@
 import { MemoryVectorStore } from '@langchain/classic/vectorstores/memory';
 import type { Embedder } from '@memloom/core';
 import { MemloomEmbeddings } from '@memloom/langchain-memory';
-import { turnText, type LocomoRetriever } from '../locomo.js';
+import { embedderWarmUp, turnText, type LocomoRetriever } from '../locomo.js';
 
 export function createLangChainRetriever(embedder: Embedder): LocomoRetriever {
   const store = new MemoryVectorStore(new MemloomEmbeddings(embedder));
   return {
-    embedderId: embedder.id,
-    async warmUp() {
-      await embedder.embed(['warm up'], { purpose: 'document' });
-    },
+    ...embedderWarmUp(embedder),
     async ingest(turns) {
       // One addDocuments call, as a LangChain user indexes a corpus (it embeds them in one embedDocuments batch).
       await store.addDocuments(turns.map((turn) => ({ pageContent: turnText(turn), metadata: { diaId: turn.diaId, at: turn.at.toISOString() } })));

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Embedder } from '@memloom/core';
 import { MemloomEmbeddings } from '@memloom/langchain-memory';
-import { turnText, type LocomoConversation, type LocomoRetriever } from '../locomo.js';
+import { embedderWarmUp, turnText, type LocomoConversation, type LocomoRetriever } from '../locomo.js';
 
 process.env.MEM0_TELEMETRY = 'false';
 const { Memory } = await import('mem0ai/oss');
@@ -64,10 +64,7 @@ export async function createMem0Retriever(conversation: LocomoConversation, embe
   const peer = await createMem0Peer(embedder);
   const userId = conversation.id;
   return {
-    embedderId: embedder.id,
-    async warmUp() {
-      await embedder.embed(['warm up'], { purpose: 'document' });
-    },
+    ...embedderWarmUp(embedder),
     async ingest(turns) {
       for (const turn of turns) {
         // mem0 rejects a caller's timestamp without its hosted temporal feature: the session date goes in metadata.

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Embedder } from '@memloom/core';
 import { createFakeClock } from '@memloom/core/testing';
 import { createMemory, type Memory, type MemloomOptions } from 'memloom';
-import { turnText, type LocomoConversation, type LocomoRetriever, type LocomoTurn } from '../locomo.js';
+import { embedderWarmUp, turnText, type LocomoConversation, type LocomoRetriever, type LocomoTurn } from '../locomo.js';
 
 export type MemloomStoreKind = 'default' | 'markdown' | 'memory' | 'qdrant';
 
@@ -31,7 +31,10 @@ export interface MemloomPeerOptions {
   folder?: string;
 }
 
-/** A memloom Memory in a fresh temporary folder; `dispose` closes it and removes the folder. */
+/**
+ * A memloom Memory in a fresh temporary folder, its store opened (the SQLite file, the Markdown folder,
+ * the Qdrant collection made) before any timer starts, as mem0's peer is; `dispose` closes it and removes the folder.
+ */
 export async function createMemloomPeer(options: MemloomPeerOptions): Promise<{ memory: Memory; folder: string; dispose(): Promise<void> }> {
   const folder = options.folder ?? mkdtempSync(join(tmpdir(), 'memloom-peer-'));
   const settings: MemloomOptions = {
@@ -52,6 +55,8 @@ export async function createMemloomPeer(options: MemloomPeerOptions): Promise<{ 
     settings.store = { type: 'qdrant', url: options.qdrantUrl, collection: `memloom_bench_${process.pid}_${Date.now()}` };
   }
   const memory = await createMemory(settings);
+  // A store opens at its first use: without this, at the first add, inside the timed ingest or fill.
+  await memory.count();
   return {
     memory,
     folder,
@@ -76,10 +81,7 @@ export async function createMemloomRetriever(
   const peer = await createMemloomPeer({ ...options, clock });
   const scope = { userId: conversation.id };
   return {
-    embedderId: peer.memory.embedder.id,
-    async warmUp() {
-      await peer.memory.embedder.embed(['warm up'], { purpose: 'document' });
-    },
+    ...embedderWarmUp(peer.memory.embedder),
     async ingest(turns) {
       if (options.ingest === 'add') {
         for (const turn of turns) await peer.memory.add(turnText(turn), { scope, at: turn.at, sources: [turn.diaId] });

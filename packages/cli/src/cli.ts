@@ -68,7 +68,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
       tokens: true,
     });
     ({ values, positionals } = parsed as { values: OptionValues; positionals: string[] });
-    assertGivenOnce(parsed.tokens, options);
+    assertOptionValues(parsed.tokens, options);
   } catch (error) {
     return usageFailure(io, new UsageError(cleanParseError(error), command.name), rest.includes('--json'));
   }
@@ -141,7 +141,6 @@ function createContext(io: CliIo, globals: GlobalOptions, values: OptionValues, 
         return { memory: await createMemory(options, inMemory), resolved, missingStore: String(error.details.path) };
       }
     },
-    resolveConfig: () => resolveMemloomConfig(memloomOptions()),
     progress: (label) => new Progress(io.stderr, label, !quiet),
     bold: out.bold,
     dim: out.dim,
@@ -200,13 +199,17 @@ function withNegativeValues(args: readonly string[], options: Record<string, Opt
 }
 
 /**
- * An option that takes one value, given twice (`--category a --category b`), is refused: parseArgs
- * would keep the last one without a word. Repeatable options (`--tag`) and switches are not concerned.
+ * An option that takes a value, given an empty one (`--store ""`), is refused: read as not given, it
+ * would silently fall back to the configured or default value. One that takes one value, given twice
+ * (`--category a --category b`), is refused: parseArgs would keep the last one without a word.
+ * Repeatable options (`--tag`) may be given twice; switches are not concerned.
  */
-function assertGivenOnce(tokens: ReturnType<typeof parseArgs>['tokens'], options: Record<string, OptionSpec>): void {
+function assertOptionValues(tokens: ReturnType<typeof parseArgs>['tokens'], options: Record<string, OptionSpec>): void {
   const seen = new Map<string, string | undefined>();
   for (const token of tokens ?? []) {
-    if (token.kind !== 'option' || options[token.name]?.type !== 'string' || options[token.name]?.multiple) continue;
+    if (token.kind !== 'option' || options[token.name]?.type !== 'string') continue;
+    if (token.value === '') throw new UsageError(`--${token.name} was given an empty value: give it one, or leave the option out`);
+    if (options[token.name]?.multiple) continue;
     if (seen.has(token.name)) {
       throw new UsageError(`--${token.name} was given twice ("${seen.get(token.name)}", then "${token.value}"): it takes one value`);
     }

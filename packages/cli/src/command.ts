@@ -66,8 +66,6 @@ export interface CommandContext {
   note(text: string): void;
   /** Open the configured memory (with --store / --embedder / --config applied); closed by the caller. */
   openMemory(options?: OpenOptions): Promise<OpenedMemory>;
-  /** Resolve the configuration without opening anything. */
-  resolveConfig(): Promise<ResolvedConfig>;
   /** A progress line on stderr (off with --quiet and --json). */
   progress(label: string): Progress;
   bold(text: string): string;

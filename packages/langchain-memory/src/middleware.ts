@@ -166,7 +166,12 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
     ...(workingMemory ? [workingMemoryWriteTool(memory, scopeOption)] : []),
   ];
 
-  const fail = (error: unknown, step: MemloomMiddlewareStep): void => {
+  /**
+   * A memory step that failed: to onError, else thrown as a MemloomError. Given the run's signal, once
+   * the run is aborted the abort goes to LangChain instead, never to onError: it is the run's, not the step's.
+   */
+  const fail = (error: unknown, step: MemloomMiddlewareStep, signal?: AbortSignal): void => {
+    throwIfRunAborted(signal, error);
     const wrapped = toMemloomError(error, { code: 'STORE_ERROR', backend: 'langchain', message: `memory step "${step}" failed` });
     if (!options.onError) throw wrapped;
     options.onError(wrapped, step);
@@ -217,8 +222,7 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
         }
         addition = prompt.text;
       } catch (error) {
-        throwIfRunAborted(request.runtime.signal, error);
-        fail(error, 'retrieve');
+        fail(error, 'retrieve', request.runtime.signal);
       }
       if (addition === '') return handler(request);
       const separator = messageText(request.systemMessage).trim() === '' ? '' : '\n\n';
@@ -268,9 +272,7 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
             ...(signal ? { signal } : {}),
           })
           .catch((error: unknown) => {
-            // An abort is the run's, not a failed memory step: it goes to LangChain, never to onError.
-            throwIfRunAborted(signal, error);
-            fail(error, 'record');
+            fail(error, 'record', signal);
             return undefined;
           });
         for (const entry of report?.errors ?? []) fail(entry.error, STEP_NAMES[entry.step]);
@@ -285,8 +287,7 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
           });
           if (result.action !== 'none') summarized = fromSessionSummary(result, state.messages);
         } catch (error) {
-          throwIfRunAborted(signal, error);
-          fail(error, 'summarize');
+          fail(error, 'summarize', signal);
         }
       }
       return summarized ? { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...summarized] } : undefined;

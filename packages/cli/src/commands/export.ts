@@ -1,11 +1,11 @@
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { flag, requirePositionals, stringOption, type CommandSpec } from '../command.js';
-import { InterruptedError } from '../exit-codes.js';
+import { InterruptedError, UsageError } from '../exit-codes.js';
 import { memoriesText } from '../format.js';
 import type { OutputStream } from '../io.js';
 import { exportMemories } from '../transfer.js';
@@ -30,52 +30,44 @@ export const exportCommand: CommandSpec = {
     requirePositionals(context, []);
     const output = stringOption(context.values, 'output');
     const withVectors = flag(context.values, 'vectors');
-    await withMemory(context, async (opened) => {
-      const { memory } = opened;
-      const path = output ? resolve(context.io.cwd, output) : undefined;
-      const file = path ? new PartialFile(path) : undefined;
-      const progress = context.progress('export');
-      let exported: number;
-      try {
-        ({ exported } = await exportMemories(memory, {
-          // The configured default scope fills the fields not given, as the listing does: the header says what was exported.
-          scope: effectiveScope(context, opened),
-          vectors: withVectors,
-          write: file ? (text) => file.write(text) : (text) => write(context.io.stdout, text),
-          onProgress: (done, total) => progress.update(done, total),
-          ...(context.io.signal ? { signal: context.io.signal } : {}),
-        }));
-        if (file) await file.commit();
-      } catch (error) {
-        // Wait until the file is closed (its pending writes settled) and gone before saying so.
-        if (file) await file.discard();
-        if (context.io.signal?.aborted) throw new InterruptedError(`export interrupted${path ? `; ${path} was not written` : ''}`);
-        throw file ? aboutTarget(error, file.target) : error;
-      } finally {
-        progress.finish();
-      }
-      if (path) {
-        if (context.globals.json) context.printJson({ exported, file: path, vectors: withVectors });
-        else context.print(`exported ${memoriesText(exported)} to ${path}`);
-      } else {
-        context.note(`exported ${memoriesText(exported)}`);
-      }
-    }, EXISTING_STORE);
+    const path = output ? resolve(context.io.cwd, output) : undefined;
+    // Opened before the store: a target that cannot be written (no such folder, no permission) fails at once, not after the export.
+    const file = path ? await PartialFile.open(path, output!) : undefined;
+    const progress = context.progress('export');
+    let exported: number;
+    try {
+      exported = await withMemory(
+        context,
+        async (opened) =>
+          (
+            await exportMemories(opened.memory, {
+              // The configured default scope fills the fields not given, as the listing does: the header says what was exported.
+              scope: effectiveScope(context, opened),
+              vectors: withVectors,
+              write: file ? (text) => file.write(text) : (text) => write(context.io.stdout, text),
+              onProgress: (done, total) => progress.update(done, total),
+              ...(context.io.signal ? { signal: context.io.signal } : {}),
+            })
+          ).exported,
+        EXISTING_STORE,
+      );
+      if (file) await file.commit();
+    } catch (error) {
+      // Wait until the file is closed (its pending writes settled) and gone before saying so.
+      if (file) await file.discard();
+      if (context.io.signal?.aborted) throw new InterruptedError(`export interrupted${path ? `; ${path} was not written` : ''}`);
+      throw error;
+    } finally {
+      progress.finish();
+    }
+    if (path) {
+      if (context.globals.json) context.printJson({ exported, file: path, vectors: withVectors });
+      else context.print(`exported ${memoriesText(exported)} to ${path}`);
+    } else {
+      context.note(`exported ${memoriesText(exported)}`);
+    }
   },
 };
-
-/**
- * A failure of the file (opening, writing or renaming the temporary beside it), said of the file asked
- * for, with the system's reason: "cannot write /backups/out.jsonl: ENOENT: no such file or directory".
- * The temporary is gone by then, and only a way to write the target whole. Code and syscall are kept.
- */
-function aboutTarget(error: unknown, target: string): unknown {
-  const { code, syscall } = error as NodeJS.ErrnoException;
-  if (!(error instanceof Error) || typeof syscall !== 'string') return error;
-  // A system error's message ends with its call and paths: ", open '/backups/out.jsonl.123.partial'".
-  const reason = error.message.replace(new RegExp(`, ${syscall}( '.*)?$`, 'u'), '');
-  return Object.assign(new Error(`cannot write ${target}: ${reason}`, { cause: error }), { code, syscall, path: target });
-}
 
 /** Write, waiting when a real stream asks us to (a pipe to a slow reader). */
 async function write(sink: OutputStream, text: string): Promise<void> {
@@ -87,14 +79,30 @@ async function write(sink: OutputStream, text: string): Promise<void> {
  * write is still in flight reports ERR_STREAM_DESTROYED as an 'error' event: every error is caught
  * here (the first one is what a write or the commit throws), and a discard waits for the stream to
  * close before the file is removed, so that Ctrl-C leaves neither a crash nor a partial file.
+ * Its failures are said of the target (`aboutTarget`).
  */
 class PartialFile {
   private readonly path: string;
   private readonly stream: WriteStream;
   private error: Error | undefined;
 
-  /** A temporary file beside `target`, which `commit` moves there. */
-  constructor(readonly target: string) {
+  /**
+   * A temporary file beside `target`, opened (so that a folder that does not exist, or may not be
+   * written, fails here), which `commit` moves there. `given` names the target as the user wrote it.
+   */
+  static async open(target: string, given: string): Promise<PartialFile> {
+    if ((await stat(target).catch(() => undefined))?.isDirectory()) throw new UsageError(`${given} is a folder; give a file to write`);
+    const file = new PartialFile(target);
+    try {
+      // Rejects with the stream's 'error' when the file cannot be made; nothing is left behind then.
+      await once(file.stream, 'open');
+    } catch (error) {
+      throw aboutTarget(error, target);
+    }
+    return file;
+  }
+
+  private constructor(readonly target: string) {
     this.path = `${target}.${process.pid}.partial`;
     this.stream = createWriteStream(this.path);
     this.stream.on('error', (error) => {
@@ -111,7 +119,7 @@ class PartialFile {
         this.stream.off('drain', done);
         this.stream.off('close', done);
         this.stream.off('error', done);
-        if (this.error) reject(this.error);
+        if (this.error) reject(aboutTarget(this.error, this.target));
         else resolvePromise();
       };
       this.stream.on('drain', done).on('close', done).on('error', done);
@@ -121,11 +129,15 @@ class PartialFile {
   /** Flush, close and move the file to `target`. */
   async commit(): Promise<void> {
     this.throwIfFailed();
-    this.stream.end();
-    await finished(this.stream); // rejects with the stream's error
-    if (!this.stream.closed) await once(this.stream, 'close');
-    if (this.error) throw this.error;
-    await rename(this.path, this.target);
+    try {
+      this.stream.end();
+      await finished(this.stream); // rejects with the stream's error
+      if (!this.stream.closed) await once(this.stream, 'close');
+      if (this.error) throw this.error;
+      await rename(this.path, this.target);
+    } catch (error) {
+      throw aboutTarget(error, this.target);
+    }
   }
 
   /** Stop writing, wait for the stream to close, and remove the file. Never throws for the stream. */
@@ -140,7 +152,20 @@ class PartialFile {
   }
 
   private throwIfFailed(): void {
-    if (this.error) throw this.error;
+    if (this.error) throw aboutTarget(this.error, this.target);
     if (this.stream.destroyed) throw new Error(`${this.target} was closed before the export was written`);
   }
+}
+
+/**
+ * A failure of the file (opening, writing or renaming the temporary beside it), said of the file asked
+ * for, with the system's reason: "cannot write /backups/out.jsonl: ENOENT: no such file or directory".
+ * The temporary is gone by then, and only a way to write the target whole. Code and syscall are kept.
+ */
+function aboutTarget(error: unknown, target: string): unknown {
+  const { code, syscall } = error as NodeJS.ErrnoException;
+  if (!(error instanceof Error) || typeof syscall !== 'string') return error;
+  // A system error's message ends with its call and paths: ", open '/backups/out.jsonl.123.partial'".
+  const reason = error.message.replace(new RegExp(`, ${syscall}( '.*)?$`, 'u'), '');
+  return Object.assign(new Error(`cannot write ${target}: ${reason}`, { cause: error }), { code, syscall, path: target });
 }

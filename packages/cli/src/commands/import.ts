@@ -101,7 +101,7 @@ export const importCommand: CommandSpec = {
           ...(context.io.signal ? { signal: context.io.signal } : {}),
         });
       } catch (error) {
-        if (context.io.signal?.aborted) throw interrupted(handled, header, merge, checkpointPath);
+        if (context.io.signal?.aborted) throw interrupted(handled, header, { merge, checkpointPath, stdin: !path, resumed: resumed !== undefined });
         throw withImported(error, imported);
       } finally {
         progress.finish();
@@ -189,13 +189,20 @@ function withImported(error: unknown, imported: number): unknown {
   return new Error(`${error instanceof Error ? error.message : String(error)}${before}`, { cause: error });
 }
 
-function interrupted(position: number | undefined, header: ExportHeader | undefined, merge: boolean, checkpointPath: string | undefined): InterruptedError {
-  const how = merge
-    ? checkpointPath
-      ? `progress is in ${checkpointPath}: run the same command again to resume`
+/** What an interrupted import says: how far it got, and how to go on (from stdin, the same export is piped again). */
+function interrupted(
+  position: number | undefined,
+  header: ExportHeader | undefined,
+  run: { merge: boolean; checkpointPath: string | undefined; stdin: boolean; resumed: boolean },
+): InterruptedError {
+  // This run wrote nothing (no batch, no merge) and continues no checkpoint: there is nothing to resume.
+  if (position === undefined && !run.resumed) return new InterruptedError('import interrupted; nothing was imported');
+  const again = `run the same command again${run.stdin ? ' with the same export on stdin' : ''} to resume`;
+  const how = run.merge
+    ? run.checkpointPath
+      ? `progress is in ${run.checkpointPath}: ${again}`
       : 'this --merge import read stdin without --checkpoint and cannot resume'
-    : 'run the same command again to resume (memories already imported are kept)';
+    : `${again} (memories already imported are kept)`;
   const where = position === undefined ? '' : ` after ${position}${header ? ` of ${header.count}` : ''} memories`;
   return new InterruptedError(`import interrupted${where}; ${how}`);
 }
-

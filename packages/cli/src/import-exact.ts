@@ -1,4 +1,4 @@
-import { MemloomError, assertValidVector, documentVectors, historiesOf, type Memory, type MemoryChange, type MemoryRecord, type MemoryVersion } from '@memloom/core';
+import { MemloomError, assertValidVector, documentVectors, historiesOf, importStandIn, type Memory, type MemoryChange, type MemoryRecord, type MemoryVersion } from '@memloom/core';
 import type { ExportHeader, ExportLine } from './export-format.js';
 
 export type OnConflict = 'error' | 'skip' | 'replace';
@@ -119,16 +119,7 @@ function replay(line: ExportLine, from: number, vector: number[] | undefined): M
   for (let revision = from + 1; revision <= record.revision; revision++) {
     const entry = known.get(revision);
     const state: MemoryRecord = revision === record.revision ? record : { ...(entry?.after ?? record), id: record.id, revision };
-    const version: MemoryVersion = entry ?? {
-      memoryId: record.id,
-      version: revision,
-      at: state.updatedAt,
-      trigger: 'import',
-      action: revision === 1 ? 'create' : 'edit',
-      reason: `imported: version ${revision} was not in the export`,
-      before,
-      after: state,
-    };
+    const version: MemoryVersion = entry ?? importStandIn(before, state, `imported: version ${revision} was not in the export`);
     const withVector = vector && (revision === 1 || revision === record.revision);
     changes.push({ op: 'put', memory: state, ...(withVector ? { vector } : {}), expectedRevision: revision - 1, version });
     before = state;

@@ -68,11 +68,13 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   };
   // A Chinese sentence superseded as a whole still keeps its clauses about other things, since a Chinese
   // clause reads on its own, its subject left out: "我叫张三，是一名AI工程师，目前在北京工作" + "我是AI工程师张三"
-  // keeps "目前在北京工作". An English clause ("working in Beijing") does not: it goes with its sentence.
+  // keeps "目前在北京工作". Not one that leans on a clause left out (LEANING_CLAUSE: "从2019年开始", "如果下雨"),
+  // nor part of a list ("猫、狗和兔子" is one clause). An English clause ("working in Beijing") does not
+  // read on its own: it goes with its sentence.
   const extra = splitSentences(old).flatMap((sentence) => {
     if (aboutOtherThings(sentence)) return [sentence];
     if (!hasCjk(sentence)) return [];
-    const clauses = (sentence.match(CLAUSE) ?? []).filter(aboutOtherThings);
+    const clauses = (sentence.match(MERGE_CLAUSE) ?? []).filter((clause) => !LEANING_CLAUSE.test(clause.trim()) && aboutOtherThings(clause));
     return clauses.length > 0 ? [clauses.join('').replace(CLAUSE_END, '')] : [];
   });
   let merged = fresh;
@@ -103,8 +105,20 @@ const SENTENCE = /(?:[^.!?。！？\n]|\.(?![\s.]|$)|(?<=\b(?:Mr|Mrs|Ms|Dr|Prof|
 // Clauses end at punctuation; a Latin ",", "." or ":" only before whitespace or the end ("1.85", "bob@example.com", "10:30").
 const CLAUSE = /(?:[^,.;:!?，。；：！？、\n]|[,.:](?!\s|$))+[,.;:!?，。；：！？、\n]*/gu;
 
+// The clauses a merge keeps apart: as CLAUSE, but the items of a list ("猫、狗和兔子") stay together.
+const MERGE_CLAUSE = /(?:[^,.;:!?，。；：！？\n]|[,.:](?!\s|$))+[,.;:!?，。；：！？\n]*/gu;
+
 // Clause punctuation left at the end of the clauses kept from a sentence.
 const CLAUSE_END = /[\s,;:，；：、]+$/u;
+
+/**
+ * The first words of a Chinese clause that does not stand on its own: a condition, a cause, a concession,
+ * a time or place it starts from ("从2019年开始", "如果下雨", "因为下雨"), or a clause going on from the one
+ * before ("但是…", "也不喝酒", "所以…"). Kept without the clause it leans on, it would say something else.
+ * A clause that starts with a time word ("目前在北京工作", "现在…") does stand on its own. 从事, 就职 and
+ * 就读 are verbs ("从事AI研究", "就职于腾讯").
+ */
+const LEANING_CLAUSE = /^(?:自从|从(?!事)|如果|要是|假如|因为|由于|虽然|尽管|但|可是|不过|而|并且|也|还|就(?!职|读)|才|所以|因此|然后|或者|直到|当|除了)/u;
 
 function summarize(content: string): string {
   const text = content.trim();

@@ -2,6 +2,7 @@ import type { MemoryChange, MemoryStore, StoreOpenOptions } from './contracts.js
 import { checkedSignal } from './abort-signal.js';
 import { MemloomError } from './errors.js';
 import type { Memory } from './memory-types.js';
+import { importStandIn } from './records.js';
 import { pagesOldestFirst, snapshotsOf, type OldestFirstQuery } from './store-reads.js';
 import type { MemoryRecord, MemoryVersion, Scope } from './types.js';
 
@@ -130,16 +131,7 @@ function replay(record: MemoryRecord, vector: number[], history: readonly Memory
     const memory: MemoryRecord = revision === record.revision ? record : { ...(entry?.after ?? record), id: record.id, revision };
     const version: MemoryVersion = entry
       ? { ...entry, memoryId: record.id }
-      : {
-          memoryId: record.id,
-          version: revision,
-          at: memory.updatedAt,
-          trigger: 'import',
-          action: revision === 1 ? 'create' : 'edit',
-          reason: `copied: version ${revision} was not in the source history`,
-          before,
-          after: memory,
-        };
+      : importStandIn(before, memory, `copied: version ${revision} was not in the source history`);
     changes.push({ op: 'put', memory, ...(revision === 1 ? { vector } : {}), expectedRevision: revision - 1, version });
     before = memory;
   }

@@ -131,7 +131,7 @@ export type { TextIndexOptions, TextHit } from './text/bm25.js';
 export { cosineSimilarity, normalizeVector, assertValidVector, blendVectors, documentVectors } from './vector.js';
 export { FlatVectorIndex, flatVectorIndexSupported } from './vector-index/flat-vector-index.js';
 export type { VectorHit } from './vector-index/flat-vector-index.js';
-export { validateScope, isEmptyScope, scopeKey, inScope, matchesFilter } from './scope.js';
+export { validateScope, isEmptyScope, scopeKey, inScope, matchesFilter, filterMatcher } from './scope.js';
 export { assertDeleteScope, assertQueryScope } from './query-checks.js';
 export { assertPutNumbering, assertQueryInput, assertRecordContext, assertRecordMetadata, assertRecordTimes, assertUsableVector, assertWellFormedRecord, keywordText, listCursor, listOrder, listRecords, matchingRecords, pastCursor, foreignCursor, numericPageQuery, pageLimit, pageRecords, searchTextIndex } from './record-queries.js';
 export type { ListCursor, ListPlace, RecordEntry, SequencedEntry } from './record-queries.js';
@@ -166,6 +166,7 @@ export type {
 
 // Moving memories between stores
 export { copyMemories } from './copy-memories.js';
+export { importStandIn } from './records.js';
 export { historiesOf, pagesOldestFirst, SNAPSHOT_ROUNDS, snapshotsOf, vectorsOf } from './store-reads.js';
 export type { MemorySnapshot, OldestFirstQuery } from './store-reads.js';
 export type { CopyMemoriesOptions, CopyProgress } from './copy-memories.js';

@@ -3,7 +3,7 @@ import type { MemoryChange, MemoryStore } from './contracts.js';
 import { planMaintenance, type MaintenancePlan } from './decay.js';
 import { MemloomError } from './errors.js';
 import { lastWrittenVersion, versionHolding } from './records.js';
-import { assertPageMoved, historiesOf } from './store-reads.js';
+import { countRepeatedPage, historiesOf } from './store-reads.js';
 import type { TextOperations, TextResult } from './text-operations.js';
 import type { MemoryLevel, MemoryRecord, Scope } from './types.js';
 
@@ -102,9 +102,10 @@ function storedPages(store: MemoryStore, scope: Scope) {
   let after: string | undefined;
   let offset = 0;
   let previous: MemoryRecord[] | undefined;
+  let repeats = 0;
   // A store whose place does not move (a cursor given back, an offset ignored) would keep the pass reading the same page forever.
   const moved = (memories: MemoryRecord[], what: string): MemoryRecord[] => {
-    assertPageMoved(store.name, what, previous, memories, (memory) => memory.id);
+    repeats = countRepeatedPage(store.name, what, previous, memories, (memory) => memory.id, repeats);
     previous = memories;
     return memories;
   };

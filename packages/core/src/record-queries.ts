@@ -1,6 +1,6 @@
 import type { ListOrder, ListQuery, MemoryPage, PageQuery, TextQuery } from './contracts.js';
 import { describeValue, MemloomError } from './errors.js';
-import { inScope, matchesFilter } from './scope.js';
+import { filterMatcher, inScope } from './scope.js';
 import type { TextIndex } from './text/bm25.js';
 import type { MemoryFilter, MemoryRecord, Scope, ScoredMemory } from './types.js';
 import { dataPath, jsonDataProblem, MAX_STORED_DATA_DEPTH, type DataProblem } from './json-data.js';
@@ -201,8 +201,9 @@ export interface RecordEntry {
 /** Records in scope that pass the filter (not copied). */
 export function matchingRecords(entries: Iterable<RecordEntry>, scope: Scope | undefined, filter: MemoryFilter | undefined, exact?: boolean): MemoryRecord[] {
   const records: MemoryRecord[] = [];
+  const matches = filterMatcher(filter);
   for (const entry of entries) {
-    if (inScope(entry.record.scope, scope, exact) && matchesFilter(entry.record, filter)) records.push(entry.record);
+    if (inScope(entry.record.scope, scope, exact) && matches(entry.record)) records.push(entry.record);
   }
   return records;
 }
@@ -290,8 +291,9 @@ export interface SequencedEntry extends RecordEntry {
 export function pageRecords(entries: Iterable<SequencedEntry>, query: PageQuery, backend: string): MemoryPage {
   const { limit, after } = numericPageQuery(query, backend);
   const memories: MemoryRecord[] = [];
+  const matches = filterMatcher(query.filter);
   for (const entry of entries) {
-    if (entry.seq <= after || !inScope(entry.record.scope, query.scope, query.exactScope) || !matchesFilter(entry.record, query.filter)) continue;
+    if (entry.seq <= after || !inScope(entry.record.scope, query.scope, query.exactScope) || !matches(entry.record)) continue;
     memories.push(structuredClone(entry.record));
     if (memories.length === limit) return { memories, next: String(entry.seq) };
   }
@@ -325,9 +327,10 @@ export function foreignCursor(after: unknown, backend: string): MemloomError {
 
 /** `textSearch` semantics over a BM25 index of the entries' content: in scope, filtered, best first; copies. */
 export function searchTextIndex(index: TextIndex, entries: ReadonlyMap<string, RecordEntry>, query: TextQuery): ScoredMemory[] {
+  const matches = filterMatcher(query.filter);
   const accept = (id: string) => {
     const record = entries.get(id)?.record;
-    return !!record && inScope(record.scope, query.scope, query.exactScope) && matchesFilter(record, query.filter);
+    return !!record && inScope(record.scope, query.scope, query.exactScope) && matches(record);
   };
   return index.search(query.text, query.limit, accept).map((hit) => ({
     memory: structuredClone((entries.get(hit.id) as RecordEntry).record),

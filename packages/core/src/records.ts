@@ -91,19 +91,58 @@ export function versionHolding(
  * since stands for (seed 004: the full text stays in history). That is a
  * version at level full, or one whose text was set below full by anything
  * but compression: a merge (it writes its merged text whole, whatever level
- * it lands on), an edit, a restore. A maintenance pass's compressions, the
- * versions that keep the content (a boost, a decay, a review) and an
- * import's stand-ins for versions its source did not have hold no text of
- * their own. Undefined when no version does.
+ * it lands on, whatever its trigger: `import` too), an edit. A restore below
+ * full brings back an earlier version's text, so it stands for what that
+ * version stands for: the newest earlier version with the same content and
+ * level is read in its place (skipped when there is none). A maintenance
+ * pass's compressions, the versions that keep the content (a boost, a decay,
+ * a review) and an import's stand-ins for versions its source did not have
+ * (`importStandIn`) hold no text of their own. Undefined when no version
+ * does.
  */
 export function lastWrittenVersion(history: readonly MemoryVersion[], revision: number): MemoryVersion | undefined {
-  return history
-    .filter((version) => version.version <= revision)
-    .sort((a, b) => a.version - b.version)
-    .findLast(
-      ({ after, before, trigger }) =>
-        after.level === 'full' || (trigger !== 'passive_decay' && trigger !== 'import' && after.content !== before?.content),
-    );
+  const versions = history.filter((version) => version.version <= revision).sort((a, b) => a.version - b.version);
+  for (let index = versions.length - 1; index >= 0; index--) {
+    const version = versions[index] as MemoryVersion;
+    const { after, before } = version;
+    if (after.level === 'full') return version;
+    if (version.trigger === 'restore') {
+      // The loop looks at the version restored next (at the one before when it is not found).
+      const restored = versions.findLastIndex((earlier, at) => at < index && earlier.after.content === after.content && earlier.after.level === after.level);
+      if (restored >= 0) index = restored + 1;
+      continue;
+    }
+    if (version.trigger !== 'passive_decay' && !isImportStandIn(version) && after.content !== before?.content) return version;
+  }
+  return undefined;
+}
+
+/**
+ * Whether a version may be one an import or a copy wrote (`importStandIn`) for a version its source did
+ * not have: trigger `import`, action `create` or `edit`. It holds the memory's state as imported, not a
+ * text anyone wrote at that revision. An `add` with trigger `import` writes a `merge`, a `boost` or a
+ * `create` at level full, which `lastWrittenVersion` takes for its level first.
+ */
+function isImportStandIn(version: Pick<MemoryVersion, 'trigger' | 'action'>): boolean {
+  return version.trigger === 'import' && (version.action === 'create' || version.action === 'edit');
+}
+
+/**
+ * The version an import or a copy writes for version `after.revision` of a memory, which its source did
+ * not have (a store takes revision n only after n - 1): `lastWrittenVersion` knows it as holding no text
+ * of its own.
+ */
+export function importStandIn(before: MemoryRecord | null, after: MemoryRecord, reason: string): MemoryVersion {
+  return {
+    memoryId: after.id,
+    version: after.revision,
+    at: after.updatedAt,
+    trigger: 'import',
+    action: after.revision === 1 ? 'create' : 'edit',
+    reason,
+    before,
+    after,
+  };
 }
 
 /**

@@ -111,9 +111,14 @@ export interface OldestFirstQuery {
  * the last page possibly empty: each page after the last memory of the one
  * before when the store takes `after` (`capabilities.listAfter`: a memory
  * deleted meanwhile then makes it skip no other, and a page costs its own
- * size), by offset otherwise. `signal` is checked before each page is read.
- * A page that repeats the one before it is STORE_ERROR naming `store`
- * (`assertPageMoved`). For copies and exports.
+ * size), by offset otherwise. By offset, memories another writer adds before
+ * the place reached (an import keeping their times) move the ones read on:
+ * those the page before gave are left out of a page, which is not given
+ * when it holds no other (a memory may still come twice when more than a
+ * page's worth were added between two reads). `signal` is checked before
+ * each page is read. Pages that repeat the one before `MAX_REPEATED_PAGES`
+ * times in a row are STORE_ERROR naming `store` (`countRepeatedPage`). For
+ * copies and exports.
  */
 export async function* pagesOldestFirst(
   list: (query: OldestFirstQuery) => Promise<MemoryRecord[]>,
@@ -123,30 +128,50 @@ export async function* pagesOldestFirst(
 ): AsyncGenerator<MemoryRecord[]> {
   const takesAfter = store.capabilities.listAfter === true;
   let previous: MemoryRecord[] | undefined;
+  let repeats = 0;
   for (let offset = 0; ; offset += pageSize) {
     signal?.throwIfAborted();
     const last = previous?.[previous.length - 1];
     const place = takesAfter ? (last ? { after: last } : {}) : { offset };
     const page = await list({ orderBy: 'createdAt', direction: 'asc', limit: pageSize, ...place });
-    assertPageMoved(store.name, takesAfter ? 'list with after' : 'list by offset', previous, page, (memory) => memory.id);
-    yield page;
-    if (page.length < pageSize) return;
+    repeats = countRepeatedPage(store.name, takesAfter ? 'list with after' : 'list by offset', previous, page, (memory) => memory.id, repeats);
+    const seen = new Set(previous?.map((memory) => memory.id));
+    const fresh = page.filter((memory) => !seen.has(memory.id));
+    if (page.length < pageSize) {
+      yield fresh;
+      return;
+    }
+    if (fresh.length > 0) yield fresh;
     previous = page;
   }
 }
 
+/** Pages in a row that repeat the one before them, at which a paging loop gives up (`countRepeatedPage`). */
+export const MAX_REPEATED_PAGES = 3;
+
 /**
- * For a loop that reads a store page by page until the last: STORE_ERROR naming the store when `page`
- * repeats `previous`, the page read before it (the same items in the same order, by `key`). A store whose
- * `list` ignores `offset` or `after` (or whose `pendingReindex` ignores what was staged) would give the
- * same page forever, and the loop would never end. `what` names the call (`list by offset`).
+ * For a loop that reads a store page by page until the last: the number of pages in a row, `page` the
+ * last, that repeat the one read before them (the same items in the same order, by `key`), given
+ * `repeats`, the number before `page`; 0 when `page` moved on. A page may repeat the one before now and
+ * then: another writer adds, before the place a store paged by offset has reached, as many memories as a
+ * page holds. A store whose `list` ignores `offset` or `after` (or whose `pendingReindex` ignores what was
+ * staged) gives the same page forever, and the loop would never end: at `MAX_REPEATED_PAGES` in a row,
+ * STORE_ERROR naming the store. `what` names the call (`list by offset`).
  */
-export function assertPageMoved<T>(backend: string, what: string, previous: readonly T[] | undefined, page: readonly T[], key: (item: T) => string): void {
-  if (!previous || page.length === 0 || page.length !== previous.length) return;
-  if (page.some((item, index) => key(item) !== key(previous[index] as T))) return;
+export function countRepeatedPage<T>(
+  backend: string,
+  what: string,
+  previous: readonly T[] | undefined,
+  page: readonly T[],
+  key: (item: T) => string,
+  repeats: number,
+): number {
+  if (!previous || page.length === 0 || page.length !== previous.length) return 0;
+  if (page.some((item, index) => key(item) !== key(previous[index] as T))) return 0;
+  if (repeats + 1 < MAX_REPEATED_PAGES) return repeats + 1;
   throw new MemloomError({
     code: 'STORE_ERROR',
     backend,
-    message: `${what} gave the same ${page.length === 1 ? 'memory' : `${page.length} memories`} (first: ${key(page[0] as T)}) as the page before: the store does not move on to the next page, so reading to the last one would never end`,
+    message: `${what} gave the same ${page.length === 1 ? 'memory' : `${page.length} memories`} (first: ${key(page[0] as T)}) as the page before, ${MAX_REPEATED_PAGES} times in a row: the store does not move on to the next page, so reading to the last one would never end`,
   });
 }

@@ -32,11 +32,15 @@ export function normalizeVector(vector: readonly number[]): number[] {
  * Whether `value` is held the way a vector may be: an array, a Float32Array or a Float64Array
  * (what embedders give; a Float32Array from a user's embedder is common). Another typed array (bytes,
  * quantized integers) or a DataView is not: the one rule for every vector core takes in, from an
- * embedder (`assertValidVector`), an export file or a store's caller (`assertUsableVector`).
+ * embedder (`assertValidVector`), an export file or a store's caller (`assertUsableVector`). Known
+ * by what they are, not by `instanceof`: an array made in another realm (a `vm` context, a native
+ * addon) is one too.
  */
 export function isVectorArray(value: unknown): value is ArrayLike<unknown> {
-  return Array.isArray(value) || value instanceof Float32Array || value instanceof Float64Array;
+  return Array.isArray(value) || (ArrayBuffer.isView(value) && FLOAT_ARRAY_TAGS.has(Object.prototype.toString.call(value)));
 }
+
+const FLOAT_ARRAY_TAGS = new Set(['[object Float32Array]', '[object Float64Array]']);
 
 /** The index of the first value in `values` that is not a finite number (NaN, Infinity, a string); -1 when there is none. */
 export function nonFiniteIndex(values: ArrayLike<unknown>): number {

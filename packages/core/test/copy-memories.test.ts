@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { copyMemories, createMemory, MemloomError, type CopyProgress, type MemoryChange, type MemoryStore } from '../src/index.js';
 import { axisVector, createFakeClock, createInMemoryStore, createTestEmbedder } from '../src/testing/index.js';
+import { MAX_REPEATED_PAGES } from '../src/store-reads.js';
 
 const DIM = 8;
 
@@ -190,6 +191,30 @@ describe('copyMemories', () => {
     expect(await snapshot(target)).toEqual(await snapshot(memory.store));
   });
 
+  // Another process imports memories said earlier (memloom import --merge keeps their times) between two pages: by offset,
+  // the memories read move on by as many places. With two, the second page is the first again.
+  it.each([1, 2])('pages by offset past %i memories added before the place reached, copying each memory read once', async (count) => {
+    const { memory } = await source();
+    const plain = Object.create(memory.store) as MemoryStore;
+    Object.defineProperty(plain, 'capabilities', { value: { ...memory.store.capabilities, listAfter: false } });
+    const offsets: number[] = [];
+    plain.list = async (query) => {
+      offsets.push((query as { offset: number }).offset);
+      if (offsets.length === 2) {
+        for (let index = 0; index < count; index++) await memory.add(`said long ago ${index}`, { scope: { userId: 'dave' }, at: '2024-01-01T00:00:00.000Z', merge: false });
+      }
+      return memory.store.list(query);
+    };
+    const target = createInMemoryStore();
+    const progress: CopyProgress[] = [];
+    const report = await copyMemories({ from: plain, to: target, batchSize: 2, open: { dimension: DIM, embedderId: 'memloom/test-embedder' }, onProgress: (step) => progress.push(step) });
+    // The five memories there from the start, each once; the ones added before the place reached are for the next copy.
+    expect(report).toEqual({ total: 5, done: 5, copied: 5, skipped: 0, replaced: 0 });
+    expect(offsets).toEqual([0, 2, 4, 6]);
+    expect((await target.list({})).map((record) => record.scope.userId).sort()).toEqual(['alice', 'alice', 'bob', 'carol', 'carol']);
+    expect(progress.at(-1)?.done).toBe(5);
+  });
+
   it.each([true, false])('stops with STORE_ERROR naming the source when its list gives the first page again (listAfter: %s), instead of copying forever', async (listAfter) => {
     const { memory } = await source();
     const stuck = Object.create(memory.store) as MemoryStore;
@@ -206,7 +231,8 @@ describe('copyMemories', () => {
       (caught: unknown) => caught,
     );
     expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'memory', message: expect.stringContaining(listAfter ? 'list with after gave the same 2 memories' : 'list by offset gave the same 2 memories') });
-    expect(reads).toBe(2);
+    // The first page, then the same one MAX_REPEATED_PAGES times in a row.
+    expect(reads).toBe(1 + MAX_REPEATED_PAGES);
     expect(await target.count({})).toBe(2);
   });
 

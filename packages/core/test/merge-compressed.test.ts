@@ -87,7 +87,8 @@ describe('a merge into a compressed memory keeps the facts the compression hid',
     expect(reads.history).toBe(0);
   });
 
-  it('merges a memory compressed twice (full -> summary -> tag) with its full text; a later merge starts from that merged text', async () => {
+  // `memloom import --merge` adds with trigger import: its merge writes text as any other does.
+  it.each(['user_mention', 'import'] as const)('merges a memory compressed twice (full -> summary -> tag) with its full text; a later merge starts from that merged text (trigger %s)', async (trigger) => {
     const [story] = STORIES;
     const { said, mention, merged } = story!;
     const later = 'I work in Beijing, near the Summer Palace';
@@ -105,7 +106,7 @@ describe('a merge into a compressed memory keeps the facts the compression hid',
     expect(await memory.get(added.id)).toMatchObject({ level: 'tag', content: '#Zhang #San #AI #Beijing' });
 
     day(45);
-    const first = await memory.add(mention, { scope });
+    const first = await memory.add(mention, { scope, trigger });
     expect(first.decision.strategy).toBe('merge_update');
     // At 0.92 a tag rises one level, to summary; the merged text is stored whole (see mention.ts).
     expect(await memory.get(added.id)).toMatchObject({ level: 'summary', content: merged, updatedAt: new Date(Date.parse(START) + 44 * DAY).toISOString() });
@@ -156,6 +157,32 @@ describe('a merge into a compressed memory keeps the facts the compression hid',
     await store.apply([{ op: 'put', memory: record, vector: axisVector(DIM, 0), expectedRevision: 0, version }]);
     await memory.add(mention, { scope });
     expect(await memory.get('imported')).toMatchObject({ level: 'summary', content: mention });
+  });
+
+  it('after a restore of a compressed version, merges with the text that version stood for, not its "…" summary', async () => {
+    const [, story] = STORIES;
+    const { said, summary, mention, merged } = story!;
+    const other = '我是AI工程师张三，在一家创业公司';
+    const { memory, day } = rig({
+      [said]: axisVector(DIM, 0),
+      // The restore embeds the text it brings back.
+      [summary]: axisVector(DIM, 0),
+      [other]: vectorWithSimilarity(DIM, 0, 5, 0.96),
+      [mention]: vectorWithSimilarity(DIM, 0, 6, 0.96),
+    });
+    const { memory: added } = await memory.add(said, { scope });
+    day(10);
+    await memory.maintain();
+    day(12);
+    await memory.add(other, { scope });
+    // The merge undone: back to version 2, the day-10 summary.
+    await memory.restore(added.id, 2);
+    expect(await memory.get(added.id)).toMatchObject({ level: 'summary', content: summary });
+    day(15);
+    const result = await memory.add(mention, { scope });
+    expect(result.decision.strategy).toBe('merge_update');
+    expect(await memory.get(added.id)).toMatchObject({ level: 'full', content: merged });
+    expect((await memory.history(added.id)).map((version) => version.action)).toEqual(['create', 'compress', 'merge', 'restore', 'merge']);
   });
 
   it("gives the model the full text the compression hid as the old memory, and stores the model's merge", async () => {
@@ -224,6 +251,29 @@ describe('a merge into a compressed memory keeps the facts the compression hid',
 });
 
 describe('maintenance compresses from the text a memory was last written with', () => {
+  it.each(['user_mention', 'import'] as const)('from the text a merge with trigger %s wrote below full level', async (trigger) => {
+    const said = 'I am an AI engineer. I work in Beijing.';
+    const mention = 'I am an AI engineer at a startup called Acme';
+    const merged = 'I am an AI engineer at a startup called Acme. I work in Beijing.';
+    // A model that merges into `merged` and compresses anything to "#engineer".
+    const model = createScriptedModel((request) => (request.prompt.includes('New information:') ? merged : '#engineer'));
+    const { memory, day } = rig({ [said]: axisVector(DIM, 0), [mention]: vectorWithSimilarity(DIM, 0, 5, 0.9) }, { languageModel: model });
+    const { memory: added } = await memory.add(said, { scope });
+    day(10);
+    await memory.maintain();
+    day(12);
+    await memory.add(mention, { scope, trigger });
+    expect(await memory.get(added.id)).toMatchObject({ level: 'summary', content: merged });
+    const asked = model.requests.length;
+    day(60);
+    await memory.maintain();
+    expect((await memory.get(added.id))?.level).toBe('tag');
+    const compressions = model.requests.slice(asked);
+    expect(compressions).toHaveLength(1);
+    expect(compressions[0]?.prompt).toContain(merged);
+  });
+
+
   it('not from the compressed text a boost kept (a mention kept beside it)', async () => {
     const said = '我叫张三，是一名AI工程师，目前在北京工作';
     const related = '我现在是产品经理了';

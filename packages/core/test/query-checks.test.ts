@@ -1,5 +1,7 @@
+import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { assertDeleteScope, assertQueryInput, assertQueryScope, assertUsableVector, assertValidVector, assertWellFormedRecord, excerpt, hasLoneSurrogate, MemloomError } from '../src/index.js';
+import { assertDeleteScope, assertQueryInput, assertQueryScope, assertUsableVector, assertValidVector, assertWellFormedRecord, createMemory, excerpt, hasLoneSurrogate, MemloomError } from '../src/index.js';
+import { createInMemoryStore } from '../src/testing/index.js';
 
 function failure(check: () => void): MemloomError {
   try {
@@ -93,6 +95,31 @@ describe('one rule for what a vector may be, for the embedder check and the stor
       });
       expect(failure(() => assertUsableVector(vector, 'the vector of memory m1', 'sqlite')), shown).toMatchObject({ code: 'INVALID_INPUT', backend: 'sqlite' });
     }
+  });
+
+  it('takes a Float32Array or a Float64Array made in another realm (a vm context, a native addon), and refuses its other typed arrays', async () => {
+    const fromOtherRealm = (code: string): unknown => vm.runInNewContext(code);
+    for (const code of ['new Float32Array([0.6, 0.8])', 'new Float64Array([0.6, 0.8])', '[0.6, 0.8]']) {
+      const vector = fromOtherRealm(code);
+      expect(vector instanceof Float32Array || vector instanceof Float64Array || vector instanceof Array, code).toBe(false);
+      assertValidVector(vector, 2, 'embedder e');
+      assertUsableVector(vector, 'the vector of memory m1', 'sqlite');
+    }
+    const others: Array<[string, unknown]> = [
+      ['Uint8Array data', fromOtherRealm('new Uint8Array([1, 2])')],
+      ['DataView data', fromOtherRealm('new DataView(new ArrayBuffer(2))')],
+      // An object that only says it is one.
+      ['an object', { [Symbol.toStringTag]: 'Float32Array', length: 2, 0: 1, 1: 2 }],
+    ];
+    for (const [shown, vector] of others) {
+      expect(failure(() => assertValidVector(vector, 2, 'embedder e')), shown).toMatchObject({ code: 'INVALID_EMBEDDING', reason: expect.stringContaining(`returned ${shown} where`) });
+      expect(failure(() => assertUsableVector(vector, 'the vector of memory m1', 'sqlite')), shown).toMatchObject({ code: 'INVALID_INPUT', backend: 'sqlite' });
+    }
+    // Through the facade: an embedder that answers with another realm's Float32Array.
+    const embedder = { id: 'other-realm', dimension: 4, embed: async (texts: readonly string[]) => texts.map(() => fromOtherRealm('new Float32Array([0.5, 0.5, 0.5, 0.5])') as number[]) };
+    const memory = createMemory({ store: createInMemoryStore(), embedder });
+    const { memory: added } = await memory.add('I drink tea', { scope: { userId: 'alice' } });
+    expect(await memory.store.getVector(added.id)).toEqual([0.5, 0.5, 0.5, 0.5]);
   });
 
   it('name the first value that is not a finite number, and where it is', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { copyRecord, versionHolding, versionOf } from '../src/records.js';
-import type { MemoryRecord } from '../src/types.js';
+import { copyRecord, importStandIn, lastWrittenVersion, versionHolding, versionOf } from '../src/records.js';
+import type { MemoryLevel, MemoryRecord, MemoryVersion, UpdateTrigger, VersionAction } from '../src/types.js';
 
 function record(overrides: Partial<MemoryRecord> = {}): MemoryRecord {
   return {
@@ -103,5 +103,75 @@ describe('versionHolding', () => {
     expect(version.before).toBe(before);
     expect(version.after).toBe(after);
     expect(version).toEqual(versionOf(before, after, { trigger: 'passive_decay', action: 'compress', reason: 'age', atIso: '2025-03-01T00:00:00.000Z' }));
+  });
+});
+
+/** A memory's history, one version per step, each `after` the `before` of the next. */
+function historyOf(steps: Array<[trigger: UpdateTrigger, action: VersionAction, level: MemoryLevel, content: string]>): MemoryVersion[] {
+  let before: MemoryRecord | null = null;
+  return steps.map(([trigger, action, level, content], index) => {
+    const after = record({ level, content, revision: index + 1 });
+    const version = versionOf(before, after, { trigger, action, reason: action, atIso: '2025-03-01T00:00:00.000Z' });
+    before = after;
+    return version;
+  });
+}
+
+const writtenAt = (history: MemoryVersion[], revision = history.length) => lastWrittenVersion(history, revision)?.version;
+
+describe('lastWrittenVersion', () => {
+  it('takes a merge with trigger import as written, below full level too (memloom import --merge, add with trigger import)', () => {
+    const history = historyOf([
+      ['user_mention', 'create', 'full', 'I work in Beijing'],
+      ['passive_decay', 'compress', 'summary', 'I work…'],
+      ['import', 'merge', 'summary', 'I work in Beijing at Acme'],
+      ['passive_decay', 'compress', 'tag', '#Beijing #Acme'],
+    ]);
+    expect(writtenAt(history)).toBe(3);
+    expect(writtenAt(history, 2)).toBe(1);
+  });
+
+  it("skips an import's stand-ins for versions its source did not have: they hold the state imported, not a text written", () => {
+    const [created] = historyOf([['user_mention', 'create', 'full', 'I work in Beijing']]);
+    const compressed = record({ level: 'tag', content: '#Beijing', revision: 2 });
+    const standIn = importStandIn(created!.after, compressed, 'imported: version 2 was not in the export');
+    expect(standIn).toMatchObject({ version: 2, trigger: 'import', action: 'edit', at: compressed.updatedAt, before: created!.after, after: compressed });
+    expect(writtenAt([created!, standIn])).toBe(1);
+    // A memory imported without any of its history: no version holds its text.
+    const alone = importStandIn(null, record({ level: 'tag', content: '#Beijing', revision: 1 }), 'copied: version 1 was not in the source history');
+    expect(alone.action).toBe('create');
+    expect(writtenAt([alone])).toBeUndefined();
+  });
+
+  it('reads a restore below full as the version it restored: the text that version stood for', () => {
+    const history = historyOf([
+      ['user_mention', 'create', 'full', 'I work in Beijing'],
+      ['passive_decay', 'compress', 'summary', 'I work…'],
+      ['user_mention', 'merge', 'full', 'I work at Acme'],
+      ['restore', 'restore', 'summary', 'I work…'],
+      ['passive_decay', 'compress', 'tag', '#work'],
+      // A restore of the restore: the same text again.
+      ['restore', 'restore', 'summary', 'I work…'],
+      // A restore to full level holds the text it brings back.
+      ['restore', 'restore', 'full', 'I work at Acme'],
+    ]);
+    expect(writtenAt(history, 4)).toBe(1);
+    expect(writtenAt(history, 6)).toBe(1);
+    expect(writtenAt(history, 7)).toBe(7);
+  });
+
+  it('reads a restore of a text written below full (an edit) as that text, and skips a restore whose version is not in the history', () => {
+    const edited = historyOf([
+      ['user_mention', 'create', 'full', 'I work in Beijing'],
+      ['manual_edit', 'edit', 'summary', 'I work in Shanghai…'],
+      ['passive_decay', 'compress', 'tag', '#Shanghai'],
+      ['restore', 'restore', 'summary', 'I work in Shanghai…'],
+    ]);
+    expect(writtenAt(edited)).toBe(2);
+    const lost = historyOf([
+      ['user_mention', 'create', 'full', 'I work in Beijing'],
+      ['restore', 'restore', 'summary', 'a text no version holds…'],
+    ]);
+    expect(writtenAt(lost)).toBe(1);
   });
 });

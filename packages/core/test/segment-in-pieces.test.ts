@@ -60,6 +60,40 @@ describe('isSafeCut', () => {
     expect(kinds.markBeforeHan).toBeGreaterThan(100);
   }, 60_000);
 
+  it('accepts a place after any punctuation or whitespace character only where a single pass breaks there, between letters and digits', () => {
+    const marks: string[] = [];
+    for (let code = 0; code <= 0x10ffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const mark = String.fromCodePoint(code);
+      if (/[\s\p{P}]/u.test(mark)) marks.push(mark);
+    }
+    expect(marks.length).toBeGreaterThan(800);
+    // Letters and digits of the kinds the word rules tell apart: Latin, digits, Han, Hebrew (its quotes), Katakana.
+    const lettersAndDigits = ['a', '1', '中', 'א', 'ア'];
+    const wrong: string[] = [];
+    let safe = 0;
+    for (const mark of marks) {
+      for (const before of lettersAndDigits) {
+        for (const next of lettersAndDigits) {
+          for (const rest of ['', 'a']) {
+            const text = before + mark + next + rest;
+            const at = before.length + mark.length;
+            if (!isSafeCut(text, at)) continue;
+            safe++;
+            const [head, tail] = [text.slice(0, at), text.slice(at)];
+            const pieces = [...plain(words.segment(head)), ...plain(words.segment(tail))];
+            const graphemePieces = [...plain(graphemes.segment(head)), ...plain(graphemes.segment(tail))];
+            if (pieces.join() !== plain(words.segment(text)).join() || graphemePieces.join() !== plain(graphemes.segment(text)).join()) wrong.push(text);
+          }
+        }
+      }
+    }
+    // The Greek question mark (U+037E) joins digits as ; does (1;1).
+    expect(isSafeCut('1\u037E1', 2)).toBe(false);
+    expect(wrong).toEqual([]);
+    expect(safe).toBeGreaterThan(marks.length * 10);
+  }, 30_000);
+
   it('refuses places after marks inside words and before joining letters, and accepts places between words and after Chinese punctuation', () => {
     const inside = ["isn'|t", 'can’|t', '3.|14', '1,|000', 'e.|g', 'a_|b', 'a:|b', 'x;|y', 'צה"|ל', 'ש״|ס', 'a\u202f|b', 'a\ufeff|b', 'Հ՚|այ', 'a·|b', 'ab|cd', 'ab |\u0301', '🎉|🎉', 'x |\u0e33', 'x !|\uff9e'];
     for (const marked of inside) {

@@ -114,6 +114,20 @@ describe('deterministic merge', () => {
     );
   });
 
+  it('keeps no Chinese clause that leans on one left out, and no item of a list: each would say something else alone', () => {
+    // Since 2019 was said of Beijing; the condition of "I don't run"; the cats of the list are what changed.
+    expect(mergeDeterministic('我在北京工作，从2019年开始', '我在上海工作', 'full', 1000)).toBe('我在上海工作');
+    expect(mergeDeterministic('如果下雨，我就不去跑步', '我每天都去跑步', 'full', 1000)).toBe('我每天都去跑步');
+    expect(mergeDeterministic('我喜欢猫、狗和兔子', '我不喜欢猫了', 'full', 1000)).toBe('我不喜欢猫了');
+    expect(mergeDeterministic('我不吃肉，也不喝酒', '我现在吃肉了', 'full', 1000)).toBe('我现在吃肉了');
+    expect(mergeDeterministic('我叫张三，是一名AI工程师，但是不喜欢写代码', '我是AI工程师张三', 'full', 1000)).toBe('我是AI工程师张三');
+    // A clause that starts with a time word, or with a verb that starts like a connective (从事, 就职), and a whole list, stand alone.
+    expect(mergeDeterministic('我叫张三，是一名AI工程师，现在住在杭州', '我是AI工程师张三', 'full', 1000)).toBe('我是AI工程师张三。现在住在杭州');
+    expect(mergeDeterministic('我叫张三，是一名AI工程师，从事推荐系统研究', '我是AI工程师张三', 'full', 1000)).toBe('我是AI工程师张三。从事推荐系统研究');
+    expect(mergeDeterministic('我叫张三，是一名AI工程师，就职于腾讯', '我是AI工程师张三', 'full', 1000)).toBe('我是AI工程师张三。就职于腾讯');
+    expect(mergeDeterministic('我叫张三，是一名AI工程师，喜欢猫、狗和兔子', '我是AI工程师张三', 'full', 1000)).toBe('我是AI工程师张三。喜欢猫、狗和兔子');
+  });
+
   it('replaces a compressed shadow with the new statement (seed 004: "#job:engineer" + "I am AI engineer Zhang San")', () => {
     expect(mergeDeterministic('#职业:工程师', '我是AI工程师张三', 'tag', 1000)).toBe('我是AI工程师张三');
   });

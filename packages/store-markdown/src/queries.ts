@@ -1,4 +1,4 @@
-import { inScope, matchesFilter, type ScoredMemory, type VectorQuery } from '@memloom/core';
+import { filterMatcher, inScope, type ScoredMemory, type VectorQuery } from '@memloom/core';
 import { vectorNorm, type Entry } from './world.js';
 
 interface Hit {
@@ -16,9 +16,10 @@ export function nearest(entries: Iterable<Entry>, query: VectorQuery): ScoredMem
   const limit = query.limit; // a whole number >= 0: the store checked it (assertQueryInput)
   const best: Hit[] = [];
   const worse = (a: Hit, b: Hit) => a.score < b.score || (a.score === b.score && a.entry.record.id > b.entry.record.id);
+  const matches = filterMatcher(query.filter);
   for (const entry of entries) {
     const vector = entry.vector;
-    if (!vector || !inScope(entry.record.scope, query.scope, query.exactScope) || !matchesFilter(entry.record, query.filter)) continue;
+    if (!vector || !inScope(entry.record.scope, query.scope, query.exactScope) || !matches(entry.record)) continue;
     const cosine = queryNorm === 0 || entry.norm === 0 ? 0 : dotProduct(vector, probe) / (queryNorm * entry.norm);
     const hit = { entry, score: Math.max(-1, Math.min(1, cosine)) };
     if (best.length === limit && (limit === 0 || !worse(best[limit - 1] as Hit, hit))) continue;

@@ -14,7 +14,7 @@ import { MemloomError } from '../errors.js';
 import { jsonCopy } from '../json-data.js';
 import { assertPutNumbering, assertQueryInput, assertRecordContext, assertRecordMetadata, assertUsableVector, keywordText, listRecords, matchingRecords, pageRecords, searchTextIndex } from '../record-queries.js';
 import { assertDeleteScope, assertQueryScope } from '../query-checks.js';
-import { inScope, matchesFilter } from '../scope.js';
+import { filterMatcher, inScope } from '../scope.js';
 import { TextIndex } from '../text/bm25.js';
 import type { MemoryFilter, MemoryRecord, MemoryVersion, Scope, ScoredMemory } from '../types.js';
 import { cosineSimilarity } from '../vector.js';
@@ -108,8 +108,9 @@ class InMemoryStore implements MemoryStore {
     assertQueryInput({ limit: query.limit, vector: query.vector }, 'vectorSearch', this.name);
     this.checkDimension(query.vector);
     const hits: ScoredMemory[] = [];
+    const matches = filterMatcher(query.filter);
     for (const entry of this.entries.values()) {
-      if (!inScope(entry.record.scope, query.scope, query.exactScope) || !matchesFilter(entry.record, query.filter)) continue;
+      if (!inScope(entry.record.scope, query.scope, query.exactScope) || !matches(entry.record)) continue;
       hits.push({ memory: entry.record, score: cosineSimilarity(query.vector, entry.vector) });
     }
     return hits

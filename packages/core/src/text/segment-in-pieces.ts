@@ -80,10 +80,11 @@ const SPACE_OR_PUNCTUATION = /[\s\p{P}]/u;
 const JOINED_TO_WORDS = /[\p{Pc}\u202F\uFEFF\u055A-\u055C\u055E\u058A\u05F3\u066B\u1AA0-\u1AAD\u30A0\uAADE\uAADF\u{16FE2}]/u;
 /**
  * MidLetter, MidNum, MidNumLet and the quotes: joined to the letters or
- * digits on both sides (can't, 3.14, 1,000, a:b, Hebrew צה"ל). Chinese ，：；
- * are among them (NFKC makes them , : ;), hence the exception for Han and kana.
+ * digits on both sides (can't, 3.14, 1,000, a:b, Hebrew צה"ל, 1;1 also with
+ * the Greek question mark U+037E). Chinese ，：； are among them (NFKC makes
+ * them , : ;), hence the exception for Han and kana.
  */
-const BETWEEN_LETTERS = /["'.,:;\u00B7\u0387\u055F\u0589\u05F4\u060C\u060D\u066C\u07F8\u2018\u2019\u2024\u2027\uFE10\uFE13\uFE14\uFE50\uFE52\uFE54\uFE55\uFF07\uFF0C\uFF0E\uFF1A\uFF1B]/u;
+const BETWEEN_LETTERS = /["'.,:;\u00B7\u037E\u0387\u055F\u0589\u05F4\u060C\u060D\u066C\u07F8\u2018\u2019\u2024\u2027\uFE10\uFE13\uFE14\uFE50\uFE52\uFE54\uFE55\uFF07\uFF0C\uFF0E\uFF1A\uFF1B]/u;
 const HAN_OR_KANA = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 /** A letter or digit begins a new word and a new grapheme after such a place... */
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;

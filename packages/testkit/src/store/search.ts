@@ -215,9 +215,17 @@ export function searchCases(context: StoreContext): void {
         [{ ids: ['f-coffee', 'f-missing'] }, ['f-coffee']],
         [{ ids: ['f-coffee', 'f-meeting'], category: 'episode' }, ['f-meeting']],
         [{ ids: [] }, []],
+        [{ ids: ['f-link', 'f-coffee', 'f-link'] }, ['f-coffee', 'f-link']],
+        [{ ids: [...Array.from({ length: 1000 }, (_, index) => `f-absent-${index}`), 'f-rule'] }, ['f-rule']],
         [{}, memories.map((memory) => memory.id)],
       ];
-      for (const [filter, expected] of cases) await expectFilterGives(filter, expected, 'filtered words', `filter ${JSON.stringify(filter)}`);
+      for (const [filter, expected] of cases) await expectFilterGives(filter, expected, 'filtered words', `filter ${JSON.stringify(filter).slice(0, 200)}`);
+      // The same list, changed between two queries, is read afresh.
+      const ids = ['f-coffee'];
+      await expectFilterGives({ ids }, ['f-coffee'], 'filtered words', 'ids before the change');
+      ids[0] = 'f-old';
+      ids.push('f-meeting');
+      await expectFilterGives({ ids }, ['f-meeting', 'f-old'], 'filtered words', 'ids after the change');
     });
 
     it('ranks only the memories `ids` names, with the scores an unrestricted search gives them', async () => {

@@ -28,7 +28,7 @@ export function searchLine(context: CommandContext, result: SearchResult, rank: 
 export function memoryDetails(context: CommandContext, memory: MemoryRecord): string[] {
   return [
     `id           ${memory.id}`,
-    `content      ${memory.content.replace(/\n/g, '\n             ')}`,
+    `content      ${withoutControls(memory.content.replace(/\t/g, ' ')).replace(/\n/g, '\n             ')}`,
     ...(memory.context !== undefined ? [`context      ${clip(context, oneLine(memory.context), 13)}`] : []),
     `scope        ${describeScope(memory.scope)}`,
     `level        ${memory.level}`,
@@ -74,8 +74,24 @@ export function scopeLabel(memory: MemoryRecord): string {
   return [userId && `user:${userId}`, agentId && `agent:${agentId}`, sessionId && `session:${sessionId}`].filter(Boolean).join(' ');
 }
 
+/**
+ * Stored text on one line of a terminal: line breaks shown as ⏎, a tab as a space, and no terminal
+ * escape sequence or other control character (a memory's text must not recolour, move or retitle
+ * the terminal).
+ */
 export function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, ' ⏎ ');
+  return withoutControls(text.replace(/\s*[\r\n\u2028\u2029]\s*/g, ' ⏎ ').replace(/\t/g, ' '));
+}
+
+/**
+ * ESC sequences (CSI such as colours and cursor moves, OSC such as titles and links, and two-character ones), then
+ * any other C0 or C1 control character but a line break, removed.
+ */
+const ESCAPE_SEQUENCE = /\u001b(?:\[[0-?]*[ -/]*[@-~]?|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[ -/]*[0-~]?)|\u009b[0-?]*[ -/]*[@-~]?/g;
+const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g;
+
+function withoutControls(text: string): string {
+  return text.replace(ESCAPE_SEQUENCE, '').replace(CONTROL, '');
 }
 
 /** Cut text to what is left of the terminal's width (only on a terminal: pipes get everything). */

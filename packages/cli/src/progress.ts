@@ -1,5 +1,5 @@
 import type { OutputStream } from './io.js';
-import { clipToWidth } from './text-width.js';
+import { clipToWidth, displayWidth } from './text-width.js';
 
 /**
  * Progress of a long command on stderr. On a terminal: one line redrawn in
@@ -27,15 +27,26 @@ export class Progress {
       if (this.drawn && at - this.lastDraw < 100 && done !== total) return;
       this.lastDraw = at;
       this.drawn = true;
-      // Within the terminal's width: a line that wraps is redrawn below itself, leaving a trail of copies.
-      const line = this.line(done, total, detail, true);
-      this.stream.write(`\r\u001b[2K${this.stream.columns ? clipToWidth(line, this.stream.columns - 1) : line}`);
+      this.stream.write(`\r\u001b[2K${this.terminalLine(done, total, detail)}`);
       return;
     }
     const tenth = total ? Math.floor((done / total) * 10) : Math.floor(done / 1000);
     if (tenth === this.lastTenth) return;
     this.lastTenth = tenth;
-    this.stream.write(`${this.line(done, total, detail, false)}\n`);
+    this.stream.write(`${this.line(this.label, done, total, detail, false)}\n`);
+  }
+
+  /**
+   * The line with a bar, within the terminal's width: a line that wraps is redrawn below itself,
+   * leaving a trail of copies. A long label (reindex's holds the embedder id) is cut first, so the
+   * bar, percent and counts always show; then the end of the detail.
+   */
+  private terminalLine(done: number, total: number | undefined, detail: string): string {
+    const columns = this.stream.columns;
+    if (!columns) return this.line(this.label, done, total, detail, true);
+    const counts = displayWidth(this.line('', done, total, '', true));
+    const label = clipToWidth(this.label, Math.max(1, columns - 1 - counts));
+    return clipToWidth(this.line(label, done, total, detail, true), columns - 1);
   }
 
   /** End the progress line (a terminal's line is cleared, a log's last line stays). */
@@ -45,14 +56,14 @@ export class Progress {
     this.drawn = false;
   }
 
-  private line(done: number, total: number | undefined, detail: string, bar: boolean): string {
+  private line(label: string, done: number, total: number | undefined, detail: string, bar: boolean): string {
     const suffix = detail ? `  ${detail}` : '';
-    if (!total) return `${this.label} ${done}${suffix}`;
+    if (!total) return `${label} ${done}${suffix}`;
     const ratio = Math.min(1, done / total);
     const percent = `${Math.floor(ratio * 100)}%`.padStart(4);
-    if (!bar) return `${this.label} ${done}/${total} (${percent.trim()})${suffix}`;
+    if (!bar) return `${label} ${done}/${total} (${percent.trim()})${suffix}`;
     const width = 24;
     const filled = Math.round(ratio * width);
-    return `${this.label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${percent} ${done}/${total}${suffix}`;
+    return `${label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${percent} ${done}/${total}${suffix}`;
   }
 }

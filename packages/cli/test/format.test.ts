@@ -1,7 +1,7 @@
 import type { MemoryRecord } from '@memloom/core';
 import { describe, expect, it } from 'vitest';
 import type { CommandContext } from '../src/command.js';
-import { memoriesText, memoryDetails, memoryLine } from '../src/format.js';
+import { memoriesText, memoryDetails, memoryLine, oneLine } from '../src/format.js';
 import { clipToWidth, displayWidth } from '../src/text-width.js';
 
 /** Just what the formatters read of a command's context: the terminal (or pipe) and the dim style. */
@@ -64,5 +64,28 @@ describe('lines cut to a terminal with Chinese text and emoji', () => {
     expect(displayWidth('é👍🏽🇵🇹')).toBe(5); // a letter with its accent, an emoji with its skin tone, a flag
     expect(clipToWidth('上海上海', 5)).toBe('上海…');
     expect(clipToWidth('上海', 4)).toBe('上海');
+  });
+});
+
+describe('text a terminal shows narrower or wider than its characters', () => {
+  it('counts a keycap emoji as two columns, a zero-width or format character as none', () => {
+    expect(displayWidth('1️⃣')).toBe(2); // 1, U+FE0F, U+20E3
+    expect(displayWidth('#️⃣ ok')).toBe(5);
+    expect(displayWidth('a\u200Bb')).toBe(2); // zero-width space
+    expect(displayWidth('co\u00ADop')).toBe(4); // soft hyphen
+    expect(displayWidth('\u001b')).toBe(0);
+    expect(clipToWidth('1️⃣2️⃣3️⃣', 5)).toBe('1️⃣2️⃣…');
+  });
+
+  it('shows stored text on one line with a tab as a space and no terminal escape sequence', () => {
+    expect(oneLine('a\tb')).toBe('a b');
+    expect(oneLine('\u001b[31mred\u001b[0m and \u001b]0;new title\u0007plain\u0007\rline')).toBe('red and plain ⏎ line');
+    expect(oneLine('one\r\ntwo')).toBe('one ⏎ two');
+    const line = memoryLine(terminal(true, 80), { ...memory, content: `\u001b[2J\u001b[H${'tab\t'.repeat(30)}`, scope: {} });
+    expect(line).not.toMatch(/[\u0000-\u001f]/);
+    expect(displayWidth(line)).toBeLessThanOrEqual(80);
+    expect(line).toMatch(/ tab tab .*…$/);
+    const details = memoryDetails(terminal(false), { ...memory, content: 'first\u001b[31m line\nsecond\tline' });
+    expect(details.find((entry) => entry.startsWith('content '))).toBe('content      first line\n             second line');
   });
 });

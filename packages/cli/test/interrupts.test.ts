@@ -216,3 +216,22 @@ describe('Ctrl-C inside a session or a page, with a language model', () => {
     expect(levels.sort()).toEqual(['full', 'full', 'full', 'tag']);
   });
 });
+
+describe('Ctrl-C on export | import -', () => {
+  it('a stdin cut short by Ctrl-C (the export died first) is exit 130, not a file cut short', { timeout: 20_000 }, async () => {
+    const { header, lines } = syntheticExport(5);
+    const stop = new AbortController();
+    // The export stopped after 3 of its 5 memories; Ctrl-C reaches the import once it has imported them.
+    const result = await run(dir, ['import', '-', '--batch-size', '1'], {
+      stdin: `${[header, ...lines.slice(0, 3)].join('\n')}\n`,
+      signal: stop.signal,
+      onStderr: (text) => {
+        if (text.startsWith('import 3/5')) stop.abort();
+      },
+    });
+    expect(stop.signal.aborted).toBe(true);
+    expect(result.code).toBe(EXIT_CODES.INTERRUPTED);
+    expect(result.stderr).toContain('memloom: import interrupted after 3 of 5 memories; run the same command again with the same export on stdin to resume');
+    expect(result.stderr).not.toContain('cut short');
+  });
+});

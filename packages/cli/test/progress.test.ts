@@ -46,4 +46,15 @@ describe('progress on a narrow terminal', () => {
     new Progress(stream, 'import', true, () => 0).update(100, 3000, '100 created, 0 merged (newer history), 0 kept (already there)');
     expect(writes).toEqual(['\r\u001b[2Kimport [#-----------------------]   3% 100/3000 …']);
   });
+
+  it('cuts a long label, not the counts: reindex with a long embedder id at 80 columns', () => {
+    const writes: string[] = [];
+    const stream = { isTTY: true, columns: 80, write: (text: string) => void writes.push(text) };
+    const label = `reindex transformers:${'very-long-organisation/'.repeat(4)}paraphrase-multilingual-MiniLM-L12-v2`;
+    expect(label.length).toBeGreaterThan(120);
+    new Progress(stream, label, true, () => 0).update(640, 1280);
+    const line = writes[0]!.replace('\r\u001b[2K', '');
+    expect(line).toBe(`${label.slice(0, 37)}… [############------------]  50% 640/1280`);
+    expect(line).toHaveLength(79);
+  });
 });

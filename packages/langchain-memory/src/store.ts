@@ -376,27 +376,30 @@ export class MemloomStore extends BaseStore {
     }
 
     const wanted = offset + limit;
-    // Without a value filter, a page among the best MAX_SEARCH items is one search.
-    const best = hasValueFilter ? undefined : await this.bestItems(query, scope, filter, wanted);
+    // A page among the best MAX_SEARCH items (those the value filter keeps) is one search.
+    const best = await this.bestItems(query, scope, filter, wanted, hasValueFilter ? matches : undefined);
     if (best && best.length >= wanted) return page(best);
     // Else every item of the prefix is read (its newest copy) and, as LangGraph's stores do, filtered before
     // those with text are ranked (unless the search above ranked them all). Items put with `index: false`
     // have no text to rank; like LangGraph's stores, they follow the ranked ones.
     const items = itemsNewestFirst(await this.memory.list({ scope, filter })).filter(matches);
-    const ranked = best ?? (await this.rankItems(query, scope, filter, items.filter(isIndexed), wanted));
+    const ranked = best ?? (await this.rankItems(query, scope, filter, items.filter(isIndexed), wanted, matches));
     const unindexed = items.filter((record) => !isIndexed(record)).map(unscored);
     return page(newestCopies([...ranked, ...unindexed], (entry) => entry.record));
   }
 
   /**
-   * The best `wanted` items of a prefix (each its newest copy) from one search, all of them when
-   * it holds fewer; undefined when a page needs more than one search ranks.
+   * The best `wanted` items of a prefix (each its newest copy, kept when it `matches` a value
+   * filter) from one search, all of them when it holds fewer; undefined when a page needs more
+   * than one search ranks.
    */
-  private async bestItems(query: string, scope: Scope, filter: ItemFilter, wanted: number): Promise<RankedEntry[] | undefined> {
+  private async bestItems(query: string, scope: Scope, filter: ItemFilter, wanted: number, matches?: (record: MemoryRecord) => boolean): Promise<RankedEntry[] | undefined> {
     if (wanted > MAX_SEARCH) return undefined;
-    for (let read = wanted; ; read = Math.min(MAX_SEARCH, read * 2)) {
+    // How many items a value filter keeps is unknown: its search reads as many as one search ranks.
+    for (let read = matches ? MAX_SEARCH : wanted; ; read = Math.min(MAX_SEARCH, read * 2)) {
       const found = await this.rank(query, scope, indexedOnly(filter), read);
-      const items = newestCopies(found, (entry) => entry.record);
+      const newest = newestCopies(found, (entry) => entry.record);
+      const items = matches ? newest.filter((entry) => matches(entry.record)) : newest;
       // Older copies of an item take places in the ranking: read on when they leave the page short.
       if (items.length >= wanted || found.length < read) return items;
       if (read === MAX_SEARCH) return undefined;
@@ -406,14 +409,24 @@ export class MemloomStore extends BaseStore {
   /**
    * The best `wanted` of these items, ranked MAX_SEARCH at a time, each search restricted to their
    * memories (`filter.ids`): memloom scores a memory the same whichever others a search is
-   * restricted to, so the parts make one ranking, in memloom's order (score, then id).
+   * restricted to, so the parts make one ranking, in memloom's order (score, then id). A search
+   * returns a memory as it is then: one another writer changed since it was listed is kept only
+   * when it still `matches` the value filter.
    */
-  private async rankItems(query: string, scope: Scope, filter: ItemFilter, records: MemoryRecord[], wanted: number): Promise<RankedEntry[]> {
+  private async rankItems(
+    query: string,
+    scope: Scope,
+    filter: ItemFilter,
+    records: MemoryRecord[],
+    wanted: number,
+    matches: (record: MemoryRecord) => boolean,
+  ): Promise<RankedEntry[]> {
     const ranked: RankedEntry[] = [];
     for (let start = 0; start < records.length; start += MAX_SEARCH) {
       const ids = records.slice(start, start + MAX_SEARCH).map((record) => record.id);
       // The same filter as a search of the whole prefix (`bestItems`), so keyword scores are normalised alike.
-      ranked.push(...(await this.rank(query, scope, { ...indexedOnly(filter), ids }, Math.min(ids.length, wanted))));
+      const found = await this.rank(query, scope, { ...indexedOnly(filter), ids }, Math.min(ids.length, wanted));
+      ranked.push(...found.filter((entry) => matches(entry.record)));
     }
     return ranked.sort((a, b) => (b.score ?? 0) - (a.score ?? 0) || (a.record.id < b.record.id ? -1 : 1)).slice(0, wanted);
   }

@@ -594,6 +594,41 @@ describe('MemloomStore: search', () => {
     for (const item of plans) expect(item.score).toBeCloseTo(everything.find((other) => other.key === item.key)!.score!, 9);
   });
 
+  it('answers a query with a value filter in one search, without listing the prefix, when the items that pass fill the page', async () => {
+    const { store, memory } = storeRig();
+    await store.put(['alice'], 'lava', { text: 'volcano volcano lava volcano', kind: 'fact' });
+    await store.put(['alice'], 'trip', { text: 'a volcano trip', kind: 'plan' });
+    await store.put(['alice'], 'hike', { text: 'a volcano hike', kind: 'plan' });
+    await store.put(['alice'], 'lake', { text: 'a swim in the lake', kind: 'plan' });
+    const search = vi.spyOn(memory, 'search');
+    const list = vi.spyOn(memory, 'list');
+    const plans = await store.search(['alice'], { query: 'volcano', filter: { kind: 'plan' }, limit: 2 });
+    expect(keysOf(plans).sort()).toEqual(['hike', 'trip']);
+    expect(search).toHaveBeenCalledTimes(1);
+    expect(list).not.toHaveBeenCalled();
+  });
+
+  it('re-checks the value filter on what the ranking returns: an item changed after the listing is left out', async () => {
+    const parts = rig();
+    const writer = new MemloomStore(parts.memory);
+    await writer.put(['alice', 'tasks'], 't1', { text: 'renew the passport', status: 'open' });
+    await writer.put(['alice', 'tasks'], 't2', { text: 'book the passport photo', status: 'open' });
+    const search = parts.memory.search.bind(parts.memory);
+    let armed = true;
+    vi.spyOn(parts.memory, 'search').mockImplementation(async (query, options) => {
+      // A ranking restricted to the listed items (`filter.ids`): another writer closes t1 first.
+      if (armed && options?.filter?.ids) {
+        armed = false;
+        await writer.put(['alice', 'tasks'], 't1', { text: 'renew the passport', status: 'done' });
+      }
+      return search(query, options);
+    });
+    // A page past the 1,000 best lists the prefix, then ranks what passes the filter.
+    const results = await new MemloomStore(parts.memory).search(['alice'], { query: 'passport', filter: { status: 'open' }, limit: 1001 });
+    expect(armed).toBe(false);
+    expect(results.map((item) => [item.key, item.value.status])).toEqual([['t2', 'open']]);
+  });
+
   it("returns every matching item with a query, whatever the memory's retrieval.minScore", async () => {
     const { memory } = rig({}, { retrieval: { minScore: 0.3 } });
     const store = new MemloomStore(memory);
@@ -683,7 +718,7 @@ describe('MemloomStore: search with a query past the 1,000 items one memloom sea
   }, CROWDED_TIMEOUT_MS);
 
   it('ranks every item of the prefix: pages past the 1,000 best continue the ranking, then the unindexed items', async () => {
-    const { store } = await crowded();
+    const { store, memory } = await crowded();
     const all = await everyItem(store);
     expect(all).toHaveLength(1102);
     expect(new Set(keysOf(all)).size).toBe(1102);
@@ -700,9 +735,16 @@ describe('MemloomStore: search with a query past the 1,000 items one memloom sea
     expect((await store.search(['alice'], { query: QUERY, offset: 995, limit: 10 })).map(ranked)).toEqual(all.slice(995, 1005).map(ranked));
     expect((await store.search(['alice'], { query: QUERY, offset: 1097, limit: 10 })).map(ranked)).toEqual(all.slice(1097).map(ranked));
     expect(await store.search(['alice'], { query: QUERY, offset: 2000 })).toEqual([]);
-    // Ranked 1,000 at a time (a value filter every item passes), the best 1,000 are those of one search, with the same scores.
-    const chunked = await store.search(['alice'], { query: QUERY, limit: 1000, filter: { volcano: { $in: [true, false] } } });
-    expect(chunked.map(ranked)).toEqual(all.slice(0, 1000).map(ranked));
+    // Ranked 1,000 at a time (a value filter that leaves out the best item, so the 999 others of one search fall short of
+    // the page), the best 1,000 are those of one search, with the same scores.
+    const search = vi.spyOn(memory, 'search');
+    try {
+      const chunked = await store.search(['alice'], { query: QUERY, limit: 1000, filter: { text: { $ne: all[0]!.value.text } } });
+      expect(search.mock.calls.filter(([, options]) => options?.filter?.ids).map(([, options]) => options?.filter?.ids?.length)).toEqual([1000, 99]);
+      expect(chunked.map(ranked)).toEqual(all.slice(1, 1001).map(ranked));
+    } finally {
+      search.mockRestore();
+    }
   }, CROWDED_TIMEOUT_MS);
 
   it('applies a value filter before ranking, like LangGraph’s InMemoryStore: items ranked below the 1,000 best are found, in rank order', async () => {

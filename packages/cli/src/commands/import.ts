@@ -9,6 +9,7 @@ import { InterruptedError, UsageError } from '../exit-codes.js';
 import type { ExportHeader } from '../export-format.js';
 import { memoriesText } from '../format.js';
 import type { ImportCounts, OnConflict } from '../import-exact.js';
+import { yieldToSignals } from '../io.js';
 import { importMemories } from '../transfer.js';
 import { inputPath, withMemory, writeFileAtomically } from './shared.js';
 
@@ -110,6 +111,10 @@ export const importCommand: CommandSpec = {
       const { counts, read } = result;
       const expected = result.header.count;
       const cutShort = read < expected;
+      // Ctrl-C on `memloom export | memloom import -` can end the export first: stdin then ends early because of the
+      // interruption, not because the file is cut short. One turn of the event loop lets a pending Ctrl-C arrive.
+      if (cutShort && context.io.signal) await yieldToSignals();
+      if (cutShort && context.io.signal?.aborted) throw interrupted(handled, header, { merge, checkpointPath, stdin: !path, resumed: resumed !== undefined });
       // A --merge import of a file cut short keeps its checkpoint: the complete file then resumes after what was added.
       const keepCheckpoint = cutShort && merge;
       if (checkpointPath && !keepCheckpoint) await rm(checkpointPath, { force: true });

@@ -19,7 +19,8 @@ export interface SqliteStoreOptions {
    * process. Relative paths resolve against the working directory. Required
    * unless `database` is given. A file this process may not write (its mode,
    * a read-only disk) is opened read-only: it is read and searched (recording
-   * no access time), and writes are STORE_ERROR saying it is read-only.
+   * no access time; keyword terms of an older tokenizer are searched as they
+   * are), and writes are STORE_ERROR saying it is read-only.
    */
   path?: string;
   /**

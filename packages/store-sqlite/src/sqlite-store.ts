@@ -126,7 +126,9 @@ class SqliteMemoryStore implements SqliteStore {
         return created;
       });
     }
-    if (await this.read(reading, () => termsOutdated(database))) {
+    // A file this process may not write keeps its terms: searched with them (an older tokenizer's terms
+    // match a little differently) until a process that may write it opens it.
+    if (!database.readonly && (await this.read(reading, () => termsOutdated(database)))) {
       await this.write(`re-indexing the keywords of ${this.path} for the current tokenizer`, () => refreshTerms(database));
     }
     const pending = await this.read(reading, () => this.reindexTarget());

@@ -403,6 +403,26 @@ describe('a file this process may not write', () => {
     expect(lastAccess(path, 'm-3')).toEqual(before);
   });
 
+  it('opens a read-only file whose keyword terms an older tokenizer wrote, and searches it with them', async () => {
+    const path = file();
+    await seeded(path);
+    const writer = new Database(path);
+    writer.prepare("UPDATE meta SET value = '2' WHERE key = 'tokenizer'").run();
+    writer.close();
+    const database = new Database(path, { readonly: true });
+    const store = createSqliteStore({ database });
+    try {
+      await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+      expect(await store.textSearch({ text: 'memory', limit: 2 })).toHaveLength(2);
+    } finally {
+      await store.close();
+      database.close();
+    }
+    const after = new Database(path, { readonly: true });
+    expect(after.prepare("SELECT value FROM meta WHERE key = 'tokenizer'").pluck().get()).toBe('2');
+    after.close();
+  });
+
   const as = unprivileged();
   // Permissions do not bind root: it runs the reader as nobody through setpriv, and without setpriv this cannot be tested.
   it.skipIf(!as)('is opened read-only by itself (its mode); in a read-only folder, SQLite cannot read it, and the error says why', async () => {

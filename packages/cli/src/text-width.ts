@@ -8,7 +8,7 @@ const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
 
 /** A grapheme shown two columns wide: an emoji, or an East Asian wide or fullwidth character (Unicode's UAX #11 blocks). */
 const WIDE =
-  /^(?:\p{Emoji_Presentation}|\p{Extended_Pictographic}\uFE0F|[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6\u{20000}-\u{3FFFD}])/u;
+  /^(?:\p{Emoji_Presentation}|[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6\u{20000}-\u{3FFFD}])/u;
 
 /** A grapheme shown in no column: control and format characters only (ESC, a tab, U+200B, U+00AD). */
 const ZERO_WIDTH = /^[\p{Cc}\p{Cf}]+$/u;

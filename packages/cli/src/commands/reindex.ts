@@ -80,7 +80,7 @@ export const reindexCommand: CommandSpec = {
  */
 function whereToConfigure(layers: readonly ConfigLayer[], target: string): string {
   const configured = layers.filter((layer) => layer.source !== 'options');
-  const fromEnvironment = (layer: ConfigLayer) => layer.fieldSources !== undefined || layer.source.startsWith('environment');
+  const fromEnvironment = (layer: ConfigLayer) => layer.source.startsWith('environment');
   const file = configured.find((layer) => !fromEnvironment(layer));
   const embedderLayer = configured.find((layer) => layer.config.embedder !== undefined);
   if (embedderLayer && fromEnvironment(embedderLayer)) {

@@ -6,6 +6,7 @@ import type { Policy } from '../policy.js';
 import { keywords } from '../text/keywords.js';
 import { hasCjk } from '../text/tokenize.js';
 import type { Scope } from '../types.js';
+import { excerpt } from '../well-formed.js';
 import { askModel, type PipelineContext } from './context.js';
 import type { ConversationMessage } from './conversation.js';
 import type { DecisionSource } from './reports.js';
@@ -148,7 +149,7 @@ export function summarizeMessagesDeterministic(messages: readonly ConversationMe
     ? [topics.length > 0 ? `${TOPICS.zh}${topics.join('、')}` : `共${messages.length}条消息`, said.length > 0 ? `${SAID.zh}${said.join('；')}` : '']
     : [topics.length > 0 ? `${TOPICS.en}${topics.join(', ')}.` : `${messages.length} messages.`, said.length > 0 ? `${SAID.en}${said.join(' / ')}` : ''];
   const text = parts.filter(Boolean).join(chinese ? '。' : ' ');
-  return text.length > 1000 ? `${text.slice(0, 999)}…` : text;
+  return text.length > 1000 ? excerpt(text, 999) : text;
 }
 
 /** "2024-03-01 09:00" (UTC), seed 002's episode stamp. */

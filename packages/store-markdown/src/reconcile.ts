@@ -437,7 +437,7 @@ export class Reconciler {
     // details.zeros) is that text's answer, and an embedder that throws may refuse one text (too long, filtered).
     // Such a batch is embedded one by one, and only the blocks that fail alone wait without a vector, the error
     // naming the block. Output that is wrong for any text (the wrong dimension) stops the look, and so do two texts
-    // in a row that throw alone (more likely the embedder is down, so it is not asked once per block): what is left
+    // that throw alone with none embedded between them (more likely the embedder is down, so it is not asked once per block): what is left
     // is taken in without a vector, as with no embedder, and embedded at a later look (see MarkdownFileStore.refresh).
     const zeros = (error: unknown) => MemloomError.hasCode(error, 'INVALID_EMBEDDING') && (error.details as { zeros?: unknown } | undefined)?.zeros === true;
     const wrongOutput = (error: unknown) => MemloomError.hasCode(error, 'INVALID_EMBEDDING') && !zeros(error);

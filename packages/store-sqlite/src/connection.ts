@@ -61,7 +61,7 @@ export function readOnlyError(path: string, doing: string): MemloomError {
   });
 }
 
-/** Whether this process may write the file (as root, always: permissions do not bind it). */
+/** Whether this process may write the file (as root, always, unless the disk is mounted read-only: permissions do not bind root). */
 function writable(path: string): boolean {
   try {
     accessSync(path, constants.W_OK);

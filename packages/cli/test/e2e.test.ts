@@ -106,6 +106,9 @@ describe('the memloom binary', () => {
 
   // Permissions do not bind root: the commands then run as nobody through setpriv, and without setpriv this cannot be tested.
   const as = unprivileged();
+  if (!as) {
+    console.warn('[memloom cli e2e] NOT TESTED: reading SQLite and Markdown stores this process may not write, as another user (running as root without setpriv, or user nobody cannot read this checkout)');
+  }
   it.skipIf(!as)('reads a SQLite store in a file it may not write (list, search, stats), refuses a write naming the file, and says why a read-only folder cannot be read', async () => {
     const env = { MEMLOOM_EMBEDDER: 'lexical', MEMLOOM_STORE: 'sqlite:./store/memory.db' };
     expect((await runBin(dir, ['add', 'I keep my bike in the garage'], env)).code).toBe(0);

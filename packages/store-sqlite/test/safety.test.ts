@@ -424,6 +424,9 @@ describe('a file this process may not write', () => {
   });
 
   const as = unprivileged();
+  if (!as) {
+    console.warn('[store-sqlite safety] NOT TESTED: opening a file and a folder this process may not write, as another user (running as root without setpriv, or user nobody cannot read this checkout)');
+  }
   // Permissions do not bind root: it runs the reader as nobody through setpriv, and without setpriv this cannot be tested.
   it.skipIf(!as)('is opened read-only by itself (its mode); in a read-only folder, SQLite cannot read it, and the error says why', async () => {
     const { path: folderPath, file: inFolder } = folder();

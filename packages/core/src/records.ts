@@ -133,16 +133,7 @@ function isImportStandIn(version: Pick<MemoryVersion, 'trigger' | 'action'>): bo
  * of its own.
  */
 export function importStandIn(before: MemoryRecord | null, after: MemoryRecord, reason: string): MemoryVersion {
-  return {
-    memoryId: after.id,
-    version: after.revision,
-    at: after.updatedAt,
-    trigger: 'import',
-    action: after.revision === 1 ? 'create' : 'edit',
-    reason,
-    before,
-    after,
-  };
+  return versionHolding(before, after, { trigger: 'import', action: after.revision === 1 ? 'create' : 'edit', reason, atIso: after.updatedAt });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { MemloomError, type Embedder } from '@memloom/core';
+import { assertValidVector, MemloomError, type Embedder } from '@memloom/core';
 import { shown } from './known-options.js';
 
 /**
@@ -21,13 +21,7 @@ export function assertCombinedId(id: unknown, embedderName: string): void {
  */
 export function placePart(target: number[], offset: number, values: readonly number[] | undefined, embedder: Embedder, scale: number): void {
   if (scale === 0) return;
-  if (!values || values.length !== embedder.dimension) {
-    throw new MemloomError({
-      code: 'INVALID_EMBEDDING',
-      backend: 'embeddings',
-      message: `${embedder.id} returned a vector of dimension ${values?.length ?? 0}; expected ${embedder.dimension}`,
-    });
-  }
+  assertValidVector(values, embedder.dimension, embedder.id, 'embeddings');
   let norm = 0;
   for (const value of values) norm += value * value;
   const factor = norm > 0 ? scale / Math.sqrt(norm) : 0;

@@ -53,6 +53,14 @@ describe('composite embedder', () => {
     const composite = createCompositeEmbedder([{ embedder: liar, weight: 1 }]);
     await expect(composite.embed(['x'])).rejects.toMatchObject({ code: 'INVALID_EMBEDDING' });
   });
+
+  it('reports a part that returns a non-finite value, naming the part', async () => {
+    const broken: Embedder = { id: 'broken-part', dimension: 2, embed: async (texts) => texts.map(() => [1, Number.NaN]) };
+    const composite = createCompositeEmbedder([{ embedder: broken, weight: 1 }, { embedder: createTestEmbedder({ dimension: 4 }), weight: 1 }]);
+    const error = await composite.embed(['x']).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'INVALID_EMBEDDING', details: { index: 1 } });
+    expect((error as Error).message).toContain('broken-part returned a vector with a non-finite value');
+  });
 });
 
 describe('script-routed embedder', () => {

@@ -28,7 +28,7 @@ export function searchLine(context: CommandContext, result: SearchResult, rank: 
 export function memoryDetails(context: CommandContext, memory: MemoryRecord): string[] {
   return [
     `id           ${memory.id}`,
-    `content      ${withoutControls(memory.content.replace(/\t/g, ' ')).replace(/\n/g, '\n             ')}`,
+    `content      ${withoutControls(memory.content).replace(/\n/g, '\n             ')}`,
     ...(memory.context !== undefined ? [`context      ${clip(context, oneLine(memory.context), 13)}`] : []),
     `scope        ${describeScope(memory.scope)}`,
     `level        ${memory.level}`,
@@ -80,7 +80,7 @@ export function scopeLabel(memory: MemoryRecord): string {
  * the terminal).
  */
 export function oneLine(text: string): string {
-  return withoutControls(text.replace(/\s*[\r\n\u2028\u2029]\s*/g, ' ⏎ ').replace(/\t/g, ' '));
+  return withoutControls(text.replace(/\s*[\r\n\u2028\u2029]\s*/g, ' ⏎ '));
 }
 
 /**
@@ -90,8 +90,9 @@ export function oneLine(text: string): string {
 const ESCAPE_SEQUENCE = /\u001b(?:\[[0-?]*[ -/]*[@-~]?|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[ -/]*[0-~]?)|\u009b[0-?]*[ -/]*[@-~]?/g;
 const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g;
 
+/** Text without escape sequences and control characters, a tab shown as a space. */
 function withoutControls(text: string): string {
-  return text.replace(ESCAPE_SEQUENCE, '').replace(CONTROL, '');
+  return text.replace(/\t/g, ' ').replace(ESCAPE_SEQUENCE, '').replace(CONTROL, '');
 }
 
 /** Cut text to what is left of the terminal's width (only on a terminal: pipes get everything). */

@@ -224,7 +224,7 @@ export class Reconciler {
           }
           if (block.status === 'new' || seen.has(id) || copy) {
             if (block.status !== 'new') {
-              report.notices.push(`${state.displayPath}/${file.rel}:${block.line}: memory ${id} appears twice; this copy becomes a new memory`);
+              report.notices.push(`${blockAt(state, file.rel, block.line)}: memory ${id} appears twice; this copy becomes a new memory`);
             }
             const record = { ...block.record, id: parts.options.generateId(), revision: 1 };
             creates.push({ state, rel: file.rel, record, line: block.line });
@@ -285,15 +285,14 @@ export class Reconciler {
       }
     }
 
-    const at = (state: ScopeState, rel: string, line?: number) => `${state.displayPath}/${rel}${line === undefined ? '' : `:${line}`}`;
     const vectors = await this.embedAll(
       [
-        ...creates.map((item) => ({ record: item.record, block: at(item.state, item.rel, item.line) })),
+        ...creates.map((item) => ({ record: item.record, block: blockAt(item.state, item.rel, item.line) })),
         ...edits
           .filter((item) => rebuild || needsNewVector(item.previous, item.record, item.state))
-          .map((item) => ({ record: item.record, block: at(item.state, item.rel, item.line) })),
+          .map((item) => ({ record: item.record, block: blockAt(item.state, item.rel, item.line) })),
         ...[...plan.entries.values()].flatMap((entry) =>
-          entry && (rebuild || !entry.vector) ? [{ record: entry.record, block: at(this.parts.scopes.get(entry.scopeKey) as ScopeState, entry.file) }] : [],
+          entry && (rebuild || !entry.vector) ? [{ record: entry.record, block: blockAt(this.parts.scopes.get(entry.scopeKey) as ScopeState, entry.file) }] : [],
         ),
       ],
       report,
@@ -406,7 +405,7 @@ export class Reconciler {
 
   private parse(state: ScopeState, rel: string, text: string): ParsedFile {
     return parseMemoryFile(text, {
-      path: `${state.displayPath}/${rel}`,
+      path: blockAt(state, rel),
       scope: state.scope,
       defaults: { category: rel === MEMORY_FILE ? 'fact' : 'episode', atIso: new Date(this.parts.options.clock.now()).toISOString() },
     });
@@ -526,7 +525,7 @@ function linkedFile(state: ScopeState, rel: string): ParsedFile {
 
 /** A file reported as it is, with no block read from it (a link, a file not in UTF-8). */
 function unreadableFile(state: ScopeState, rel: string, line: number, message: string): ParsedFile {
-  return { segments: [], problems: [{ path: `${state.displayPath}/${rel}`, line, message }] };
+  return { segments: [], problems: [{ path: blockAt(state, rel), line, message }] };
 }
 
 /**
@@ -571,4 +570,9 @@ function versionOf(before: MemoryRecord | null, after: MemoryRecord, action: 'cr
 
 function fileKey(scope: string, rel: string): string {
   return `${scope}\u0000${rel}`;
+}
+
+/** Where a file of a scope is, as messages show it (`<scope folder>/<file>`), and the line of a block in it. */
+function blockAt(state: ScopeState, rel: string, line?: number): string {
+  return `${state.displayPath}/${rel}${line === undefined ? '' : `:${line}`}`;
 }

@@ -261,7 +261,8 @@ export class MemloomStore extends BaseStore {
     const metadata: Record<string, unknown> = {
       [META.namespace]: JSON.stringify(namespace),
       [META.depth]: namespace.length,
-      ...Object.fromEntries(namespace.map((label, position) => [`${META.label}${position}`, label])),
+      // The labels a prefix search matches.
+      ...prefixFilter(namespace).metadata,
       [META.key]: key,
       [META.value]: stored,
       [META.indexed]: indexed,

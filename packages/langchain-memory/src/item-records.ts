@@ -29,6 +29,38 @@ export function prefixFilter(prefix: readonly string[]): ItemFilter {
   };
 }
 
+/** The memories holding one item: its copies (see `MemloomStore.writeItem`). */
+export function itemFilter(namespace: readonly string[], key: string): ItemFilter {
+  return { tags: [STORE_ITEM_TAG], metadata: { [META.namespace]: JSON.stringify(namespace), [META.key]: key } };
+}
+
+/** What a put keeps of an item in its memory's metadata. */
+export interface ItemWrite {
+  namespace: readonly string[];
+  key: string;
+  value: Record<string, unknown>;
+  /** Whether the item has text to rank (see `indexedOnly`). */
+  indexed: boolean;
+  /** The put's place in this process's write order (see `newestFirst`). */
+  sequence: number;
+  /** The revision the write gives the memory when it holds only the item's own writes (see `ownRevisionOf`). */
+  ownRevision: number | undefined;
+}
+
+/** The metadata of an item's memory, with the labels a prefix search matches (see `prefixFilter`). */
+export function itemMetadata(item: ItemWrite): Record<string, unknown> {
+  return {
+    [META.namespace]: JSON.stringify(item.namespace),
+    [META.depth]: item.namespace.length,
+    ...prefixFilter(item.namespace).metadata,
+    [META.key]: item.key,
+    [META.value]: item.value,
+    [META.indexed]: item.indexed,
+    [META.sequence]: item.sequence,
+    ...(item.ownRevision !== undefined ? { [META.ownRevision]: item.ownRevision } : {}),
+  };
+}
+
 /** The filter narrowed to memories whose item has text to rank (not put with `index: false`). */
 export function indexedOnly(filter: ItemFilter): ItemFilter {
   return { ...filter, metadata: { ...filter.metadata, [META.indexed]: true } };
@@ -94,9 +126,14 @@ export function newestCopies<T>(entries: T[], recordOf: (entry: T) => MemoryReco
   return entries.filter((entry) => newest.get(itemIdOf(recordOf(entry))) === recordOf(entry));
 }
 
+/** The item's value as its memory holds it (what a value filter matches). */
+export function storedValueOf(record: MemoryRecord): unknown {
+  return record.metadata[META.value];
+}
+
 export function toItem(record: MemoryRecord): Item {
   const namespace = namespaceOf(record) ?? [];
-  const value = record.metadata[META.value];
+  const value = storedValueOf(record);
   return {
     namespace,
     key: String(record.metadata[META.key]),

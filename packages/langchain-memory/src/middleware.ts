@@ -240,7 +240,7 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
       try {
         scope = await resolveScope(options.scope, run, 'createMemloomMiddleware');
       } catch (error) {
-        fail(error, record ? 'record' : 'summarize');
+        fail(error, record ? 'record' : 'summarize', signal);
         return undefined;
       }
       const key = threadOf(run) ?? scopeKey(scope);
@@ -275,7 +275,7 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
             fail(error, 'record', signal);
             return undefined;
           });
-        for (const entry of report?.errors ?? []) fail(entry.error, STEP_NAMES[entry.step]);
+        for (const entry of report?.errors ?? []) fail(entry.error, STEP_NAMES[entry.step], signal);
         if (report?.session && report.session.action !== 'none') summarized = fromSessionSummary(report.session, state.messages);
       } else if (session) {
         try {

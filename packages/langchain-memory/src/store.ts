@@ -15,14 +15,16 @@ import {
   isIndexed,
   isItemMetadataKey,
   isUnchangedSinceOwnWrite,
+  itemFilter,
+  itemMetadata,
   itemsNewestFirst,
-  META,
   namespaceOf,
   newestCopies,
   newestFirst,
   ownRevisionOf,
   prefixFilter,
   STORE_ITEM_TAG,
+  storedValueOf,
   toItem,
   type ItemContent,
   type ItemFilter,
@@ -258,18 +260,7 @@ export class MemloomStore extends BaseStore {
     const text = index === false ? '' : (index ?? this.fields).flatMap((path) => textsAtPath(stored, path)).join('\n');
     const indexed = text.trim() !== '';
     const content = cut(indexed ? text : `${namespace.join('/')}/${key}`, this.memory.config.limits.maxContentLength);
-    const metadata: Record<string, unknown> = {
-      [META.namespace]: JSON.stringify(namespace),
-      [META.depth]: namespace.length,
-      // The labels a prefix search matches.
-      ...prefixFilter(namespace).metadata,
-      [META.key]: key,
-      [META.value]: stored,
-      [META.indexed]: indexed,
-      [META.sequence]: ++lastSequence,
-    };
-    const ownRevision = ownRevisionOf(current, held);
-    if (ownRevision !== undefined) metadata[META.ownRevision] = ownRevision;
+    const metadata = itemMetadata({ namespace, key, value: stored, indexed, sequence: ++lastSequence, ownRevision: ownRevisionOf(current, held) });
     if (current) {
       // Only over the revision read: a change since (a statement merged into it) is a CONFLICT, and the retry looks again.
       await this.memory.update(current.id, { content, metadata }, { scope, refreshTimestamp: true, reason: 'LangGraph store put', expectedRevision: current.revision });
@@ -302,10 +293,7 @@ export class MemloomStore extends BaseStore {
 
   /** Every memory holding the item, newest first. */
   private async copiesOf(namespace: readonly string[], key: string, scope: Scope): Promise<MemoryRecord[]> {
-    const records = await this.memory.list({
-      scope,
-      filter: { tags: [STORE_ITEM_TAG], metadata: { [META.namespace]: JSON.stringify(namespace), [META.key]: key } },
-    });
+    const records = await this.memory.list({ scope, filter: itemFilter(namespace, key) });
     return records.sort(newestFirst);
   }
 
@@ -365,7 +353,7 @@ export class MemloomStore extends BaseStore {
     const { namespacePrefix: prefix, limit, offset, scope } = operation;
     if (limit === 0) return [];
     const filter = prefixFilter(prefix);
-    const matches = (record: MemoryRecord) => matchesValueFilter(record.metadata[META.value], operation.filter);
+    const matches = (record: MemoryRecord) => matchesValueFilter(storedValueOf(record), operation.filter);
     const hasValueFilter = operation.filter !== undefined && Object.keys(operation.filter).length > 0;
     const page = (entries: RankedEntry[]) => entries.slice(offset, offset + limit).map((entry) => ({ ...toItem(entry.record), score: entry.score }));
     // Like an item's indexed text, a query longer than the memory's maxContentLength is cut: its start is kept.

@@ -2,7 +2,7 @@ import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
 import { createAgent } from 'langchain';
 import { axisVector, createControlledModel, vectorWithSimilarity } from '@memloom/core/testing';
-import { MemloomError } from '@memloom/core';
+import { createMemoryPipeline, MemloomError, type AfterTurnReport } from '@memloom/core';
 import { describe, expect, it } from 'vitest';
 import { createMemloomMiddleware, memoryAppendTool, memoryForgetTool, memorySearchTool, type MemloomMiddlewareOptions } from '../src/index.js';
 import { DIM, rig } from './helpers.js';
@@ -90,6 +90,57 @@ describe('the agent middleware with the run’s signal', () => {
     expect('rejected' in (await ended)).toBe(true);
     expect(await outcome(runs[0]!)).toEqual({ rejected: reason });
     expect(await memory.count({ scope: alice })).toBe(0);
+  });
+
+  it("throws the abort, not to onError, when the turn's scope fails after the run was aborted", async () => {
+    const { memory } = rig();
+    const stop = new AbortController();
+    const reason = new Error('the user closed the chat');
+    const failures: string[] = [];
+    let lookups = 0;
+    const { middleware, runs } = watchedMiddleware(memory, {
+      model: null,
+      summarize: false,
+      workingMemory: false,
+      onError: (error, step) => failures.push(`${step}:${error.code}`),
+      // The model call's lookup works; the one after the turn is cut short by the abort.
+      scope: async () => {
+        if (++lookups === 1) return alice;
+        stop.abort(reason);
+        throw new Error('the user directory went away');
+      },
+    });
+    const agent = createAgent({ model: fakeModel().respond(new AIMessage('Lisbon, lovely.')), tools: [], middleware: [middleware] });
+
+    await outcome(agent.invoke({ messages: [new HumanMessage('I moved to Lisbon last year.')] }, { signal: stop.signal }));
+    expect(lookups).toBe(2);
+    expect(await outcome(runs[0]!)).toEqual({ rejected: reason });
+    expect(failures).toEqual([]);
+  });
+
+  it("throws the abort, not to onError, for a step the pipeline reports failed when the run is aborted before it is reported", async () => {
+    const { memory } = rig();
+    const stop = new AbortController();
+    const reason = new Error('the user closed the chat');
+    const pipeline = createMemoryPipeline({ memory, languageModel: null });
+    const afterTurn = pipeline.afterTurn.bind(pipeline);
+    // The extraction's write fails (the pipeline reports it and goes on); the run is aborted as the pipeline returns.
+    memory.add = () => Promise.reject(new Error('disk full'));
+    const reports: AfterTurnReport[] = [];
+    pipeline.afterTurn = async (input) => {
+      const report = await afterTurn(input);
+      reports.push(report);
+      stop.abort(reason);
+      return report;
+    };
+    const failures: string[] = [];
+    const { middleware, runs } = watchedMiddleware(memory, { pipeline, summarize: false, workingMemory: false, onError: (error, step) => failures.push(`${step}:${error.code}`) });
+    const agent = createAgent({ model: fakeModel().respond(new AIMessage('Lisbon, lovely.')), tools: [], middleware: [middleware] });
+
+    await outcome(agent.invoke({ messages: [new HumanMessage('I moved to Lisbon last year.')] }, { context: alice, signal: stop.signal }));
+    expect(reports.map((report) => report.errors.map((entry) => entry.step))).toEqual([['extraction']]);
+    expect(await outcome(runs[0]!)).toEqual({ rejected: reason });
+    expect(failures).toEqual([]);
   });
 });
 

@@ -74,7 +74,7 @@ export type {
   LimitsConfig,
   RecordDefaults,
 } from './config.js';
-export { engineConfigSchema } from './options.js';
+export { engineConfigSchema, memoryFilterSchema } from './options.js';
 export type { EngineConfig, EngineConfigInput } from './options.js';
 
 // Strategy engine (seed 004)

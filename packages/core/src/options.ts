@@ -59,7 +59,12 @@ const metadataSchema = z
   // back (a copy: a later change to the caller's object changes no memory).
   .transform((metadata) => jsonCopy(wellFormedData(metadata)) as Record<string, unknown>);
 
-const filterSchema = z
+/**
+ * A `MemoryFilter` as `search`, `list`, `count` and `renderIndex` check it (known keys only, known
+ * categories, types, levels and sources): for adapters that take a filter as an option, so a bad one
+ * is refused when it is given rather than at every later call.
+ */
+export const memoryFilterSchema = z
   .object({
     category: z.union([z.enum(MEMORY_CATEGORIES), z.array(z.enum(MEMORY_CATEGORIES))]).optional(),
     type: z.union([z.enum(MEMORY_TYPES), z.array(z.enum(MEMORY_TYPES))]).optional(),
@@ -125,7 +130,7 @@ export const searchOptionsSchema = z
   .object({
     scope: z.unknown().optional(),
     limit: z.number().int().min(1).max(1000).optional(),
-    filter: filterSchema.optional(),
+    filter: memoryFilterSchema.optional(),
     minScore: z.number().min(0).max(1).optional(),
     signal: signalSchema.optional(),
   })
@@ -134,7 +139,7 @@ export const searchOptionsSchema = z
 export const listOptionsSchema = z
   .object({
     scope: z.unknown().optional(),
-    filter: filterSchema.optional(),
+    filter: memoryFilterSchema.optional(),
     limit: z.number().int().min(1).optional(),
     offset: z.number().int().min(0).optional(),
     orderBy: z.enum(['createdAt', 'updatedAt', 'id', 'stored']).optional(),

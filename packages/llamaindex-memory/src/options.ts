@@ -1,4 +1,4 @@
-import { formatZodIssues, isEmptyScope, MemloomError, validateScope, type Logger, type Memory, type MemoryFilter, type Scope } from '@memloom/core';
+import { formatZodIssues, isEmptyScope, MemloomError, memoryFilterSchema, validateScope, type Logger, type Memory, type MemoryFilter, type Scope } from '@memloom/core';
 import { z } from 'zod';
 
 /** Validate block options with a zod schema; a failure is INVALID_OPTIONS naming every bad field. */
@@ -42,10 +42,11 @@ export const loggerSchema = z.custom<Logger>(
  */
 export const DEFAULT_RECALL_FILTER: MemoryFilter = { category: ['core', 'fact', 'episode'] };
 
-/** A block's `filter` option, defaulting to {@link DEFAULT_RECALL_FILTER}. */
-export const filterSchema = z
-  .custom<MemoryFilter>((value) => typeof value === 'object' && value !== null, { message: 'must be a memory filter object' })
-  .default(DEFAULT_RECALL_FILTER);
+/**
+ * A block's `filter` option, checked as core's `search` and `renderIndex` check it (a misspelt key or an
+ * unknown category is refused here, not at every prompt), defaulting to {@link DEFAULT_RECALL_FILTER}.
+ */
+export const filterSchema = memoryFilterSchema.default(DEFAULT_RECALL_FILTER);
 
 export const blockIdSchema = z.string().trim().min(1).max(200);
 export const prioritySchema = z.number().int().min(0);

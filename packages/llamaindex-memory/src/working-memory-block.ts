@@ -4,6 +4,7 @@ import { FunctionTool } from '@llamaindex/core/tools';
 import {
   MemloomError,
   WorkingMemoryTracker,
+  workingMemoryConfigSchema,
   type Logger,
   type WorkingMemoryCheck,
   type WorkingMemoryConfigInput,
@@ -24,8 +25,8 @@ export interface WorkingMemoryBlockOptions extends WorkingMemoryConfigInput {
   /**
    * Largest overview accepted, in tokens (LlamaIndex's tokenizer). LlamaIndex
    * leaves a block out of the prompt when it does not fit the prompt's token
-   * limit (70% of the LLM's context window), so lower this for models with a
-   * small window. @default 4096
+   * limit (three quarters of the LLM's context window), so lower this for
+   * models with a small window. @default 4096
    */
   maxOverviewTokens?: number;
   /** Tokens the agent's context may hold; context use in the reminder is measured against it. @default 30000 (LlamaIndex Memory's default tokenLimit) */
@@ -42,7 +43,8 @@ export interface WorkingMemoryBlockOptions extends WorkingMemoryConfigInput {
   logger?: Logger;
 }
 
-const TRACKER_KEYS = ['maxRounds', 'minRounds', 'tokenThresholdPercent', 'enabled', 'overviewPath', 'detailPath'] as const;
+/** The options passed on to core's WorkingMemoryTracker. */
+const TRACKER_KEYS = workingMemoryConfigSchema.keyof().options;
 
 const optionsSchema = z
   .object({
@@ -57,8 +59,8 @@ const optionsSchema = z
     messageRole: z.enum(MESSAGE_ROLES).default('memory'),
     onUpdate: z.custom<(overview: string) => void | Promise<void>>((value) => typeof value === 'function', { message: 'must be a function' }).optional(),
     logger: loggerSchema.optional(),
-    // The tracker's own fields, validated by core's WorkingMemoryTracker.
-    ...Object.fromEntries(TRACKER_KEYS.map((key) => [key, z.unknown().optional()])),
+    // The tracker's own fields, checked by core's schema here so a bad one is named as this block's option.
+    ...workingMemoryConfigSchema.partial().shape,
   })
   // A misspelt option (maxRound) is refused, not silently ignored.
   .strict();

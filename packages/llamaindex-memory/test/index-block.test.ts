@@ -82,8 +82,9 @@ describe('MemoryIndexBlock (seed 000)', () => {
       [{ memory, scope: {} }, 'INVALID_SCOPE'],
       [{ memory: null, scope: alice }, 'INVALID_OPTIONS'],
       [{ memory, scope: alice, tokenLimit: 0 }, 'INVALID_OPTIONS'],
+      [{ memory, scope: alice, filter: { type: 'preference' } }, 'INVALID_OPTIONS'],
     ] as const) {
-      expect(() => memoryIndexBlock(options as never)).toThrow(expect.objectContaining({ code }));
+      expect(() => memoryIndexBlock(options as never)).toThrow(expect.objectContaining({ code, message: expect.stringMatching(/^\[memloom\] \[llamaindex\] /) }));
       try {
         memoryIndexBlock(options as never);
       } catch (error) {

@@ -418,6 +418,10 @@ describe('bad input', () => {
       [{ memory, scope: alice, llm: {} }, 'INVALID_OPTIONS'],
       [{ memory, scope: alice, pipeline: {} }, 'INVALID_OPTIONS'],
       [{ memory, scope: alice, tokenBudget: 100 }, 'INVALID_OPTIONS'],
+      // A filter memloom's search would refuse at every prompt is refused here, once.
+      [{ memory, scope: alice, filter: { catgory: ['fact'] } }, 'INVALID_OPTIONS'],
+      [{ memory, scope: alice, filter: { category: ['facts'] } }, 'INVALID_OPTIONS'],
+      [{ memory, scope: alice, filter: 'fact' }, 'INVALID_OPTIONS'],
     ];
     for (const [options, code] of attempts) {
       let caught: unknown;

@@ -143,7 +143,7 @@ describe('WorkingMemoryBlock (seed 003) in a real LlamaIndex Memory', () => {
 
   it('rejects bad options with a typed error', () => {
     // maxRound: a misspelt maxRounds is refused, not ignored.
-    for (const options of [{ maxRounds: 0 }, { toolName: 'has spaces' }, { contextTokenLimit: 0 }, { maxOverviewTokens: 0 }, { overview: 7 }, { priority: -1 }, { maxRound: 2 }]) {
+    for (const options of [{ maxRounds: 0 }, { enabled: 'no' }, { tokenThresholdPercent: 120 }, { toolName: 'has spaces' }, { contextTokenLimit: 0 }, { maxOverviewTokens: 0 }, { overview: 7 }, { priority: -1 }, { maxRound: 2 }]) {
       let caught: unknown;
       try {
         workingMemoryBlock(options as never);
@@ -151,6 +151,8 @@ describe('WorkingMemoryBlock (seed 003) in a real LlamaIndex Memory', () => {
         caught = error;
       }
       expect(MemloomError.hasCode(caught, 'INVALID_OPTIONS'), JSON.stringify(options)).toBe(true);
+      // The tracker's fields too are named as this block's options, by this package.
+      expect((caught as MemloomError).message, JSON.stringify(options)).toMatch(/^\[memloom\] \[llamaindex\] invalid WorkingMemoryBlock options: /);
     }
   });
 });

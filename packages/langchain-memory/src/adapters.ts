@@ -2,6 +2,7 @@ import { Embeddings, type EmbeddingsInterface, type EmbeddingsParams } from '@la
 import { HumanMessage, SystemMessage, type BaseMessage } from '@langchain/core/messages';
 import { MemloomError, normalizeVector, toMemloomError, type Embedder, type EmbedOptions, type GenerateRequest, type LanguageModel } from '@memloom/core';
 import { messageText } from './messages.js';
+import { invalidOptions } from './errors.js';
 
 export interface FromLangChainEmbeddingsOptions {
   /** Names the vector space (model and settings); a store refuses vectors from an embedder with another id. */
@@ -113,8 +114,4 @@ export class MemloomEmbeddings extends Embeddings {
     }
     return vector;
   }
-}
-
-function invalidOptions(message: string): MemloomError {
-  return new MemloomError({ code: 'INVALID_OPTIONS', backend: 'langchain', message });
 }

@@ -1,4 +1,4 @@
-import { MemloomError } from '@memloom/core';
+import { formatZodIssues, MemloomError, memoryFilterSchema, type MemoryFilter } from '@memloom/core';
 
 /** How many `cause` links to follow before giving up (a guard against cycles). */
 const MAX_CAUSES = 10;
@@ -32,4 +32,20 @@ export async function unlessGone(write: () => Promise<unknown>): Promise<void> {
  */
 export function throwIfRunAborted(signal: AbortSignal | undefined, error: unknown): void {
   if (signal?.aborted) throw signal.reason ?? error;
+}
+
+/** A bad option of this adapter: INVALID_OPTIONS, named as the LangChain adapter's. */
+export function invalidOptions(message: string): MemloomError {
+  return new MemloomError({ code: 'INVALID_OPTIONS', backend: 'langchain', message });
+}
+
+/**
+ * A `filter` option, checked as core's `search` checks it, so a misspelt key or an unknown category is
+ * refused when the middleware or tool is made rather than failing every later search; else `fallback`.
+ */
+export function checkedFilter(filter: MemoryFilter | undefined, fallback: MemoryFilter, where: string): MemoryFilter {
+  if (filter === undefined) return fallback;
+  const result = memoryFilterSchema.safeParse(filter);
+  if (!result.success) throw invalidOptions(`${where}: invalid filter: ${formatZodIssues(result.error)}`);
+  return filter;
 }

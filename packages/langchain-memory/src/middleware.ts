@@ -22,7 +22,7 @@ import {
 import { z } from 'zod';
 import { toLanguageModel, type ChatModelLike } from './adapters.js';
 import { fromSessionSummary, summarizedEpisodeIds, toConversation } from './conversation.js';
-import { throwIfRunAborted } from './errors.js';
+import { checkedFilter, invalidOptions, throwIfRunAborted } from './errors.js';
 import { latestUserInput, messageText } from './messages.js';
 import { overviewScope, readOverview, WORKING_MEMORY_TOOL, workingMemoryWriteTool } from './overview.js';
 import { buildMemoryPrompt } from './prompt.js';
@@ -141,7 +141,7 @@ const contextSchema = z.object({
 export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewareOptions = {}) {
   assertMemory(memory);
   const pipeline = pipelineFor(memory, options);
-  const filter = options.filter ?? DEFAULT_RECALL_FILTER;
+  const filter = checkedFilter(options.filter, DEFAULT_RECALL_FILTER, 'createMemloomMiddleware');
   const countText = options.countTokens;
   const workingMemory = options.workingMemory === false ? undefined : (options.workingMemory ?? {});
   const trackerConfig = workingMemory && { overviewPath: WORKING_MEMORY_TOOL, detailPath: 'memory_append (slot "today")', ...workingMemory };
@@ -368,8 +368,4 @@ function assertMemory(memory: unknown): asserts memory is Memory {
   if (!candidate || typeof candidate.search !== 'function' || typeof candidate.add !== 'function') {
     throw invalidOptions('createMemloomMiddleware needs a Memory (from createMemory) as its first argument');
   }
-}
-
-function invalidOptions(message: string): MemloomError {
-  return new MemloomError({ code: 'INVALID_OPTIONS', backend: 'langchain', message });
 }

@@ -1,5 +1,6 @@
 import { matchesFilter, MemloomError, type AddResult, type Memory, type MemoryFilter, type SearchResult } from '@memloom/core';
 import { z } from 'zod';
+import { checkedFilter } from './errors.js';
 import { MemloomTool, type ToolCallInfo } from './memloom-tool.js';
 import { resolveScope, type ScopeOption } from './scope.js';
 
@@ -34,7 +35,7 @@ export function createMemloomTools(memory: Memory, options: MemloomToolsOptions 
 }
 
 export function memorySearchTool(memory: Memory, options: MemloomToolsOptions = {}) {
-  const filter = options.filter ?? DEFAULT_RECALL_FILTER;
+  const filter = checkedFilter(options.filter, DEFAULT_RECALL_FILTER, 'memory_search');
   return new MemloomTool({
     name: 'memory_search',
     description:
@@ -93,7 +94,7 @@ export function memoryAppendTool(memory: Memory, options: MemloomToolsOptions = 
 }
 
 export function memoryForgetTool(memory: Memory, options: MemloomToolsOptions = {}) {
-  const filter = options.filter ?? DEFAULT_RECALL_FILTER;
+  const filter = checkedFilter(options.filter, DEFAULT_RECALL_FILTER, 'memory_forget');
   return new MemloomTool({
     name: 'memory_forget',
     description: 'Delete one memory of the current user by its id (as shown by memory_search), e.g. when the user asks you to forget it or it is wrong.',

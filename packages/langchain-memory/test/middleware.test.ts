@@ -5,7 +5,7 @@ import { createAgent } from 'langchain';
 import { describe, expect, it, vi } from 'vitest';
 import { createMemoryPipeline, estimateTokens, hasLoneSurrogate, resolvePolicy } from '@memloom/core';
 import { buildMemoryPrompt } from '../src/prompt.js';
-import { createMemloomMiddleware, WORKING_MEMORY_TAG, type MemloomMiddlewareOptions } from '../src/index.js';
+import { createMemloomMiddleware, createMemloomTools, memoryForgetTool, WORKING_MEMORY_TAG, type MemloomMiddlewareOptions } from '../src/index.js';
 import { isSummaryMessage, messageText } from '../src/messages.js';
 import { errorOf, memoriesBlock, rig, systemPromptOf } from './helpers.js';
 
@@ -93,6 +93,18 @@ describe('seed 003: working-memory reminders', () => {
     const { memory } = rig();
     expect((await errorOf(() => createMemloomMiddleware(memory, { workingMemory: { maxRounds: -1 } }))).code).toBe('INVALID_OPTIONS');
     expect((await errorOf(() => createMemloomMiddleware(memory, { policy: { retrieve_limit: 0 } }))).code).toBe('INVALID_CONFIG');
+  });
+
+  it('rejects a bad filter when the middleware or a tool is made, not at every search', async () => {
+    const { memory } = rig();
+    const misspelt = await errorOf(() => createMemloomMiddleware(memory, { filter: { catgory: ['fact'] } as never }));
+    expect(misspelt.code).toBe('INVALID_OPTIONS');
+    expect(misspelt.message).toMatch(/\[langchain\] createMemloomMiddleware: invalid filter: unknown key "catgory"/);
+    expect((await errorOf(() => createMemloomMiddleware(memory, { filter: { category: 'facts' } as never }))).code).toBe('INVALID_OPTIONS');
+    expect((await errorOf(() => createMemloomTools(memory, { filter: { level: ['whole'] } as never }))).message).toMatch(/memory_search: invalid filter/);
+    expect((await errorOf(() => memoryForgetTool(memory, { filter: { tags: 'x' } as never }))).message).toMatch(/memory_forget: invalid filter/);
+    // A good filter is kept as given.
+    expect(createMemloomTools(memory, { filter: { category: 'fact' } })).toHaveLength(3);
   });
 });
 

@@ -23,7 +23,14 @@ export interface Embedder {
   /** Names the vector space (model and settings). Two embedders with the same id must give the same vectors. */
   readonly id: string;
   readonly dimension: number;
-  /** One vector per text, in order, each of `dimension` finite numbers (a Float32Array or Float64Array is taken too, no other typed array). */
+  /**
+   * One vector per text, in order, each an array of `dimension` finite numbers: the type every caller
+   * of `embed` is written against, so a model that gives a Float32Array returns `Array.from(vector)`.
+   * Core (`embedChecked`) and the wrappers in `@memloom/embeddings` check each vector at run time and
+   * also take a Float32Array or Float64Array (no other typed array) from an embedder this type does
+   * not hold (plain JavaScript, a cast), copying it into an array; other callers (LangChain through
+   * `MemloomEmbeddings`) get it as given.
+   */
   embed(texts: readonly string[], options?: EmbedOptions): Promise<number[][]>;
   /** Release model resources. */
   close?(): Promise<void>;

@@ -1,5 +1,5 @@
 // Errors
-export { MemloomError, missingStoreError, toMemloomError } from './errors.js';
+export { describeValue, MemloomError, missingStoreError, toMemloomError } from './errors.js';
 export type { MemloomErrorCode, MemloomErrorOptions } from './errors.js';
 
 // Data model
@@ -131,7 +131,7 @@ export type { TextIndexOptions, TextHit } from './text/bm25.js';
 export { cosineSimilarity, normalizeVector, assertValidVector, blendVectors, documentVectors } from './vector.js';
 export { FlatVectorIndex, flatVectorIndexSupported } from './vector-index/flat-vector-index.js';
 export type { VectorHit } from './vector-index/flat-vector-index.js';
-export { validateScope, isEmptyScope, scopeKey, inScope, matchesFilter, filterMatcher } from './scope.js';
+export { validateScope, scopeEntries, isEmptyScope, scopeKey, inScope, matchesFilter, filterMatcher } from './scope.js';
 export { assertDeleteScope, assertQueryScope } from './query-checks.js';
 export { assertPutNumbering, assertQueryInput, assertRecordContext, assertRecordMetadata, assertRecordTimes, assertUsableVector, assertWellFormedRecord, keywordText, listCursor, listOrder, listRecords, matchingRecords, pastCursor, foreignCursor, numericPageQuery, pageLimit, pageRecords, searchTextIndex } from './record-queries.js';
 export type { ListCursor, ListPlace, RecordEntry, SequencedEntry } from './record-queries.js';

@@ -3,7 +3,7 @@ import type { MemoryChange, MemoryStore } from './contracts.js';
 import { planMaintenance, type MaintenancePlan } from './decay.js';
 import { MemloomError } from './errors.js';
 import { lastWrittenVersion, versionHolding } from './records.js';
-import { countRepeatedPage, historiesOf } from './store-reads.js';
+import { historiesOf, repeatedPageGuard } from './store-reads.js';
 import type { TextOperations, TextResult } from './text-operations.js';
 import type { MemoryLevel, MemoryRecord, Scope } from './types.js';
 
@@ -102,10 +102,10 @@ function storedPages(store: MemoryStore, scope: Scope) {
   let after: string | undefined;
   let offset = 0;
   let previous: MemoryRecord[] | undefined;
-  let repeats = 0;
   // A store whose place does not move (a cursor given back, an offset ignored) would keep the pass reading the same page forever.
-  const moved = (memories: MemoryRecord[], what: string): MemoryRecord[] => {
-    repeats = countRepeatedPage(store.name, what, previous, memories, (memory) => memory.id, repeats);
+  const guard = repeatedPageGuard(store.name, store.listPage ? 'listPage' : 'list by offset', (memory: MemoryRecord) => memory.id);
+  const moved = (memories: MemoryRecord[]): MemoryRecord[] => {
+    guard.check(previous, memories);
     previous = memories;
     return memories;
   };
@@ -117,9 +117,9 @@ function storedPages(store: MemoryStore, scope: Scope) {
           throw new MemloomError({ code: 'STORE_ERROR', backend: store.name, message: `listPage gave the same next (${JSON.stringify(after)}) it was asked to start after` });
         }
         after = page.next;
-        return { memories: moved(page.memories, 'listPage'), last: page.next === undefined || page.memories.length === 0 };
+        return { memories: moved(page.memories), last: page.next === undefined || page.memories.length === 0 };
       }
-      const memories = moved(await store.list({ scope, orderBy: 'stored', limit: PAGE_SIZE, offset }), 'list by offset');
+      const memories = moved(await store.list({ scope, orderBy: 'stored', limit: PAGE_SIZE, offset }));
       return { memories, last: memories.length < PAGE_SIZE };
     },
     /** The page just read was written back, `deleted` of its memories deleted. */

@@ -6,7 +6,7 @@ import type { EngineConfig, ParsedAddOptions } from './options.js';
 import { addedBy, createRecord, lastWrittenVersion, mergeTags, unique, validateContent, versionOf } from './records.js';
 import { laterIso } from './time-text.js';
 import type { TextOperations } from './text-operations.js';
-import type { MemoryLevel, MemoryRecord, MemoryVersion, Scope } from './types.js';
+import type { MemoryLevel, MemoryRecord, Scope } from './types.js';
 import { boostedWeight, decideUpdate, shownSimilarity, upgradedLevel, type UpdateDecision } from './update-strategy.js';
 import { blendVectors } from './vector.js';
 
@@ -193,19 +193,15 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
  * so the facts the compression hid stay in the merged memory
  * ("我叫张三，是一名AI工程师…" + "我是AI工程师张三" keeps "目前在北京工作").
  * One history read, for a compressed memory only. Without that text in the
- * history (an imported memory, a store that keeps none, a memory deleted
- * meanwhile: the write then gives CONFLICT), the compressed text at its
- * level, which the new statement replaces.
+ * history (an imported memory, a store that keeps none, or a memory another
+ * writer deleted since the search: `history` is then empty), the compressed
+ * text at its level, which the new statement replaces. A deleted memory's
+ * merge is never written: its expected revision gives CONFLICT, and the add
+ * decides again without it.
  */
 async function mergeSource(store: MemoryStore, memory: MemoryRecord): Promise<{ content: string; level: MemoryLevel }> {
   if (memory.level === 'full') return { content: memory.content, level: 'full' };
-  let history: MemoryVersion[] = [];
-  try {
-    history = await store.history(memory.id);
-  } catch (error) {
-    if (!MemloomError.hasCode(error, 'NOT_FOUND')) throw error;
-  }
-  const written = lastWrittenVersion(history, memory.revision);
+  const written = lastWrittenVersion(await store.history(memory.id), memory.revision);
   return written ? { content: written.after.content, level: 'full' } : { content: memory.content, level: memory.level };
 }
 

@@ -2,7 +2,7 @@ import type { Embedder, MemoryStore, ReindexStatus, StagedVector } from './contr
 import { DEFAULT_CONTEXT_WEIGHT } from './config.js';
 import { checkedSignal } from './abort-signal.js';
 import { MemloomError } from './errors.js';
-import { countRepeatedPage } from './store-reads.js';
+import { repeatedPageGuard } from './store-reads.js';
 import type { MemoryRecord } from './types.js';
 import { documentVectors } from './vector.js';
 
@@ -82,16 +82,16 @@ export async function reindex(options: ReindexOptions): Promise<ReindexReport> {
   const report = (current: ReindexStatus) => options.onProgress?.({ done: current.done, total: current.total, embedderId: embedder.id });
   await report(status);
 
-  /** The batch before, when the store kept vectors for it, and how many batches in a row repeated the one before. */
+  /** The batch before, when the store kept vectors for it. */
   let keptBatch: MemoryRecord[] | undefined;
-  let repeats = 0;
+  // The memories just staged, at the same revisions, again: a store that ignores what was staged would never run out.
+  const guard = repeatedPageGuard(store.name, 'pendingReindex', (memory: MemoryRecord) => `${memory.id} at revision ${memory.revision}`);
   for (let idleRounds = 0; ; ) {
     // The caller's own abort: rethrow its reason, as fetch() does. Staged vectors stay for the next run.
     signal?.throwIfAborted();
     const batch = await methods.pending(batchSize);
     if (batch.length === 0) break;
-    // The memories just staged, at the same revisions, again: a store that ignores what was staged would never run out.
-    repeats = countRepeatedPage(store.name, 'pendingReindex', keptBatch, batch, (memory) => `${memory.id} at revision ${memory.revision}`, repeats);
+    guard.check(keptBatch, batch);
     const vectors = await documentVectors(embedder, batch, contextWeight, signal);
     const staged: StagedVector[] = batch.map((memory, index) => ({ id: memory.id, revision: memory.revision, vector: vectors[index]! }));
     const kept = await methods.stage(staged);

@@ -117,7 +117,7 @@ export interface OldestFirstQuery {
  * when it holds no other (a memory may still come twice when more than a
  * page's worth were added between two reads). `signal` is checked before
  * each page is read. Pages that repeat the one before `MAX_REPEATED_PAGES`
- * times in a row are STORE_ERROR naming `store` (`countRepeatedPage`). For
+ * times in a row are STORE_ERROR naming `store` (`repeatedPageGuard`). For
  * copies and exports.
  */
 export async function* pagesOldestFirst(
@@ -128,13 +128,13 @@ export async function* pagesOldestFirst(
 ): AsyncGenerator<MemoryRecord[]> {
   const takesAfter = store.capabilities.listAfter === true;
   let previous: MemoryRecord[] | undefined;
-  let repeats = 0;
+  const guard = repeatedPageGuard(store.name, takesAfter ? 'list with after' : 'list by offset', (memory: MemoryRecord) => memory.id);
   for (let offset = 0; ; offset += pageSize) {
     signal?.throwIfAborted();
     const last = previous?.[previous.length - 1];
     const place = takesAfter ? (last ? { after: last } : {}) : { offset };
     const page = await list({ orderBy: 'createdAt', direction: 'asc', limit: pageSize, ...place });
-    repeats = countRepeatedPage(store.name, takesAfter ? 'list with after' : 'list by offset', previous, page, (memory) => memory.id, repeats);
+    guard.check(previous, page);
     const seen = new Set(previous?.map((memory) => memory.id));
     const fresh = page.filter((memory) => !seen.has(memory.id));
     if (page.length < pageSize) {
@@ -146,32 +146,30 @@ export async function* pagesOldestFirst(
   }
 }
 
-/** Pages in a row that repeat the one before them, at which a paging loop gives up (`countRepeatedPage`). */
+/** Pages in a row that repeat the one before them, at which a paging loop gives up (`repeatedPageGuard`). */
 export const MAX_REPEATED_PAGES = 3;
 
 /**
- * For a loop that reads a store page by page until the last: the number of pages in a row, `page` the
- * last, that repeat the one read before them (the same items in the same order, by `key`), given
- * `repeats`, the number before `page`; 0 when `page` moved on. A page may repeat the one before now and
- * then: another writer adds, before the place a store paged by offset has reached, as many memories as a
- * page holds. A store whose `list` ignores `offset` or `after` (or whose `pendingReindex` ignores what was
- * staged) gives the same page forever, and the loop would never end: at `MAX_REPEATED_PAGES` in a row,
- * STORE_ERROR naming the store. `what` names the call (`list by offset`).
+ * For a loop that reads a store page by page until the last: counts the pages in a row that repeat the
+ * one read before them (the same items in the same order, by `key`); a page that moved on, or no page
+ * before, starts the count again. A page may repeat the one before now and then: another writer adds,
+ * before the place a store paged by offset has reached, as many memories as a page holds. A store whose
+ * `list` ignores `offset` or `after` (or whose `pendingReindex` ignores what was staged) gives the same
+ * page forever, and the loop would never end: at `MAX_REPEATED_PAGES` in a row, `check` (given each
+ * page read and the one before it) throws STORE_ERROR naming `backend`. `what` names the call (`list by offset`).
  */
-export function countRepeatedPage<T>(
-  backend: string,
-  what: string,
-  previous: readonly T[] | undefined,
-  page: readonly T[],
-  key: (item: T) => string,
-  repeats: number,
-): number {
-  if (!previous || page.length === 0 || page.length !== previous.length) return 0;
-  if (page.some((item, index) => key(item) !== key(previous[index] as T))) return 0;
-  if (repeats + 1 < MAX_REPEATED_PAGES) return repeats + 1;
-  throw new MemloomError({
-    code: 'STORE_ERROR',
-    backend,
-    message: `${what} gave the same ${page.length === 1 ? 'memory' : `${page.length} memories`} (first: ${key(page[0] as T)}) as the page before, ${MAX_REPEATED_PAGES} times in a row: the store does not move on to the next page, so reading to the last one would never end`,
-  });
+export function repeatedPageGuard<T>(backend: string, what: string, key: (item: T) => string) {
+  let repeats = 0;
+  return {
+    check(previous: readonly T[] | undefined, page: readonly T[]): void {
+      const repeated = !!previous && page.length > 0 && page.length === previous.length && page.every((item, index) => key(item) === key(previous[index] as T));
+      repeats = repeated ? repeats + 1 : 0;
+      if (repeats < MAX_REPEATED_PAGES) return;
+      throw new MemloomError({
+        code: 'STORE_ERROR',
+        backend,
+        message: `${what} gave the same ${page.length === 1 ? 'memory' : `${page.length} memories`} (first: ${key(page[0] as T)}) as the page before, ${MAX_REPEATED_PAGES} times in a row: the store does not move on to the next page, so reading to the last one would never end`,
+      });
+    },
+  };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemory, MemloomError, type CreateMemoryOptions, type MemoryStore, type MemoryVersion } from '../src/index.js';
+import { createMemory, type CreateMemoryOptions, type MemoryStore, type MemoryVersion } from '../src/index.js';
 import { axisVector, createFakeClock, createInMemoryStore, createRecord, createScriptedModel, createTestEmbedder, vectorWithSimilarity } from '../src/testing/index.js';
 
 /**
@@ -124,18 +124,10 @@ describe('a merge into a compressed memory keeps the facts the compression hid',
     expect(record?.level).toBe('summary');
   });
 
-  it.each([
-    ['the store keeps no history', async () => [] as MemoryVersion[]],
-    [
-      'the history read is NOT_FOUND',
-      async () => {
-        throw new MemloomError({ code: 'NOT_FOUND', message: 'no history' });
-      },
-    ],
-  ])('falls back to the compressed text when %s: the new statement replaces it', async (_, history) => {
+  it('falls back to the compressed text when the store keeps no history: the new statement replaces it', async () => {
     const [story] = STORIES;
     const { said, mention } = story!;
-    const { memory, day } = rig({ [said]: axisVector(DIM, 0), [mention]: vectorWithSimilarity(DIM, 0, 5, 0.96) }, {}, history);
+    const { memory, day } = rig({ [said]: axisVector(DIM, 0), [mention]: vectorWithSimilarity(DIM, 0, 5, 0.96) }, {}, async () => []);
     const { memory: added } = await memory.add(said, { scope });
     day(10);
     await memory.maintain();
@@ -227,6 +219,32 @@ describe('a merge into a compressed memory keeps the facts the compression hid',
     const record = await memory.get(added.id);
     expect(record?.content).toBe('I am Zhang San, an AI engineer at a startup. I work in Shanghai.');
     expect((await memory.history(added.id)).map((version) => version.action)).toEqual(['create', 'compress', 'edit', 'merge']);
+  });
+
+  it('stores the mention as a new memory when another writer deletes the nearest memory after the search (CONFLICT, decided again)', async () => {
+    const [story] = STORIES;
+    const { said, mention } = story!;
+    let deleteFirst: string | undefined;
+    // The store found the memory; another writer deletes it before its history is read: the history is empty.
+    const { memory, store, reads, day } = rig({ [said]: axisVector(DIM, 0), [mention]: vectorWithSimilarity(DIM, 0, 5, 0.96) }, {}, async (inner, id) => {
+      if (id === deleteFirst) await inner.apply([{ op: 'delete', id }]);
+      return inner.history(id);
+    });
+    const { memory: added } = await memory.add(said, { scope });
+    day(10);
+    await memory.maintain();
+    expect((await memory.get(added.id))?.level).toBe('summary');
+    day(15);
+    deleteFirst = added.id;
+    const result = await memory.add(mention, { scope });
+    // The merge into the deleted memory was not written; the add decided again, with no memory near.
+    expect(result.decision.strategy).toBe('create_new');
+    expect(result.memory).toMatchObject({ content: mention, level: 'full' });
+    expect(result.memory.id).not.toBe(added.id);
+    expect(await memory.get(added.id)).toBeUndefined();
+    expect(await store.history(added.id)).toEqual([]);
+    expect((await memory.list({ scope })).map((record) => record.id)).toEqual([result.memory.id]);
+    expect(reads.history).toBe(1);
   });
 
   it('writes nothing and asks no model when the add is aborted while the history is read', async () => {

@@ -1,4 +1,4 @@
-import { MemloomError } from '@memloom/core';
+import { describeValue, MemloomError } from '@memloom/core';
 
 /**
  * Refuse option keys a factory does not know: a misspelt one (`cacheEntrys`)
@@ -17,10 +17,12 @@ export function assertKnownOptions(options: object, known: Readonly<Record<strin
   });
 }
 
-/** A value for an error message: strings quoted, so `"5"` is not mistaken for 5; an object by its keys. */
+/**
+ * A value for an error message, as core's `describeValue` shows it (strings quoted, so `"5"` is not
+ * mistaken for 5; a function as `a function`, not its source), but an object by its keys: what was
+ * given in place of an object with methods (`{ get, set }`).
+ */
 export function shown(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object' && value !== null) return `{ ${Object.keys(value).join(', ')} }`.replace('{  }', '{}');
-  return String(value);
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) return `{ ${Object.keys(value).join(', ')} }`.replace('{  }', '{}');
+  return describeValue(value);
 }

@@ -42,6 +42,10 @@ describe('factory options', () => {
     for (const persistentCache of [{}, 5, null]) {
       expect(() => createDefaultEmbedder({ persistentCache } as never)).toThrow(invalid(/default embedder: persistentCache must be an object with getMany and setMany methods/));
     }
+    // What was given instead: an object by its keys, a function by its kind (not its source text), a long string cut.
+    expect(() => createDefaultEmbedder({ persistentCache: { get: () => 1, set: () => 1 } } as never)).toThrow(invalid(/persistentCache must be an object with getMany and setMany methods, got \{ get, set \}$/));
+    expect(() => createDefaultEmbedder({ persistentCache: () => ({ getMany: 1 }) } as never)).toThrow(invalid(/persistentCache must be an object with getMany and setMany methods, got a function$/));
+    expect(() => createDefaultEmbedder({ cacheEntries: '1'.repeat(500) } as never)).toThrow(invalid(/cacheEntries .*, got "1{40}…"$/));
     const persistentCache = { getMany: async () => new Map<string, number[]>(), setMany: async () => undefined };
     expect(createDefaultEmbedder({ cacheEntries: 0, persistentCache }).id).toBe(createOfflineEmbedder().id);
   });

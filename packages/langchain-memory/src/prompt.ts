@@ -1,4 +1,4 @@
-import { escapeFence, estimateTokens, fitLines, lastCharacters, longestFitting, matchesFilter, pairSafeEnd, renderContextBlock, type Memory, type MemoryFilter, type MemoryRecord, type Policy, type Scope } from '@memloom/core';
+import { escapeFence, estimateTokens, filterMatcher, fitLines, lastCharacters, longestFitting, pairSafeEnd, renderContextBlock, type Memory, type MemoryFilter, type MemoryRecord, type Policy, type Scope } from '@memloom/core';
 import type { TokenCounter } from './tokens.js';
 import { DAILY_NOTE_TAG } from './tools.js';
 
@@ -107,7 +107,8 @@ async function recentNotes(memory: Memory, input: MemoryPromptInput): Promise<Me
     direction: 'desc',
     limit: 50,
   });
-  return notes.filter((note) => note.updatedAt.slice(0, 10) >= since && matchesFilter(note, input.filter));
+  const matches = filterMatcher(input.filter);
+  return notes.filter((note) => note.updatedAt.slice(0, 10) >= since && matches(note));
 }
 
 /** The index fenced for the prompt, keeping as many of its first lines as fit in `tokenLimit` (with a warning when lines were cut). */

@@ -2,7 +2,7 @@ import { Settings } from '@llamaindex/core/global';
 import type { MessageContent, MessageType } from '@llamaindex/core/llms';
 import type { MemoryMessage } from '@llamaindex/core/memory';
 import { extractText } from '@llamaindex/core/utils';
-import { MemloomError } from '@memloom/core';
+import { describeValue, MemloomError } from '@memloom/core';
 
 /** Roles a block may give the message it returns (LlamaIndex's `MessageType`). */
 export const MESSAGE_ROLES = ['memory', 'system', 'user', 'assistant', 'developer'] as const satisfies readonly MessageType[];
@@ -17,7 +17,7 @@ export function assertMessages(messages: unknown, what: string): asserts message
     throw new MemloomError({
       code: 'INVALID_INPUT',
       backend: 'llamaindex',
-      message: `${what} expects an array of memory messages, got ${describe(messages)}`,
+      message: `${what} expects an array of memory messages, got ${describeValue(messages)}`,
     });
   }
   for (const [index, message] of messages.entries()) {
@@ -70,7 +70,7 @@ export function countTokens(text: string): number {
 }
 
 function messageProblem(message: unknown): string | undefined {
-  if (typeof message !== 'object' || message === null) return `is ${describe(message)}, not a message`;
+  if (typeof message !== 'object' || message === null) return `is ${describeValue(message)}, not a message`;
   const candidate = message as Record<string, unknown>;
   if (typeof candidate.role !== 'string') return 'has no role';
   const content = candidate.content;
@@ -79,10 +79,4 @@ function messageProblem(message: unknown): string | undefined {
     return undefined;
   }
   return 'has content that is neither text nor a list of content parts';
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value;
 }

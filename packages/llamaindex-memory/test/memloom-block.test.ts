@@ -441,7 +441,9 @@ describe('bad input', () => {
     const block = memloomBlock({ memory, scope: alice });
     const batch = [{ id: 'ok', role: 'user', content: aliceFacts[0] }, { id: 'bad', role: 'user', content: 42 }];
     await expect(block.put(batch as never)).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('message 1') });
-    await expect(block.put('hello' as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(block.put('hello' as never)).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/expects an array of memory messages, got "hello"$/) });
+    // Shown as core shows a value: 42 is 42, not "number".
+    await expect(block.put([42, null] as never)).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/message 0 is 42, not a message$/) });
     await expect(block.flush({} as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(block.flush({ snapshot: () => '{not json' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(block.get({} as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });

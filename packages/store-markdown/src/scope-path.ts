@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { hasLoneSurrogate, SCOPE_KEYS, type Scope, type ScopeKey } from '@memloom/core';
+import { hasLoneSurrogate, SCOPE_KEYS, scopeEntries, type Scope, type ScopeKey } from '@memloom/core';
 import { isMissing, writeFileAtomic, type Durability } from './atomic-file.js';
-import { storeError } from './errors.js';
+import { BACKEND, storeError } from './errors.js';
 
 /** Folder that holds the values of each scope field, in nesting order. */
 const KIND_FOLDERS: Record<ScopeKey, string> = { userId: 'users', agentId: 'agents', sessionId: 'sessions' };
@@ -38,17 +38,15 @@ export function assertSafeScopeValue(key: string, value: unknown): asserts value
   if (RESERVED.test(stem) || RESERVED.test(text.replace(/[ .]+$/u, ''))) refuse(`is a reserved device name ("${text}")`);
 }
 
-/** Validate a whole scope (only the three fields) for use as a folder. */
+/**
+ * Validate a whole scope for use as a folder: its shape as core's `validateScope` takes it
+ * (`scopeEntries`: absent or `null` is the empty scope; only userId, agentId and sessionId), each
+ * value given (`undefined` is left out) a safe folder name (`assertSafeScopeValue`; `null` is not).
+ */
 export function assertSafeScope(scope: unknown): Scope {
-  if (scope === null || typeof scope !== 'object' || Array.isArray(scope)) {
-    throw storeError('INVALID_SCOPE', 'a memory scope must be an object like { userId: "alice" }');
-  }
   const clean: Scope = {};
-  for (const [key, value] of Object.entries(scope)) {
+  for (const [key, value] of scopeEntries(scope, BACKEND)) {
     if (value === undefined) continue;
-    if (!(SCOPE_KEYS as readonly string[]).includes(key)) {
-      throw storeError('INVALID_SCOPE', `unknown scope field "${key}"`, { field: key });
-    }
     assertSafeScopeValue(key, value);
     clean[key as ScopeKey] = value;
   }

@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { MemloomError, type MemoryRecord } from '@memloom/core';
+import { MemloomError, validateScope, type MemoryRecord } from '@memloom/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { assertSafeScope, createMarkdownStore, decodeSegment, encodeSegment, scopeFolder, type MarkdownStore } from '../src/index.js';
 import { removeStoreFiles, tempRoot } from './helpers.js';
@@ -52,6 +52,25 @@ describe('scope values as folder names', () => {
     expect((error as MemloomError).backend).toBe('markdown');
     expect(await walk(store.root)).not.toContain('users');
     expect(() => store!.directoryFor({ userId })).toThrow(MemloomError);
+  });
+
+  it("takes a scope's shape as core's validateScope does: null is the empty scope, null values and unknown keys are INVALID_SCOPE", async () => {
+    const outcome = (check: () => unknown) => {
+      try {
+        return { scope: check() };
+      } catch (error) {
+        return { code: MemloomError.isInstance(error) ? error.code : String(error), field: MemloomError.isInstance(error) ? error.details.field : undefined };
+      }
+    };
+    const scopes: unknown[] = [undefined, null, {}, { userId: 'alice', agentId: undefined }, { userId: null }, { sessionId: null, userId: 'alice' }, { tenant: undefined }, { userId: 'a', tenant: 'x' }, 'alice', ['alice'], { userId: 5 }];
+    for (const scope of scopes) expect(outcome(() => assertSafeScope(scope)), JSON.stringify(scope)).toEqual(outcome(() => validateScope(scope)));
+    expect(outcome(() => assertSafeScope({ userId: null }))).toEqual({ code: 'INVALID_SCOPE', field: 'userId' });
+    store = createMarkdownStore({ root: await tempRoot() });
+    await store.open({ dimension: 4, embedderId: 'test' });
+    expect(store.directoryFor(null as never)).toBe(store.directoryFor({}));
+    const error = await store.apply([put({ ...record('x', 'alice'), scope: { userId: null } as never })]).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'INVALID_SCOPE', backend: 'markdown', details: { field: 'userId' } });
+    expect(await store.count({})).toBe(0);
   });
 
   it('keeps values apart that differ only in case, even on a case-insensitive filesystem', () => {

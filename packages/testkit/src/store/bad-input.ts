@@ -8,7 +8,7 @@ import { axis, create, DIMENSION, EMBEDDER_ID, openStore, record, rejectsWithCod
 type PutChange = Extract<MemoryChange, { op: 'put' }>;
 
 /** Scopes of the wrong shape: each would match everything, or nothing, if a store took it as given. */
-const BAD_SCOPES: unknown[] = ['alice', ['alice'], { user: 'bob' }, { userId: 5 }, { userId: ['bob'] }, { userId: 'bob', tenant: 'x' }];
+const BAD_SCOPES: unknown[] = ['alice', ['alice'], { user: 'bob' }, { userId: 5 }, { userId: null }, { userId: ['bob'] }, { userId: 'bob', tenant: 'x' }];
 /** Filters of the wrong shape (INVALID_INPUT). */
 const BAD_FILTERS: unknown[] = [
   'work',

@@ -313,9 +313,11 @@ export interface MemoryStore {
    * Set lastAccessedAt on these memories (unknown ids are ignored) without
    * making a version. `at` not an ISO 8601 time (core's `isIsoTime`), or ids
    * not an array of strings: INVALID_INPUT, nothing written
-   * (`assertQueryInput({ ids, at }, …)`).
+   * (`assertQueryInput({ ids, at }, …)`). Resolves `false` when it recorded
+   * nothing because this store may not write (a file opened read-only, an API
+   * key that may only read): a search then returns the times as stored.
    */
-  touch(ids: readonly string[], at: string): Promise<void>;
+  touch(ids: readonly string[], at: string): Promise<void | false>;
   close(): Promise<void>;
 
   // Re-index, present when `capabilities.reindex`. The store keeps serving

@@ -291,11 +291,12 @@ class MemloomMemory implements Memory {
     signal?.throwIfAborted();
     if (this.config.trackAccess && ranked.length > 0) {
       const atIso = new Date(nowMs).toISOString();
-      await this.store.touch(
+      const recorded = await this.store.touch(
         ranked.map((hit) => hit.memory.id),
         atIso,
       );
-      for (const hit of ranked) hit.memory = { ...hit.memory, lastAccessedAt: atIso };
+      // A store that may not write recorded nothing: the results keep the times it holds.
+      if (recorded !== false) for (const hit of ranked) hit.memory = { ...hit.memory, lastAccessedAt: atIso };
     }
     return ranked.map((hit) => {
       const note = this.freshnessFor(hit.memory, nowMs);

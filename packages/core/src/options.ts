@@ -33,7 +33,7 @@ export const engineConfigSchema = z.object({
   defaults: recordDefaultsSchema.prefault({}),
   /** How long a language model call may take before the deterministic path is used. @default 30000 */
   modelTimeoutMs: z.number().int().positive().max(MAX_TIMEOUT_MS).default(30_000),
-  /** Record lastAccessedAt on memories returned by search. @default true */
+  /** Record lastAccessedAt on memories returned by search (a store that may not write records none, and its results keep the stored times). @default true */
   trackAccess: z.boolean().default(true),
 });
 export type EngineConfig = z.output<typeof engineConfigSchema>;

@@ -401,6 +401,20 @@ describe('search', () => {
     expect((await memory.get(added.memory.id))?.updatedAt).toBe(added.memory.updatedAt);
   });
 
+  it('keeps the stored lastAccessedAt on what it returns when the store recorded none (touch resolved false: it may not write)', async () => {
+    const { memory, clock, store } = rig();
+    const added = await memory.add('Birthday is on 12 May', { scope: { userId: 'a' } });
+    clock.advance(DAY);
+    const touched: string[][] = [];
+    store.touch = async (ids) => {
+      touched.push([...ids]);
+      return false;
+    };
+    const [hit] = await memory.search('birthday', { scope: { userId: 'a' } });
+    expect(touched).toEqual([[added.memory.id]]);
+    expect(hit?.memory.lastAccessedAt).toBe(added.memory.lastAccessedAt);
+  });
+
   it('honours filters and limit', async () => {
     const { memory } = rig();
     await memory.add('Standup is at 9am', { scope: { userId: 'a' }, category: 'episode' });

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { MemloomError } from '@memloom/core';
 import { isMissing } from './atomic-file.js';
-import { ioError, storeError } from './errors.js';
+import { storeError, writeError } from './errors.js';
 
 export interface FileLockOptions {
   /** Give up after this long. */
@@ -124,19 +124,16 @@ export class FileLock {
 }
 
 /**
- * A lock that cannot be made (a read-only folder or disk): STORE_ERROR naming it, with the system's
- * reason. Every read takes the lock too (it takes in edits made by hand, which it may write), so a
- * store in a folder this process may not write cannot be opened.
+ * A lock that cannot be made (a read-only folder or disk): STORE_ERROR naming the folder as
+ * read-only (`writeError`), with the system's reason. Every read takes the lock too (it takes in
+ * edits made by hand, which it may write), so a store in a folder this process may not write cannot
+ * be opened.
  */
 function lockError(error: unknown, directory: string): MemloomError {
-  const code = (error as { code?: unknown }).code;
-  if (code !== 'EACCES' && code !== 'EPERM' && code !== 'EROFS') return ioError(error, `cannot take the store lock ${directory}`);
-  return storeError(
-    'STORE_ERROR',
-    `cannot take the store lock ${directory}: ${(error as Error).message}. The store takes it to read too (a read takes in edits made by hand, and may write), so ${path.dirname(directory)} must be writable by this process`,
-    { lock: directory, path: path.dirname(directory) },
-    error,
-  );
+  return writeError(error, `cannot take the store lock ${directory}`, {
+    advice: '. The store takes it to read too (a read takes in edits made by hand, and may write), so that folder must be writable by this process',
+    details: { lock: directory },
+  });
 }
 
 async function readOwner(directory: string): Promise<Owner | undefined> {

@@ -31,7 +31,7 @@ import {
 } from '@memloom/core';
 import { appendDurable, readIfExists, removeEmptyFolders, writeFileAtomic, type Durability } from './atomic-file.js';
 import type { FileProblem } from './block-format.js';
-import { BACKEND, ioError, RetrySignal, storeError } from './errors.js';
+import { BACKEND, ioError, RetrySignal, storeError, writeError } from './errors.js';
 import { FileLock } from './file-lock.js';
 import { decodeHistory, encodeAccess, type VectorHeader } from './index-logs.js';
 import { goneFiles, listMarkdownFiles, statSignature } from './loader.js';
@@ -270,7 +270,7 @@ class MarkdownFileStore implements MarkdownStore {
           await this.commit(plan);
           return;
         } catch (error) {
-          if (!(error instanceof RetrySignal) || attempt >= MAX_RETRIES) throw this.wrap(error, 'cannot write the changes');
+          if (!(error instanceof RetrySignal) || attempt >= MAX_RETRIES) throw writeError(error, 'cannot write the changes');
         }
       }
     });
@@ -290,7 +290,7 @@ class MarkdownFileStore implements MarkdownStore {
       try {
         await transaction.commit();
       } catch (error) {
-        throw this.wrap(error, 'cannot delete the scope');
+        throw writeError(error, 'cannot delete the scope');
       }
       for (const state of doomed) {
         this.dropScope(state);
@@ -319,7 +319,7 @@ class MarkdownFileStore implements MarkdownStore {
         try {
           scope.accessSignature = await appendDurable(accessFile(scope), lines.join(''), this.durability);
         } catch (error) {
-          throw ioError(error, 'cannot record the access time');
+          throw writeError(error, 'cannot record the access time');
         }
         scope.accessLines += lines.length;
         for (const id of new Set(ids)) {
@@ -421,7 +421,7 @@ class MarkdownFileStore implements MarkdownStore {
         report = await reconciler.run({ ...options, retryEmbedding });
         break;
       } catch (error) {
-        if (!(error instanceof RetrySignal) || attempt >= MAX_RETRIES) throw this.wrap(error, 'cannot read the memory files');
+        if (!(error instanceof RetrySignal) || attempt >= MAX_RETRIES) throw ioError(error, 'cannot read the memory files');
       }
     }
     if (!this.header && reconciler.header) this.header = reconciler.header;
@@ -536,7 +536,7 @@ class MarkdownFileStore implements MarkdownStore {
       try {
         await fs.mkdir(this.stateDirectory, { recursive: true });
       } catch (error) {
-        throw ioError(error, `cannot create the store folder ${this.stateDirectory}`);
+        throw writeError(error, `cannot create the store folder ${this.stateDirectory}`);
       }
       return this.lock.run(task);
     });
@@ -571,10 +571,6 @@ class MarkdownFileStore implements MarkdownStore {
 
   private conflict(id: string): MemloomError {
     return storeError('CONFLICT', `memory ${id} was changed by someone else`, { id });
-  }
-
-  private wrap(error: unknown, what: string): MemloomError {
-    return ioError(error, what);
   }
 
   private display(file: string): string {

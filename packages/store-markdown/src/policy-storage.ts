@@ -1,9 +1,9 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { excerpt, isIsoTime, policyOverridesSchema, systemClock, type Clock, type PolicyOverrides, type PolicyStorage, type Scope } from '@memloom/core';
+import { excerpt, isIsoTime, policyOverridesSchema, systemClock, type Clock, type MemloomError, type PolicyOverrides, type PolicyStorage, type Scope } from '@memloom/core';
 import { readIfExists, writeFileAtomic } from './atomic-file.js';
 import { stamp } from './backups.js';
-import { ioError, storeError } from './errors.js';
+import { ioError, storeError, writeError } from './errors.js';
 import { FileLock } from './file-lock.js';
 import { assertNotLinked } from './linked-folders.js';
 import { assertSafeScope, memoryDirectory, shownPath } from './scope-path.js';
@@ -101,7 +101,7 @@ export function createMarkdownPolicyStorage(options: MarkdownPolicyStorageOption
         assertNotLinked(root, path.dirname(marker));
         await writeFileAtomic(marker, `${at.toISOString()}\n`, durability);
       };
-      await guarded(`cannot write ${shownPath(root, marker)}`, () => lock.run(write));
+      await guarded(`cannot write ${shownPath(root, marker)}`, () => lock.run(write), writeError);
     },
     async writeOverrides(overrides: PolicyOverrides, at: Date) {
       const parsed = policyOverridesSchema.safeParse(overrides);
@@ -121,17 +121,18 @@ export function createMarkdownPolicyStorage(options: MarkdownPolicyStorageOption
           const given = Object.fromEntries(Object.keys(overrides).map((key) => [key, (parsed.data as Record<string, unknown>)[key]]));
           await writeFileAtomic(file, `${JSON.stringify(given, null, 2)}\n`, durability);
         }),
+        writeError,
       );
     },
   };
 }
 
-/** Run a file operation; a failure that is not a MemloomError yet becomes STORE_ERROR saying what failed. */
-async function guarded<T>(what: string, task: () => Promise<T>): Promise<T> {
+/** Run a file operation; a failure that is not a MemloomError yet becomes STORE_ERROR saying what failed (`writeError` for a write). */
+async function guarded<T>(what: string, task: () => Promise<T>, wrap: (error: unknown, what: string) => MemloomError = ioError): Promise<T> {
   try {
     return await task();
   } catch (error) {
-    throw ioError(error, what);
+    throw wrap(error, what);
   }
 }
 

@@ -119,7 +119,7 @@ describe('errors from the filesystem', () => {
 });
 
 describe('a store folder this process may not write', () => {
-  it('is STORE_ERROR naming the lock and the folder (the lock is taken to read too), with the system\'s reason', async () => {
+  it('is STORE_ERROR naming the folder read-only, as SQLite names a file (details: { path, readonly: true }), and the lock (taken to read too), with the system\'s reason', async () => {
     const folder = await root();
     const writer = createMarkdownStore({ root: folder });
     await writer.open({ dimension: 4, embedderId: 'test/vectors' });
@@ -136,12 +136,62 @@ describe('a store folder this process may not write', () => {
       const reader = createMarkdownStore({ root: folder, mustExist: true });
       const error = (await reader.list({}).catch((caught: unknown) => caught)) as MemloomError;
       expect(MemloomError.isInstance(error)).toBe(true);
-      expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'markdown', details: { lock, path: path.join(folder, '.memloom') } });
-      expect(error.message).toContain(`cannot take the store lock ${lock}: EACCES: permission denied`);
-      expect(error.message).toContain(`${path.join(folder, '.memloom')} must be writable by this process`);
+      expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'markdown', details: { lock, path: path.join(folder, '.memloom'), readonly: true } });
+      expect(error.message).toContain(`[memloom] [markdown] cannot take the store lock ${lock}: ${path.join(folder, '.memloom')} is read-only for this process`);
+      expect(error.message).toContain('EACCES: permission denied');
+      expect(error.message).toContain('so that folder must be writable by this process');
       await reader.close();
     } finally {
       mkdirCalls.mockRestore();
+    }
+  });
+});
+
+describe('a write the system refuses for want of permission (a folder or file of another user, a read-only disk)', () => {
+  /** A store holding m1 for user a (accessed once), and a spy that refuses opening files in `mode` under that scope's folder as `code` would. */
+  async function refusing(mode: 'w' | 'a', code: 'EACCES' | 'EROFS') {
+    const folder = await root();
+    const store = createMarkdownStore({ root: folder });
+    await store.open({ dimension: 4, embedderId: 'test/vectors' });
+    const memory = createRecord({ id: 'm1', content: 'I like tea', scope: { userId: 'a' }, atIso: '2024-03-01T09:00:00.000Z' }, { importance: 1, category: 'fact', type: 'user' });
+    await store.apply([createChange(memory)]);
+    // Its access log exists from here on: a refused append names that file.
+    await store.touch([memory.id], '2025-01-01T00:00:00.000Z');
+    const scopeFolder = store.directoryFor({ userId: 'a' });
+    const realOpen = fsPromises.open;
+    const spy = vi.spyOn(fsPromises, 'open').mockImplementation(async (target, flags, ...rest) => {
+      if (flags === mode && String(target).startsWith(scopeFolder)) {
+        throw Object.assign(new Error(`${code}: refused, open '${String(target)}'`), { code, syscall: 'open', path: String(target) });
+      }
+      return realOpen(target, flags, ...rest);
+    });
+    return { store, memory, scopeFolder, spy };
+  }
+
+  it('names, read-only, the folder of a file it could not make (as SQLite names a file): STORE_ERROR, details: { path, readonly: true }', async () => {
+    const { store, memory, scopeFolder, spy } = await refusing('w', 'EACCES');
+    try {
+      const error = (await store.apply([{ ...createChange({ ...memory, id: 'm2' }) }]).catch((caught: unknown) => caught)) as MemloomError;
+      expect(MemloomError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'markdown', details: { path: scopeFolder, readonly: true } });
+      expect(error.message).toContain(`[memloom] [markdown] cannot write the changes: ${scopeFolder} is read-only for this process`);
+    } finally {
+      spy.mockRestore();
+      await store.close();
+    }
+  });
+
+  it('names, read-only, a file it could not append to (a read-only disk), recording an access time', async () => {
+    const { store, memory, scopeFolder, spy } = await refusing('a', 'EROFS');
+    try {
+      const error = (await store.touch([memory.id], '2025-05-05T05:05:05.000Z').catch((caught: unknown) => caught)) as MemloomError;
+      const log = path.join(scopeFolder, '.index', 'accessed.log');
+      expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'markdown', details: { path: log, readonly: true } });
+      expect(error.message).toContain(`[memloom] [markdown] cannot record the access time: ${log} is read-only for this process`);
+      expect(error.message).toContain('EROFS');
+    } finally {
+      spy.mockRestore();
+      await store.close();
     }
   });
 });

@@ -16,7 +16,7 @@ import {
 import { chunks, DECIDING_READ, denseVectorOf, retrieveAll, type Backend, type Filter, type PointRecord } from './backend.js';
 import type { Schemas } from './client.js';
 import { deleteVersionChains, versionChain } from './history.js';
-import { fromMemoryPayload, toMemoryPayload, toVersionPayload, type MemoryPayload } from './payload.js';
+import { fromMemoryPayload, fromStoredMemory, toMemoryPayload, toVersionPayload, type MemoryPayload } from './payload.js';
 import { memoryPointId, versionPointId } from './point-ids.js';
 import { memoryTextVector } from './sparse-text.js';
 
@@ -137,12 +137,10 @@ async function readInitial(backend: Backend, ids: readonly string[]): Promise<Ma
   for (const id of ids) {
     const point = byPoint.get(memoryPointId(id));
     if (!point) continue;
-    const payload = (point.payload ?? {}) as Partial<MemoryPayload>;
+    const { record, writeId } = fromStoredMemory(point.payload);
     const vector = denseVectorOf(point);
-    if (typeof payload.revision !== 'number' || typeof payload.writeId !== 'string' || !vector) {
-      throw new MemloomError({ code: 'STORE_CORRUPT', backend: 'qdrant', message: `memory ${id} is stored without a revision, write id or vector`, details: { id } });
-    }
-    found.set(id, { revision: payload.revision, writeId: payload.writeId, createdAt: payload.createdAt, payload: point.payload as Record<string, unknown>, vector });
+    if (!vector) throw new MemloomError({ code: 'STORE_CORRUPT', backend: 'qdrant', message: `memory ${id} is stored without a vector`, details: { id } });
+    found.set(id, { revision: record.revision, writeId, createdAt: record.createdAt, payload: point.payload as Record<string, unknown>, vector });
   }
   return found;
 }

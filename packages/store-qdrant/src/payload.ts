@@ -140,6 +140,16 @@ export function fromMemoryPayload(payload: unknown): MemoryRecord {
   };
 }
 
+/** A stored memory point's record and the write it holds (its `writeId`); STORE_CORRUPT, naming the memory, without one. */
+export function fromStoredMemory(payload: unknown): { record: MemoryRecord; writeId: string } {
+  const record = fromMemoryPayload(payload);
+  const { writeId } = payload as Partial<MemoryPayload>;
+  if (typeof writeId !== 'string') {
+    throw new MemloomError({ code: 'STORE_CORRUPT', backend: 'qdrant', message: `memory ${record.id} is stored without a write id`, details: { id: record.id } });
+  }
+  return { record, writeId };
+}
+
 export function toVersionPayload(entry: MemoryVersion, writeId: string, parentWriteId: string | null): VersionPayload {
   return {
     kind: KIND.version,

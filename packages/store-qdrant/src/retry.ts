@@ -47,6 +47,14 @@ export function createCaller(policy: RetryPolicy, collection: string, url?: stri
   };
 }
 
+/**
+ * A request the server refused with HTTP 403: the API key is known but may not do it (a read-only
+ * key asked to write), or writes are locked on the server.
+ */
+export function isForbidden(error: unknown): boolean {
+  return MemloomError.isInstance(error) && error.details.status === 403;
+}
+
 const TRANSIENT_CODES = new Set([
   'ECONNRESET',
   'ECONNREFUSED',

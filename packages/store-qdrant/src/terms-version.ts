@@ -1,28 +1,34 @@
-import { MemloomError, TOKENIZER_VERSION } from '@memloom/core';
+import { TOKENIZER_VERSION } from '@memloom/core';
 import { DECIDING_READ, scrollPages, type Backend, type PointRecord } from './backend.js';
 import type { Schemas } from './client.js';
 import { memoryFilter } from './filters.js';
-import { fromMemoryPayload, type MemoryPayload, type MetaPayload } from './payload.js';
+import { fromStoredMemory, type MetaPayload } from './payload.js';
 import { META_POINT_ID } from './point-ids.js';
+import { isForbidden } from './retry.js';
 import { memoryTextVector } from './sparse-text.js';
-
-/** True when the keyword vectors were made by another version of core's tokenizer (or by a memloom that did not say). */
-export function termsOutdated(meta: MetaPayload): boolean {
-  return meta.tokenizerVersion !== TOKENIZER_VERSION;
-}
 
 /**
  * Make the keyword vectors match core's current tokenizer: each memory's sparse vector holds the
  * terms `tokenize` gave when it was written, and a query's terms are the current ones, so after a
- * tokenizer change (`TOKENIZER_VERSION`) old memories would match and rank differently from new
- * ones. Scrolls the memories `batchSize` at a time and rewrites only their `text` vector, each on
- * the condition that the memory still holds the write it was read at (a memory written meanwhile
- * got its vector from that write). The version is recorded after the last page: an open that stops
- * midway leaves it unrecorded, and the next open does it all again (it is idempotent, so two
- * stores opening at once only do the work twice). Returns how many memories were re-tokenized.
+ * tokenizer change (`TOKENIZER_VERSION`, or none recorded) old memories would match and rank
+ * differently from new ones. Scrolls the memories `batchSize` at a time and rewrites only their
+ * `text` vector, each on the condition that the memory still holds the write it was read at (a
+ * memory written meanwhile got its vector from that write). The version is recorded after the last
+ * page: an open that stops midway leaves it unrecorded, and the next open does it all again (it is
+ * idempotent, so two stores opening at once only do the work twice). A key that may not write (HTTP
+ * 403, as a read-only API key gets) leaves the terms as they are, as SQLite does with a file it may
+ * not write: searched with them until a store that may write opens the collection.
  */
-export async function refreshTerms(backend: Backend, meta: MetaPayload): Promise<number> {
-  if (!termsOutdated(meta)) return 0;
+export async function refreshTerms(backend: Backend, meta: MetaPayload): Promise<void> {
+  if (meta.tokenizerVersion === TOKENIZER_VERSION) return;
+  try {
+    await rewriteAllTerms(backend);
+  } catch (error) {
+    if (!isForbidden(error)) throw error;
+  }
+}
+
+async function rewriteAllTerms(backend: Backend): Promise<void> {
   const { client, call, collection, options } = backend;
   const memories = memoryFilter();
   const { count: total } = await call('count memories to re-tokenize', () => client.count(collection, { filter: memories, exact: true }));
@@ -45,7 +51,6 @@ export async function refreshTerms(backend: Backend, meta: MetaPayload): Promise
       payload: { tokenizerVersion: TOKENIZER_VERSION },
     }),
   );
-  return done;
 }
 
 /**
@@ -60,11 +65,7 @@ async function rewriteTerms(backend: Backend, points: readonly PointRecord[]): P
   const withoutTerms: Schemas['ExtendedPointId'][] = [];
   const writeIds: string[] = [];
   for (const point of points) {
-    const record = fromMemoryPayload(point.payload);
-    const { writeId } = point.payload as Partial<MemoryPayload>;
-    if (typeof writeId !== 'string') {
-      throw new MemloomError({ code: 'STORE_CORRUPT', backend: 'qdrant', message: `memory ${record.id} is stored without a write id`, details: { id: record.id } });
-    }
+    const { record, writeId } = fromStoredMemory(point.payload);
     writeIds.push(writeId);
     const text = memoryTextVector(record, options.textSearch);
     if (text) withTerms.push({ id: point.id, vector: { text } });

@@ -4,7 +4,7 @@ import { createQdrantStore } from '../src/index.js';
 import { toMemoryPayload, toVersionPayload } from '../src/payload.js';
 import { memoryPointId } from '../src/point-ids.js';
 import { queryVector, termIndex } from '../src/sparse-text.js';
-import { scriptedClient } from './fake-client.js';
+import { httpError, scriptedClient } from './fake-client.js';
 
 function record(overrides: Partial<MemoryRecord> = {}): MemoryRecord {
   return {
@@ -390,6 +390,23 @@ describe('reads', () => {
         filter: { must: [{ has_id: [memoryPointId('m1'), memoryPointId('missing')] }, KIND_MEMORY] },
       },
     ]);
+  });
+
+  it('touch with a key that may not write (HTTP 403) records nothing and resolves false, as SQLite does for a file it may not write; other failures still fail', async () => {
+    const at = '2025-05-05T05:05:05.000Z';
+    const readOnly = scriptedClient({
+      setPayload: () => {
+        throw httpError(403, 'Forbidden: Write operations are forbidden');
+      },
+    });
+    expect(await createQdrantStore({ client: readOnly.client }).touch(['m1'], at)).toBe(false);
+    expect(await createQdrantStore({ client: scriptedClient().client }).touch(['m1'], at)).toBeUndefined();
+    const failing = scriptedClient({
+      setPayload: () => {
+        throw httpError(400, 'Bad request: no');
+      },
+    });
+    await expect(createQdrantStore({ client: failing.client }).touch(['m1'], at)).rejects.toMatchObject({ code: 'STORE_ERROR', details: { operation: 'touch memories', status: 400 } });
   });
 
   it('deleteByScope deletes page by page: memories by id, then the version points of their chains by id', async () => {

@@ -133,6 +133,57 @@ describe('open: keyword vectors made by another tokenizer version', () => {
   });
 });
 
+describe('open with a key that may not write (HTTP 403, as a read-only API key gets), keyword vectors of another tokenizer version', () => {
+  const forbidden = () => {
+    throw httpError(403, 'Forbidden: Write operations are forbidden');
+  };
+
+  it('keeps the older terms, as SQLite does with a file it may not write: the open succeeds, records no version, and keyword search works', async () => {
+    const fake = outdated(2, forbidden);
+    const store = createQdrantStore({ client: fake.client, batchSize: 2, mustExist: true });
+    await store.open(OPEN);
+    // The first rewrite was refused: nothing more is tried, and the version stays unrecorded for a store that may write.
+    expect(fake.methods().filter((method) => method === 'batchUpdate' || method === 'setPayload')).toEqual(['batchUpdate']);
+    await store.textSearch!({ text: 'walks', limit: 2 });
+    expect(fake.methods()).toContain('query');
+  });
+
+  it('with no memories to rewrite, the refused version record is no failure either', async () => {
+    const fake = scriptedClient({ retrieve: () => [metaPoint('test/embedder', 1, 2)], setPayload: forbidden });
+    await createQdrantStore({ client: fake.client, mustExist: true }).open(OPEN);
+    expect(fake.methods().filter((method) => REBUILD.includes(method))).toEqual(['count', 'scroll', 'setPayload']);
+  });
+
+  it('another refusal (HTTP 401: a key the server does not know) still fails the open', async () => {
+    const fake = outdated(2, () => {
+      throw httpError(401, 'Unauthorized: Invalid API key');
+    });
+    const error = await createQdrantStore({ client: fake.client, batchSize: 2 }).open(OPEN).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'qdrant', details: { operation: 'rewrite keyword vectors', status: 401 } });
+  });
+});
+
+describe('a stored memory point without a write id', () => {
+  it('is STORE_CORRUPT naming the memory, when its terms are rewritten and when apply reads it', async () => {
+    const { writeId: _dropped, ...payload } = toMemoryPayload(WALKS, 'w1');
+    const point = { id: memoryPointId(WALKS.id), payload, vector: { dense: [1, 0, 0, 0, 0, 0, 0, 0] } };
+    const fake = scriptedClient({
+      retrieve: (_collection: string, body: any) => (body.ids.includes(META_POINT_ID) ? [metaPoint('test/embedder', 1, 2)] : [point]),
+      count: () => ({ count: 1 }),
+      scroll: () => ({ points: [point], next_page_offset: null }),
+    });
+    const store = createQdrantStore({ client: fake.client });
+    const corrupt = { code: 'STORE_CORRUPT', backend: 'qdrant', message: expect.stringContaining(`memory ${WALKS.id} is stored without a write id`), details: { id: WALKS.id } };
+    await expect(store.open(OPEN)).rejects.toMatchObject(corrupt);
+    expect(fake.methods()).not.toContain('batchUpdate');
+    await expect(store.apply([replace(WALKS, { content: 'Alice walks her two dogs' })])).rejects.toMatchObject(corrupt);
+    expect(fake.methods()).not.toContain('upsert');
+  });
+});
+
 describe('open: rebuilding keyword vectors beside other stores (in-memory stand-in, not a Qdrant)', () => {
   const SMALL = { dimension: 2, embedderId: 'e' };
 

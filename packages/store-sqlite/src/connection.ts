@@ -28,7 +28,9 @@ export function openConnection(path: string, busyTimeoutMs: number, mustExist = 
     try {
       if (existsSync(path)) {
         assertSqliteHeader(path);
-        readonly = !writable(path);
+        // Writable, but with a -shm or -wal file this process may not write beside it: SQLite reads it
+        // (a connection opened to write fails every write), so it is read as a file it may not write.
+        readonly = !writable(path) || unwritableWalFile(path) !== undefined;
       } else {
         // A path under a file is a wrong option whether or not the store must exist.
         assertFolderPossible(path);
@@ -51,14 +53,27 @@ export function openConnection(path: string, busyTimeoutMs: number, mustExist = 
   return database;
 }
 
-/** STORE_ERROR for a write to a file opened read-only (`openConnection`), or through a read-only connection given. */
+/**
+ * STORE_ERROR for a write to a file opened read-only (`openConnection`), or through a read-only
+ * connection given: `details: { path, readonly: true }`, and `file` when the cause is a -shm or -wal
+ * file beside it that this process may not write.
+ */
 export function readOnlyError(path: string, doing: string): MemloomError {
+  // The file's own mode first: a reader's -shm and -wal take the mode of a file it may not write.
+  const walFile = writable(path) ? unwritableWalFile(path) : undefined;
   return new MemloomError({
     code: 'STORE_ERROR',
     backend: BACKEND,
-    message: `${doing}: ${path} is read-only for this process (its permissions, or a read-only disk)`,
-    details: { path, readonly: true },
+    message: walFile
+      ? `${doing}: ${path} is read-only for this process: SQLite writes it through ${walFile}, which this process may not write (SQLite leaves a read-only reader's -shm and -wal files behind, owned by the reader, with the mode the file had); once no process has the store open, remove ${path}-shm and ${path}-wal if the -wal file is empty (a reader's is), or have their owner changed to this user`
+      : `${doing}: ${path} is read-only for this process (its permissions, or a read-only disk)`,
+    details: { path, readonly: true, ...(walFile ? { file: walFile } : {}) },
   });
+}
+
+/** A -shm or -wal file beside the database that this process may not write (one left by a reader of another user), if any. */
+function unwritableWalFile(path: string): string | undefined {
+  return [`${path}-shm`, `${path}-wal`].find((file) => existsSync(file) && !writable(file));
 }
 
 /** Whether this process may write the file (as root, always, unless the disk is mounted read-only: permissions do not bind root). */
@@ -162,21 +177,30 @@ export function isBusy(error: unknown): boolean {
   return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
 }
 
-/** Wrap a driver failure: damage becomes STORE_CORRUPT, anything else STORE_ERROR. MemloomErrors pass through. */
-export function toStoreError(error: unknown, doing: string): MemloomError {
+/**
+ * Wrap a driver failure: damage becomes STORE_CORRUPT, anything else STORE_ERROR. MemloomErrors pass
+ * through. `path`, the database file's, names its folder when that folder is what is read-only.
+ */
+export function toStoreError(error: unknown, doing: string, path?: string): MemloomError {
   if (MemloomError.isInstance(error)) return error;
   const code = (error as SqliteFailure | undefined)?.code;
   const text = error instanceof Error ? error.message : String(error);
   const corrupt = typeof code === 'string' && (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB');
+  if (code === 'SQLITE_READONLY_DIRECTORY') {
+    // SQLite says "attempt to write a readonly database" for it, on a read too.
+    const folder = path === undefined ? 'its folder' : dirname(path);
+    return new MemloomError({
+      code: 'STORE_ERROR',
+      backend: BACKEND,
+      message: `${doing}: ${folder} is read-only for this process, and SQLite cannot read a database in WAL mode without making its -shm and -wal files beside it (${text}); make the folder writable, or copy the database into one that is`,
+      cause: error,
+      details: { ...(path === undefined ? {} : { path: folder }), readonly: true, sqliteCode: code },
+    });
+  }
   return new MemloomError({
     code: corrupt ? 'STORE_CORRUPT' : 'STORE_ERROR',
     backend: BACKEND,
-    message: corrupt
-      ? `${doing}: the database file is damaged (${text}); it was not modified. Restore it from a backup`
-      : code === 'SQLITE_READONLY_DIRECTORY'
-        ? // SQLite says "attempt to write a readonly database" for it, on a read too.
-          `${doing}: its folder is read-only for this process, and SQLite cannot read a database in WAL mode without making its -shm and -wal files beside it (${text}); make the folder writable, or copy the database into one that is`
-        : `${doing}: ${text}`,
+    message: corrupt ? `${doing}: the database file is damaged (${text}); it was not modified. Restore it from a backup` : `${doing}: ${text}`,
     cause: error,
     ...(typeof code === 'string' ? { details: { sqliteCode: code } } : {}),
   });

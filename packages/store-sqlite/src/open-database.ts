@@ -60,7 +60,7 @@ export function openDatabase(path: string, options: ResolvedOptions): Database {
     }
   } catch (error) {
     if (!injected && database.open) database.close();
-    throw toStoreError(error, `opening ${path}`);
+    throw toStoreError(error, `opening ${path}`, path);
   }
   return database;
 }

@@ -18,9 +18,10 @@ export interface SqliteStoreOptions {
    * `mustExist`), or `':memory:'` for a store that lives and dies with the
    * process. Relative paths resolve against the working directory. Required
    * unless `database` is given. A file this process may not write (its mode,
-   * a read-only disk) is opened read-only: it is read and searched (recording
-   * no access time; keyword terms of an older tokenizer are searched as they
-   * are), and writes are STORE_ERROR saying it is read-only.
+   * a read-only disk, or -shm and -wal files of another user beside it) is
+   * opened read-only: it is read and searched (recording no access time;
+   * keyword terms of an older tokenizer are searched as they are), and writes
+   * are STORE_ERROR saying it is read-only.
    */
   path?: string;
   /**

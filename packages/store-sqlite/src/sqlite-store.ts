@@ -374,11 +374,12 @@ class SqliteMemoryStore implements SqliteStore {
     });
   }
 
-  async touch(ids: readonly string[], at: string): Promise<void> {
+  async touch(ids: readonly string[], at: string): Promise<void | false> {
     const database = this.connect();
     assertQueryInput({ ids, at }, 'touch', BACKEND);
-    // A file this process may not write is read, searches included: they record no access time in it.
-    if (ids.length === 0 || database.readonly) return;
+    // A file this process may not write is read, searches included: they record no access time in it (and say so).
+    if (database.readonly) return false;
+    if (ids.length === 0) return;
     await this.write('recording access', () => {
       this.sql('UPDATE memories SET last_accessed_at = ? WHERE id IN (SELECT value FROM json_each(?))').run(at, JSON.stringify(ids));
     });

@@ -17,11 +17,9 @@ export function termsOutdated(database: Database): boolean {
  * made by `tokenize` when each memory was written, so after a tokenizer change
  * (`TOKENIZER_VERSION`) a file's old rows would match differently from its new
  * ones. Re-tokenizes every memory's keyword text (content and context); call inside a write transaction.
- * Returns how many memories were re-indexed.
  */
-export function refreshTerms(database: Database): number {
-  if (!termsOutdated(database)) return 0;
-  let count = 0;
+export function refreshTerms(database: Database): void {
+  if (!termsOutdated(database)) return;
   const hasRows = database.prepare('SELECT 1 FROM memories LIMIT 1').get() !== undefined;
   if (hasRows) {
     database.prepare("INSERT INTO memory_text (memory_text) VALUES ('delete-all')").run();
@@ -40,10 +38,8 @@ export function refreshTerms(database: Database): number {
       if (rows.length === 0) break;
       const terms = (row: (typeof rows)[number]) => indexTerms(keywordText({ content: row.content, ...(row.context !== null ? { context: row.context } : {}) }));
       insert.run(JSON.stringify(rows.map((row) => [row.row_id, terms(row), scopeTerms(scopeOfColumns(row.user_id, row.agent_id, row.session_id))])));
-      count += rows.length;
       after = rows[rows.length - 1]!.row_id;
     }
   }
   writeMeta(database, TERMS_META_KEY, String(TOKENIZER_VERSION));
-  return count;
 }

@@ -70,13 +70,14 @@ export function runFixture(name: string, args: string[], onStdout?: (text: strin
 
 /**
  * The command prefix that runs a child as a user file permissions bind (for `runFixture`'s `as`): none
- * for a user other than root; for root, which they do not bind, setpriv as nobody (uid and gid 65534).
- * Undefined when that cannot be done (root without setpriv, or a checkout nobody may read): the test is skipped.
+ * for a user other than root; for root, which they do not bind, setpriv as uid and gid `id` (nobody's,
+ * 65534, unless another is asked). Undefined when that cannot be done (root without setpriv, or a
+ * checkout that user may not read): the test is skipped.
  */
-export function unprivileged(): string[] | undefined {
+export function unprivileged(id = 65534): string[] | undefined {
   if (process.getuid?.() !== 0) return [];
   const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path));
-  const as = setpriv ? [setpriv, '--reuid=65534', '--regid=65534', '--clear-groups'] : undefined;
+  const as = setpriv ? [setpriv, `--reuid=${id}`, `--regid=${id}`, '--clear-groups'] : undefined;
   // nobody must be able to read this checkout (not so under a private home folder).
   const fixture = join(here, 'fixtures', 'records.mjs');
   const readable = as && spawnSync(as[0]!, [...as.slice(1), process.execPath, '-e', `const fs = require('node:fs'); fs.accessSync(${JSON.stringify(fixture)}, fs.constants.R_OK)`]).status === 0;

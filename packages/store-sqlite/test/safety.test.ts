@@ -1,6 +1,6 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { MemloomError, reindex } from '@memloom/core';
-import { createTestEmbedder } from '@memloom/core/testing';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createMemory, MemloomError, reindex } from '@memloom/core';
+import { createFakeClock, createTestEmbedder } from '@memloom/core/testing';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createSqliteStore, SCHEMA_VERSION } from '../src/index.js';
@@ -403,6 +403,27 @@ describe('a file this process may not write', () => {
     expect(lastAccess(path, 'm-3')).toEqual(before);
   });
 
+  it('answers a search through core with the access times the file holds: the time it could not record is not reported', async () => {
+    const path = file();
+    const embedder = createTestEmbedder({ dimension: DIMENSION, id: EMBEDDER_ID });
+    const writer = createMemory({ store: createSqliteStore({ path }), embedder, clock: createFakeClock('2024-03-01T09:00:00.000Z') });
+    const added = await writer.add('Birthday is on 12 May', { scope: { userId: 'alice' } });
+    await writer.close();
+    const database = new Database(path, { readonly: true });
+    const store = createSqliteStore({ database });
+    const reader = createMemory({ store, embedder, clock: createFakeClock('2024-04-01T09:00:00.000Z') });
+    try {
+      const [hit] = await reader.search('birthday', { scope: { userId: 'alice' } });
+      expect(hit?.memory.id).toBe(added.memory.id);
+      expect(hit?.memory.lastAccessedAt).toBe('2024-03-01T09:00:00.000Z');
+      expect((await store.get(added.memory.id))?.lastAccessedAt).toBe('2024-03-01T09:00:00.000Z');
+      expect(await store.touch([added.memory.id], '2024-04-01T09:00:00.000Z')).toBe(false);
+    } finally {
+      await reader.close();
+      database.close();
+    }
+  });
+
   it('opens a read-only file whose keyword terms an older tokenizer wrote, and searches it with them', async () => {
     const path = file();
     await seeded(path);
@@ -440,8 +461,8 @@ describe('a file this process may not write', () => {
       const readOnlyFile = await runFixture('read-only.mjs', [path], undefined, as);
       expect(readOnlyFile.stderr).toBe('');
       const result = JSON.parse(readOnlyFile.stdout);
-      expect(result).toMatchObject({ count: 20, vectorHits: 2, textHits: 2, touched: true, write: { code: 'STORE_ERROR' } });
-      expect(result.write.message).toContain(`${path} is read-only for this process`);
+      expect(result).toMatchObject({ count: 20, vectorHits: 2, textHits: 2, touched: false, write: { code: 'STORE_ERROR', details: { path, readonly: true } } });
+      expect(result.write.message).toContain(`[memloom] [sqlite] applying changes: ${path} is read-only for this process (its permissions, or a read-only disk)`);
       expect(lastAccess(path, 'm-3')).toEqual(before);
 
       // As a writer leaves the file when it closes it: without -shm and -wal (a reader leaves its own behind).
@@ -449,11 +470,42 @@ describe('a file this process may not write', () => {
       rmSync(`${path}-wal`, { force: true });
       chmodSync(folderPath, 0o555);
       const readOnlyFolder = JSON.parse((await runFixture('read-only.mjs', [path], undefined, as)).stdout);
-      expect(readOnlyFolder.error.code).toBe('STORE_ERROR');
-      expect(readOnlyFolder.error.message).toContain(`opening ${path}: its folder is read-only for this process`);
+      // Named as a file this process may not write is, and as the Markdown store names a folder: the folder is what is read-only.
+      expect(readOnlyFolder.error).toMatchObject({ code: 'STORE_ERROR', details: { path: folderPath, readonly: true, sqliteCode: 'SQLITE_READONLY_DIRECTORY' } });
+      expect(readOnlyFolder.error.message).toContain(`[memloom] [sqlite] opening ${path}: ${folderPath} is read-only for this process`);
     } finally {
       chmodSync(folderPath, 0o700);
       chmodSync(path, 0o644);
+    }
+  });
+});
+
+describe('-shm and -wal files another user left beside the file (SQLite leaves a read-only reader\'s behind)', () => {
+  const writer = unprivileged();
+  const reader = unprivileged(65533);
+  const asRoot = process.getuid?.() === 0;
+  if (!asRoot || !writer || !reader) {
+    console.warn('[store-sqlite safety] NOT TESTED: -shm and -wal files left by a reader of another user (needs root with setpriv, and a checkout users 65534 and 65533 can read)');
+  }
+  // Two users: the file is nobody's to write; 65533 may only read it, and leaves its files behind.
+  it.skipIf(!asRoot || !writer || !reader)('make the file read-only for its writer: it is read and searched, and a write says which file is in the way and what to do', async () => {
+    const { path: folderPath, file: inFolder } = folder();
+    const path = inFolder();
+    await seeded(path);
+    chmodSync(folderPath, 0o777);
+    chownSync(path, 65534, 65534);
+    try {
+      expect(JSON.parse((await runFixture('read-only.mjs', [path], undefined, reader)).stdout)).toMatchObject({ count: 20, touched: false });
+      expect(statSync(`${path}-shm`).uid).toBe(65533);
+
+      const result = JSON.parse((await runFixture('read-only.mjs', [path], undefined, writer)).stdout);
+      // Before, it was opened to write: reads worked, and every write (a search's access time too) was "attempt to write a readonly database".
+      expect(result).toMatchObject({ count: 20, vectorHits: 2, textHits: 2, touched: false });
+      expect(result.write).toMatchObject({ code: 'STORE_ERROR', details: { path, readonly: true, file: `${path}-shm` } });
+      expect(result.write.message).toContain(`applying changes: ${path} is read-only for this process: SQLite writes it through ${path}-shm, which this process may not write`);
+      expect(result.write.message).toContain(`remove ${path}-shm and ${path}-wal if the -wal file is empty`);
+    } finally {
+      chmodSync(folderPath, 0o700);
     }
   });
 });

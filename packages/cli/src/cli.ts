@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { MemloomError } from '@memloom/core';
+import { createSqliteStore } from '@memloom/store-sqlite';
 import { createMemory, resolveMemloomConfig, type MemloomOptions } from 'memloom';
 import { COMMANDS, findCommand } from './commands/index.js';
 import type { CommandContext, CommandSpec, GlobalOptions, OptionSpec, OptionValues } from './command.js';
@@ -136,9 +137,10 @@ function createContext(io: CliIo, globals: GlobalOptions, values: OptionValues, 
       } catch (error) {
         await memory.close().catch(() => undefined);
         if (!MemloomError.hasCode(error, 'MISSING_RESOURCE') || error.details.mustExist !== true) throw error;
-        // The default SQLite store with its file in process memory (the configuration as resolved, not read again).
-        const inMemory = { ...resolved, sqliteFile: { ...resolved.sqliteFile!, path: ':memory:' } };
-        return { memory: await createMemory(options, inMemory), resolved, missingStore: String(error.details.path) };
+        // An empty SQLite store in process memory in its place, with the configured embedder and engine: a store
+        // object given to createMemory is used whatever the configuration says, which is then not read again.
+        const empty = createSqliteStore({ path: ':memory:' });
+        return { memory: await createMemory({ ...options, store: empty }, resolved), resolved, missingStore: String(error.details.path) };
       }
     },
     progress: (label) => new Progress(io.stderr, label, !quiet),

@@ -5,14 +5,14 @@ import { clipToWidth, displayWidth } from './text-width.js';
 
 /** One line per memory: id, level, category, day of the last update, scope, the text cut to the terminal. */
 export function memoryLine(context: CommandContext, memory: MemoryRecord): string {
-  const head = `${memory.id}  ${memory.level.padEnd(7)} ${memory.category.padEnd(7)} ${memory.updatedAt.slice(0, 10)}`;
+  const head = `${oneLine(memory.id)}  ${memory.level.padEnd(7)} ${memory.category.padEnd(7)} ${memory.updatedAt.slice(0, 10)}`;
   const scope = scopeLabel(memory);
   return `${head}  ${context.dim(scope)}${scope ? '  ' : ''}${clip(context, oneLine(memory.content), displayWidth(head) + displayWidth(scope) + 4)}`;
 }
 
 export function searchLine(context: CommandContext, result: SearchResult, rank: number): string[] {
   const { memory } = result;
-  const head = `${String(rank).padStart(2)}. ${result.score.toFixed(3)}  ${memory.id}`;
+  const head = `${String(rank).padStart(2)}. ${result.score.toFixed(3)}  ${oneLine(memory.id)}`;
   const lines = [`${head}  ${clip(context, oneLine(memory.content), displayWidth(head) + 2)}`];
   const parts = result.parts;
   lines.push(
@@ -24,13 +24,17 @@ export function searchLine(context: CommandContext, result: SearchResult, rank: 
   return lines;
 }
 
-/** Every field of a memory, one per line; the context on one line, cut to the terminal like list lines. */
+/**
+ * Every field of a memory, one per line; the context on one line, cut to the terminal like list lines. Every
+ * stored string (the id, the scope, tags, sources, metadata too) is shown as stored text is: without escape sequences.
+ */
 export function memoryDetails(context: CommandContext, memory: MemoryRecord): string[] {
+  const list = (values: readonly string[]) => values.map(oneLine).join(', ');
   return [
-    `id           ${memory.id}`,
+    `id           ${oneLine(memory.id)}`,
     `content      ${withoutControls(memory.content).replace(/\n/g, '\n             ')}`,
     ...(memory.context !== undefined ? [`context      ${clip(context, oneLine(memory.context), 13)}`] : []),
-    `scope        ${describeScope(memory.scope)}`,
+    `scope        ${oneLine(describeScope(memory.scope))}`,
     `level        ${memory.level}`,
     `category     ${memory.category}`,
     `type         ${memory.type}`,
@@ -41,9 +45,10 @@ export function memoryDetails(context: CommandContext, memory: MemoryRecord): st
     `updated      ${memory.updatedAt}`,
     `accessed     ${memory.lastAccessedAt}`,
     `revision     ${memory.revision}`,
-    ...(memory.tags.length > 0 ? [`tags         ${memory.tags.join(', ')}`] : []),
-    ...(memory.sources.length > 0 ? [`sources      ${memory.sources.join(', ')}`] : []),
-    ...(Object.keys(memory.metadata).length > 0 ? [`metadata     ${JSON.stringify(memory.metadata)}`] : []),
+    ...(memory.tags.length > 0 ? [`tags         ${list(memory.tags)}`] : []),
+    ...(memory.sources.length > 0 ? [`sources      ${list(memory.sources)}`] : []),
+    // JSON escapes C0 controls and line breaks, not C1 controls or bidi marks.
+    ...(Object.keys(memory.metadata).length > 0 ? [`metadata     ${oneLine(JSON.stringify(memory.metadata))}`] : []),
   ];
 }
 
@@ -62,7 +67,7 @@ export function versionLines(context: CommandContext, version: MemoryVersion): s
   // The context as this version made it: at the first version, and whenever it changed to one.
   const contextShown = after.context !== undefined && (!version.before || version.before.context !== after.context);
   return [
-    `${context.bold(`v${version.version}`)}  ${version.at}  ${version.trigger}/${version.action}: ${version.reason}`,
+    `${context.bold(`v${version.version}`)}  ${version.at}  ${version.trigger}/${version.action}: ${oneLine(version.reason)}`,
     ...(changes.length > 0 ? [context.dim(`    ${changes.join('; ')}`)] : []),
     `    ${oneLine(after.content)}`,
     ...(contextShown ? [context.dim(`    context: ${oneLine(after.context as string)}`)] : []),
@@ -71,13 +76,14 @@ export function versionLines(context: CommandContext, version: MemoryVersion): s
 
 export function scopeLabel(memory: MemoryRecord): string {
   const { userId, agentId, sessionId } = memory.scope;
-  return [userId && `user:${userId}`, agentId && `agent:${agentId}`, sessionId && `session:${sessionId}`].filter(Boolean).join(' ');
+  // Scope ids hold no C0 control (core refuses them), but may hold C1 controls and bidi marks.
+  return oneLine([userId && `user:${userId}`, agentId && `agent:${agentId}`, sessionId && `session:${sessionId}`].filter(Boolean).join(' '));
 }
 
 /**
  * Stored text on one line of a terminal: line breaks shown as ⏎, a tab as a space, and no terminal
- * escape sequence or other control character (a memory's text must not recolour, move or retitle
- * the terminal).
+ * escape sequence, other control character or bidi control (a memory's text must not recolour, move or
+ * retitle the terminal, nor reorder what is printed after it on the line).
  */
 export function oneLine(text: string): string {
   return withoutControls(text.replace(/\s*[\r\n\u2028\u2029]\s*/g, ' ⏎ '));
@@ -85,12 +91,14 @@ export function oneLine(text: string): string {
 
 /**
  * ESC sequences (CSI such as colours and cursor moves, OSC such as titles and links, and two-character ones), then
- * any other C0 or C1 control character but a line break, removed.
+ * any other C0 or C1 control character but a line break, and the bidi controls (U+202E shows what follows it right
+ * to left: "txt.exe" as "exe.txt"; the marks, embeddings, overrides and isolates of Unicode's bidi algorithm), removed.
+ * Other format characters stay: a zero-width joiner holds an emoji sequence together.
  */
 const ESCAPE_SEQUENCE = /\u001b(?:\[[0-?]*[ -/]*[@-~]?|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[ -/]*[0-~]?)|\u009b[0-?]*[ -/]*[@-~]?/g;
-const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g;
+const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
-/** Text without escape sequences and control characters, a tab shown as a space. */
+/** Text without escape sequences, control characters and bidi controls, a tab shown as a space. */
 function withoutControls(text: string): string {
   return text.replace(/\t/g, ' ').replace(ESCAPE_SEQUENCE, '').replace(CONTROL, '');
 }

@@ -186,7 +186,16 @@ describe('remembering and reading back', () => {
       const error = JSON.parse((await cli(command, 'no-such-id', '--json')).stderr).error;
       expect(error, command).toMatchObject({ code: 'NOT_FOUND', exitCode: 3, message: expect.stringMatching(/\] no memory with id no-such-id$/), details: { id: 'no-such-id' } });
     }
-    expect((await cli('show', memory.id, '--user', 'bob')).code).toBe(3); // outside the scope
+    const outside = await cli('show', memory.id, '--user', 'bob');
+    expect(outside.code).toBe(3);
+    expect(outside.stderr).toMatch(/^memloom: \[sqlite\] no memory with id \S+ in the scope user bob\n/);
+    // The scope looked in is the configured default scope too, when no flag gives one.
+    writeFileSync(join(dir, 'memloom.config.json'), JSON.stringify({ store: 'sqlite:./memory.db', scope: { userId: 'carol', agentId: 'helper' } }));
+    const configured = await cli('show', memory.id);
+    expect(configured.code).toBe(3);
+    expect(configured.stderr).toMatch(/^memloom: \[sqlite\] no memory with id \S+ in the scope user carol, agent helper\n/);
+    expect((await cli('show', memory.id, '--user', 'alice', '--agent', 'x')).stderr).toContain('in the scope user alice, agent x\n');
+    writeFileSync(join(dir, 'memloom.config.json'), JSON.stringify({ store: 'sqlite:./memory.db' }));
     const version = await cli('restore', memory.id, '7', '--json');
     expect(version.code).toBe(3);
     expect(JSON.parse(version.stderr)).toMatchObject({ error: { code: 'VERSION_NOT_FOUND', exitCode: 3 } });

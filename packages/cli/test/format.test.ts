@@ -1,12 +1,12 @@
-import type { MemoryRecord } from '@memloom/core';
+import type { MemoryRecord, MemoryVersion } from '@memloom/core';
 import { describe, expect, it } from 'vitest';
 import type { CommandContext } from '../src/command.js';
-import { memoriesText, memoryDetails, memoryLine, oneLine } from '../src/format.js';
+import { memoriesText, memoryDetails, memoryLine, oneLine, versionLines } from '../src/format.js';
 import { clipToWidth, displayWidth } from '../src/text-width.js';
 
 /** Just what the formatters read of a command's context: the terminal (or pipe) and the dim style. */
 function terminal(isTTY: boolean, columns = 60): CommandContext {
-  return { io: { stdout: { isTTY, columns, write: () => {} } }, dim: (text: string) => text } as unknown as CommandContext;
+  return { io: { stdout: { isTTY, columns, write: () => {} } }, dim: (text: string) => text, bold: (text: string) => text } as unknown as CommandContext;
 }
 
 const memory: MemoryRecord = {
@@ -87,5 +87,43 @@ describe('text a terminal shows narrower or wider than its characters', () => {
     expect(line).toMatch(/ tab tab .*…$/);
     const details = memoryDetails(terminal(false), { ...memory, content: 'first\u001b[31m line\nsecond\tline' });
     expect(details.find((entry) => entry.startsWith('content '))).toBe('content      first line\n             second line');
+  });
+});
+
+describe('stored strings that could drive the terminal', () => {
+  // U+202E shows what follows right to left; U+2066..U+2069 isolate, U+200E/U+200F mark; U+009B is a one-byte CSI.
+  const bidi = '\u202Egnp.exe\u202C \u2066iso\u2069 \u200Emark\u200F \u061Calm';
+
+  it('has no bidi control left in a line (it would reorder what the line shows after it), and keeps a zero-width joiner', () => {
+    expect(oneLine(bidi)).toBe('gnp.exe iso mark alm');
+    expect(oneLine('family 👨\u200D👩\u200D👧')).toBe('family 👨\u200D👩\u200D👧');
+    const line = memoryLine(terminal(false), { ...memory, content: `${bidi} end`, scope: { userId: 'al\u202Eice', agentId: 'a\u009b31mb' } });
+    expect(line).not.toMatch(/[\u009b\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u);
+    expect(line).toContain('user:alice agent:ab  gnp.exe');
+  });
+
+  it('shows tags, sources, metadata, the id and the scope in "show" as stored text: no escape sequence, line break or bidi control', () => {
+    const details = memoryDetails(terminal(false), {
+      ...memory,
+      id: 'm1\u001b]0;owned\u0007',
+      scope: { userId: 'bob\u202E' },
+      tags: ['\u001b[2J\u001b[Hcleared', 'two\nlines', 'rtl\u202Etag'],
+      sources: ['D1:\u001b[31m2'],
+      metadata: { note: 'x\u009b2Jy\u2067' },
+    });
+    const field = (name: string) => details.find((entry) => entry.startsWith(`${name} `));
+    expect(field('id')).toBe('id           m1');
+    expect(field('scope')).toBe('scope        user bob');
+    expect(field('tags')).toBe('tags         cleared, two ⏎ lines, rtltag');
+    expect(field('sources')).toBe('sources      D1:2');
+    expect(field('metadata')).toBe('metadata     {"note":"xy"}');
+    for (const entry of details) expect(entry, entry).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u);
+  });
+
+  it('shows the reason of a version (a restore\'s --reason, an imported history) as stored text', () => {
+    const version: MemoryVersion = {
+      memoryId: 'm1', version: 2, at: '2024-03-02T09:00:00.000Z', trigger: 'user_mention', action: 'restore', reason: 'undo\u001b[2K\nthe \u202Emerge', before: memory, after: memory,
+    };
+    expect(versionLines(terminal(false), version)[0]).toBe('v2  2024-03-02T09:00:00.000Z  user_mention/restore: undo ⏎ the merge');
   });
 });

@@ -1,9 +1,12 @@
 import { MemloomError, type Embedder, type MemoryStore } from '@memloom/core';
 import { resolveIn, sourceOf, type ConfigLayer } from './load-config.js';
 import type { EmbedderConfig, StoreConfig } from './config-schema.js';
+import type { ResolvedConfig } from './create-memory.js';
 
-type StoreObject = Exclude<StoreConfig, string>;
-type EmbedderObject = Exclude<EmbedderConfig, string>;
+/** A store setting in its object form (`sqlite:./memory.db` is `{ type: 'sqlite', path: './memory.db' }`). */
+export type StoreObject = Exclude<StoreConfig, string>;
+/** An embedder setting in its object form (`transformers:<model>` is `{ type: 'transformers', model }`). */
+export type EmbedderObject = Exclude<EmbedderConfig, string>;
 
 const STORE_TYPES = ['sqlite', 'markdown', 'qdrant', 'memory'] as const;
 
@@ -22,6 +25,8 @@ export function parseStoreConfig(config: StoreConfig, source: string): StoreObje
     case 'qdrant':
       return rest ? { type, url: rest } : { type };
     case 'memory':
+      // Text after the colon would be dropped unread, as for a named embedder.
+      if (rest) throw invalidConfig(source, 'store', `"memory:" takes nothing after the colon (got "${rest}"): the store is kept in process and has no location`);
       return { type };
     default:
       throw invalidConfig(source, 'store', `unknown store "${type}" (expected one of ${STORE_TYPES.join(', ')}, e.g. "sqlite:./memory.db")`);
@@ -49,20 +54,22 @@ export function parseEmbedderConfig(config: EmbedderConfig, source: string): Emb
 }
 
 /**
- * Build the store a layer asks for, importing its package only when it is used.
+ * Build the store the configuration asks for (`resolved.store.parsed`), importing its package only
+ * when it is used. The SQLite file and the Markdown folder are the ones `resolveMemloomConfig` found.
  * `contextWeight` is the Memory's `retrieval.contextWeight`, for stores that embed by themselves (Markdown).
  * `mustExist` opens a SQLite file, a Markdown folder or a Qdrant collection only if it exists (MISSING_RESOURCE otherwise, nothing created).
- * `sqliteFile` is the file `resolveMemloomConfig` found for this layer (`sqliteFileOf`), so that the rule runs once.
  */
 export async function createStoreFrom(
-  layer: ConfigLayer,
+  resolved: ResolvedConfig,
   embedder: Embedder,
   env: Record<string, string | undefined>,
-  { contextWeight, mustExist = false, sqliteFile }: { contextWeight?: number | undefined; mustExist?: boolean; sqliteFile?: SqliteFile | undefined } = {},
+  { contextWeight, mustExist = false }: { contextWeight?: number | undefined; mustExist?: boolean } = {},
 ): Promise<MemoryStore> {
-  const source = sourceOf(layer, 'store');
-  const config = parseStoreConfig(layer.config.store ?? 'sqlite', source);
-  const { type, ...options } = config as StoreObject & Record<string, unknown>;
+  const { source, parsed } = resolved.store;
+  if (!parsed) {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'config', message: 'createMemory was given a resolved configuration made for a store object, and no store object' });
+  }
+  const { type, ...options } = parsed as StoreObject & Record<string, unknown>;
   // The persistent stores take it over what the configuration says; memory: has nothing to find.
   const existing = mustExist ? { mustExist: true } : {};
   // Each factory validates its own options; its error is re-raised naming where they came from.
@@ -70,7 +77,8 @@ export async function createStoreFrom(
     switch (type) {
       case 'sqlite': {
         const sqlite = await import('@memloom/store-sqlite');
-        const file = sqliteFile ?? (await sqliteFileOf(layer, options.path, env));
+        // resolveMemloomConfig finds it for every SQLite store built from configuration.
+        const file = resolved.sqliteFile!;
         // A path that cannot be a database file is blamed on where it came from (the store setting,
         // MEMLOOM_SQLITE_PATH or the default).
         try {
@@ -87,7 +95,8 @@ export async function createStoreFrom(
         const markdown = await importOptional(() => import('@memloom/store-markdown'), '@memloom/store-markdown', source);
         // The store re-embeds hand-edited blocks and rebuilds its index: with the Memory's context weight, unless the store config sets one.
         const weight = contextWeight === undefined ? {} : { contextWeight };
-        return markdown.createMarkdownStore({ ...weight, ...options, ...existing, root: resolveIn(layer, String(options.root)), embedder });
+        // resolveMemloomConfig finds it for every Markdown store.
+        return markdown.createMarkdownStore({ ...weight, ...options, ...existing, root: resolved.markdownRoot!, embedder });
       }
       case 'qdrant': {
         const qdrant = await importOptional(() => import('@memloom/store-qdrant'), '@memloom/store-qdrant', source);
@@ -123,15 +132,19 @@ export async function sqliteFileOf(layer: ConfigLayer, path: unknown, env: Recor
   if (typeof path === 'string') return { path: resolveIn(layer, path), from: 'configuration', source: sourceOf(layer, 'store') };
   const { DEFAULT_SQLITE_PATH, SQLITE_PATH_ENV } = await import('@memloom/store-sqlite');
   const fromEnv = env[SQLITE_PATH_ENV]?.trim();
-  if (fromEnv) return { path: resolveIn(layer, fromEnv), from: 'environment', source: `environment variable ${SQLITE_PATH_ENV}` };
+  if (fromEnv) {
+    const source = `environment variable ${SQLITE_PATH_ENV}`;
+    return { path: resolveIn(layer, fromEnv, source), from: 'environment', source };
+  }
   return { path: resolveIn(layer, DEFAULT_SQLITE_PATH), from: 'default', source: `the default store path (${DEFAULT_SQLITE_PATH}, nothing configured)` };
 }
 
-/** Build the embedder a layer asks for (the offline default when it says nothing). */
-export async function createEmbedderFrom(layer: ConfigLayer | undefined): Promise<Embedder> {
-  const source = layer ? sourceOf(layer, 'embedder') : 'defaults';
-  const config = parseEmbedderConfig(layer?.config.embedder ?? 'default', source);
-  const { type, ...options } = config as EmbedderObject & Record<string, unknown>;
+/** Build the embedder the configuration asks for (`resolved.embedder.parsed`: the offline default when nothing names one). */
+export async function createEmbedderFrom({ parsed, source }: ResolvedConfig['embedder']): Promise<Embedder> {
+  if (!parsed) {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'config', message: 'createMemory was given a resolved configuration made for an embedder object, and no embedder object' });
+  }
+  const { type, ...options } = parsed as EmbedderObject & Record<string, unknown>;
   return namingSource(source, 'embedder', async () => {
     const embeddings = await import('@memloom/embeddings');
     switch (type) {
@@ -147,11 +160,23 @@ export async function createEmbedderFrom(layer: ConfigLayer | undefined): Promis
   });
 }
 
-/** Run a factory; its INVALID_OPTIONS becomes INVALID_CONFIG naming the field and the source. */
+/**
+ * Run a factory; its INVALID_OPTIONS becomes INVALID_CONFIG naming the field and the source, and a
+ * MISSING_RESOURCE (a model's files, a package) says which setting asked for it.
+ */
 async function namingSource<T>(source: string, field: string, create: () => Promise<T>): Promise<T> {
   try {
     return await create();
   } catch (error) {
+    if (MemloomError.hasCode(error, 'MISSING_RESOURCE') && error.details.source === undefined) {
+      throw new MemloomError({
+        code: error.code,
+        backend: error.backend,
+        message: `${error.reason} (the ${field} set in ${source})`,
+        cause: error,
+        details: { ...error.details, source, field },
+      });
+    }
     if (!MemloomError.hasCode(error, 'INVALID_OPTIONS')) throw error;
     throw new MemloomError({
       code: 'INVALID_CONFIG',

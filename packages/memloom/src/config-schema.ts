@@ -1,6 +1,9 @@
 import { engineConfigSchema, policyOverridesSchema } from '@memloom/core';
 import { z } from 'zod';
 
+/** A path, URL or name: not empty, and not only spaces (a file named "  " is never what was meant). */
+const filled = z.string().regex(/\S/u, 'must not be empty or blank');
+
 /**
  * Where memories live. A string is the short form used in environment
  * variables: `sqlite:./memory.db`, `markdown:./memory`,
@@ -10,10 +13,13 @@ import { z } from 'zod';
  */
 export const storeConfigSchema = z.union([
   z.string().min(1),
-  z.object({ type: z.literal('sqlite'), path: z.string().min(1).optional() }).loose(),
-  z.object({ type: z.literal('markdown'), root: z.string().min(1) }).loose(),
-  z.object({ type: z.literal('qdrant'), url: z.string().min(1).optional(), apiKey: z.string().min(1).optional(), collection: z.string().min(1).optional() }).loose(),
-  z.object({ type: z.literal('memory') }).strict(),
+  // By type, so that an error names the field of the store meant (a Markdown store without its root).
+  z.discriminatedUnion('type', [
+    z.object({ type: z.literal('sqlite'), path: filled.optional() }).loose(),
+    z.object({ type: z.literal('markdown'), root: filled }).loose(),
+    z.object({ type: z.literal('qdrant'), url: filled.optional(), apiKey: filled.optional(), collection: filled.optional() }).loose(),
+    z.object({ type: z.literal('memory') }).strict(),
+  ]),
 ]);
 export type StoreConfig = z.input<typeof storeConfigSchema>;
 
@@ -24,10 +30,12 @@ export type StoreConfig = z.input<typeof storeConfigSchema>;
  */
 export const embedderConfigSchema = z.union([
   z.string().min(1),
-  z.object({ type: z.literal('default'), cacheEntries: z.number().int().min(0).optional() }).strict(),
-  z.object({ type: z.literal('lexical') }).loose(),
-  z.object({ type: z.literal('use-lite') }).loose(),
-  z.object({ type: z.literal('transformers'), model: z.string().min(1).optional() }).loose(),
+  z.discriminatedUnion('type', [
+    z.object({ type: z.literal('default'), cacheEntries: z.number().int().min(0).optional() }).strict(),
+    z.object({ type: z.literal('lexical') }).loose(),
+    z.object({ type: z.literal('use-lite') }).loose(),
+    z.object({ type: z.literal('transformers'), model: filled.optional() }).loose(),
+  ]),
 ]);
 export type EmbedderConfig = z.input<typeof embedderConfigSchema>;
 

@@ -9,9 +9,18 @@ import {
   type Policy,
   resolvePolicy,
 } from '@memloom/core';
-import { createEmbedderFrom, createStoreFrom, parseEmbedderConfig, parseStoreConfig, sqliteFileOf, type SqliteFile } from './backends.js';
+import {
+  createEmbedderFrom,
+  createStoreFrom,
+  parseEmbedderConfig,
+  parseStoreConfig,
+  sqliteFileOf,
+  type EmbedderObject,
+  type SqliteFile,
+  type StoreObject,
+} from './backends.js';
 import type { EmbedderConfig, MemloomConfig, StoreConfig } from './config-schema.js';
-import { configFromEnv, findConfigFile, loadConfigFile, resolveIn, sourceOf, validateConfig, type ConfigLayer } from './load-config.js';
+import { configFromEnv, describeValue, findConfigFile, loadConfigFile, resolveIn, sourceOf, validateConfig, type ConfigLayer } from './load-config.js';
 
 /** Options of the umbrella `createMemory`: core's options with everything optional. */
 export interface MemloomOptions extends Partial<Omit<CreateMemoryOptions, 'store' | 'embedder'>> {
@@ -52,20 +61,31 @@ export interface ResolvedConfig {
   layers: ConfigLayer[];
   /** The configuration file read, when one was found (its folder holds the default store). */
   configFile?: string;
-  store: { config: StoreConfig; source: string };
+  /**
+   * The store setting and where it came from; `parsed` is its object form, read once here and built by
+   * `createMemory` as it is (absent for a store object, whose `config` is `object (<name>)`).
+   */
+  store: { config: StoreConfig; source: string; parsed?: StoreObject };
   /** For a SQLite store built from configuration (not a store object): the file it opens, and where its path came from. */
   sqliteFile?: SqliteFile;
   /** For a Markdown store: its folder, absolute (a relative `root` is read from the folder of the file or layer that names it). */
   markdownRoot?: string;
   /** Nothing names the store (no option, configuration file, MEMLOOM_STORE or MEMLOOM_SQLITE_PATH): the SQLite file at `.memloom/memory.db`. */
   defaultStore: boolean;
-  embedder: { config: EmbedderConfig; source: string };
+  /** The embedder setting and where it came from; `parsed` as for the store (absent for an embedder object). */
+  embedder: { config: EmbedderConfig; source: string; parsed?: EmbedderObject };
   policy: Policy;
   /** The merged engine configuration (strategy, decay, freshness, retrieval, limits, scope…). */
   engine: Omit<MemloomConfig, 'store' | 'embedder' | 'policy'>;
 }
 
 const ENGINE_KEYS = ['strategy', 'decay', 'freshness', 'retrieval', 'limits', 'defaults', 'modelTimeoutMs', 'trackAccess', 'scope'] as const;
+/** Every option `createMemory` knows: a misspelt one (`stratgy`) would otherwise be dropped without a word. */
+const OPTION_KEYS: ReadonlySet<string> = new Set([
+  ...ENGINE_KEYS,
+  ...['store', 'embedder', 'policy', 'languageModel', 'clock', 'generateId', 'prompts', 'logger'],
+  ...['cwd', 'configFile', 'env', 'mustExist', 'optionSources'],
+]);
 
 /**
  * Create a Memory from options, else the nearest `memloom.config.json`
@@ -80,20 +100,12 @@ const ENGINE_KEYS = ['strategy', 'decay', 'freshness', 'retrieval', 'limits', 'd
  * is used whatever `resolved` says.
  */
 export async function createMemory(options: MemloomOptions = {}, resolved?: ResolvedConfig): Promise<Memory> {
-  if (options.mustExist !== undefined && typeof options.mustExist !== 'boolean') {
-    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'config', message: `mustExist must be true or false, got ${String(options.mustExist)}` });
-  }
-  resolved ??= await resolveMemloomConfig(options);
+  assertOptions(options);
+  resolved ??= await resolveLayers(options);
   const env = options.env === false ? {} : (options.env ?? process.env);
-  const embedder = isEmbedder(options.embedder) ? options.embedder : await createEmbedderFrom(layerFor(resolved, 'embedder'));
+  const embedder = isEmbedder(options.embedder) ? options.embedder : await createEmbedderFrom(resolved.embedder);
   const contextWeight = resolved.engine.retrieval?.contextWeight;
-  const store = isStore(options.store)
-    ? options.store
-    : await createStoreFrom(layerFor(resolved, 'store') ?? defaultLayer(options.cwd, resolved.configFile), embedder, env, {
-        contextWeight,
-        mustExist: options.mustExist === true,
-        sqliteFile: resolved.sqliteFile,
-      });
+  const store = isStore(options.store) ? options.store : await createStoreFrom(resolved, embedder, env, { contextWeight, mustExist: options.mustExist === true });
   const { store: _store, embedder: _embedder, policy: _policy, cwd: _cwd, configFile: _file, env: _env, mustExist: _mustExist, ...instances } = options;
   try {
     return createCoreMemory({ ...resolved.engine, ...pickInstances(instances), store, embedder });
@@ -134,6 +146,11 @@ function namingLayers(error: unknown, resolved: ResolvedConfig): unknown {
 
 /** Resolve the configuration layers without creating anything (used by the CLI and `memloom stats`). */
 export async function resolveMemloomConfig(options: MemloomOptions = {}): Promise<ResolvedConfig> {
+  assertOptions(options);
+  return resolveLayers(options);
+}
+
+async function resolveLayers(options: MemloomOptions): Promise<ResolvedConfig> {
   const cwd = options.cwd ?? process.cwd();
   const layers: ConfigLayer[] = [];
   layers.push({
@@ -149,10 +166,6 @@ export async function resolveMemloomConfig(options: MemloomOptions = {}): Promis
     const fromEnv = configFromEnv(options.env ?? process.env, cwd);
     if (fromEnv) layers.push(fromEnv);
   }
-  const storeLayer = layers.find((layer) => layer.config.store !== undefined);
-  const embedderLayer = layers.find((layer) => layer.config.embedder !== undefined);
-  if (storeLayer) parseStoreConfig(storeLayer.config.store!, sourceOf(storeLayer, 'store'));
-  if (embedderLayer) parseEmbedderConfig(embedderLayer.config.embedder!, sourceOf(embedderLayer, 'embedder'));
   const engine: Record<string, unknown> = {};
   for (const layer of [...layers].reverse()) {
     for (const key of ENGINE_KEYS) {
@@ -169,24 +182,50 @@ export async function resolveMemloomConfig(options: MemloomOptions = {}): Promis
   if (limitLayer && limitLayer.config.retrieval?.defaultLimit === undefined) {
     engine.retrieval = mergeValues(engine.retrieval, { defaultLimit: limitLayer.config.policy?.retrieve_limit });
   }
-  const storeConfig = storeLayer?.config.store ?? (isStore(options.store) ? `object (${options.store.name})` : 'sqlite');
-  const storeSource = storeLayer ? sourceOf(storeLayer, 'store') : isStore(options.store) ? 'options' : 'default';
-  const sqliteFile = await sqliteFileFrom(options, storeLayer ?? defaultLayer(cwd, file));
-  const markdownRoot = storeLayer ? markdownRootOf(storeLayer) : undefined;
+  const env = options.env === false ? {} : (options.env ?? process.env);
+  const store = await resolveStore(options, layers, env, defaultLayer(cwd, file));
   return {
     layers,
     ...(file ? { configFile: file } : {}),
-    store: { config: storeConfig, source: storeSource },
-    ...(sqliteFile ? { sqliteFile } : {}),
-    ...(markdownRoot ? { markdownRoot } : {}),
-    defaultStore: storeSource === 'default' && sqliteFile?.from === 'default',
-    embedder: {
-      config: embedderLayer?.config.embedder ?? (isEmbedder(options.embedder) ? `object (${options.embedder.id})` : 'default'),
-      source: embedderLayer ? sourceOf(embedderLayer, 'embedder') : isEmbedder(options.embedder) ? 'options' : 'default',
-    },
+    ...store,
+    embedder: resolveEmbedder(options, layers),
     policy,
     engine,
   };
+}
+
+/**
+ * The store setting, read once: its object form, and for SQLite the file it opens, for Markdown its
+ * folder. A store object given in the options wins over any setting.
+ */
+async function resolveStore(
+  options: MemloomOptions,
+  layers: ConfigLayer[],
+  env: Record<string, string | undefined>,
+  defaults: ConfigLayer,
+): Promise<Pick<ResolvedConfig, 'store' | 'sqliteFile' | 'markdownRoot' | 'defaultStore'>> {
+  if (isStore(options.store)) return { store: { config: `object (${options.store.name})`, source: 'options' }, defaultStore: false };
+  const configured = layers.find((layer) => layer.config.store !== undefined);
+  const layer = configured ?? defaults;
+  const source = configured ? sourceOf(configured, 'store') : 'default';
+  const config = configured?.config.store ?? 'sqlite';
+  const parsed = parseStoreConfig(config, source);
+  const store = { config, source, parsed };
+  if (parsed.type === 'sqlite') {
+    const sqliteFile = await sqliteFileOf(layer, parsed.path, env);
+    return { store, sqliteFile, defaultStore: !configured && sqliteFile.from === 'default' };
+  }
+  if (parsed.type === 'markdown') return { store, markdownRoot: resolveIn(layer, parsed.root), defaultStore: false };
+  return { store, defaultStore: false };
+}
+
+/** The embedder setting, read once (the offline default when nothing names one); an embedder object wins over any. */
+function resolveEmbedder(options: MemloomOptions, layers: ConfigLayer[]): ResolvedConfig['embedder'] {
+  if (isEmbedder(options.embedder)) return { config: `object (${options.embedder.id})`, source: 'options' };
+  const configured = layers.find((layer) => layer.config.embedder !== undefined);
+  const source = configured ? sourceOf(configured, 'embedder') : 'default';
+  const config = configured?.config.embedder ?? 'default';
+  return { config, source, parsed: parseEmbedderConfig(config, source) };
 }
 
 function configPart(options: MemloomOptions): MemloomConfig {
@@ -209,30 +248,38 @@ function pickInstances(options: Partial<CreateMemoryOptions>): Partial<CreateMem
   };
 }
 
-function layerFor(resolved: ResolvedConfig, key: 'store' | 'embedder'): ConfigLayer | undefined {
-  return resolved.layers.find((layer) => layer.config[key] !== undefined);
-}
-
 /**
  * Where the default store goes: beside the configuration file when there is one (a project's
  * subfolders share its memory, as they share its configuration), else in the working directory.
  */
-function defaultLayer(cwd: string | undefined, configFile: string | undefined): ConfigLayer {
-  return { source: 'defaults', baseDir: configFile ? dirname(configFile) : (cwd ?? process.cwd()), config: {} };
+function defaultLayer(cwd: string, configFile: string | undefined): ConfigLayer {
+  return { source: 'defaults', baseDir: configFile ? dirname(configFile) : cwd, config: {} };
 }
 
-/** The file of the SQLite store that `createMemory` would build from `layer` (none for a store object or another store). */
-async function sqliteFileFrom(options: MemloomOptions, layer: ConfigLayer): Promise<SqliteFile | undefined> {
-  if (isStore(options.store)) return undefined;
-  const config = parseStoreConfig(layer.config.store ?? 'sqlite', sourceOf(layer, 'store'));
-  if (config.type !== 'sqlite') return undefined;
-  return sqliteFileOf(layer, config.path, options.env === false ? {} : (options.env ?? process.env));
-}
-
-/** The folder of the Markdown store a layer names, as `createStoreFrom` opens it (none for another store). */
-function markdownRootOf(layer: ConfigLayer): string | undefined {
-  const config = parseStoreConfig(layer.config.store!, sourceOf(layer, 'store'));
-  return config.type === 'markdown' ? resolveIn(layer, config.root) : undefined;
+/**
+ * The options that say where and how to read the configuration, checked before any is read (the
+ * configuration values themselves are checked as a layer): INVALID_OPTIONS naming the option.
+ */
+function assertOptions(options: MemloomOptions): void {
+  const refuse = (message: string): never => {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'config', message: `invalid createMemory options: ${message}` });
+  };
+  if (!isObject(options)) refuse(`expected an object, got ${describeValue(options)}`);
+  const unknown = Object.keys(options).filter((key) => !OPTION_KEYS.has(key));
+  if (unknown.length > 0) refuse(`unknown option${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => JSON.stringify(key)).join(', ')} (known: ${[...OPTION_KEYS].join(', ')})`);
+  const { cwd, configFile, env, mustExist, optionSources } = options;
+  if (cwd !== undefined && (typeof cwd !== 'string' || cwd.trim() === '')) refuse(`cwd must be a folder's path, got ${describeValue(cwd)}`);
+  if (configFile !== undefined && configFile !== false && (typeof configFile !== 'string' || configFile.trim() === '')) {
+    refuse(`configFile must be a file's path, or false to read none, got ${describeValue(configFile)}`);
+  }
+  // null is not "leave it out": it would read process.env, which a caller passing null meant not to.
+  if (env !== undefined && env !== false && !isObject(env)) {
+    refuse(`env must be an object of variables (such as process.env), or false to read none, got ${describeValue(env)}`);
+  }
+  if (mustExist !== undefined && typeof mustExist !== 'boolean') refuse(`mustExist must be true or false, got ${describeValue(mustExist)}`);
+  if (optionSources !== undefined && !(isObject(optionSources) && Object.values(optionSources).every((name) => typeof name === 'string'))) {
+    refuse(`optionSources must map option names to the names to show (such as { store: '--store' }), got ${describeValue(optionSources)}`);
+  }
 }
 
 /** Plain objects merge key by key (the higher layer wins); anything else is replaced. */
@@ -241,6 +288,10 @@ function mergeValues(lower: unknown, higher: unknown): unknown {
   const merged: Record<string, unknown> = { ...lower };
   for (const [key, value] of Object.entries(higher)) merged[key] = mergeValues(lower[key], value);
   return merged;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -6,7 +6,7 @@ export type { MemloomConfig, StoreConfig, EmbedderConfig } from './config-schema
 export { CONFIG_FILE_NAMES, findConfigFile, loadConfigFile, configFromEnv, validateConfig } from './load-config.js';
 export type { ConfigLayer } from './load-config.js';
 export { parseStoreConfig, parseEmbedderConfig } from './backends.js';
-export type { SqliteFile } from './backends.js';
+export type { EmbedderObject, SqliteFile, StoreObject } from './backends.js';
 
 // The core API users reach for first (everything else: import from '@memloom/core').
 export {

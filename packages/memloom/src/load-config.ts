@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { formatZodIssues, MemloomError } from '@memloom/core';
+import { z } from 'zod';
 import { memloomConfigSchema, type MemloomConfig } from './config-schema.js';
 import { prepareTypeScriptConfig } from './typescript-config.js';
 
@@ -51,10 +53,12 @@ export async function loadConfigFile(path: string): Promise<ConfigLayer> {
     try {
       text = await readFile(file, 'utf8');
     } catch (error) {
-      throw new MemloomError({ code: 'MISSING_RESOURCE', backend: 'config', message: `cannot read ${file}`, cause: error, details: { file } });
+      // The system's reason (no such file, a folder, no permission) is the one thing to fix.
+      throw new MemloomError({ code: 'MISSING_RESOURCE', backend: 'config', message: `cannot read ${file}: ${(error as Error).message}`, cause: error, details: { file } });
     }
     try {
-      raw = JSON.parse(text);
+      // A byte order mark (Notepad, PowerShell 5's UTF-8) is no part of the JSON, and JSON.parse refuses it.
+      raw = JSON.parse(text.replace(/^\uFEFF/u, ''));
     } catch (error) {
       throw new MemloomError({
         code: 'INVALID_CONFIG',
@@ -65,20 +69,25 @@ export async function loadConfigFile(path: string): Promise<ConfigLayer> {
       });
     }
   } else {
-    raw = await importConfigModule(file);
+    const exported = configExport(await importConfigModule(file), file);
+    // A module may export a promise of its configuration (export default loadTeamConfig()).
+    raw = await Promise.resolve(exported).catch((error: unknown) => {
+      throw cannotLoad(file, error);
+    });
   }
   return { source: file, baseDir: dirname(file), config: validateConfig(raw, file) };
 }
 
 /** Validate configuration from anywhere; INVALID_CONFIG names the source and each bad field. */
 export function validateConfig(raw: unknown, source: string): MemloomConfig {
-  const parsed = memloomConfigSchema.safeParse(raw ?? {});
+  const parsed = memloomConfigSchema.safeParse(raw);
   if (!parsed.success) {
+    const issues = explainUnions(parsed.error.issues, raw);
     throw new MemloomError({
       code: 'INVALID_CONFIG',
       backend: 'config',
-      message: `invalid configuration in ${source}: ${formatZodIssues(parsed.error)}`,
-      details: { source, issues: parsed.error.issues.map((issue) => ({ path: issue.path.map(String), message: issue.message })) },
+      message: `invalid configuration in ${source}: ${formatZodIssues(new z.ZodError(issues))}`,
+      details: { source, issues: issues.map((issue) => ({ path: issue.path.map(String), message: issue.message })) },
     });
   }
   // Keep what was written (not the schema's defaults), so lower layers still show through.
@@ -166,21 +175,36 @@ export function sourceOf(layer: ConfigLayer, field: string): string {
   return layer.fieldSources?.[field] ?? layer.source;
 }
 
-/** Resolve a path written in a layer against that layer's folder. */
-export function resolveIn(layer: ConfigLayer, path: string): string {
-  if (path === ':memory:' || isAbsolute(path)) return path;
+/**
+ * Resolve a path written in a layer against that layer's folder; `~` and `~/…` are the home folder,
+ * as a shell reads them (a configuration file is read by no shell). `source` is named when the path
+ * cannot be used here.
+ */
+export function resolveIn(layer: ConfigLayer, path: string, source = sourceOf(layer, 'store')): string {
+  if (path === ':memory:') return path;
+  if (/^~(?=$|[\\/])/u.test(path)) return join(homedir(), path.slice(1));
+  // On Linux or macOS, C:\data\memory.db would be one file, with backslashes in its name, in the layer's folder.
+  if (process.platform !== 'win32' && /^(?:[a-z]:[\\/]|\\\\|\.{1,2}\\)/iu.test(path)) {
+    throw new MemloomError({
+      code: 'INVALID_CONFIG',
+      backend: 'config',
+      message: `invalid configuration in ${source}: store: ${JSON.stringify(path)} is a Windows path, and this system is not Windows: give a path of this system (forward slashes work on both)`,
+      details: { source, field: 'store', path },
+    });
+  }
+  if (isAbsolute(path)) return path;
   return resolve(layer.baseDir, path);
 }
 
 type TsImport = (specifier: string, parent: string) => Promise<Record<string, unknown>>;
 
-/** The default export of a JavaScript or TypeScript configuration module. */
-async function importConfigModule(file: string): Promise<unknown> {
+/** A JavaScript or TypeScript configuration module, imported. */
+async function importConfigModule(file: string): Promise<Record<string, unknown>> {
   const url = pathToFileURL(file).href;
   const typescript = /\.[cm]?ts$/.test(file);
   if (typescript) prepareTypeScriptConfig(file);
   try {
-    return defaultExport(await import(url));
+    return (await import(url)) as Record<string, unknown>;
   } catch (error) {
     if (!typescript || (error as { code?: string }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw cannotLoad(file, error);
   }
@@ -194,7 +218,7 @@ async function importConfigModule(file: string): Promise<unknown> {
     });
   }
   try {
-    return defaultExport(await tsImport(url, url));
+    return await tsImport(url, url);
   } catch (error) {
     throw cannotLoad(file, error);
   }
@@ -222,11 +246,46 @@ async function findTsx(file: string): Promise<TsImport | undefined> {
   return undefined;
 }
 
-function defaultExport(module: unknown): unknown {
-  let value = (module as { default?: unknown }).default;
-  // A TypeScript module compiled to CommonJS wraps its default export once more.
-  if (value && typeof value === 'object' && (value as { __esModule?: boolean }).__esModule && 'default' in value) value = (value as { default: unknown }).default;
-  return value;
+/** The configuration a module exports as default; INVALID_CONFIG naming the file when it exports none. */
+function configExport(module: Record<string, unknown>, file: string): unknown {
+  // A TypeScript module compiled to CommonJS wraps its exports once more (its default, if any, inside).
+  const wrapper = module.default;
+  const compiled = typeof wrapper === 'object' && wrapper !== null && (wrapper as { __esModule?: unknown }).__esModule === true;
+  const exports = compiled ? (wrapper as Record<string, unknown>) : module;
+  if (!('default' in exports)) {
+    throw new MemloomError({
+      code: 'INVALID_CONFIG',
+      backend: 'config',
+      message: `invalid configuration in ${file}: it has no default export (write "export default defineConfig({ … })", or "module.exports = { … }" in CommonJS)`,
+      details: { source: file },
+    });
+  }
+  return exports.default;
+}
+
+/**
+ * A union's "Invalid input", said as the form the value was written in: for an object, what is
+ * wrong in it (`store.root` missing, `store.type` unknown); for a value of no accepted kind, the
+ * kinds accepted. The forms of another kind (a string, when an object was written) say nothing.
+ */
+function explainUnions(issues: readonly z.core.$ZodIssue[], raw: unknown): z.core.$ZodIssue[] {
+  return issues.flatMap((issue): z.core.$ZodIssue[] => {
+    if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [issue];
+    const otherKind = (branch: z.core.$ZodIssue[]) => branch.every((inner) => inner.path.length === 0 && (inner.code === 'invalid_type' || inner.code === 'invalid_value'));
+    const meant = issue.errors.filter((branch) => !otherKind(branch));
+    if (meant.length === 1) return explainUnions(meant[0]!.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] })), raw);
+    if (meant.length > 1) return [issue];
+    const accepted = issue.errors.flat().map((inner) => (inner.code === 'invalid_type' ? inner.expected : inner.code === 'invalid_value' ? inner.values.map((value) => JSON.stringify(value)).join(' or ') : ''));
+    const value = issue.path.reduce<unknown>((parent, key) => (parent as Record<PropertyKey, unknown> | undefined)?.[key], raw);
+    return [{ ...issue, message: `Invalid input: expected ${[...new Set(accepted)].join(' or ')}, received ${describeValue(value)}` }];
+  });
+}
+
+/** A value as an error message shows it: a string as JSON, a number, boolean or null as itself, anything else by its kind. */
+export function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' && value !== null ? 'an object' : typeof value === 'function' ? 'a function' : String(value);
 }
 
 function cannotLoad(file: string, error: unknown): MemloomError {

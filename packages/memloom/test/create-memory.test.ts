@@ -45,8 +45,8 @@ describe('createMemory() defaults', () => {
     const results = await memory.search('where is the bike?', { scope: { userId: 'u1' } });
     expect(results[0]?.memory.content).toBe('I keep my bike in the garage');
     const resolved = await resolveMemloomConfig({ cwd, env: {} });
-    expect(resolved.store).toEqual({ config: 'sqlite', source: 'default' });
-    expect(resolved.embedder).toEqual({ config: 'default', source: 'default' });
+    expect(resolved.store).toEqual({ config: 'sqlite', source: 'default', parsed: { type: 'sqlite' } });
+    expect(resolved.embedder).toEqual({ config: 'default', source: 'default', parsed: { type: 'default' } });
   });
 
   it('reads a relative configFile from cwd, not from the process directory', async () => {
@@ -481,7 +481,7 @@ describe('configuration modules', () => {
   it('reads the default export of memloom.config.mjs', async () => {
     writeFileSync(join(cwd, 'memloom.config.mjs'), "export default { store: 'memory:', embedder: 'lexical', scope: { userId: 'mjs' } };\n");
     const resolved = await resolveMemloomConfig({ cwd, env: {} });
-    expect(resolved.store).toEqual({ config: 'memory:', source: join(cwd, 'memloom.config.mjs') });
+    expect(resolved.store).toEqual({ config: 'memory:', source: join(cwd, 'memloom.config.mjs'), parsed: { type: 'memory' } });
     expect(resolved.engine.scope).toEqual({ userId: 'mjs' });
   });
 

@@ -99,10 +99,17 @@ export const importCommand: CommandSpec = {
             if (checkpointPath) await writeCheckpoint(checkpointPath, { source: path ?? 'stdin', exportedAt: read.exportedAt, done: position, counts });
             progress.update(position, read.count, countsText(counts));
           },
-          ...(context.io.signal ? { signal: context.io.signal } : {}),
+          ...(signal ? { signal } : {}),
         });
+        // Ctrl-C on `memloom export | memloom import -` can end the export first: stdin then ends early because of the
+        // interruption, not because the file is cut short. One turn of the event loop lets a pending Ctrl-C arrive.
+        if (result.read < result.header.count && signal) {
+          await yieldToSignals();
+          signal.throwIfAborted();
+        }
       } catch (error) {
-        if (context.io.signal?.aborted) throw interrupted(handled, header, { merge, checkpointPath, stdin: !path, resumed: resumed !== undefined });
+        // The one place an interruption is answered: while reading or writing, or before a short read is taken for a cut file.
+        if (signal?.aborted) throw interrupted(handled, header, { merge, checkpointPath, stdin: !path, resumed: resumed !== undefined });
         throw withImported(error, imported);
       } finally {
         progress.finish();
@@ -111,10 +118,6 @@ export const importCommand: CommandSpec = {
       const { counts, read } = result;
       const expected = result.header.count;
       const cutShort = read < expected;
-      // Ctrl-C on `memloom export | memloom import -` can end the export first: stdin then ends early because of the
-      // interruption, not because the file is cut short. One turn of the event loop lets a pending Ctrl-C arrive.
-      if (cutShort && context.io.signal) await yieldToSignals();
-      if (cutShort && context.io.signal?.aborted) throw interrupted(handled, header, { merge, checkpointPath, stdin: !path, resumed: resumed !== undefined });
       // A --merge import of a file cut short keeps its checkpoint: the complete file then resumes after what was added.
       const keepCheckpoint = cutShort && merge;
       if (checkpointPath && !keepCheckpoint) await rm(checkpointPath, { force: true });

@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_TYPES, parseStoreConfig, type ResolvedConfig, type Scope } from 'memloom';
+import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_TYPES, type ResolvedConfig, type Scope } from 'memloom';
 import { describeScope, numberOption, requirePositionals, type CommandSpec, type OpenedMemory } from '../command.js';
 import { effectiveScope, EXISTING_STORE, FILTER_OPTIONS, filterFrom, scopeOption, withMemory } from './shared.js';
 
@@ -114,9 +114,8 @@ function storeLocation(resolved: ResolvedConfig): { location?: string; bytes?: n
     return { location: path, ...(existsSync(path) ? { bytes: statSync(path).size } : {}) };
   }
   if (resolved.markdownRoot) return { location: resolved.markdownRoot };
-  if (typeof resolved.store.config === 'string' && resolved.store.config.startsWith('object (')) return {};
-  const config = parseStoreConfig(resolved.store.config, resolved.store.source) as { type: string; url?: string };
-  return config.type === 'qdrant' ? { location: config.url ?? '(the Qdrant default: QDRANT_URL or localhost)' } : {};
+  const parsed = resolved.store.parsed;
+  return parsed?.type === 'qdrant' ? { location: parsed.url ?? '(the Qdrant default: QDRANT_URL or localhost)' } : {};
 }
 
 function pairs(counts: Record<string, number>): string {

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CONFIG_FILE_NAMES, createMemory, findConfigFile, parseEmbedderConfig, parseStoreConfig, validateConfig, type MemloomConfig } from 'memloom';
+import { CONFIG_FILE_NAMES, createMemory, findConfigFile, validateConfig, type MemloomConfig } from 'memloom';
 import { flag, requirePositionals, type CommandSpec } from '../command.js';
 import { writeFileAtomically } from './shared.js';
 import { UsageError } from '../exit-codes.js';
@@ -32,10 +32,7 @@ export const initCommand: CommandSpec = {
       embedder: globals.embedder ?? 'default',
       ...(Object.keys(globals.scope).length > 0 ? { scope: globals.scope } : {}),
     };
-    // Check it the way createMemory will, naming the flag that is wrong.
     validateConfig(config, 'the command line');
-    parseStoreConfig(config.store!, '--store');
-    parseEmbedderConfig(config.embedder!, '--embedder');
     const parent = findConfigFile(io.cwd);
 
     // Open the store once, the way every later command will, so it exists and fits the embedder;
@@ -48,6 +45,11 @@ export const initCommand: CommandSpec = {
       store: config.store!,
       embedder: config.embedder!,
       ...(config.scope ? { scope: config.scope } : {}),
+      // A store or embedder it cannot use is said to be wrong in the flag that gave it, or in init's default.
+      optionSources: {
+        store: globals.store ? '--store' : `init's default store (${DEFAULT_STORE})`,
+        embedder: globals.embedder ? '--embedder' : "init's default embedder",
+      },
     });
     try {
       await memory.count();

@@ -1,7 +1,7 @@
-import { choiceOption, flag, numberOption, parseNumber, requirePositionals, type CommandSpec } from '../command.js';
+import { choiceOption, describeScope, flag, numberOption, parseNumber, requirePositionals, type CommandSpec } from '../command.js';
 import { UsageError } from '../exit-codes.js';
 import { memoryDetails, memoryLine, searchLine, versionLines } from '../format.js';
-import { EXISTING_STORE, FILTER_OPTIONS, filterFrom, scopeOption, withMemory } from './shared.js';
+import { effectiveScope, EXISTING_STORE, FILTER_OPTIONS, filterFrom, scopeOption, withMemory } from './shared.js';
 import { MemloomError } from '@memloom/core';
 
 export const searchCommand: CommandSpec = {
@@ -82,14 +82,20 @@ export const showCommand: CommandSpec = {
   name: 'show',
   summary: 'show one memory with every field',
   usage: ['show <id> [options]'],
-  description: 'Prints every field of one memory. With a scope, a memory outside it is not found (exit 3).',
+  description: 'Prints every field of one memory. With a scope (--user/--agent/--session over the configured default scope), a memory outside it is not found (exit 3), naming the scope looked in.',
   examples: ['memloom show 0b9e7c52-5f0e-4d7c-9a51-1f3a2b4c5d6e', 'memloom show 0b9e7c52-5f0e-4d7c-9a51-1f3a2b4c5d6e --json'],
   async run(context) {
     const [id] = requirePositionals(context, ['id']);
-    await withMemory(context, async ({ memory }) => {
+    await withMemory(context, async (opened) => {
+      const { memory } = opened;
       const record = await memory.get(id!, scopeOption(context));
-      // Worded as core words it for history, restore and forget, naming the store that was asked.
-      if (!record) throw new MemloomError({ code: 'NOT_FOUND', backend: memory.store.name, message: `no memory with id ${id}${scopeNote(context)}`, details: { id } });
+      // As core says it for history, restore and forget (naming the store asked): the scope looked in is the
+      // configured default scope too, with --user/--agent/--session over it.
+      if (!record) {
+        const scope = effectiveScope(context, opened);
+        const where = Object.keys(scope).length > 0 ? ` in the scope ${describeScope(scope)}` : '';
+        throw new MemloomError({ code: 'NOT_FOUND', backend: memory.store.name, message: `no memory with id ${id}${where}`, details: { id } });
+      }
       if (context.globals.json) return context.printJson(record);
       for (const line of memoryDetails(context, record)) context.print(line);
     }, EXISTING_STORE);
@@ -131,9 +137,3 @@ export const restoreCommand: CommandSpec = {
     }, EXISTING_STORE);
   },
 };
-
-function scopeNote(context: Parameters<CommandSpec['run']>[0]): string {
-  const { userId, agentId, sessionId } = context.globals.scope;
-  const parts = [userId && `user ${userId}`, agentId && `agent ${agentId}`, sessionId && `session ${sessionId}`].filter(Boolean);
-  return parts.length > 0 ? ` in the scope ${parts.join(', ')}` : '';
-}

@@ -1,0 +1,161 @@
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createInMemoryStore } from '@memloom/core/testing';
+import { createMemory, MemloomError, resolveMemloomConfig } from '../src/index.js';
+
+// Configuration as users get it wrong: each mistake is a MemloomError naming where the value came from.
+
+let cwd: string;
+
+beforeEach(() => {
+  cwd = mkdtempSync(join(tmpdir(), 'memloom-mistakes-'));
+});
+
+afterEach(() => {
+  rmSync(cwd, { recursive: true, force: true });
+});
+
+async function errorOf(promise: Promise<unknown>): Promise<MemloomError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (MemloomError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a MemloomError');
+}
+
+/** A folder of its own holding one configuration file (a module is imported once per path). */
+function configIn(name: string, text: string): string {
+  const folder = mkdtempSync(join(cwd, 'project-'));
+  writeFileSync(join(folder, name), text);
+  return folder;
+}
+
+describe('configuration files', () => {
+  it('a module that exports no configuration, or null, is INVALID_CONFIG naming the file', async () => {
+    const named = configIn('memloom.config.mjs', "export const store = 'memory:';\n");
+    const noDefault = await errorOf(resolveMemloomConfig({ cwd: named, env: {} }));
+    expect(noDefault).toMatchObject({ code: 'INVALID_CONFIG', details: { source: join(named, 'memloom.config.mjs') } });
+    expect(noDefault.message).toContain(`${join(named, 'memloom.config.mjs')}: it has no default export`);
+    for (const [name, text] of [
+      ['memloom.config.mjs', 'export default null;\n'],
+      ['memloom.config.json', 'null'],
+    ] as const) {
+      const folder = configIn(name, text);
+      const error = await errorOf(resolveMemloomConfig({ cwd: folder, env: {} }));
+      expect(error.code, name).toBe('INVALID_CONFIG');
+      expect(error.message, name).toContain(`invalid configuration in ${join(folder, name)}: Invalid input: expected object, received null`);
+    }
+  });
+
+  it('a module may export a promise of its configuration; one that fails names the file', async () => {
+    const resolved = await resolveMemloomConfig({ cwd: configIn('memloom.config.mjs', "export default Promise.resolve({ store: 'memory:' });\n"), env: {} });
+    expect(resolved.store.config).toBe('memory:');
+    const folder = configIn('memloom.config.mjs', "export default Promise.reject(new Error('the vault is unreachable'));\n");
+    const error = await errorOf(resolveMemloomConfig({ cwd: folder, env: {} }));
+    expect(error.code).toBe('INVALID_CONFIG');
+    expect(error.message).toContain(`cannot load ${join(folder, 'memloom.config.mjs')}: the vault is unreachable`);
+  });
+
+  it('memloom.config.json saved with a byte order mark is read; one that is a folder says so', async () => {
+    const folder = configIn('memloom.config.json', `\uFEFF${JSON.stringify({ store: 'memory:' })}`);
+    expect((await resolveMemloomConfig({ cwd: folder, env: {} })).store.config).toBe('memory:');
+    mkdirSync(join(cwd, 'memloom.config.json'));
+    const error = await errorOf(resolveMemloomConfig({ cwd, env: {} }));
+    expect(error.code).toBe('MISSING_RESOURCE');
+    expect(error.message).toContain(`cannot read ${join(cwd, 'memloom.config.json')}: EISDIR`);
+  });
+});
+
+describe('store and embedder settings', () => {
+  it('one of the wrong kind names the field inside it and what is accepted, not "Invalid input"', async () => {
+    const file = join(cwd, 'memloom.config.json');
+    const messageFor = async (config: unknown) => {
+      writeFileSync(file, JSON.stringify(config));
+      const error = await errorOf(resolveMemloomConfig({ cwd, env: {} }));
+      expect(error.code).toBe('INVALID_CONFIG');
+      return error.message.replace(`[memloom] [config] invalid configuration in ${file}: `, '');
+    };
+    expect(await messageFor({ store: 5 })).toBe('store: Invalid input: expected string or object, received 5');
+    expect(await messageFor({ store: { type: 'markdown' } })).toBe('store.root: Invalid input: expected string, received undefined');
+    expect(await messageFor({ store: { type: 'postgres' } })).toMatch(/^store\.type: .*'sqlite' \| 'markdown' \| 'qdrant' \| 'memory'/);
+    expect(await messageFor({ store: { type: 'sqlite', path: 7 } })).toBe('store.path: Invalid input: expected string, received number');
+    expect(await messageFor({ store: { type: 'sqlite', path: '  ' } })).toBe('store.path: must not be empty or blank');
+    expect(await messageFor({ embedder: { type: 'openai' } })).toMatch(/^embedder\.type: .*'default' \| 'lexical' \| 'use-lite' \| 'transformers'/);
+    expect(await messageFor({ freshness: true })).toBe('freshness: Invalid input: expected false or object, received true');
+  });
+
+  it('"memory:" with text after the colon is refused, as a named embedder\'s is', async () => {
+    const error = await errorOf(resolveMemloomConfig({ cwd, configFile: false, env: { MEMLOOM_STORE: 'memory:./notes' } }));
+    expect(error).toMatchObject({ code: 'INVALID_CONFIG', details: { source: 'environment variable MEMLOOM_STORE', field: 'store' } });
+    expect(error.message).toContain('"memory:" takes nothing after the colon (got "./notes")');
+  });
+
+  it('an embedder whose files are missing says which setting asked for it', async () => {
+    const error = await errorOf(createMemory({ cwd, configFile: false, env: { MEMLOOM_STORE: 'memory:', MEMLOOM_EMBEDDER: 'transformers:nobody/no-such-model' } }));
+    expect(error).toMatchObject({ code: 'MISSING_RESOURCE', backend: 'embeddings', details: { source: 'environment variable MEMLOOM_EMBEDDER', field: 'embedder' } });
+    expect(error.message).toContain('nobody/no-such-model');
+    expect(error.message).toMatch(/\(the embedder set in environment variable MEMLOOM_EMBEDDER\)$/);
+  });
+
+  it('a store object wins over every store setting in what is resolved (no file or folder from a setting it replaces)', async () => {
+    writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ store: 'markdown:./notes' }));
+    const resolved = await resolveMemloomConfig({ cwd, env: {}, store: createInMemoryStore() });
+    expect(resolved.store).toEqual({ config: 'object (memory)', source: 'options' });
+    expect(resolved.markdownRoot).toBeUndefined();
+    expect(resolved.sqliteFile).toBeUndefined();
+    expect(resolved.defaultStore).toBe(false);
+  });
+});
+
+describe('paths in store settings', () => {
+  it('~ and ~/… are the home folder, as in a shell, from a file, a variable or an option', async () => {
+    writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ store: 'markdown:~/notes' }));
+    expect((await resolveMemloomConfig({ cwd, env: {} })).markdownRoot).toBe(join(homedir(), 'notes'));
+    const variable = await resolveMemloomConfig({ cwd, configFile: false, env: { MEMLOOM_SQLITE_PATH: '~/memloom/memory.db' } });
+    expect(variable.sqliteFile?.path).toBe(join(homedir(), 'memloom', 'memory.db'));
+    expect((await resolveMemloomConfig({ cwd, configFile: false, env: {}, store: { type: 'markdown', root: '~' } })).markdownRoot).toBe(homedir());
+    // A ~ inside a name is a name.
+    expect((await resolveMemloomConfig({ cwd, configFile: false, env: {}, store: 'sqlite:./~backup.db' })).sqliteFile?.path).toBe(join(cwd, '~backup.db'));
+    expect(readdirSync(cwd)).toEqual(['memloom.config.json']);
+  });
+
+  it.skipIf(process.platform === 'win32')('a Windows path on another system is refused, naming where it came from, instead of making a file named after it', async () => {
+    writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ store: 'sqlite:C:\\data\\memory.db' }));
+    const fromFile = await errorOf(resolveMemloomConfig({ cwd, env: {} }));
+    expect(fromFile).toMatchObject({ code: 'INVALID_CONFIG', details: { source: join(cwd, 'memloom.config.json'), path: 'C:\\data\\memory.db' } });
+    expect(fromFile.message).toContain('"C:\\\\data\\\\memory.db" is a Windows path');
+    const fromVariable = await errorOf(resolveMemloomConfig({ cwd, configFile: false, env: { MEMLOOM_SQLITE_PATH: '.\\data\\memory.db' } }));
+    expect(fromVariable.details).toMatchObject({ source: 'environment variable MEMLOOM_SQLITE_PATH' });
+    const fromOption = await errorOf(resolveMemloomConfig({ cwd, configFile: false, env: {}, store: 'markdown:\\\\server\\notes', optionSources: { store: '--store' } }));
+    expect(fromOption.message).toContain('invalid configuration in --store: store:');
+    expect(readdirSync(cwd)).toEqual(['memloom.config.json']);
+  });
+});
+
+describe('createMemory options', () => {
+  it('one it does not know, or of the wrong type, is INVALID_OPTIONS naming it, not dropped or read as another', async () => {
+    // A misspelt section was dropped without a word, and its defaults used.
+    const misspelt = await errorOf(createMemory({ cwd, configFile: false, env: {}, store: 'memory:', stratgy: { highSimilarity: 0.95 } } as never));
+    expect(misspelt.code).toBe('INVALID_OPTIONS');
+    expect(misspelt.message).toContain('unknown option "stratgy"');
+    const cases: [string, Record<string, unknown>][] = [
+      ['cwd', { cwd: 5 }],
+      ['configFile', { cwd, configFile: true }],
+      ['configFile', { cwd, configFile: '' }],
+      // null is not "leave it out": it would have read process.env.
+      ['env', { cwd, env: null }],
+      ['env', { cwd, env: 'MEMLOOM_STORE=memory:' }],
+      ['optionSources', { cwd, env: {}, optionSources: '--store' }],
+    ];
+    for (const [option, options] of cases) {
+      const error = await errorOf(resolveMemloomConfig(options as never));
+      expect(error.code, option).toBe('INVALID_OPTIONS');
+      expect(error.message, option).toContain(`invalid createMemory options: ${option} must `);
+    }
+    expect((await errorOf(resolveMemloomConfig('sqlite:./m.db' as never))).message).toContain('expected an object, got "sqlite:./m.db"');
+  });
+});

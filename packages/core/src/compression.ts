@@ -1,7 +1,7 @@
 import { keywords } from './text/keywords.js';
 import { ENGLISH_STOPWORDS } from './text/stopwords.js';
 import { statementTerms, isCoveredBy } from './text/statement-terms.js';
-import { hasCjk, tokenize } from './text/tokenize.js';
+import { hasCjk } from './text/tokenize.js';
 import type { MemoryLevel } from './types.js';
 
 /**
@@ -42,10 +42,7 @@ export function compressDeterministic(content: string, to: MemoryLevel): string 
  * Merge new content into an old memory without a model: the new statement
  * leads, and sentences of the old one about other things are kept after it
  * ("I live in Paris. I have a dog." + "I live in Lyon now." →
- * "I live in Lyon now. I have a dog."). An old sentence is superseded when it
- * shares 30 % of its terms with the new text or more, or when it is in the
- * frame of a new sentence (`inFrameOf`: "I work at Google as a senior
- * engineer" + "I work at Meta now"). `oldLevel` is the level of
+ * "I live in Lyon now. I have a dog."). `oldLevel` is the level of
  * `oldContent`: a compressed text (not `full`) is only a shadow of one, and
  * the new statement simply replaces it. A merge into a compressed memory
  * passes the text its compression hid, from the memory's history, as `full`.
@@ -60,17 +57,14 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   if (isCoveredBy(oldTerms, freshTerms)) return fresh;
   if (isCoveredBy(freshTerms, oldTerms)) return old.length <= maxLength ? old : fresh;
 
-  // An old sentence that speaks of the same things as the new text, or says another value in the frame of
-  // one of its sentences, is superseded by it; one about something else is kept after it.
-  const freshFrames = splitSentences(fresh).map((sentence) => ({ words: frameWords(sentence), terms: new Set(tokenize(sentence)) }));
+  // An old sentence that speaks of the same things as the new text is
+  // superseded by it; one about something else is kept after it.
   const aboutOtherThings = (text: string) => {
     const { terms } = statementTerms(text);
     if (terms.size === 0) return false;
     let shared = 0;
     for (const term of terms) if (freshTerms.terms.has(term)) shared++;
-    if (shared / terms.size >= 0.3) return false;
-    const words = frameWords(text);
-    return !freshFrames.some((frame) => inFrameOf(words, frame.words, frame.terms));
+    return shared / terms.size < 0.3;
   };
   // A Chinese sentence superseded as a whole still keeps its clauses about other things, since a Chinese
   // clause reads on its own, its subject left out: "我叫张三，是一名AI工程师，目前在北京工作" + "我是AI工程师张三"
@@ -122,10 +116,11 @@ const CLAUSE_END = /[\s,;:，；：、]+$/u;
  * a time or place it starts from ("从2019年开始", "如果下雨", "因为下雨"), or a clause going on from the one
  * before ("但是…", "也不喝酒", "所以…"). Kept without the clause it leans on, it would say something else.
  * A clause that starts with a time word ("目前在北京工作", "现在…", "当前…") does stand on its own. 从事, 就职 and
- * 就读 are verbs ("从事AI研究", "就职于腾讯"), and so is 当 but in "当…时", "当…以后" ("当过兵", "当老师三年了";
- * "当时" leans too).
+ * 就读 are verbs ("从事AI研究", "就职于腾讯"), and so is 当 unless the clause is "当时…" or ends as "当…时/的时候/
+ * 以后/之后/后/以前/之前/前" ("当过兵", "当老师有一段时间了" stand on their own; "当我们结婚后" does not).
  */
-const LEANING_CLAUSE = /^(?:自从|从(?!事)|如果|要是|假如|因为|由于|虽然|尽管|但|可是|不过|而|并且|也|还|就(?!职|读)|才|所以|因此|然后|或者|直到|当(?=.*(?:时|以后|之后))|除了)/u;
+const LEANING_CLAUSE =
+  /^(?:自从|从(?!事)|如果|要是|假如|因为|由于|虽然|尽管|但|可是|不过|而|并且|也|还|就(?!职|读)|才|所以|因此|然后|或者|直到|当时|当(?=.*(?<!小)(?:时候?|以后|之后|后|以前|之前|前)[\s,;:!?.，；：、。！？]*$)|除了)/u;
 
 function summarize(content: string): string {
   const text = content.trim();
@@ -151,34 +146,4 @@ function summarize(content: string): string {
   }
   summary = summary.replace(/[\s,.;:!?，。；：！？、]+$/u, '');
   return summary.length < text.length ? `${summary}…` : summary;
-}
-
-/**
- * True when the words `old` say another value in the frame of `fresh`: the two start and end alike and
- * differ between, and the words alike (the frame) are most of `fresh` and hold one of its terms (`freshTerms`,
- * `tokenize`'s: no stopword, no Chinese function character alone). "I work at Google as a senior engineer" is
- * in the frame "I work at …" of "I work at Meta now", "我在阿里巴巴杭州总部工作" in "我在…工作" of "我在腾讯工作".
- * "I have a dog" is not in "I have a cat now"'s ("I have a" holds no term), nor "I work at Google as a
- * senior engineer" in "I work out every morning"'s ("I work" is not most of it), nor "我妈妈在阿里巴巴杭州总部工作"
- * in "我在腾讯工作"'s ("我…工作" is half of it). A text that only adds to the other ("I work at Google as an
- * engineer" to "I work at Google") says no other value: it is in no frame of it.
- */
-function inFrameOf(old: readonly string[], fresh: readonly string[], freshTerms: ReadonlySet<string>): boolean {
-  const shorter = Math.min(old.length, fresh.length);
-  let start = 0;
-  while (start < shorter && old[start] === fresh[start]) start++;
-  let end = 0;
-  while (start + end < shorter && old[old.length - 1 - end] === fresh[fresh.length - 1 - end]) end++;
-  // Each says a value of its own between the words alike.
-  if (start + end >= shorter) return false;
-  const frame = [...fresh.slice(0, start), ...fresh.slice(fresh.length - end)];
-  return frame.length * 2 > fresh.length && frame.some((word) => freshTerms.has(word));
-}
-
-/**
- * The words of a text in order, as `tokenize` gives them with its stopwords kept (stemmed, lowercased),
- * a Chinese character each: `tokenize`'s pairs of adjacent characters are left out.
- */
-function frameWords(text: string): string[] {
-  return tokenize(text, { stopwords: false }).filter((word) => !(hasCjk(word) && Array.from(word).length === 2));
 }

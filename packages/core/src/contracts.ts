@@ -286,6 +286,8 @@ export interface MemoryStore {
    * (`assertRecordMetadata`: no Date, Map, NaN, cycle, …) or whose vector
    * holds NaN or Infinity or is all zeros
    * (`assertUsableVector`); a vector of another dimension is DIMENSION_MISMATCH.
+   * A put whose memory's scope is absent, `null` or of the wrong shape (as a
+   * read's scope: `assertRecordScope`) is INVALID_SCOPE, nothing written.
    */
   apply(changes: readonly MemoryChange[]): Promise<void>;
   /**

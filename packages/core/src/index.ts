@@ -132,7 +132,7 @@ export { cosineSimilarity, normalizeVector, assertValidVector, blendVectors, doc
 export { FlatVectorIndex, flatVectorIndexSupported } from './vector-index/flat-vector-index.js';
 export type { VectorHit } from './vector-index/flat-vector-index.js';
 export { validateScope, scopeEntries, isEmptyScope, scopeKey, inScope, matchesFilter, filterMatcher } from './scope.js';
-export { assertDeleteScope, assertQueryScope } from './query-checks.js';
+export { assertDeleteScope, assertQueryScope, assertRecordScope } from './query-checks.js';
 export { assertPutNumbering, assertQueryInput, assertRecordContext, assertRecordMetadata, assertRecordTimes, assertUsableVector, assertWellFormedRecord, keywordText, listCursor, listOrder, listRecords, matchingRecords, pastCursor, foreignCursor, numericPageQuery, pageLimit, pageRecords, searchTextIndex } from './record-queries.js';
 export type { ListCursor, ListPlace, RecordEntry, SequencedEntry } from './record-queries.js';
 

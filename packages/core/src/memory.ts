@@ -2,7 +2,7 @@ import { checkedSignal } from './abort-signal.js';
 import { systemClock, type Clock, type Embedder, type LanguageModel, type MemoryStore } from './contracts.js';
 import type { FreshnessConfig } from './config.js';
 import { baseImportanceFor, baseWeightFor, currentValues, daysBetween } from './decay.js';
-import { MemloomError } from './errors.js';
+import { describeValue, MemloomError } from './errors.js';
 import { freshnessNote, freshnessThresholdMs } from './freshness.js';
 import { timeOrderedId } from './ids.js';
 import { KeyedLock } from './keyed-lock.js';
@@ -437,7 +437,7 @@ class MemloomMemory implements Memory {
 
   async restore(id: string, version: number, options: RestoreOptions = {}): Promise<MemoryRecord> {
     if (!Number.isInteger(version) || version < 1) {
-      throw new MemloomError({ code: 'INVALID_INPUT', message: `version must be a positive integer, got ${String(version)}` });
+      throw new MemloomError({ code: 'INVALID_INPUT', message: `version must be a positive integer, got ${describeValue(version)}` });
     }
     const { reason, signal } = parseOrThrow(restoreOptionsSchema, { reason: options.reason, signal: options.signal }, 'restore options');
     const current = await this.requireMemory(id, options.scope, signal);

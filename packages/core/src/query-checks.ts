@@ -1,7 +1,7 @@
 import type { ListOrder } from './contracts.js';
 import { describeValue, MemloomError } from './errors.js';
 import { isEmptyScope, scopeEntries } from './scope.js';
-import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_SOURCES, MEMORY_TYPES, type Scope } from './types.js';
+import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_SOURCES, MEMORY_TYPES, type MemoryRecord, type Scope } from './types.js';
 
 /** `ListQuery.orderBy`'s values. */
 const LIST_ORDERS = ['createdAt', 'updatedAt', 'id', 'stored'] as const satisfies readonly ListOrder[];
@@ -48,6 +48,21 @@ export function assertDeleteScope(scope: unknown, backend: string): asserts scop
   if (isEmptyScope(scope as Scope)) {
     throw invalidScope(backend, 'deleteByScope needs at least one of userId, agentId or sessionId: an empty scope would delete every memory');
   }
+}
+
+/**
+ * For store authors: the scope of a record to put, checked as a read's scope
+ * is (INVALID_SCOPE naming the memory and the backend), and refused when it is
+ * absent or `null` (a memory of no one has `{}`), so every store refuses the
+ * same records before writing anything: a store with a column per field would
+ * otherwise drop a field it has no column for, and one that keeps records as
+ * given would keep a shape no read's scope matches.
+ */
+export function assertRecordScope(memory: Pick<MemoryRecord, 'id' | 'scope'>, backend: string): void {
+  const scope: unknown = memory.scope;
+  const what = `memory ${memory.id}`;
+  if (scope === undefined || scope === null) throw invalidScope(backend, `${what}: scope must be an object like { userId: "alice" } ({} for none), got ${describeValue(scope)}`);
+  assertScopeShape(scope, what, backend);
 }
 
 function assertScopeShape(scope: unknown, what: string, backend: string): void {

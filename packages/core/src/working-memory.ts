@@ -6,7 +6,7 @@ import { MemloomError } from './errors.js';
 export const workingMemoryConfigSchema = z.object({
   /** Remind after more than this many rounds without an overview update (WM_MAX_ROUNDS). @default 5 */
   maxRounds: z.number().int().positive().default(5),
-  /** Never remind before this many rounds (WM_MIN_ROUNDS). @default 3 */
+  /** Never remind before this many rounds (WM_MIN_ROUNDS); at most maxRounds + 1, or maxRounds would never count. @default 3 */
   minRounds: z.number().int().positive().default(3),
   /** Context use (percent) past which the reminder comes after minRounds already (WM_TOKEN_THRESHOLD). @default 70 */
   tokenThresholdPercent: z.number().min(0).max(100).default(70),
@@ -20,21 +20,26 @@ export const workingMemoryConfigSchema = z.object({
 export type WorkingMemoryConfig = z.output<typeof workingMemoryConfigSchema>;
 export type WorkingMemoryConfigInput = z.input<typeof workingMemoryConfigSchema>;
 
-/** Read WM_MAX_ROUNDS, WM_MIN_ROUNDS, WM_TOKEN_THRESHOLD, WM_ENABLE_REMINDER. */
+/**
+ * Read WM_MAX_ROUNDS, WM_MIN_ROUNDS, WM_TOKEN_THRESHOLD, WM_ENABLE_REMINDER.
+ * A value the tracker would refuse is INVALID_CONFIG naming its variable; a
+ * WM_MIN_ROUNDS past WM_MAX_ROUNDS + 1 is the tracker's to refuse (the other
+ * may come from code).
+ */
 export function workingMemoryConfigFromEnv(env: Record<string, string | undefined>): WorkingMemoryConfigInput {
   const config: WorkingMemoryConfigInput = {};
-  const number = (name: string): number | undefined => {
+  const number = (name: string, field: 'maxRounds' | 'minRounds' | 'tokenThresholdPercent', expected: string): number | undefined => {
     const raw = env[name];
     if (raw === undefined || raw === '') return undefined;
     const value = Number(raw);
-    if (!Number.isFinite(value)) {
-      throw new MemloomError({ code: 'INVALID_CONFIG', message: `${name} must be a number, got "${raw}"`, details: { field: name } });
+    if (!Number.isFinite(value) || !workingMemoryConfigSchema.shape[field].safeParse(value).success) {
+      throw new MemloomError({ code: 'INVALID_CONFIG', message: `${name} must be ${expected}, got ${JSON.stringify(raw)}`, details: { field: name } });
     }
     return value;
   };
-  const maxRounds = number('WM_MAX_ROUNDS');
-  const minRounds = number('WM_MIN_ROUNDS');
-  const tokenThreshold = number('WM_TOKEN_THRESHOLD');
+  const maxRounds = number('WM_MAX_ROUNDS', 'maxRounds', 'a whole number of rounds, 1 or more');
+  const minRounds = number('WM_MIN_ROUNDS', 'minRounds', 'a whole number of rounds, 1 or more');
+  const tokenThreshold = number('WM_TOKEN_THRESHOLD', 'tokenThresholdPercent', 'a percentage from 0 to 100');
   if (maxRounds !== undefined) config.maxRounds = maxRounds;
   if (minRounds !== undefined) config.minRounds = minRounds;
   if (tokenThreshold !== undefined) config.tokenThresholdPercent = tokenThreshold;
@@ -72,10 +77,21 @@ export class WorkingMemoryTracker {
   private rounds = 0;
   private started = false;
 
-  constructor(config: WorkingMemoryConfigInput = {}) {
+  /** `backend` names who refuses bad options (an adapter that takes them from its user). */
+  constructor(config: WorkingMemoryConfigInput = {}, backend = 'core') {
     const parsed = workingMemoryConfigSchema.safeParse(config);
     if (!parsed.success) {
-      throw new MemloomError({ code: 'INVALID_OPTIONS', message: `invalid working memory options: ${formatZodIssues(parsed.error)}` });
+      throw new MemloomError({ code: 'INVALID_OPTIONS', backend, message: `invalid working memory options: ${formatZodIssues(parsed.error)}` });
+    }
+    const { minRounds, maxRounds } = parsed.data;
+    // minRounds up to maxRounds + 1 agree (3 and 2: both say round 3); past it, maxRounds would never count.
+    if (minRounds > maxRounds + 1) {
+      throw new MemloomError({
+        code: 'INVALID_OPTIONS',
+        backend,
+        message: `invalid working memory options: minRounds (WM_MIN_ROUNDS) is ${minRounds}, so no reminder before round ${minRounds}, but maxRounds (WM_MAX_ROUNDS) is ${maxRounds}, a reminder after round ${maxRounds}: lower minRounds to at most ${maxRounds + 1} or raise maxRounds to at least ${minRounds - 1}`,
+        details: { field: 'minRounds', minRounds, maxRounds },
+      });
     }
     this.config = parsed.data;
   }

@@ -307,6 +307,17 @@ describe('add', () => {
     expect((await memory.get(added.memory.id))?.revision).toBe(3);
   });
 
+  it('refuses a restore to a version that is not a positive integer, showing a number given as text in quotes (INVALID_INPUT)', async () => {
+    const { memory } = rig();
+    const added = await memory.add('I like tea', { scope: { userId: 'a' } });
+    for (const [version, shown] of [['1', '"1"'], [0, '0'], [1.5, '1.5'], [null, 'null']] as const) {
+      const error = await errorOf(memory.restore(added.memory.id, version as never));
+      expect(error.code).toBe('INVALID_INPUT');
+      expect(error.message).toMatch(new RegExp(`version must be a positive integer, got ${shown}$`));
+    }
+    expect((await memory.get(added.memory.id))?.revision).toBe(1);
+  });
+
   it('refuses metadata whose keys would become one once their lone UTF-16 halves are U+FFFD (INVALID_OPTIONS)', async () => {
     const { memory } = rig();
     for (const metadata of [{ 'k\uD83D': 'first', 'k\uFFFD': 'second' }, { nested: { '\uD83D': 1, '\uDE00': 2 } }]) {

@@ -44,6 +44,36 @@ describe('seed 003 working-memory reminders', () => {
     expect([1, 2, 3].map(() => tracker.checkRound(status()).remind)).toEqual([false, false, true]);
   });
 
+  it('refuses minRounds past maxRounds + 1, where maxRounds would never count (INVALID_OPTIONS naming both and their WM_* variables)', () => {
+    for (const [options, shown] of [
+      [{ maxRounds: 2, minRounds: 4 }, 'minRounds (WM_MIN_ROUNDS) is 4, so no reminder before round 4, but maxRounds (WM_MAX_ROUNDS) is 2'],
+      [{ maxRounds: 1 }, 'minRounds (WM_MIN_ROUNDS) is 3, so no reminder before round 3, but maxRounds (WM_MAX_ROUNDS) is 1'],
+      [{ minRounds: 7 }, 'lower minRounds to at most 6 or raise maxRounds to at least 6'],
+    ] as const) {
+      expect(() => new WorkingMemoryTracker(options), JSON.stringify(options)).toThrow(
+        expect.objectContaining({ code: 'INVALID_OPTIONS', backend: 'core', details: expect.objectContaining({ field: 'minRounds' }), message: expect.stringContaining(shown) }),
+      );
+    }
+    // Up to maxRounds + 1 they agree: the reminder comes at round minRounds, the round after maxRounds.
+    expect(new WorkingMemoryTracker({ maxRounds: 4, minRounds: 5 }).config.minRounds).toBe(5);
+    expect(new WorkingMemoryTracker({ maxRounds: 2 }).config.minRounds).toBe(3);
+    // From the environment, the same error names the variables to change.
+    expect(() => new WorkingMemoryTracker(workingMemoryConfigFromEnv({ WM_MAX_ROUNDS: '2', WM_MIN_ROUNDS: '6' }))).toThrow(/minRounds \(WM_MIN_ROUNDS\) is 6, .* maxRounds \(WM_MAX_ROUNDS\) is 2/);
+  });
+
+  it('refuses a WM_* number the tracker would refuse when reading it, naming the variable (INVALID_CONFIG)', () => {
+    for (const [env, name] of [
+      [{ WM_MAX_ROUNDS: '-1' }, 'WM_MAX_ROUNDS'],
+      [{ WM_MAX_ROUNDS: '2.5' }, 'WM_MAX_ROUNDS'],
+      [{ WM_MIN_ROUNDS: '0' }, 'WM_MIN_ROUNDS'],
+      [{ WM_TOKEN_THRESHOLD: '120' }, 'WM_TOKEN_THRESHOLD'],
+    ] as const) {
+      expect(() => workingMemoryConfigFromEnv(env), name).toThrow(
+        expect.objectContaining({ code: 'INVALID_CONFIG', details: { field: name }, message: expect.stringMatching(new RegExp(`${name} must be .*, got "${Object.values(env)[0]}"$`)) }),
+      );
+    }
+  });
+
   it('states rounds, token use, message count, overview size and what to do', () => {
     const tracker = new WorkingMemoryTracker({ overviewPath: 'notes/overview.md', detailPath: 'notes/detail/' });
     let check = tracker.checkRound(status(65));

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isMap } from 'node:util/types';
-import { abortable, assertValidVector, hasLoneSurrogate, MemloomError, type Embedder, type EmbedOptions } from '@memloom/core';
+import { abortable, assertValidVector, describeValue, hasLoneSurrogate, MemloomError, type Embedder, type EmbedOptions } from '@memloom/core';
 import { assertKnownOptions, shown } from './known-options.js';
 import { assertTexts } from './lexical-embedder.js';
 
@@ -67,7 +67,7 @@ export function createCachedEmbedder(embedder: Embedder, options: CachedEmbedder
     throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: 'createCachedEmbedder needs an embedder' });
   }
   if (options === null || typeof options !== 'object') {
-    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: `cached embedder: options must be an object, got ${String(options)}` });
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: `cached embedder: options must be an object, got ${describeValue(options)}` });
   }
   assertKnownOptions(options, { maxEntries: true, sharePurposes: true, persistent: true } satisfies Record<keyof CachedEmbedderOptions, true>, 'createCachedEmbedder');
   const maxEntries = options.maxEntries ?? 10_000;

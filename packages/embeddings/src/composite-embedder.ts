@@ -1,4 +1,4 @@
-import { MemloomError, type Embedder, type EmbedOptions } from '@memloom/core';
+import { describeValue, MemloomError, type Embedder, type EmbedOptions } from '@memloom/core';
 import { assertCombinedId, placePart } from './combined-parts.js';
 import { assertKnownOptions } from './known-options.js';
 import { assertTexts } from './lexical-embedder.js';
@@ -20,7 +20,7 @@ export function createCompositeEmbedder(parts: readonly CompositePart[], options
   if (!Array.isArray(parts) || parts.length === 0) {
     throw invalid('needs at least one part');
   }
-  if (options === null || typeof options !== 'object') throw invalid(`options must be an object, got ${String(options)}`);
+  if (options === null || typeof options !== 'object') throw invalid(`options must be an object, got ${describeValue(options)}`);
   assertKnownOptions(options, { id: true }, 'createCompositeEmbedder');
   assertCombinedId(options.id, 'composite embedder');
   for (const [index, part] of parts.entries()) {
@@ -30,7 +30,7 @@ export function createCompositeEmbedder(parts: readonly CompositePart[], options
     }
     if (!part?.embedder || typeof part.embedder.embed !== 'function') throw invalid(`part ${index} has no embedder`);
     if (typeof part.weight !== 'number' || !(part.weight > 0) || !Number.isFinite(part.weight)) {
-      throw invalid(`part ${index} (${part.embedder.id}) needs a positive weight, got ${String(part.weight)}`);
+      throw invalid(`part ${index} (${part.embedder.id}) needs a positive weight, got ${describeValue(part.weight)}`);
     }
   }
   const total = parts.reduce((sum, part) => sum + part.weight, 0);

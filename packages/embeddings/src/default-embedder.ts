@@ -1,4 +1,4 @@
-import { MemloomError, TOKENIZER_VERSION, type Embedder, type EmbedOptions } from '@memloom/core';
+import { describeValue, MemloomError, TOKENIZER_VERSION, type Embedder, type EmbedOptions } from '@memloom/core';
 import { assertCacheSize, assertPersistentLevel, createCachedEmbedder, type CachedEmbedder, type PersistentEmbeddingCache } from './cached-embedder.js';
 import { assertKnownOptions } from './known-options.js';
 import { assertTexts, DEFAULT_CHAR_NGRAM_SIZE, DEFAULT_CHAR_WEIGHT, LEXICAL_OPTION_KEYS, LEXICAL_VERSION, lexicalVector, resolveLexicalSettings, type LexicalEmbedderOptions, type LexicalEmbedderSettings } from './lexical-embedder.js';
@@ -44,7 +44,7 @@ const WORD_DIMENSION = 100;
  * measurement: see the package README.
  */
 export function createDefaultEmbedder(options: DefaultEmbedderOptions = {}): CachedEmbedder {
-  if (options === null || typeof options !== 'object') throw invalid('default', `options must be an object, got ${String(options)}`);
+  if (options === null || typeof options !== 'object') throw invalid('default', `options must be an object, got ${describeValue(options)}`);
   assertKnownOptions(options, { cacheEntries: true, persistentCache: true } satisfies Record<keyof DefaultEmbedderOptions, true>, 'createDefaultEmbedder');
   // Checked here, so the error names this factory's options rather than the cache's.
   const cacheEntries = options.cacheEntries ?? 10_000;
@@ -65,14 +65,14 @@ export function createDefaultEmbedder(options: DefaultEmbedderOptions = {}): Cac
  * Japanese, Korean, unknown names only) has only the lexical part.
  */
 export function createOfflineEmbedder(options: OfflineEmbedderOptions = {}): Embedder {
-  if (options === null || typeof options !== 'object') throw invalid('offline', `options must be an object, got ${String(options)}`);
+  if (options === null || typeof options !== 'object') throw invalid('offline', `options must be an object, got ${describeValue(options)}`);
   assertKnownOptions(options, { semanticWeight: true, lexical: true } satisfies Record<keyof OfflineEmbedderOptions, true>, 'createOfflineEmbedder');
   const semanticWeight = options.semanticWeight ?? 0.8;
   if (typeof semanticWeight !== 'number' || !(semanticWeight > 0 && semanticWeight < 1)) {
-    throw invalid('offline', `semanticWeight must be a number between 0 and 1 (exclusive), got ${String(options.semanticWeight)}`);
+    throw invalid('offline', `semanticWeight must be a number between 0 and 1 (exclusive), got ${describeValue(options.semanticWeight)}`);
   }
   if (options.lexical !== undefined && (options.lexical === null || typeof options.lexical !== 'object' || Array.isArray(options.lexical))) {
-    throw invalid('offline', `lexical must be an object, got ${Array.isArray(options.lexical) ? 'an array' : String(options.lexical)}`);
+    throw invalid('offline', `lexical must be an object, got ${describeValue(options.lexical)}`);
   }
   // Every lexical setting is accepted from JavaScript (the id names those that differ from the default).
   assertKnownOptions(options.lexical ?? {}, LEXICAL_OPTION_KEYS, 'createOfflineEmbedder', 'lexical.');

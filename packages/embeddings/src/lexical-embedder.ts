@@ -1,4 +1,4 @@
-import { MemloomError, segmentInPieces, tokenize, TOKENIZER_VERSION, type Embedder, type EmbedOptions } from '@memloom/core';
+import { describeValue, MemloomError, segmentInPieces, tokenize, TOKENIZER_VERSION, type Embedder, type EmbedOptions } from '@memloom/core';
 import { addHashedFeature, normalizeRange } from './hashing.js';
 import { assertKnownOptions } from './known-options.js';
 
@@ -138,16 +138,16 @@ export function resolveLexicalSettings(options: LexicalEmbedderOptions): Lexical
     charWeight: options.charWeight ?? DEFAULT_CHAR_WEIGHT,
   };
   if (!Number.isInteger(settings.wordDimension) || settings.wordDimension < 8 || settings.wordDimension > 65_536) {
-    throw invalid(`wordDimension must be an integer from 8 to 65536, got ${String(options.wordDimension)}`);
+    throw invalid(`wordDimension must be an integer from 8 to 65536, got ${describeValue(options.wordDimension)}`);
   }
   if (!Number.isInteger(settings.charDimension) || settings.charDimension < 0 || settings.charDimension > 65_536) {
-    throw invalid(`charDimension must be an integer from 0 to 65536, got ${String(options.charDimension)}`);
+    throw invalid(`charDimension must be an integer from 0 to 65536, got ${describeValue(options.charDimension)}`);
   }
   if (!Number.isInteger(settings.charNgramSize) || settings.charNgramSize < 2 || settings.charNgramSize > 6) {
-    throw invalid(`charNgramSize must be an integer from 2 to 6, got ${String(options.charNgramSize)}`);
+    throw invalid(`charNgramSize must be an integer from 2 to 6, got ${describeValue(options.charNgramSize)}`);
   }
   if (typeof settings.charWeight !== 'number' || !(settings.charWeight >= 0 && settings.charWeight < 1)) {
-    throw invalid(`charWeight must be a number in [0, 1), got ${String(options.charWeight)}`);
+    throw invalid(`charWeight must be a number in [0, 1), got ${describeValue(options.charWeight)}`);
   }
   return settings;
 }

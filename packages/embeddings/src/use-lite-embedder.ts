@@ -1,4 +1,4 @@
-import { MemloomError, pairSafeEnd, type Embedder, type EmbedOptions } from '@memloom/core';
+import { describeValue, MemloomError, pairSafeEnd, type Embedder, type EmbedOptions } from '@memloom/core';
 import { assertKnownOptions } from './known-options.js';
 import { assertTexts } from './lexical-embedder.js';
 
@@ -35,7 +35,7 @@ const DIMENSION = 512;
  */
 export function createUseLiteEmbedder(options: UseLiteEmbedderOptions = {}): Embedder {
   if (options === null || typeof options !== 'object') {
-    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: `use-lite embedder: options must be an object, got ${String(options)}` });
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: `use-lite embedder: options must be an object, got ${describeValue(options)}` });
   }
   assertKnownOptions(options, { batchSize: true, maxCharacters: true } satisfies Record<keyof UseLiteEmbedderOptions, true>, 'createUseLiteEmbedder');
   const batchSize = options.batchSize ?? 64;
@@ -43,7 +43,7 @@ export function createUseLiteEmbedder(options: UseLiteEmbedderOptions = {}): Emb
     throw new MemloomError({
       code: 'INVALID_OPTIONS',
       backend: 'embeddings',
-      message: `use-lite embedder: batchSize must be a whole number >= 1, got ${String(options.batchSize)}`,
+      message: `use-lite embedder: batchSize must be a whole number >= 1, got ${describeValue(options.batchSize)}`,
     });
   }
   const maxCharacters = options.maxCharacters ?? 4_000;
@@ -51,7 +51,7 @@ export function createUseLiteEmbedder(options: UseLiteEmbedderOptions = {}): Emb
     throw new MemloomError({
       code: 'INVALID_OPTIONS',
       backend: 'embeddings',
-      message: `use-lite embedder: maxCharacters must be a whole number >= 1, got ${String(options.maxCharacters)}`,
+      message: `use-lite embedder: maxCharacters must be a whole number >= 1, got ${describeValue(options.maxCharacters)}`,
     });
   }
   // The cut changes vectors of long texts, so it is part of the vector space's name (default kept short).

@@ -1,6 +1,7 @@
 import { createTestEmbedder } from '@memloom/core/testing';
 import { describe, expect, it } from 'vitest';
 import {
+  createCachedEmbedder,
   createCompositeEmbedder,
   createDefaultEmbedder,
   createLexicalEmbedder,
@@ -58,6 +59,27 @@ describe('factory options', () => {
     }
     expect(createCompositeEmbedder(parts, { id: 'mine' }).id).toBe('mine');
     expect(createScriptRoutedEmbedder({ latin: createTestEmbedder(), cjk: createTestEmbedder(), id: 'mine' }).id).toBe('mine');
+  });
+
+  it('shows a number given as text in quotes, so it is not taken for the number', () => {
+    const parts = (weight: unknown) => [{ embedder: createTestEmbedder(), weight }] as never;
+    const cases: Array<[() => unknown, RegExp]> = [
+      [() => createOfflineEmbedder({ semanticWeight: '0.5' } as never), /semanticWeight must be a number between 0 and 1 \(exclusive\), got "0\.5"$/],
+      [() => createOfflineEmbedder({ lexical: 'none' } as never), /lexical must be an object, got "none"$/],
+      [() => createOfflineEmbedder('fast' as never), /options must be an object, got "fast"$/],
+      [() => createDefaultEmbedder(null as never), /options must be an object, got null$/],
+      [() => createLexicalEmbedder({ wordDimension: '512' } as never), /wordDimension must be an integer from 8 to 65536, got "512"$/],
+      [() => createLexicalEmbedder({ charDimension: '0' } as never), /charDimension must be an integer from 0 to 65536, got "0"$/],
+      [() => createLexicalEmbedder({ charNgramSize: '3' } as never), /charNgramSize must be an integer from 2 to 6, got "3"$/],
+      [() => createLexicalEmbedder({ charWeight: '0.2' } as never), /charWeight must be a number in \[0, 1\), got "0\.2"$/],
+      [() => createCompositeEmbedder(parts('1')), /needs a positive weight, got "1"$/],
+      [() => createCompositeEmbedder(parts(1), 'mine' as never), /options must be an object, got "mine"$/],
+      [() => createCachedEmbedder(createTestEmbedder(), 'big' as never), /cached embedder: options must be an object, got "big"$/],
+      [() => createUseLiteEmbedder({ batchSize: '32' } as never), /batchSize must be a whole number >= 1, got "32"$/],
+      [() => createUseLiteEmbedder({ maxCharacters: '100' } as never), /maxCharacters must be a whole number >= 1, got "100"$/],
+      [() => createUseLiteEmbedder(7 as never), /options must be an object, got 7$/],
+    ];
+    for (const [create, message] of cases) expect(create, String(message)).toThrow(invalid(message));
   });
 
   it('reads a lexical setting given as undefined as the offline default, and refuses an array', () => {

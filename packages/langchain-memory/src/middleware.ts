@@ -146,7 +146,7 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
   const workingMemory = options.workingMemory === false ? undefined : (options.workingMemory ?? {});
   const trackerConfig = workingMemory && { overviewPath: WORKING_MEMORY_TOOL, detailPath: 'memory_append (slot "today")', ...workingMemory };
   // Fail on bad working-memory options now, not at the first model call.
-  if (trackerConfig) new WorkingMemoryTracker(trackerConfig);
+  if (trackerConfig) new WorkingMemoryTracker(trackerConfig, 'langchain');
   const overviewTools = new Set(options.overviewTools ?? [WORKING_MEMORY_TOOL]);
   const trackers = new Map<string, WorkingMemoryTracker>();
   // Per turn, not per thread: two runs of one user at once (no thread_id) must not take each other's.
@@ -192,7 +192,7 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
         const threadScope = overviewScope(scope, run);
         let workingMemoryPart: { overview: string; reminder: string } | undefined;
         if (trackerConfig) {
-          const tracker = touch(trackers, key, () => new WorkingMemoryTracker(trackerConfig));
+          const tracker = touch(trackers, key, () => new WorkingMemoryTracker(trackerConfig, 'langchain'));
           if (wroteOverview(request.messages, overviewTools)) tracker.markUpdated();
           const overview = (await readOverview(memory, threadScope))?.content ?? '';
           const check = tracker.checkRound({

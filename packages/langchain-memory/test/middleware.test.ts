@@ -91,7 +91,14 @@ describe('seed 003: working-memory reminders', () => {
 
   it('rejects bad working-memory options when the middleware is made', async () => {
     const { memory } = rig();
-    expect((await errorOf(() => createMemloomMiddleware(memory, { workingMemory: { maxRounds: -1 } }))).code).toBe('INVALID_OPTIONS');
+    // Named as this package's, the tracker's own check of the pair (minRounds past maxRounds + 1) too.
+    for (const workingMemory of [{ maxRounds: -1 }, { maxRounds: 2, minRounds: 4 }]) {
+      expect(await errorOf(() => createMemloomMiddleware(memory, { workingMemory })), JSON.stringify(workingMemory)).toMatchObject({
+        code: 'INVALID_OPTIONS',
+        backend: 'langchain',
+        message: expect.stringMatching(/^\[memloom\] \[langchain\] invalid working memory options: (maxRounds|minRounds \(WM_MIN_ROUNDS\) is 4)/),
+      });
+    }
     expect((await errorOf(() => createMemloomMiddleware(memory, { policy: { retrieve_limit: 0 } }))).code).toBe('INVALID_CONFIG');
   });
 

@@ -93,7 +93,8 @@ export class WorkingMemoryBlock extends BaseMemoryBlock {
     for (const key of TRACKER_KEYS) {
       if (options[key] !== undefined) Object.assign(trackerConfig, { [key]: options[key] });
     }
-    const tracker = new WorkingMemoryTracker(trackerConfig);
+    // Its fields were checked above; what only the tracker checks (minRounds against maxRounds) is refused as this package's.
+    const tracker = new WorkingMemoryTracker(trackerConfig, 'llamaindex');
     super({ id: settings.id, priority: settings.priority, isLongTerm: false });
     this.settings = settings;
     this.tracker = tracker;

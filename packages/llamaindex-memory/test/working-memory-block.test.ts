@@ -155,4 +155,13 @@ describe('WorkingMemoryBlock (seed 003) in a real LlamaIndex Memory', () => {
       expect((caught as MemloomError).message, JSON.stringify(options)).toMatch(/^\[memloom\] \[llamaindex\] invalid WorkingMemoryBlock options: /);
     }
   });
+
+  it('refuses minRounds past maxRounds + 1 as this package (the tracker checks the pair)', () => {
+    for (const options of [{ maxRounds: 2, minRounds: 4 }, { maxRounds: 1 }]) {
+      expect(() => workingMemoryBlock(options), JSON.stringify(options)).toThrow(
+        expect.objectContaining({ code: 'INVALID_OPTIONS', backend: 'llamaindex', message: expect.stringMatching(/^\[memloom\] \[llamaindex\] invalid working memory options: minRounds \(WM_MIN_ROUNDS\) is \d/) }),
+      );
+    }
+    expect(workingMemoryBlock({ maxRounds: 2 }).tracker.config).toMatchObject({ maxRounds: 2, minRounds: 3 });
+  });
 });

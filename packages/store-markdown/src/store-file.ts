@@ -1,5 +1,5 @@
 import type { MemoryChange, Scope, StoreOpenOptions } from '@memloom/core';
-import { assertPutNumbering, assertRecordContext, assertRecordMetadata, assertRecordTimes, assertUsableVector, hasLoneSurrogate } from '@memloom/core';
+import { assertPutNumbering, assertRecordContext, assertRecordMetadata, assertRecordScope, assertRecordTimes, assertUsableVector, hasLoneSurrogate } from '@memloom/core';
 import { readIfExists } from './atomic-file.js';
 import { unreadableField } from './block-format.js';
 import { BACKEND, ioError, storeError } from './errors.js';
@@ -95,7 +95,8 @@ export function validateChange(change: MemoryChange, header: VectorHeader | unde
   // So would any other field the reader refuses (a weight of 1.5, an empty tag, NaN, which JSON writes as null).
   const unreadable = unreadableField(memory);
   if (unreadable) throw storeError('INVALID_INPUT', `memory ${memory.id}: ${unreadable} (the Markdown could not read it back)`);
-  const scope = assertSafeScope(memory.scope ?? {});
+  assertRecordScope(memory, BACKEND);
+  const scope = assertSafeScope(memory.scope);
   // A put without a version, or numbered wrong, is the caller's mistake whatever is stored: INVALID_INPUT before any revision is compared.
   assertPutNumbering(change, BACKEND);
   if (change.vector !== undefined) {

@@ -3,6 +3,7 @@ import {
   assertPutNumbering,
   assertRecordContext,
   assertRecordMetadata,
+  assertRecordScope,
   assertUsableVector,
   assertWellFormedRecord,
   dataPath,
@@ -18,6 +19,7 @@ import type { Schemas } from './client.js';
 import { deleteVersionChains, versionChain } from './history.js';
 import { fromMemoryPayload, fromStoredMemory, toMemoryPayload, toVersionPayload, type MemoryPayload } from './payload.js';
 import { memoryPointId, versionPointId } from './point-ids.js';
+import { WRITE } from './retry.js';
 import { memoryTextVector } from './sparse-text.js';
 
 /** What one memory looked like before the call. */
@@ -97,6 +99,7 @@ function checkShape(change: MemoryChange, dimension: number | undefined): void {
   const { memory } = change;
   if (!memory || typeof memory.id !== 'string' || memory.id === '') throw invalid('a put needs a memory with an id');
   assertPutNumbering(change, 'qdrant');
+  assertRecordScope(memory, 'qdrant');
   // JSON sent to the server is UTF-8, which its parser insists on: refused here, typed, before any request.
   assertWellFormedRecord(memory, 'qdrant');
   // The payload is JSON: metadata JSON would change (a Date, NaN) or refuse (a cycle, a bigint) is refused too, the version's records' as well.
@@ -191,7 +194,7 @@ async function writeVersions(backend: Backend, plans: readonly Plan[]): Promise<
   );
   for (const chunk of chunks(points, backend.options.batchSize)) {
     // Fresh ids each time, so retrying is harmless and ordering does not matter.
-    await backend.call('write versions', () => backend.client.upsert(backend.collection, { wait: true, ordering: backend.options.writeOrdering, points: chunk }));
+    await backend.call('write versions', () => backend.client.upsert(backend.collection, { wait: true, ordering: backend.options.writeOrdering, points: chunk }), WRITE);
   }
 }
 
@@ -206,6 +209,7 @@ async function writeMemories(backend: Backend, plans: readonly Plan[]): Promise<
         update_mode: 'insert_only',
         points: chunk.map((entry) => memoryPoint(backend, entry)),
       }),
+      WRITE,
     );
   }
   for (const chunk of chunks(replacements, backend.options.batchSize)) {
@@ -217,6 +221,7 @@ async function writeMemories(backend: Backend, plans: readonly Plan[]): Promise<
         update_filter: unchangedSinceRead(chunk),
         points: chunk.map((entry) => memoryPoint(backend, entry)),
       }),
+      WRITE,
     );
   }
 }
@@ -283,6 +288,7 @@ async function undo(backend: Backend, won: readonly Plan[]): Promise<void> {
     if (!initial) {
       await backend.call('undo a write', () =>
         backend.client.delete(backend.collection, { wait: true, ordering: backend.options.writeOrdering, filter: ours }),
+        WRITE,
       );
       continue;
     }
@@ -295,6 +301,7 @@ async function undo(backend: Backend, won: readonly Plan[]): Promise<void> {
         update_filter: ours,
         points: [{ id: entry.pointId, vector: { dense: initial.vector, ...(text ? { text } : {}) }, payload: initial.payload }],
       }),
+      WRITE,
     );
   }
 }
@@ -303,7 +310,7 @@ async function undo(backend: Backend, won: readonly Plan[]): Promise<void> {
 async function removeVersionPoints(backend: Backend, plans: readonly Plan[]): Promise<void> {
   const ids = plans.flatMap((entry) => entry.versions.map((version) => versionPointId(entry.id, version.entry.version, version.writeId)));
   for (const chunk of chunks(ids, backend.options.batchSize)) {
-    await backend.call('remove versions of a failed write', () => backend.client.delete(backend.collection, { wait: true, ordering: backend.options.writeOrdering, points: chunk }));
+    await backend.call('remove versions of a failed write', () => backend.client.delete(backend.collection, { wait: true, ordering: backend.options.writeOrdering, points: chunk }), WRITE);
   }
 }
 
@@ -314,6 +321,7 @@ async function removeInitial(backend: Backend, plans: readonly Plan[], all: read
   for (const chunk of chunks(unconditional, backend.options.batchSize)) {
     await backend.call('delete memories', () =>
       backend.client.delete(backend.collection, { wait: true, ordering: backend.options.writeOrdering, points: chunk.map((entry) => entry.pointId) }),
+      WRITE,
     );
   }
   for (const chunk of chunks(conditional, backend.options.batchSize)) {
@@ -323,6 +331,7 @@ async function removeInitial(backend: Backend, plans: readonly Plan[], all: read
         ordering: backend.options.writeOrdering,
         filter: unchangedSinceRead(chunk),
       }),
+      WRITE,
     );
   }
   if (conditional.length === 0) return;

@@ -4,6 +4,7 @@ import type { Schemas } from './client.js';
 import { PAYLOAD_INDEXES } from './filters.js';
 import { KIND, SCHEMA_VERSION, type MetaPayload } from './payload.js';
 import { META_POINT_ID } from './point-ids.js';
+import { WRITE } from './retry.js';
 import { refreshTerms } from './terms-version.js';
 
 /** Qdrant 1.17 added `update_mode` (insert_only / update_only), which revision checks rely on. */
@@ -27,7 +28,7 @@ export async function prepareCollection(backend: Backend, open: StoreOpenOptions
   if (!info) {
     if (options.mustExist) throw missingCollection(backend);
     try {
-      await call('create collection', () => client.createCollection(collection, collectionConfig(backend, open.dimension)));
+      await call('create collection', () => client.createCollection(collection, collectionConfig(backend, open.dimension)), WRITE);
     } catch (error) {
       // Another process may have created it at the same moment: use theirs if it is there now.
       info = await readCollection(backend);
@@ -110,6 +111,7 @@ async function checkMeta(backend: Backend, open: StoreOpenOptions): Promise<Meta
         update_mode: 'insert_only',
         points: [{ id: META_POINT_ID, vector: {}, payload: { ...payload } }],
       }),
+      WRITE,
     );
     meta = await readMeta(backend);
     if (!meta) throw new MemloomError({ code: 'STORE_ERROR', backend: 'qdrant', message: 'the embedder record was written but cannot be read back' });
@@ -180,6 +182,7 @@ async function ensurePayloadIndexes(backend: Backend, info: Schemas['CollectionI
     if (existing.has(field)) continue;
     await backend.call(`create payload index ${field}`, () =>
       backend.client.createPayloadIndex(backend.collection, { field_name: field, field_schema: schema, wait: true }),
+      WRITE,
     );
   }
 }

@@ -2,6 +2,7 @@ import { MemloomError, type MemoryVersion } from '@memloom/core';
 import { chunks, DECIDING_READ, scrollAll, type Backend } from './backend.js';
 import { versionsOf, versionsOfMany } from './filters.js';
 import { fromVersionPayload, type VersionPayload } from './payload.js';
+import { WRITE } from './retry.js';
 
 /**
  * A memory's history is the chain of version points from the memory's own
@@ -80,7 +81,7 @@ export async function deleteVersionChains(backend: Backend, heads: readonly Dele
     }
     const doomed = chunk.flatMap((head) => chainPointIds(head.writeId, byMemory.get(head.id) ?? [], keep));
     for (const ids of chunks(doomed, batchSize)) {
-      await backend.call('delete versions', () => backend.client.delete(backend.collection, { wait: true, ordering: backend.options.writeOrdering, points: ids }));
+      await backend.call('delete versions', () => backend.client.delete(backend.collection, { wait: true, ordering: backend.options.writeOrdering, points: ids }), WRITE);
     }
   }
 }

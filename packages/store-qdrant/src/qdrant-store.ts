@@ -33,7 +33,7 @@ import { chainOf, deleteVersionChains, entriesOf, versionChain } from './history
 import { resolveOptions, type QdrantStoreOptions } from './options.js';
 import { fromMemoryPayload, fromVersionPayload, type MemoryPayload, type VersionPayload } from './payload.js';
 import { memoryPointId } from './point-ids.js';
-import { createCaller, isForbidden } from './retry.js';
+import { createCaller, isForbidden, WRITE } from './retry.js';
 import { queryVector } from './sparse-text.js';
 
 /**
@@ -208,6 +208,7 @@ class QdrantStore implements MemoryStore {
       });
       await backend.call('delete memories', () =>
         backend.client.delete(backend.collection, { wait: true, ordering: backend.options.writeOrdering, points: page.points.map((point) => point.id) }),
+        WRITE,
       );
       await deleteVersionChains(backend, heads);
       deleted += page.points.length;
@@ -312,6 +313,7 @@ class QdrantStore implements MemoryStore {
           payload: { lastAccessedAt: at },
           filter: { must: [{ has_id: [...new Set(ids)].map(memoryPointId) }, { key: 'kind', match: { value: 'memory' } }] },
         }),
+        WRITE,
       );
     } catch (error) {
       // A key that may only read searches too, as a file SQLite may not write is searched: recording no access time.

@@ -21,7 +21,15 @@ export interface FailureFacts {
   detail: string;
 }
 
-export type QdrantCall = <T>(operation: string, request: () => Promise<T>) => Promise<T>;
+/** What a request does, when it writes: a write refused with HTTP 403 is marked `readonly: true`. */
+export interface CallKind {
+  write?: boolean;
+}
+
+/** The kind of every request that writes (an upsert, a delete, a payload or vector change, a collection or index made). */
+export const WRITE: CallKind = { write: true };
+
+export type QdrantCall = <T>(operation: string, request: () => Promise<T>, kind?: CallKind) => Promise<T>;
 
 /**
  * Wrap every request: retry transient failures with exponential backoff and
@@ -31,14 +39,14 @@ export type QdrantCall = <T>(operation: string, request: () => Promise<T>) => Pr
 export function createCaller(policy: RetryPolicy, collection: string, url?: string): QdrantCall {
   const sleep = policy.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const random = policy.random ?? Math.random;
-  return async <T>(operation: string, request: () => Promise<T>): Promise<T> => {
+  return async <T>(operation: string, request: () => Promise<T>, kind: CallKind = {}): Promise<T> => {
     for (let attempt = 1; ; attempt++) {
       try {
         return await request();
       } catch (error) {
         if (MemloomError.isInstance(error)) throw error;
         const facts = describeFailure(error);
-        if (!facts.transient || attempt >= policy.attempts) throw toStoreError(operation, collection, error, facts, attempt, url);
+        if (!facts.transient || attempt >= policy.attempts) throw toStoreError(operation, collection, error, facts, attempt, url, kind.write === true);
         const ceiling = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (attempt - 1));
         const asked = facts.retryAfterSeconds !== undefined ? facts.retryAfterSeconds * 1000 : 0;
         await sleep(Math.max(asked, Math.floor(random() * ceiling)));
@@ -110,13 +118,19 @@ export function describeFailure(error: unknown): FailureFacts {
   return { status: undefined, transient: false, timeout: false, retryAfterSeconds: undefined, detail: message };
 }
 
-function toStoreError(operation: string, collection: string, error: unknown, facts: FailureFacts, attempts: number, url?: string): MemloomError {
+/**
+ * A write refused with 403 (a read-only key, writes locked on the server) is `readonly: true`, as
+ * SQLite and Markdown mark a write to a file or folder they may not write.
+ */
+function toStoreError(operation: string, collection: string, error: unknown, facts: FailureFacts, attempts: number, url: string | undefined, write: boolean): MemloomError {
+  const readonly = write && facts.status === 403;
   const tries = attempts > 1 ? ` after ${attempts} tries` : '';
   // No HTTP status: the server was not reached (refused, unknown host, reset): say which one was tried.
   const where = facts.status === undefined && url ? ` (Qdrant at ${url})` : '';
   const status = facts.status !== undefined ? ` (HTTP ${facts.status})` : '';
-  const hint =
-    facts.status === 401 || facts.status === 403
+  const hint = readonly
+    ? ': this API key may only read, or writes are locked on the server; check apiKey'
+    : facts.status === 401 || facts.status === 403
       ? ': check apiKey'
       : facts.status === 404
         ? `: does collection "${collection}" exist? open() creates it`
@@ -126,7 +140,7 @@ function toStoreError(operation: string, collection: string, error: unknown, fac
     backend: 'qdrant',
     message: `${operation} failed${where}${status}${tries}${hint}: ${facts.detail}`,
     cause: error,
-    details: { operation, collection, attempts, ...(facts.status !== undefined ? { status: facts.status } : {}) },
+    details: { operation, collection, attempts, ...(facts.status !== undefined ? { status: facts.status } : {}), ...(readonly ? { readonly: true } : {}) },
   });
 }
 

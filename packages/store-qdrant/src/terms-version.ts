@@ -4,7 +4,7 @@ import type { Schemas } from './client.js';
 import { memoryFilter } from './filters.js';
 import { fromStoredMemory, type MetaPayload } from './payload.js';
 import { META_POINT_ID } from './point-ids.js';
-import { isForbidden } from './retry.js';
+import { isForbidden, WRITE } from './retry.js';
 import { memoryTextVector } from './sparse-text.js';
 
 /**
@@ -50,6 +50,7 @@ async function rewriteAllTerms(backend: Backend): Promise<void> {
       points: [META_POINT_ID],
       payload: { tokenizerVersion: TOKENIZER_VERSION },
     }),
+    WRITE,
   );
 }
 
@@ -75,5 +76,5 @@ async function rewriteTerms(backend: Backend, points: readonly PointRecord[]): P
   const operations: Schemas['UpdateOperation'][] = [];
   if (withTerms.length > 0) operations.push({ update_vectors: { points: withTerms, update_filter: { must: [unchanged] } } });
   if (withoutTerms.length > 0) operations.push({ delete_vectors: { filter: { must: [{ has_id: withoutTerms }, unchanged] }, vector: ['text'] } });
-  await call('rewrite keyword vectors', () => client.batchUpdate(collection, { wait: true, ordering: options.writeOrdering, operations }));
+  await call('rewrite keyword vectors', () => client.batchUpdate(collection, { wait: true, ordering: options.writeOrdering, operations }), WRITE);
 }

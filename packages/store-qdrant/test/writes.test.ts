@@ -4,7 +4,7 @@ import { createQdrantStore } from '../src/index.js';
 import { toMemoryPayload, toVersionPayload } from '../src/payload.js';
 import { memoryPointId, versionPointId } from '../src/point-ids.js';
 import { documentVector, queryVector, type SparseVector } from '../src/sparse-text.js';
-import { metaPoint, scriptedClient } from './fake-client.js';
+import { httpError, metaPoint, scriptedClient } from './fake-client.js';
 import { miniQdrant, twoStoresOn } from './mini-qdrant.js';
 
 const VECTOR = [1, 0, 0, 0, 0, 0, 0, 0];
@@ -188,6 +188,33 @@ describe('apply: creating', () => {
       await expect(store.apply([change])).rejects.toMatchObject({ code: 'INVALID_INPUT', backend: 'qdrant' });
       expect(fake.methods()).toEqual([]);
     }
+  });
+
+  it('refuses a scope of the wrong shape, absent or null (INVALID_SCOPE) before any request', async () => {
+    for (const scope of ['alice', { userId: 5 }, { userId: null }, { tenant: 'x' }, undefined, null]) {
+      const fake = script({});
+      const bad = create(record('m1', { scope: scope as never }));
+      await expect(createQdrantStore({ client: fake.client }).apply([bad]), JSON.stringify(scope)).rejects.toMatchObject({ code: 'INVALID_SCOPE', backend: 'qdrant' });
+      expect(fake.methods()).toEqual([]);
+    }
+  });
+
+  it('a write refused with HTTP 403 (a key that may only read) is STORE_ERROR with readonly: true, as SQLite and Markdown say of what they may not write; a read refused so is not', async () => {
+    const forbidden = () => {
+      throw httpError(403, 'Forbidden: Write operations are forbidden');
+    };
+    const fake = scriptedClient({ upsert: forbidden, createCollection: forbidden, collectionExists: () => ({ exists: false }), count: forbidden });
+    const store = createQdrantStore({ client: fake.client });
+    const write = await store.apply([create(record('m1'))]).catch((error: unknown) => error);
+    expect(write).toMatchObject({ code: 'STORE_ERROR', backend: 'qdrant', details: { operation: 'write versions', status: 403, readonly: true } });
+    expect((write as Error).message).toContain('(HTTP 403): this API key may only read, or writes are locked on the server; check apiKey');
+    // Making a collection is a write too.
+    const made = await store.open({ dimension: 8, embedderId: 'test/embedder' }).catch((error: unknown) => error);
+    expect(made).toMatchObject({ code: 'STORE_ERROR', details: { operation: 'create collection', status: 403, readonly: true } });
+    // A read refused with 403 (a key without access to the collection) is not a read-only store.
+    const read = await store.count({}).catch((error: unknown) => error);
+    expect(read).toMatchObject({ code: 'STORE_ERROR', details: { operation: 'count memories', status: 403 } });
+    expect((read as { details: object }).details).not.toHaveProperty('readonly');
   });
 
   it('refuses a context that is not a non-empty string (INVALID_INPUT) and writes nothing', async () => {

@@ -202,8 +202,16 @@ export function toStoreError(error: unknown, doing: string, path?: string): Meml
     backend: BACKEND,
     message: corrupt ? `${doing}: the database file is damaged (${text}); it was not modified. Restore it from a backup` : `${doing}: ${text}`,
     cause: error,
-    ...(typeof code === 'string' ? { details: { sqliteCode: code } } : {}),
+    ...codeDetails(error),
   });
+}
+
+/** The failure's code, as SQLite's (`sqliteCode`) or, from the file system (EACCES making the folder), the system's (`systemCode`). */
+function codeDetails(error: unknown): { details?: Record<string, string> } {
+  const { code, syscall } = (error ?? {}) as SqliteFailure & { syscall?: unknown };
+  if (typeof code !== 'string') return {};
+  if (code.startsWith('SQLITE_')) return { details: { sqliteCode: code } };
+  return typeof syscall === 'string' ? { details: { systemCode: code, syscall } } : {};
 }
 
 /** Retries after SQLITE_BUSY, on top of the busy timeout each attempt already waited. */

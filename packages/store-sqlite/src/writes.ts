@@ -1,4 +1,4 @@
-import { assertPutNumbering, assertRecordContext, assertRecordMetadata, assertWellFormedRecord, keywordText, MemloomError, type MemoryChange, type MemoryRecord } from '@memloom/core';
+import { assertPutNumbering, assertRecordContext, assertRecordMetadata, assertRecordScope, assertWellFormedRecord, keywordText, MemloomError, type MemoryChange, type MemoryRecord } from '@memloom/core';
 import type { Database, Statement } from 'better-sqlite3';
 import { BACKEND } from './connection.js';
 import { PendingText } from './pending-text.js';
@@ -326,6 +326,7 @@ export function validateChange(change: MemoryChange): void {
   if (!memory || typeof memory.id !== 'string' || memory.id === '' || typeof memory.content !== 'string' || !version) {
     throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: 'a put needs a memory with an id and content, and a version' });
   }
+  assertRecordScope(memory, BACKEND);
   assertRecordContext(memory, BACKEND);
   // Text columns are UTF-8: a lone half of a UTF-16 pair would read back as U+FFFD while the version's JSON kept it.
   assertWellFormedRecord(memory, BACKEND);

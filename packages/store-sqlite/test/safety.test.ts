@@ -322,6 +322,15 @@ describe('bad input from a direct caller', () => {
     expect(await rejection(store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID }))).toMatchObject({ code: 'INVALID_OPTIONS', backend: 'sqlite' });
   });
 
+  it("reports a folder the file system will not make as STORE_ERROR with the system's code (systemCode), not as SQLite's", async () => {
+    // A folder name longer than any file system takes: ENAMETOOLONG from mkdir, for root too.
+    const path = `${folder().path}/${'x'.repeat(300)}/memory.db`;
+    const error = await rejection(open(path));
+    expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'sqlite', details: { systemCode: 'ENAMETOOLONG', syscall: 'mkdir' } });
+    expect(error.details).not.toHaveProperty('sqliteCode');
+    expect(error.message).toContain(`[memloom] [sqlite] cannot open ${path}: ENAMETOOLONG`);
+  });
+
   it('with mustExist, a missing file is MISSING_RESOURCE naming the path, and neither it nor its folder is made; an existing one opens', async () => {
     const { path: folderPath } = folder();
     const path = `${folderPath}/typo/memory.db`;
@@ -476,6 +485,20 @@ describe('a file this process may not write', () => {
     } finally {
       chmodSync(folderPath, 0o700);
       chmodSync(path, 0o644);
+    }
+  });
+
+  it.skipIf(!as)('in a folder this process may not write, a new store is STORE_ERROR with EACCES as systemCode', async () => {
+    const { path: folderPath } = folder();
+    const path = `${folderPath}/new/memory.db`;
+    chmodSync(folderPath, 0o555);
+    try {
+      const result = JSON.parse((await runFixture('read-only.mjs', [path], undefined, as)).stdout);
+      expect(result.error).toMatchObject({ code: 'STORE_ERROR', details: { systemCode: 'EACCES', syscall: 'mkdir' } });
+      expect(result.error.details).not.toHaveProperty('sqliteCode');
+      expect(existsSync(`${folderPath}/new`)).toBe(false);
+    } finally {
+      chmodSync(folderPath, 0o700);
     }
   });
 });

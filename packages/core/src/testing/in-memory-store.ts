@@ -13,7 +13,7 @@ import type {
 import { MemloomError } from '../errors.js';
 import { jsonCopy } from '../json-data.js';
 import { assertPutNumbering, assertQueryInput, assertRecordContext, assertRecordMetadata, assertUsableVector, keywordText, listRecords, matchingRecords, pageRecords, searchTextIndex } from '../record-queries.js';
-import { assertDeleteScope, assertQueryScope } from '../query-checks.js';
+import { assertDeleteScope, assertQueryScope, assertRecordScope } from '../query-checks.js';
 import { filterMatcher, inScope } from '../scope.js';
 import { TextIndex } from '../text/bm25.js';
 import type { MemoryFilter, MemoryRecord, MemoryVersion, Scope, ScoredMemory } from '../types.js';
@@ -142,6 +142,7 @@ class InMemoryStore implements MemoryStore {
         continue;
       }
       const { memory } = change;
+      assertRecordScope(memory, this.name);
       assertRecordContext(memory, this.name);
       // What the other stores cannot keep (they write JSON, or float columns) is refused here too.
       assertRecordMetadata(change, this.name);

@@ -368,6 +368,24 @@ export function badInputCases(context: StoreContext & { replace(store: MemorySto
       }
     });
 
+    it('refuses a put whose scope has the wrong shape, is absent or null (INVALID_SCOPE) and writes nothing; a field left undefined is absent', async () => {
+      const kept = record({ content: 'stored with a good scope', scope: { userId: 'bob' } });
+      await context.store.apply([create(kept, axis(0))]);
+      for (const scope of [...BAD_SCOPES, { tenant: 'x' }, undefined, null]) {
+        const fresh = record({ scope: scope as never });
+        await refused(`a new memory with scope ${JSON.stringify(scope)}`, context.store.apply([create(fresh, axis(1))]), 'INVALID_SCOPE');
+        expect(await context.store.get(fresh.id)).toBeUndefined();
+        await refused(`a replacement with scope ${JSON.stringify(scope)}`, context.store.apply([replace(kept, { scope: scope as never })]), 'INVALID_SCOPE');
+      }
+      expect(await context.store.get(kept.id)).toEqual(kept);
+      expect(await context.store.history(kept.id)).toHaveLength(1);
+      expect(await context.store.count({})).toBe(1);
+      const loose = record({ scope: { userId: 'carol', sessionId: undefined } });
+      await context.store.apply([create(loose, axis(1))]);
+      expect((await context.store.get(loose.id))?.scope).toStrictEqual({ userId: 'carol' });
+      expect(await context.store.list({ scope: { userId: 'carol' }, exactScope: true })).toHaveLength(1);
+    });
+
     it('refuses a put whose context is not a non-empty string (INVALID_INPUT) and writes nothing', async () => {
       for (const bad of ['', 42, null]) {
         const memory = { ...record(), context: bad } as unknown as MemoryRecord;

@@ -2,11 +2,11 @@ import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { MemloomError } from '@memloom/core';
-import { createSqliteStore } from '@memloom/store-sqlite';
 import { createMemory, resolveMemloomConfig, type MemloomOptions } from 'memloom';
 import { COMMANDS, findCommand } from './commands/index.js';
 import type { CommandContext, CommandSpec, GlobalOptions, OptionSpec, OptionValues } from './command.js';
 import { EXIT_CODES, exitCodeFor, SIGNAL_EXIT_CODES, StopSignal, UsageError, type ExitCode } from './exit-codes.js';
+import { withoutControls } from './format.js';
 import { commandHelp, mainHelp } from './help.js';
 import { styles, type CliIo } from './io.js';
 import { Progress } from './progress.js';
@@ -139,6 +139,8 @@ function createContext(io: CliIo, globals: GlobalOptions, values: OptionValues, 
         if (!MemloomError.hasCode(error, 'MISSING_RESOURCE') || error.details.mustExist !== true) throw error;
         // An empty SQLite store in process memory in its place, with the configured embedder and engine: a store
         // object given to createMemory is used whatever the configuration says, which is then not read again.
+        // Imported here only: a command on another store never loads SQLite's native module.
+        const { createSqliteStore } = await import('@memloom/store-sqlite');
         const empty = createSqliteStore({ path: ':memory:' });
         return { memory: await createMemory({ ...options, store: empty }, resolved), resolved, missingStore: String(error.details.path) };
       }
@@ -253,7 +255,8 @@ function reportFailure(io: CliIo, command: CommandSpec, globals: GlobalOptions, 
   }
   // A file the system refused (EACCES, ENOENT, ENOSPC…) is said as it is, not as a bug to report.
   const expected = memloomError || interrupted || isSystemError(error);
-  io.stderr.write(`${expected ? 'memloom' : 'memloom: unexpected error'}: ${message.replace(/^\[memloom\] /, '')}\n`);
+  // An error may name what a store or a file holds (an id from an export): shown as stored text is.
+  io.stderr.write(`${expected ? 'memloom' : 'memloom: unexpected error'}: ${withoutControls(message.replace(/^\[memloom\] /, ''))}\n`);
   const hint = memloomError ? hintFor(memloomError) : undefined;
   if (hint) io.stderr.write(`${hint}\n`);
   if (globals.verbose) {

@@ -98,8 +98,8 @@ export function oneLine(text: string): string {
 const ESCAPE_SEQUENCE = /\u001b(?:\[[0-?]*[ -/]*[@-~]?|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[ -/]*[0-~]?)|\u009b[0-?]*[ -/]*[@-~]?/g;
 const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
-/** Text without escape sequences, control characters and bidi controls, a tab shown as a space. */
-function withoutControls(text: string): string {
+/** Text without escape sequences, control characters and bidi controls, a tab shown as a space (line breaks stay). */
+export function withoutControls(text: string): string {
   return text.replace(/\t/g, ' ').replace(ESCAPE_SEQUENCE, '').replace(CONTROL, '');
 }
 

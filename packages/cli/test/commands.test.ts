@@ -201,6 +201,37 @@ describe('remembering and reading back', () => {
     expect(JSON.parse(version.stderr)).toMatchObject({ error: { code: 'VERSION_NOT_FOUND', exitCode: 3 } });
     expect((await cli('restore', memory.id, 'two')).code).toBe(2);
   });
+
+  it('prints a stored id (from an imported export) as text: no escape sequence or bidi control in it reaches the terminal', async () => {
+    // An id holding an OSC title, a screen clear and a right-to-left override; the export's embedder id too.
+    const id = '00000000-0000-7000-8000-\u001b]0;PWNED\u0007\u001b[2J\u202eX';
+    const shown = '00000000-0000-7000-8000-X';
+    const { header, lines } = syntheticExport(1);
+    const line = JSON.parse(lines[0]!);
+    line.memory.id = line.versions[0].memoryId = line.versions[0].after.id = id;
+    const evilHeader = JSON.stringify({ ...JSON.parse(header), embedder: { id: 'test/\u001b[31mred', dimension: 8 } });
+    writeFileSync(join(dir, 'evil.jsonl'), `${evilHeader}\n${JSON.stringify(line)}\n`);
+    const controls = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
+    const cleanRun = async (...args: string[]) => {
+      const result = await cli(...args);
+      expect(result.code, `${args.join(' ')}\n${result.stderr}`).toBe(0);
+      expect(result.stdout, args[0]).not.toMatch(controls);
+      return result.stdout;
+    };
+    expect(await cleanRun('import', 'evil.jsonl')).toContain('(the export came from test/red)');
+    expect(await cleanRun('add', 'Note number 0 about topic 0 and place 0', '--user', 'alice')).toContain(`merged into ${shown}\n`);
+    // Kept beside it: the nearest memory, boosted, is named.
+    expect(await cleanRun('add', 'Note number 0 about topic 0 and place 0 with my sister Emma in Lisbon', '--user', 'alice')).toContain(`nearest memory ${shown}: weight now`);
+    expect(await cleanRun('restore', id, '1')).toContain(`restored ${shown} to version 1`);
+    expect(await cleanRun('maintain', '--dry-run', '--now', '2030-01-01', '--user', 'alice')).toContain(`\ndelete   ${shown}\n`);
+    // An error naming it (the same memory twice in a file, with different contents) is shown as text too.
+    const other = { ...line, memory: { ...line.memory, content: 'Another text' } };
+    writeFileSync(join(dir, 'twice.jsonl'), `${evilHeader}\n${JSON.stringify(line)}\n${JSON.stringify(other)}\n`);
+    const twice = await cli('import', 'twice.jsonl', '--store', 'sqlite:./twice.db');
+    expect(twice.code).toBe(EXIT_CODES.USAGE);
+    expect(twice.stderr).toContain(`memory ${shown} is in the file twice`);
+    expect(twice.stderr).not.toMatch(controls);
+  });
 });
 
 describe('add-turns', () => {

@@ -1,5 +1,5 @@
 import { MemloomError, type Embedder, type MemoryStore } from '@memloom/core';
-import { resolveIn, sourceOf, type ConfigLayer } from './load-config.js';
+import { defaultLayer, resolveIn, sourceOf, type ConfigLayer } from './load-config.js';
 import type { EmbedderConfig, StoreConfig } from './config-schema.js';
 import type { ResolvedConfig } from './create-memory.js';
 
@@ -56,6 +56,8 @@ export function parseEmbedderConfig(config: EmbedderConfig, source: string): Emb
 /**
  * Build the store the configuration asks for (`resolved.store.parsed`), importing its package only
  * when it is used. The SQLite file and the Markdown folder are the ones `resolveMemloomConfig` found.
+ * A resolved configuration kept without them (they are optional: one a caller wrote, say) is read as
+ * `resolveMemloomConfig` reads it, relative paths from `cwd` when no layer names a store.
  * `contextWeight` is the Memory's `retrieval.contextWeight`, for stores that embed by themselves (Markdown).
  * `mustExist` opens a SQLite file, a Markdown folder or a Qdrant collection only if it exists (MISSING_RESOURCE otherwise, nothing created).
  */
@@ -63,12 +65,12 @@ export async function createStoreFrom(
   resolved: ResolvedConfig,
   embedder: Embedder,
   env: Record<string, string | undefined>,
-  { contextWeight, mustExist = false }: { contextWeight?: number | undefined; mustExist?: boolean } = {},
+  { contextWeight, mustExist = false, cwd }: { contextWeight?: number | undefined; mustExist?: boolean; cwd: string },
 ): Promise<MemoryStore> {
-  const { source, parsed } = resolved.store;
-  if (!parsed) {
-    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'config', message: 'createMemory was given a resolved configuration made for a store object, and no store object' });
-  }
+  const { source } = resolved.store;
+  const parsed = resolved.store.parsed ?? parseStoreConfig(settingOf('store', resolved.store), source);
+  // The layer a relative path is read in, as resolveMemloomConfig finds it.
+  const layer = () => resolved.layers.find((candidate) => candidate.config.store !== undefined) ?? defaultLayer(cwd, resolved.configFile);
   const { type, ...options } = parsed as StoreObject & Record<string, unknown>;
   // The persistent stores take it over what the configuration says; memory: has nothing to find.
   const existing = mustExist ? { mustExist: true } : {};
@@ -77,8 +79,7 @@ export async function createStoreFrom(
     switch (type) {
       case 'sqlite': {
         const sqlite = await import('@memloom/store-sqlite');
-        // resolveMemloomConfig finds it for every SQLite store built from configuration.
-        const file = resolved.sqliteFile!;
+        const file = resolved.sqliteFile ?? (await sqliteFileOf(layer(), options.path, env));
         // A path that cannot be a database file is blamed on where it came from (the store setting,
         // MEMLOOM_SQLITE_PATH or the default).
         try {
@@ -95,8 +96,8 @@ export async function createStoreFrom(
         const markdown = await importOptional(() => import('@memloom/store-markdown'), '@memloom/store-markdown', source);
         // The store re-embeds hand-edited blocks and rebuilds its index: with the Memory's context weight, unless the store config sets one.
         const weight = contextWeight === undefined ? {} : { contextWeight };
-        // resolveMemloomConfig finds it for every Markdown store.
-        return markdown.createMarkdownStore({ ...weight, ...options, ...existing, root: resolved.markdownRoot!, embedder });
+        const root = resolved.markdownRoot ?? resolveIn(layer(), options.root as string);
+        return markdown.createMarkdownStore({ ...weight, ...options, ...existing, root, embedder });
       }
       case 'qdrant': {
         const qdrant = await importOptional(() => import('@memloom/store-qdrant'), '@memloom/store-qdrant', source);
@@ -140,10 +141,9 @@ export async function sqliteFileOf(layer: ConfigLayer, path: unknown, env: Recor
 }
 
 /** Build the embedder the configuration asks for (`resolved.embedder.parsed`: the offline default when nothing names one). */
-export async function createEmbedderFrom({ parsed, source }: ResolvedConfig['embedder']): Promise<Embedder> {
-  if (!parsed) {
-    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'config', message: 'createMemory was given a resolved configuration made for an embedder object, and no embedder object' });
-  }
+export async function createEmbedderFrom(setting: ResolvedConfig['embedder']): Promise<Embedder> {
+  const { source } = setting;
+  const parsed = setting.parsed ?? parseEmbedderConfig(settingOf('embedder', setting), source);
   const { type, ...options } = parsed as EmbedderObject & Record<string, unknown>;
   return namingSource(source, 'embedder', async () => {
     const embeddings = await import('@memloom/embeddings');
@@ -158,6 +158,22 @@ export async function createEmbedderFrom({ parsed, source }: ResolvedConfig['emb
         return embeddings.createTransformersEmbedder(options as Parameters<typeof embeddings.createTransformersEmbedder>[0]);
     }
   });
+}
+
+/**
+ * The setting of a resolved configuration kept without its object form, to be read again. One resolved for a
+ * store or embedder object (`object (<name>)`) has none to read: that object has to be given again.
+ */
+function settingOf<T>(field: 'store' | 'embedder', { config, source }: { config: T; source: string }): T {
+  if (source === 'options' && typeof config === 'string' && config.startsWith('object (')) {
+    throw new MemloomError({
+      code: 'INVALID_OPTIONS',
+      backend: 'config',
+      message: `createMemory was given a configuration resolved for ${field === 'store' ? 'a store' : 'an embedder'} object (${config}), and no ${field} object: give it in the options again, or resolve the configuration of these options`,
+      details: { field },
+    });
+  }
+  return config;
 }
 
 /**

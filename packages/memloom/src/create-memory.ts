@@ -1,4 +1,4 @@
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import {
   createMemory as createCoreMemory,
   type CreateMemoryOptions,
@@ -20,7 +20,7 @@ import {
   type StoreObject,
 } from './backends.js';
 import type { EmbedderConfig, MemloomConfig, StoreConfig } from './config-schema.js';
-import { configFromEnv, describeValue, findConfigFile, loadConfigFile, resolveIn, sourceOf, validateConfig, type ConfigLayer } from './load-config.js';
+import { configFromEnv, defaultLayer, describeValue, findConfigFile, loadConfigFile, resolveIn, sourceOf, validateConfig, type ConfigLayer } from './load-config.js';
 
 /** Options of the umbrella `createMemory`: core's options with everything optional. */
 export interface MemloomOptions extends Partial<Omit<CreateMemoryOptions, 'store' | 'embedder'>> {
@@ -63,7 +63,8 @@ export interface ResolvedConfig {
   configFile?: string;
   /**
    * The store setting and where it came from; `parsed` is its object form, read once here and built by
-   * `createMemory` as it is (absent for a store object, whose `config` is `object (<name>)`).
+   * `createMemory` as it is (absent for a store object, whose `config` is `object (<name>)`; when absent
+   * otherwise, `createMemory` reads `config` again, and finds `sqliteFile` or `markdownRoot` if absent too).
    */
   store: { config: StoreConfig; source: string; parsed?: StoreObject };
   /** For a SQLite store built from configuration (not a store object): the file it opens, and where its path came from. */
@@ -105,7 +106,9 @@ export async function createMemory(options: MemloomOptions = {}, resolved?: Reso
   const env = options.env === false ? {} : (options.env ?? process.env);
   const embedder = isEmbedder(options.embedder) ? options.embedder : await createEmbedderFrom(resolved.embedder);
   const contextWeight = resolved.engine.retrieval?.contextWeight;
-  const store = isStore(options.store) ? options.store : await createStoreFrom(resolved, embedder, env, { contextWeight, mustExist: options.mustExist === true });
+  const store = isStore(options.store)
+    ? options.store
+    : await createStoreFrom(resolved, embedder, env, { contextWeight, mustExist: options.mustExist === true, cwd: options.cwd ?? process.cwd() });
   const { store: _store, embedder: _embedder, policy: _policy, cwd: _cwd, configFile: _file, env: _env, mustExist: _mustExist, ...instances } = options;
   try {
     return createCoreMemory({ ...resolved.engine, ...pickInstances(instances), store, embedder });
@@ -246,14 +249,6 @@ function pickInstances(options: Partial<CreateMemoryOptions>): Partial<CreateMem
     ...(prompts ? { prompts } : {}),
     ...(logger ? { logger } : {}),
   };
-}
-
-/**
- * Where the default store goes: beside the configuration file when there is one (a project's
- * subfolders share its memory, as they share its configuration), else in the working directory.
- */
-function defaultLayer(cwd: string, configFile: string | undefined): ConfigLayer {
-  return { source: 'defaults', baseDir: configFile ? dirname(configFile) : cwd, config: {} };
 }
 
 /**

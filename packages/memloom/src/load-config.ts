@@ -167,6 +167,14 @@ function freshnessFromEnv(value: string): unknown {
   }
 }
 
+/**
+ * Where the default store goes: beside the configuration file when there is one (a project's
+ * subfolders share its memory, as they share its configuration), else in the working directory.
+ */
+export function defaultLayer(cwd: string, configFile: string | undefined): ConfigLayer {
+  return { source: 'defaults', baseDir: configFile ? dirname(configFile) : cwd, config: {} };
+}
+
 /** The source named for a whole environment layer. */
 export const ENV_SOURCE = 'environment (MEMLOOM_*)';
 
@@ -182,18 +190,34 @@ export function sourceOf(layer: ConfigLayer, field: string): string {
  */
 export function resolveIn(layer: ConfigLayer, path: string, source = sourceOf(layer, 'store')): string {
   if (path === ':memory:') return path;
+  // Before ~: on Linux or macOS, ~\notes would be a file named "\notes" in the home folder.
+  if (process.platform !== 'win32') refuseWindowsPath(path, source);
   if (/^~(?=$|[\\/])/u.test(path)) return join(homedir(), path.slice(1));
-  // On Linux or macOS, C:\data\memory.db would be one file, with backslashes in its name, in the layer's folder.
-  if (process.platform !== 'win32' && /^(?:[a-z]:[\\/]|\\\\|\.{1,2}\\)/iu.test(path)) {
-    throw new MemloomError({
-      code: 'INVALID_CONFIG',
-      backend: 'config',
-      message: `invalid configuration in ${source}: store: ${JSON.stringify(path)} is a Windows path, and this system is not Windows: give a path of this system (forward slashes work on both)`,
-      details: { source, field: 'store', path },
-    });
-  }
   if (isAbsolute(path)) return path;
   return resolve(layer.baseDir, path);
+}
+
+/**
+ * On Linux or macOS, a backslash is no folder separator but a character of a name: `data\memory.db` would be
+ * one file named so in the layer's folder, and `C:\data` or `\\server\share` one named after the whole path.
+ * `C:/data/memory.db` would be a folder named `C:` in the layer's folder: meant as a Windows drive, it is refused
+ * too (`./C:/data` names such a folder). INVALID_CONFIG naming `source`.
+ */
+function refuseWindowsPath(path: string, source: string): void {
+  const drive = /^([a-z]:)[\\/]/iu.exec(path)?.[1];
+  let problem: string;
+  if (drive || path.startsWith('\\\\')) {
+    const folder = drive && !path.includes('\\') ? ` (for a folder named "${drive}" here, write "./${path}")` : '';
+    problem = `is a Windows path, and this system is not Windows: give a path of this system${folder}`;
+  } else if (path.includes('\\')) {
+    problem = 'holds a backslash, which separates no folders on this system: write the path with "/" (Windows reads that too)';
+  } else return;
+  throw new MemloomError({
+    code: 'INVALID_CONFIG',
+    backend: 'config',
+    message: `invalid configuration in ${source}: store: ${JSON.stringify(path)} ${problem}`,
+    details: { source, field: 'store', path },
+  });
 }
 
 type TsImport = (specifier: string, parent: string) => Promise<Record<string, unknown>>;
@@ -271,13 +295,16 @@ function configExport(module: Record<string, unknown>, file: string): unknown {
 function explainUnions(issues: readonly z.core.$ZodIssue[], raw: unknown): z.core.$ZodIssue[] {
   return issues.flatMap((issue): z.core.$ZodIssue[] => {
     if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [issue];
-    const otherKind = (branch: z.core.$ZodIssue[]) => branch.every((inner) => inner.path.length === 0 && (inner.code === 'invalid_type' || inner.code === 'invalid_value'));
+    // A form of another kind: the value is not of its type (zod may add checks that measure it anyway, as
+    // z.string().min(1) does an array's length), or is none of its values.
+    const atTop = (code: string) => (inner: z.core.$ZodIssue) => inner.path.length === 0 && inner.code === code;
+    const otherKind = (branch: z.core.$ZodIssue[]) => branch.some(atTop('invalid_type')) || branch.every(atTop('invalid_value'));
     const meant = issue.errors.filter((branch) => !otherKind(branch));
     if (meant.length === 1) return explainUnions(meant[0]!.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] })), raw);
     if (meant.length > 1) return [issue];
     const accepted = issue.errors.flat().map((inner) => (inner.code === 'invalid_type' ? inner.expected : inner.code === 'invalid_value' ? inner.values.map((value) => JSON.stringify(value)).join(' or ') : ''));
     const value = issue.path.reduce<unknown>((parent, key) => (parent as Record<PropertyKey, unknown> | undefined)?.[key], raw);
-    return [{ ...issue, message: `Invalid input: expected ${[...new Set(accepted)].join(' or ')}, received ${describeValue(value)}` }];
+    return [{ ...issue, message: `Invalid input: expected ${[...new Set(accepted.filter(Boolean))].join(' or ')}, received ${describeValue(value)}` }];
   });
 }
 

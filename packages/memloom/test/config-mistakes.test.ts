@@ -80,6 +80,10 @@ describe('store and embedder settings', () => {
       return error.message.replace(`[memloom] [config] invalid configuration in ${file}: `, '');
     };
     expect(await messageFor({ store: 5 })).toBe('store: Invalid input: expected string or object, received 5');
+    // An empty array is one mistake, said as for any other array (z.string().min(1) measures an array's length too).
+    expect(await messageFor({ store: [] })).toBe('store: Invalid input: expected string or object, received an array');
+    expect(await messageFor({ store: ['sqlite'] })).toBe('store: Invalid input: expected string or object, received an array');
+    expect(await messageFor({ embedder: [] })).toBe('embedder: Invalid input: expected string or object, received an array');
     expect(await messageFor({ store: { type: 'markdown' } })).toBe('store.root: Invalid input: expected string, received undefined');
     expect(await messageFor({ store: { type: 'postgres' } })).toMatch(/^store\.type: .*'sqlite' \| 'markdown' \| 'qdrant' \| 'memory'/);
     expect(await messageFor({ store: { type: 'sqlite', path: 7 } })).toBe('store.path: Invalid input: expected string, received number');
@@ -127,12 +131,66 @@ describe('paths in store settings', () => {
     writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ store: 'sqlite:C:\\data\\memory.db' }));
     const fromFile = await errorOf(resolveMemloomConfig({ cwd, env: {} }));
     expect(fromFile).toMatchObject({ code: 'INVALID_CONFIG', details: { source: join(cwd, 'memloom.config.json'), path: 'C:\\data\\memory.db' } });
-    expect(fromFile.message).toContain('"C:\\\\data\\\\memory.db" is a Windows path');
+    expect(fromFile.message).toContain('"C:\\\\data\\\\memory.db" is a Windows path, and this system is not Windows: give a path of this system');
     const fromVariable = await errorOf(resolveMemloomConfig({ cwd, configFile: false, env: { MEMLOOM_SQLITE_PATH: '.\\data\\memory.db' } }));
     expect(fromVariable.details).toMatchObject({ source: 'environment variable MEMLOOM_SQLITE_PATH' });
     const fromOption = await errorOf(resolveMemloomConfig({ cwd, configFile: false, env: {}, store: 'markdown:\\\\server\\notes', optionSources: { store: '--store' } }));
     expect(fromOption.message).toContain('invalid configuration in --store: store:');
+    // A backslash anywhere: no folder separator here (~\\ is not the home folder either); "/" is the advice, and it works.
+    for (const store of ['sqlite:data\\memory.db', 'markdown:notes\\team', 'sqlite:~\\memory.db']) {
+      const error = await errorOf(resolveMemloomConfig({ cwd, configFile: false, env: {}, store }));
+      expect(error, store).toMatchObject({ code: 'INVALID_CONFIG', details: { source: 'options', field: 'store' } });
+      expect(error.message, store).toContain('holds a backslash, which separates no folders on this system: write the path with "/"');
+      expect(await resolveMemloomConfig({ cwd, configFile: false, env: {}, store: store.replace('\\', '/') }), store).toBeTruthy();
+    }
+    // A drive with forward slashes is a drive still: refused, and the message does not advise it; ./C:/… is a folder named C:.
+    const drive = await errorOf(resolveMemloomConfig({ cwd, configFile: false, env: {}, store: 'sqlite:C:/Users/me/memory.db' }));
+    expect(drive).toMatchObject({ code: 'INVALID_CONFIG', details: { path: 'C:/Users/me/memory.db' } });
+    expect(drive.message).toContain('"C:/Users/me/memory.db" is a Windows path, and this system is not Windows: give a path of this system (for a folder named "C:" here, write "./C:/Users/me/memory.db")');
+    const folder = await resolveMemloomConfig({ cwd, configFile: false, env: {}, store: 'sqlite:./C:/Users/me/memory.db' });
+    expect(folder.sqliteFile?.path).toBe(join(cwd, 'C:', 'Users', 'me', 'memory.db'));
     expect(readdirSync(cwd)).toEqual(['memloom.config.json']);
+  });
+});
+
+describe('a resolved configuration given to createMemory', () => {
+  /** What resolveMemloomConfig returned, kept without what its type leaves optional (a caller's own, say). */
+  async function bare(options: Parameters<typeof resolveMemloomConfig>[0]) {
+    const { store: { parsed: _store, ...store }, embedder: { parsed: _embedder, ...embedder }, sqliteFile: _file, markdownRoot: _root, ...rest } = await resolveMemloomConfig(options);
+    return { ...rest, store, embedder };
+  }
+
+  it('without the object forms, file or folder (optional in its type) builds what it names, found as resolveMemloomConfig finds it', async () => {
+    writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ store: 'markdown:./notes', embedder: 'lexical' }));
+    const sub = join(cwd, 'sub');
+    mkdirSync(sub);
+    const options = { cwd: sub, env: {} };
+    const memory = await createMemory(options, await bare(options));
+    expect(memory.store.name).toBe('markdown');
+    expect(memory.embedder.id).toMatch(/^memloom\/lexical-/);
+    await memory.add('Keeps bees on the roof', { scope: { userId: 'alice' } });
+    await memory.close();
+    expect(readdirSync(cwd).sort()).toEqual(['memloom.config.json', 'notes', 'sub']); // beside the file that names it
+    // Nothing configured: the default SQLite file in the working directory.
+    const plain = { cwd: sub, configFile: false as const, env: {} };
+    const fallback = await createMemory(plain, await bare(plain));
+    expect(fallback.store.name).toBe('sqlite');
+    await fallback.add('Keeps bees on the roof', { scope: { userId: 'alice' } });
+    await fallback.close();
+    expect(readdirSync(join(sub, '.memloom'))).toContain('memory.db');
+  });
+
+  it('one resolved for a store or embedder object, without that object, is INVALID_OPTIONS naming which', async () => {
+    const options = { cwd, configFile: false as const, env: {} };
+    const forStore = await resolveMemloomConfig({ ...options, store: createInMemoryStore() });
+    const store = await errorOf(createMemory(options, forStore));
+    expect(store).toMatchObject({ code: 'INVALID_OPTIONS', details: { field: 'store' } });
+    expect(store.message).toContain('given a configuration resolved for a store object (object (memory)), and no store object');
+    const embedder = (await createMemory({ ...options, store: 'memory:', embedder: 'lexical' })).embedder;
+    const forEmbedder = await resolveMemloomConfig({ ...options, store: 'memory:', embedder });
+    const error = await errorOf(createMemory({ ...options, store: 'memory:' }, forEmbedder));
+    expect(error).toMatchObject({ code: 'INVALID_OPTIONS', details: { field: 'embedder' } });
+    expect(error.message).toContain(`given a configuration resolved for an embedder object (object (${embedder.id})), and no embedder object`);
   });
 });
 

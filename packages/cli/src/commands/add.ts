@@ -2,7 +2,7 @@ import { MEMORY_CATEGORIES, MEMORY_SOURCES, MEMORY_TYPES, type AddOptions } from
 import { choiceOption, dateOption, flag, listOption, numberOption, stringOption, type CommandSpec } from '../command.js';
 import { UsageError } from '../exit-codes.js';
 import { readAll } from '../io.js';
-import { memoryLine } from '../format.js';
+import { memoryLine, oneLine } from '../format.js';
 import { scopeOption, withMemory } from './shared.js';
 
 export const addCommand: CommandSpec = {
@@ -63,10 +63,10 @@ export const addCommand: CommandSpec = {
       if (context.globals.json) return context.printJson(result);
       const { decision } = result;
       const verb = { merge_update: 'merged into', keep_both: 'kept beside the nearest memory as', create_new: 'created' }[decision.strategy];
-      context.print(`${context.bold(decision.strategy)} (similarity ${decision.similarity.toFixed(3)}): ${verb} ${result.memory.id}`);
-      context.print(context.dim(`  ${decision.reason}`));
+      context.print(`${context.bold(decision.strategy)} (similarity ${decision.similarity.toFixed(3)}): ${verb} ${oneLine(result.memory.id)}`);
+      context.print(context.dim(`  ${oneLine(decision.reason)}`));
       context.print(`  ${memoryLine(context, result.memory)}`);
-      if (result.boosted) context.print(context.dim(`  nearest memory ${result.boosted.id}: weight now ${result.boosted.weight.toFixed(3)} (content, level and timestamp unchanged)`));
+      if (result.boosted) context.print(context.dim(`  nearest memory ${oneLine(result.boosted.id)}: weight now ${result.boosted.weight.toFixed(3)} (content, level and timestamp unchanged)`));
     });
   },
 };

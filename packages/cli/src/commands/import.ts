@@ -7,7 +7,7 @@ import { MemloomError } from '@memloom/core';
 import { choiceOption, flag, numberOption, requirePositionals, stringOption, type CommandContext, type CommandSpec } from '../command.js';
 import { InterruptedError, UsageError } from '../exit-codes.js';
 import type { ExportHeader } from '../export-format.js';
-import { memoriesText } from '../format.js';
+import { memoriesText, oneLine } from '../format.js';
 import type { ImportCounts, OnConflict } from '../import-exact.js';
 import { yieldToSignals } from '../io.js';
 import { importMemories } from '../transfer.js';
@@ -128,7 +128,7 @@ export const importCommand: CommandSpec = {
         // Only memories written were embedded: none when every one was already there.
         const written = counts.mode === 'merge' ? counts.done : counts.created + counts.merged + counts.replaced;
         if (written > 0 && result.header.embedder.id !== memory.embedder.id) {
-          context.print(context.dim(`embedded again with ${memory.embedder.id} (the export came from ${result.header.embedder.id})`));
+          context.print(context.dim(`embedded again with ${memory.embedder.id} (the export came from ${oneLine(result.header.embedder.id)})`));
         }
       }
       if (cutShort) {

@@ -79,10 +79,10 @@ export const maintainCommand: CommandSpec = {
         ]
           .filter(Boolean)
           .join(', ');
-        context.print(`${context.bold(change.action.padEnd(8))} ${change.id}${what ? `  ${what}` : ''}`);
+        context.print(`${context.bold(change.action.padEnd(8))} ${oneLine(change.id)}${what ? `  ${what}` : ''}`);
         if (record) context.print(`    ${oneLine(record.content)}`);
         if (change.content) context.print(context.dim(`    now: ${oneLine(change.content)}`));
-        context.print(context.dim(`    why: ${change.reasons.join('; ')}`));
+        context.print(context.dim(`    why: ${oneLine(change.reasons.join('; '))}`));
       }
       if (report.changesOmitted > 0) {
         context.print(context.dim(`${report.changesOmitted} more changes not listed: --all lists every one with its text, --json gives the whole report.`));

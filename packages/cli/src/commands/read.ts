@@ -1,6 +1,6 @@
 import { choiceOption, describeScope, flag, numberOption, parseNumber, requirePositionals, type CommandSpec } from '../command.js';
 import { UsageError } from '../exit-codes.js';
-import { memoryDetails, memoryLine, searchLine, versionLines } from '../format.js';
+import { memoryDetails, memoryLine, oneLine, searchLine, versionLines } from '../format.js';
 import { effectiveScope, EXISTING_STORE, FILTER_OPTIONS, filterFrom, scopeOption, withMemory } from './shared.js';
 import { MemloomError } from '@memloom/core';
 
@@ -132,7 +132,7 @@ export const restoreCommand: CommandSpec = {
     await withMemory(context, async ({ memory }) => {
       const record = await memory.restore(id!, version, { ...scopeOption(context), ...(reason ? { reason } : {}) });
       if (context.globals.json) return context.printJson(record);
-      context.print(`restored ${record.id} to version ${version} (now revision ${record.revision})`);
+      context.print(`restored ${oneLine(record.id)} to version ${version} (now revision ${record.revision})`);
       context.print(`  ${memoryLine(context, record)}`);
     }, EXISTING_STORE);
   },

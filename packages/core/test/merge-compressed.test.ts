@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemory, type CreateMemoryOptions, type MemoryStore, type MemoryVersion } from '../src/index.js';
+import { createMemory, MemloomError, type CreateMemoryOptions, type MemoryStore, type MemoryVersion } from '../src/index.js';
 import { axisVector, createFakeClock, createInMemoryStore, createRecord, createScriptedModel, createTestEmbedder, vectorWithSimilarity } from '../src/testing/index.js';
 
 /**
@@ -136,6 +136,22 @@ describe('a merge into a compressed memory keeps the facts the compression hid',
     expect(result.decision.strategy).toBe('merge_update');
     expect(await memory.get(added.id)).toMatchObject({ level: 'full', content: mention });
     expect((await memory.get(added.id))?.weight).toBeCloseTo(mergedWeight(14), 6);
+  });
+
+  it('lets a NOT_FOUND thrown by a store\'s history reach the caller: the contract gives an empty history for a missing memory', async () => {
+    const [story] = STORIES;
+    const { said, mention } = story!;
+    const notFound = new MemloomError({ code: 'NOT_FOUND', backend: 'wrapped', message: 'no history for this id' });
+    const { memory, store, day } = rig({ [said]: axisVector(DIM, 0), [mention]: vectorWithSimilarity(DIM, 0, 5, 0.96) }, {}, async () => {
+      throw notFound;
+    });
+    const { memory: added } = await memory.add(said, { scope });
+    day(10);
+    await memory.maintain();
+    day(15);
+    // Before 67791e7 the merge swallowed it and took the compressed text instead.
+    await expect(memory.add(mention, { scope })).rejects.toBe(notFound);
+    expect(await store.get(added.id)).toMatchObject({ level: 'summary', revision: 2 });
   });
 
   it('falls back to the compressed text of an imported memory, whose history holds only the import', async () => {

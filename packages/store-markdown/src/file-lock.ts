@@ -127,11 +127,15 @@ export class FileLock {
  * A lock that cannot be made (a read-only folder or disk): STORE_ERROR naming the folder as
  * read-only (`writeError`), with the system's reason. Every read takes the lock too (it takes in
  * edits made by hand, which it may write), so a store in a folder this process may not write cannot
- * be opened.
+ * be opened. A stale lock that cannot be removed (a process of another user left it) is named itself.
  */
 function lockError(error: unknown, directory: string): MemloomError {
+  const target = (error as { path?: unknown } | undefined)?.path;
+  const inStaleLock = typeof target === 'string' && target.startsWith(`${directory}${path.sep}`);
   return writeError(error, `cannot take the store lock ${directory}`, {
-    advice: '. The store takes it to read too (a read takes in edits made by hand, and may write), so that folder must be writable by this process',
+    advice: inStaleLock
+      ? '. No process holds it any more (its own is gone, or stopped refreshing it), but this one may not remove it (a process of another user left it): remove it'
+      : '. The store takes it to read too (a read takes in edits made by hand, and may write), so that folder must be writable by this process',
     details: { lock: directory },
   });
 }

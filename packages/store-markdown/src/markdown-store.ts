@@ -524,7 +524,11 @@ class MarkdownFileStore implements MarkdownStore {
 
   private async compactAccess(scope: ScopeState): Promise<void> {
     const lines = [...scope.access].filter(([id]) => this.entries.has(id)).map(([id, entry]) => encodeAccess(id, entry.revision, entry.at));
-    await writeFileAtomic(accessFile(scope), lines.join(''), this.durability);
+    try {
+      await writeFileAtomic(accessFile(scope), lines.join(''), this.durability);
+    } catch (error) {
+      throw writeError(error, 'cannot record the access time');
+    }
     scope.accessLines = lines.length;
     scope.accessSignature = statSignature(accessFile(scope));
   }

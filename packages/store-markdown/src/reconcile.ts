@@ -3,7 +3,7 @@ import path from 'node:path';
 import { documentVectors, MemloomError, scopeKey, type MemoryRecord, type MemoryVersion } from '@memloom/core';
 import { isMissing, isTempName, readBytesIfExists, readIfExists, type Durability } from './atomic-file.js';
 import { parseMemoryFile, type FileProblem, type ParsedFile } from './block-format.js';
-import { storeError } from './errors.js';
+import { storeError, writingWhileReading } from './errors.js';
 import { decodeHistory, type VectorHeader } from './index-logs.js';
 import { FOLDER_LINK_MESSAGE } from './linked-folders.js';
 import { fileOrder, goneFiles, historyIds, isLinkSignature, listMarkdownFiles, loadAccess, loadDeletions, statSignature, syncVectors } from './loader.js';
@@ -329,7 +329,8 @@ export class Reconciler {
       this.header = { embedderId: this.parts.options.embedder.id, dimension: this.parts.options.embedder.dimension };
     }
 
-    await parts.commit(plan);
+    // What a person changed (and hand deletions whose wait is over) is written as versions.
+    await writingWhileReading('cannot record the changes made to the memory files', () => parts.commit(plan));
     report.problems = this.allProblems(plan);
     for (const entry of parts.entries.values()) if (!entry.vector && !report.unembedded.includes(entry.record.id)) report.unembedded.push(entry.record.id);
     return report;
@@ -506,7 +507,7 @@ async function sweepTemps(directory: string, deep: boolean): Promise<void> {
   }
   for (const entry of entries) {
     const full = path.join(directory, entry.name);
-    if (entry.isFile() && isTempName(entry.name)) await fs.rm(full, { force: true });
+    if (entry.isFile() && isTempName(entry.name)) await writingWhileReading('cannot remove the temp files of a killed writer', () => fs.rm(full, { force: true }));
     else if (deep && entry.isDirectory()) await sweepTemps(full, true);
   }
 }

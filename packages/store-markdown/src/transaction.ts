@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import type { MemloomError } from '@memloom/core';
 import { appendDurable, isMissing, readIfExists, sizeOf, syncDirectory, tempPathFor, writeDurable, writeFileAtomic, type Durability } from './atomic-file.js';
 import { copyToBackups } from './backups.js';
-import { storeError } from './errors.js';
+import { storeError, writeError } from './errors.js';
 import { statSignature } from './loader.js';
 
 interface JournalEntry {
@@ -121,7 +122,11 @@ export class Transaction {
     journal.state = 'commit';
     await writeFileAtomic(this.journalFile, JSON.stringify(journal), this.durability);
     failpoint('after-commit');
-    await rollForward(journal, this.durability, this.now());
+    try {
+      await rollForward(journal, this.durability, this.now());
+    } catch (error) {
+      throw unfinished(error, journal.state, this.journalFile);
+    }
     await fs.rm(this.journalFile, { force: true });
   }
 }
@@ -144,10 +149,11 @@ export async function recoverJournal(journalFile: string, durability: Durability
     throw storeError('STORE_CORRUPT', `the write journal ${journalFile} cannot be read; move it away to continue`, { path: journalFile }, error);
   }
   let backups: Recovery['backups'] = [];
-  if (journal.state === 'commit') {
-    backups = await rollForward(journal, durability, atMs);
-  } else {
-    await rollBack(journal);
+  try {
+    if (journal.state === 'commit') backups = await rollForward(journal, durability, atMs);
+    else await rollBack(journal);
+  } catch (error) {
+    throw unfinished(error, journal.state, journalFile);
   }
   await fs.rm(journalFile, { force: true });
   return { outcome: journal.state === 'commit' ? 'rolled-forward' : 'rolled-back', backups };
@@ -195,6 +201,19 @@ async function rollForward(journal: JournalEntry, durability: Durability, atMs: 
   for (const folder of folders) await syncDirectory(folder, durability);
   for (const { trash } of journal.removes) await fs.rm(trash, { recursive: true, force: true });
   return backups;
+}
+
+/**
+ * A journal that could not be finished (`commit`) or undone (`prepare`): it stays, and every call of the
+ * store tries again and fails alike until a process that may make the change does. One refused for want
+ * of permission (`writeError`) names the folder and says so.
+ */
+function unfinished(error: unknown, state: JournalEntry['state'], journalFile: string): MemloomError {
+  const what = state === 'commit' ? 'finish a write left unfinished past its commit point' : 'undo a write left unfinished before its commit point';
+  return writeError(error, `cannot ${what} (${journalFile})`, {
+    advice: '. Every call of the store fails until a process that may write that folder does it (opening the store does): open the store once as a user who may, or make the folder writable for this process',
+    details: { journal: journalFile },
+  });
 }
 
 /**

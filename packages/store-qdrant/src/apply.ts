@@ -17,7 +17,7 @@ import {
 import { chunks, DECIDING_READ, denseVectorOf, retrieveAll, type Backend, type Filter, type PointRecord } from './backend.js';
 import type { Schemas } from './client.js';
 import { deleteVersionChains, versionChain } from './history.js';
-import { fromMemoryPayload, fromStoredMemory, toMemoryPayload, toVersionPayload, type MemoryPayload } from './payload.js';
+import { fromMemoryPayload, toMemoryPayload, toVersionPayload, type MemoryPayload } from './payload.js';
 import { memoryPointId, versionPointId } from './point-ids.js';
 import { WRITE } from './retry.js';
 import { memoryTextVector } from './sparse-text.js';
@@ -140,10 +140,14 @@ async function readInitial(backend: Backend, ids: readonly string[]): Promise<Ma
   for (const id of ids) {
     const point = byPoint.get(memoryPointId(id));
     if (!point) continue;
-    const { record, writeId } = fromStoredMemory(point.payload);
+    // Only what the write needs is checked, not the whole record as a read does: a point damaged elsewhere can still be deleted.
+    const { revision, writeId, createdAt } = (point.payload ?? {}) as Partial<MemoryPayload>;
     const vector = denseVectorOf(point);
-    if (!vector) throw new MemloomError({ code: 'STORE_CORRUPT', backend: 'qdrant', message: `memory ${id} is stored without a vector`, details: { id } });
-    found.set(id, { revision: record.revision, writeId, createdAt: record.createdAt, payload: point.payload as Record<string, unknown>, vector });
+    if (typeof revision !== 'number' || typeof writeId !== 'string' || !vector) {
+      const missing = typeof revision !== 'number' ? 'a revision' : typeof writeId !== 'string' ? 'a write id' : 'a vector';
+      throw new MemloomError({ code: 'STORE_CORRUPT', backend: 'qdrant', message: `memory ${id} is stored without ${missing}`, details: { id } });
+    }
+    found.set(id, { revision, writeId, createdAt, payload: point.payload as Record<string, unknown>, vector });
   }
   return found;
 }

@@ -21,14 +21,6 @@ import { memoryTextVector } from './sparse-text.js';
  */
 export async function refreshTerms(backend: Backend, meta: MetaPayload): Promise<void> {
   if (meta.tokenizerVersion === TOKENIZER_VERSION) return;
-  try {
-    await rewriteAllTerms(backend);
-  } catch (error) {
-    if (!isForbidden(error)) throw error;
-  }
-}
-
-async function rewriteAllTerms(backend: Backend): Promise<void> {
   const { client, call, collection, options } = backend;
   const memories = memoryFilter();
   const { count: total } = await call('count memories to re-tokenize', () => client.count(collection, { filter: memories, exact: true }));
@@ -39,18 +31,22 @@ async function rewriteAllTerms(backend: Backend): Promise<void> {
   // would be skipped, leaving that memory's old terms under the new version.
   for await (const page of scrollPages(backend, 'read memories to re-tokenize', memories, true, DECIDING_READ)) {
     if (page.length === 0) continue;
-    await rewriteTerms(backend, page);
+    if (!(await writtenUnlessForbidden(() => rewriteTerms(backend, page)))) return;
     done += page.length;
     await report();
   }
-  await call('record the tokenizer version', () =>
-    client.setPayload(collection, {
-      wait: true,
-      ordering: options.writeOrdering,
-      points: [META_POINT_ID],
-      payload: { tokenizerVersion: TOKENIZER_VERSION },
-    }),
-    WRITE,
+  await writtenUnlessForbidden(() =>
+    call(
+      'record the tokenizer version',
+      () =>
+        client.setPayload(collection, {
+          wait: true,
+          ordering: options.writeOrdering,
+          points: [META_POINT_ID],
+          payload: { tokenizerVersion: TOKENIZER_VERSION },
+        }),
+      WRITE,
+    ),
   );
 }
 
@@ -77,4 +73,15 @@ async function rewriteTerms(backend: Backend, points: readonly PointRecord[]): P
   if (withTerms.length > 0) operations.push({ update_vectors: { points: withTerms, update_filter: { must: [unchanged] } } });
   if (withoutTerms.length > 0) operations.push({ delete_vectors: { filter: { must: [{ has_id: withoutTerms }, unchanged] }, vector: ['text'] } });
   await call('rewrite keyword vectors', () => client.batchUpdate(collection, { wait: true, ordering: options.writeOrdering, operations }), WRITE);
+}
+
+/** Run a write: false when the key may not write (HTTP 403), which leaves the older terms; any other failure, a read's 403 too, is thrown. */
+async function writtenUnlessForbidden(write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (error) {
+    if (isForbidden(error)) return false;
+    throw error;
+  }
 }

@@ -154,6 +154,17 @@ describe('open with a key that may not write (HTTP 403, as a read-only API key g
     expect(fake.methods().filter((method) => REBUILD.includes(method))).toEqual(['count', 'scroll', 'setPayload']);
   });
 
+  it.each(['count', 'scroll'] as const)('a read it refuses (%s: a key that may not read the collection) still fails the open', async (refused) => {
+    const fake = scriptedClient({ retrieve: () => [metaPoint('test/embedder', 1, 2)], [refused]: forbidden });
+    const error = await createQdrantStore({ client: fake.client, batchSize: 2 }).open(OPEN).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    // Before: taken as a key that may only read, and the open went on with the older terms.
+    expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'qdrant', details: { status: 403 } });
+    expect(fake.methods()).not.toContain('setPayload');
+  });
+
   it('another refusal (HTTP 401: a key the server does not know) still fails the open', async () => {
     const fake = outdated(2, () => {
       throw httpError(401, 'Unauthorized: Invalid API key');

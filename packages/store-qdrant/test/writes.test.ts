@@ -322,6 +322,26 @@ describe('apply: deleting', () => {
     expect(versions).toEqual({ wait: true, ordering: 'strong', points: chain.map((entry) => entry.id) });
   });
 
+  it('deletes a point damaged where a read would refuse it (a context that is not a string); one without a revision is STORE_CORRUPT naming it', async () => {
+    const damaged = stored(record('m1'), 'w1');
+    (damaged.payload as Record<string, unknown>).context = 42;
+    const fake = script({ existing: [damaged] });
+    const store = createQdrantStore({ client: fake.client });
+    // Before: STORE_CORRUPT "memory m1 is stored with a context that is not a string", and the point could not be deleted.
+    await store.apply([{ op: 'delete', id: 'm1' }]);
+    expect(fake.bodies('delete')[0]).toMatchObject({ points: [memoryPointId('m1')] });
+
+    const { revision: _dropped, ...noRevision } = stored(record('m2'), 'w2').payload;
+    const broken = script({ existing: [{ id: memoryPointId('m2'), payload: noRevision as any, vector: { dense: VECTOR } }] });
+    await expect(createQdrantStore({ client: broken.client }).apply([{ op: 'delete', id: 'm2' }])).rejects.toMatchObject({
+      code: 'STORE_CORRUPT',
+      backend: 'qdrant',
+      message: expect.stringContaining('memory m2 is stored without a revision'),
+      details: { id: 'm2' },
+    });
+    expect(broken.bodies('delete')).toEqual([]);
+  });
+
   it('an unknown id is a no-op; with an expectedRevision it is a CONFLICT', async () => {
     const fake = script({});
     const store = createQdrantStore({ client: fake.client });

@@ -65,13 +65,23 @@ export function readOnlyError(path: string, doing: string): MemloomError {
     code: 'STORE_ERROR',
     backend: BACKEND,
     message: walFile
-      ? `${doing}: ${path} is read-only for this process: SQLite writes it through ${walFile}, which this process may not write (SQLite leaves a read-only reader's -shm and -wal files behind, owned by the reader, with the mode the file had); once no process has the store open, remove ${path}-shm and ${path}-wal if the -wal file is empty (a reader's is), or have their owner changed to this user`
+      ? `${doing}: ${path} is read-only for this process: SQLite writes it through ${walFile}, which this process may not write ${walAdvice(path, walFile)}`
       : `${doing}: ${path} is read-only for this process (its permissions, or a read-only disk)`,
     details: { path, readonly: true, ...(walFile ? { file: walFile } : {}) },
   });
 }
 
-/** A -shm or -wal file beside the database that this process may not write (one left by a reader of another user), if any. */
+/** What to do about a -shm or -wal file in the way: its owner is another user (a reader's), or this one (left with a read-only mode). */
+function walAdvice(path: string, walFile: string): string {
+  const uid = process.getuid?.();
+  const remove = `once no process has the store open, remove ${path}-shm and ${path}-wal if the -wal file is empty (a reader's is)`;
+  if (uid !== undefined && statSync(walFile).uid !== uid) {
+    return `(SQLite leaves a read-only reader's -shm and -wal files behind, owned by the reader, with the mode the file had); ${remove}, or have their owner changed to this user`;
+  }
+  return `(it is this user's, with the mode the file had when a read-only reader made it); make the -shm and -wal files writable (chmod u+w), or ${remove}`;
+}
+
+/** A -shm or -wal file beside the database that this process may not write (a reader's: of another user, or of this one while the file was read-only), if any. */
 function unwritableWalFile(path: string): string | undefined {
   return [`${path}-shm`, `${path}-wal`].find((file) => existsSync(file) && !writable(file));
 }
@@ -186,8 +196,9 @@ export function toStoreError(error: unknown, doing: string, path?: string): Meml
   const code = (error as SqliteFailure | undefined)?.code;
   const text = error instanceof Error ? error.message : String(error);
   const corrupt = typeof code === 'string' && (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB');
-  if (code === 'SQLITE_READONLY_DIRECTORY') {
-    // SQLite says "attempt to write a readonly database" for it, on a read too.
+  if (code === 'SQLITE_READONLY_DIRECTORY' || (code === 'SQLITE_CANTOPEN' && path !== undefined && cannotMakeShm(path))) {
+    // SQLite says "attempt to write a readonly database" for it, on a read too; on a read-only disk
+    // (EROFS, such as a docker `:ro` mount) it says only "unable to open database file".
     const folder = path === undefined ? 'its folder' : dirname(path);
     return new MemloomError({
       code: 'STORE_ERROR',
@@ -212,6 +223,16 @@ function codeDetails(error: unknown): { details?: Record<string, string> } {
   if (typeof code !== 'string') return {};
   if (code.startsWith('SQLITE_')) return { details: { sqliteCode: code } };
   return typeof syscall === 'string' ? { details: { systemCode: code, syscall } } : {};
+}
+
+/**
+ * Whether SQLite could not open the file for want of a -shm file it may not make: none exists, and the
+ * folder is not writable. (`immutable=1` would let SQLite read without one, but it turns off every lock
+ * and change check: beside a writer, such as a host writing a folder a container mounts `:ro`, a reader
+ * could see a commit half made, and SQLite warns of wrong results and SQLITE_CORRUPT then.)
+ */
+function cannotMakeShm(path: string): boolean {
+  return !existsSync(`${path}-shm`) && !writable(dirname(path));
 }
 
 /** Retries after SQLITE_BUSY, on top of the busy timeout each attempt already waited. */

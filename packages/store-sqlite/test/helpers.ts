@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -82,6 +82,42 @@ export function unprivileged(id = 65534): string[] | undefined {
   const fixture = join(here, 'fixtures', 'records.mjs');
   const readable = as && spawnSync(as[0]!, [...as.slice(1), process.execPath, '-e', `const fs = require('node:fs'); fs.accessSync(${JSON.stringify(fixture)}, fs.constants.R_OK)`]).status === 0;
   return readable ? as : undefined;
+}
+
+/**
+ * `source` mounted read-only at a new folder (a bind mount, as docker's `:ro` makes one), with `dispose` to
+ * unmount it and remove the folder; undefined where this process may not mount (not root, or a container
+ * without the permission): the test is skipped. `canMountReadOnly()` says which, for `it.skipIf`.
+ */
+export function readOnlyMount(source: string): { path: string; dispose: () => void } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const target = mkdtempSync(join(tmpdir(), 'memloom-sqlite-ro-'));
+  const mount = (...args: string[]) => spawnSync('mount', args, { stdio: 'ignore' }).status === 0;
+  // rmdir, never a recursive removal: a mount left in place makes it fail instead of reaching the source.
+  const dispose = () => {
+    spawnSync('umount', [target], { stdio: 'ignore' });
+    rmdirSync(target);
+  };
+  if (!mount('--bind', source, target)) {
+    rmdirSync(target);
+    return undefined;
+  }
+  if (!mount('-o', 'remount,ro,bind', target)) {
+    dispose();
+    return undefined;
+  }
+  return { path: target, dispose };
+}
+
+export function canMountReadOnly(): boolean {
+  const probe = tempFolder();
+  try {
+    const mounted = readOnlyMount(probe.path);
+    mounted?.dispose();
+    return mounted !== undefined;
+  } finally {
+    probe.dispose();
+  }
 }
 
 export interface Consistency {

@@ -1,11 +1,12 @@
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createMemory, MemloomError, reindex } from '@memloom/core';
 import { createFakeClock, createTestEmbedder } from '@memloom/core/testing';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createSqliteStore, SCHEMA_VERSION } from '../src/index.js';
 import { createChange, DIMENSION, EMBEDDER_ID, newRecord, vectorFor } from './fixtures/records.mjs';
-import { runFixture, tempFolders, unprivileged } from './helpers.js';
+import { canMountReadOnly, readOnlyMount, runFixture, tempFolders, unprivileged } from './helpers.js';
 
 const folder = tempFolders();
 const file = (): string => folder().file();
@@ -503,6 +504,29 @@ describe('a file this process may not write', () => {
   });
 });
 
+describe('a file on a read-only disk (a docker `:ro` mount)', () => {
+  const mountable = canMountReadOnly();
+  if (!mountable) console.warn('[store-sqlite safety] NOT TESTED: a file on a read-only mount (needs root, and permission to mount)');
+  // SQLite gives SQLITE_CANTOPEN ("unable to open database file") there, not SQLITE_READONLY_DIRECTORY.
+  it.skipIf(!mountable)('without -shm and -wal beside it: opening it is STORE_ERROR naming the read-only folder, as for a folder this process may not write', async () => {
+    const { path: folderPath, file: inFolder } = folder();
+    // A writer removes them when it closes.
+    await seeded(inFolder());
+    expect(existsSync(inFolder('memory.db-shm'))).toBe(false);
+    const mount = readOnlyMount(folderPath)!;
+    try {
+      const path = join(mount.path, 'memory.db');
+      const error = await rejection(open(path));
+      // Before: "opening …: unable to open database file", details { sqliteCode: 'SQLITE_CANTOPEN' }.
+      expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'sqlite', details: { path: mount.path, readonly: true } });
+      expect(error.message).toContain(`[memloom] [sqlite] opening ${path}: ${mount.path} is read-only for this process`);
+      expect(error.message).toContain('make the folder writable, or copy the database into one that is');
+    } finally {
+      mount.dispose();
+    }
+  });
+});
+
 describe('-shm and -wal files another user left beside the file (SQLite leaves a read-only reader\'s behind)', () => {
   const writer = unprivileged();
   const reader = unprivileged(65533);
@@ -527,6 +551,36 @@ describe('-shm and -wal files another user left beside the file (SQLite leaves a
       expect(result.write).toMatchObject({ code: 'STORE_ERROR', details: { path, readonly: true, file: `${path}-shm` } });
       expect(result.write.message).toContain(`applying changes: ${path} is read-only for this process: SQLite writes it through ${path}-shm, which this process may not write`);
       expect(result.write.message).toContain(`remove ${path}-shm and ${path}-wal if the -wal file is empty`);
+      expect(result.write.message).toContain('or have their owner changed to this user');
+    } finally {
+      chmodSync(folderPath, 0o700);
+    }
+  });
+});
+
+describe('-shm and -wal files of the writer\'s own user, left read-only (a reader made them while the file was)', () => {
+  const writer = unprivileged();
+  const asRoot = process.getuid?.() === 0;
+  if (!writer) console.warn('[store-sqlite safety] NOT TESTED: read-only -shm and -wal files of the writer\'s own user (running as root without setpriv, or user nobody cannot read this checkout)');
+  // As the reviewer found them: chmod 444, a search, chmod 644.
+  it.skipIf(!writer)('a write says to make them writable or remove them, not to change their owner', async () => {
+    const { path: folderPath, file: inFolder } = folder();
+    const path = inFolder();
+    await seeded(path);
+    chmodSync(folderPath, 0o777);
+    if (asRoot) chownSync(path, 65534, 65534);
+    try {
+      chmodSync(path, 0o444);
+      expect(JSON.parse((await runFixture('read-only.mjs', [path], undefined, writer)).stdout)).toMatchObject({ count: 20, touched: false });
+      chmodSync(path, 0o644);
+      expect(statSync(`${path}-shm`).mode & 0o777).toBe(0o444);
+
+      const result = JSON.parse((await runFixture('read-only.mjs', [path], undefined, writer)).stdout);
+      expect(result.write).toMatchObject({ code: 'STORE_ERROR', details: { path, readonly: true, file: `${path}-shm` } });
+      // Before: "owned by the reader … or have their owner changed to this user", though they are this user's.
+      expect(result.write.message).toContain(`SQLite writes it through ${path}-shm, which this process may not write (it is this user's`);
+      expect(result.write.message).toContain('make the -shm and -wal files writable (chmod u+w)');
+      expect(result.write.message).not.toContain('owner changed');
     } finally {
       chmodSync(folderPath, 0o700);
     }

@@ -1,0 +1,181 @@
+import * as fs from 'node:fs';
+import { promises as fsPromises } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { MemloomError, type MemoryChange, type MemoryRecord } from '@memloom/core';
+import { createRecord } from '@memloom/core/testing';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { writeError } from '../src/errors.js';
+import { createMarkdownStore, type MarkdownStore } from '../src/index.js';
+import { tempRoot } from './helpers.js';
+
+// Permissions do not bind root, who may run these tests: the folders a refusal names are made read-only
+// through accessSync (passed through unless a test says otherwise), and refusals through spies on fs.promises.
+const refusedFolders = new Set<string>();
+vi.mock('node:fs', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs')>();
+  const accessSync: typeof actual.accessSync = (target, mode) => {
+    if (refusedFolders.has(String(target))) throw Object.assign(new Error(`EACCES: permission denied, access '${String(target)}'`), { code: 'EACCES' });
+    actual.accessSync(target, mode);
+  };
+  return { ...actual, accessSync, default: { ...actual, accessSync } };
+});
+
+const roots: string[] = [];
+const stores: MarkdownStore[] = [];
+afterEach(async () => {
+  vi.restoreAllMocks();
+  refusedFolders.clear();
+  for (const store of stores.splice(0)) await store.close();
+  for (const root of roots.splice(0)) await rm(root, { recursive: true, force: true });
+});
+
+/** A store holding m1 for user a. */
+async function storeWithMemory(): Promise<{ store: MarkdownStore; memory: MemoryRecord; root: string; scopeFolder: string }> {
+  const root = await tempRoot();
+  roots.push(root);
+  const store = createMarkdownStore({ root });
+  stores.push(store);
+  await store.open({ dimension: 4, embedderId: 'test/vectors' });
+  const memory = createRecord({ id: 'm1', content: 'I like tea', scope: { userId: 'a' }, atIso: '2024-03-01T09:00:00.000Z' }, { importance: 1, category: 'fact', type: 'user' });
+  const change: MemoryChange = {
+    op: 'put',
+    memory,
+    vector: [1, 0, 0, 0],
+    expectedRevision: 0,
+    version: { memoryId: memory.id, version: 1, at: '2024-03-01T09:00:00.000Z', trigger: 'import', action: 'create', reason: 'test', before: null, after: memory },
+  };
+  await store.apply([change]);
+  return { store, memory, root, scopeFolder: store.directoryFor({ userId: 'a' }) };
+}
+
+function refusal(code: string, syscall: string, target: string, dest?: string): NodeJS.ErrnoException {
+  const shown = dest === undefined ? `'${target}'` : `'${target}' -> '${dest}'`;
+  return Object.assign(new Error(`${code}: refused, ${syscall} ${shown}`), { code, syscall, path: target, ...(dest === undefined ? {} : { dest }) });
+}
+
+async function rejection(promise: Promise<unknown>): Promise<MemloomError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(MemloomError.isInstance(error)).toBe(true);
+  return error as MemloomError;
+}
+
+describe('writeError', () => {
+  it('names, for a rename, the folder it may not write, not the file moved (memloom\'s own temp file)', async () => {
+    const root = await tempRoot();
+    roots.push(root);
+    const folder = path.join(root, 'users', 'a', 'memory');
+    const trash = path.join(root, '.memloom', 'trash');
+    await mkdir(folder, { recursive: true });
+    await mkdir(trash, { recursive: true });
+    const temp = path.join(folder, '.MEMORY.md.tmp-1');
+    await writeFile(temp, 'text');
+    // No folder found read-only: the destination's.
+    expect(writeError(refusal('EROFS', 'rename', temp, path.join(folder, 'MEMORY.md')), 'writing').details).toEqual({ path: folder, readonly: true });
+    // A folder moved to the trash, out of a folder this process may not write.
+    refusedFolders.add(path.dirname(folder));
+    const error = writeError(refusal('EACCES', 'rename', folder, path.join(trash, 'x-0')), 'deleting');
+    expect(error.details).toEqual({ path: path.dirname(folder), readonly: true });
+    expect(error.message).toContain(`deleting: ${path.dirname(folder)} is read-only for this process`);
+  });
+
+  it('names the folder of a file it could not remove', async () => {
+    const root = await tempRoot();
+    roots.push(root);
+    const file = path.join(root, 'owner.json');
+    await writeFile(file, '{}');
+    expect(writeError(refusal('EACCES', 'unlink', file), 'removing').details).toEqual({ path: path.dirname(file), readonly: true });
+  });
+
+  it('does not call EPERM read-only on Windows, where it also means a file another program holds open', () => {
+    const file = path.join(os.tmpdir(), 'MEMORY.md');
+    expect(writeError(refusal('EPERM', 'open', file), 'writing').details).toEqual({ path: path.dirname(file), readonly: true });
+    const platform = Object.getOwnPropertyDescriptor(process, 'platform')!;
+    Object.defineProperty(process, 'platform', { ...platform, value: 'win32' });
+    try {
+      const error = writeError(refusal('EPERM', 'open', file), 'writing');
+      expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'markdown' });
+      expect(error.details).toEqual({});
+      expect(error.message).toBe(`[memloom] [markdown] writing: EPERM: refused, open '${file}'`);
+    } finally {
+      Object.defineProperty(process, 'platform', platform);
+    }
+  });
+});
+
+describe('a read that writes (taking in an edit made by hand)', () => {
+  it('names what is read-only when the system refuses the write, as a write does', async () => {
+    const { store, memory, scopeFolder } = await storeWithMemory();
+    const file = path.join(scopeFolder, 'MEMORY.md');
+    await writeFile(file, (await readFile(file, 'utf8')).replace(memory.content, 'I like green tea'));
+    const realOpen = fsPromises.open;
+    vi.spyOn(fsPromises, 'open').mockImplementation(async (target, flags, ...rest) => {
+      if (flags === 'w' && String(target).startsWith(scopeFolder)) throw refusal('EACCES', 'open', String(target));
+      return realOpen(target, flags, ...rest);
+    });
+    const error = await rejection(store.list({}));
+    // Before: "cannot read the memory files: EACCES …", details {}.
+    expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'markdown', details: { path: scopeFolder, readonly: true } });
+    expect(error.message).toContain(`cannot record the changes made to the memory files: ${scopeFolder} is read-only for this process`);
+    vi.restoreAllMocks();
+    expect((await store.get(memory.id))?.content).toBe('I like green tea');
+  });
+});
+
+describe('a write refused after its commit point', () => {
+  it('leaves its journal, and every call says what is read-only and that a process that may write it must open the store; one that may finishes it', async () => {
+    const { store, root, scopeFolder } = await storeWithMemory();
+    const journal = path.join(root, '.memloom', 'journal.json');
+    const realRename = fsPromises.rename;
+    vi.spyOn(fsPromises, 'rename').mockImplementation(async (from, to) => {
+      if (String(from) === scopeFolder) throw refusal('EACCES', 'rename', String(from), String(to));
+      return realRename(from, to);
+    });
+    // The scope's folder of another user: moving its memory/ folder away is refused.
+    refusedFolders.add(path.dirname(scopeFolder));
+    const expected = {
+      code: 'STORE_ERROR',
+      backend: 'markdown',
+      details: { journal, path: path.dirname(scopeFolder), readonly: true },
+    };
+    const refused = await rejection(store.deleteByScope({ userId: 'a' }));
+    expect(refused).toMatchObject(expected);
+    expect(JSON.parse(await readFile(journal, 'utf8'))).toMatchObject({ state: 'commit' });
+    for (const call of [() => store.count({}), () => createMarkdownStore({ root }).open({ dimension: 4, embedderId: 'test/vectors' })]) {
+      const error = await rejection(call());
+      // Before: "cannot read the memory files: EACCES …" (details {}), for every call.
+      expect(error).toMatchObject(expected);
+      expect(error.message).toContain(`cannot finish a write left unfinished past its commit point (${journal}): ${path.dirname(scopeFolder)} is read-only for this process`);
+      expect(error.message).toContain('Every call of the store fails until a process that may write that folder does it (opening the store does)');
+    }
+    vi.restoreAllMocks();
+    refusedFolders.clear();
+    expect(await store.count({})).toBe(0);
+    expect(fs.existsSync(journal)).toBe(false);
+    expect(fs.existsSync(scopeFolder)).toBe(false);
+  });
+});
+
+describe('a stale lock this process may not remove (a process of another user left it)', () => {
+  it('is named itself, with the advice to remove it', async () => {
+    const { store, root } = await storeWithMemory();
+    const lock = path.join(root, '.memloom', 'lock');
+    await mkdir(lock);
+    // A process of this host that is gone: the lock is stale, and is broken by removing it.
+    await writeFile(path.join(lock, 'owner.json'), JSON.stringify({ pid: 2 ** 30, host: os.hostname(), token: 'gone' }));
+    const realRm = fsPromises.rm;
+    vi.spyOn(fsPromises, 'rm').mockImplementation(async (target, options) => {
+      if (String(target) === lock) throw refusal('EACCES', 'unlink', path.join(lock, 'owner.json'));
+      return realRm(target, options);
+    });
+    const error = await rejection(store.sync());
+    // Before: details.path was …/lock/owner.json, a file.
+    expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'markdown', details: { lock, path: lock, readonly: true } });
+    expect(error.message).toContain(`cannot take the store lock ${lock}: ${lock} is read-only for this process`);
+    expect(error.message).toContain('(a process of another user left it): remove it');
+  });
+});

@@ -6,7 +6,7 @@ import { MemloomError } from './errors.js';
 export const workingMemoryConfigSchema = z.object({
   /** Remind after more than this many rounds without an overview update (WM_MAX_ROUNDS). @default 5 */
   maxRounds: z.number().int().positive().default(5),
-  /** Never remind before this many rounds (WM_MIN_ROUNDS); at most maxRounds + 1, or maxRounds would never count. @default 3 */
+  /** Never remind before this many rounds (WM_MIN_ROUNDS); when given, at most maxRounds + 1, or maxRounds would never count. @default 3 */
   minRounds: z.number().int().positive().default(3),
   /** Context use (percent) past which the reminder comes after minRounds already (WM_TOKEN_THRESHOLD). @default 70 */
   tokenThresholdPercent: z.number().min(0).max(100).default(70),
@@ -85,7 +85,9 @@ export class WorkingMemoryTracker {
     }
     const { minRounds, maxRounds } = parsed.data;
     // minRounds up to maxRounds + 1 agree (3 and 2: both say round 3); past it, maxRounds would never count.
-    if (minRounds > maxRounds + 1) {
+    // Only when both were given: maxRounds alone below the default minRounds (WM_MAX_ROUNDS=1) keeps its
+    // meaning of old, a reminder from round minRounds.
+    if (config.minRounds !== undefined && minRounds > maxRounds + 1) {
       throw new MemloomError({
         code: 'INVALID_OPTIONS',
         backend,

@@ -47,7 +47,7 @@ describe('seed 003 working-memory reminders', () => {
   it('refuses minRounds past maxRounds + 1, where maxRounds would never count (INVALID_OPTIONS naming both and their WM_* variables)', () => {
     for (const [options, shown] of [
       [{ maxRounds: 2, minRounds: 4 }, 'minRounds (WM_MIN_ROUNDS) is 4, so no reminder before round 4, but maxRounds (WM_MAX_ROUNDS) is 2'],
-      [{ maxRounds: 1 }, 'minRounds (WM_MIN_ROUNDS) is 3, so no reminder before round 3, but maxRounds (WM_MAX_ROUNDS) is 1'],
+      [{ maxRounds: 1, minRounds: 3 }, 'minRounds (WM_MIN_ROUNDS) is 3, so no reminder before round 3, but maxRounds (WM_MAX_ROUNDS) is 1'],
       [{ minRounds: 7 }, 'lower minRounds to at most 6 or raise maxRounds to at least 6'],
     ] as const) {
       expect(() => new WorkingMemoryTracker(options), JSON.stringify(options)).toThrow(
@@ -57,6 +57,9 @@ describe('seed 003 working-memory reminders', () => {
     // Up to maxRounds + 1 they agree: the reminder comes at round minRounds, the round after maxRounds.
     expect(new WorkingMemoryTracker({ maxRounds: 4, minRounds: 5 }).config.minRounds).toBe(5);
     expect(new WorkingMemoryTracker({ maxRounds: 2 }).config.minRounds).toBe(3);
+    // maxRounds alone below the default minRounds keeps its old meaning: WM_MAX_ROUNDS=1 reminds from round 3.
+    const alone = new WorkingMemoryTracker(workingMemoryConfigFromEnv({ WM_MAX_ROUNDS: '1' }));
+    expect([1, 2, 3, 4].map(() => alone.checkRound(status()).remind)).toEqual([false, false, true, true]);
     // From the environment, the same error names the variables to change.
     expect(() => new WorkingMemoryTracker(workingMemoryConfigFromEnv({ WM_MAX_ROUNDS: '2', WM_MIN_ROUNDS: '6' }))).toThrow(/minRounds \(WM_MIN_ROUNDS\) is 6, .* maxRounds \(WM_MAX_ROUNDS\) is 2/);
   });

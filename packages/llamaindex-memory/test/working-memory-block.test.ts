@@ -157,7 +157,7 @@ describe('WorkingMemoryBlock (seed 003) in a real LlamaIndex Memory', () => {
   });
 
   it('refuses minRounds past maxRounds + 1 as this package (the tracker checks the pair)', () => {
-    for (const options of [{ maxRounds: 2, minRounds: 4 }, { maxRounds: 1 }]) {
+    for (const options of [{ maxRounds: 2, minRounds: 4 }, { maxRounds: 1, minRounds: 3 }]) {
       expect(() => workingMemoryBlock(options), JSON.stringify(options)).toThrow(
         expect.objectContaining({ code: 'INVALID_OPTIONS', backend: 'llamaindex', message: expect.stringMatching(/^\[memloom\] \[llamaindex\] invalid working memory options: minRounds \(WM_MIN_ROUNDS\) is \d/) }),
       );

@@ -26,8 +26,6 @@ async function main(): Promise<void> {
       '我是AI工程师张三。目前在北京工作': vectorWithSimilarity(DIM, 0, 5, 0.96),
       '我现在更喜欢喝茶了，偶尔喝咖啡': vectorWithSimilarity(DIM, 1, 6, 0.7),
       '我下周要去东京出差': vectorWithSimilarity(DIM, 0, 7, 0.2),
-      // The search for the engineer memory at the end: a query about it, as a real embedder would place it.
-      'AI工程师': axisVector(DIM, 0),
     },
   });
   const clock = createFakeClock('2024-01-01T10:00:00.000Z');

@@ -114,10 +114,7 @@ export const retrievalConfigSchema = z.strictObject({
     .strictObject({
       /** Cosine similarity of query and memory vectors (negative clipped to 0). @default 0.65 */
       semantic: nonNegative.default(0.65),
-      /**
-       * Keyword (BM25) score, divided by the best in the candidate set; for a query with
-       * Chinese, Japanese or Korean terms, times the share of its terms the memory holds. @default 0.3
-       */
+      /** Keyword (BM25) score, divided by the best in the candidate set. @default 0.3 */
       text: nonNegative.default(0.3),
       /** The memory's weight (decayed, boosted). @default 0.03 */
       weight: nonNegative.default(0.03),

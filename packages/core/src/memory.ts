@@ -283,7 +283,7 @@ class MemloomMemory implements Memory {
     ]);
     const minScore = parsed.minScore ?? retrieval.minScore;
     const bestText = bestTextHits[0]?.score;
-    const ranked = rankCandidates(vectorHits, textHits, { nowMs, config: retrieval, candidateLimit, query: text, ...(bestText !== undefined ? { bestText } : {}) })
+    const ranked = rankCandidates(vectorHits, textHits, { nowMs, config: retrieval, candidateLimit, ...(bestText !== undefined ? { bestText } : {}) })
       .filter((hit) => hit.score >= minScore && inScope(hit.memory.scope, scope))
       .slice(0, limit);
 

@@ -1,7 +1,5 @@
 import type { RetrievalConfig } from './config.js';
 import { daysBetween } from './decay.js';
-import { keywordText } from './record-queries.js';
-import { queryTermCoverage } from './text/query-coverage.js';
 import type { MemoryRecord, ScoredMemory, ScoreParts } from './types.js';
 
 export interface RankedMemory {
@@ -36,15 +34,11 @@ export function combineScore(parts: ScoreParts, weights: RetrievalConfig['weight
  *   restricted to some memories scores them as the wider one does). A memory
  *   found only by vectors gets the lowest text score seen when the keyword
  *   list was full (it may have matched, below the cut), else 0 (it did not match).
- *   Given the `query`, and when it has Chinese, Japanese or Korean terms, the
- *   text part is then multiplied by the share of the query's terms that the
- *   memory's keyword text holds (`queryTermCoverage`): a memory sharing one
- *   character of a long question no longer scores as a full match.
  */
 export function rankCandidates(
   vectorHits: readonly ScoredMemory[],
   textHits: readonly ScoredMemory[],
-  options: { nowMs: number; config: RetrievalConfig; candidateLimit: number; bestText?: number; query?: string },
+  options: { nowMs: number; config: RetrievalConfig; candidateLimit: number; bestText?: number },
 ): RankedMemory[] {
   const { config, nowMs } = options;
   const semanticById = new Map(vectorHits.map((hit) => [hit.memory.id, Math.max(0, hit.score)]));
@@ -54,17 +48,15 @@ export function rankCandidates(
   for (const hit of textHits) bestText = Math.max(bestText, hit.score);
   const textById = new Map(textHits.map((hit) => [hit.memory.id, bestText > 0 ? hit.score / bestText : 0]));
   const textFloor = textHits.length >= options.candidateLimit && textById.size > 0 ? least(textById.values()) : 0;
-  const coverage = options.query !== undefined ? queryTermCoverage(options.query) : undefined;
 
   const memories = new Map<string, MemoryRecord>();
   for (const hit of [...vectorHits, ...textHits]) memories.set(hit.memory.id, hit.memory);
 
   const ranked: RankedMemory[] = [];
   for (const memory of memories.values()) {
-    const text = textById.get(memory.id) ?? textFloor;
     const parts: ScoreParts = {
       semantic: semanticById.get(memory.id) ?? semanticFloor,
-      text: coverage && text > 0 ? text * coverage(keywordText(memory)) : text,
+      text: textById.get(memory.id) ?? textFloor,
       weight: Math.max(0, Math.min(1, memory.weight)),
       recency: recencyScore(memory.updatedAt, nowMs, config.recencyHalfLifeDays),
     };

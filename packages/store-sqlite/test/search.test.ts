@@ -169,18 +169,6 @@ describe('text search', () => {
   });
 });
 
-describe('keyword part of a search in Chinese, through the Memory facade', () => {
-  it('scores a memory sharing one character of the question (上 of 火星上, in 上海) at that share, not as a full match', async () => {
-    const memory = createMemory({ store: createSqliteStore({ path: file() }), embedder: createTestEmbedder({ dimension: 16, id: 'test/zh' }) });
-    await memory.add('我住在上海。');
-    await memory.add('我喜欢喝咖啡。');
-    const results = await memory.search('火星上的天气怎么样？');
-    // FTS5 matched 上 alone, the best (only) keyword hit; it holds 1 of the question's 11 terms.
-    expect(results.find((result) => result.memory.content === '我住在上海。')?.parts.text).toBeCloseTo(1 / 11, 12);
-    await memory.close();
-  });
-});
-
 describe('keyword search ties', () => {
   it('keeps the memories stored first among hits tied at the cut, the same with or without a filter', async () => {
     const docs = [['zeta', 'I drink coffee daily'], ['mid', 'I drink coffee weekly'], ['alpha', 'I drink coffee hourly'], ['x1', 'tea is nice'], ['x2', 'water is fine']];

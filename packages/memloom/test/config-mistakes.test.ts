@@ -3,7 +3,8 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createInMemoryStore } from '@memloom/core/testing';
-import { createMemory, MemloomError, resolveMemloomConfig } from '../src/index.js';
+import { errorOf } from './helpers.js';
+import { createMemory, resolveMemloomConfig } from '../src/index.js';
 
 // Configuration as users get it wrong: each mistake is a MemloomError naming where the value came from.
 
@@ -16,16 +17,6 @@ beforeEach(() => {
 afterEach(() => {
   rmSync(cwd, { recursive: true, force: true });
 });
-
-async function errorOf(promise: Promise<unknown>): Promise<MemloomError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (MemloomError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a MemloomError');
-}
 
 /** A folder of its own holding one configuration file (a module is imported once per path). */
 function configIn(name: string, text: string): string {

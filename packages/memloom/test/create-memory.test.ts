@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importOptional } from '../src/backends.js';
-import { createMemory, MemloomError, resolveMemloomConfig, type Memory } from '../src/index.js';
+import { errorOf } from './helpers.js';
+import { createMemory, resolveMemloomConfig, type Memory } from '../src/index.js';
 import { createInMemoryStore, createTestEmbedder } from '@memloom/core/testing';
 
 let cwd: string;
@@ -24,16 +25,6 @@ async function open(options: Parameters<typeof createMemory>[0]): Promise<Memory
   const memory = await createMemory(options);
   opened.push(memory);
   return memory;
-}
-
-async function errorOf(promise: Promise<unknown>): Promise<MemloomError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (MemloomError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a MemloomError');
 }
 
 describe('createMemory() defaults', () => {

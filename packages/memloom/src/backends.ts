@@ -57,7 +57,7 @@ export function parseEmbedderConfig(config: EmbedderConfig, source: string): Emb
  * Build the store the configuration asks for (`resolved.store.parsed`), importing its package only
  * when it is used. The SQLite file and the Markdown folder are the ones `resolveMemloomConfig` found.
  * A resolved configuration kept without them (they are optional: one a caller wrote, say) is read as
- * `resolveMemloomConfig` reads it, relative paths from `cwd` when no layer names a store.
+ * `resolveMemloomConfig` reads it, relative paths from the configuration file's folder when no layer names a store, else `cwd`.
  * `contextWeight` is the Memory's `retrieval.contextWeight`, for stores that embed by themselves (Markdown).
  * `mustExist` opens a SQLite file, a Markdown folder or a Qdrant collection only if it exists (MISSING_RESOURCE otherwise, nothing created).
  */

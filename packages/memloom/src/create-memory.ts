@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import {
   createMemory as createCoreMemory,
   type CreateMemoryOptions,
+  describeValue,
   type Embedder,
   MemloomError,
   type Memory,
@@ -20,7 +21,7 @@ import {
   type StoreObject,
 } from './backends.js';
 import type { EmbedderConfig, MemloomConfig, StoreConfig } from './config-schema.js';
-import { configFromEnv, defaultLayer, describeValue, findConfigFile, loadConfigFile, resolveIn, sourceOf, validateConfig, type ConfigLayer } from './load-config.js';
+import { configFromEnv, defaultLayer, findConfigFile, loadConfigFile, resolveIn, sourceOf, validateConfig, type ConfigLayer } from './load-config.js';
 
 /** Options of the umbrella `createMemory`: core's options with everything optional. */
 export interface MemloomOptions extends Partial<Omit<CreateMemoryOptions, 'store' | 'embedder'>> {

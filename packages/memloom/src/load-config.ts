@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { formatZodIssues, MemloomError } from '@memloom/core';
+import { describeValue, formatZodIssues, MemloomError } from '@memloom/core';
 import { z } from 'zod';
 import { memloomConfigSchema, type MemloomConfig } from './config-schema.js';
 import { prepareTypeScriptConfig } from './typescript-config.js';
@@ -306,13 +306,6 @@ function explainUnions(issues: readonly z.core.$ZodIssue[], raw: unknown): z.cor
     const value = issue.path.reduce<unknown>((parent, key) => (parent as Record<PropertyKey, unknown> | undefined)?.[key], raw);
     return [{ ...issue, message: `Invalid input: expected ${[...new Set(accepted.filter(Boolean))].join(' or ')}, received ${describeValue(value)}` }];
   });
-}
-
-/** A value as an error message shows it: a string as JSON, a number, boolean or null as itself, anything else by its kind. */
-export function describeValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' && value !== null ? 'an object' : typeof value === 'function' ? 'a function' : String(value);
 }
 
 function cannotLoad(file: string, error: unknown): MemloomError {

@@ -32,7 +32,7 @@ export function workingMemoryConfigFromEnv(env: Record<string, string | undefine
     const raw = env[name];
     if (raw === undefined || raw === '') return undefined;
     const value = Number(raw);
-    if (!Number.isFinite(value) || !workingMemoryConfigSchema.shape[field].safeParse(value).success) {
+    if (!workingMemoryConfigSchema.shape[field].safeParse(value).success) {
       throw new MemloomError({ code: 'INVALID_CONFIG', message: `${name} must be ${expected}, got ${JSON.stringify(raw)}`, details: { field: name } });
     }
     return value;
@@ -85,8 +85,8 @@ export class WorkingMemoryTracker {
     }
     const { minRounds, maxRounds } = parsed.data;
     // minRounds up to maxRounds + 1 agree (3 and 2: both say round 3); past it, maxRounds would never count.
-    // Only when both were given: maxRounds alone below the default minRounds (WM_MAX_ROUNDS=1) keeps its
-    // meaning of old, a reminder from round minRounds.
+    // Only when minRounds was given (alone or with maxRounds): maxRounds alone below the default minRounds
+    // (WM_MAX_ROUNDS=1) keeps its meaning of old, a reminder from round minRounds.
     if (config.minRounds !== undefined && minRounds > maxRounds + 1) {
       throw new MemloomError({
         code: 'INVALID_OPTIONS',

@@ -33,7 +33,7 @@ import { chainOf, deleteVersionChains, entriesOf, versionChain } from './history
 import { resolveOptions, type QdrantStoreOptions } from './options.js';
 import { fromMemoryPayload, fromVersionPayload, type MemoryPayload, type VersionPayload } from './payload.js';
 import { memoryPointId } from './point-ids.js';
-import { createCaller, isForbidden, WRITE } from './retry.js';
+import { createCaller, WRITE, writtenUnlessForbidden } from './retry.js';
 import { queryVector } from './sparse-text.js';
 
 /**
@@ -303,23 +303,23 @@ class QdrantStore implements MemoryStore {
     assertQueryInput({ ids, at }, 'touch', this.name);
     if (ids.length === 0) return;
     const { backend } = this;
-    try {
+    // A key that may only read searches too, as a file SQLite may not write is searched: recording no access time.
+    const recorded = await writtenUnlessForbidden(() =>
       // A filter (not a list of points) so unknown ids are skipped instead of failing the call.
-      await backend.call('touch memories', () =>
-        backend.client.setPayload(backend.collection, {
-          wait: true,
-          // Every write to a point carries the same ordering: writes of different orderings may be applied in another order on each replica.
-          ordering: backend.options.writeOrdering,
-          payload: { lastAccessedAt: at },
-          filter: { must: [{ has_id: [...new Set(ids)].map(memoryPointId) }, { key: 'kind', match: { value: 'memory' } }] },
-        }),
+      backend.call(
+        'touch memories',
+        () =>
+          backend.client.setPayload(backend.collection, {
+            wait: true,
+            // Every write to a point carries the same ordering: writes of different orderings may be applied in another order on each replica.
+            ordering: backend.options.writeOrdering,
+            payload: { lastAccessedAt: at },
+            filter: { must: [{ has_id: [...new Set(ids)].map(memoryPointId) }, { key: 'kind', match: { value: 'memory' } }] },
+          }),
         WRITE,
-      );
-    } catch (error) {
-      // A key that may only read searches too, as a file SQLite may not write is searched: recording no access time.
-      if (isForbidden(error)) return false;
-      throw error;
-    }
+      ),
+    );
+    if (!recorded) return false;
   }
 
   async close(): Promise<void> {

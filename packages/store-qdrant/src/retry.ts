@@ -56,11 +56,22 @@ export function createCaller(policy: RetryPolicy, collection: string, url?: stri
 }
 
 /**
- * A request the server refused with HTTP 403: the API key is known but may not do it (a read-only
- * key asked to write), or writes are locked on the server.
+ * A write (one called with `WRITE`) the server refused with HTTP 403: the API key is known but may
+ * only read, or writes are locked on the server. A read's 403 is not one.
  */
-export function isForbidden(error: unknown): boolean {
-  return MemloomError.isInstance(error) && error.details.status === 403;
+export function isForbiddenWrite(error: unknown): boolean {
+  return MemloomError.isInstance(error) && error.details.readonly === true;
+}
+
+/** Run a write: false when the key may not write (`isForbiddenWrite`); any other failure, a read's 403 too, is thrown. */
+export async function writtenUnlessForbidden(write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (error) {
+    if (isForbiddenWrite(error)) return false;
+    throw error;
+  }
 }
 
 const TRANSIENT_CODES = new Set([

@@ -4,7 +4,7 @@ import type { Schemas } from './client.js';
 import { memoryFilter } from './filters.js';
 import { fromStoredMemory, type MetaPayload } from './payload.js';
 import { META_POINT_ID } from './point-ids.js';
-import { isForbidden, WRITE } from './retry.js';
+import { WRITE, writtenUnlessForbidden } from './retry.js';
 import { memoryTextVector } from './sparse-text.js';
 
 /**
@@ -75,13 +75,3 @@ async function rewriteTerms(backend: Backend, points: readonly PointRecord[]): P
   await call('rewrite keyword vectors', () => client.batchUpdate(collection, { wait: true, ordering: options.writeOrdering, operations }), WRITE);
 }
 
-/** Run a write: false when the key may not write (HTTP 403), which leaves the older terms; any other failure, a read's 403 too, is thrown. */
-async function writtenUnlessForbidden(write: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await write();
-    return true;
-  } catch (error) {
-    if (isForbidden(error)) return false;
-    throw error;
-  }
-}

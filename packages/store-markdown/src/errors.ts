@@ -26,7 +26,7 @@ export function ioError(error: unknown, what: string): MemloomError {
  */
 export function writeError(error: unknown, what: string, more: { advice?: string; details?: Record<string, unknown> } = {}): MemloomError {
   const refused = refusedPath(error);
-  if (refused === undefined || MemloomError.isInstance(error)) return ioError(error, what);
+  if (refused === undefined) return ioError(error, what);
   return storeError(
     'STORE_ERROR',
     `${what}: ${refused} is read-only for this process (its permissions, or a read-only disk): ${(error as Error).message}${more.advice ?? ''}`,

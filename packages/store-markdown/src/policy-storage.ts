@@ -45,7 +45,7 @@ export function createMarkdownPolicyStorage(options: MarkdownPolicyStorageOption
     throw storeError('INVALID_OPTIONS', 'createMarkdownPolicyStorage needs { root, scope? }');
   }
   const root = path.resolve(options.root);
-  const directory = memoryDirectory(root, assertSafeScope(options.scope ?? {}));
+  const directory = memoryDirectory(root, assertSafeScope(options.scope));
   const file = path.join(directory, 'policy_overrides.json');
   const snapshots = path.join(directory, 'policy_snapshots');
   const durability = { fsync: options.fsync ?? true };
@@ -138,7 +138,7 @@ async function guarded<T>(what: string, task: () => Promise<T>, wrap: (error: un
 
 /** Seed 001's `memory/.last_longterm_compress` of a scope (validated before it names a folder). */
 function compressionMarker(root: string, scope: Scope): string {
-  return path.join(memoryDirectory(root, assertSafeScope(scope ?? {})), '.last_longterm_compress');
+  return path.join(memoryDirectory(root, assertSafeScope(scope)), '.last_longterm_compress');
 }
 
 const SNAPSHOT = /^(\d{8}_\d{6})(?:-(\d+))?\.json$/u;

@@ -14,7 +14,7 @@ export interface DemoRun {
   stderr: string;
 }
 
-/** The built demo as `pnpm demo` runs it, without any of the caller's MEMLOOM_* variables. */
+/** The built demo, run as `node dist/main.js`, without any of the caller's MEMLOOM_* variables (part 2 sets its own). */
 export async function runDemo(): Promise<DemoRun> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MEMLOOM_')));
   const child = spawn(process.execPath, [DEMO], { cwd: join(DEMO, '..', '..'), env, stdio: ['ignore', 'pipe', 'pipe'] });

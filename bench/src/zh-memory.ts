@@ -3,10 +3,14 @@
  * about one user, distractors, and paraphrased questions that each have one
  * relevant memory. Measured through memloom's search (createMemory over the
  * in-memory store), recall@k = share of queries whose memory is in the top k.
+ * Optionally also "message-shaped": each question inside fixed conversational
+ * frames (`MESSAGE_FRAMES`), as the LangChain middleware and the LlamaIndex
+ * block search with the whole user message.
  */
 import { readFile } from 'node:fs/promises';
 import { createMemory, tokenize, type Embedder, type RetrievalConfigInput } from '@memloom/core';
 import { createFakeClock, createInMemoryStore } from '@memloom/core/testing';
+import { cjkShare } from '@memloom/embeddings';
 
 export interface ZhMemorySet {
   memories: { id: string; content: string }[];
@@ -14,9 +18,41 @@ export interface ZhMemorySet {
   queries: { query: string; relevant: string[]; mixed?: boolean }[];
 }
 
-export interface ZhRecall {
+/**
+ * Text put before and after a question, in Chinese for a question with Chinese
+ * in it and in English for an English one (the sets' mixed queries include
+ * English questions). Neutral: no word of any memory's topic, though, as in
+ * real messages, everyday words and characters that memories also hold
+ * (还有, 一个, 一下, 直接, 记, 想, 不).
+ */
+export interface MessageFrame {
+  /** The Chinese frame with `{q}` for the question: the frame's name in the results. */
+  name: string;
+  zh: readonly [before: string, after: string];
+  en: readonly [before: string, after: string];
+}
+
+/** The fixed frames of the message-shaped runs: a short lead-in, a short tail, a long lead-in, both sides. */
+export const MESSAGE_FRAMES: readonly MessageFrame[] = [
+  frame(['对了，', ''], ['By the way, ', '']),
+  frame(['', '你还记得吗？'], ['', ' Do you remember?']),
+  frame(['好的，谢谢你刚才的回答。我还有一个问题想请教：', ''], ['OK, thanks for your answer. I have one more question: ', '']),
+  frame(['我想问一下，', '如果不记得就直接说不知道。'], ['Let me ask you something. ', " If you don't remember, just say you don't know."]),
+];
+
+/** The question inside the frame, in the question's language. */
+export function frameQuery(query: string, messageFrame: MessageFrame): string {
+  const [before, after] = cjkShare(query) > 0 ? messageFrame.zh : messageFrame.en;
+  return `${before}${query}${after}`;
+}
+
+function frame(zh: readonly [string, string], en: readonly [string, string]): MessageFrame {
+  return { name: `${zh[0]}{q}${zh[1]}`, zh, en };
+}
+
+/** Recall over a list of searched queries (the plain questions, or every question in every frame). */
+export interface ZhQueryRecall {
   queries: number;
-  memories: number;
   /** Recall over every query, per k. */
   overall: Record<number, number>;
   /** Chinese-only queries. */
@@ -34,6 +70,16 @@ export interface ZhRecall {
   misses: string[];
 }
 
+export interface ZhRecall extends ZhQueryRecall {
+  memories: number;
+  /**
+   * With `frames`: every question searched inside every frame, in the same
+   * memory (`queries` = questions x frames; the term-sharing split is the bare
+   * question's), and the recall of each frame by its name.
+   */
+  messageShaped?: ZhQueryRecall & { byFrame: Record<string, Record<number, number>> };
+}
+
 export async function loadZhMemorySet(path: string): Promise<ZhMemorySet> {
   const raw: unknown = JSON.parse(await readFile(path, 'utf8'));
   const set = raw as ZhMemorySet;
@@ -49,11 +95,15 @@ export async function loadZhMemorySet(path: string): Promise<ZhMemorySet> {
   return set;
 }
 
-/** Add every memory (and distractor) to a fresh memory, then search each query. */
+/**
+ * Add every memory (and distractor) to a fresh memory, then search each query,
+ * and with `frames` each query inside each frame too (search writes only access
+ * times, which no score reads, so the searches do not sway each other).
+ */
 export async function runZhMemorySet(
   set: ZhMemorySet,
   embedder: Embedder,
-  options: { retrieval?: RetrievalConfigInput; ks?: number[] } = {},
+  options: { retrieval?: RetrievalConfigInput; ks?: number[]; frames?: readonly MessageFrame[] } = {},
 ): Promise<ZhRecall> {
   const ks = options.ks ?? [1, 5];
   const memory = createMemory({
@@ -67,39 +117,63 @@ export async function runZhMemorySet(
   for (const item of set.memories) await memory.add(item.content, { sources: [item.id], at: '2025-05-01T12:00:00Z' });
   for (const [index, text] of set.distractors.entries()) await memory.add(text, { sources: [`distractor-${index}`], at: '2025-05-01T12:00:00Z' });
 
-  const rows: { mixed: boolean; sharing: boolean; hits: Record<number, number> }[] = [];
   const contentOf = new Map(set.memories.map((item) => [item.id, item.content]));
-  const misses: string[] = [];
   const maxK = Math.max(...ks);
-  for (const query of set.queries) {
-    const results = await memory.search(query.query, { limit: maxK });
-    const hits: Record<number, number> = {};
-    for (const k of ks) {
-      const found = new Set(results.slice(0, k).flatMap((result) => result.memory.sources));
-      hits[k] = query.relevant.filter((id) => found.has(id)).length / query.relevant.length;
+  const searchAll = async (textOf: (query: string) => string): Promise<Row[]> => {
+    const rows: Row[] = [];
+    for (const query of set.queries) {
+      const text = textOf(query.query);
+      const results = await memory.search(text, { limit: maxK });
+      const hits: Record<number, number> = {};
+      for (const k of ks) {
+        const found = new Set(results.slice(0, k).flatMap((result) => result.memory.sources));
+        hits[k] = query.relevant.filter((id) => found.has(id)).length / query.relevant.length;
+      }
+      const sharing = query.relevant.some((id) => sharesTerm(query.query, contentOf.get(id) ?? ''));
+      rows.push({ text, mixed: !!query.mixed, sharing, hits });
     }
-    if ((hits[maxK] ?? 0) < 1) misses.push(query.query);
-    const sharing = query.relevant.some((id) => sharesTerm(query.query, contentOf.get(id) ?? ''));
-    rows.push({ mixed: !!query.mixed, sharing, hits });
+    return rows;
+  };
+  const plain = summarize(await searchAll((query) => query), ks);
+  let messageShaped: ZhRecall['messageShaped'];
+  if (options.frames?.length) {
+    const rows: Row[] = [];
+    const byFrame: Record<string, Record<number, number>> = {};
+    for (const messageFrame of options.frames) {
+      const frameRows = await searchAll((query) => frameQuery(query, messageFrame));
+      byFrame[messageFrame.name] = summarize(frameRows, ks).overall;
+      rows.push(...frameRows);
+    }
+    messageShaped = { ...summarize(rows, ks), byFrame };
   }
   const memories = await memory.count();
   await memory.close();
-  const mean = (subset: typeof rows) => {
+  return { ...plain, memories, ...(messageShaped ? { messageShaped } : {}) };
+}
+
+interface Row {
+  text: string;
+  mixed: boolean;
+  sharing: boolean;
+  hits: Record<number, number>;
+}
+
+function summarize(rows: readonly Row[], ks: readonly number[]): ZhQueryRecall {
+  const maxK = Math.max(...ks);
+  const mean = (subset: readonly Row[]) => {
     const out: Record<number, number> = {};
     for (const k of ks) out[k] = subset.length ? subset.reduce((sum, row) => sum + (row.hits[k] ?? 0), 0) / subset.length : 0;
     return out;
   };
-  const chinese = rows.filter((row) => !row.mixed);
-  const mixed = rows.filter((row) => row.mixed);
+  const part = (subset: readonly Row[]) => ({ queries: subset.length, recall: mean(subset) });
   return {
     queries: rows.length,
-    memories,
     overall: mean(rows),
-    chinese: { queries: chinese.length, recall: mean(chinese) },
-    mixed: { queries: mixed.length, recall: mean(mixed) },
-    sharingTerms: { queries: rows.filter((row) => row.sharing).length, recall: mean(rows.filter((row) => row.sharing)) },
-    sharingNoTerm: { queries: rows.filter((row) => !row.sharing).length, recall: mean(rows.filter((row) => !row.sharing)) },
-    misses,
+    chinese: part(rows.filter((row) => !row.mixed)),
+    mixed: part(rows.filter((row) => row.mixed)),
+    sharingTerms: part(rows.filter((row) => row.sharing)),
+    sharingNoTerm: part(rows.filter((row) => !row.sharing)),
+    misses: rows.filter((row) => (row.hits[maxK] ?? 0) < 1).map((row) => row.text),
   };
 }
 

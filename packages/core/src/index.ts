@@ -74,7 +74,7 @@ export type {
   LimitsConfig,
   RecordDefaults,
 } from './config.js';
-export { engineConfigSchema, memoryFilterSchema } from './options.js';
+export { DEFAULT_RECALL_FILTER, engineConfigSchema, memoryFilterSchema } from './options.js';
 export type { EngineConfig, EngineConfigInput } from './options.js';
 
 // Strategy engine (seed 004)
@@ -133,7 +133,7 @@ export { FlatVectorIndex, flatVectorIndexSupported } from './vector-index/flat-v
 export type { VectorHit } from './vector-index/flat-vector-index.js';
 export { validateScope, scopeEntries, isEmptyScope, scopeKey, inScope, matchesFilter, filterMatcher } from './scope.js';
 export { assertDeleteScope, assertQueryScope, assertRecordScope } from './query-checks.js';
-export { assertPutNumbering, assertQueryInput, assertRecordContext, assertRecordMetadata, assertRecordTimes, assertUsableVector, assertWellFormedRecord, keywordText, listCursor, listOrder, listRecords, matchingRecords, pastCursor, foreignCursor, numericPageQuery, pageLimit, pageRecords, searchTextIndex } from './record-queries.js';
+export { assertPutChange, assertPutNumbering, assertQueryInput, assertRecordContext, assertRecordMetadata, assertRecordTimes, assertUsableVector, assertWellFormedRecord, keywordText, listCursor, listOrder, listRecords, matchingRecords, pastCursor, foreignCursor, numericPageQuery, pageLimit, pageRecords, searchTextIndex } from './record-queries.js';
 export type { ListCursor, ListPlace, RecordEntry, SequencedEntry } from './record-queries.js';
 
 // Language model helpers

@@ -1,5 +1,6 @@
-import type { ListOrder, ListQuery, MemoryPage, PageQuery, TextQuery } from './contracts.js';
+import type { ListOrder, ListQuery, MemoryChange, MemoryPage, PageQuery, TextQuery } from './contracts.js';
 import { describeValue, MemloomError } from './errors.js';
+import { assertRecordScope } from './query-checks.js';
 import { filterMatcher, inScope } from './scope.js';
 import type { TextIndex } from './text/bm25.js';
 import type { MemoryFilter, MemoryRecord, Scope, ScoredMemory } from './types.js';
@@ -166,6 +167,22 @@ export function assertPutNumbering(change: { memory: Pick<MemoryRecord, 'id' | '
       message: `memory ${memory.id}: revision ${String(memory.revision)} and version ${String(version?.version)} must both be ${expectedRevision + 1}`,
     });
   }
+}
+
+/**
+ * For store authors: the checks every store runs on a put, in one order, before it looks at what it holds:
+ * the numbering (`assertPutNumbering`, which also refuses a put without a memory or a version), the scope
+ * (`assertRecordScope`, INVALID_SCOPE), the context (`assertRecordContext`) and the metadata
+ * (`assertRecordMetadata`), INVALID_INPUT otherwise, naming the backend. Call it on every put of a batch
+ * before writing anything, then add the store's own checks: well-formed text (`assertWellFormedRecord`)
+ * where text is kept as UTF-8, times (`assertRecordTimes`) where they are kept as text, and the vector's
+ * dimension (DIMENSION_MISMATCH) before `assertUsableVector`.
+ */
+export function assertPutChange(change: Extract<MemoryChange, { op: 'put' }>, backend: string): void {
+  assertPutNumbering(change, backend);
+  assertRecordScope(change.memory, backend);
+  assertRecordContext(change.memory, backend);
+  assertRecordMetadata(change, backend);
 }
 
 /**

@@ -1,7 +1,9 @@
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { assertDeleteScope, assertQueryInput, assertQueryScope, assertUsableVector, assertValidVector, assertWellFormedRecord, createMemory, excerpt, hasLoneSurrogate, MemloomError } from '../src/index.js';
-import { createInMemoryStore } from '../src/testing/index.js';
+import { assertDeleteScope, assertPutChange, assertQueryInput, assertQueryScope, assertUsableVector, assertValidVector, assertWellFormedRecord, createMemory, excerpt, hasLoneSurrogate, MemloomError } from '../src/index.js';
+import { axisVector, createInMemoryStore, createRecord } from '../src/testing/index.js';
+import { versionOf } from '../src/records.js';
+import type { MemoryChange, MemoryRecord } from '../src/index.js';
 
 function failure(check: () => void): MemloomError {
   try {
@@ -73,6 +75,47 @@ describe('the checks stores make of a query as it arrives', () => {
     expect(failure(() => assertWellFormedRecord({ ...memory, context: 'cut \uD83D' }, 'sqlite'))).toMatchObject({ code: 'INVALID_INPUT', details: { field: 'context' } });
     expect(failure(() => assertWellFormedRecord({ ...memory, scope: { sessionId: '\uDC00' } }, 'sqlite'))).toMatchObject({ code: 'INVALID_SCOPE', details: { field: 'scope.sessionId' } });
     expect(failure(() => assertWellFormedRecord({ ...memory, id: 'm\uD800' }, 'sqlite'))).toMatchObject({ code: 'INVALID_INPUT', details: { field: 'id' } });
+  });
+});
+
+describe('assertPutChange: the checks every store makes of a put, in one order', () => {
+  const AT = '2024-03-01T09:00:00.000Z';
+  const put = (fields: Partial<MemoryRecord> = {}, expectedRevision = 0): Extract<MemoryChange, { op: 'put' }> => {
+    const memory = { ...createRecord({ id: 'm1', content: 'likes tea', scope: { userId: 'alice' }, atIso: AT }, { importance: 1, category: 'fact', type: 'user' }), ...fields };
+    return { op: 'put', memory, vector: axisVector(4, 0), expectedRevision, version: versionOf(null, memory, { trigger: 'manual_edit', action: 'create', reason: 'test', atIso: AT }) };
+  };
+  const badNumbering = { revision: 3 };
+  const badScope = { scope: null as never };
+  const badContext = { context: '' };
+  const badMetadata = { metadata: { when: new Map() } as never };
+
+  it('passes a well-made put, and refuses its numbering, scope, context and metadata, naming the backend', () => {
+    expect(() => assertPutChange(put(), 'sqlite')).not.toThrow();
+    expect(failure(() => assertPutChange(put(badNumbering), 'sqlite'))).toMatchObject({ code: 'INVALID_INPUT', backend: 'sqlite', reason: 'memory m1: revision 3 and version 3 must both be 1' });
+    expect(failure(() => assertPutChange(put(badScope), 'qdrant'))).toMatchObject({ code: 'INVALID_SCOPE', backend: 'qdrant' });
+    expect(failure(() => assertPutChange(put(badContext), 'markdown')).reason).toMatch(/^memory m1: context must be a non-empty string/);
+    expect(failure(() => assertPutChange(put(badMetadata), 'memory'))).toMatchObject({ code: 'INVALID_INPUT', details: { field: 'metadata.when' } });
+    expect(failure(() => assertPutChange({ ...put(), version: undefined as never }, 'sqlite')).reason).toBe('a put needs a memory and a version');
+  });
+
+  it('checks in a fixed order: numbering, scope, context, metadata', () => {
+    expect(failure(() => assertPutChange(put({ ...badNumbering, ...badScope, ...badContext, ...badMetadata }), 'sqlite')).reason).toMatch(/revision 3/);
+    expect(failure(() => assertPutChange(put({ ...badScope, ...badContext, ...badMetadata }), 'sqlite')).code).toBe('INVALID_SCOPE');
+    expect(failure(() => assertPutChange(put({ ...badContext, ...badMetadata }), 'sqlite')).reason).toMatch(/context/);
+  });
+
+  it('leaves what only some stores refuse to them: text with a lone UTF-16 half, unreadable times, the vector', () => {
+    const change = { ...put({ content: 'cut \uD83D', createdAt: '2024-02-30T00:00:00.000Z' }), vector: [Number.NaN] };
+    expect(() => assertPutChange(change, 'memory')).not.toThrow();
+  });
+
+  it('runs in the in-memory store on every put of a batch before any revision is compared', async () => {
+    const store = createInMemoryStore();
+    await store.apply([put()]);
+    // The first put is stale (CONFLICT alone); the second is a record no store keeps.
+    const refused = await store.apply([put({ content: 'stale' }), put({ id: 'm2', ...badScope })]).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'INVALID_SCOPE' });
+    expect((await store.get('m1'))?.content).toBe('likes tea');
   });
 });
 

@@ -1,11 +1,11 @@
-import { matchesFilter, MemloomError, type AddResult, type Memory, type MemoryFilter, type SearchResult } from '@memloom/core';
+import { DEFAULT_RECALL_FILTER, matchesFilter, MemloomError, type AddResult, type Memory, type MemoryFilter, type SearchResult } from '@memloom/core';
 import { z } from 'zod';
 import { checkedFilter } from './errors.js';
 import { MemloomTool, type ToolCallInfo } from './memloom-tool.js';
 import { resolveScope, type ScopeOption } from './scope.js';
 
-/** What the middleware injects and the tools see by default: facts, core facts and episodes (not `system` records). */
-export const DEFAULT_RECALL_FILTER: MemoryFilter = { category: ['core', 'fact', 'episode'] };
+/** What the middleware injects and the tools see by default: facts, core facts and episodes (not `system` records); core's. */
+export { DEFAULT_RECALL_FILTER };
 
 /** Tag on `memory_append(slot: "today")` notes, so the middleware can add the recent ones (seed 001's `recent_days`). */
 export const DAILY_NOTE_TAG = 'daily-note';

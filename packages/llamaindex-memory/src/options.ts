@@ -1,4 +1,4 @@
-import { formatZodIssues, isEmptyScope, MemloomError, memoryFilterSchema, validateScope, type Logger, type Memory, type MemoryFilter, type Scope } from '@memloom/core';
+import { DEFAULT_RECALL_FILTER, formatZodIssues, isEmptyScope, MemloomError, memoryFilterSchema, validateScope, type Logger, type Memory, type Scope } from '@memloom/core';
 import { z } from 'zod';
 
 /** Validate block options with a zod schema; a failure is INVALID_OPTIONS naming every bad field. */
@@ -36,15 +36,9 @@ export const loggerSchema = z.custom<Logger>(
 );
 
 /**
- * What the memory blocks show unless given a `filter`: facts, core facts and episodes, as LangChain's
- * middleware does. `system` records are the machinery of other adapters over the same memory
- * (LangChain's chat-history lines, LangGraph store items, working-memory overviews), not memories.
- */
-export const DEFAULT_RECALL_FILTER: MemoryFilter = { category: ['core', 'fact', 'episode'] };
-
-/**
  * A block's `filter` option, checked as core's `search` and `renderIndex` check it (a misspelt key or an
- * unknown category is refused here, not at every prompt), defaulting to {@link DEFAULT_RECALL_FILTER}.
+ * unknown category is refused here, not at every prompt), defaulting to core's {@link DEFAULT_RECALL_FILTER}
+ * (facts, core facts and episodes, not `system` records).
  */
 export const filterSchema = memoryFilterSchema.default(DEFAULT_RECALL_FILTER);
 

@@ -1,5 +1,5 @@
 import type { MemoryChange, Scope, StoreOpenOptions } from '@memloom/core';
-import { assertPutNumbering, assertRecordContext, assertRecordMetadata, assertRecordScope, assertRecordTimes, assertUsableVector, hasLoneSurrogate } from '@memloom/core';
+import { assertPutChange, assertRecordTimes, assertUsableVector, hasLoneSurrogate } from '@memloom/core';
 import { readIfExists } from './atomic-file.js';
 import { unreadableField } from './block-format.js';
 import { BACKEND, ioError, storeError } from './errors.js';
@@ -86,19 +86,15 @@ export function validateChange(change: MemoryChange, header: VectorHeader | unde
     throw storeError('INVALID_INPUT', `memory id ${JSON.stringify(memory.id)} holds a lone surrogate (half of a UTF-16 pair), which a file name cannot hold`);
   }
   if (typeof memory.content !== 'string') throw storeError('INVALID_INPUT', `memory ${memory.id} has no text content`);
-  assertRecordContext(memory, BACKEND);
+  // Core's checks of every store: numbering, scope, context, and metadata (the field line and the history are JSON).
+  assertPutChange(change, BACKEND);
   // The times are written into the Markdown as text: one that cannot be read back (2024-02-30 among them, which
   // a Date takes as March 1) would make the file unreadable.
   assertRecordTimes(memory, BACKEND);
-  // The field line and the history are JSON: metadata JSON would change (a Date, NaN, undefined in an array) or refuse (a cycle) is refused, the version's too.
-  assertRecordMetadata(change, BACKEND);
   // So would any other field the reader refuses (a weight of 1.5, an empty tag, NaN, which JSON writes as null).
   const unreadable = unreadableField(memory);
   if (unreadable) throw storeError('INVALID_INPUT', `memory ${memory.id}: ${unreadable} (the Markdown could not read it back)`);
-  assertRecordScope(memory, BACKEND);
   const scope = assertSafeScope(memory.scope);
-  // A put without a version, or numbered wrong, is the caller's mistake whatever is stored: INVALID_INPUT before any revision is compared.
-  assertPutNumbering(change, BACKEND);
   if (change.vector !== undefined) {
     checkDimension(header, change.vector);
     assertUsableVector(change.vector, `the vector of memory ${memory.id}`, BACKEND);

@@ -1,9 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
-  assertPutNumbering,
-  assertRecordContext,
-  assertRecordMetadata,
-  assertRecordScope,
+  assertPutChange,
   assertUsableVector,
   assertWellFormedRecord,
   dataPath,
@@ -98,12 +95,10 @@ function checkShape(change: MemoryChange, dimension: number | undefined): void {
   }
   const { memory } = change;
   if (!memory || typeof memory.id !== 'string' || memory.id === '') throw invalid('a put needs a memory with an id');
-  assertPutNumbering(change, 'qdrant');
-  assertRecordScope(memory, 'qdrant');
+  // Core's checks of every store: numbering, scope, context, and metadata (the payload is JSON).
+  assertPutChange(change, 'qdrant');
   // JSON sent to the server is UTF-8, which its parser insists on: refused here, typed, before any request.
   assertWellFormedRecord(memory, 'qdrant');
-  // The payload is JSON: metadata JSON would change (a Date, NaN) or refuse (a cycle, a bigint) is refused too, the version's records' as well.
-  assertRecordMetadata(change, 'qdrant');
   // Everything else the points carry (tags, sources, metadata and its keys, the version) as well: the payload is UTF-8 JSON.
   for (const [name, value] of [['memory', memory], ['version', change.version]] as const) {
     const path = loneSurrogatePath(value);
@@ -170,7 +165,6 @@ function plan(id: string, initial: Initial | undefined, changes: readonly Memory
       result.versions = [];
       continue;
     }
-    assertRecordContext(change.memory, 'qdrant');
     if ((current?.revision ?? 0) !== change.expectedRevision) throw conflict(id);
     // A memory deleted and created again since the caller read it may be back at the same revision:
     // the record the change was made from must be the one stored, not an earlier memory of that id.

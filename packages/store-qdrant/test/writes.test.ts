@@ -217,12 +217,12 @@ describe('apply: creating', () => {
     expect((read as { details: object }).details).not.toHaveProperty('readonly');
   });
 
-  it('refuses a context that is not a non-empty string (INVALID_INPUT) and writes nothing', async () => {
+  it('refuses a context that is not a non-empty string (INVALID_INPUT) before any request', async () => {
     for (const context of ['', 42]) {
       const fake = script({});
       const bad = create(record('m1', { context } as unknown as Partial<MemoryRecord>));
       await expect(createQdrantStore({ client: fake.client }).apply([bad])).rejects.toMatchObject({ code: 'INVALID_INPUT', backend: 'qdrant' });
-      expect(fake.methods()).toEqual(['retrieve']);
+      expect(fake.methods()).toEqual([]);
     }
   });
 });

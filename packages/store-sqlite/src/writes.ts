@@ -1,4 +1,4 @@
-import { assertPutNumbering, assertRecordContext, assertRecordMetadata, assertRecordScope, assertWellFormedRecord, keywordText, MemloomError, type MemoryChange, type MemoryRecord } from '@memloom/core';
+import { assertPutChange, assertWellFormedRecord, keywordText, MemloomError, type MemoryChange, type MemoryRecord } from '@memloom/core';
 import type { Database, Statement } from 'better-sqlite3';
 import { BACKEND } from './connection.js';
 import { PendingText } from './pending-text.js';
@@ -326,12 +326,8 @@ export function validateChange(change: MemoryChange): void {
   if (!memory || typeof memory.id !== 'string' || memory.id === '' || typeof memory.content !== 'string' || !version) {
     throw new MemloomError({ code: 'INVALID_INPUT', backend: BACKEND, message: 'a put needs a memory with an id and content, and a version' });
   }
-  assertRecordScope(memory, BACKEND);
-  assertRecordContext(memory, BACKEND);
+  // Core's checks of every store: numbering, scope, context, and metadata (a JSON column, and the history JSON text).
+  assertPutChange(change, BACKEND);
   // Text columns are UTF-8: a lone half of a UTF-16 pair would read back as U+FFFD while the version's JSON kept it.
   assertWellFormedRecord(memory, BACKEND);
-  // Metadata is a JSON column, and the history JSON text: what JSON would change (a Date, NaN, undefined in an array) or refuse (a cycle) is refused here, in the version's records too.
-  assertRecordMetadata(change, BACKEND);
-  // A put numbered wrong is the caller's mistake whatever is stored: INVALID_INPUT before any revision is compared.
-  assertPutNumbering(change, BACKEND);
 }

@@ -12,8 +12,8 @@ import type {
 } from '../contracts.js';
 import { MemloomError } from '../errors.js';
 import { jsonCopy } from '../json-data.js';
-import { assertPutNumbering, assertQueryInput, assertRecordContext, assertRecordMetadata, assertUsableVector, keywordText, listRecords, matchingRecords, pageRecords, searchTextIndex } from '../record-queries.js';
-import { assertDeleteScope, assertQueryScope, assertRecordScope } from '../query-checks.js';
+import { assertPutChange, assertQueryInput, assertUsableVector, keywordText, listRecords, matchingRecords, pageRecords, searchTextIndex } from '../record-queries.js';
+import { assertDeleteScope, assertQueryScope } from '../query-checks.js';
 import { filterMatcher, inScope } from '../scope.js';
 import { TextIndex } from '../text/bm25.js';
 import type { MemoryFilter, MemoryRecord, MemoryVersion, Scope, ScoredMemory } from '../types.js';
@@ -130,8 +130,9 @@ class InMemoryStore implements MemoryStore {
   async apply(changes: readonly MemoryChange[]): Promise<void> {
     this.assertOpen();
     // Check everything first, then mutate synchronously: all or nothing.
-    // A put numbered wrong is the caller's mistake whatever is stored: INVALID_INPUT before any revision is compared.
-    for (const change of changes) if (change?.op === 'put') assertPutNumbering(change, this.name);
+    // A put numbered wrong, or a record no store keeps (its scope, context, metadata), is the caller's
+    // mistake whatever is stored: refused before any revision is compared.
+    for (const change of changes) if (change?.op === 'put') assertPutChange(change, this.name);
     const seen = new Map<string, number | undefined>();
     for (const change of changes) {
       const id = changeId(change);
@@ -142,10 +143,6 @@ class InMemoryStore implements MemoryStore {
         continue;
       }
       const { memory } = change;
-      assertRecordScope(memory, this.name);
-      assertRecordContext(memory, this.name);
-      // What the other stores cannot keep (they write JSON, or float columns) is refused here too.
-      assertRecordMetadata(change, this.name);
       if ((current ?? 0) !== change.expectedRevision) throw this.conflict(memory.id);
       if (change.vector === undefined && current === undefined) {
         throw new MemloomError({ code: 'INVALID_INPUT', backend: this.name, message: `memory ${memory.id} is new and needs a vector` });

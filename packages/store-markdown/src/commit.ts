@@ -35,8 +35,9 @@ export function newTransaction(store: StoreState): Transaction {
  * overwritten file (checked unchanged since it was read), logs, journal;
  * then make it the store's state. A file with problems is never written,
  * nor one in a folder (scope, `memory/`, month) that is a symbolic link.
+ * `operation` names the write in the error of one refused past its commit point.
  */
-export async function commitPlan(store: StoreState, plan: Plan): Promise<void> {
+export async function commitPlan(store: StoreState, plan: Plan, operation: string): Promise<void> {
   for (const { scope, layout } of plan.dirtyLayouts) {
     const problem = layout.problems[0];
     if (problem) {
@@ -59,7 +60,7 @@ export async function commitPlan(store: StoreState, plan: Plan): Promise<void> {
     const transaction = newTransaction(store);
     await plan.stage(transaction, store.header);
     const backedUp: Array<{ scope: ScopeState; name: string }> = [];
-    await transaction.commit(async () => {
+    await transaction.commit(operation, async () => {
       for (const { scope, layout } of plan.dirtyLayouts) {
         const file = path.join(scope.directory, layout.rel);
         const name = path.basename(layout.rel);

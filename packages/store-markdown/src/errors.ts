@@ -18,6 +18,18 @@ export function ioError(error: unknown, what: string): MemloomError {
 }
 
 /**
+ * Run a file operation; a failure that is not a MemloomError yet becomes STORE_ERROR saying what failed
+ * (`ioError`; pass `writeError` for a write, to name what is read-only).
+ */
+export async function guarded<T>(what: string, task: () => Promise<T>, wrap: (error: unknown, what: string) => MemloomError = ioError): Promise<T> {
+  try {
+    return await task();
+  } catch (error) {
+    throw wrap(error, what);
+  }
+}
+
+/**
  * `ioError` for a write. One the system refused for want of permission (EACCES, EROFS, and EPERM but on
  * Windows) names what is read-only as the SQLite store names a file it may not write: STORE_ERROR, the
  * message saying `<path> is read-only for this process`, `details: { path, readonly: true }` (and

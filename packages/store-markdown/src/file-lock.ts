@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { promises as fs, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { MemloomError } from '@memloom/core';
@@ -127,17 +127,55 @@ export class FileLock {
  * A lock that cannot be made (a read-only folder or disk): STORE_ERROR naming the folder as
  * read-only (`writeError`), with the system's reason. Every read takes the lock too (it takes in
  * edits made by hand, which it may write), so a store in a folder this process may not write cannot
- * be opened. A stale lock that cannot be removed (a process of another user left it) is named itself.
+ * be opened. A stale lock that cannot be removed (a process of another user left it) is named itself;
+ * so is a leftover `lock.break` (a process that broke a stale lock stopped before removing it), with
+ * who left it.
  */
 function lockError(error: unknown, directory: string): MemloomError {
   const target = (error as { path?: unknown } | undefined)?.path;
-  const inStaleLock = typeof target === 'string' && target.startsWith(`${directory}${path.sep}`);
+  const inside = (folder: string) => typeof target === 'string' && target.startsWith(`${folder}${path.sep}`);
+  const breaker = `${directory}.break`;
+  if (target === breaker || inside(breaker)) {
+    const owner = leftBy(breaker);
+    return writeError(error, `cannot take the store lock ${directory}`, {
+      advice:
+        `. ${breaker} is left over from a process that broke a stale lock and stopped before removing it (${owner.text}), and this one may not remove it: ` +
+        `no process uses it any more; remove it (as that user or root), and the store can be opened again`,
+      details: { lock: directory, breaker, owner: owner.details },
+    });
+  }
   return writeError(error, `cannot take the store lock ${directory}`, {
-    advice: inStaleLock
+    advice: inside(directory)
       ? '. No process holds it any more (its own is gone, or stopped refreshing it), but this one may not remove it (a process of another user left it): remove it'
       : '. The store takes it to read too (a read takes in edits made by hand, and may write), so that folder must be writable by this process',
     details: { lock: directory },
   });
+}
+
+/** Who left a lock folder: the user owning it, and the process its owner.json names (when it can be read). */
+function leftBy(directory: string): { text: string; details: { uid?: number; pid?: number; host?: string } } {
+  let uid: number | undefined;
+  try {
+    uid = statSync(directory).uid;
+  } catch {
+    // Gone meanwhile: nothing to name.
+  }
+  let owner: Partial<Owner> = {};
+  try {
+    owner = JSON.parse(readFileSync(path.join(directory, 'owner.json'), 'utf8')) as Partial<Owner>;
+  } catch {
+    // Not written, or not readable by this process.
+  }
+  const pid = typeof owner.pid === 'number' ? owner.pid : undefined;
+  const host = typeof owner.host === 'string' ? owner.host : undefined;
+  const parts = [
+    ...(uid !== undefined ? [`owned by user id ${uid}${uid === process.getuid?.() ? ' (this process\'s)' : ''}`] : []),
+    ...(pid !== undefined ? [`made by process ${pid}${host !== undefined ? ` on ${host}` : ''}`] : []),
+  ];
+  return {
+    text: parts.length > 0 ? parts.join(', ') : 'its owner cannot be read',
+    details: { ...(uid !== undefined ? { uid } : {}), ...(pid !== undefined ? { pid } : {}), ...(host !== undefined ? { host } : {}) },
+  };
 }
 
 async function readOwner(directory: string): Promise<Owner | undefined> {

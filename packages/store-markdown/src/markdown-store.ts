@@ -31,7 +31,7 @@ import {
 } from '@memloom/core';
 import { appendDurable, readIfExists, removeEmptyFolders, writeFileAtomic, type Durability } from './atomic-file.js';
 import type { FileProblem } from './block-format.js';
-import { BACKEND, ioError, RetrySignal, storeError, writeError } from './errors.js';
+import { BACKEND, guarded, ioError, RetrySignal, storeError, writeError } from './errors.js';
 import { FileLock } from './file-lock.js';
 import { decodeHistory, encodeAccess, type VectorHeader } from './index-logs.js';
 import { goneFiles, listMarkdownFiles, statSignature } from './loader.js';
@@ -82,6 +82,8 @@ export function createMarkdownStore(options: MarkdownStoreOptions): MarkdownStor
 }
 
 const MAX_RETRIES = 8;
+const WRITE_CHANGES = 'cannot write the changes';
+const DELETE_SCOPE = 'cannot delete the scope';
 /** After the embedder failed, reads try again to embed what it left at most this often (ms of the store's clock); sync() always does. */
 const EMBED_RETRY_MS = 30_000;
 
@@ -209,12 +211,7 @@ class MarkdownFileStore implements MarkdownStore {
     if (!entry) return [];
     const scope = this.scopes.get(entry.scopeKey) as ScopeState;
     const file = historyFile(scope, id);
-    let text: string | undefined;
-    try {
-      text = await readIfExists(file);
-    } catch (error) {
-      throw ioError(error, `cannot read the history of memory ${id}`);
-    }
+    const text = await guarded(`cannot read the history of memory ${id}`, () => readIfExists(file));
     if (text === undefined) return [];
     const { versions, badLine } = decodeHistory(text);
     if (badLine !== undefined) {
@@ -267,10 +264,10 @@ class MarkdownFileStore implements MarkdownStore {
         const plan = this.newPlan();
         for (const [index, change] of changes.entries()) this.planChange(plan, change, scopes[index]);
         try {
-          await this.commit(plan);
+          await this.commit(plan, WRITE_CHANGES);
           return;
         } catch (error) {
-          if (!(error instanceof RetrySignal) || attempt >= MAX_RETRIES) throw writeError(error, 'cannot write the changes');
+          if (!(error instanceof RetrySignal) || attempt >= MAX_RETRIES) throw writeError(error, WRITE_CHANGES);
         }
       }
     });
@@ -287,11 +284,7 @@ class MarkdownFileStore implements MarkdownStore {
       // The whole memory/ folder goes: Markdown, backups (they hold the text), history, index, policy.
       const transaction = this.newTransaction();
       for (const state of doomed) transaction.remove(state.directory);
-      try {
-        await transaction.commit();
-      } catch (error) {
-        throw writeError(error, 'cannot delete the scope');
-      }
+      await guarded(DELETE_SCOPE, () => transaction.commit(DELETE_SCOPE), writeError);
       for (const state of doomed) {
         this.dropScope(state);
         await removeEmptyFolders(path.dirname(state.directory), this.root);
@@ -316,11 +309,7 @@ class MarkdownFileStore implements MarkdownStore {
         byScope.set(scope, lines);
       }
       for (const [scope, lines] of byScope) {
-        try {
-          scope.accessSignature = await appendDurable(accessFile(scope), lines.join(''), this.durability);
-        } catch (error) {
-          throw writeError(error, 'cannot record the access time');
-        }
+        scope.accessSignature = await guarded('cannot record the access time', () => appendDurable(accessFile(scope), lines.join(''), this.durability), writeError);
         scope.accessLines += lines.length;
         for (const id of new Set(ids)) {
           const entry = this.entries.get(id);
@@ -359,12 +348,7 @@ class MarkdownFileStore implements MarkdownStore {
     }
     const now = performance.now();
     if (now - this.lastCheck < this.options.checkIntervalMs) return;
-    let changed: boolean;
-    try {
-      changed = this.somethingDue() || (await this.changedOnDisk());
-    } catch (error) {
-      throw ioError(error, 'cannot look at the memory files');
-    }
+    const changed = await guarded('cannot look at the memory files', async () => this.somethingDue() || (await this.changedOnDisk()));
     if (changed) await this.exclusive(() => this.refresh());
     this.lastCheck = now;
   }
@@ -412,7 +396,7 @@ class MarkdownFileStore implements MarkdownStore {
       scopes: this.scopes,
       header: this.header,
       newPlan: () => this.newPlan(),
-      commit: (plan) => this.commit(plan),
+      commit: (plan, operation) => this.commit(plan, operation),
       dropScope: (state) => this.dropScope(state),
     });
     let report: SyncReport;
@@ -483,8 +467,8 @@ class MarkdownFileStore implements MarkdownStore {
   }
 
   /** Write a plan: Markdown through temp files with a backup of each overwritten file, logs, journal. */
-  private commit(plan: Plan): Promise<void> {
-    return commitPlan(this, plan);
+  private commit(plan: Plan, operation: string): Promise<void> {
+    return commitPlan(this, plan, operation);
   }
 
   private newPlan(): Plan {
@@ -524,11 +508,7 @@ class MarkdownFileStore implements MarkdownStore {
 
   private async compactAccess(scope: ScopeState): Promise<void> {
     const lines = [...scope.access].filter(([id]) => this.entries.has(id)).map(([id, entry]) => encodeAccess(id, entry.revision, entry.at));
-    try {
-      await writeFileAtomic(accessFile(scope), lines.join(''), this.durability);
-    } catch (error) {
-      throw writeError(error, 'cannot record the access time');
-    }
+    await guarded('cannot record the access time', () => writeFileAtomic(accessFile(scope), lines.join(''), this.durability), writeError);
     scope.accessLines = lines.length;
     scope.accessSignature = statSignature(accessFile(scope));
   }
@@ -537,11 +517,7 @@ class MarkdownFileStore implements MarkdownStore {
     const run = this.queue.then(async () => {
       this.assertOpen();
       if (this.options.mustExist) this.assertStoreExists();
-      try {
-        await fs.mkdir(this.stateDirectory, { recursive: true });
-      } catch (error) {
-        throw writeError(error, `cannot create the store folder ${this.stateDirectory}`);
-      }
+      await guarded(`cannot create the store folder ${this.stateDirectory}`, () => fs.mkdir(this.stateDirectory, { recursive: true }), writeError);
       return this.lock.run(task);
     });
     this.queue = run.catch(() => undefined);

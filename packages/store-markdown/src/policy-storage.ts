@@ -1,9 +1,9 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { excerpt, isIsoTime, policyOverridesSchema, systemClock, type Clock, type MemloomError, type PolicyOverrides, type PolicyStorage, type Scope } from '@memloom/core';
+import { excerpt, isIsoTime, policyOverridesSchema, systemClock, type Clock, type PolicyOverrides, type PolicyStorage, type Scope } from '@memloom/core';
 import { readIfExists, writeFileAtomic } from './atomic-file.js';
 import { stamp } from './backups.js';
-import { ioError, storeError, writeError } from './errors.js';
+import { guarded, storeError, writeError } from './errors.js';
 import { FileLock } from './file-lock.js';
 import { assertNotLinked } from './linked-folders.js';
 import { assertSafeScope, memoryDirectory, shownPath } from './scope-path.js';
@@ -125,15 +125,6 @@ export function createMarkdownPolicyStorage(options: MarkdownPolicyStorageOption
       );
     },
   };
-}
-
-/** Run a file operation; a failure that is not a MemloomError yet becomes STORE_ERROR saying what failed (`writeError` for a write). */
-async function guarded<T>(what: string, task: () => Promise<T>, wrap: (error: unknown, what: string) => MemloomError = ioError): Promise<T> {
-  try {
-    return await task();
-  } catch (error) {
-    throw wrap(error, what);
-  }
 }
 
 /** Seed 001's `memory/.last_longterm_compress` of a scope (validated before it names a folder). */

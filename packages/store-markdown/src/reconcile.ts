@@ -47,7 +47,8 @@ export interface ReconcilerParts {
   scopes: Map<string, ScopeState>;
   header: VectorHeader | undefined;
   newPlan: () => Plan;
-  commit: (plan: Plan) => Promise<void>;
+  /** `operation` names the write in the error of one refused past its commit point. */
+  commit: (plan: Plan, operation: string) => Promise<void>;
   dropScope: (state: ScopeState) => void;
 }
 
@@ -330,7 +331,8 @@ export class Reconciler {
     }
 
     // What a person changed (and hand deletions whose wait is over) is written as versions.
-    await writingWhileReading('cannot record the changes made to the memory files', () => parts.commit(plan));
+    const recording = 'cannot record the changes made to the memory files';
+    await writingWhileReading(recording, () => parts.commit(plan, recording));
     report.problems = this.allProblems(plan);
     for (const entry of parts.entries.values()) if (!entry.vector && !report.unembedded.includes(entry.record.id)) report.unembedded.push(entry.record.id);
     return report;

@@ -2,7 +2,7 @@ import type { MemoryChange, Scope, StoreOpenOptions } from '@memloom/core';
 import { assertPutChange, assertRecordTimes, assertUsableVector, hasLoneSurrogate } from '@memloom/core';
 import { readIfExists } from './atomic-file.js';
 import { unreadableField } from './block-format.js';
-import { BACKEND, ioError, storeError } from './errors.js';
+import { BACKEND, guarded, storeError } from './errors.js';
 import type { VectorHeader } from './index-logs.js';
 import { assertSafeScope } from './scope-path.js';
 
@@ -14,12 +14,7 @@ export const STORE_FORMAT = 1;
  * a newer @memloom/store-markdown wrote (a higher `format`) is refused with SCHEMA_TOO_NEW, untouched.
  */
 export async function readStoreFile(file: string, display: string): Promise<VectorHeader | undefined> {
-  let text: string | undefined;
-  try {
-    text = await readIfExists(file);
-  } catch (error) {
-    throw ioError(error, `cannot read ${display}`);
-  }
+  const text = await guarded(`cannot read ${display}`, () => readIfExists(file));
   if (text === undefined) return undefined;
   let value: (Partial<VectorHeader> & { format?: unknown }) | undefined;
   try {

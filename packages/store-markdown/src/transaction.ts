@@ -79,9 +79,11 @@ export class Transaction {
 
   /**
    * Run the transaction. `beforeCommit` runs after every temp file is on
-   * disk and before the commit point (backups go there).
+   * disk and before the commit point (backups go there). `operation` says
+   * what was asked for (`cannot delete the scope`), for the error of a write
+   * refused past its commit point.
    */
-  async commit(beforeCommit?: () => Promise<void>): Promise<void> {
+  async commit(operation: string, beforeCommit?: () => Promise<void>): Promise<void> {
     if (this.isEmpty) return;
     const journal: JournalEntry = {
       txid: this.txid,
@@ -125,7 +127,7 @@ export class Transaction {
     try {
       await rollForward(journal, this.durability, this.now());
     } catch (error) {
-      throw unfinished(error, journal.state, this.journalFile);
+      throw unfinished(error, journal.state, this.journalFile, operation);
     }
     await fs.rm(this.journalFile, { force: true });
   }
@@ -206,11 +208,17 @@ async function rollForward(journal: JournalEntry, durability: Durability, atMs: 
 /**
  * A journal that could not be finished (`commit`) or undone (`prepare`): it stays, and every call of the
  * store tries again and fails alike until a process that may make the change does. One refused for want
- * of permission (`writeError`) names the folder and says so.
+ * of permission (`writeError`) names the folder and says so. `operation`: the write that was refused
+ * itself (what its caller asked for), not one found unfinished.
  */
-function unfinished(error: unknown, state: JournalEntry['state'], journalFile: string): MemloomError {
-  const what = state === 'commit' ? 'finish a write left unfinished past its commit point' : 'undo a write left unfinished before its commit point';
-  return writeError(error, `cannot ${what} (${journalFile})`, {
+function unfinished(error: unknown, state: JournalEntry['state'], journalFile: string, operation?: string): MemloomError {
+  const what =
+    operation !== undefined
+      ? `${operation}: the write is left unfinished past its commit point`
+      : state === 'commit'
+        ? 'cannot finish a write left unfinished past its commit point'
+        : 'cannot undo a write left unfinished before its commit point';
+  return writeError(error, `${what} (${journalFile})`, {
     advice: '. Every call of the store fails until a process that may write that folder does it (opening the store does): open the store once as a user who may, or make the folder writable for this process',
     details: { journal: journalFile },
   });

@@ -144,6 +144,9 @@ describe('a write refused after its commit point', () => {
     };
     const refused = await rejection(store.deleteByScope({ userId: 'a' }));
     expect(refused).toMatchObject(expected);
+    // Before: "cannot finish a write left unfinished past its commit point …", as if found after a crash, and no word of the delete.
+    expect(refused.message).toContain(`[memloom] [markdown] cannot delete the scope: the write is left unfinished past its commit point (${journal}): ${path.dirname(scopeFolder)} is read-only for this process`);
+    expect(refused.message).toContain('Every call of the store fails until a process that may write that folder does it (opening the store does)');
     expect(JSON.parse(await readFile(journal, 'utf8'))).toMatchObject({ state: 'commit' });
     for (const call of [() => store.count({}), () => createMarkdownStore({ root }).open({ dimension: 4, embedderId: 'test/vectors' })]) {
       const error = await rejection(call());
@@ -157,6 +160,26 @@ describe('a write refused after its commit point', () => {
     expect(await store.count({})).toBe(0);
     expect(fs.existsSync(journal)).toBe(false);
     expect(fs.existsSync(scopeFolder)).toBe(false);
+  });
+});
+
+describe('an apply refused after its commit point', () => {
+  it('names what was asked for (writing the changes), not a write found unfinished', async () => {
+    const { store, memory, root, scopeFolder } = await storeWithMemory();
+    const journal = path.join(root, '.memloom', 'journal.json');
+    const file = path.join(scopeFolder, 'MEMORY.md');
+    const realRename = fsPromises.rename;
+    vi.spyOn(fsPromises, 'rename').mockImplementation(async (from, to) => {
+      if (String(to) === file) throw refusal('EACCES', 'rename', String(from), String(to));
+      return realRename(from, to);
+    });
+    refusedFolders.add(scopeFolder);
+    const after = { ...memory, content: 'I like green tea', revision: 2 };
+    const error = await rejection(
+      store.apply([{ op: 'put', memory: after, expectedRevision: 1, version: { memoryId: memory.id, version: 2, at: '2024-03-02T09:00:00.000Z', trigger: 'manual_edit', action: 'edit', reason: 'test', before: memory, after } }]),
+    );
+    expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'markdown', details: { journal, path: scopeFolder, readonly: true } });
+    expect(error.message).toContain(`[memloom] [markdown] cannot write the changes: the write is left unfinished past its commit point (${journal}): ${scopeFolder} is read-only for this process`);
   });
 });
 
@@ -177,5 +200,32 @@ describe('a stale lock this process may not remove (a process of another user le
     expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'markdown', details: { lock, path: lock, readonly: true } });
     expect(error.message).toContain(`cannot take the store lock ${lock}: ${lock} is read-only for this process`);
     expect(error.message).toContain('(a process of another user left it): remove it');
+  });
+});
+
+describe('a leftover lock.break this process may not remove (test/other-user.test.ts makes one of another user, as root)', () => {
+  it('is named itself, with who left it and the advice to remove it', async () => {
+    const { store, root } = await storeWithMemory();
+    const lock = path.join(root, '.memloom', 'lock');
+    const breaker = `${lock}.break`;
+    const gone = { pid: 2 ** 30, host: os.hostname() };
+    // A stale lock, and the breaker of a process that stopped while breaking it: both of processes of this host that are gone.
+    await mkdir(lock);
+    await writeFile(path.join(lock, 'owner.json'), JSON.stringify({ ...gone, token: 'gone' }));
+    await mkdir(breaker);
+    await writeFile(path.join(breaker, 'owner.json'), JSON.stringify({ ...gone, token: 'breaker' }));
+    const realRm = fsPromises.rm;
+    vi.spyOn(fsPromises, 'rm').mockImplementation(async (target, options) => {
+      if (String(target) === breaker) throw refusal('EACCES', 'unlink', path.join(breaker, 'owner.json'));
+      return realRm(target, options);
+    });
+    const error = await rejection(store.sync());
+    const uid = fs.statSync(breaker).uid;
+    expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'markdown', details: { lock, breaker, path: breaker, readonly: true, owner: { uid, ...gone } } });
+    // Before: "… so that folder must be writable by this process", of a folder it may write.
+    expect(error.message).toContain(`cannot take the store lock ${lock}: ${breaker} is read-only for this process`);
+    expect(error.message).toContain(`${breaker} is left over from a process that broke a stale lock and stopped before removing it (owned by user id ${uid}`);
+    expect(error.message).toContain(`made by process ${gone.pid} on ${gone.host}), and this one may not remove it`);
+    expect(error.message).not.toContain('must be writable by this process');
   });
 });

@@ -14,7 +14,7 @@ import {
 import { chunks, DECIDING_READ, denseVectorOf, retrieveAll, type Backend, type Filter, type PointRecord } from './backend.js';
 import type { Schemas } from './client.js';
 import { deleteVersionChains, versionChain } from './history.js';
-import { fromMemoryPayload, toMemoryPayload, toVersionPayload, type MemoryPayload } from './payload.js';
+import { storedKeywordFields, toMemoryPayload, toVersionPayload, type MemoryPayload } from './payload.js';
 import { memoryPointId, versionPointId } from './point-ids.js';
 import { WRITE } from './retry.js';
 import { memoryTextVector } from './sparse-text.js';
@@ -26,7 +26,8 @@ interface Initial {
   /** Kept by every update of a memory: tells it from one deleted and created again at the same revision. */
   createdAt: unknown;
   payload: Record<string, unknown>;
-  vector: number[];
+  /** Undefined when the point holds no (readable) dense vector: a delete needs none, a put keeping it fails. */
+  vector: number[] | undefined;
 }
 
 interface WrittenVersion {
@@ -135,14 +136,12 @@ async function readInitial(backend: Backend, ids: readonly string[]): Promise<Ma
   for (const id of ids) {
     const point = byPoint.get(memoryPointId(id));
     if (!point) continue;
-    // Only what the write needs is checked, not the whole record as a read does: a point damaged elsewhere can still be deleted.
+    // Only what the write needs is checked, not the whole record as a read does: a point damaged elsewhere can still be
+    // deleted, or replaced by a put that brings its own vector (the vector is checked where a put keeps it, in plan()).
     const { revision, writeId, createdAt } = (point.payload ?? {}) as Partial<MemoryPayload>;
-    const vector = denseVectorOf(point);
-    if (typeof revision !== 'number' || typeof writeId !== 'string' || !vector) {
-      const missing = typeof revision !== 'number' ? 'a revision' : typeof writeId !== 'string' ? 'a write id' : 'a vector';
-      throw new MemloomError({ code: 'STORE_CORRUPT', backend: 'qdrant', message: `memory ${id} is stored without ${missing}`, details: { id } });
-    }
-    found.set(id, { revision, writeId, createdAt, payload: point.payload as Record<string, unknown>, vector });
+    if (typeof revision !== 'number') throw storedWithout(id, 'a revision');
+    if (typeof writeId !== 'string') throw storedWithout(id, 'a write id');
+    found.set(id, { revision, writeId, createdAt, payload: point.payload as Record<string, unknown>, vector: denseVectorOf(point) });
   }
   return found;
 }
@@ -150,7 +149,7 @@ async function readInitial(backend: Backend, ids: readonly string[]): Promise<Ma
 /** Replay the batch against what was read: CONFLICT or INVALID_INPUT before anything is written. */
 function plan(id: string, initial: Initial | undefined, changes: readonly MemoryChange[]): Plan {
   const result: Plan = { id, pointId: memoryPointId(id), initial, removesInitial: false, conditionalRemove: false, final: undefined, versions: [] };
-  let current: { revision: number; writeId: string; createdAt: unknown; vector: number[] } | undefined = initial;
+  let current: { revision: number; writeId: string; createdAt: unknown; vector: number[] | undefined } | undefined = initial;
   for (const change of changes) {
     if (changeId(change) !== id) continue;
     if (change.op === 'delete') {
@@ -171,7 +170,7 @@ function plan(id: string, initial: Initial | undefined, changes: readonly Memory
     const basedOn = change.version.before;
     if (current && basedOn && basedOn.createdAt !== current.createdAt) throw conflict(id);
     const vector = change.vector ? [...change.vector] : current?.vector;
-    if (!vector) throw invalid(`memory ${id} is new and needs a vector`);
+    if (!vector) throw current ? storedWithout(id, 'a vector') : invalid(`memory ${id} is new and needs a vector`);
     const writeId = randomUUID();
     result.versions.push({ entry: change.version, writeId, parentWriteId: current?.writeId ?? null });
     current = { revision: change.memory.revision, writeId, createdAt: change.memory.createdAt, vector };
@@ -290,14 +289,17 @@ async function undo(backend: Backend, won: readonly Plan[]): Promise<void> {
       );
       continue;
     }
-    const text = memoryTextVector(fromMemoryPayload(initial.payload), backend.options.textSearch);
+    // Read as leniently as readInitial took it: a put over a point damaged elsewhere is undone too.
+    const fields = storedKeywordFields(initial.payload);
+    const text = fields && memoryTextVector(fields, backend.options.textSearch);
+    const vector = { ...(initial.vector ? { dense: initial.vector } : {}), ...(text ? { text } : {}) };
     await backend.call('undo a write', () =>
       backend.client.upsert(backend.collection, {
         wait: true,
         ordering: backend.options.writeOrdering,
         update_mode: 'update_only',
         update_filter: ours,
-        points: [{ id: entry.pointId, vector: { dense: initial.vector, ...(text ? { text } : {}) }, payload: initial.payload }],
+        points: [{ id: entry.pointId, vector, payload: initial.payload }],
       }),
       WRITE,
     );
@@ -363,6 +365,10 @@ function changeId(change: MemoryChange): string {
 
 function conflict(id: string, ids: string[] = [id]): MemloomError {
   return new MemloomError({ code: 'CONFLICT', backend: 'qdrant', message: `memory ${id} was changed by someone else`, details: { id, ids } });
+}
+
+function storedWithout(id: string, missing: string): MemloomError {
+  return new MemloomError({ code: 'STORE_CORRUPT', backend: 'qdrant', message: `memory ${id} is stored without ${missing}`, details: { id } });
 }
 
 function invalid(message: string): MemloomError {

@@ -4,7 +4,7 @@ import type { Schemas } from './client.js';
 import { PAYLOAD_INDEXES } from './filters.js';
 import { KIND, SCHEMA_VERSION, type MetaPayload } from './payload.js';
 import { META_POINT_ID } from './point-ids.js';
-import { WRITE } from './retry.js';
+import { FIRST_CONTACT, WRITE } from './retry.js';
 import { refreshTerms } from './terms-version.js';
 
 /** Qdrant 1.17 added `update_mode` (insert_only / update_only), which revision checks rely on. */
@@ -63,7 +63,7 @@ function collectionConfig(backend: Backend, dimension: number): Parameters<Backe
 }
 
 async function readCollection(backend: Backend): Promise<Schemas['CollectionInfo'] | undefined> {
-  const { exists } = await backend.call('check collection', () => backend.client.collectionExists(backend.collection));
+  const { exists } = await backend.call('check collection', () => backend.client.collectionExists(backend.collection), FIRST_CONTACT);
   if (!exists) return undefined;
   return backend.call('read collection', () => backend.client.getCollection(backend.collection));
 }
@@ -188,7 +188,7 @@ async function ensurePayloadIndexes(backend: Backend, info: Schemas['CollectionI
 }
 
 async function checkServerVersion(backend: Backend): Promise<void> {
-  const info = await backend.call('read server version', () => backend.client.versionInfo());
+  const info = await backend.call('read server version', () => backend.client.versionInfo(), FIRST_CONTACT);
   const parts = /^(\d+)\.(\d+)\.(\d+)/.exec(String(info.version ?? ''));
   if (!parts) return;
   const version = [Number(parts[1]), Number(parts[2]), Number(parts[3])];

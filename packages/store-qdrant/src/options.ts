@@ -43,6 +43,11 @@ export interface QdrantProgress {
   done: number;
   /** Memories to do, as counted when the work began (never below `done`). */
   total: number;
+  /**
+   * Memory points left as they are so far because a read refuses them (damaged, `STORE_CORRUPT`): each point's id
+   * and why. Their keyword vectors keep the older terms; the rebuild goes on without them. Absent when there are none.
+   */
+  skipped?: Array<{ pointId: string; message: string }>;
 }
 
 export interface QdrantStoreOptions {
@@ -67,7 +72,10 @@ export interface QdrantStoreOptions {
   mustExist?: boolean;
   /** A ready client (e.g. a `QdrantClient` with custom headers, or a test double). @default a new QdrantClient({ url, apiKey, timeout }) */
   client?: QdrantClientLike;
-  /** Per-request timeout of the client this store creates, in milliseconds. @default 30000 */
+  /**
+   * Per-request timeout of the client this store creates, in milliseconds. `open()` does not retry its first
+   * requests after a timeout: against a server that never answers it fails after one timeout. @default 30000
+   */
   timeoutMs?: number;
   /** Shards of a newly created collection (spread over the cluster's nodes). @default 1 */
   shardNumber?: number;
@@ -107,7 +115,8 @@ export interface QdrantStoreOptions {
   /**
    * Told how long work the store does on its own goes: `open()` re-tokenizing every memory's
    * keywords after core's tokenizer changed (`{ task: 'retokenize', done, total }`, before the
-   * first page and after each). Awaited; what it throws fails the open.
+   * first page and after each; `skipped` names the damaged memory points it left as they are). Awaited;
+   * what it throws fails the open.
    * @default undefined
    */
   onProgress?: (progress: QdrantProgress) => unknown;

@@ -150,6 +150,17 @@ export function fromStoredMemory(payload: unknown): { record: MemoryRecord; writ
   return { record, writeId };
 }
 
+/**
+ * What a memory point's keyword vector is made from (its content and context), read from a payload that may be
+ * damaged elsewhere (one `fromMemoryPayload` refuses): undefined without a string content, a context that is
+ * not a string left out.
+ */
+export function storedKeywordFields(payload: unknown): Pick<MemoryRecord, 'content' | 'context'> | undefined {
+  const { content, context } = (payload ?? {}) as { content?: unknown; context?: unknown };
+  if (typeof content !== 'string') return undefined;
+  return { content, ...(typeof context === 'string' ? { context } : {}) };
+}
+
 export function toVersionPayload(entry: MemoryVersion, writeId: string, parentWriteId: string | null): VersionPayload {
   return {
     kind: KIND.version,

@@ -45,9 +45,9 @@ import { queryVector } from './sparse-text.js';
 export function createQdrantStore(options: QdrantStoreOptions = {}): MemoryStore {
   const resolved = resolveOptions(options);
   const client = resolved.client ?? createClient({ url: resolved.url, apiKey: resolved.apiKey, timeoutMs: resolved.timeoutMs });
-  // The URL is named when the server cannot be reached; a client given ready-made has its own.
+  // The URL and timeout are named when the server cannot be reached; a client given ready-made has its own.
   const url = resolved.client ? undefined : resolved.url;
-  const call = createCaller(resolved.retry, resolved.collection, url);
+  const call = createCaller(resolved.retry, { collection: resolved.collection, url, timeoutMs: resolved.client ? undefined : resolved.timeoutMs });
   return new QdrantStore({ client, call, options: resolved, collection: resolved.collection, url });
 }
 

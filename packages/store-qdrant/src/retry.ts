@@ -24,10 +24,29 @@ export interface FailureFacts {
 /** What a request does, when it writes: a write refused with HTTP 403 is marked `readonly: true`. */
 export interface CallKind {
   write?: boolean;
+  /** false: a timed-out request is not tried again. @default true */
+  retryTimeout?: boolean;
 }
 
 /** The kind of every request that writes (an upsert, a delete, a payload or vector change, a collection or index made). */
 export const WRITE: CallKind = { write: true };
+
+/**
+ * `open()`'s first requests (the server version, whether the collection exists): one that times out is
+ * not tried again, so a server that takes connections but never answers fails the open in one
+ * `timeoutMs`, not `retry.attempts` of them. Other transient failures (a refused connection, a 503 of
+ * a server starting up) are retried as everywhere.
+ */
+export const FIRST_CONTACT: CallKind = { retryTimeout: false };
+
+/** Where the requests go: named in the errors of requests that got no answer. */
+export interface CallTarget {
+  collection: string;
+  /** The URL of the store's own client; undefined for a client given ready-made (it has its own). */
+  url?: string | undefined;
+  /** The per-request timeout of the store's own client (`timeoutMs`); undefined for a client given ready-made. */
+  timeoutMs?: number | undefined;
+}
 
 export type QdrantCall = <T>(operation: string, request: () => Promise<T>, kind?: CallKind) => Promise<T>;
 
@@ -36,7 +55,7 @@ export type QdrantCall = <T>(operation: string, request: () => Promise<T>, kind?
  * full jitter, never retry client errors (4xx), and turn whatever is left into
  * a MemloomError that names Qdrant and the operation.
  */
-export function createCaller(policy: RetryPolicy, collection: string, url?: string): QdrantCall {
+export function createCaller(policy: RetryPolicy, target: CallTarget): QdrantCall {
   const sleep = policy.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const random = policy.random ?? Math.random;
   return async <T>(operation: string, request: () => Promise<T>, kind: CallKind = {}): Promise<T> => {
@@ -46,7 +65,8 @@ export function createCaller(policy: RetryPolicy, collection: string, url?: stri
       } catch (error) {
         if (MemloomError.isInstance(error)) throw error;
         const facts = describeFailure(error);
-        if (!facts.transient || attempt >= policy.attempts) throw toStoreError(operation, collection, error, facts, attempt, url, kind.write === true);
+        const retried = facts.transient && attempt < policy.attempts && !(facts.timeout && kind.retryTimeout === false);
+        if (!retried) throw toStoreError(operation, target, error, facts, attempt, kind.write === true);
         const ceiling = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (attempt - 1));
         const asked = facts.retryAfterSeconds !== undefined ? facts.retryAfterSeconds * 1000 : 0;
         await sleep(Math.max(asked, Math.floor(random() * ceiling)));
@@ -133,25 +153,39 @@ export function describeFailure(error: unknown): FailureFacts {
  * A write refused with 403 (a read-only key, writes locked on the server) is `readonly: true`, as
  * SQLite and Markdown mark a write to a file or folder they may not write.
  */
-function toStoreError(operation: string, collection: string, error: unknown, facts: FailureFacts, attempts: number, url: string | undefined, write: boolean): MemloomError {
+function toStoreError(operation: string, target: CallTarget, error: unknown, facts: FailureFacts, attempts: number, write: boolean): MemloomError {
+  const { collection, url, timeoutMs } = target;
   const readonly = write && facts.status === 403;
   const tries = attempts > 1 ? ` after ${attempts} tries` : '';
-  // No HTTP status: the server was not reached (refused, unknown host, reset): say which one was tried.
+  // No HTTP status: the server was not reached (refused, unknown host, reset, no answer in time): say which one was tried.
   const where = facts.status === undefined && url ? ` (Qdrant at ${url})` : '';
   const status = facts.status !== undefined ? ` (HTTP ${facts.status})` : '';
+  // No answer in time (the client gave up, not an HTTP 408 or 504): say how long it waited, and what sets that.
+  const unanswered = facts.timeout && facts.status === undefined;
   const hint = readonly
     ? ': this API key may only read, or writes are locked on the server; check apiKey'
     : facts.status === 401 || facts.status === 403
       ? ': check apiKey'
       : facts.status === 404
         ? `: does collection "${collection}" exist? open() creates it`
-        : '';
+        : unanswered
+          ? timeoutMs !== undefined
+            ? `: no answer within ${timeoutMs} ms; check that Qdrant runs there and is not stuck, or give a slow server more time with the timeoutMs option`
+            : ": no answer within the given client's timeout"
+          : '';
   return new MemloomError({
     code: facts.timeout ? 'TIMEOUT' : 'STORE_ERROR',
     backend: 'qdrant',
     message: `${operation} failed${where}${status}${tries}${hint}: ${facts.detail}`,
     cause: error,
-    details: { operation, collection, attempts, ...(facts.status !== undefined ? { status: facts.status } : {}), ...(readonly ? { readonly: true } : {}) },
+    details: {
+      operation,
+      collection,
+      attempts,
+      ...(facts.status !== undefined ? { status: facts.status } : {}),
+      ...(readonly ? { readonly: true } : {}),
+      ...(unanswered && timeoutMs !== undefined ? { timeoutMs } : {}),
+    },
   });
 }
 

@@ -1,7 +1,8 @@
-import { TOKENIZER_VERSION } from '@memloom/core';
+import { MemloomError, TOKENIZER_VERSION } from '@memloom/core';
 import { DECIDING_READ, scrollPages, type Backend, type PointRecord } from './backend.js';
 import type { Schemas } from './client.js';
 import { memoryFilter } from './filters.js';
+import type { QdrantProgress } from './options.js';
 import { fromStoredMemory, type MetaPayload } from './payload.js';
 import { META_POINT_ID } from './point-ids.js';
 import { WRITE, writtenUnlessForbidden } from './retry.js';
@@ -17,7 +18,8 @@ import { memoryTextVector } from './sparse-text.js';
  * page: an open that stops midway leaves it unrecorded, and the next open does it all again (it is
  * idempotent, so two stores opening at once only do the work twice). A key that may not write (HTTP
  * 403, as a read-only API key gets) leaves the terms as they are, as SQLite does with a file it may
- * not write: searched with them until a store that may write opens the collection.
+ * not write: searched with them until a store that may write opens the collection. A point a read refuses
+ * (damaged: `STORE_CORRUPT`) is skipped, as it is, and reported in the progress (`skipped`): it does not fail the open.
  */
 export async function refreshTerms(backend: Backend, meta: MetaPayload): Promise<void> {
   if (meta.tokenizerVersion === TOKENIZER_VERSION) return;
@@ -25,13 +27,14 @@ export async function refreshTerms(backend: Backend, meta: MetaPayload): Promise
   const memories = memoryFilter();
   const { count: total } = await call('count memories to re-tokenize', () => client.count(collection, { filter: memories, exact: true }));
   let done = 0;
-  const report = () => options.onProgress?.({ task: 'retokenize', done, total: Math.max(total, done) });
+  const skipped: NonNullable<QdrantProgress['skipped']> = [];
+  const report = () => options.onProgress?.({ task: 'retokenize', done, total: Math.max(total, done), ...(skipped.length > 0 ? { skipped: [...skipped] } : {}) });
   await report();
   // A majority read: a replica behind would give an older write, and the rewrite conditional on it
   // would be skipped, leaving that memory's old terms under the new version.
   for await (const page of scrollPages(backend, 'read memories to re-tokenize', memories, true, DECIDING_READ)) {
     if (page.length === 0) continue;
-    if (!(await writtenUnlessForbidden(() => rewriteTerms(backend, page)))) return;
+    if (!(await writtenUnlessForbidden(() => rewriteTerms(backend, page, skipped)))) return;
     done += page.length;
     await report();
   }
@@ -54,15 +57,24 @@ export async function refreshTerms(backend: Backend, meta: MetaPayload): Promise
  * One request for a page: `update_vectors` for the memories that have terms, `delete_vectors` of
  * `text` for those that have none now. Both only where the point still holds the write read
  * (writeIds are unique to each write, so one list covers the page). Sent as a batch update:
- * `QdrantClient.updateVectors` (1.18) drops `update_filter` from the request.
+ * `QdrantClient.updateVectors` (1.18) drops `update_filter` from the request. A point a read
+ * refuses is left out and added to `skipped`.
  */
-async function rewriteTerms(backend: Backend, points: readonly PointRecord[]): Promise<void> {
+async function rewriteTerms(backend: Backend, points: readonly PointRecord[], skipped: NonNullable<QdrantProgress['skipped']>): Promise<void> {
   const { client, call, collection, options } = backend;
   const withTerms: Schemas['PointVectors'][] = [];
   const withoutTerms: Schemas['ExtendedPointId'][] = [];
   const writeIds: string[] = [];
   for (const point of points) {
-    const { record, writeId } = fromStoredMemory(point.payload);
+    let stored: ReturnType<typeof fromStoredMemory>;
+    try {
+      stored = fromStoredMemory(point.payload);
+    } catch (error) {
+      if (!MemloomError.hasCode(error, 'STORE_CORRUPT')) throw error;
+      skipped.push({ pointId: String(point.id), message: error.message });
+      continue;
+    }
+    const { record, writeId } = stored;
     writeIds.push(writeId);
     const text = memoryTextVector(record, options.textSearch);
     if (text) withTerms.push({ id: point.id, vector: { text } });
@@ -72,6 +84,7 @@ async function rewriteTerms(backend: Backend, points: readonly PointRecord[]): P
   const operations: Schemas['UpdateOperation'][] = [];
   if (withTerms.length > 0) operations.push({ update_vectors: { points: withTerms, update_filter: { must: [unchanged] } } });
   if (withoutTerms.length > 0) operations.push({ delete_vectors: { filter: { must: [{ has_id: withoutTerms }, unchanged] }, vector: ['text'] } });
+  if (operations.length === 0) return;
   await call('rewrite keyword vectors', () => client.batchUpdate(collection, { wait: true, ordering: options.writeOrdering, operations }), WRITE);
 }
 

@@ -126,3 +126,38 @@ describe('the keyword rebuild through the real client', () => {
     expect(writesOfPoints[1]?.body).toMatchObject({ points: [META_POINT_ID], payload: { tokenizerVersion: TOKENIZER_VERSION } });
   });
 });
+
+describe('a server that takes connections but never answers, through the real client', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('fails open() after one timeoutMs (the client\'s timer, on a fake clock), naming the URL, the wait and the option', { timeout: 10_000 }, async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const urls: string[] = [];
+    // Never answers: only the client's timeout (an abort) ends the request.
+    vi.stubGlobal('fetch', (url: string, init: RequestInit) => {
+      urls.push(url);
+      return new Promise((_resolve, reject) => {
+        init.signal?.addEventListener('abort', () => reject(Object.assign(new Error('This operation was aborted'), { name: 'AbortError' })));
+      });
+    });
+    const sleeps: number[] = [];
+    const store = createQdrantStore({ url: 'http://10.0.0.5:6333', timeoutMs: 5_000, retry: { sleep: async (ms) => void sleeps.push(ms) } });
+    const failed = store.open({ dimension: 8, embedderId: 'test/embedder' }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    // Time enough for every try the retry policy allows (4), were they made.
+    await vi.advanceTimersByTimeAsync(4 * 5_000);
+    const error = (await failed) as MemloomError;
+    // Before: 4 requests, each waited out (about 2 minutes at the default 30 s).
+    expect(urls).toEqual(['http://10.0.0.5:6333/']);
+    expect(sleeps).toEqual([]);
+    expect(MemloomError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'TIMEOUT', backend: 'qdrant', details: { operation: 'read server version', attempts: 1, timeoutMs: 5_000 } });
+    expect(error.message).toBe(
+      '[memloom] [qdrant] read server version failed (Qdrant at http://10.0.0.5:6333): no answer within 5000 ms; check that Qdrant runs there and is not stuck, or give a slow server more time with the timeoutMs option: This operation was aborted',
+    );
+  });
+});

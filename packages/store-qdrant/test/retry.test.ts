@@ -3,7 +3,7 @@ import { QdrantClientResourceExhaustedError, QdrantClientTimeoutError, QdrantCli
 import { describe, expect, it } from 'vitest';
 import { createQdrantStore } from '../src/index.js';
 import { describeFailure } from '../src/retry.js';
-import { httpError, scriptedClient } from './fake-client.js';
+import { httpError, metaPoint, scriptedClient } from './fake-client.js';
 
 function failing(failures: unknown[], then: unknown = { count: 7 }) {
   let call = 0;
@@ -106,5 +106,51 @@ describe('an unreachable server', () => {
     const error = await caught(store.open({ dimension: 8, embedderId: 'test/vectors' }));
     expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'qdrant' });
     expect(error.message).toContain('(Qdrant at http://127.0.0.1:9)');
+  });
+});
+
+describe('open() against a server that takes connections but never answers', () => {
+  const OPEN = { dimension: 8, embedderId: 'test/embedder' };
+  const timedOut = () => new QdrantClientTimeoutError('The operation was aborted');
+
+  function opening(handlers: Parameters<typeof scriptedClient>[0], options: { checkServerVersion?: boolean } = {}) {
+    const sleeps: number[] = [];
+    const fake = scriptedClient(handlers);
+    const store = createQdrantStore({ client: fake.client, ...options, retry: { sleep: async (ms) => void sleeps.push(ms), random: () => 0.5 } });
+    return { store, fake, sleeps };
+  }
+
+  it('fails at its first request that times out, without trying it again (one timeout, not retry.attempts of them)', async () => {
+    const { store, fake, sleeps } = opening({ versionInfo: () => Promise.reject(timedOut()) });
+    const error = await caught(store.open(OPEN));
+    // Before: 4 tries (each a full timeoutMs against a real server), 3 sleeps between them.
+    expect(fake.methods()).toEqual(['versionInfo']);
+    expect(sleeps).toEqual([]);
+    expect(error).toMatchObject({ code: 'TIMEOUT', backend: 'qdrant', details: { operation: 'read server version', attempts: 1 } });
+    // A client given ready-made has its own URL and timeout.
+    expect(error.message).toBe("[memloom] [qdrant] read server version failed: no answer within the given client's timeout: The operation was aborted");
+  });
+
+  it('without the server version check, the check for the collection is that first request', async () => {
+    const { store, fake, sleeps } = opening({ collectionExists: () => Promise.reject(timedOut()) }, { checkServerVersion: false });
+    const error = await caught(store.open(OPEN));
+    expect(fake.methods()).toEqual(['collectionExists']);
+    expect(sleeps).toEqual([]);
+    expect(error).toMatchObject({ code: 'TIMEOUT', details: { operation: 'check collection', attempts: 1 } });
+  });
+
+  it('still retries its other transient failures (a server starting up), and later requests\' timeouts', async () => {
+    let versionCalls = 0;
+    let countCalls = 0;
+    const { store, sleeps } = opening({
+      versionInfo: () => (++versionCalls < 3 ? Promise.reject(versionCalls === 1 ? networkError('ECONNREFUSED') : httpError(503)) : { title: 'qdrant', version: '1.18.0' }),
+      retrieve: () => [metaPoint('test/embedder')],
+      count: () => (++countCalls === 1 ? Promise.reject(timedOut()) : { count: 7 }),
+    });
+    await store.open(OPEN);
+    expect(versionCalls).toBe(3);
+    expect(await store.count({})).toBe(7);
+    expect(countCalls).toBe(2);
+    expect(sleeps).toHaveLength(3);
   });
 });

@@ -177,21 +177,57 @@ describe('open with a key that may not write (HTTP 403, as a read-only API key g
   });
 });
 
-describe('a stored memory point without a write id', () => {
-  it('is STORE_CORRUPT naming the memory, when its terms are rewritten and when apply reads it', async () => {
-    const { writeId: _dropped, ...payload } = toMemoryPayload(WALKS, 'w1');
-    const point = { id: memoryPointId(WALKS.id), payload, vector: { dense: [1, 0, 0, 0, 0, 0, 0, 0] } };
+describe('open: keyword vectors of another tokenizer version, beside damaged memory points', () => {
+  it('skips a point a read refuses (no write id, a context that is not a string), reports it in the progress, and rebuilds the rest; apply still refuses it', async () => {
+    const { writeId: _dropped, ...payload } = toMemoryPayload(LISBON, 'w1');
+    const noWriteId = { id: memoryPointId(LISBON.id), payload, vector: { dense: [1, 0, 0, 0, 0, 0, 0, 0] } };
+    const badContext = { id: memoryPointId(STOPWORDS.id), payload: { ...toMemoryPayload(STOPWORDS, 'w2'), context: 42 } };
     const fake = scriptedClient({
-      retrieve: (_collection: string, body: any) => (body.ids.includes(META_POINT_ID) ? [metaPoint('test/embedder', 1, 2)] : [point]),
-      count: () => ({ count: 1 }),
-      scroll: () => ({ points: [point], next_page_offset: null }),
+      retrieve: (_collection: string, body: any) => (body.ids.includes(META_POINT_ID) ? [metaPoint('test/embedder', 1, 2)] : [noWriteId]),
+      count: () => ({ count: 3 }),
+      scroll: () => ({ points: [scrolled(WALKS), noWriteId, badContext], next_page_offset: null }),
     });
-    const store = createQdrantStore({ client: fake.client });
-    const corrupt = { code: 'STORE_CORRUPT', backend: 'qdrant', message: expect.stringContaining(`memory ${WALKS.id} is stored without a write id`), details: { id: WALKS.id } };
-    await expect(store.open(OPEN)).rejects.toMatchObject(corrupt);
-    expect(fake.methods()).not.toContain('batchUpdate');
-    await expect(store.apply([replace(WALKS, { content: 'Alice walks her two dogs' })])).rejects.toMatchObject(corrupt);
+    const progress: QdrantProgress[] = [];
+    const store = createQdrantStore({ client: fake.client, onProgress: (step) => void progress.push(step) });
+    // Before: the open failed with STORE_CORRUPT "memory … is stored without a write id", rewriting nothing.
+    await store.open(OPEN);
+    expect(fake.bodies('batchUpdate')).toEqual([
+      expect.objectContaining({
+        operations: [
+          {
+            update_vectors: {
+              points: [{ id: memoryPointId(WALKS.id), vector: { text: documentVector(keywordText(WALKS), BM25) } }],
+              update_filter: { must: [{ key: 'writeId', match: { any: [`write-${WALKS.id}`] } }] },
+            },
+          },
+        ],
+      }),
+    ]);
+    expect(fake.bodies('setPayload')).toEqual([expect.objectContaining({ points: [META_POINT_ID], payload: { tokenizerVersion: TOKENIZER_VERSION } })]);
+    const skipped = [
+      { pointId: memoryPointId(LISBON.id), message: expect.stringContaining(`memory ${LISBON.id} is stored without a write id`) },
+      { pointId: memoryPointId(STOPWORDS.id), message: expect.stringContaining(`memory ${STOPWORDS.id} is stored with a context that is not a string`) },
+    ];
+    expect(progress).toEqual([
+      { task: 'retokenize', done: 0, total: 3 },
+      { task: 'retokenize', done: 3, total: 3, skipped },
+    ]);
+
+    const corrupt = { code: 'STORE_CORRUPT', backend: 'qdrant', message: expect.stringContaining(`memory ${LISBON.id} is stored without a write id`), details: { id: LISBON.id } };
+    await expect(store.apply([replace(LISBON, { content: 'I moved to Porto' })])).rejects.toMatchObject(corrupt);
     expect(fake.methods()).not.toContain('upsert');
+  });
+
+  it('a page holding only damaged points sends no rewrite, and the version is recorded', async () => {
+    const badContext = { id: memoryPointId(STOPWORDS.id), payload: { ...toMemoryPayload(STOPWORDS, 'w2'), context: 42 } };
+    const fake = scriptedClient({
+      retrieve: () => [metaPoint('test/embedder', 1, 2)],
+      count: () => ({ count: 1 }),
+      scroll: () => ({ points: [badContext], next_page_offset: null }),
+    });
+    await createQdrantStore({ client: fake.client }).open(OPEN);
+    expect(fake.methods()).not.toContain('batchUpdate');
+    expect(fake.methods()).toContain('setPayload');
   });
 });
 

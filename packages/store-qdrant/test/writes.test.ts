@@ -473,3 +473,69 @@ describe('touch', () => {
     expect(calls).toEqual(['setPayload']);
   });
 });
+
+describe('apply over a point damaged where a read would refuse it', () => {
+  const BM25 = { k1: 1.2, b: 0.75, averageLength: 16 };
+
+  it('undoing a won put over it (the batch lost elsewhere) puts back its payload as it was, keyword vector from its content', async () => {
+    const espresso = record('m1');
+    const damaged = stored(espresso, 'w1');
+    (damaged.payload as Record<string, unknown>).context = 42;
+    const other = record('other');
+    const fake = script({
+      existing: [damaged, stored(other, 'w-other')],
+      // The put over m1 lands; the other memory was replaced by another writer first.
+      landed: (pointId, ours) => (pointId === memoryPointId('other') ? { writeId: 'theirs', revision: 2 } : ours),
+    });
+    const store = createQdrantStore({ client: fake.client });
+    // Before: STORE_CORRUPT "memory m1 is stored with a context that is not a string", and the put over m1 stayed.
+    await expect(store.apply([replace(espresso, { content: 'mine' }), replace(other, { content: 'mine' })])).rejects.toMatchObject({
+      code: 'CONFLICT',
+      details: { ids: ['other'] },
+    });
+    const writes = memoryUpserts(fake).flatMap((body) => body.points).filter((point) => point.id === memoryPointId('m1'));
+    expect(writes).toHaveLength(2);
+    expect(writes[1].payload).toEqual(damaged.payload);
+    expect(writes[1].vector).toEqual({ dense: damaged.vector.dense, text: documentVector(espresso.content, BM25) });
+    expect(memoryUpserts(fake).at(-1)).toMatchObject({ update_mode: 'update_only', update_filter: { must: [{ has_id: [memoryPointId('m1')] }, { key: 'writeId', match: { value: writes[0].payload.writeId } }] } });
+  });
+
+  for (const [what, vector] of [['without a dense vector', {}], ['with a damaged one', { dense: null }]] as const) {
+    it(`a point ${what} can be deleted, and replaced by a put with a vector; a put keeping its vector is STORE_CORRUPT`, async () => {
+      const espresso = record('m1');
+      const point = { ...stored(espresso, 'w1'), vector };
+      // Before: each was STORE_CORRUPT "memory m1 is stored without a vector", before any write.
+      const deleting = script({ existing: [point as any] });
+      await createQdrantStore({ client: deleting.client }).apply([{ op: 'delete', id: 'm1' }]);
+      expect(deleting.bodies('delete')[0]).toMatchObject({ points: [memoryPointId('m1')] });
+
+      const replacing = script({ existing: [point as any] });
+      await createQdrantStore({ client: replacing.client }).apply([replace(espresso, { content: 'mine' }, VECTOR)]);
+      expect(memoryUpserts(replacing)[0].points[0].vector.dense).toEqual(VECTOR);
+
+      const keeping = script({ existing: [point as any] });
+      await expect(createQdrantStore({ client: keeping.client }).apply([replace(espresso, { content: 'mine' })])).rejects.toMatchObject({
+        code: 'STORE_CORRUPT',
+        backend: 'qdrant',
+        message: expect.stringContaining('memory m1 is stored without a vector'),
+        details: { id: 'm1' },
+      });
+      expect(keeping.methods()).toEqual(['retrieve']);
+    });
+  }
+
+  it('undoing a won put over a point without a dense vector puts it back without one', async () => {
+    const espresso = record('m1');
+    const other = record('other');
+    const fake = script({
+      existing: [{ ...stored(espresso, 'w1'), vector: {} } as any, stored(other, 'w-other')],
+      landed: (pointId, ours) => (pointId === memoryPointId('other') ? { writeId: 'theirs', revision: 2 } : ours),
+    });
+    await expect(
+      createQdrantStore({ client: fake.client }).apply([replace(espresso, { content: 'mine' }, VECTOR), replace(other, { content: 'mine' })]),
+    ).rejects.toMatchObject({ code: 'CONFLICT' });
+    const writes = memoryUpserts(fake).flatMap((body) => body.points).filter((point) => point.id === memoryPointId('m1'));
+    expect(writes).toHaveLength(2);
+    expect(writes[1].vector).toEqual({ text: documentVector(espresso.content, BM25) });
+  });
+});

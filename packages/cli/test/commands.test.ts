@@ -202,7 +202,7 @@ describe('remembering and reading back', () => {
     expect((await cli('restore', memory.id, 'two')).code).toBe(2);
   });
 
-  it('prints a stored id (from an imported export) as text: no escape sequence or bidi control in it reaches the terminal', async () => {
+  it('refuses an id holding an escape sequence or a bidi control (an import, a restore), naming it by code point: no control character reaches the terminal', async () => {
     // An id holding an OSC title, a screen clear and a right-to-left override; the export's embedder id too.
     const id = '00000000-0000-7000-8000-\u001b]0;PWNED\u0007\u001b[2J\u202eX';
     const shown = '00000000-0000-7000-8000-X';
@@ -212,19 +212,17 @@ describe('remembering and reading back', () => {
     const evilHeader = JSON.stringify({ ...JSON.parse(header), embedder: { id: 'test/\u001b[31mred', dimension: 8 } });
     writeFileSync(join(dir, 'evil.jsonl'), `${evilHeader}\n${JSON.stringify(line)}\n`);
     const controls = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
-    const cleanRun = async (...args: string[]) => {
+    const refusedRun = async (...args: string[]) => {
       const result = await cli(...args);
-      expect(result.code, `${args.join(' ')}\n${result.stderr}`).toBe(0);
-      expect(result.stdout, args[0]).not.toMatch(controls);
-      return result.stdout;
+      expect(result.code, `${args.join(' ')}\n${result.stderr}`).toBe(EXIT_CODES.USAGE);
+      expect(result.stderr, args[0]).toContain('U+001B at index 24');
+      expect(`${result.stdout}${result.stderr}`, args[0]).not.toMatch(controls);
     };
-    expect(await cleanRun('import', 'evil.jsonl')).toContain('(the export came from test/red)');
-    expect(await cleanRun('add', 'Note number 0 about topic 0 and place 0', '--user', 'alice')).toContain(`merged into ${shown}\n`);
-    // Kept beside it: the nearest memory, boosted, is named.
-    expect(await cleanRun('add', 'Note number 0 about topic 0 and place 0 with my sister Emma in Lisbon', '--user', 'alice')).toContain(`nearest memory ${shown}: weight now`);
-    expect(await cleanRun('restore', id, '1')).toContain(`restored ${shown} to version 1`);
-    expect(await cleanRun('maintain', '--dry-run', '--now', '2030-01-01', '--user', 'alice')).toContain(`\ndelete   ${shown}\n`);
-    // An error naming it (the same memory twice in a file, with different contents) is shown as text too.
+    // Every store refuses such an id (core's assertRecordId): nothing is written.
+    await refusedRun('import', 'evil.jsonl');
+    expect(await storedIn(dir, 'memory.db')).toEqual([]);
+    await refusedRun('restore', id, '1');
+    // An error naming it (the same memory twice in a file, with different contents) is shown as text.
     const other = { ...line, memory: { ...line.memory, content: 'Another text' } };
     writeFileSync(join(dir, 'twice.jsonl'), `${evilHeader}\n${JSON.stringify(line)}\n${JSON.stringify(other)}\n`);
     const twice = await cli('import', 'twice.jsonl', '--store', 'sqlite:./twice.db');

@@ -235,6 +235,11 @@ export type MemoryChange =
  * string is INVALID_SCOPE, a filter field that is unknown or of the wrong type
  * INVALID_INPUT, so a misspelt key never matches every memory. Limits, text,
  * ids and query vectors: `assertQueryInput`.
+ *
+ * A write the store may not make (a file or folder this process may not
+ * write, a read-only disk, an API key that may only read) fails with
+ * STORE_ERROR and `details.readonly: true` (core's `readOnlyStoreError`), in
+ * every backend: a caller tells it from other failures by that alone.
  */
 export interface MemoryStore {
   /** Short backend name used in errors: `memory`, `sqlite`, `markdown`, `qdrant`. */
@@ -278,7 +283,12 @@ export interface MemoryStore {
    * A put must carry `memory.revision === version.version === expectedRevision + 1`
    * (otherwise INVALID_INPUT: the caller numbered it wrong, whatever is stored).
    * Deleting an unknown id is a no-op, unless `expectedRevision` is given
-   * (then it is a CONFLICT). Records come back exactly as put; a store that
+   * (then it is a CONFLICT). Every check of a put's input below comes before
+   * any revision is compared: a put that is both stale and bad is refused
+   * for its input (INVALID_INPUT, INVALID_SCOPE, DIMENSION_MISMATCH), not
+   * with CONFLICT. A put's memory id must be a non-empty string without a
+   * control character or a bidi control (`assertRecordId`: INVALID_INPUT
+   * naming it by code point, such as U+001B). Records come back exactly as put; a store that
    * cannot keep a lone half of a UTF-16 pair in an id, scope, content or
    * context refuses it instead (`assertWellFormedRecord`). Core's facade never
    * writes one. Every store refuses, with INVALID_INPUT and nothing written, a
@@ -286,8 +296,9 @@ export interface MemoryStore {
    * (`assertRecordMetadata`: no Date, Map, NaN, cycle, …) or whose vector
    * holds NaN or Infinity or is all zeros
    * (`assertUsableVector`); a vector of another dimension is DIMENSION_MISMATCH.
-   * A put whose memory's scope is absent, `null` or of the wrong shape (as a
-   * read's scope: `assertRecordScope`) is INVALID_SCOPE, nothing written.
+   * A put whose memory's scope is absent, `null`, of the wrong shape (as a
+   * read's scope) or holds a blank value (`{ userId: '' }`) is INVALID_SCOPE,
+   * nothing written (`assertRecordScope`).
    */
   apply(changes: readonly MemoryChange[]): Promise<void>;
   /**

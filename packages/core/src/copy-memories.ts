@@ -1,6 +1,6 @@
 import type { MemoryChange, MemoryStore, StoreOpenOptions } from './contracts.js';
 import { checkedSignal } from './abort-signal.js';
-import { MemloomError } from './errors.js';
+import { describeValue, MemloomError } from './errors.js';
 import type { Memory } from './memory-types.js';
 import { importStandIn } from './records.js';
 import { pagesOldestFirst, snapshotsOf, type OldestFirstQuery } from './store-reads.js';
@@ -61,7 +61,7 @@ export async function copyMemories(options: CopyMemoriesOptions): Promise<CopyPr
   if (from === to) throw new MemloomError({ code: 'INVALID_OPTIONS', message: 'copyMemories needs two different stores' });
   const batchSize = options.batchSize ?? 100;
   if (!Number.isInteger(batchSize) || batchSize < 1) {
-    throw new MemloomError({ code: 'INVALID_OPTIONS', message: `batchSize must be a positive integer, got ${String(batchSize)}` });
+    throw new MemloomError({ code: 'INVALID_OPTIONS', message: `batchSize must be a positive integer, got ${describeValue(batchSize)}` });
   }
   const onMismatch = options.onMismatch ?? 'error';
   const signal = checkedSignal(options.signal, 'copyMemories');

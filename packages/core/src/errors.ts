@@ -119,6 +119,23 @@ export function toMemloomError(
 }
 
 /**
+ * STORE_ERROR for a write a store may not make (a file or folder this process may not write, a read-only
+ * disk, an API key that may only read): "`doing`: `what` is read-only for this process`why`", with
+ * `readonly: true` added to `details`, so a caller tells it from other failures by `details.readonly`
+ * alone (see `MemoryStore`). `why` follows as it is given: lead it with its punctuation, such as
+ * " (its permissions, or a read-only disk)" or ": this API key may only read". One shape for every backend.
+ */
+export function readOnlyStoreError(options: { backend: string; doing: string; what: string; why: string; details?: Record<string, unknown>; cause?: unknown }): MemloomError {
+  return new MemloomError({
+    code: 'STORE_ERROR',
+    backend: options.backend,
+    message: `${options.doing}: ${options.what} is read-only for this process${options.why}`,
+    cause: options.cause,
+    details: { ...options.details, readonly: true },
+  });
+}
+
+/**
  * MISSING_RESOURCE from a store opened with `mustExist` that finds no store: "no store `where`:
  * `what`, and nothing was created (mustExist). Check `check`, or create the store by opening it
  * without mustExist", with `mustExist: true` added to `details`. One wording for every backend.

@@ -1,4 +1,4 @@
-import { MemloomError } from './errors.js';
+import { describeValue, MemloomError } from './errors.js';
 
 /** Fills `bytes` with random bytes. */
 export type RandomBytes = (bytes: Uint8Array) => void;
@@ -18,7 +18,7 @@ const cryptoRandom: RandomBytes = (bytes) => {
  */
 export function timeOrderedId(atMs: number, random: RandomBytes = cryptoRandom): string {
   if (typeof atMs !== 'number' || !Number.isFinite(atMs) || atMs < 0 || atMs >= 2 ** 48) {
-    throw new MemloomError({ code: 'INVALID_INPUT', message: `a time-ordered id needs a time in milliseconds from 0 to 2^48, got ${String(atMs)}` });
+    throw new MemloomError({ code: 'INVALID_INPUT', message: `a time-ordered id needs a time in milliseconds from 0 to 2^48, got ${describeValue(atMs)}` });
   }
   const bytes = new Uint8Array(16);
   random(bytes);

@@ -1,5 +1,5 @@
 // Errors
-export { describeValue, MemloomError, missingStoreError, toMemloomError } from './errors.js';
+export { describeValue, MemloomError, missingStoreError, readOnlyStoreError, toMemloomError } from './errors.js';
 export type { MemloomErrorCode, MemloomErrorOptions } from './errors.js';
 
 // Data model
@@ -119,6 +119,8 @@ export { toEpochMs, assertNotFuture } from './options.js';
 export { FUTURE_AT_TOLERANCE_MS, MAX_IMPORTANCE, MAX_TIMEOUT_MS } from './config.js';
 export { KeyedLock } from './keyed-lock.js';
 export { abortable } from './abort-signal.js';
+export { controlCharacterAt } from './control-characters.js';
+export { byScoreThenId, scoreThenId } from './score-order.js';
 export { excerpt, hasLoneSurrogate, lastCharacters, loneSurrogatePath, pairSafeEnd, wellFormed } from './well-formed.js';
 export { dataPath, jsonCopy, jsonDataProblem, MAX_DATA_DEPTH, MAX_STORED_DATA_DEPTH } from './json-data.js';
 export type { DataProblem } from './json-data.js';
@@ -133,7 +135,7 @@ export { FlatVectorIndex, flatVectorIndexSupported } from './vector-index/flat-v
 export type { VectorHit } from './vector-index/flat-vector-index.js';
 export { validateScope, scopeEntries, isEmptyScope, scopeKey, inScope, matchesFilter, filterMatcher } from './scope.js';
 export { assertDeleteScope, assertQueryScope, assertRecordScope } from './query-checks.js';
-export { assertPutChange, assertPutNumbering, assertQueryInput, assertRecordContext, assertRecordMetadata, assertRecordTimes, assertUsableVector, assertWellFormedRecord, keywordText, listCursor, listOrder, listRecords, matchingRecords, pastCursor, foreignCursor, numericPageQuery, pageLimit, pageRecords, searchTextIndex } from './record-queries.js';
+export { assertPutChange, assertPutNumbering, assertQueryInput, assertRecordContext, assertRecordId, assertRecordMetadata, assertRecordTimes, assertUsableVector, assertWellFormedRecord, keywordText, listCursor, listOrder, listRecords, matchingRecords, pastCursor, foreignCursor, numericPageQuery, pageLimit, pageRecords, searchTextIndex } from './record-queries.js';
 export type { ListCursor, ListPlace, RecordEntry, SequencedEntry } from './record-queries.js';
 
 // Language model helpers

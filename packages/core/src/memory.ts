@@ -485,7 +485,7 @@ class MemloomMemory implements Memory {
     const nowMs = options.now === undefined ? this.clock.now() : toEpochMs(options.now);
     const { changesLimit } = options;
     if (changesLimit !== undefined && (!Number.isInteger(changesLimit) || changesLimit < 0)) {
-      throw new MemloomError({ code: 'INVALID_OPTIONS', message: `maintain: changesLimit must be an integer of at least 0, not ${String(changesLimit)}` });
+      throw new MemloomError({ code: 'INVALID_OPTIONS', message: `maintain: changesLimit must be an integer of at least 0, not ${describeValue(changesLimit)}` });
     }
     const signal = checkedSignal(options.signal, 'maintain');
     signal?.throwIfAborted();
@@ -630,6 +630,6 @@ function assertEmbedder(embedder: unknown): asserts embedder is Embedder {
     throw new MemloomError({ code: 'INVALID_OPTIONS', message: 'embedder must have an id and an embed(texts) method' });
   }
   if (!Number.isInteger(candidate.dimension) || (candidate.dimension as number) <= 0) {
-    throw new MemloomError({ code: 'INVALID_OPTIONS', message: `embedder.dimension must be a positive integer, got ${String(candidate.dimension)}` });
+    throw new MemloomError({ code: 'INVALID_OPTIONS', message: `embedder.dimension must be a positive integer, got ${describeValue(candidate.dimension)}` });
   }
 }

@@ -13,7 +13,7 @@ import {
 } from './config.js';
 import { isAbortSignal, notASignal } from './abort-signal.js';
 import { MemloomError } from './errors.js';
-import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_SOURCES, MEMORY_TYPES, type MemoryFilter } from './types.js';
+import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_SOURCES, MEMORY_TYPES, type MemoryCategory, type MemoryFilter } from './types.js';
 import { isOnCalendar } from './time-text.js';
 import { jsonCopy, jsonDataProblem } from './json-data.js';
 import { collidingKey, wellFormed, wellFormedData } from './well-formed.js';
@@ -86,9 +86,10 @@ export const memoryFilterSchema = z
  * What adapters recall unless given a `filter` (LangChain's middleware and tools, LlamaIndex's memory
  * blocks): facts, core facts and episodes. `system` is left out: those records are the machinery of the
  * adapters over the same memory (LangChain's chat-history lines, LangGraph store items, working-memory
- * overviews), not memories to show a model.
+ * overviews), not memories to show a model. Frozen, its list too: every adapter shares it, so a change
+ * made through one of them would change what every other recalls (in strict code it throws instead).
  */
-export const DEFAULT_RECALL_FILTER: MemoryFilter = { category: ['core', 'fact', 'episode'] };
+export const DEFAULT_RECALL_FILTER: Readonly<MemoryFilter> = Object.freeze({ category: Object.freeze(['core', 'fact', 'episode']) as MemoryCategory[] });
 
 const signalSchema = z.custom<AbortSignal>(isAbortSignal, { error: (issue) => notASignal(issue.input) });
 

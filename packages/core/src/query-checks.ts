@@ -53,16 +53,21 @@ export function assertDeleteScope(scope: unknown, backend: string): asserts scop
 /**
  * For store authors: the scope of a record to put, checked as a read's scope
  * is (INVALID_SCOPE naming the memory and the backend), and refused when it is
- * absent or `null` (a memory of no one has `{}`), so every store refuses the
- * same records before writing anything: a store with a column per field would
- * otherwise drop a field it has no column for, and one that keeps records as
- * given would keep a shape no read's scope matches.
+ * absent or `null` (a memory of no one has `{}`) or when a value is blank
+ * (`{ userId: '' }`, `{ userId: ' ' }`: no query could name it, as the facade's
+ * `validateScope` refuses it), so every store refuses the same records before
+ * writing anything: a store with a column per field would otherwise drop a
+ * field it has no column for, and one that keeps records as given would keep a
+ * shape no read's scope matches.
  */
 export function assertRecordScope(memory: Pick<MemoryRecord, 'id' | 'scope'>, backend: string): void {
   const scope: unknown = memory.scope;
   const what = `memory ${memory.id}`;
   if (scope === undefined || scope === null) throw invalidScope(backend, `${what}: scope must be an object like { userId: "alice" } ({} for none), got ${describeValue(scope)}`);
   assertScopeShape(scope, what, backend);
+  for (const [key, value] of Object.entries(scope)) {
+    if (typeof value === 'string' && value.trim() === '') throw invalidScope(backend, `${what}: scope.${key} must not be blank, got ${describeValue(value)}`, { field: key });
+  }
 }
 
 function assertScopeShape(scope: unknown, what: string, backend: string): void {

@@ -1,6 +1,8 @@
 import type { ListOrder, ListQuery, MemoryChange, MemoryPage, PageQuery, TextQuery } from './contracts.js';
+import { controlCharacterAt } from './control-characters.js';
 import { describeValue, MemloomError } from './errors.js';
 import { assertRecordScope } from './query-checks.js';
+import { idControlMessage } from './records.js';
 import { filterMatcher, inScope } from './scope.js';
 import type { TextIndex } from './text/bm25.js';
 import type { MemoryFilter, MemoryRecord, Scope, ScoredMemory } from './types.js';
@@ -20,6 +22,20 @@ import { hasLoneSurrogate, wellFormed } from './well-formed.js';
  */
 export function keywordText(memory: Pick<MemoryRecord, 'content' | 'context'>): string {
   return memory.context ? `${memory.content}\n${memory.content}\n${memory.context}` : memory.content;
+}
+
+/**
+ * For stores: a record's id is a non-empty string without a control character or a bidi control (U+001B,
+ * U+202E, …: `validateId`'s rule), INVALID_INPUT naming the character by code point and the backend otherwise,
+ * so every store refuses the same ids before writing anything, and an id printed by a tool shows what it is.
+ */
+export function assertRecordId(memory: Pick<MemoryRecord, 'id'>, backend: string): void {
+  const id: unknown = memory.id;
+  if (typeof id !== 'string' || id === '') {
+    throw new MemloomError({ code: 'INVALID_INPUT', backend, message: `a memory id must be a non-empty string, got ${describeValue(id)}`, details: { field: 'id' } });
+  }
+  const control = controlCharacterAt(id);
+  if (control) throw new MemloomError({ code: 'INVALID_INPUT', backend, message: idControlMessage(control), details: { field: 'id' } });
 }
 
 /**
@@ -84,7 +100,7 @@ export function assertQueryInput(
   };
   for (const field of ['limit', 'offset'] as const) {
     const value = input[field];
-    if (field in input && (typeof value !== 'number' || !Number.isInteger(value) || value < 0)) refuse(`${field} must be a whole number >= 0, got ${String(value)}`);
+    if (field in input && (typeof value !== 'number' || !Number.isInteger(value) || value < 0)) refuse(`${field} must be a whole number >= 0, got ${describeValue(value)}`);
   }
   if ('text' in input && typeof input.text !== 'string') refuse(`text must be a string, got ${typeof input.text}`);
   if ('ids' in input && (!Array.isArray(input.ids) || input.ids.some((id) => typeof id !== 'string'))) refuse('ids must be an array of strings');
@@ -158,27 +174,31 @@ export function assertPutNumbering(change: { memory: Pick<MemoryRecord, 'id' | '
   }
   const { memory, expectedRevision, version } = change;
   if (!Number.isInteger(expectedRevision) || expectedRevision < 0) {
-    throw new MemloomError({ code: 'INVALID_INPUT', backend, message: `memory ${memory.id}: expectedRevision must be a whole number >= 0, got ${String(expectedRevision)}` });
+    throw new MemloomError({ code: 'INVALID_INPUT', backend, message: `memory ${memory.id}: expectedRevision must be a whole number >= 0, got ${describeValue(expectedRevision)}` });
   }
   if (memory.revision !== expectedRevision + 1 || version?.version !== memory.revision) {
     throw new MemloomError({
       code: 'INVALID_INPUT',
       backend,
-      message: `memory ${memory.id}: revision ${String(memory.revision)} and version ${String(version?.version)} must both be ${expectedRevision + 1}`,
+      message: `memory ${memory.id}: revision ${describeValue(memory.revision)} and version ${describeValue(version?.version)} must both be ${expectedRevision + 1}`,
     });
   }
 }
 
 /**
  * For store authors: the checks every store runs on a put, in one order, before it looks at what it holds:
- * the numbering (`assertPutNumbering`, which also refuses a put without a memory or a version), the scope
- * (`assertRecordScope`, INVALID_SCOPE), the context (`assertRecordContext`) and the metadata
- * (`assertRecordMetadata`), INVALID_INPUT otherwise, naming the backend. Call it on every put of a batch
- * before writing anything, then add the store's own checks: well-formed text (`assertWellFormedRecord`)
+ * the id (`assertRecordId`), the numbering (`assertPutNumbering`, which also refuses a put without a memory
+ * or a version), the scope (`assertRecordScope`, INVALID_SCOPE), the context (`assertRecordContext`) and the
+ * metadata (`assertRecordMetadata`), INVALID_INPUT otherwise, naming the backend. Call it on every put of a
+ * batch before writing anything, then add the store's own checks: well-formed text (`assertWellFormedRecord`)
  * where text is kept as UTF-8, times (`assertRecordTimes`) where they are kept as text, and the vector's
- * dimension (DIMENSION_MISMATCH) before `assertUsableVector`.
+ * dimension (DIMENSION_MISMATCH) before `assertUsableVector`. All of them come before any revision is
+ * compared: a put of bad input is refused for it (INVALID_INPUT, INVALID_SCOPE, DIMENSION_MISMATCH) even
+ * when it is also stale, and CONFLICT means only that someone else changed the memory.
  */
 export function assertPutChange(change: Extract<MemoryChange, { op: 'put' }>, backend: string): void {
+  // The id first: the messages of the checks after it name the memory by its id.
+  if (typeof change?.memory === 'object' && change.memory !== null) assertRecordId(change.memory, backend);
   assertPutNumbering(change, backend);
   assertRecordScope(change.memory, backend);
   assertRecordContext(change.memory, backend);
@@ -332,7 +352,7 @@ export function numericPageQuery(query: PageQuery, backend: string): { limit: nu
 /** A `listPage` query's limit, checked (INVALID_INPUT names the backend): for every store, whatever its cursor. */
 export function pageLimit(query: PageQuery, backend: string): number {
   if (!Number.isInteger(query.limit) || query.limit < 1) {
-    throw new MemloomError({ code: 'INVALID_INPUT', backend, message: `listPage needs a limit that is an integer of at least 1, not ${String(query.limit)}` });
+    throw new MemloomError({ code: 'INVALID_INPUT', backend, message: `listPage needs a limit that is an integer of at least 1, not ${describeValue(query.limit)}` });
   }
   return query.limit;
 }

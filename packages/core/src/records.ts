@@ -1,4 +1,5 @@
 import type { RecordDefaults } from './config.js';
+import { controlCharacterAt } from './control-characters.js';
 import { MemloomError } from './errors.js';
 import type { MemoryRecord, MemoryVersion, Scope, UpdateTrigger, VersionAction } from './types.js';
 import { wellFormed } from './well-formed.js';
@@ -199,12 +200,19 @@ export function validateContent(content: unknown, maxLength: number, field = 'co
   return trimmed;
 }
 
-/** Validate a memory id from outside. */
+/** Validate a memory id from outside: a non-blank string of at most 256 characters, without control characters or bidi controls. */
 export function validateId(id: unknown): string {
   if (typeof id !== 'string' || id.trim() === '' || id.length > 256) {
     throw new MemloomError({ code: 'INVALID_INPUT', message: 'a memory id must be a non-empty string of at most 256 characters' });
   }
+  const control = controlCharacterAt(id);
+  if (control) throw new MemloomError({ code: 'INVALID_INPUT', message: idControlMessage(control), details: { field: 'id' } });
   return id;
+}
+
+/** The message for an id holding a control character or a bidi control (`controlCharacterAt`), which no store takes. */
+export function idControlMessage(control: string): string {
+  return `a memory id must not hold a control character or a bidi control, which would print as other text; this one holds ${control}`;
 }
 
 /** Tags of a memory that took in more: its own first, within `maxTags`, and never fewer than it had. */

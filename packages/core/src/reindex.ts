@@ -1,7 +1,7 @@
 import type { Embedder, MemoryStore, ReindexStatus, StagedVector } from './contracts.js';
 import { DEFAULT_CONTEXT_WEIGHT } from './config.js';
 import { checkedSignal } from './abort-signal.js';
-import { MemloomError } from './errors.js';
+import { describeValue, MemloomError } from './errors.js';
 import { repeatedPageGuard } from './store-reads.js';
 import type { MemoryRecord } from './types.js';
 import { documentVectors } from './vector.js';
@@ -65,11 +65,11 @@ export async function reindex(options: ReindexOptions): Promise<ReindexReport> {
   const { store, embedder } = options;
   const contextWeight = options.contextWeight ?? DEFAULT_CONTEXT_WEIGHT;
   if (!(contextWeight >= 0) || !Number.isFinite(contextWeight)) {
-    throw new MemloomError({ code: 'INVALID_OPTIONS', message: `contextWeight must be a finite number >= 0, got ${String(contextWeight)}` });
+    throw new MemloomError({ code: 'INVALID_OPTIONS', message: `contextWeight must be a finite number >= 0, got ${describeValue(contextWeight)}` });
   }
   const batchSize = options.batchSize ?? 64;
   if (!Number.isInteger(batchSize) || batchSize < 1) {
-    throw new MemloomError({ code: 'INVALID_OPTIONS', message: `batchSize must be a positive integer, got ${String(batchSize)}` });
+    throw new MemloomError({ code: 'INVALID_OPTIONS', message: `batchSize must be a positive integer, got ${describeValue(batchSize)}` });
   }
   const signal = checkedSignal(options.signal, 'reindex');
   // Already aborted: nothing is begun (beginning another target would drop a re-index in progress).

@@ -1,5 +1,6 @@
 import type { RetrievalConfig } from './config.js';
 import { daysBetween } from './decay.js';
+import { byScoreThenId } from './score-order.js';
 import type { MemoryRecord, ScoredMemory, ScoreParts } from './types.js';
 
 export interface RankedMemory {
@@ -62,7 +63,7 @@ export function rankCandidates(
     };
     ranked.push({ memory, parts, score: combineScore(parts, config.weights) });
   }
-  return ranked.sort((a, b) => b.score - a.score || (a.memory.id < b.memory.id ? -1 : 1));
+  return ranked.sort(byScoreThenId);
 }
 
 /** The smallest of some numbers (Infinity for none). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { copyMemories, createMemory, MemloomError, type CopyProgress, type MemoryChange, type MemoryStore } from '../src/index.js';
+import { copyMemories, createMemory, MemloomError, type CopyProgress, type ListQuery, type MemoryChange, type MemoryRecord, type MemoryStore } from '../src/index.js';
 import { axisVector, createFakeClock, createInMemoryStore, createTestEmbedder } from '../src/testing/index.js';
 import { MAX_REPEATED_PAGES } from '../src/store-reads.js';
 
@@ -301,6 +301,39 @@ describe('copyMemories', () => {
     await expect(copyMemories({ from: memory, to: other })).rejects.toMatchObject({ code: 'EMBEDDER_MISMATCH' });
     expect(await other.store.count({})).toBe(0);
     await expect(copyMemories({ from: memory, to: memory.store })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
+  });
+
+  it('refuses a source memory whose id holds a control character (INVALID_INPUT naming it by code point), writing nothing of its batch', async () => {
+    const { memory } = await source();
+    const [first, second] = await memory.store.list({ orderBy: 'createdAt' });
+    // A store written before ids were checked: its second memory's id holds an escape sequence.
+    const badId = `${second!.id}\u001b[2J`;
+    const shown = (record: MemoryRecord) => (record.id === second!.id ? { ...record, id: badId } : record);
+    const stored = (id: string) => (id === badId ? second!.id : id);
+    const store = memory.store;
+    const legacy: MemoryStore = Object.assign(Object.create(store) as MemoryStore, {
+      capabilities: { ...store.capabilities, readMany: false, listAfter: false },
+      list: async (query: ListQuery) => (await store.list(query)).map(shown),
+      getMany: async (ids: readonly string[]) => (await store.getMany(ids.map(stored))).map(shown),
+      get: async (id: string) => {
+        const record = await store.get(stored(id));
+        return record && shown(record);
+      },
+      history: async (id: string) => store.history(stored(id)),
+      getVector: async (id: string) => store.getVector(stored(id)),
+    });
+    const target = createInMemoryStore();
+    const refused = await copyMemories({ from: legacy, to: target, batchSize: 2, open: { dimension: DIM, embedderId: memory.embedder.id } }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'INVALID_INPUT', details: { field: 'id' } });
+    expect((refused as MemloomError).message).toContain('U+001B at index 36');
+    expect((refused as MemloomError).message).not.toContain('\u001b');
+    expect(await target.get(first!.id)).toBeUndefined();
+    expect(await target.count({})).toBe(0);
+  });
+
+  it('shows a batch size that is not a whole number as it was given', async () => {
+    const { memory } = await source();
+    await expect(copyMemories({ from: memory, to: createInMemoryStore(), batchSize: '10' as never })).rejects.toThrow('got "10"');
   });
 
   it('stops between batches when aborted', async () => {

@@ -37,6 +37,8 @@ describe('timeOrderedId', () => {
     for (const time of [-1, 2 ** 48, Number.NaN, Number.POSITIVE_INFINITY, '1' as unknown as number]) {
       expect(() => timeOrderedId(time)).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
     }
+    // A string is shown quoted, as given, not as if it were the number.
+    expect(() => timeOrderedId('1' as unknown as number)).toThrow('got "1"');
   });
 
   it("is createMemory's id generator, at the memory's clock", async () => {

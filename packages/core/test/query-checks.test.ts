@@ -1,8 +1,8 @@
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { assertDeleteScope, assertPutChange, assertQueryInput, assertQueryScope, assertUsableVector, assertValidVector, assertWellFormedRecord, createMemory, excerpt, hasLoneSurrogate, MemloomError } from '../src/index.js';
+import { assertDeleteScope, assertPutChange, assertRecordScope, assertQueryInput, assertQueryScope, assertUsableVector, assertValidVector, assertWellFormedRecord, createMemory, excerpt, hasLoneSurrogate, MemloomError } from '../src/index.js';
 import { axisVector, createInMemoryStore, createRecord } from '../src/testing/index.js';
-import { versionOf } from '../src/records.js';
+import { validateId, versionOf } from '../src/records.js';
 import type { MemoryChange, MemoryRecord } from '../src/index.js';
 
 function failure(check: () => void): MemloomError {
@@ -104,6 +104,47 @@ describe('assertPutChange: the checks every store makes of a put, in one order',
     expect(failure(() => assertPutChange(put({ ...badContext, ...badMetadata }), 'sqlite')).reason).toMatch(/context/);
   });
 
+  it('refuses an id holding a control character or a bidi control, naming it by code point without printing it, before the other checks', () => {
+    const controls: Array<[string, string]> = [
+      ['\u0000', 'U+0000'],
+      ['\t', 'U+0009'],
+      ['\u001b', 'U+001B'],
+      ['\u007f', 'U+007F'],
+      ['\u009b', 'U+009B'],
+      ['\u061c', 'U+061C'],
+      ['\u200e', 'U+200E'],
+      ['\u200f', 'U+200F'],
+      ['\u202a', 'U+202A'],
+      ['\u202e', 'U+202E'],
+      ['\u2066', 'U+2066'],
+      ['\u2069', 'U+2069'],
+    ];
+    for (const [control, codePoint] of controls) {
+      const id = `m${control}1`;
+      const error = failure(() => assertPutChange(put({ id, ...badNumbering }), 'sqlite'));
+      expect(error, codePoint).toMatchObject({ code: 'INVALID_INPUT', backend: 'sqlite', details: { field: 'id' } });
+      expect(error.reason, codePoint).toContain(`${codePoint} at index 1`);
+      expect(error.message.includes(control), codePoint).toBe(false);
+      // The facade's check of an id from outside says the same.
+      expect(failure(() => validateId(id)).reason, codePoint).toBe(error.reason);
+    }
+    for (const id of ['', 7, undefined]) expect(failure(() => assertPutChange(put({ id: id as never }), 'qdrant'))).toMatchObject({ code: 'INVALID_INPUT', details: { field: 'id' } });
+    // Other characters are the store's to keep: letters of any script, emoji, a joiner, spaces and punctuation.
+    for (const id of ['茶-m1', 'm\u{1F600}', 'family \u{1F468}\u200d\u{1F469}', 'a:b/c.d']) {
+      expect(() => assertPutChange(put({ id }), 'sqlite')).not.toThrow();
+      expect(validateId(id)).toBe(id);
+    }
+  });
+
+  it('refuses a blank scope value (INVALID_SCOPE naming the field), as the facade refuses it in a query', () => {
+    for (const scope of [{ userId: '' }, { userId: 'alice', agentId: ' \t ' }, { sessionId: '\n' }]) {
+      const field = Object.keys(scope).at(-1);
+      expect(failure(() => assertPutChange(put({ scope }), 'sqlite')), JSON.stringify(scope)).toMatchObject({ code: 'INVALID_SCOPE', backend: 'sqlite', details: { field } });
+      expect(failure(() => assertRecordScope({ id: 'm1', scope }, 'markdown')).reason).toMatch(new RegExp(`^memory m1: scope\\.${field} must not be blank`));
+    }
+    expect(() => assertRecordScope({ id: 'm1', scope: { userId: ' alice ', agentId: undefined } }, 'sqlite')).not.toThrow();
+  });
+
   it('leaves what only some stores refuse to them: text with a lone UTF-16 half, unreadable times, the vector', () => {
     const change = { ...put({ content: 'cut \uD83D', createdAt: '2024-02-30T00:00:00.000Z' }), vector: [Number.NaN] };
     expect(() => assertPutChange(change, 'memory')).not.toThrow();
@@ -115,6 +156,18 @@ describe('assertPutChange: the checks every store makes of a put, in one order',
     // The first put is stale (CONFLICT alone); the second is a record no store keeps.
     const refused = await store.apply([put({ content: 'stale' }), put({ id: 'm2', ...badScope })]).catch((error: unknown) => error);
     expect(refused).toMatchObject({ code: 'INVALID_SCOPE' });
+    expect((await store.get('m1'))?.content).toBe('likes tea');
+  });
+
+  it('refuses in the in-memory store a stale put for its vector, as the other stores do: bad input whatever the revision', async () => {
+    const store = createInMemoryStore();
+    await store.open({ dimension: 4, embedderId: 'test/embedder' });
+    await store.apply([put()]);
+    const stale = (vector: number[]) => ({ ...put({ content: 'stale' }), vector });
+    expect(await store.apply([stale([Number.NaN, 0, 0, 1])]).catch((error: unknown) => error)).toMatchObject({ code: 'INVALID_INPUT' });
+    expect(await store.apply([stale([0, 0, 0, 0])]).catch((error: unknown) => error)).toMatchObject({ code: 'INVALID_INPUT' });
+    expect(await store.apply([stale([1, 0])]).catch((error: unknown) => error)).toMatchObject({ code: 'DIMENSION_MISMATCH' });
+    expect(await store.apply([stale(axisVector(4, 1))]).catch((error: unknown) => error)).toMatchObject({ code: 'CONFLICT' });
     expect((await store.get('m1'))?.content).toBe('likes tea');
   });
 });

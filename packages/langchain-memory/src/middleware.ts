@@ -4,6 +4,7 @@ import { getInteropZodObjectShape, isInteropZodObject, type InteropZodObject } f
 import { createMiddleware } from 'langchain';
 import {
   createMemoryPipeline,
+  describeValue,
   MemloomError,
   resolvePolicy,
   scopeKey,
@@ -154,7 +155,7 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
   let contextWindow = options.contextWindowTokens;
   const memoryTokenLimit = options.memoryTokenLimit;
   if (memoryTokenLimit !== undefined && !(Number.isInteger(memoryTokenLimit) && memoryTokenLimit > 0)) {
-    throw invalidOptions(`memoryTokenLimit must be a whole number of tokens above 0, got ${String(memoryTokenLimit)}`);
+    throw invalidOptions(`memoryTokenLimit must be a whole number of tokens above 0, got ${describeValue(memoryTokenLimit)}`);
   }
   const schema = contextSchemaWith(options.contextSchema);
   const scopeOption = options.scope ? { scope: options.scope } : {};

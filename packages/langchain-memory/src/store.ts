@@ -8,7 +8,7 @@ import {
   type PutOperation,
   type SearchOperation,
 } from '@langchain/langgraph';
-import { dataPath, excerpt, jsonDataProblem, MAX_DATA_DEPTH, MemloomError, pairSafeEnd, validateScope, type Memory, type MemoryCategory, type MemoryFilter, type MemoryRecord, type MemoryVersion, type Scope } from '@memloom/core';
+import { dataPath, excerpt, jsonDataProblem, MAX_DATA_DEPTH, MemloomError, pairSafeEnd, scoreThenId, validateScope, type Memory, type MemoryCategory, type MemoryFilter, type MemoryRecord, type MemoryVersion, type Scope } from '@memloom/core';
 import { unlessGone } from './errors.js';
 import {
   indexedOnly,
@@ -417,7 +417,7 @@ export class MemloomStore extends BaseStore {
       const found = await this.rank(query, scope, { ...indexedOnly(filter), ids }, Math.min(ids.length, wanted));
       ranked.push(...found.filter((entry) => matches(entry.record)));
     }
-    return ranked.sort((a, b) => (b.score ?? 0) - (a.score ?? 0) || (a.record.id < b.record.id ? -1 : 1)).slice(0, wanted);
+    return ranked.sort((a, b) => scoreThenId(a.score ?? 0, a.record.id, b.score ?? 0, b.record.id)).slice(0, wanted);
   }
 
   /**

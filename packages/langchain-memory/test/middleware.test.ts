@@ -373,5 +373,7 @@ describe('the <memories> block', () => {
     const { memory } = rig();
     expect((await errorOf(() => createMemloomMiddleware(memory, { memoryTokenLimit: 0 }))).code).toBe('INVALID_OPTIONS');
     expect((await errorOf(() => createMemloomMiddleware(memory, { memoryTokenLimit: 1.5 }))).code).toBe('INVALID_OPTIONS');
+    // A value of the wrong type is shown as given: a string quoted, not as if it were the number.
+    expect((await errorOf(() => createMemloomMiddleware(memory, { memoryTokenLimit: '300' as never }))).message).toContain('got "300"');
   });
 });

@@ -1,5 +1,5 @@
 import type { BaseEmbedding } from '@llamaindex/core/embeddings';
-import { MemloomError, normalizeVector, type EmbedOptions, type Embedder } from '@memloom/core';
+import { describeValue, MemloomError, normalizeVector, type EmbedOptions, type Embedder } from '@memloom/core';
 
 export interface FromLlamaIndexEmbeddingOptions {
   /**
@@ -30,7 +30,7 @@ export function fromLlamaIndexEmbedding(embedding: BaseEmbedding, options: FromL
     throw invalid('fromLlamaIndexEmbedding: the embedding does not state its dimensions (embedInfo.dimensions); pass { dimension }');
   }
   if (!Number.isInteger(dimension) || dimension <= 0) {
-    throw invalid(`fromLlamaIndexEmbedding: dimension must be a positive integer, got ${String(dimension)}`);
+    throw invalid(`fromLlamaIndexEmbedding: dimension must be a positive integer, got ${describeValue(dimension)}`);
   }
   if (options.id !== undefined && (typeof options.id !== 'string' || options.id.trim() === '')) {
     throw invalid('fromLlamaIndexEmbedding: id must be a non-empty string');

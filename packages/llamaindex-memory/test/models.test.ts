@@ -108,6 +108,7 @@ describe('fromLlamaIndexEmbedding', () => {
     embedding.embedInfo = {};
     expect(() => fromLlamaIndexEmbedding(embedding)).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS', message: expect.stringContaining('pass { dimension }') }));
     expect(() => fromLlamaIndexEmbedding(embedding, { dimension: 2.5 })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
+    expect(() => fromLlamaIndexEmbedding(embedding, { dimension: '8' as never })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS', message: expect.stringContaining('got "8"') }));
     expect(() => fromLlamaIndexEmbedding({} as never)).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
 
     const memory = createMemory({ store: createInMemoryStore(), embedder: fromLlamaIndexEmbedding(embedding, { dimension: 8 }) });

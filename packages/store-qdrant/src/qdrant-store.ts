@@ -2,6 +2,7 @@ import {
   assertDeleteScope,
   assertQueryInput,
   assertQueryScope,
+  byScoreThenId,
   foreignCursor,
   listCursor,
   listOrder,
@@ -341,7 +342,7 @@ class QdrantStore implements MemoryStore {
     );
     return response.points
       .map((point) => ({ memory: fromMemoryPayload(point.payload), score: point.score }))
-      .sort((a, b) => b.score - a.score || (a.memory.id < b.memory.id ? -1 : a.memory.id > b.memory.id ? 1 : 0));
+      .sort(byScoreThenId);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { MemloomError, missingStoreError } from '@memloom/core';
+import { MemloomError, missingStoreError, readOnlyStoreError } from '@memloom/core';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 
@@ -55,19 +55,18 @@ export function openConnection(path: string, busyTimeoutMs: number, mustExist = 
 
 /**
  * STORE_ERROR for a write to a file opened read-only (`openConnection`), or through a read-only
- * connection given: `details: { path, readonly: true }`, and `file` when the cause is a -shm or -wal
- * file beside it that this process may not write.
+ * connection given (core's `readOnlyStoreError`): `details: { path, readonly: true }`, and `file` when
+ * the cause is a -shm or -wal file beside it that this process may not write.
  */
 export function readOnlyError(path: string, doing: string): MemloomError {
   // The file's own mode first: a reader's -shm and -wal take the mode of a file it may not write.
   const walFile = writable(path) ? unwritableWalFile(path) : undefined;
-  return new MemloomError({
-    code: 'STORE_ERROR',
+  return readOnlyStoreError({
     backend: BACKEND,
-    message: walFile
-      ? `${doing}: ${path} is read-only for this process: SQLite writes it through ${walFile}, which this process may not write ${walAdvice(path, walFile)}`
-      : `${doing}: ${path} is read-only for this process (its permissions, or a read-only disk)`,
-    details: { path, readonly: true, ...(walFile ? { file: walFile } : {}) },
+    doing,
+    what: path,
+    why: walFile ? `: SQLite writes it through ${walFile}, which this process may not write ${walAdvice(path, walFile)}` : ' (its permissions, or a read-only disk)',
+    details: { path, ...(walFile ? { file: walFile } : {}) },
   });
 }
 
@@ -200,12 +199,13 @@ export function toStoreError(error: unknown, doing: string, path?: string): Meml
     // SQLite says "attempt to write a readonly database" for it, on a read too; on a read-only disk
     // (EROFS, such as a docker `:ro` mount) it says only "unable to open database file".
     const folder = path === undefined ? 'its folder' : dirname(path);
-    return new MemloomError({
-      code: 'STORE_ERROR',
+    return readOnlyStoreError({
       backend: BACKEND,
-      message: `${doing}: ${folder} is read-only for this process, and SQLite cannot read a database in WAL mode without making its -shm and -wal files beside it (${text}); make the folder writable, or copy the database into one that is`,
+      doing,
+      what: folder,
+      why: `, and SQLite cannot read a database in WAL mode without making its -shm and -wal files beside it (${text}); make the folder writable, or copy the database into one that is`,
       cause: error,
-      details: { ...(path === undefined ? {} : { path: folder }), readonly: true, sqliteCode: code },
+      details: { ...(path === undefined ? {} : { path: folder }), sqliteCode: code },
     });
   }
   return new MemloomError({

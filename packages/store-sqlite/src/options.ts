@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { MemloomError } from '@memloom/core';
+import { describeValue, MemloomError } from '@memloom/core';
 import type { Database } from 'better-sqlite3';
 import { BACKEND } from './connection.js';
 
@@ -144,34 +144,34 @@ export function resolveOptions(options: SqliteStoreOptions): ResolvedOptions {
     throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `unknown option${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (known: ${[...OPTION_KEYS].join(', ')})` });
   }
   if (options.mustExist !== undefined && typeof options.mustExist !== 'boolean') {
-    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `mustExist must be true or false, got ${String(options.mustExist)}` });
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `mustExist must be true or false, got ${describeValue(options.mustExist)}` });
   }
   const vectorChunkSize = options.vectorChunkSize ?? 256;
   if (!Number.isInteger(vectorChunkSize) || vectorChunkSize < 8 || vectorChunkSize % 8 !== 0) {
-    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `vectorChunkSize must be a positive multiple of 8, got ${String(vectorChunkSize)}` });
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `vectorChunkSize must be a positive multiple of 8, got ${describeValue(vectorChunkSize)}` });
   }
   const mmapSizeBytes = options.mmapSizeBytes ?? 1024 ** 3;
   if (!Number.isInteger(mmapSizeBytes) || mmapSizeBytes < 0) {
-    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `mmapSizeBytes must be an integer >= 0, got ${String(mmapSizeBytes)}` });
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `mmapSizeBytes must be an integer >= 0, got ${describeValue(mmapSizeBytes)}` });
   }
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   if (!Number.isFinite(busyTimeoutMs) || busyTimeoutMs < 0) {
-    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `busyTimeoutMs must be a number >= 0, got ${String(busyTimeoutMs)}` });
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `busyTimeoutMs must be a number >= 0, got ${describeValue(busyTimeoutMs)}` });
   }
   const vectorMirror = options.vectorMirror ?? true;
   if (typeof vectorMirror !== 'boolean') {
-    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `vectorMirror must be true or false, got ${String(vectorMirror)}` });
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `vectorMirror must be true or false, got ${describeValue(vectorMirror)}` });
   }
   const vectorMirrorMaxBytes = options.vectorMirrorMaxBytes ?? 1024 ** 3;
   if (!Number.isInteger(vectorMirrorMaxBytes) || vectorMirrorMaxBytes <= 0) {
-    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `vectorMirrorMaxBytes must be a positive integer, got ${String(vectorMirrorMaxBytes)}` });
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: BACKEND, message: `vectorMirrorMaxBytes must be a positive integer, got ${describeValue(vectorMirrorMaxBytes)}` });
   }
   const vectorApproximateFrom = options.vectorApproximateFrom ?? 5_000;
   if (vectorApproximateFrom !== Infinity && !(Number.isInteger(vectorApproximateFrom) && vectorApproximateFrom >= 1)) {
     throw new MemloomError({
       code: 'INVALID_OPTIONS',
       backend: BACKEND,
-      message: `vectorApproximateFrom must be a positive integer or Infinity, got ${String(vectorApproximateFrom)}`,
+      message: `vectorApproximateFrom must be a positive integer or Infinity, got ${describeValue(vectorApproximateFrom)}`,
     });
   }
   return { ...options, vectorChunkSize, busyTimeoutMs, mmapSizeBytes, vectorMirror, vectorMirrorMaxBytes, vectorApproximateFrom };

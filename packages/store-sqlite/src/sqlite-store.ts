@@ -3,6 +3,7 @@ import {
   assertDeleteScope,
   assertQueryInput,
   assertQueryScope,
+  byScoreThenId,
   listCursor,
   MemloomError,
   numericPageQuery,
@@ -645,8 +646,4 @@ class SqliteMemoryStore implements SqliteStore {
 /** Whether the store's vectors (or a re-index target) are those of this embedder. */
 function sameEmbedder(binding: StoreOpenOptions | undefined, target: StoreOpenOptions): boolean {
   return binding !== undefined && binding.dimension === target.dimension && binding.embedderId === target.embedderId;
-}
-
-function byScoreThenId(a: ScoredMemory, b: ScoredMemory): number {
-  return b.score - a.score || (a.memory.id < b.memory.id ? -1 : a.memory.id > b.memory.id ? 1 : 0);
 }

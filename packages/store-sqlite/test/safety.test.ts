@@ -363,7 +363,7 @@ describe('bad input from a direct caller', () => {
     const inMemory = createSqliteStore({ path: ':memory:', mustExist: true });
     await inMemory.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
     await inMemory.close();
-    expect(() => createSqliteStore({ path, mustExist: 'yes' as never })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS', message: expect.stringContaining('mustExist must be true or false') }));
+    expect(() => createSqliteStore({ path, mustExist: 'yes' as never })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS', message: expect.stringContaining('mustExist must be true or false, got "yes"') }));
   });
 
   it('matches a large integer in metadata as JavaScript does (SQLite reads it from the JSON as a 64-bit integer)', async () => {

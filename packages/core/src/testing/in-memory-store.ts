@@ -15,6 +15,7 @@ import { jsonCopy } from '../json-data.js';
 import { assertPutChange, assertQueryInput, assertUsableVector, keywordText, listRecords, matchingRecords, pageRecords, searchTextIndex } from '../record-queries.js';
 import { assertDeleteScope, assertQueryScope } from '../query-checks.js';
 import { filterMatcher, inScope } from '../scope.js';
+import { byScoreThenId } from '../score-order.js';
 import { TextIndex } from '../text/bm25.js';
 import type { MemoryFilter, MemoryRecord, MemoryVersion, Scope, ScoredMemory } from '../types.js';
 import { cosineSimilarity } from '../vector.js';
@@ -114,7 +115,7 @@ class InMemoryStore implements MemoryStore {
       hits.push({ memory: entry.record, score: cosineSimilarity(query.vector, entry.vector) });
     }
     return hits
-      .sort((a, b) => b.score - a.score || (a.memory.id < b.memory.id ? -1 : 1))
+      .sort(byScoreThenId)
       .slice(0, query.limit)
       .map((hit) => ({ memory: structuredClone(hit.memory), score: hit.score }));
   }
@@ -130,9 +131,16 @@ class InMemoryStore implements MemoryStore {
   async apply(changes: readonly MemoryChange[]): Promise<void> {
     this.assertOpen();
     // Check everything first, then mutate synchronously: all or nothing.
-    // A put numbered wrong, or a record no store keeps (its scope, context, metadata), is the caller's
-    // mistake whatever is stored: refused before any revision is compared.
-    for (const change of changes) if (change?.op === 'put') assertPutChange(change, this.name);
+    // A put numbered wrong, a record no store keeps (its id, scope, context, metadata) or a vector no store
+    // keeps is the caller's mistake whatever is stored: refused before any revision is compared.
+    for (const change of changes) {
+      if (change?.op !== 'put') continue;
+      assertPutChange(change, this.name);
+      if (change.vector !== undefined) {
+        this.checkDimension(change.vector);
+        assertUsableVector(change.vector, `the vector of memory ${change.memory.id}`, this.name);
+      }
+    }
     const seen = new Map<string, number | undefined>();
     for (const change of changes) {
       const id = changeId(change);
@@ -146,10 +154,6 @@ class InMemoryStore implements MemoryStore {
       if ((current ?? 0) !== change.expectedRevision) throw this.conflict(memory.id);
       if (change.vector === undefined && current === undefined) {
         throw new MemloomError({ code: 'INVALID_INPUT', backend: this.name, message: `memory ${memory.id} is new and needs a vector` });
-      }
-      if (change.vector !== undefined) {
-        this.checkDimension(change.vector);
-        assertUsableVector(change.vector, `the vector of memory ${memory.id}`, this.name);
       }
       seen.set(memory.id, memory.revision);
     }

@@ -1,3 +1,4 @@
+import { scoreThenId } from '../score-order.js';
 import { tokenize } from './tokenize.js';
 
 export interface TextIndexOptions {
@@ -81,7 +82,7 @@ export class TextIndex {
     }
     return [...scores]
       .map(([id, score]) => ({ id, score }))
-      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+      .sort((a, b) => scoreThenId(a.score, a.id, b.score, b.id))
       .slice(0, limit);
   }
 }

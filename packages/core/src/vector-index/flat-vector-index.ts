@@ -1,4 +1,4 @@
-import { MemloomError } from '../errors.js';
+import { describeValue, MemloomError } from '../errors.js';
 import { KERNEL_BASE64 } from './kernel-bytes.js';
 
 /** One neighbour: the key it was stored under and its dot product with the query (cosine for unit vectors). */
@@ -155,19 +155,19 @@ export class FlatVectorIndex {
 
   constructor(dimension: number, options: FlatVectorIndexOptions = {}) {
     if (!Number.isInteger(dimension) || dimension <= 0) {
-      throw new MemloomError({ code: 'INVALID_INPUT', message: `a vector index needs a positive integer dimension, got ${String(dimension)}` });
+      throw new MemloomError({ code: 'INVALID_INPUT', message: `a vector index needs a positive integer dimension, got ${describeValue(dimension)}` });
     }
     const maxBytes = options.maxBytes ?? MAX_BYTES;
     if (typeof maxBytes !== 'number' || !(maxBytes > 0)) {
-      throw new MemloomError({ code: 'INVALID_INPUT', message: `maxBytes must be a positive number, got ${String(maxBytes)}` });
+      throw new MemloomError({ code: 'INVALID_INPUT', message: `maxBytes must be a positive number, got ${describeValue(maxBytes)}` });
     }
     const approximateFrom = options.approximateFrom ?? 5_000;
     if (approximateFrom !== Infinity && !(Number.isInteger(approximateFrom) && approximateFrom >= 1)) {
-      throw new MemloomError({ code: 'INVALID_INPUT', message: `approximateFrom must be a positive integer or Infinity, got ${String(approximateFrom)}` });
+      throw new MemloomError({ code: 'INVALID_INPUT', message: `approximateFrom must be a positive integer or Infinity, got ${describeValue(approximateFrom)}` });
     }
     const approximateShare = options.approximateShare ?? 0.005;
     if (typeof approximateShare !== 'number' || !(approximateShare > 0 && approximateShare <= 1)) {
-      throw new MemloomError({ code: 'INVALID_INPUT', message: `approximateShare must be a number in (0, 1], got ${String(approximateShare)}` });
+      throw new MemloomError({ code: 'INVALID_INPUT', message: `approximateShare must be a number in (0, 1], got ${describeValue(approximateShare)}` });
     }
     this.maxBytes = Math.min(maxBytes, MAX_BYTES);
     this.approximateFrom = approximateFrom;
@@ -202,7 +202,7 @@ export class FlatVectorIndex {
   /** Store (or replace) the vector under `key`, in `group` when given. */
   set(key: number, vector: ArrayLike<number>, group?: string): void {
     if (!Number.isSafeInteger(key) || key < 0) {
-      throw new MemloomError({ code: 'INVALID_INPUT', message: `a vector index key must be a non-negative integer, got ${String(key)}` });
+      throw new MemloomError({ code: 'INVALID_INPUT', message: `a vector index key must be a non-negative integer, got ${describeValue(key)}` });
     }
     if (vector.length !== this.dimension) {
       throw new MemloomError({

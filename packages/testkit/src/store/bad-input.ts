@@ -371,7 +371,8 @@ export function badInputCases(context: StoreContext & { replace(store: MemorySto
     it('refuses a put whose scope has the wrong shape, is absent or null (INVALID_SCOPE) and writes nothing; a field left undefined is absent', async () => {
       const kept = record({ content: 'stored with a good scope', scope: { userId: 'bob' } });
       await context.store.apply([create(kept, axis(0))]);
-      for (const scope of [...BAD_SCOPES, { tenant: 'x' }, undefined, null]) {
+      // A blank value too: no query could name it (the facade refuses it in a query's scope).
+      for (const scope of [...BAD_SCOPES, { tenant: 'x' }, undefined, null, { userId: '' }, { userId: 'bob', agentId: '  ' }, { sessionId: '\t' }]) {
         const fresh = record({ scope: scope as never });
         await refused(`a new memory with scope ${JSON.stringify(scope)}`, context.store.apply([create(fresh, axis(1))]), 'INVALID_SCOPE');
         expect(await context.store.get(fresh.id)).toBeUndefined();
@@ -384,6 +385,38 @@ export function badInputCases(context: StoreContext & { replace(store: MemorySto
       await context.store.apply([create(loose, axis(1))]);
       expect((await context.store.get(loose.id))?.scope).toStrictEqual({ userId: 'carol' });
       expect(await context.store.list({ scope: { userId: 'carol' }, exactScope: true })).toHaveLength(1);
+    });
+
+    it('refuses a put whose id is not a non-empty string or holds a control character or a bidi control (INVALID_INPUT naming it by code point, not printing it) and writes nothing', async () => {
+      const kept = record({ content: 'stored with a plain id' });
+      await context.store.apply([create(kept, axis(0))]);
+      const controls: Array<[string, string]> = [['\u0000', 'U+0000'], ['\u001b', 'U+001B'], ['\n', 'U+000A'], ['\u009b', 'U+009B'], ['\u202e', 'U+202E'], ['\u2067', 'U+2067'], ['\u200f', 'U+200F']];
+      for (const [control, codePoint] of controls) {
+        const fresh = record({ id: `ctl${control}${Math.random().toString(36).slice(2, 8)}` });
+        let caught: unknown;
+        await context.store.apply([create(record({ content: 'beside it in the batch' }), axis(2)), create(fresh, axis(1))]).catch((error: unknown) => (caught = error));
+        expect(MemloomError.hasCode(caught, 'INVALID_INPUT'), `${codePoint}: ${String(caught)}`).toBe(true);
+        expect((caught as MemloomError).message, codePoint).toContain(`${codePoint} at index 3`);
+        expect((caught as MemloomError).message.includes(control), codePoint).toBe(false);
+        expect(await context.store.get(fresh.id)).toBeUndefined();
+      }
+      for (const id of ['', 7]) await refused(`a put with id ${JSON.stringify(id)}`, context.store.apply([create(record({ id: id as never }), axis(1))]), 'INVALID_INPUT');
+      expect(await context.store.list({})).toEqual([kept]);
+    });
+
+    it('refuses a put that is both stale and bad for its input, not with CONFLICT: bad input is the caller\'s mistake whatever the revision', async () => {
+      const kept = record({ content: 'stored at revision 1' });
+      await context.store.apply([create(kept, axis(0))]);
+      // Computed from revision 0 while revision 1 is stored: a create of a memory that exists.
+      const stale = (vector: unknown, fields: Partial<MemoryRecord> = {}) => create({ ...kept, content: 'stale', ...fields }, vector as number[]);
+      const nan = axis(1).map((value, index) => (index === 2 ? Number.NaN : value));
+      await refused('a stale put with a NaN in its vector', context.store.apply([stale(nan)]), 'INVALID_INPUT');
+      await refused('a stale put with an all-zero vector', context.store.apply([stale(new Array<number>(DIMENSION).fill(0))]), 'INVALID_INPUT');
+      await refused('a stale put with a vector of another dimension', context.store.apply([stale([1, 0, 0])]), 'DIMENSION_MISMATCH');
+      await refused('a stale put with a blank scope value', context.store.apply([stale(axis(1), { scope: { userId: '' } })]), 'INVALID_SCOPE');
+      await refused('a stale put with a good vector', context.store.apply([stale(axis(1))]), 'CONFLICT');
+      expect(await context.store.get(kept.id)).toEqual(kept);
+      expect(await context.store.history(kept.id)).toHaveLength(1);
     });
 
     it('refuses a put whose context is not a non-empty string (INVALID_INPUT) and writes nothing', async () => {
@@ -425,6 +458,8 @@ export function badInputCases(context: StoreContext & { replace(store: MemorySto
       await rejectsWithCode(memory.update('no-such-id', { content: 'x' }), 'NOT_FOUND');
       await rejectsWithCode(memory.delete('no-such-id'), 'NOT_FOUND');
       await rejectsWithCode(memory.history('no-such-id'), 'NOT_FOUND');
+      await rejectsWithCode(memory.get('no-such\u001b[2J-id'), 'INVALID_INPUT');
+      await rejectsWithCode(memory.delete('no-such\u202e-id'), 'INVALID_INPUT');
       await rejectsWithCode(memory.restore('no-such-id', 1), 'NOT_FOUND');
       await rejectsWithCode(memory.deleteAll({}), 'INVALID_SCOPE');
       expect(await context.store.count({})).toBe(0);

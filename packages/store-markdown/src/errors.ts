@@ -64,7 +64,7 @@ export async function writingWhileReading<T>(what: string, task: () => Promise<T
  * A file operation refused for want of permission: what it named, or that path's folder when the path
  * does not exist (a file or folder it would have made) or is being moved or removed.
  */
-function refusedPath(error: unknown): string | undefined {
+export function refusedPath(error: unknown): string | undefined {
   const { code, syscall, path: target, dest } = (error ?? {}) as { code?: unknown; syscall?: unknown; path?: unknown; dest?: unknown };
   // On Windows, EPERM is also a file another program holds open.
   const refused = code === 'EACCES' || code === 'EROFS' || (code === 'EPERM' && process.platform !== 'win32');

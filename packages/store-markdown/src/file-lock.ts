@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { promises as fs, readFileSync, statSync } from 'node:fs';
+import { existsSync, promises as fs, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { MemloomError } from '@memloom/core';
 import { isMissing } from './atomic-file.js';
-import { storeError, writeError } from './errors.js';
+import { refusedPath, storeError, writeError } from './errors.js';
 
 export interface FileLockOptions {
   /** Give up after this long. */
@@ -128,24 +128,29 @@ export class FileLock {
  * read-only (`writeError`), with the system's reason. Every read takes the lock too (it takes in
  * edits made by hand, which it may write), so a store in a folder this process may not write cannot
  * be opened. A stale lock that cannot be removed (a process of another user left it) is named itself;
- * so is a leftover `lock.break` (a process that broke a stale lock stopped before removing it), with
- * who left it.
+ * so is a leftover `lock.break` (a process that broke a stale lock stopped before removing it) whose
+ * contents this process may not remove, with who left it. A `lock.break` that cannot be made, or
+ * removed from a folder this process may not write, or anything on a read-only disk (EROFS), is the
+ * folder's to fix, not the breaker's.
  */
 function lockError(error: unknown, directory: string): MemloomError {
   const target = (error as { path?: unknown } | undefined)?.path;
-  const inside = (folder: string) => typeof target === 'string' && target.startsWith(`${folder}${path.sep}`);
+  const inside = (folder: string, file: unknown) => typeof file === 'string' && file.startsWith(`${folder}${path.sep}`);
   const breaker = `${directory}.break`;
-  if (target === breaker || inside(breaker)) {
+  const refused = refusedPath(error);
+  const readOnlyDisk = (error as { code?: unknown } | undefined)?.code === 'EROFS';
+  if (!readOnlyDisk && (refused === breaker || inside(breaker, refused)) && existsSync(breaker)) {
     const owner = leftBy(breaker);
+    const otherUser = owner.details.uid !== undefined && owner.details.uid !== process.getuid?.();
     return writeError(error, `cannot take the store lock ${directory}`, {
       advice:
         `. ${breaker} is left over from a process that broke a stale lock and stopped before removing it (${owner.text}), and this one may not remove it: ` +
-        `no process uses it any more; remove it (as that user or root), and the store can be opened again`,
+        `no process uses it any more; remove it${otherUser ? ' (as that user or root)' : ''}, and the store can be opened again`,
       details: { lock: directory, breaker, owner: owner.details },
     });
   }
   return writeError(error, `cannot take the store lock ${directory}`, {
-    advice: inside(directory)
+    advice: inside(directory, target)
       ? '. No process holds it any more (its own is gone, or stopped refreshing it), but this one may not remove it (a process of another user left it): remove it'
       : '. The store takes it to read too (a read takes in edits made by hand, and may write), so that folder must be writable by this process',
     details: { lock: directory },
@@ -162,7 +167,9 @@ function leftBy(directory: string): { text: string; details: { uid?: number; pid
   }
   let owner: Partial<Owner> = {};
   try {
-    owner = JSON.parse(readFileSync(path.join(directory, 'owner.json'), 'utf8')) as Partial<Owner>;
+    const parsed: unknown = JSON.parse(readFileSync(path.join(directory, 'owner.json'), 'utf8'));
+    // A damaged file (`null`, a number) names no one.
+    if (typeof parsed === 'object' && parsed !== null) owner = parsed as Partial<Owner>;
   } catch {
     // Not written, or not readable by this process.
   }

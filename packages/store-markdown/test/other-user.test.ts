@@ -1,5 +1,5 @@
 import { execSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -65,5 +65,32 @@ describe('a lock.break another user left (a process that broke a stale lock stop
     expect(error.message).toContain(`${breaker} is left over from a process that broke a stale lock and stopped before removing it (owned by user id 0, made by process ${gone.pid} on ${gone.host})`);
     expect(error.message).toContain('remove it (as that user or root)');
     expect(error.message).not.toContain('must be writable by this process');
+  });
+
+  it.skipIf(!as)('of this user, in a .memloom folder it may not write: names that folder, not the breaker', { timeout: 30_000 }, async () => {
+    const root = await tempRoot();
+    roots.push(root);
+    const state = path.join(root, '.memloom');
+    const lock = path.join(state, 'lock');
+    const breaker = `${lock}.break`;
+    // A stale lock and a leftover lock.break, both of processes of nobody's that are gone …
+    await mkdir(lock, { recursive: true });
+    const gone = { pid: 2 ** 30, host: os.hostname() };
+    await writeFile(path.join(lock, 'owner.json'), JSON.stringify({ ...gone, token: 'gone' }));
+    await mkdir(breaker);
+    await writeFile(path.join(breaker, 'owner.json'), JSON.stringify({ ...gone, pid: gone.pid + 1, token: 'breaker' }));
+    for (const target of [root, state, lock, breaker, path.join(lock, 'owner.json'), path.join(breaker, 'owner.json')]) chownSync(target, 65534, 65534);
+    // … and .memloom, nobody's too, is now read-only for it.
+    chmodSync(state, 0o555);
+
+    const child = spawnSync(as![0]!, [...as!.slice(1), process.execPath, fixture, root], { encoding: 'utf8' });
+    expect(child.stderr).toBe('');
+    const { error } = JSON.parse(child.stdout);
+    expect(error).toMatchObject({ code: 'STORE_ERROR', details: { lock, path: state, readonly: true } });
+    expect(error.message).toContain(`cannot take the store lock ${lock}: ${state} is read-only for this process`);
+    // Before: "… is left over … (owned by user id 65534 (this process's) …) … remove it (as that user or root)".
+    expect(error.message).toContain('so that folder must be writable by this process');
+    expect(error.message).not.toContain('left over');
+    expect(error.message).not.toContain('as that user or root');
   });
 });

@@ -227,5 +227,83 @@ describe('a leftover lock.break this process may not remove (test/other-user.tes
     expect(error.message).toContain(`${breaker} is left over from a process that broke a stale lock and stopped before removing it (owned by user id ${uid}`);
     expect(error.message).toContain(`made by process ${gone.pid} on ${gone.host}), and this one may not remove it`);
     expect(error.message).not.toContain('must be writable by this process');
+    // It is this process's user's: no other user to remove it as. Before: "remove it (as that user or root)".
+    expect(error.message).toContain("(this process's)");
+    expect(error.message).toContain('no process uses it any more; remove it, and the store can be opened again');
+    expect(error.message).not.toContain('as that user or root');
+  });
+
+  it('names the folder, not a breaker, when lock.break cannot be made or removed for want of writing .memloom, or the disk is read-only', async () => {
+    const { store, root } = await storeWithMemory();
+    const state = path.join(root, '.memloom');
+    const lock = path.join(state, 'lock');
+    const breaker = `${lock}.break`;
+    const gone = { pid: 2 ** 30, host: os.hostname() };
+    await mkdir(lock);
+    await writeFile(path.join(lock, 'owner.json'), JSON.stringify({ ...gone, token: 'gone' }));
+    const folderAdvice = 'The store takes it to read too (a read takes in edits made by hand, and may write), so that folder must be writable by this process';
+
+    // No lock.break: making it is refused, .memloom being read-only.
+    const realMkdir = fsPromises.mkdir;
+    vi.spyOn(fsPromises, 'mkdir').mockImplementation(async (target, options) => {
+      if (String(target) === breaker) throw refusal('EACCES', 'mkdir', breaker);
+      return realMkdir(target, options);
+    });
+    let error = await rejection(store.sync());
+    // Before: ". …/lock.break is left over from a process that broke a stale lock … remove it (as that user or root)", of a folder that is not there.
+    expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'markdown', details: { lock, path: state, readonly: true } });
+    expect(error.details).not.toHaveProperty('breaker');
+    expect(error.message).toContain(`cannot take the store lock ${lock}: ${state} is read-only for this process`);
+    expect(error.message).toContain(folderAdvice);
+    expect(error.message).not.toContain('left over');
+    vi.restoreAllMocks();
+
+    // This user's own lock.break, left over: removing it from .memloom is refused.
+    await mkdir(breaker);
+    await writeFile(path.join(breaker, 'owner.json'), JSON.stringify({ ...gone, token: 'breaker' }));
+    const realRm = fsPromises.rm;
+    vi.spyOn(fsPromises, 'rm').mockImplementation(async (target, options) => {
+      if (String(target) === breaker) throw refusal('EACCES', 'rmdir', breaker);
+      return realRm(target, options);
+    });
+    error = await rejection(store.sync());
+    expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'markdown', details: { lock, path: state, readonly: true } });
+    expect(error.message).toContain(folderAdvice);
+    expect(error.message).not.toContain('left over');
+    vi.restoreAllMocks();
+
+    // A read-only disk: no user may remove it, root neither.
+    vi.spyOn(fsPromises, 'rm').mockImplementation(async (target, options) => {
+      if (String(target) === breaker) throw refusal('EROFS', 'unlink', path.join(breaker, 'owner.json'));
+      return realRm(target, options);
+    });
+    error = await rejection(store.sync());
+    expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'markdown', details: { lock, path: breaker, readonly: true } });
+    expect(error.message).toContain(folderAdvice);
+    expect(error.message).not.toContain('as that user or root');
+  });
+
+  it('names no process when its owner.json is damaged (null), and still says whose it is', async () => {
+    const { store, root } = await storeWithMemory();
+    const lock = path.join(root, '.memloom', 'lock');
+    const breaker = `${lock}.break`;
+    await mkdir(lock);
+    await writeFile(path.join(lock, 'owner.json'), JSON.stringify({ pid: 2 ** 30, host: os.hostname(), token: 'gone' }));
+    await mkdir(breaker);
+    await writeFile(path.join(breaker, 'owner.json'), 'null');
+    // Stale by age: its owner.json names no process.
+    const old = new Date(Date.now() - 60_000);
+    fs.utimesSync(breaker, old, old);
+    const realRm = fsPromises.rm;
+    vi.spyOn(fsPromises, 'rm').mockImplementation(async (target, options) => {
+      if (String(target) === breaker) throw refusal('EACCES', 'unlink', path.join(breaker, 'owner.json'));
+      return realRm(target, options);
+    });
+    const error = await rejection(store.sync());
+    const uid = fs.statSync(breaker).uid;
+    // Before: a TypeError, "Cannot read properties of null (reading 'pid')".
+    expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'markdown', details: { lock, breaker, path: breaker, readonly: true } });
+    expect(error.details?.owner).toEqual({ uid });
+    expect(error.message).toContain(`stopped before removing it (owned by user id ${uid} (this process's)), and this one may not remove it`);
   });
 });

@@ -4,7 +4,7 @@ import type { Schemas } from './client.js';
 import { PAYLOAD_INDEXES } from './filters.js';
 import { KIND, SCHEMA_VERSION, type MetaPayload } from './payload.js';
 import { META_POINT_ID } from './point-ids.js';
-import { FIRST_CONTACT, WRITE } from './retry.js';
+import { type CallKind, FIRST_CONTACT, WRITE } from './retry.js';
 import { refreshTerms } from './terms-version.js';
 
 /** Qdrant 1.17 added `update_mode` (insert_only / update_only), which revision checks rely on. */
@@ -24,7 +24,8 @@ export async function prepareCollection(backend: Backend, open: StoreOpenOptions
   const { client, call, collection, options } = backend;
   if (options.checkServerVersion) await checkServerVersion(backend);
 
-  let info = await readCollection(backend);
+  // Without the version check, whether the collection exists is open()'s first request.
+  let info = await readCollection(backend, options.checkServerVersion ? {} : FIRST_CONTACT);
   if (!info) {
     if (options.mustExist) throw missingCollection(backend);
     try {
@@ -62,8 +63,9 @@ function collectionConfig(backend: Backend, dimension: number): Parameters<Backe
   };
 }
 
-async function readCollection(backend: Backend): Promise<Schemas['CollectionInfo'] | undefined> {
-  const { exists } = await backend.call('check collection', () => backend.client.collectionExists(backend.collection), FIRST_CONTACT);
+/** `kind`: `FIRST_CONTACT` when this is open()'s first request. */
+async function readCollection(backend: Backend, kind: CallKind = {}): Promise<Schemas['CollectionInfo'] | undefined> {
+  const { exists } = await backend.call('check collection', () => backend.client.collectionExists(backend.collection), kind);
   if (!exists) return undefined;
   return backend.call('read collection', () => backend.client.getCollection(backend.collection));
 }

@@ -14,7 +14,10 @@ export interface FailureFacts {
   status: number | undefined;
   /** Worth another try: timeouts, 429, 5xx, dropped connections. */
   transient: boolean;
+  /** A timeout of any kind (the client's, an HTTP 408 or 504, a connect timeout): the error is `TIMEOUT`. */
   timeout: boolean;
+  /** The client's own timer fired: no answer within its timeout. Not an HTTP 408 or 504, nor a connect timeout. */
+  unanswered: boolean;
   /** Seconds the server asked us to wait (429 with retry-after). */
   retryAfterSeconds: number | undefined;
   /** The server's own words, when it gave any. */
@@ -24,7 +27,7 @@ export interface FailureFacts {
 /** What a request does, when it writes: a write refused with HTTP 403 is marked `readonly: true`. */
 export interface CallKind {
   write?: boolean;
-  /** false: a timed-out request is not tried again. @default true */
+  /** false: a request the client gave up on (`unanswered`) is not tried again. @default true */
   retryTimeout?: boolean;
 }
 
@@ -32,10 +35,11 @@ export interface CallKind {
 export const WRITE: CallKind = { write: true };
 
 /**
- * `open()`'s first requests (the server version, whether the collection exists): one that times out is
- * not tried again, so a server that takes connections but never answers fails the open in one
- * `timeoutMs`, not `retry.attempts` of them. Other transient failures (a refused connection, a 503 of
- * a server starting up) are retried as everywhere.
+ * `open()`'s first request (the server version, or whether the collection exists when the version is
+ * not checked): one the client gave up on is not tried again, so a server that takes connections but
+ * never answers fails the open in one `timeoutMs`, not `retry.attempts` of them. Other transient
+ * failures (a refused connection or a connect timeout, a 503 of a server starting up, an HTTP 408 or
+ * 504 of a proxy) are retried as everywhere.
  */
 export const FIRST_CONTACT: CallKind = { retryTimeout: false };
 
@@ -65,7 +69,7 @@ export function createCaller(policy: RetryPolicy, target: CallTarget): QdrantCal
       } catch (error) {
         if (MemloomError.isInstance(error)) throw error;
         const facts = describeFailure(error);
-        const retried = facts.transient && attempt < policy.attempts && !(facts.timeout && kind.retryTimeout === false);
+        const retried = facts.transient && attempt < policy.attempts && !(facts.unanswered && kind.retryTimeout === false);
         if (!retried) throw toStoreError(operation, target, error, facts, attempt, kind.write === true);
         const ceiling = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (attempt - 1));
         const asked = facts.retryAfterSeconds !== undefined ? facts.retryAfterSeconds * 1000 : 0;
@@ -116,17 +120,17 @@ export function describeFailure(error: unknown): FailureFacts {
   const name = typeof value?.name === 'string' ? value.name : '';
   const message = typeof value?.message === 'string' ? value.message : String(error);
   if (name === 'QdrantClientTimeoutError' || name === 'AbortError' || name === 'TimeoutError') {
-    return { status: undefined, transient: true, timeout: true, retryAfterSeconds: undefined, detail: message || 'request timed out' };
+    return { status: undefined, transient: true, timeout: true, unanswered: true, retryAfterSeconds: undefined, detail: message || 'request timed out' };
   }
   if (name === 'QdrantClientResourceExhaustedError') {
     // The client reads only the first character of retry-after ("12" gives 1): a lower bound at best.
     const seconds = typeof value.retry_after === 'number' && Number.isFinite(value.retry_after) ? value.retry_after : undefined;
-    return { status: 429, transient: true, timeout: false, retryAfterSeconds: seconds, detail: message };
+    return { status: 429, transient: true, timeout: false, unanswered: false, retryAfterSeconds: seconds, detail: message };
   }
   // A 429 whose retry-after the client could not read (an HTTP date): it throws this in place of
   // the 429, without the response, so the store cannot read the header either.
   if (/^Invalid retryAfter value: /.test(message)) {
-    return { status: 429, transient: true, timeout: false, retryAfterSeconds: undefined, detail: `rate limited (${message})` };
+    return { status: 429, transient: true, timeout: false, unanswered: false, retryAfterSeconds: undefined, detail: `rate limited (${message})` };
   }
   let status = typeof value?.status === 'number' ? value.status : undefined;
   // QdrantClientUnexpectedResponseError carries the status only in its message.
@@ -136,17 +140,17 @@ export function describeFailure(error: unknown): FailureFacts {
   }
   if (status !== undefined) {
     const transient = status === 408 || status === 429 || status >= 500;
-    return { status, transient, timeout: status === 408 || status === 504, retryAfterSeconds: undefined, detail: serverDetail(value.data) ?? message };
+    return { status, transient, timeout: status === 408 || status === 504, unanswered: false, retryAfterSeconds: undefined, detail: serverDetail(value.data) ?? message };
   }
   const code = networkCode(error);
   if (code !== undefined) {
-    return { status: undefined, transient: TRANSIENT_CODES.has(code), timeout: code.includes('TIMEOUT') || code === 'ETIMEDOUT', retryAfterSeconds: undefined, detail: `${message} (${code})` };
+    return { status: undefined, transient: TRANSIENT_CODES.has(code), timeout: code.includes('TIMEOUT') || code === 'ETIMEDOUT', unanswered: false, retryAfterSeconds: undefined, detail: `${message} (${code})` };
   }
   // fetch reports a dropped connection as a bare TypeError("fetch failed").
   if (name === 'TypeError' && /fetch failed|network/i.test(message)) {
-    return { status: undefined, transient: true, timeout: false, retryAfterSeconds: undefined, detail: message };
+    return { status: undefined, transient: true, timeout: false, unanswered: false, retryAfterSeconds: undefined, detail: message };
   }
-  return { status: undefined, transient: false, timeout: false, retryAfterSeconds: undefined, detail: message };
+  return { status: undefined, transient: false, timeout: false, unanswered: false, retryAfterSeconds: undefined, detail: message };
 }
 
 /**
@@ -160,8 +164,8 @@ function toStoreError(operation: string, target: CallTarget, error: unknown, fac
   // No HTTP status: the server was not reached (refused, unknown host, reset, no answer in time): say which one was tried.
   const where = facts.status === undefined && url ? ` (Qdrant at ${url})` : '';
   const status = facts.status !== undefined ? ` (HTTP ${facts.status})` : '';
-  // No answer in time (the client gave up, not an HTTP 408 or 504): say how long it waited, and what sets that.
-  const unanswered = facts.timeout && facts.status === undefined;
+  // No answer in time (the client gave up, not an HTTP 408 or 504 or a connect timeout): say how long it waited, and what sets that.
+  const { unanswered } = facts;
   const hint = readonly
     ? ': this API key may only read, or writes are locked on the server; check apiKey'
     : facts.status === 401 || facts.status === 403

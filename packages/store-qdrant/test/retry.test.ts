@@ -1,6 +1,6 @@
 import { MemloomError } from '@memloom/core';
 import { QdrantClientResourceExhaustedError, QdrantClientTimeoutError, QdrantClientUnexpectedResponseError } from '@qdrant/js-client-rest';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createQdrantStore } from '../src/index.js';
 import { describeFailure } from '../src/retry.js';
 import { httpError, metaPoint, scriptedClient } from './fake-client.js';
@@ -152,5 +152,67 @@ describe('open() against a server that takes connections but never answers', () 
     expect(await store.count({})).toBe(7);
     expect(countCalls).toBe(2);
     expect(sleeps).toHaveLength(3);
+  });
+
+  it('retries a timeout that is not its own client giving up: an HTTP 408 or 504 (a proxy), a connect timeout', async () => {
+    const answered = { title: 'qdrant', version: '1.18.0' };
+    for (const failure of [() => httpError(408), () => httpError(504), () => networkError('UND_ERR_CONNECT_TIMEOUT'), () => networkError('ETIMEDOUT')]) {
+      let versionCalls = 0;
+      const { store, sleeps } = opening({
+        versionInfo: () => (++versionCalls === 1 ? Promise.reject(failure()) : answered),
+        retrieve: () => [metaPoint('test/embedder')],
+      });
+      // Before: TIMEOUT at the first failure, not tried again.
+      await store.open(OPEN);
+      expect(versionCalls).toBe(2);
+      expect(sleeps).toHaveLength(1);
+    }
+  });
+
+  it('gives only its first request no second try: the collection check after the version, or after creating it, is retried', async () => {
+    let checks = 0;
+    let reads = 0;
+    const { store, fake } = opening({
+      versionInfo: () => ({ title: 'qdrant', version: '1.18.0' }),
+      // Missing, then (after the create) a timeout, then there.
+      collectionExists: () => (++checks === 1 ? { exists: false } : checks === 2 ? Promise.reject(timedOut()) : { exists: true }),
+      retrieve: () => (++reads === 1 ? [] : [metaPoint('test/embedder')]),
+    });
+    // Before: TIMEOUT "check collection failed", the re-read after the create not tried again.
+    await store.open(OPEN);
+    expect(fake.methods().slice(0, 5)).toEqual(['versionInfo', 'collectionExists', 'createCollection', 'collectionExists', 'collectionExists']);
+
+    let existing = 0;
+    const slow = opening({
+      collectionExists: () => (++existing === 1 ? Promise.reject(timedOut()) : { exists: true }),
+      retrieve: () => [metaPoint('test/embedder')],
+    });
+    await slow.store.open(OPEN);
+    expect(existing).toBe(2);
+  });
+
+  it('says "no answer within timeoutMs" only when its own client gave up, not for a connect timeout', async () => {
+    const at = 'http://127.0.0.1:9';
+    const abort = Object.assign(new Error('This operation was aborted'), { name: 'AbortError' });
+    const connect = networkError('UND_ERR_CONNECT_TIMEOUT');
+    const results: MemloomError[] = [];
+    for (const failure of [abort, connect]) {
+      vi.stubGlobal('fetch', async () => {
+        throw failure;
+      });
+      try {
+        const store = createQdrantStore({ url: at, timeoutMs: 1_000, retry: { attempts: 2, sleep: async () => undefined } });
+        results.push(await caught(store.open(OPEN)));
+      } finally {
+        vi.unstubAllGlobals();
+      }
+    }
+    const [unanswered, refused] = results as [MemloomError, MemloomError];
+    expect(unanswered).toMatchObject({ code: 'TIMEOUT', details: { operation: 'read server version', attempts: 1, timeoutMs: 1_000 } });
+    expect(unanswered.message).toContain(`(Qdrant at ${at}): no answer within 1000 ms`);
+    // Before: "no answer within 1000 ms", details.timeoutMs, and not tried again.
+    expect(refused).toMatchObject({ code: 'TIMEOUT', details: { operation: 'read server version', attempts: 2 } });
+    expect(refused.details).not.toHaveProperty('timeoutMs');
+    expect(refused.message).toBe(`[memloom] [qdrant] read server version failed (Qdrant at ${at}) after 2 tries: fetch failed (UND_ERR_CONNECT_TIMEOUT)`);
   });
 });

@@ -6,7 +6,7 @@ import { createMemory, resolveMemloomConfig, type MemloomOptions } from 'memloom
 import { COMMANDS, findCommand } from './commands/index.js';
 import type { CommandContext, CommandSpec, GlobalOptions, OptionSpec, OptionValues } from './command.js';
 import { EXIT_CODES, exitCodeFor, SIGNAL_EXIT_CODES, StopSignal, UsageError, type ExitCode } from './exit-codes.js';
-import { withoutControls } from './format.js';
+import { oneLine, withoutControls } from './format.js';
 import { commandHelp, mainHelp } from './help.js';
 import { styles, type CliIo } from './io.js';
 import { Progress } from './progress.js';
@@ -229,10 +229,12 @@ function cleanParseError(error: unknown): string {
 
 function usageFailure(io: CliIo, error: UsageError, json: boolean): ExitCode {
   if (json) {
+    // As given (JSON escapes what would break a line); a script reads it, not a terminal.
     io.stderr.write(`${JSON.stringify({ error: { code: 'USAGE', message: error.message, exitCode: EXIT_CODES.USAGE } })}\n`);
   } else {
     const where = error.command ? `memloom ${error.command}` : 'memloom';
-    io.stderr.write(`${where}: ${error.message}\nRun "${where} --help" for usage.\n`);
+    // The message may quote an argument (an unknown command, a bad value): shown as text, on one line.
+    io.stderr.write(`${where}: ${oneLine(error.message)}\nRun "${where} --help" for usage.\n`);
   }
   return EXIT_CODES.USAGE;
 }

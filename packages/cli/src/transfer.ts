@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createMemory, inScope, MemloomError, pagesOldestFirst, snapshotsOf, type Memory, type OldestFirstQuery, type Scope } from '@memloom/core';
+import { createMemory, describeValue, inScope, MemloomError, pagesOldestFirst, snapshotsOf, type Memory, type OldestFirstQuery, type Scope } from '@memloom/core';
 import { EXPORT_FORMAT, isNotJsonLine, parseHeader, parseLine, type ExportHeader, type ExportLine } from './export-format.js';
 import { applyExact, emptyCounts, type ImportCounts, type OnConflict } from './import-exact.js';
 
@@ -25,7 +25,7 @@ export async function exportMemories(memory: Memory, options: ExportOptions): Pr
   const scoped = options.scope && Object.keys(options.scope).length > 0 ? { scope: options.scope } : {};
   const pageSize = options.batchSize ?? PAGE_SIZE;
   if (!Number.isInteger(pageSize) || pageSize < 1) {
-    throw new MemloomError({ code: 'INVALID_OPTIONS', message: `batchSize must be a positive integer, got ${String(options.batchSize)}` });
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'cli', message: `exportMemories: batchSize must be a positive integer, got ${describeValue(options.batchSize)}` });
   }
   const total = await memory.count(scoped);
   const header: ExportHeader = {

@@ -232,6 +232,45 @@ describe('remembering and reading back', () => {
   });
 });
 
+describe('values from flags and the configuration, printed', () => {
+  // C1 controls (U+009B is a CSI: U+009B 2J clears the screen) and bidi marks: core takes them in scope ids, JSON leaves them as they are.
+  const controls = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+
+  it('shows scope ids, paths and ids from flags or a configuration file as text for a person; --json keeps them as given', async () => {
+    const user = 'al\u009b2Jice\u202e';
+    writeFileSync(join(dir, 'memloom.config.json'), JSON.stringify({ store: 'sqlite:./memory.db', scope: { agentId: 'bo\u2066t' } }));
+    const store = ['--store', 'sqlite:./mem\u009b2Jory.db'];
+    expect((await cli('add', 'Alice keeps bees', '--user', user, ...store)).code).toBe(0);
+    const preview = await cli('forget', '--scope', '--user', user, ...store);
+    expect(preview.stdout).toBe('1 memory in scope user alice, agent bot would be forgotten: run again with --yes to delete them.\n');
+    const stats = await cli('stats', '--user', user, ...store);
+    expect(stats.stdout).toContain('in scope user alice, agent bot\n');
+    expect(stats.stdout).toContain(`at ${join(dir, 'memory.db')}`);
+    expect(stats.stdout).toContain('from --store\n');
+    expect(stats.stdout).not.toMatch(controls);
+    expect((await cli('forget', 'no-such\u009b2J-id')).stderr).not.toMatch(controls);
+    // A script gets the values as they are, in JSON it can parse.
+    expect(json(await cli('stats', '--user', user, ...store, '--json'))).toMatchObject({ scope: { userId: user, agentId: 'bo\u2066t' }, store: { location: join(dir, 'mem\u009b2Jory.db') } });
+    expect(json(await cli('forget', '--scope', '--user', user, ...store, '--yes', '--json'))).toEqual({ deleted: 1, scope: { userId: user, agentId: 'bo\u2066t' } });
+  });
+
+  it('shows an argument quoted in a usage error as text; with --json, as given, in valid JSON', async () => {
+    const bad = 'x\u009b2J\u202e\u001b]0;PWNED\u0007\ny';
+    for (const args of [[bad], ['list', '--limit', bad], ['show', 'id', bad], ['list', `--${bad}`]]) {
+      const human = await cli(...args);
+      expect(human.code, args.join(' ')).toBe(EXIT_CODES.USAGE);
+      // One line of message, and the line saying where the usage is.
+      expect(human.stderr.split('\n'), args.join(' ')).toHaveLength(3);
+      expect(human.stderr, args.join(' ')).not.toMatch(controls);
+      const machine = await cli(...args, '--json');
+      expect(machine.code).toBe(EXIT_CODES.USAGE);
+      const { error } = JSON.parse(machine.stderr) as { error: { code: string; message: string } };
+      expect(error.code).toBe('USAGE');
+      expect(error.message, args.join(' ')).toContain(bad.slice(0, 4));
+    }
+  });
+});
+
 describe('add-turns', () => {
   const transcript = [
     'Ana: Where did you run your first marathon?',

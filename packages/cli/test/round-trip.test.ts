@@ -333,5 +333,8 @@ describe('export while the app runs', () => {
     // Pages of 200: three reads of each kind, none per memory.
     expect(calls).toEqual({ historyMany: 3, getVectors: 3 });
     await expect(exportMemories(source, { batchSize: 0, write: () => {} })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
+    // The value is described as core describes one: a string is quoted (String() showed "10" as 10), an object named.
+    await expect(exportMemories(source, { batchSize: '10' as never, write: () => {} })).rejects.toThrow('[memloom] [cli] exportMemories: batchSize must be a positive integer, got "10"');
+    await expect(exportMemories(source, { batchSize: {} as never, write: () => {} })).rejects.toThrow('batchSize must be a positive integer, got an object');
   });
 });

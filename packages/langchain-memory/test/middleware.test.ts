@@ -107,8 +107,11 @@ describe('seed 003: working-memory reminders', () => {
     const misspelt = await errorOf(() => createMemloomMiddleware(memory, { filter: { catgory: ['fact'] } as never }));
     expect(misspelt.code).toBe('INVALID_OPTIONS');
     expect(misspelt.message).toMatch(/\[langchain\] createMemloomMiddleware: invalid filter: unknown key "catgory"/);
-    expect((await errorOf(() => createMemloomMiddleware(memory, { filter: { category: 'facts' } as never }))).code).toBe('INVALID_OPTIONS');
-    expect((await errorOf(() => createMemloomTools(memory, { filter: { level: ['whole'] } as never }))).message).toMatch(/memory_search: invalid filter/);
+    // A value of no accepted kind says which kinds are (not zod's bare "Invalid input"); a bad item of a list is named.
+    const single = await errorOf(() => createMemloomMiddleware(memory, { filter: { category: 'facts' } as never }));
+    expect(single.code).toBe('INVALID_OPTIONS');
+    expect(single.message).toContain('invalid filter: category: Invalid input: expected "system" or "core" or "fact" or "episode" or array');
+    expect((await errorOf(() => createMemloomTools(memory, { filter: { level: ['whole'] } as never }))).message).toMatch(/memory_search: invalid filter: level\.0: Invalid option: expected one of "full"/);
     expect((await errorOf(() => memoryForgetTool(memory, { filter: { tags: 'x' } as never }))).message).toMatch(/memory_forget: invalid filter/);
     // A good filter is kept as given.
     expect(createMemloomTools(memory, { filter: { category: 'fact' } })).toHaveLength(3);

@@ -91,5 +91,9 @@ describe('MemoryIndexBlock (seed 000)', () => {
         expect(MemloomError.isInstance(error)).toBe(true);
       }
     }
+    // A filter value of no accepted kind says which kinds are, not zod's bare "Invalid input".
+    expect(() => memoryIndexBlock({ memory, scope: alice, filter: { type: 'preference' } } as never)).toThrow(
+      'filter.type: Invalid input: expected "user" or "feedback" or "project" or "reference" or array',
+    );
   });
 });

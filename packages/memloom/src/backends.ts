@@ -53,11 +53,46 @@ export function parseEmbedderConfig(config: EmbedderConfig, source: string): Emb
   }
 }
 
+/** The store setting of a resolved configuration: its object form, and for SQLite the file it opens, for Markdown its folder. */
+export type StoreSetting = Pick<ResolvedConfig, 'store' | 'sqliteFile' | 'markdownRoot' | 'defaultStore'>;
+
+/** Where relative paths that no layer holds are read: the working directory, and the configuration file found there, if any. */
+export interface PathBase {
+  cwd: string;
+  configFile: string | undefined;
+}
+
+/**
+ * The store `layers` name (the highest layer that names one, else SQLite at its default file), read once:
+ * its object form, and for SQLite the file it opens, for Markdown its folder (a relative `root` read in the
+ * layer that names it).
+ */
+export async function readStoreSetting(layers: ConfigLayer[], env: Record<string, string | undefined>, base: PathBase): Promise<StoreSetting> {
+  const { layer, source } = settingLayer(layers, 'store');
+  const config = layer?.config.store ?? 'sqlite';
+  const parsed = parseStoreConfig(config, source);
+  const store = { config, source, parsed };
+  if (parsed.type === 'sqlite') {
+    const sqliteFile = await sqliteFileOf(layer, parsed.path, env, base);
+    return { store, sqliteFile, defaultStore: !layer && sqliteFile.from === 'default' };
+  }
+  // Only a layer names a Markdown store (the default is SQLite).
+  if (parsed.type === 'markdown') return { store, markdownRoot: resolveIn(layer as ConfigLayer, parsed.root), defaultStore: false };
+  return { store, defaultStore: false };
+}
+
+/** The embedder `layers` name (the highest layer that names one, else the offline default), read once. */
+export function readEmbedderSetting(layers: ConfigLayer[]): ResolvedConfig['embedder'] {
+  const { layer, source } = settingLayer(layers, 'embedder');
+  const config = layer?.config.embedder ?? 'default';
+  return { config, source, parsed: parseEmbedderConfig(config, source) };
+}
+
 /**
  * Build the store the configuration asks for (`resolved.store.parsed`), importing its package only
  * when it is used. The SQLite file and the Markdown folder are the ones `resolveMemloomConfig` found.
- * A resolved configuration kept without them (they are optional: one a caller wrote, say) is read as
- * `resolveMemloomConfig` reads it, relative paths from the configuration file's folder when no layer names a store, else `cwd`.
+ * A resolved configuration kept without them (they are optional: one a caller wrote, say) has its store
+ * read again from its layers, as `resolveMemloomConfig` reads it.
  * `contextWeight` is the Memory's `retrieval.contextWeight`, for stores that embed by themselves (Markdown).
  * `mustExist` opens a SQLite file, a Markdown folder or a Qdrant collection only if it exists (MISSING_RESOURCE otherwise, nothing created).
  */
@@ -67,11 +102,9 @@ export async function createStoreFrom(
   env: Record<string, string | undefined>,
   { contextWeight, mustExist = false, cwd }: { contextWeight?: number | undefined; mustExist?: boolean; cwd: string },
 ): Promise<MemoryStore> {
-  const { source } = resolved.store;
-  const parsed = resolved.store.parsed ?? parseStoreConfig(settingOf('store', resolved.store), source);
-  // The layer a relative path is read in, as resolveMemloomConfig finds it.
-  const layer = () => resolved.layers.find((candidate) => candidate.config.store !== undefined) ?? defaultLayer(cwd, resolved.configFile);
-  const { type, ...options } = parsed as StoreObject & Record<string, unknown>;
+  const setting = isComplete(resolved) ? resolved : await readAgain(resolved, 'store', () => readStoreSetting(resolved.layers, env, { cwd, configFile: resolved.configFile }));
+  const { source } = setting.store;
+  const { type, ...options } = setting.store.parsed as StoreObject & Record<string, unknown>;
   // The persistent stores take it over what the configuration says; memory: has nothing to find.
   const existing = mustExist ? { mustExist: true } : {};
   // Each factory validates its own options; its error is re-raised naming where they came from.
@@ -79,7 +112,7 @@ export async function createStoreFrom(
     switch (type) {
       case 'sqlite': {
         const sqlite = await import('@memloom/store-sqlite');
-        const file = resolved.sqliteFile ?? (await sqliteFileOf(layer(), options.path, env));
+        const file = setting.sqliteFile as SqliteFile;
         // A path that cannot be a database file is blamed on where it came from (the store setting,
         // MEMLOOM_SQLITE_PATH or the default).
         try {
@@ -96,15 +129,18 @@ export async function createStoreFrom(
         const markdown = await importOptional(() => import('@memloom/store-markdown'), '@memloom/store-markdown', source);
         // The store re-embeds hand-edited blocks and rebuilds its index: with the Memory's context weight, unless the store config sets one.
         const weight = contextWeight === undefined ? {} : { contextWeight };
-        const root = resolved.markdownRoot ?? resolveIn(layer(), options.root as string);
-        return markdown.createMarkdownStore({ ...weight, ...options, ...existing, root, embedder });
+        return markdown.createMarkdownStore({ ...weight, ...options, ...existing, root: setting.markdownRoot as string, embedder });
       }
       case 'qdrant': {
         const qdrant = await importOptional(() => import('@memloom/store-qdrant'), '@memloom/store-qdrant', source);
         // The Qdrant variables (QDRANT_URL, QDRANT_API_KEY, MEMLOOM_QDRANT_*) fill in what the configuration leaves out;
         // a stale one for a field it sets is neither read nor checked.
         const fromEnv = qdrant.qdrantOptionsFromEnv({ ...env, MEMLOOM_STORE: 'qdrant' }, options as Parameters<typeof qdrant.createQdrantStore>[0]) ?? {};
-        return qdrant.createQdrantStore({ ...fromEnv, ...options, ...existing });
+        const store = qdrant.createQdrantStore({ ...fromEnv, ...options, ...existing });
+        // A client given in the setting has its own server; otherwise say where the URL came from.
+        if (options.client !== undefined) return store;
+        const urlSource = options.url !== undefined ? source : fromEnv.url !== undefined ? 'environment variable QDRANT_URL' : 'the default (no url in the store setting, no QDRANT_URL)';
+        return namingUrlSource(store, urlSource);
       }
       case 'memory': {
         const { createInMemoryStore } = await import('@memloom/core/testing');
@@ -125,26 +161,30 @@ export interface SqliteFile {
 }
 
 /**
- * The one rule for a SQLite store's file: the `path` its configuration gives, else
- * MEMLOOM_SQLITE_PATH, else `.memloom/memory.db`; a relative one in `layer`'s folder (for the
- * embedded default, the configuration file's folder, else the working directory).
+ * The one rule for a SQLite store's file: the `path` its setting gives (relative: in the folder of `layer`,
+ * the layer that holds it), else MEMLOOM_SQLITE_PATH (relative: in `cwd`, as any path from the environment or
+ * the options), else `.memloom/memory.db` (beside the configuration file when one was found, else in `cwd`).
  */
-export async function sqliteFileOf(layer: ConfigLayer, path: unknown, env: Record<string, string | undefined>): Promise<SqliteFile> {
-  if (typeof path === 'string') return { path: resolveIn(layer, path), from: 'configuration', source: sourceOf(layer, 'store') };
+export async function sqliteFileOf(layer: ConfigLayer | undefined, path: unknown, env: Record<string, string | undefined>, { cwd, configFile }: PathBase): Promise<SqliteFile> {
+  if (layer && typeof path === 'string') return { path: resolveIn(layer, path), from: 'configuration', source: sourceOf(layer, 'store') };
   const { DEFAULT_SQLITE_PATH, SQLITE_PATH_ENV } = await import('@memloom/store-sqlite');
   const fromEnv = env[SQLITE_PATH_ENV]?.trim();
   if (fromEnv) {
     const source = `environment variable ${SQLITE_PATH_ENV}`;
-    return { path: resolveIn(layer, fromEnv, source), from: 'environment', source };
+    return { path: resolveIn({ source, baseDir: cwd, config: {} }, fromEnv), from: 'environment', source };
   }
-  return { path: resolveIn(layer, DEFAULT_SQLITE_PATH), from: 'default', source: `the default store path (${DEFAULT_SQLITE_PATH}, nothing configured)` };
+  return {
+    path: resolveIn(defaultLayer(cwd, configFile), DEFAULT_SQLITE_PATH),
+    from: 'default',
+    source: `the default store path (${DEFAULT_SQLITE_PATH}, nothing configured)`,
+  };
 }
 
-/** Build the embedder the configuration asks for (`resolved.embedder.parsed`: the offline default when nothing names one). */
-export async function createEmbedderFrom(setting: ResolvedConfig['embedder']): Promise<Embedder> {
+/** Build the embedder the configuration asks for (`resolved.embedder.parsed`, else read again from its layers). */
+export async function createEmbedderFrom(resolved: ResolvedConfig): Promise<Embedder> {
+  const setting = resolved.embedder.parsed ? resolved.embedder : await readAgain(resolved, 'embedder', () => readEmbedderSetting(resolved.layers));
   const { source } = setting;
-  const parsed = setting.parsed ?? parseEmbedderConfig(settingOf('embedder', setting), source);
-  const { type, ...options } = parsed as EmbedderObject & Record<string, unknown>;
+  const { type, ...options } = setting.parsed as EmbedderObject & Record<string, unknown>;
   return namingSource(source, 'embedder', async () => {
     const embeddings = await import('@memloom/embeddings');
     switch (type) {
@@ -160,20 +200,35 @@ export async function createEmbedderFrom(setting: ResolvedConfig['embedder']): P
   });
 }
 
+/** The highest layer that sets `field`, and the source named for it (`default` when none does). */
+function settingLayer(layers: ConfigLayer[], field: 'store' | 'embedder'): { layer: ConfigLayer | undefined; source: string } {
+  const layer = layers.find((candidate) => candidate.config[field] !== undefined);
+  return { layer, source: layer ? sourceOf(layer, field) : 'default' };
+}
+
+/** Whether a resolved store setting holds all it is built from: its object form, and for SQLite its file, for Markdown its folder. */
+function isComplete({ store: { parsed }, sqliteFile, markdownRoot }: ResolvedConfig): boolean {
+  if (parsed?.type === 'sqlite') return sqliteFile !== undefined;
+  if (parsed?.type === 'markdown') return markdownRoot !== undefined;
+  return parsed !== undefined;
+}
+
 /**
- * The setting of a resolved configuration kept without its object form, to be read again. One resolved for a
- * store or embedder object (`object (<name>)`) has none to read: that object has to be given again.
+ * A setting read again from the layers of a resolved configuration. One resolved for a store or embedder
+ * object is named by no layer (the object is no setting; its source is the options, no layer's): that object
+ * has to be given again.
  */
-function settingOf<T>(field: 'store' | 'embedder', { config, source }: { config: T; source: string }): T {
-  if (source === 'options' && typeof config === 'string' && config.startsWith('object (')) {
+function readAgain<T>(resolved: ResolvedConfig, field: 'store' | 'embedder', read: () => T): T {
+  const { config, source } = resolved[field];
+  if (settingLayer(resolved.layers, field).source !== source) {
     throw new MemloomError({
       code: 'INVALID_OPTIONS',
       backend: 'config',
-      message: `createMemory was given a configuration resolved for ${field === 'store' ? 'a store' : 'an embedder'} object (${config}), and no ${field} object: give it in the options again, or resolve the configuration of these options`,
+      message: `createMemory was given a configuration resolved for ${field === 'store' ? 'a store' : 'an embedder'} object (${typeof config === 'string' ? config : JSON.stringify(config)}), and no ${field} object: give it in the options again, or resolve the configuration of these options`,
       details: { field },
     });
   }
-  return config;
+  return read();
 }
 
 /**
@@ -202,6 +257,32 @@ async function namingSource<T>(source: string, field: string, create: () => Prom
       details: { source, field },
     });
   }
+}
+
+/**
+ * The Qdrant store, whose errors about its server (not reached, or without the collection) say where its URL came
+ * from, as other configuration errors name their source: `(the Qdrant URL from <source>)`, and `details.urlSource`.
+ * They come at the store's first call, after the configuration was read.
+ */
+function namingUrlSource(store: MemoryStore, urlSource: string): MemoryStore {
+  const named = (error: unknown): unknown => {
+    if (!MemloomError.isInstance(error) || error.backend !== 'qdrant') return error;
+    // The store names the URL there: a missing collection (details.url), or a server not reached (no HTTP status).
+    const aboutServer = error.details.url !== undefined || ((error.code === 'STORE_ERROR' || error.code === 'TIMEOUT') && error.details.status === undefined);
+    if (!aboutServer) return error;
+    return new MemloomError({ code: error.code, backend: error.backend, message: `${error.reason} (the Qdrant URL from ${urlSource})`, cause: error, details: { ...error.details, urlSource } });
+  };
+  // A store's methods return promises (core's MemoryStore): a rejection is named, anything else passes as it is.
+  return new Proxy(store, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const result: unknown = value.apply(target, args);
+        return result instanceof Promise ? result.catch((error: unknown) => Promise.reject(named(error))) : result;
+      };
+    },
+  });
 }
 
 export async function importOptional<T>(load: () => Promise<T>, name: string, source: string): Promise<T> {

@@ -10,18 +10,9 @@ import {
   type Policy,
   resolvePolicy,
 } from '@memloom/core';
-import {
-  createEmbedderFrom,
-  createStoreFrom,
-  parseEmbedderConfig,
-  parseStoreConfig,
-  sqliteFileOf,
-  type EmbedderObject,
-  type SqliteFile,
-  type StoreObject,
-} from './backends.js';
+import { createEmbedderFrom, createStoreFrom, readEmbedderSetting, readStoreSetting, type EmbedderObject, type SqliteFile, type StoreObject, type StoreSetting } from './backends.js';
 import type { EmbedderConfig, MemloomConfig, StoreConfig } from './config-schema.js';
-import { configFromEnv, defaultLayer, findConfigFile, loadConfigFile, resolveIn, sourceOf, validateConfig, type ConfigLayer } from './load-config.js';
+import { configFromEnv, findConfigFile, loadConfigFile, sourceOf, validateConfig, type ConfigLayer } from './load-config.js';
 
 /** Options of the umbrella `createMemory`: core's options with everything optional. */
 export interface MemloomOptions extends Partial<Omit<CreateMemoryOptions, 'store' | 'embedder'>> {
@@ -31,7 +22,7 @@ export interface MemloomOptions extends Partial<Omit<CreateMemoryOptions, 'store
   embedder?: Embedder | EmbedderConfig;
   /** Seed 001 policy values, over those of the configuration file and MEMLOOM_POLICY. */
   policy?: MemloomConfig['policy'];
-  /** Where to look for memloom.config.* (and its parents). @default process.cwd() */
+  /** Where to look for memloom.config.* (and its parents), and the folder a relative path given here or in an environment variable is read in. @default process.cwd() */
   cwd?: string;
   /** A configuration file to use (a relative path is read from `cwd`), or false to read none. @default the nearest memloom.config.* from `cwd` */
   configFile?: string | false;
@@ -65,7 +56,7 @@ export interface ResolvedConfig {
   /**
    * The store setting and where it came from; `parsed` is its object form, read once here and built by
    * `createMemory` as it is (absent for a store object, whose `config` is `object (<name>)`; when absent
-   * otherwise, `createMemory` reads `config` again, and finds `sqliteFile` or `markdownRoot` if absent too).
+   * otherwise, or `sqliteFile` or `markdownRoot` is, `createMemory` reads the store setting again from `layers`).
    */
   store: { config: StoreConfig; source: string; parsed?: StoreObject };
   /** For a SQLite store built from configuration (not a store object): the file it opens, and where its path came from. */
@@ -82,10 +73,13 @@ export interface ResolvedConfig {
 }
 
 const ENGINE_KEYS = ['strategy', 'decay', 'freshness', 'retrieval', 'limits', 'defaults', 'modelTimeoutMs', 'trackAccess', 'scope'] as const;
+/** Objects passed on to core's createMemory as they are. */
+const INSTANCE_KEYS = ['languageModel', 'clock', 'generateId', 'prompts', 'logger'] as const;
 /** Every option `createMemory` knows: a misspelt one (`stratgy`) would otherwise be dropped without a word. */
 const OPTION_KEYS: ReadonlySet<string> = new Set([
   ...ENGINE_KEYS,
-  ...['store', 'embedder', 'policy', 'languageModel', 'clock', 'generateId', 'prompts', 'logger'],
+  ...['store', 'embedder', 'policy'],
+  ...INSTANCE_KEYS,
   ...['cwd', 'configFile', 'env', 'mustExist', 'optionSources'],
 ]);
 
@@ -104,15 +98,13 @@ const OPTION_KEYS: ReadonlySet<string> = new Set([
 export async function createMemory(options: MemloomOptions = {}, resolved?: ResolvedConfig): Promise<Memory> {
   assertOptions(options);
   resolved ??= await resolveLayers(options);
-  const env = options.env === false ? {} : (options.env ?? process.env);
-  const embedder = isEmbedder(options.embedder) ? options.embedder : await createEmbedderFrom(resolved.embedder);
+  const embedder = isEmbedder(options.embedder) ? options.embedder : await createEmbedderFrom(resolved);
   const contextWeight = resolved.engine.retrieval?.contextWeight;
   const store = isStore(options.store)
     ? options.store
-    : await createStoreFrom(resolved, embedder, env, { contextWeight, mustExist: options.mustExist === true, cwd: options.cwd ?? process.cwd() });
-  const { store: _store, embedder: _embedder, policy: _policy, cwd: _cwd, configFile: _file, env: _env, mustExist: _mustExist, ...instances } = options;
+    : await createStoreFrom(resolved, embedder, environmentOf(options), { contextWeight, mustExist: options.mustExist === true, cwd: options.cwd ?? process.cwd() });
   try {
-    return createCoreMemory({ ...resolved.engine, ...pickInstances(instances), store, embedder });
+    return createCoreMemory({ ...resolved.engine, ...pickInstances(options), store, embedder });
   } catch (error) {
     throw namingLayers(error, resolved);
   }
@@ -166,10 +158,9 @@ async function resolveLayers(options: MemloomOptions): Promise<ResolvedConfig> {
   // A relative configFile is read from `cwd`, where the nearest one would be looked for too.
   const file = options.configFile === false ? undefined : options.configFile !== undefined ? resolve(cwd, options.configFile) : findConfigFile(cwd);
   if (file) layers.push(await loadConfigFile(file));
-  if (options.env !== false) {
-    const fromEnv = configFromEnv(options.env ?? process.env, cwd);
-    if (fromEnv) layers.push(fromEnv);
-  }
+  const env = environmentOf(options);
+  const fromEnv = configFromEnv(env, cwd);
+  if (fromEnv) layers.push(fromEnv);
   const engine: Record<string, unknown> = {};
   for (const layer of [...layers].reverse()) {
     for (const key of ENGINE_KEYS) {
@@ -186,50 +177,18 @@ async function resolveLayers(options: MemloomOptions): Promise<ResolvedConfig> {
   if (limitLayer && limitLayer.config.retrieval?.defaultLimit === undefined) {
     engine.retrieval = mergeValues(engine.retrieval, { defaultLimit: limitLayer.config.policy?.retrieve_limit });
   }
-  const env = options.env === false ? {} : (options.env ?? process.env);
-  const store = await resolveStore(options, layers, env, defaultLayer(cwd, file));
+  // A store or embedder object given in the options wins over any setting.
+  const store: StoreSetting = isStore(options.store)
+    ? { store: { config: `object (${options.store.name})`, source: 'options' }, defaultStore: false }
+    : await readStoreSetting(layers, env, { cwd, configFile: file });
   return {
     layers,
     ...(file ? { configFile: file } : {}),
     ...store,
-    embedder: resolveEmbedder(options, layers),
+    embedder: isEmbedder(options.embedder) ? { config: `object (${options.embedder.id})`, source: 'options' } : readEmbedderSetting(layers),
     policy,
     engine,
   };
-}
-
-/**
- * The store setting, read once: its object form, and for SQLite the file it opens, for Markdown its
- * folder. A store object given in the options wins over any setting.
- */
-async function resolveStore(
-  options: MemloomOptions,
-  layers: ConfigLayer[],
-  env: Record<string, string | undefined>,
-  defaults: ConfigLayer,
-): Promise<Pick<ResolvedConfig, 'store' | 'sqliteFile' | 'markdownRoot' | 'defaultStore'>> {
-  if (isStore(options.store)) return { store: { config: `object (${options.store.name})`, source: 'options' }, defaultStore: false };
-  const configured = layers.find((layer) => layer.config.store !== undefined);
-  const layer = configured ?? defaults;
-  const source = configured ? sourceOf(configured, 'store') : 'default';
-  const config = configured?.config.store ?? 'sqlite';
-  const parsed = parseStoreConfig(config, source);
-  const store = { config, source, parsed };
-  if (parsed.type === 'sqlite') {
-    const sqliteFile = await sqliteFileOf(layer, parsed.path, env);
-    return { store, sqliteFile, defaultStore: !configured && sqliteFile.from === 'default' };
-  }
-  if (parsed.type === 'markdown') return { store, markdownRoot: resolveIn(layer, parsed.root), defaultStore: false };
-  return { store, defaultStore: false };
-}
-
-/** The embedder setting, read once (the offline default when nothing names one); an embedder object wins over any. */
-function resolveEmbedder(options: MemloomOptions, layers: ConfigLayer[]): ResolvedConfig['embedder'] {
-  if (isEmbedder(options.embedder)) return { config: `object (${options.embedder.id})`, source: 'options' };
-  const configured = layers.find((layer) => layer.config.embedder !== undefined);
-  const source = configured ? sourceOf(configured, 'embedder') : 'default';
-  const config = configured?.config.embedder ?? 'default';
-  return { config, source, parsed: parseEmbedderConfig(config, source) };
 }
 
 function configPart(options: MemloomOptions): MemloomConfig {
@@ -241,15 +200,13 @@ function configPart(options: MemloomOptions): MemloomConfig {
   return config as MemloomConfig;
 }
 
-function pickInstances(options: Partial<CreateMemoryOptions>): Partial<CreateMemoryOptions> {
-  const { languageModel, clock, generateId, prompts, logger } = options;
-  return {
-    ...(languageModel ? { languageModel } : {}),
-    ...(clock ? { clock } : {}),
-    ...(generateId ? { generateId } : {}),
-    ...(prompts ? { prompts } : {}),
-    ...(logger ? { logger } : {}),
-  };
+function pickInstances(options: MemloomOptions): Partial<CreateMemoryOptions> {
+  return Object.fromEntries(INSTANCE_KEYS.filter((key) => options[key]).map((key) => [key, options[key]]));
+}
+
+/** The variables to read MEMLOOM_* from: none for `env: false`. */
+function environmentOf(options: MemloomOptions): Record<string, string | undefined> {
+  return options.env === false ? {} : (options.env ?? process.env);
 }
 
 /**

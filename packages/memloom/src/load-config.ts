@@ -4,8 +4,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { describeValue, formatZodIssues, MemloomError } from '@memloom/core';
-import { z } from 'zod';
+import { formatZodIssues, MemloomError } from '@memloom/core';
 import { memloomConfigSchema, type MemloomConfig } from './config-schema.js';
 import { prepareTypeScriptConfig } from './typescript-config.js';
 
@@ -80,14 +79,14 @@ export async function loadConfigFile(path: string): Promise<ConfigLayer> {
 
 /** Validate configuration from anywhere; INVALID_CONFIG names the source and each bad field. */
 export function validateConfig(raw: unknown, source: string): MemloomConfig {
-  const parsed = memloomConfigSchema.safeParse(raw);
+  // With the values in the issues, a value of no accepted kind is named ("received 5").
+  const parsed = memloomConfigSchema.safeParse(raw, { reportInput: true });
   if (!parsed.success) {
-    const issues = explainUnions(parsed.error.issues, raw);
     throw new MemloomError({
       code: 'INVALID_CONFIG',
       backend: 'config',
-      message: `invalid configuration in ${source}: ${formatZodIssues(new z.ZodError(issues))}`,
-      details: { source, issues: issues.map((issue) => ({ path: issue.path.map(String), message: issue.message })) },
+      message: `invalid configuration in ${source}: ${formatZodIssues(parsed.error)}`,
+      details: { source, issues: parsed.error.issues.map((issue) => ({ path: issue.path.map(String), message: issue.message })) },
     });
   }
   // Keep what was written (not the schema's defaults), so lower layers still show through.
@@ -200,15 +199,17 @@ export function resolveIn(layer: ConfigLayer, path: string, source = sourceOf(la
 /**
  * On Linux or macOS, a backslash is no folder separator but a character of a name: `data\memory.db` would be
  * one file named so in the layer's folder, and `C:\data` or `\\server\share` one named after the whole path.
- * `C:/data/memory.db` would be a folder named `C:` in the layer's folder: meant as a Windows drive, it is refused
- * too (`./C:/data` names such a folder). INVALID_CONFIG naming `source`.
+ * `C:/data/memory.db` would be a folder named `C:` in the layer's folder, and `C:memory.db` (on Windows, relative
+ * to drive C:'s current folder) a file named so: meant as a Windows drive, both are refused too (`./C:/data` and
+ * `./C:memory.db` name such a folder or file). INVALID_CONFIG naming `source`.
  */
 function refuseWindowsPath(path: string, source: string): void {
-  const drive = /^([a-z]:)[\\/]/iu.exec(path)?.[1];
+  const drive = /^[a-z]:/iu.test(path);
   let problem: string;
   if (drive || path.startsWith('\\\\')) {
-    const folder = drive && !path.includes('\\') ? ` (for a folder named "${drive}" here, write "./${path}")` : '';
-    problem = `is a Windows path, and this system is not Windows: give a path of this system${folder}`;
+    const name = path.split('/')[0];
+    const here = drive && !path.includes('\\') ? ` (for ${path.includes('/') ? 'a folder' : 'a file or folder'} named "${name}" here, write "./${path}")` : '';
+    problem = `is a Windows path, and this system is not Windows: give a path of this system${here}`;
   } else if (path.includes('\\')) {
     problem = 'holds a backslash, which separates no folders on this system: write the path with "/" (Windows reads that too)';
   } else return;
@@ -285,27 +286,6 @@ function configExport(module: Record<string, unknown>, file: string): unknown {
     });
   }
   return exports.default;
-}
-
-/**
- * A union's "Invalid input", said as the form the value was written in: for an object, what is
- * wrong in it (`store.root` missing, `store.type` unknown); for a value of no accepted kind, the
- * kinds accepted. The forms of another kind (a string, when an object was written) say nothing.
- */
-function explainUnions(issues: readonly z.core.$ZodIssue[], raw: unknown): z.core.$ZodIssue[] {
-  return issues.flatMap((issue): z.core.$ZodIssue[] => {
-    if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [issue];
-    // A form of another kind: the value is not of its type (zod may add checks that measure it anyway, as
-    // z.string().min(1) does an array's length), or is none of its values.
-    const atTop = (code: string) => (inner: z.core.$ZodIssue) => inner.path.length === 0 && inner.code === code;
-    const otherKind = (branch: z.core.$ZodIssue[]) => branch.some(atTop('invalid_type')) || branch.every(atTop('invalid_value'));
-    const meant = issue.errors.filter((branch) => !otherKind(branch));
-    if (meant.length === 1) return explainUnions(meant[0]!.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] })), raw);
-    if (meant.length > 1) return [issue];
-    const accepted = issue.errors.flat().map((inner) => (inner.code === 'invalid_type' ? inner.expected : inner.code === 'invalid_value' ? inner.values.map((value) => JSON.stringify(value)).join(' or ') : ''));
-    const value = issue.path.reduce<unknown>((parent, key) => (parent as Record<PropertyKey, unknown> | undefined)?.[key], raw);
-    return [{ ...issue, message: `Invalid input: expected ${[...new Set(accepted.filter(Boolean))].join(' or ')}, received ${describeValue(value)}` }];
-  });
 }
 
 function cannotLoad(file: string, error: unknown): MemloomError {

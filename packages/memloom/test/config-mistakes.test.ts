@@ -140,6 +140,14 @@ describe('paths in store settings', () => {
     expect(drive.message).toContain('"C:/Users/me/memory.db" is a Windows path, and this system is not Windows: give a path of this system (for a folder named "C:" here, write "./C:/Users/me/memory.db")');
     const folder = await resolveMemloomConfig({ cwd, configFile: false, env: {}, store: 'sqlite:./C:/Users/me/memory.db' });
     expect(folder.sqliteFile?.path).toBe(join(cwd, 'C:', 'Users', 'me', 'memory.db'));
+    // A drive-relative path (C:memory.db: on Windows, in drive C:'s current folder) is a drive's path too, wherever it is written.
+    const relativeToDrive = await errorOf(resolveMemloomConfig({ cwd, configFile: false, env: { MEMLOOM_SQLITE_PATH: 'C:memory.db' } }));
+    expect(relativeToDrive).toMatchObject({ code: 'INVALID_CONFIG', details: { source: 'environment variable MEMLOOM_SQLITE_PATH', field: 'store', path: 'C:memory.db' } });
+    expect(relativeToDrive.message).toContain('"C:memory.db" is a Windows path, and this system is not Windows: give a path of this system (for a file or folder named "C:memory.db" here, write "./C:memory.db")');
+    const fromFlag = await errorOf(resolveMemloomConfig({ cwd, configFile: false, env: {}, store: 'markdown:d:notes', optionSources: { store: '--store' } }));
+    expect(fromFlag).toMatchObject({ code: 'INVALID_CONFIG', details: { source: '--store', path: 'd:notes' } });
+    const named = await resolveMemloomConfig({ cwd, configFile: false, env: {}, store: 'sqlite:./C:memory.db' });
+    expect(named.sqliteFile?.path).toBe(join(cwd, 'C:memory.db'));
     expect(readdirSync(cwd)).toEqual(['memloom.config.json']);
   });
 });

@@ -79,6 +79,38 @@ describe('createMemory() defaults', () => {
     expect(readdirSync(cwd)).toEqual(['project']);
   });
 
+  it('reads a relative SQLite path where it was written: the environment\'s and the options\' in cwd, a file\'s in its folder', async () => {
+    // A project whose configuration file sits above the working directory.
+    const project = join(cwd, 'project');
+    const sub = join(project, 'sub');
+    mkdirSync(sub, { recursive: true });
+    const file = join(project, 'memloom.config.json');
+    const pathOf = async (config: object, options: Parameters<typeof resolveMemloomConfig>[0]) => {
+      writeFileSync(file, JSON.stringify(config));
+      return (await resolveMemloomConfig({ cwd: sub, ...options })).sqliteFile?.path;
+    };
+    const variable = { MEMLOOM_SQLITE_PATH: 'data/m.db' };
+    // MEMLOOM_SQLITE_PATH is read in cwd, whichever layer names the store: none, the file, the options or MEMLOOM_STORE.
+    expect(await pathOf({ embedder: 'lexical' }, { env: variable })).toBe(join(sub, 'data', 'm.db'));
+    expect(await pathOf({ store: 'sqlite' }, { env: variable })).toBe(join(sub, 'data', 'm.db'));
+    expect(await pathOf({ store: { type: 'sqlite' } }, { env: variable, store: 'sqlite:' })).toBe(join(sub, 'data', 'm.db'));
+    expect(await pathOf({ embedder: 'lexical' }, { env: { ...variable, MEMLOOM_STORE: 'sqlite' } })).toBe(join(sub, 'data', 'm.db'));
+    // As a path in MEMLOOM_STORE or the options is; a file's path is read in the file's folder.
+    expect(await pathOf({ embedder: 'lexical' }, { env: { MEMLOOM_STORE: 'sqlite:data/m.db' } })).toBe(join(sub, 'data', 'm.db'));
+    expect(await pathOf({ embedder: 'lexical' }, { env: {}, store: 'sqlite:data/m.db' })).toBe(join(sub, 'data', 'm.db'));
+    expect(await pathOf({ store: 'sqlite:data/m.db' }, { env: variable })).toBe(join(project, 'data', 'm.db'));
+    // The default file is one place, beside the configuration file, whichever layer names SQLite without a path.
+    for (const [config, options] of [
+      [{ embedder: 'lexical' }, { env: {} }],
+      [{ store: 'sqlite' }, { env: {} }],
+      [{ embedder: 'lexical' }, { env: {}, store: 'sqlite' }],
+      [{ embedder: 'lexical' }, { env: { MEMLOOM_STORE: 'sqlite:' } }],
+    ] as const) {
+      expect(await pathOf(config, options), JSON.stringify([config, options])).toBe(join(project, '.memloom', 'memory.db'));
+    }
+    expect(readdirSync(sub)).toEqual([]);
+  });
+
   it('resolves a Markdown store\'s folder from the folder of the file or layer that names it, without creating anything', async () => {
     mkdirSync(join(cwd, 'project', 'sub'), { recursive: true });
     const file = join(cwd, 'project', 'memloom.config.json');
@@ -234,6 +266,32 @@ describe('the Qdrant store from the environment', () => {
     } finally {
       close();
     }
+  });
+
+  it('says where the Qdrant URL came from when the server is not reached or has no such collection', async () => {
+    const { url, close } = await standInQdrant();
+    try {
+      const fromVariable = await open({ cwd, configFile: false, env: { MEMLOOM_STORE: 'qdrant', QDRANT_URL: url }, embedder: createTestEmbedder(), mustExist: true });
+      const missing = await errorOf(fromVariable.count());
+      expect(missing).toMatchObject({ code: 'MISSING_RESOURCE', details: { url, mustExist: true, urlSource: 'environment variable QDRANT_URL' } });
+      expect(missing.message).toMatch(/\(the Qdrant URL from environment variable QDRANT_URL\)$/u);
+      const file = join(cwd, 'memloom.config.json');
+      writeFileSync(file, JSON.stringify({ store: { type: 'qdrant', url } }));
+      const fromFile = await open({ cwd, env: { QDRANT_URL: 'http://127.0.0.1:1' }, embedder: createTestEmbedder(), mustExist: true });
+      expect((await errorOf(fromFile.count())).message).toMatch(new RegExp(`\\(the Qdrant URL from ${file.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')}\\)$`, 'u'));
+      // An answer from the server (here, the collection refused) is about no URL: left as the store says it.
+      const answered = await errorOf((await open({ cwd, env: {}, embedder: createTestEmbedder() })).count());
+      expect(answered).toMatchObject({ code: 'STORE_ERROR', details: { status: 400 } });
+      expect(answered.message).not.toContain('Qdrant URL from');
+    } finally {
+      close();
+    }
+    // A server not reached, at a URL given in code (one try: no wait between tries).
+    const unreached = await open({ cwd, configFile: false, env: {}, store: { type: 'qdrant', url: 'http://127.0.0.1:1', retry: { attempts: 1 } }, embedder: createTestEmbedder() });
+    const error = await errorOf(unreached.count());
+    expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'qdrant', details: { urlSource: 'options' } });
+    expect(error.message).toContain('(Qdrant at http://127.0.0.1:1)');
+    expect(error.message).toMatch(/\(the Qdrant URL from options\)$/u);
   });
 
   it('refuses a Qdrant variable that is not valid, naming it', async () => {

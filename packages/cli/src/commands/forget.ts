@@ -1,7 +1,7 @@
 import type { Scope } from 'memloom';
 import { describeScope, flag, requirePositionals, type CommandSpec } from '../command.js';
 import { EXIT_CODES, UsageError } from '../exit-codes.js';
-import { memoriesText } from '../format.js';
+import { memoriesText, oneLine } from '../format.js';
 import { EXISTING_STORE, scopeOption, withMemory, effectiveScope } from './shared.js';
 
 export const forgetCommand: CommandSpec = {
@@ -26,7 +26,7 @@ export const forgetCommand: CommandSpec = {
       await withMemory(context, async ({ memory }) => {
         await memory.delete(id!, scopeOption(context));
         if (context.globals.json) return context.printJson({ deleted: 1, id });
-        context.print(`forgot ${id}`);
+        context.print(`forgot ${oneLine(id!)}`);
       }, EXISTING_STORE);
       return;
     }
@@ -38,15 +38,17 @@ export const forgetCommand: CommandSpec = {
       // here once, so that the preview and the deletion name the very same memories.
       const scope = effectiveScope(context, opened);
       const count = await memory.count({ scope });
+      // Scope ids (from the flags or the configuration) may hold C1 controls and bidi marks: shown as text.
+      const shown = oneLine(describeScope(scope));
       if (!flag(context.values, 'yes')) {
         if (context.globals.json) context.printJson({ deleted: 0, wouldDelete: count, scope });
-        else if (count === 0) context.print(`no memories in scope ${describeScope(scope)}: nothing to forget.`);
-        else context.print(`${memoriesText(count)} in scope ${describeScope(scope)} would be forgotten: run again with --yes to delete them.`);
+        else if (count === 0) context.print(`no memories in scope ${shown}: nothing to forget.`);
+        else context.print(`${memoriesText(count)} in scope ${shown} would be forgotten: run again with --yes to delete them.`);
         return count === 0 ? undefined : EXIT_CODES.USAGE;
       }
       const deleted = await memory.deleteAll(scope);
       if (context.globals.json) return context.printJson({ deleted, scope });
-      context.print(`forgot ${memoriesText(deleted)} in scope ${describeScope(scope)}`);
+      context.print(`forgot ${memoriesText(deleted)} in scope ${shown}`);
       return undefined;
     }, EXISTING_STORE);
   },

@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_TYPES, type ResolvedConfig, type Scope } from 'memloom';
 import { describeScope, numberOption, requirePositionals, type CommandSpec, type OpenedMemory } from '../command.js';
+import { oneLine } from '../format.js';
 import { effectiveScope, EXISTING_STORE, FILTER_OPTIONS, filterFrom, scopeOption, withMemory } from './shared.js';
 
 export const indexCommand: CommandSpec = {
@@ -38,17 +39,19 @@ export const statsCommand: CommandSpec = {
       const stats = await collectStats(opened, effectiveScope(context, opened));
       if (context.globals.json) return context.printJson(stats);
       const { bold } = context;
-      context.print(`${bold('store')}      ${stats.store.name}${stats.store.location ? ` at ${stats.store.location}` : ''}${stats.store.bytes !== undefined ? ` (${formatBytes(stats.store.bytes)})` : ''}`);
-      context.print(`           from ${stats.store.source}`);
+      // Paths, sources, ids and scope ids come from flags, variables and files: shown as text, on one line each.
+      const { store, embedder } = stats;
+      context.print(`${bold('store')}      ${oneLine(store.name)}${store.location ? ` at ${oneLine(store.location)}` : ''}${store.bytes !== undefined ? ` (${formatBytes(store.bytes)})` : ''}`);
+      context.print(`           from ${oneLine(store.source)}`);
       if (stats.store.exists === false) {
         context.print('           not made yet: nothing is stored ("memloom add", "memloom import" or "memloom init" creates it)');
       } else {
         context.print(`           ${Object.entries(stats.store.capabilities).map(([name, on]) => `${name} ${on ? 'yes' : 'no'}`).join(', ')}`);
       }
-      context.print(`${bold('embedder')}   ${stats.embedder.id} (${stats.embedder.dimension} dimensions)`);
-      context.print(`           from ${stats.embedder.source}`);
-      context.print(`${bold('config')}     ${stats.configFile ?? 'no configuration file'}`);
-      context.print(`${bold('memories')}   ${stats.total}${Object.keys(stats.scope).length > 0 ? ` in scope ${describeScope(stats.scope)}` : ''}`);
+      context.print(`${bold('embedder')}   ${oneLine(embedder.id)} (${embedder.dimension} dimensions)`);
+      context.print(`           from ${oneLine(embedder.source)}`);
+      context.print(`${bold('config')}     ${stats.configFile ? oneLine(stats.configFile) : 'no configuration file'}`);
+      context.print(`${bold('memories')}   ${stats.total}${Object.keys(stats.scope).length > 0 ? ` in scope ${oneLine(describeScope(stats.scope))}` : ''}`);
       if (stats.total === 0) return;
       context.print(`  by level     ${pairs(stats.byLevel)}`);
       context.print(`  by category  ${pairs(stats.byCategory)}`);

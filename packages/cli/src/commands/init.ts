@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONFIG_FILE_NAMES, createMemory, findConfigFile, validateConfig, type MemloomConfig } from 'memloom';
 import { flag, requirePositionals, type CommandSpec } from '../command.js';
+import { oneLine } from '../format.js';
 import { writeFileAtomically } from './shared.js';
 import { UsageError } from '../exit-codes.js';
 
@@ -59,9 +60,10 @@ export const initCommand: CommandSpec = {
     await writeFileAtomically(file, `${JSON.stringify(config, null, 2)}\n`);
     if (globals.json) return context.printJson({ file, config });
     context.print(`Wrote ${file}`);
-    context.print(`  store     ${String(config.store)}`);
-    context.print(`  embedder  ${String(config.embedder)}`);
-    if (config.scope) context.print(`  scope     ${JSON.stringify(config.scope)}`);
+    // As the flags gave them (JSON escapes no C1 control or bidi mark): shown as text.
+    context.print(`  store     ${oneLine(String(config.store))}`);
+    context.print(`  embedder  ${oneLine(String(config.embedder))}`);
+    if (config.scope) context.print(`  scope     ${oneLine(JSON.stringify(config.scope))}`);
     if (parent && parent !== file && parent !== existing) context.note(context.dim(`It takes the place of ${parent} in this folder and below.`));
     if (existing && existing !== file) context.note(context.dim(`${existing} is now ignored: memloom.config.json comes first.`));
     if (String(config.store).includes('.memloom/')) context.note(context.dim('Add .memloom/ to .gitignore if you do not want the store in git.'));

@@ -2,7 +2,7 @@ import { yieldToSignals } from '../io.js';
 import { reindex, type ConfigLayer } from 'memloom';
 import { numberOption, requirePositionals, type CommandSpec } from '../command.js';
 import { InterruptedError } from '../exit-codes.js';
-import { memoriesText } from '../format.js';
+import { memoriesText, oneLine } from '../format.js';
 import { EXISTING_STORE, withMemory } from './shared.js';
 
 export const reindexCommand: CommandSpec = {
@@ -66,7 +66,7 @@ export const reindexCommand: CommandSpec = {
         context.print(
           `re-indexed ${memoriesText(report.total)} with ${report.embedderId} (${report.dimension} dimensions): ${report.embedded} embedded now${report.resumed > 0 ? `, ${report.resumed} by an earlier run` : ''}`,
         );
-        context.print(`Now use it: ${whereToConfigure(resolved.layers, target!)}`);
+        context.print(`Now use it: ${oneLine(whereToConfigure(resolved.layers, target!))}`);
       },
       // A store that does not exist has nothing to re-index: never create one here.
       { embedder: target!, ...EXISTING_STORE },

@@ -136,11 +136,9 @@ export async function createStoreFrom(
         // The Qdrant variables (QDRANT_URL, QDRANT_API_KEY, MEMLOOM_QDRANT_*) fill in what the configuration leaves out;
         // a stale one for a field it sets is neither read nor checked.
         const fromEnv = qdrant.qdrantOptionsFromEnv({ ...env, MEMLOOM_STORE: 'qdrant' }, options as Parameters<typeof qdrant.createQdrantStore>[0]) ?? {};
-        const store = qdrant.createQdrantStore({ ...fromEnv, ...options, ...existing });
-        // A client given in the setting has its own server; otherwise say where the URL came from.
-        if (options.client !== undefined) return store;
+        // Errors about the server (not reached, no such collection) say where its URL came from (a given client has its own).
         const urlSource = options.url !== undefined ? source : fromEnv.url !== undefined ? 'environment variable QDRANT_URL' : 'the default (no url in the store setting, no QDRANT_URL)';
-        return namingUrlSource(store, urlSource);
+        return qdrant.createQdrantStore({ urlSource, ...fromEnv, ...options, ...existing });
       }
       case 'memory': {
         const { createInMemoryStore } = await import('@memloom/core/testing');
@@ -257,32 +255,6 @@ async function namingSource<T>(source: string, field: string, create: () => Prom
       details: { source, field },
     });
   }
-}
-
-/**
- * The Qdrant store, whose errors about its server (not reached, or without the collection) say where its URL came
- * from, as other configuration errors name their source: `(the Qdrant URL from <source>)`, and `details.urlSource`.
- * They come at the store's first call, after the configuration was read.
- */
-function namingUrlSource(store: MemoryStore, urlSource: string): MemoryStore {
-  const named = (error: unknown): unknown => {
-    if (!MemloomError.isInstance(error) || error.backend !== 'qdrant') return error;
-    // The store names the URL there: a missing collection (details.url), or a server not reached (no HTTP status).
-    const aboutServer = error.details.url !== undefined || ((error.code === 'STORE_ERROR' || error.code === 'TIMEOUT') && error.details.status === undefined);
-    if (!aboutServer) return error;
-    return new MemloomError({ code: error.code, backend: error.backend, message: `${error.reason} (the Qdrant URL from ${urlSource})`, cause: error, details: { ...error.details, urlSource } });
-  };
-  // A store's methods return promises (core's MemoryStore): a rejection is named, anything else passes as it is.
-  return new Proxy(store, {
-    get(target, key) {
-      const value: unknown = Reflect.get(target, key, target);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        const result: unknown = value.apply(target, args);
-        return result instanceof Promise ? result.catch((error: unknown) => Promise.reject(named(error))) : result;
-      };
-    },
-  });
 }
 
 export async function importOptional<T>(load: () => Promise<T>, name: string, source: string): Promise<T> {

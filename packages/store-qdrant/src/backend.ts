@@ -10,6 +10,8 @@ export interface Backend {
   readonly collection: string;
   /** The server the store's own client connects to; undefined for a client given ready-made (it has its own). */
   readonly url: string | undefined;
+  /** Where `url` came from (the `urlSource` option), named in the errors that name the URL. */
+  readonly urlSource: string | undefined;
 }
 
 export type PointRecord = Schemas['Record'];

@@ -210,15 +210,17 @@ async function checkServerVersion(backend: Backend): Promise<void> {
 }
 
 /** mustExist and no such collection (or one memloom did not make): say which one, on which server, and that nothing was made. */
-function missingCollection({ collection, url }: Backend, what = 'does not exist'): MemloomError {
+function missingCollection({ collection, url, urlSource }: Backend, what = 'does not exist'): MemloomError {
   const where = url === undefined ? 'on the server of the given client' : `at ${url}`;
-  return missingStoreError({
+  const error = missingStoreError({
     backend: 'qdrant',
     where,
     what: `the collection "${collection}" ${what}`,
     check: 'the collection name and the URL',
-    details: { collection, ...(url === undefined ? {} : { url }) },
+    details: { collection, ...(url === undefined ? {} : { url }), ...(url !== undefined && urlSource ? { urlSource } : {}) },
   });
+  if (url === undefined || !urlSource) return error;
+  return new MemloomError({ code: error.code, backend: 'qdrant', message: `${error.reason} (the Qdrant URL from ${urlSource})`, details: error.details });
 }
 
 function corrupt(collection: string, what: string): MemloomError {

@@ -58,6 +58,13 @@ export interface QdrantStoreOptions {
    * @default 'http://localhost:6333'
    */
   url?: string;
+  /**
+   * Where `url` came from (`'environment variable QDRANT_URL'`, a configuration file's path), for tools that
+   * read it from configuration: errors about a server not reached, or a collection it does not have, end with
+   * `(the Qdrant URL from <urlSource>)` and carry `details.urlSource`. Ignored when `client` is given.
+   * @default undefined
+   */
+  urlSource?: string;
   /** API key (sent as the `api-key` header). Ignored when `client` is given. @default undefined */
   apiKey?: string;
   /** Collection holding memories, their versions and one metadata point. @default 'memloom' */
@@ -126,6 +133,7 @@ const COLLECTION_NAME = /^[A-Za-z0-9_-]{1,200}$/;
 
 const optionsSchema = z.strictObject({
   url: z.url({ protocol: /^https?$/ }).default('http://localhost:6333'),
+  urlSource: z.string().min(1).optional(),
   apiKey: z.string().min(1).optional(),
   collection: z.string().regex(COLLECTION_NAME, 'letters, digits, _ and - only').default('memloom'),
   mustExist: z.boolean().default(false),

@@ -48,8 +48,9 @@ export function createQdrantStore(options: QdrantStoreOptions = {}): MemoryStore
   const client = resolved.client ?? createClient({ url: resolved.url, apiKey: resolved.apiKey, timeoutMs: resolved.timeoutMs });
   // The URL and timeout are named when the server cannot be reached; a client given ready-made has its own.
   const url = resolved.client ? undefined : resolved.url;
-  const call = createCaller(resolved.retry, { collection: resolved.collection, url, timeoutMs: resolved.client ? undefined : resolved.timeoutMs });
-  return new QdrantStore({ client, call, options: resolved, collection: resolved.collection, url });
+  const urlSource = resolved.client ? undefined : resolved.urlSource;
+  const call = createCaller(resolved.retry, { collection: resolved.collection, url, urlSource, timeoutMs: resolved.client ? undefined : resolved.timeoutMs });
+  return new QdrantStore({ client, call, options: resolved, collection: resolved.collection, url, urlSource });
 }
 
 type OrderKey = NonNullable<ListQuery['orderBy']>;

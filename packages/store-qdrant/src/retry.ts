@@ -48,6 +48,8 @@ export interface CallTarget {
   collection: string;
   /** The URL of the store's own client; undefined for a client given ready-made (it has its own). */
   url?: string | undefined;
+  /** Where `url` came from (the `urlSource` option), named after it. */
+  urlSource?: string | undefined;
   /** The per-request timeout of the store's own client (`timeoutMs`); undefined for a client given ready-made. */
   timeoutMs?: number | undefined;
 }
@@ -158,11 +160,12 @@ export function describeFailure(error: unknown): FailureFacts {
  * SQLite and Markdown mark a write to a file or folder they may not write.
  */
 function toStoreError(operation: string, target: CallTarget, error: unknown, facts: FailureFacts, attempts: number, write: boolean): MemloomError {
-  const { collection, url, timeoutMs } = target;
+  const { collection, url, urlSource, timeoutMs } = target;
   const readonly = write && facts.status === 403;
   const tries = attempts > 1 ? ` after ${attempts} tries` : '';
   // No HTTP status: the server was not reached (refused, unknown host, reset, no answer in time): say which one was tried.
   const where = facts.status === undefined && url ? ` (Qdrant at ${url})` : '';
+  const from = where && urlSource ? ` (the Qdrant URL from ${urlSource})` : '';
   const status = facts.status !== undefined ? ` (HTTP ${facts.status})` : '';
   // No answer in time (the client gave up, not an HTTP 408 or 504 or a connect timeout): say how long it waited, and what sets that.
   const { unanswered } = facts;
@@ -180,7 +183,7 @@ function toStoreError(operation: string, target: CallTarget, error: unknown, fac
   return new MemloomError({
     code: facts.timeout ? 'TIMEOUT' : 'STORE_ERROR',
     backend: 'qdrant',
-    message: `${operation} failed${where}${status}${tries}${hint}: ${facts.detail}`,
+    message: `${operation} failed${where}${status}${tries}${hint}: ${facts.detail}${from}`,
     cause: error,
     details: {
       operation,
@@ -189,6 +192,7 @@ function toStoreError(operation: string, target: CallTarget, error: unknown, fac
       ...(facts.status !== undefined ? { status: facts.status } : {}),
       ...(readonly ? { readonly: true } : {}),
       ...(unanswered && timeoutMs !== undefined ? { timeoutMs } : {}),
+      ...(from ? { urlSource } : {}),
     },
   });
 }

@@ -96,6 +96,35 @@ describe('mustExist through the real client', () => {
     expect(requests).toContain('GET /collections/teem/exists');
     expect(requests.filter((request) => !request.startsWith('GET '))).toEqual([]);
   });
+
+  it('names where the URL came from (urlSource) in a missing collection and in a server not reached, not in an answer', async () => {
+    vi.stubGlobal('fetch', async (url: string) => {
+      const { pathname, port } = new URL(url);
+      if (port === '1') throw Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
+      if (pathname === '/') return json({ title: 'qdrant - vector search engine', version: '1.18.0' });
+      if (pathname === '/collections/teem/exists') return json({ result: { exists: false }, status: 'ok', time: 0 });
+      return json({ status: { error: 'refused by the test' }, time: 0 }, 400);
+    });
+    const open = (options: Parameters<typeof createQdrantStore>[0]) =>
+      createQdrantStore({ collection: 'teem', retry: { attempts: 1 }, urlSource: 'environment variable QDRANT_URL', ...options })
+        .open({ dimension: 8, embedderId: 'test/embedder' })
+        .then(
+          () => undefined,
+          (caught: unknown) => caught as MemloomError,
+        );
+    const missing = await open({ url: 'http://qdrant.internal:6333', mustExist: true });
+    expect(missing).toMatchObject({ code: 'MISSING_RESOURCE', details: { url: 'http://qdrant.internal:6333', urlSource: 'environment variable QDRANT_URL' } });
+    expect(missing?.message).toMatch(/\(mustExist\)\. .* \(the Qdrant URL from environment variable QDRANT_URL\)$/u);
+    const unreached = await open({ url: 'http://127.0.0.1:1' });
+    expect(unreached).toMatchObject({ code: 'STORE_ERROR', details: { urlSource: 'environment variable QDRANT_URL' } });
+    expect(unreached?.message).toContain('(Qdrant at http://127.0.0.1:1)');
+    expect(unreached?.message).toMatch(/\(the Qdrant URL from environment variable QDRANT_URL\)$/u);
+    // The server answered (400 on the create): the URL was right, so its source is not named.
+    const answered = await open({ url: 'http://qdrant.internal:6333' });
+    expect(answered).toMatchObject({ code: 'STORE_ERROR', details: { status: 400 } });
+    expect(answered?.details).not.toHaveProperty('urlSource');
+    expect(answered?.message).not.toContain('Qdrant URL from');
+  });
 });
 
 describe('the keyword rebuild through the real client', () => {

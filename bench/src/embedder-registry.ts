@@ -116,7 +116,7 @@ export function candidates(options: { modelPath?: string } = {}): Candidate[] {
       name: `default-l${wordDimension}-${charDimension}`,
       description: `the default with a lexical part of ${wordDimension} word + ${charDimension} n-gram buckets instead of 256 + 128`,
       speed: () => createOfflineEmbedder({ lexical: { wordDimension, charDimension } }),
-      quality: () => createCachedEmbedder(createOfflineEmbedder({ lexical: { wordDimension, charDimension } }), { sharePurposes: true, maxEntries: 100_000 }),
+      quality: () => createCachedEmbedder(createOfflineEmbedder({ lexical: { wordDimension, charDimension } }), { maxEntries: 100_000 }),
     })),
     {
       name: 'transformers tiny-bert',

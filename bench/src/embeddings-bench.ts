@@ -7,7 +7,8 @@
  * embedder alone (cosine only) and inside memloom's hybrid search as it
  * ships; recall@1/@5 on the Chinese sets, with the plain questions and
  * message-shaped (each question inside the fixed frames of zh-memory.ts's
- * MESSAGE_FRAMES). Writes bench/results/embeddings-<date>.json.
+ * MESSAGE_FRAMES, and apart, inside its HELD_OUT_FRAMES, never tuned on).
+ * Writes bench/results/embeddings-<date>.json.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -21,7 +22,7 @@ import { createCachedEmbedder } from '@memloom/embeddings';
 import { candidates, sharedParts, shippedDefaultId, type Candidate } from './embedder-registry.js';
 import { describeEvidence, evidenceReport, loadLocomo, runLocomo, turnText, type EvidenceReport, type LocomoRun } from './locomo.js';
 import { createBm25Retriever, createMemoryRetriever, VECTOR_ONLY } from './retrievers.js';
-import { loadZhMemorySet, MESSAGE_FRAMES, runZhMemorySet, type MessageFrame, type ZhRecall } from './zh-memory.js';
+import { HELD_OUT_FRAMES, loadZhMemorySet, MESSAGE_FRAMES, runZhMemorySet, type FramedRecall, type MessageFrame, type ZhRecall } from './zh-memory.js';
 import { benchDir, describeGit, displayPath, gitFacts, locomoDir, machineFacts, option as optionOf, packageFacts as memloomPackageFacts, percentiles, printTable, repoRoot, round, type Percentiles } from './bench-report.js';
 
 const args = process.argv.slice(2);
@@ -194,6 +195,8 @@ interface QualityResults {
   };
   /** The frames of the message-shaped Chinese runs (each ZhRecall's `messageShaped`). */
   messageFrames: readonly MessageFrame[];
+  /** The held-out frames, never tuned on (each ZhRecall's `messageShapedHeldOut`). */
+  heldOutMessageFrames: readonly MessageFrame[];
   /** Per Chinese set file, per embedder: vector only and hybrid, each with the plain and the message-shaped questions. */
   chinese: Record<string, { set: { memories: number; distractors: number; queries: number }; results: Record<string, { vectorOnly: ZhRecall; hybrid: ZhRecall }> }>;
 }
@@ -262,13 +265,13 @@ async function measureQuality(list: Candidate[]): Promise<QualityResults> {
     for (const [name, embedder] of embedders) {
       process.stderr.write(`Chinese set ${file}: ${name} ...\n`);
       results[name] = {
-        vectorOnly: await runZhMemorySet(set, embedder, { retrieval: VECTOR_ONLY, frames: MESSAGE_FRAMES }),
-        hybrid: await runZhMemorySet(set, embedder, { ...(retrieval ? { retrieval } : {}), frames: MESSAGE_FRAMES }),
+        vectorOnly: await runZhMemorySet(set, embedder, { retrieval: VECTOR_ONLY, frames: MESSAGE_FRAMES, heldOutFrames: HELD_OUT_FRAMES }),
+        hybrid: await runZhMemorySet(set, embedder, { ...(retrieval ? { retrieval } : {}), frames: MESSAGE_FRAMES, heldOutFrames: HELD_OUT_FRAMES }),
       };
     }
     chinese[file] = { set: { memories: set.memories.length, distractors: set.distractors.length, queries: set.queries.length }, results };
   }
-  return { ...(locomo ? { locomo } : {}), messageFrames: MESSAGE_FRAMES, chinese };
+  return { ...(locomo ? { locomo } : {}), messageFrames: MESSAGE_FRAMES, heldOutMessageFrames: HELD_OUT_FRAMES, chinese };
 }
 
 /** Embed a conversation's turns and questions in batches of 256 first, so memory.add and search hit the cache. */
@@ -378,9 +381,11 @@ function printReport(data: typeof report): void {
     if (locomo.contextTurns > 0) console.log(`"+ context": add(turn, { context }) with the ${locomo.contextTurns} preceding turns of the same session (kept as the memory's context: in its vector and keyword index; the content is the turn alone)`);
   }
   const frames = data.quality?.messageFrames ?? [];
+  const heldOutFrames = data.quality?.heldOutMessageFrames ?? [];
   for (const [file, { set, results }] of Object.entries(data.quality?.chinese ?? {})) {
     console.log(`\nChinese set ${file} (${set.memories} memories + ${set.distractors} distractors, ${set.queries} queries; zh = Chinese-only queries, mixed = English/Chinese)`);
     console.log(`"message-shaped": each question inside each of ${frames.length} frames (${frames.map((frame) => frame.name).join(' | ')}; English questions in English ones), recall over all of them; term sharing is the bare question's`);
+    console.log(`"held-out frames": the same inside ${heldOutFrames.length} other frames, never tuned on (${heldOutFrames.map((frame) => frame.name).join(' | ')})`);
     const modeName = (mode: 'vectorOnly' | 'hybrid') => (mode === 'hybrid' ? (retrieval ? 'hybrid (--retrieval)' : 'hybrid as shipped') : 'vector only');
     const runs = Object.entries(results).flatMap(([name, byMode]) => (['vectorOnly', 'hybrid'] as const).map((mode) => ({ name, mode: modeName(mode), result: byMode[mode] })));
     const row = (name: string, mode: string, result: Omit<ZhRecall, 'memories'>, memories: number) =>
@@ -390,25 +395,35 @@ function printReport(data: typeof report): void {
       ...runs.flatMap(({ name, mode, result }) => [
         row(name, mode, result, result.memories),
         ...(result.messageShaped ? [row(name, `${mode}, message-shaped`, result.messageShaped, result.memories)] : []),
+        ...(result.messageShapedHeldOut ? [row(name, `${mode}, held-out frames`, result.messageShapedHeldOut, result.memories)] : []),
       ]),
     ]);
-    const framed = runs.filter(({ result }) => result.messageShaped);
-    if (framed.length > 0) {
-      console.log('message-shaped R@1 / R@5 per frame:');
-      printTable([
-        ['embedder', 'mode', 'plain question', ...frames.map((frame) => frame.name)],
-        ...framed.map(({ name, mode, result }) => [
-          name,
-          mode,
-          `${fixed(result.overall[1])} / ${fixed(result.overall[5])}`,
-          ...frames.map((frame) => {
-            const recall = result.messageShaped?.byFrame[frame.name];
-            return recall ? `${fixed(recall[1])} / ${fixed(recall[5])}` : '';
-          }),
-        ]),
-      ]);
-    }
+    printByFrame('message-shaped R@1 / R@5 per frame:', runs, frames, (result) => result.messageShaped);
+    printByFrame('held-out frames R@1 / R@5 per frame:', runs, heldOutFrames, (result) => result.messageShapedHeldOut);
   }
+}
+
+function printByFrame(
+  title: string,
+  runs: { name: string; mode: string; result: ZhRecall }[],
+  frames: readonly MessageFrame[],
+  framed: (result: ZhRecall) => FramedRecall | undefined,
+): void {
+  const shown = runs.filter(({ result }) => framed(result));
+  if (shown.length === 0) return;
+  console.log(title);
+  printTable([
+    ['embedder', 'mode', 'plain question', ...frames.map((frame) => frame.name)],
+    ...shown.map(({ name, mode, result }) => [
+      name,
+      mode,
+      `${fixed(result.overall[1])} / ${fixed(result.overall[5])}`,
+      ...frames.map((frame) => {
+        const recall = framed(result)?.byFrame[frame.name];
+        return recall ? `${fixed(recall[1])} / ${fixed(recall[5])}` : '';
+      }),
+    ]),
+  ]);
 }
 
 function fixed(value: number | undefined): string {

@@ -5,7 +5,8 @@
  * in-memory store), recall@k = share of queries whose memory is in the top k.
  * Optionally also "message-shaped": each question inside fixed conversational
  * frames (`MESSAGE_FRAMES`), as the LangChain middleware and the LlamaIndex
- * block search with the whole user message.
+ * block search with the whole user message, and inside a second set of
+ * frames worded otherwise (`HELD_OUT_FRAMES`), reported apart and never tuned on.
  */
 import { readFile } from 'node:fs/promises';
 import { createMemory, tokenize, type Embedder, type RetrievalConfigInput } from '@memloom/core';
@@ -46,6 +47,23 @@ export function frameQuery(query: string, messageFrame: MessageFrame): string {
   return `${before}${query}${after}`;
 }
 
+/**
+ * Frames worded otherwise than MESSAGE_FRAMES (a polite lead-in, "I forgot",
+ * a request after the question, "I told you before", a long chatty lead-in,
+ * an unrelated sentence after the question, both sides), written before any
+ * change to how queries are scored was tried and never used to tune one: a
+ * change that only learned the four frames above shows up here.
+ */
+export const HELD_OUT_FRAMES: readonly MessageFrame[] = [
+  frame(['请问', ''], ['Excuse me, ', '']),
+  frame(['我有点忘了，', ''], ['I kind of forgot, ', '']),
+  frame(['', '帮我查一下。'], ['', ' Please look it up for me.']),
+  frame(['之前跟你说过的，', ''], ['I told you this before: ', '']),
+  frame(['嗨，今天忙了一整天，终于闲下来了。突然想起来一件事，', ''], ["Hi, it's been a long day and I finally have a moment. Something just came to mind: ", '']),
+  frame(['', '顺便说一句，今天外面风挺大的。'], ['', " By the way, it's really windy outside today."]),
+  frame(['麻烦你帮我回忆一下：', '谢谢！'], ['Could you help me recall: ', ' Thanks!']),
+];
+
 function frame(zh: readonly [string, string], en: readonly [string, string]): MessageFrame {
   return { name: `${zh[0]}{q}${zh[1]}`, zh, en };
 }
@@ -77,8 +95,12 @@ export interface ZhRecall extends ZhQueryRecall {
    * memory (`queries` = questions x frames; the term-sharing split is the bare
    * question's), and the recall of each frame by its name.
    */
-  messageShaped?: ZhQueryRecall & { byFrame: Record<string, Record<number, number>> };
+  messageShaped?: FramedRecall;
+  /** The same with `heldOutFrames`. */
+  messageShapedHeldOut?: FramedRecall;
 }
+
+export type FramedRecall = ZhQueryRecall & { byFrame: Record<string, Record<number, number>> };
 
 export async function loadZhMemorySet(path: string): Promise<ZhMemorySet> {
   const raw: unknown = JSON.parse(await readFile(path, 'utf8'));
@@ -97,13 +119,14 @@ export async function loadZhMemorySet(path: string): Promise<ZhMemorySet> {
 
 /**
  * Add every memory (and distractor) to a fresh memory, then search each query,
- * and with `frames` each query inside each frame too (search writes only access
- * times, which no score reads, so the searches do not sway each other).
+ * and with `frames` (and `heldOutFrames`) each query inside each frame too
+ * (search writes only access times, which no score reads, so the searches do
+ * not sway each other).
  */
 export async function runZhMemorySet(
   set: ZhMemorySet,
   embedder: Embedder,
-  options: { retrieval?: RetrievalConfigInput; ks?: number[]; frames?: readonly MessageFrame[] } = {},
+  options: { retrieval?: RetrievalConfigInput; ks?: number[]; frames?: readonly MessageFrame[]; heldOutFrames?: readonly MessageFrame[] } = {},
 ): Promise<ZhRecall> {
   const ks = options.ks ?? [1, 5];
   const memory = createMemory({
@@ -135,20 +158,22 @@ export async function runZhMemorySet(
     return rows;
   };
   const plain = summarize(await searchAll((query) => query), ks);
-  let messageShaped: ZhRecall['messageShaped'];
-  if (options.frames?.length) {
+  const searchFramed = async (frames: readonly MessageFrame[] | undefined): Promise<FramedRecall | undefined> => {
+    if (!frames?.length) return undefined;
     const rows: Row[] = [];
     const byFrame: Record<string, Record<number, number>> = {};
-    for (const messageFrame of options.frames) {
+    for (const messageFrame of frames) {
       const frameRows = await searchAll((query) => frameQuery(query, messageFrame));
       byFrame[messageFrame.name] = summarize(frameRows, ks).overall;
       rows.push(...frameRows);
     }
-    messageShaped = { ...summarize(rows, ks), byFrame };
-  }
+    return { ...summarize(rows, ks), byFrame };
+  };
+  const messageShaped = await searchFramed(options.frames);
+  const messageShapedHeldOut = await searchFramed(options.heldOutFrames);
   const memories = await memory.count();
   await memory.close();
-  return { ...plain, memories, ...(messageShaped ? { messageShaped } : {}) };
+  return { ...plain, memories, ...(messageShaped ? { messageShaped } : {}), ...(messageShapedHeldOut ? { messageShapedHeldOut } : {}) };
 }
 
 interface Row {

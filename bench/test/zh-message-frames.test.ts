@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTestEmbedder } from '@memloom/core/testing';
-import { frameQuery, MESSAGE_FRAMES, runZhMemorySet, type MessageFrame, type ZhMemorySet } from '../src/zh-memory.js';
+import { frameQuery, HELD_OUT_FRAMES, MESSAGE_FRAMES, runZhMemorySet, type MessageFrame, type ZhMemorySet } from '../src/zh-memory.js';
 
 describe('frameQuery', () => {
   it('wraps a question with Chinese in it (mixed ones too) in the Chinese frame, before and after', () => {
@@ -23,6 +23,30 @@ describe('frameQuery', () => {
       '好的，谢谢你刚才的回答。我还有一个问题想请教：{q}',
       '我想问一下，{q}如果不记得就直接说不知道。',
     ]);
+  });
+});
+
+describe('HELD_OUT_FRAMES', () => {
+  it('holds at least six frames worded otherwise than MESSAGE_FRAMES, each with a Chinese and an English side', () => {
+    expect(HELD_OUT_FRAMES.length).toBeGreaterThanOrEqual(6);
+    const designNames = new Set(MESSAGE_FRAMES.map((frame) => frame.name));
+    const designParts = new Set(MESSAGE_FRAMES.flatMap((frame) => frame.zh).filter(Boolean));
+    for (const frame of HELD_OUT_FRAMES) {
+      expect(designNames.has(frame.name), frame.name).toBe(false);
+      for (const part of frame.zh) expect(designParts.has(part), part).toBe(false);
+      expect(frame.en.join('').length, frame.name).toBeGreaterThan(0);
+    }
+    expect(new Set(HELD_OUT_FRAMES.map((frame) => frame.name)).size).toBe(HELD_OUT_FRAMES.length);
+    // Lead-ins, tails and both: the question is not always at the start or the end.
+    expect(HELD_OUT_FRAMES.some((frame) => frame.zh[0] && !frame.zh[1])).toBe(true);
+    expect(HELD_OUT_FRAMES.some((frame) => !frame.zh[0] && frame.zh[1])).toBe(true);
+    expect(HELD_OUT_FRAMES.some((frame) => frame.zh[0] && frame.zh[1])).toBe(true);
+  });
+
+  it('wraps questions as the design frames do', () => {
+    const [polite] = HELD_OUT_FRAMES as [MessageFrame];
+    expect(frameQuery('他家在哪里？', polite)).toBe('请问他家在哪里？');
+    expect(frameQuery('Which app does he use for notes?', polite)).toBe('Excuse me, Which app does he use for notes?');
   });
 });
 
@@ -67,9 +91,19 @@ describe('runZhMemorySet with frames', () => {
     expect(shaped?.sharingNoTerm.queries).toBe(2);
   });
 
+  it('reports the held-out frames apart from the frames', { timeout: 20_000 }, async () => {
+    const [empty, noisy] = frames as [MessageFrame, MessageFrame];
+    const result = await runZhMemorySet(set, createTestEmbedder(), { frames: [empty], heldOutFrames: [noisy], ks: [1] });
+    expect(result.messageShaped?.byFrame).toEqual({ '{q}': { 1: 0.5 } });
+    expect(result.messageShapedHeldOut?.byFrame).toEqual({ '茶茶{q}': { 1: 0.5 } });
+    expect(result.messageShapedHeldOut?.misses).toEqual(['tea tea tea coffee']);
+    expect(result.messageShapedHeldOut?.queries).toBe(2);
+  });
+
   it('leaves messageShaped out without frames', { timeout: 20_000 }, async () => {
     const result = await runZhMemorySet(set, createTestEmbedder());
     expect(result.messageShaped).toBeUndefined();
+    expect(result.messageShapedHeldOut).toBeUndefined();
     expect(result.queries).toBe(2);
   });
 });

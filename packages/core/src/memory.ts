@@ -50,6 +50,7 @@ import { renderContextBlock, renderIndex, renderIndexBlock } from './render.js';
 import { rankCandidates } from './retrieval.js';
 import { inScope, isEmptyScope, scopeKey, validateScope } from './scope.js';
 import { TextOperations } from './text-operations.js';
+import { withoutChineseDiscourse } from './text/query-text.js';
 import type { MemoryFilter, MemoryRecord, MemoryVersion, Scope } from './types.js';
 import { contentAndContextVectors, documentVectors, embedChecked } from './vector.js';
 
@@ -275,11 +276,14 @@ class MemloomMemory implements Memory {
     // Every memory `ids` names is a candidate of both lists, so each is scored by its own cosine and BM25.
     const candidateLimit = Math.max(Math.ceil(limit * retrieval.candidateMultiplier), retrieval.minCandidates, filter?.ids ? new Set(filter.ids).size : 0);
     const textSearch = this.store.capabilities.textSearch ? this.store.textSearch?.bind(this.store) : undefined;
+    // Keywords: the query without the Chinese words that only frame it in a message
+    // (对了，… / …你还记得吗？), which would otherwise match memories through 记, 还 or 一下.
+    const keywordQuery = withoutChineseDiscourse(text);
     const [vectorHits, textHits, bestTextHits] = await Promise.all([
       this.store.vectorSearch({ vector, scope, ...(filter ? { filter } : {}), limit: candidateLimit }),
-      textSearch ? textSearch({ text, scope, ...(filter ? { filter } : {}), limit: candidateLimit }) : [],
+      textSearch ? textSearch({ text: keywordQuery, scope, ...(filter ? { filter } : {}), limit: candidateLimit }) : [],
       // With `ids`, the keyword part is normalised by the best match without them, as a search without them is.
-      textSearch && filter?.ids ? textSearch({ text, scope, ...withoutIds(filter), limit: 1 }) : [],
+      textSearch && filter?.ids ? textSearch({ text: keywordQuery, scope, ...withoutIds(filter), limit: 1 }) : [],
     ]);
     const minScore = parsed.minScore ?? retrieval.minScore;
     const bestText = bestTextHits[0]?.score;

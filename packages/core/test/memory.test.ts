@@ -365,6 +365,19 @@ describe('search', () => {
     expect(results[0]?.memory.content).toContain('咖啡');
   });
 
+  it('matches keywords without the Chinese words that frame a question in a message (对了, 一下, 记得, 不知道)', async () => {
+    // Keywords alone, so the ranking is the keyword index's.
+    const { memory } = rig({ retrieval: { weights: { semantic: 0, text: 1, weight: 0, recency: 0 } } });
+    await memory.add('用户住在杭州西湖区', { scope: { userId: 'a' } });
+    await memory.add('用户下午不喝咖啡，下班后也不喝茶', { scope: { userId: 'a' } });
+    const keywordScores = async (query: string) =>
+      (await memory.search(query, { scope: { userId: 'a' } })).map((hit) => [hit.memory.content.slice(0, 4), hit.parts.text]);
+    const bare = await keywordScores('他住在哪里？');
+    expect(bare).toEqual([['用户住在', 1], ['用户下午', 0]]);
+    // The frame's 下 and 不 no longer match the coffee memory: the message scores as the bare question.
+    expect(await keywordScores('我想问一下，他住在哪里？如果不记得就直接说不知道。')).toEqual(bare);
+  });
+
   it('adds a freshness warning to stale results only, and none when freshness is off', async () => {
     const { memory, clock } = rig({ freshness: { globalThresholdHours: 24, typeOverrides: { project: 1 } } });
     await memory.add('Deploy freeze until Friday', { scope: { userId: 'a' }, type: 'project' });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compressDeterministic, createMemory, fitLines, lastCharacters, hasLoneSurrogate, keywords, mergeDeterministic, pairSafeEnd, porterStem, TextIndex, tokenize } from '../src/index.js';
+import { compressDeterministic, createMemory, fitLines, lastCharacters, hasLoneSurrogate, keywords, mergeDeterministic, pairSafeEnd, porterStem, TextIndex, tokenize, withoutChineseDiscourse } from '../src/index.js';
 import { createFakeClock, createInMemoryStore, createTestEmbedder } from '../src/testing/index.js';
 import { referenceKeywords, referenceTokenize } from './reference-text.js';
 
@@ -260,6 +260,26 @@ describe("the in-memory store's text index", () => {
     const fresh = await build([]);
     expect(afterDeletes.map((hit) => hit.memory.content)).toEqual([kept]);
     expect(afterDeletes[0]?.score).toBeCloseTo(fresh[0]?.score as number, 9);
+  });
+});
+
+describe('withoutChineseDiscourse', () => {
+  it('blanks the words that frame a Chinese question, longest first, so none of their characters is a search term', () => {
+    const message = '我想问一下，他家在哪里？如果不记得就直接说不知道。';
+    expect(withoutChineseDiscourse(message)).toBe('  ，他家在哪里？  就直接说 。');
+    // 下, 记, 得, 知, 道 and the pairs across the gaps are gone; the question's own terms stay.
+    const terms = tokenize(withoutChineseDiscourse(message));
+    for (const framing of ['想', '问', '下', '一下', '如果', '不', '记', '记得', '知道', '道']) expect(terms).not.toContain(framing);
+    expect(terms).toEqual(expect.arrayContaining(['家', '哪里']));
+    expect(tokenize(withoutChineseDiscourse('对了，他家在哪里？你还记得吗？'))).toEqual(tokenize('他家在哪里？'));
+  });
+
+  it('leaves text without Han characters as it is, and a query that would keep no term', () => {
+    for (const text of ["By the way, where does he live? Do you remember?", 'Je me souviens', '覚えていますか']) expect(withoutChineseDiscourse(text)).toBe(text);
+    expect(withoutChineseDiscourse('谢谢！')).toBe('谢谢！');
+    expect(withoutChineseDiscourse('请问你还记得吗？')).toBe('请问你还记得吗？');
+    // Latin words beside the Chinese ones are kept.
+    expect(withoutChineseDiscourse('请问他在 GitHub 上叫什么？')).toBe(' 他在 GitHub 上叫什么？');
   });
 });
 

@@ -1,4 +1,4 @@
-import { describeValue, MemloomError, TOKENIZER_VERSION, type Embedder, type EmbedOptions } from '@memloom/core';
+import { describeValue, MemloomError, TOKENIZER_VERSION, withoutChineseDiscourse, type Embedder, type EmbedOptions } from '@memloom/core';
 import { assertCacheSize, assertPersistentLevel, createCachedEmbedder, type CachedEmbedder, type PersistentEmbeddingCache } from './cached-embedder.js';
 import { assertKnownOptions } from './known-options.js';
 import { assertTexts, DEFAULT_CHAR_NGRAM_SIZE, DEFAULT_CHAR_WEIGHT, LEXICAL_OPTION_KEYS, LEXICAL_VERSION, lexicalVector, resolveLexicalSettings, type LexicalEmbedderOptions, type LexicalEmbedderSettings } from './lexical-embedder.js';
@@ -52,8 +52,9 @@ export function createDefaultEmbedder(options: DefaultEmbedderOptions = {}): Cac
   assertPersistentLevel(options.persistentCache, 'default embedder: persistentCache');
   return createCachedEmbedder(createOfflineEmbedder(), {
     maxEntries: cacheEntries,
-    // Queries and documents are embedded alike.
-    sharePurposes: true,
+    // A query is read without its Chinese discourse words (createOfflineEmbedder), so a
+    // query and a document of the same text may get different vectors: cached apart.
+    sharePurposes: false,
     ...(options.persistentCache ? { persistent: options.persistentCache } : {}),
   });
 }
@@ -63,6 +64,12 @@ export function createDefaultEmbedder(options: DefaultEmbedderOptions = {}): Cac
  * `[√w·words(text), √(1−w)·lexical(text)]`, so the cosine of two texts is
  * `w·cos_words + (1−w)·cos_lexical`. A text with no known word (emoji,
  * Japanese, Korean, unknown names only) has only the lexical part.
+ *
+ * A query (`purpose: 'query'`) is embedded without its Chinese discourse
+ * words (core's `withoutChineseDiscourse`): in `对了，他家在哪里？你还记得吗？`
+ * only `他家在哪里` is read, as the bare question is, instead of an average
+ * diluted by "right", "remember" and "still". Documents are read whole, so
+ * stored vectors stay valid.
  */
 export function createOfflineEmbedder(options: OfflineEmbedderOptions = {}): Embedder {
   if (options === null || typeof options !== 'object') throw invalid('offline', `options must be an object, got ${describeValue(options)}`);
@@ -88,9 +95,11 @@ export function createOfflineEmbedder(options: OfflineEmbedderOptions = {}): Emb
   return {
     id,
     dimension,
-    async embed(texts: readonly string[], _options?: EmbedOptions): Promise<number[][]> {
+    async embed(texts: readonly string[], embedOptions?: EmbedOptions): Promise<number[][]> {
       assertTexts(texts, id);
-      return texts.map((text) => {
+      const read = embedOptions?.purpose === 'query' ? withoutChineseDiscourse : (text: string) => text;
+      return texts.map((original) => {
+        const text = read(original);
         const vector = new Array<number>(dimension).fill(0);
         const words = wordVectorOf(text);
         const lexical = lexicalVector(text, lexicalSettings);

@@ -132,6 +132,41 @@ describe('default embedder', () => {
     await memory.close();
   });
 
+  it('reads a Chinese query without the words that frame it in a message; documents and English queries whole', { timeout: 30_000 }, async () => {
+    const offline = createOfflineEmbedder();
+    const message = '对了，他家在哪里？你还记得吗？';
+    const [bare, framed] = await offline.embed(['他家在哪里？', message], { purpose: 'query' });
+    // 对了 and 还记得 add nothing to the query (你, 吗 never did).
+    expect(cos(framed, bare)).toBeCloseTo(1, 9);
+    const [document] = await offline.embed([message], { purpose: 'document' });
+    expect(cos(document, bare)).toBeLessThan(0.95);
+    const english = 'By the way, where does he live? Do you remember?';
+    const [englishQuery] = await offline.embed([english], { purpose: 'query' });
+    expect(englishQuery).toEqual((await offline.embed([english]))[0]);
+  });
+
+  it('caches a query apart from a document of the same text', { timeout: 30_000 }, async () => {
+    const cached = createDefaultEmbedder();
+    const message = '我想问一下，他家在哪里？';
+    const [document] = await cached.embed([message], { purpose: 'document' });
+    const [query] = await cached.embed([message], { purpose: 'query' });
+    const [bare] = await cached.embed(['他家在哪里？'], { purpose: 'query' });
+    expect(query).not.toEqual(document);
+    expect(cos(query, bare)).toBeCloseTo(1, 9);
+  });
+
+  it('finds a Chinese question asked inside a longer message as it finds the bare question', { timeout: 30_000 }, async () => {
+    const memory = createMemory({ store: createInMemoryStore(), embedder: createDefaultEmbedder() });
+    for (const text of ['用户每天早上喝一杯美式咖啡。', '用户的护照明年六月到期。', '用户的女儿叫小雨，今年七岁。', '用户养了一只橘猫，名字叫土豆。', '用户下周要去上海出差，需要有人帮忙喂猫。']) {
+      await memory.add(text);
+    }
+    for (const message of ['他孩子多大了？', '好的，谢谢你刚才的回答。我还有一个问题想请教：他孩子多大了？', '对了，他孩子多大了？你还记得吗？']) {
+      const [hit] = await memory.search(message, { limit: 1 });
+      expect(hit?.memory.content, message).toContain('女儿');
+    }
+    await memory.close();
+  });
+
   it('embeds a new text in well under a millisecond once loaded', async () => {
     const offline = createOfflineEmbedder();
     await offline.embed(['load the tables']);

@@ -94,3 +94,40 @@ describe('deterministic merge: the old text is kept for the new one only when on
     expect(merge(old, fresh)).toBe(merged);
   });
 });
+
+describe('deterministic merge: each Chinese clause read with its own subject; what a new sentence says is not kept again (review pairs)', () => {
+  it.each<Row>([
+    // K01, K05, K08: the user's clause is superseded by the user's new clause, not kept beside a relative's.
+    ['我妈妈在医院工作，我在北京工作。', '我妈妈在医院工作，我现在在杭州工作。', '我妈妈在医院工作，我现在在杭州工作。'],
+    ['我儿子在北京上大学，我在上海工作。', '我儿子在北京上大学，我现在在深圳工作。', '我儿子在北京上大学，我现在在深圳工作。'],
+    ['我爸爸退休了，我在杭州工作。', '我爸爸退休了，我现在在苏州工作。', '我爸爸退休了，我现在在苏州工作。'],
+    // K04, K06: a clause the new text says already is not repeated.
+    ['我和老公住在上海，他在银行工作，我在医院工作。', '我和老公住在上海，他在银行工作，我现在在学校工作。', '我和老公住在上海，他在银行工作，我现在在学校工作。'],
+    ['我在上海工作，我儿子在北京上大学。', '我现在在深圳工作，我儿子在北京上大学。', '我现在在深圳工作，我儿子在北京上大学。'],
+    // An old sentence about two people is read clause by clause: the user's old clause goes, the mother's stays.
+    ['我妈妈在医院工作，我在上海工作。', '我在北京工作。', '我在北京工作。我妈妈在医院工作'],
+    // A clause without a subject of its own is about the one before it's: the mother's stays beside the user's news.
+    ['我妈妈在医院工作，住在杭州。', '我在北京工作，住在北京。', '我在北京工作，住在北京。我妈妈在医院工作，住在杭州。'],
+    // K09, K10, K12, K13, K14: a new sentence that names the other person too says it all.
+    ['My wife works at Google.', 'My wife and I work at Google.', 'My wife and I work at Google.'],
+    ['我妈妈喜欢猫。', '我和我妈妈都喜欢猫。', '我和我妈妈都喜欢猫。'],
+    ['He works at Google.', 'Me and him both work at Google.', 'Me and him both work at Google.'],
+    ['我妈妈住在上海。', '我和我妈妈住在上海。', '我和我妈妈住在上海。'],
+    ['I work in Shenzhen. My son studies in Beijing.', 'I work in Guangzhou now and my son studies in Beijing.', 'I work in Guangzhou now and my son studies in Beijing.'],
+    // H16: 我哥伦比亚 is the user, not a brother (哥).
+    ['我毕业于哥伦比亚大学，在纽约工作。', '我哥伦比亚大学毕业，现在在波士顿工作。', '我哥伦比亚大学毕业，现在在波士顿工作。'],
+  ])('%s + %s', (old, fresh, merged) => {
+    expect(merge(old, fresh)).toBe(merged);
+  });
+
+  // The reviewer's chains: each statement merged into the text before it (as merges at cosine >= 0.85
+  // with the default embedder) does not grow the memory.
+  it.each([
+    [['我现在在深圳工作，我儿子在北京上大学。', '我现在在广州工作，我儿子在北京上大学。', '我现在在杭州工作，我儿子在北京上大学。', '我现在在苏州工作，我儿子在北京上大学。', '我现在在南京工作，我儿子在北京上大学。']],
+    [['我妈妈在医院工作，我在北京工作。', '我妈妈在医院工作，我现在在杭州工作。', '我妈妈在医院工作，我现在在上海工作。', '我妈妈在医院工作，我现在在深圳工作。', '我妈妈在医院工作，我现在在广州工作。']],
+  ])('five merges in a row keep only the last statement: %j', (chain) => {
+    let text = chain[0] as string;
+    for (const fresh of chain.slice(1)) text = merge(text, fresh);
+    expect(text).toBe(chain[chain.length - 1]);
+  });
+});

@@ -1,6 +1,6 @@
 import { keywords } from './text/keywords.js';
 import { ENGLISH_STOPWORDS } from './text/stopwords.js';
-import { statementTerms, isCoveredBy, type StatementTerms } from './text/statement-terms.js';
+import { statementTerms, isCoveredBy } from './text/statement-terms.js';
 import { sameSubject, subjectOf } from './text/statement-subject.js';
 import { hasCjk } from './text/tokenize.js';
 import type { MemoryLevel } from './types.js';
@@ -59,40 +59,25 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
 
   // An old sentence that speaks of the same things as the new text, about the same person, is
   // superseded by it; one about something else, or someone else, is kept after it.
-  // The new text is read by sentence, and a Chinese sentence by clause too, since each of its clauses may
-  // have a subject of its own ("我妈妈在医院工作，我现在在杭州工作"); a clause without one says nothing of whom.
   const freshTerms = statementTerms(fresh);
-  const freshSentences = splitSentences(fresh);
-  const freshClauses = freshSentences.flatMap((sentence) => (hasCjk(sentence) ? chineseClauses(sentence) : []));
-  const freshSubjects = [...freshSentences.map(subjectOf), ...freshClauses.map(subjectOf).filter((subject) => subject !== 'unknown')];
-  const freshPieces = [...freshSentences, ...freshClauses].map((piece) => ({ piece, terms: statementTerms(piece) }));
-  // `subjects`: whom the text is about, each of which must be someone else for it to be kept as another's.
-  const keptBeside = (text: string, subjects: readonly string[] = [subjectOf(text)]) => {
-    const terms = statementTerms(text);
-    if (terms.terms.size === 0) return false;
+  const freshSubjects = splitSentences(fresh).map(subjectOf);
+  const keptBeside = (text: string) => {
+    const { terms } = statementTerms(text);
+    if (terms.size === 0) return false;
     let shared = 0;
-    for (const term of terms.terms) if (freshTerms.terms.has(term)) shared++;
-    if (shared / terms.terms.size < 0.3) return true;
-    return subjects.every((subject) => aboutSomeoneElse(subject, freshSubjects) && !saidAlready(terms, subject, freshPieces));
+    for (const term of terms) if (freshTerms.terms.has(term)) shared++;
+    return shared / terms.size < 0.3 || aboutSomeoneElse(text, freshSubjects);
   };
   // A Chinese sentence superseded as a whole still keeps its clauses about other things, since a Chinese
   // clause reads on its own, its subject left out: "我叫张三，是一名AI工程师，目前在北京工作" + "我是AI工程师张三"
   // keeps "目前在北京工作". Not one that leans on a clause left out (LEANING_CLAUSE: "从2019年开始", "如果下雨"),
   // nor part of a list ("猫、狗和兔子" is one clause). An English clause ("working in Beijing") does not
-  // read on its own: it goes with its sentence. A Chinese clause without a subject of its own is about the
-  // one before it's ("我妈妈在医院工作，住在杭州"), and a sentence about several people is read clause by clause.
+  // read on its own: it goes with its sentence.
   const extra = splitSentences(old).flatMap((sentence) => {
-    if (!hasCjk(sentence)) return keptBeside(sentence) ? [sentence] : [];
-    const clauses = chineseClauses(sentence);
-    let subject = 'unknown';
-    const subjects = clauses.map((clause) => {
-      const own = subjectOf(clause);
-      if (own !== 'unknown') subject = own;
-      return subject;
-    });
-    if (keptBeside(sentence, [...new Set(subjects)])) return [sentence];
-    const kept = clauses.filter((clause, index) => !LEANING_CLAUSE.test(clause.trim()) && keptBeside(clause, [subjects[index] as string]));
-    return kept.length > 0 ? [kept.join('').replace(CLAUSE_END, '')] : [];
+    if (keptBeside(sentence)) return [sentence];
+    if (!hasCjk(sentence)) return [];
+    const clauses = (sentence.match(MERGE_CLAUSE) ?? []).filter((clause) => !LEANING_CLAUSE.test(clause.trim()) && keptBeside(clause));
+    return clauses.length > 0 ? [clauses.join('').replace(CLAUSE_END, '')] : [];
   });
   let merged = fresh;
   for (const sentence of extra) {
@@ -126,33 +111,9 @@ function saysAllOf(whole: string, part: string): boolean {
  * Google as an engineer" or "我妈妈在医院工作" beside "I work at Meta now" / "我在腾讯工作" (`subjectOf`).
  * A subject the rule cannot tell ("Coffee is my favourite drink") may be anyone's.
  */
-function aboutSomeoneElse(subject: string, freshSubjects: readonly string[]): boolean {
+function aboutSomeoneElse(sentence: string, freshSubjects: readonly string[]): boolean {
+  const subject = subjectOf(sentence);
   return !freshSubjects.some((freshSubject) => sameSubject(subject, freshSubject));
-}
-
-/**
- * True when one new sentence or clause already says all an old one about another person says, so that it
- * is not kept again beside it: "My wife works at Google" beside "My wife and I work at Google", "我妈妈喜欢猫"
- * beside "我和我妈妈都喜欢猫". The user's is never said by another's ("I work at Google" beside "My wife works
- * at Google"); he, she or they only where the new one names them too ("He works at Google" beside "Me and
- * him both work at Google", not beside "I work at Google").
- */
-function saidAlready(terms: StatementTerms, subject: string, freshPieces: readonly { piece: string; terms: StatementTerms }[]): boolean {
-  if (subject === 'I') return false;
-  const named = PRONOUN_NAMED_BY[subject];
-  return freshPieces.some((fresh) => isCoveredBy(terms, fresh.terms) && (named === undefined || named.test(fresh.piece)));
-}
-
-// How a new sentence names a person an old sentence calls by a pronoun.
-const PRONOUN_NAMED_BY: Readonly<Record<string, RegExp>> = {
-  he: /\b(?:he|him|his)\b|他(?!们)/iu,
-  she: /\b(?:she|her|hers)\b|她(?!们)/iu,
-  they: /\b(?:they|them|their)\b|[他她]们/iu,
-};
-
-/** The clauses of a Chinese sentence that a merge keeps apart (MERGE_CLAUSE). */
-function chineseClauses(sentence: string): string[] {
-  return sentence.match(MERGE_CLAUSE) ?? [];
 }
 
 /**

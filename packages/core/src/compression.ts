@@ -1,7 +1,6 @@
 import { keywords } from './text/keywords.js';
 import { ENGLISH_STOPWORDS } from './text/stopwords.js';
 import { statementTerms, isCoveredBy } from './text/statement-terms.js';
-import { sameSubject, subjectOf } from './text/statement-subject.js';
 import { hasCjk } from './text/tokenize.js';
 import type { MemoryLevel } from './types.js';
 
@@ -43,8 +42,7 @@ export function compressDeterministic(content: string, to: MemoryLevel): string 
  * Merge new content into an old memory without a model: the new statement
  * leads, and sentences of the old one about other things are kept after it
  * ("I live in Paris. I have a dog." + "I live in Lyon now." →
- * "I live in Lyon now. I have a dog."), and those about someone else ("He
- * works at Google" beside "I work at Meta now"). `oldLevel` is the level of
+ * "I live in Lyon now. I have a dog."). `oldLevel` is the level of
  * `oldContent`: a compressed text (not `full`) is only a shadow of one, and
  * the new statement simply replaces it. A merge into a compressed memory
  * passes the text its compression hid, from the memory's history, as `full`.
@@ -53,20 +51,20 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   const fresh = newContent.trim();
   const old = oldContent.trim();
   if (oldLevel !== 'full' || old === fresh) return fresh;
-  // Negations and emoji count here and below ("I don't like coffee" is news to "I like coffee").
-  if (saysAllOf(fresh, old)) return fresh;
-  if (saysAllOf(old, fresh)) return old.length <= maxLength ? old : fresh;
-
-  // An old sentence that speaks of the same things as the new text, about the same person, is
-  // superseded by it; one about something else, or someone else, is kept after it.
+  // Negations and emoji count here ("I don't like coffee" is news to "I like coffee").
   const freshTerms = statementTerms(fresh);
-  const freshSubjects = splitSentences(fresh).map(subjectOf);
-  const keptBeside = (text: string) => {
+  const oldTerms = statementTerms(old);
+  if (isCoveredBy(oldTerms, freshTerms)) return fresh;
+  if (isCoveredBy(freshTerms, oldTerms)) return old.length <= maxLength ? old : fresh;
+
+  // An old sentence that speaks of the same things as the new text is
+  // superseded by it; one about something else is kept after it.
+  const aboutOtherThings = (text: string) => {
     const { terms } = statementTerms(text);
     if (terms.size === 0) return false;
     let shared = 0;
     for (const term of terms) if (freshTerms.terms.has(term)) shared++;
-    return shared / terms.size < 0.3 || aboutSomeoneElse(text, freshSubjects);
+    return shared / terms.size < 0.3;
   };
   // A Chinese sentence superseded as a whole still keeps its clauses about other things, since a Chinese
   // clause reads on its own, its subject left out: "我叫张三，是一名AI工程师，目前在北京工作" + "我是AI工程师张三"
@@ -74,9 +72,9 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   // nor part of a list ("猫、狗和兔子" is one clause). An English clause ("working in Beijing") does not
   // read on its own: it goes with its sentence.
   const extra = splitSentences(old).flatMap((sentence) => {
-    if (keptBeside(sentence)) return [sentence];
+    if (aboutOtherThings(sentence)) return [sentence];
     if (!hasCjk(sentence)) return [];
-    const clauses = (sentence.match(MERGE_CLAUSE) ?? []).filter((clause) => !LEANING_CLAUSE.test(clause.trim()) && keptBeside(clause));
+    const clauses = (sentence.match(MERGE_CLAUSE) ?? []).filter((clause) => !LEANING_CLAUSE.test(clause.trim()) && aboutOtherThings(clause));
     return clauses.length > 0 ? [clauses.join('').replace(CLAUSE_END, '')] : [];
   });
   let merged = fresh;
@@ -89,31 +87,6 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
     merged = next;
   }
   return merged;
-}
-
-/**
- * True when each sentence of `part` is said by one sentence of `whole`, about the same person
- * (`isCoveredBy`: all its terms, the same negations). "My sister Emma lives in Porto now" is not said
- * by "My sister Emma lives in Lisbon. My brother lives in Porto.", though each of its terms is there,
- * nor "I work at Google" by "My wife works at Google".
- */
-function saysAllOf(whole: string, part: string): boolean {
-  const wholeSentences = splitSentences(whole).map((sentence) => ({ terms: statementTerms(sentence), subject: subjectOf(sentence) }));
-  return splitSentences(part).every((sentence) => {
-    const terms = statementTerms(sentence);
-    const subject = subjectOf(sentence);
-    return wholeSentences.some((other) => isCoveredBy(terms, other.terms) && sameSubject(subject, other.subject));
-  });
-}
-
-/**
- * True when a sentence is about another person than every sentence of the new text: "He works at
- * Google as an engineer" or "我妈妈在医院工作" beside "I work at Meta now" / "我在腾讯工作" (`subjectOf`).
- * A subject the rule cannot tell ("Coffee is my favourite drink") may be anyone's.
- */
-function aboutSomeoneElse(sentence: string, freshSubjects: readonly string[]): boolean {
-  const subject = subjectOf(sentence);
-  return !freshSubjects.some((freshSubject) => sameSubject(subject, freshSubject));
 }
 
 /**

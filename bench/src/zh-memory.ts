@@ -48,14 +48,16 @@ export function frameQuery(query: string, messageFrame: MessageFrame): string {
 }
 
 /**
- * Frames worded otherwise than MESSAGE_FRAMES (a polite lead-in, "I forgot",
+ * Frames worded otherwise than MESSAGE_FRAMES (a request to look, "I forgot",
  * a request after the question, "I told you before", a long chatty lead-in,
  * an unrelated sentence after the question, both sides), written before any
  * change to how queries are scored was tried and never used to tune one: a
- * change that only learned the four frames above shows up here.
+ * change that only learned the four frames above shows up here. The first was
+ * 请问{q} until 请问 went into core's CHINESE_DISCOURSE_WORDS: no word of that
+ * list is used only by these frames.
  */
 export const HELD_OUT_FRAMES: readonly MessageFrame[] = [
-  frame(['请问', ''], ['Excuse me, ', '']),
+  frame(['你帮我看看，', ''], ['Could you check for me: ', '']),
   frame(['我有点忘了，', ''], ['I kind of forgot, ', '']),
   frame(['', '帮我查一下。'], ['', ' Please look it up for me.']),
   frame(['之前跟你说过的，', ''], ['I told you this before: ', '']),

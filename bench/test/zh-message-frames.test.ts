@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CHINESE_DISCOURSE_WORDS } from '@memloom/core';
 import { createTestEmbedder } from '@memloom/core/testing';
 import { frameQuery, HELD_OUT_FRAMES, MESSAGE_FRAMES, runZhMemorySet, type MessageFrame, type ZhMemorySet } from '../src/zh-memory.js';
 
@@ -43,10 +44,19 @@ describe('HELD_OUT_FRAMES', () => {
     expect(HELD_OUT_FRAMES.some((frame) => frame.zh[0] && frame.zh[1])).toBe(true);
   });
 
+  it('holds no discourse word that the design frames do not hold too, so the list was not written from them', () => {
+    const design = MESSAGE_FRAMES.flatMap((frame) => frame.zh).join('|');
+    for (const frame of HELD_OUT_FRAMES) {
+      const text = frame.zh.join('|');
+      const onlyHere = CHINESE_DISCOURSE_WORDS.filter((word) => text.includes(word) && !design.includes(word));
+      expect(onlyHere, frame.name).toEqual([]);
+    }
+  });
+
   it('wraps questions as the design frames do', () => {
-    const [polite] = HELD_OUT_FRAMES as [MessageFrame];
-    expect(frameQuery('他家在哪里？', polite)).toBe('请问他家在哪里？');
-    expect(frameQuery('Which app does he use for notes?', polite)).toBe('Excuse me, Which app does he use for notes?');
+    const [check] = HELD_OUT_FRAMES as [MessageFrame];
+    expect(frameQuery('他家在哪里？', check)).toBe('你帮我看看，他家在哪里？');
+    expect(frameQuery('Which app does he use for notes?', check)).toBe('Could you check for me: Which app does he use for notes?');
   });
 });
 

@@ -24,6 +24,15 @@ export interface Embedder {
   readonly id: string;
   readonly dimension: number;
   /**
+   * Set by an embedder that reads a query (`purpose: 'query'`) otherwise than a
+   * document of the same text, naming that reading and its version (the offline
+   * embedder: `zh-discourse-1`). An embedding cache keys query vectors with it, so a
+   * changed reading is never served an older one's vectors, and never lets a query
+   * and a document share an entry. Change it whenever the same query may give
+   * another vector; documents, and so `id`, are not affected.
+   */
+  readonly queryReading?: string;
+  /**
    * One vector per text, in order, each an array of `dimension` finite numbers: the type every caller
    * of `embed` is written against, so a model that gives a Float32Array returns `Array.from(vector)`.
    * Core (`embedChecked`) and the wrappers in `@memloom/embeddings` check each vector at run time and

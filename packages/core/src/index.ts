@@ -129,7 +129,7 @@ export { keywords } from './text/keywords.js';
 export { porterStem } from './text/porter-stemmer.js';
 export { ENGLISH_STOPWORDS, CHINESE_STOPWORDS } from './text/stopwords.js';
 export { TextIndex } from './text/bm25.js';
-export { CHINESE_DISCOURSE_WORDS, withoutChineseDiscourse } from './text/query-text.js';
+export { CHINESE_DISCOURSE_VERSION, CHINESE_DISCOURSE_WORDS, withoutChineseDiscourse } from './text/query-text.js';
 export type { TextIndexOptions, TextHit } from './text/bm25.js';
 export { cosineSimilarity, normalizeVector, assertValidVector, blendVectors, documentVectors } from './vector.js';
 export { FlatVectorIndex, flatVectorIndexSupported } from './vector-index/flat-vector-index.js';

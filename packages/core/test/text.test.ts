@@ -274,8 +274,25 @@ describe('withoutChineseDiscourse', () => {
     expect(tokenize(withoutChineseDiscourse('对了，他家在哪里？你还记得吗？'))).toEqual(tokenize('他家在哪里？'));
   });
 
-  it('leaves text without Han characters as it is, and a query that would keep no term', () => {
-    for (const text of ["By the way, where does he live? Do you remember?", 'Je me souviens', '覚えていますか']) expect(withoutChineseDiscourse(text)).toBe(text);
+  it('blanks a listed word only where it is a word of its own, so content words that hold one keep their terms', () => {
+    // 的话|剧, 的话|费, 一下|班, 一|下午, 最|好的, 对|了解, 名副其|实, 健康|问题: none is a discourse word here.
+    for (const query of ['她最喜欢的话剧是哪部？', '她每个月的话费是多少？', '她一下班就去哪里？', '周六一下午她都在做什么？', '她最好的朋友是谁？', '她对了解历史感兴趣吗？', '名副其实的美食家是谁？', '她有什么健康问题？', '她写稿时不想被打扰吗？']) {
+      expect(withoutChineseDiscourse(query), query).toBe(query);
+    }
+    // The same words framing a question are still blanked.
+    expect(withoutChineseDiscourse('等我一下，如果有时间的话，他家在哪里？')).toBe('等我 ，如果有时间 ，他家在哪里？');
+    expect(withoutChineseDiscourse('好的，谢谢你刚才的回答。我还有一个问题想请教：他家在哪里？')).toBe(' ， 你 的回答。我还有一个问题想 ：他家在哪里？');
+  });
+
+  it('blanks the traditional spellings too', () => {
+    expect(withoutChineseDiscourse('對了，他家在哪裡？你還記得嗎？')).toBe(' ，他家在哪裡？你 嗎？');
+    expect(withoutChineseDiscourse('請問他女兒幾歲？謝謝！')).toBe(' 他女兒幾歲？ ！');
+  });
+
+  it('leaves text without Han characters as it is, Japanese (text with kana), and a query that would keep no term', () => {
+    for (const text of ["By the way, where does he live? Do you remember?", 'Je me souviens', 'おぼえていますか']) expect(withoutChineseDiscourse(text)).toBe(text);
+    // Kanji beside kana are Japanese: 回答 (an answer) and 知道 are read as written.
+    for (const text of ['アンケートの回答の締め切りはいつ？', '北海道を知道していますか']) expect(withoutChineseDiscourse(text)).toBe(text);
     expect(withoutChineseDiscourse('谢谢！')).toBe('谢谢！');
     expect(withoutChineseDiscourse('请问你还记得吗？')).toBe('请问你还记得吗？');
     // Latin words beside the Chinese ones are kept.

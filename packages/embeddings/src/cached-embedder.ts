@@ -35,7 +35,9 @@ export interface CachedEmbedderOptions {
   /**
    * Whether query and document embeddings of the same text share an entry.
    * Leave it false for models that embed the two differently (e5, bge with
-   * instructions); true saves work for symmetric ones.
+   * instructions); true saves work for symmetric ones. Refused
+   * (`INVALID_OPTIONS`) for an embedder that names a `queryReading`, such as
+   * the offline embedder.
    * @default false
    */
   sharePurposes?: boolean;
@@ -55,7 +57,8 @@ export interface CachedEmbedder extends Embedder {
 /**
  * Wrap an embedder so the same text is never embedded twice: re-adding,
  * re-indexing or searching the same words again costs a map lookup. The key
- * is a digest of the embedder id, the purpose (unless shared) and the text, so
+ * is a digest of the embedder id, the purpose (unless shared; a query's with
+ * the embedder's `queryReading`, if it names one) and the text, so
  * two embedders never mix their vectors and a long text costs no more memory
  * than a short one. Concurrent calls for the same text share one embedding;
  * one caller's abort never fails the others. Vectors are checked (dimension,
@@ -76,6 +79,17 @@ export function createCachedEmbedder(embedder: Embedder, options: CachedEmbedder
   if (typeof sharePurposes !== 'boolean') {
     throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: `cached embedder: sharePurposes must be true or false, got ${JSON.stringify(sharePurposes)}` });
   }
+  const queryReading = embedder.queryReading;
+  if (queryReading !== undefined && (typeof queryReading !== 'string' || queryReading === '')) {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: `cached embedder: ${embedder.id}'s queryReading must be a non-empty string, got ${shown(queryReading)}` });
+  }
+  if (sharePurposes && queryReading !== undefined) {
+    throw new MemloomError({
+      code: 'INVALID_OPTIONS',
+      backend: 'embeddings',
+      message: `cached embedder: sharePurposes cannot be true for ${embedder.id}, which embeds a query otherwise than a document (queryReading ${queryReading})`,
+    });
+  }
   const persistent = options.persistent;
   assertPersistentLevel(persistent, 'cached embedder: persistent');
   // A Map iterates in insertion order: delete + set moves an entry to the young end.
@@ -87,8 +101,10 @@ export function createCachedEmbedder(embedder: Embedder, options: CachedEmbedder
   let persistentErrors = 0;
 
   // A digest, not the text: 10,000 entries of long texts would otherwise hold every text in memory.
+  // A query read otherwise than a document is keyed with that reading; documents' keys never change.
+  const queryKeyPart = queryReading === undefined ? 'query' : `query:${queryReading}`;
   const keyOf = (text: string, purpose: 'document' | 'query') =>
-    persistentKey(`${embedder.id}\u0000${sharePurposes ? '*' : purpose}\u0000${text}`);
+    persistentKey(`${embedder.id}\u0000${sharePurposes ? '*' : purpose === 'query' ? queryKeyPart : purpose}\u0000${text}`);
 
   /** Core's check for a vector it will store: the right dimension, finite numbers only. */
   function isUsable(vector: unknown): vector is ArrayLike<number> {
@@ -250,6 +266,7 @@ export function createCachedEmbedder(embedder: Embedder, options: CachedEmbedder
   return {
     id: embedder.id,
     dimension: embedder.dimension,
+    ...(queryReading !== undefined ? { queryReading } : {}),
     embed,
     async close() {
       entries.clear();

@@ -1,4 +1,4 @@
-import { describeValue, MemloomError, TOKENIZER_VERSION, withoutChineseDiscourse, type Embedder, type EmbedOptions } from '@memloom/core';
+import { CHINESE_DISCOURSE_VERSION, describeValue, MemloomError, TOKENIZER_VERSION, withoutChineseDiscourse, type Embedder, type EmbedOptions } from '@memloom/core';
 import { assertCacheSize, assertPersistentLevel, createCachedEmbedder, type CachedEmbedder, type PersistentEmbeddingCache } from './cached-embedder.js';
 import { assertKnownOptions } from './known-options.js';
 import { assertTexts, DEFAULT_CHAR_NGRAM_SIZE, DEFAULT_CHAR_WEIGHT, LEXICAL_OPTION_KEYS, LEXICAL_VERSION, lexicalVector, resolveLexicalSettings, type LexicalEmbedderOptions, type LexicalEmbedderSettings } from './lexical-embedder.js';
@@ -52,8 +52,8 @@ export function createDefaultEmbedder(options: DefaultEmbedderOptions = {}): Cac
   assertPersistentLevel(options.persistentCache, 'default embedder: persistentCache');
   return createCachedEmbedder(createOfflineEmbedder(), {
     maxEntries: cacheEntries,
-    // A query is read without its Chinese discourse words (createOfflineEmbedder), so a
-    // query and a document of the same text may get different vectors: cached apart.
+    // A query is read without its Chinese discourse words (createOfflineEmbedder's
+    // queryReading), so a query and a document of the same text are cached apart.
     sharePurposes: false,
     ...(options.persistentCache ? { persistent: options.persistentCache } : {}),
   });
@@ -69,7 +69,9 @@ export function createDefaultEmbedder(options: DefaultEmbedderOptions = {}): Cac
  * words (core's `withoutChineseDiscourse`): in `对了，他家在哪里？你还记得吗？`
  * only `他家在哪里` is read, as the bare question is, instead of an average
  * diluted by "right", "remember" and "still". Documents are read whole, so
- * stored vectors stay valid.
+ * stored vectors stay valid. `queryReading` (`zh-discourse-<version>`) names
+ * that reading, so a cache keys query vectors apart from documents and from
+ * an older reading's.
  */
 export function createOfflineEmbedder(options: OfflineEmbedderOptions = {}): Embedder {
   if (options === null || typeof options !== 'object') throw invalid('offline', `options must be an object, got ${describeValue(options)}`);
@@ -95,6 +97,7 @@ export function createOfflineEmbedder(options: OfflineEmbedderOptions = {}): Emb
   return {
     id,
     dimension,
+    queryReading: `zh-discourse-${CHINESE_DISCOURSE_VERSION}`,
     async embed(texts: readonly string[], embedOptions?: EmbedOptions): Promise<number[][]> {
       assertTexts(texts, id);
       const read = embedOptions?.purpose === 'query' ? withoutChineseDiscourse : (text: string) => text;

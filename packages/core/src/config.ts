@@ -172,13 +172,10 @@ export type RecordDefaults = z.output<typeof recordDefaultsSchema>;
  * Zod issues as one line: `path: problem` for each, joined by `; `. A problem of the object itself
  * has no path in front, and a misspelt key is named: `unknown key "vectorMirow"`, or
  * `strategy: unknown key "highSimilarty"` inside a section. A union's bare "Invalid input" is said
- * as the form the value was written in: for an object, what is wrong in it (`store.root` missing,
- * `category.0` not a category); for a value of no accepted kind, the kinds accepted
- * (`Invalid input: expected string or object`), and the value when the issues carry it (parsed with
- * `reportInput: true`: `…, received 5`).
+ * as explainZodIssues says it.
  */
 export function formatZodIssues(error: z.ZodError, prefix = ''): string {
-  return explainUnions(error.issues)
+  return explainZodIssues(error.issues)
     .map((issue) => {
       const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
       const problem = issue.code === 'unrecognized_keys' ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => JSON.stringify(key)).join(', ')}` : issue.message;
@@ -188,19 +185,30 @@ export function formatZodIssues(error: z.ZodError, prefix = ''): string {
 }
 
 /**
- * Each union issue replaced by what it means for the value given (see formatZodIssues). The forms of
- * another kind (a string, when an object was written) say nothing: zod may add checks that measure
- * the value anyway (z.string().min(1) does an array's length), so a form counts as of another kind
+ * Zod issues with each union's bare "Invalid input" said as the form the value was written in: for an
+ * object, what is wrong in it (`store.root` missing, `category.0` not a category, with their paths); for a
+ * value of its own kind that kind refuses (NaN or Infinity for a number, an invalid Date), that kind's
+ * problem (`Invalid input: expected number, received NaN`); for a value of no accepted kind, the kinds
+ * accepted (`Invalid input: expected string or object`), and the value when the issues carry it (parsed
+ * with `reportInput: true`: `…, received 5`). Other issues are kept as they are.
+ *
+ * The forms of another kind (a string, when an object was written) say nothing: zod may add checks that
+ * measure the value anyway (z.string().min(1) does an array's length), so a form counts as of another kind
  * when the value is not of its type, or is none of its values.
  */
-function explainUnions(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+export function explainZodIssues(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
   return issues.flatMap((issue): z.core.$ZodIssue[] => {
     if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [issue];
     const atTop = (code: string) => (inner: z.core.$ZodIssue) => inner.path.length === 0 && inner.code === code;
     const otherKind = (branch: z.core.$ZodIssue[]) => branch.some(atTop('invalid_type')) || branch.every(atTop('invalid_value'));
     const meant = issue.errors.filter((branch) => !otherKind(branch));
-    if (meant.length === 1) return explainUnions(meant[0]!.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] })));
+    if (meant.length === 1) return explainZodIssues(meant[0]!.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] })));
     if (meant.length > 1) return [issue];
+    // A value of a form's own type that the form refuses all the same: zod marks that form's issue with what
+    // the value is (`received: 'NaN'`, `'Infinity'`, `'Invalid Date'`; not in its types).
+    const marked = (inner: z.core.$ZodIssue) => atTop('invalid_type')(inner) && typeof (inner as { received?: unknown }).received === 'string';
+    const ownKind = issue.errors.flat().find(marked) as (z.core.$ZodIssueInvalidType & { received: string }) | undefined;
+    if (ownKind) return [{ ...ownKind, path: issue.path, message: `Invalid input: expected ${ownKind.expected}, received ${ownKind.received}` }];
     const accepted = issue.errors.flat().map((inner) => (inner.code === 'invalid_type' ? inner.expected : inner.code === 'invalid_value' ? inner.values.map((value) => JSON.stringify(value)).join(' or ') : ''));
     const received = 'input' in issue ? `, received ${describeValue(issue.input)}` : '';
     return [{ ...issue, message: `Invalid input: expected ${[...new Set(accepted.filter(Boolean))].join(' or ')}${received}` }];

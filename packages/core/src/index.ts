@@ -60,6 +60,7 @@ export {
   limitsConfigSchema,
   recordDefaultsSchema,
   formatZodIssues,
+  explainZodIssues,
   DEFAULT_CONTEXT_WEIGHT,
 } from './config.js';
 export type {

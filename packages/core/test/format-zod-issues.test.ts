@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { formatZodIssues, memoryFilterSchema } from '../src/index.js';
+import { explainZodIssues, formatZodIssues, memoryFilterSchema } from '../src/index.js';
 
 const message = (schema: z.ZodType, value: unknown, options?: { reportInput: true }) => {
   const parsed = schema.safeParse(value, options);
@@ -31,6 +31,22 @@ describe('formatZodIssues on a union', () => {
     expect(message(memoryFilterSchema, { type: 'gossip' }, { reportInput: true })).toBe(
       'type: Invalid input: expected "user" or "feedback" or "project" or "reference" or array, received "gossip"',
     );
+  });
+
+  it('for a value of a form\'s own type that the form refuses (NaN, Infinity, an invalid Date), says that form\'s problem, not the kinds accepted', () => {
+    // As core's timestamps (`at`) are written.
+    const timestamp = z.object({ at: z.union([z.date(), z.string().min(1), z.number()]) });
+    expect(message(timestamp, { at: Number.NaN })).toBe('at: Invalid input: expected number, received NaN');
+    expect(message(timestamp, { at: Number.POSITIVE_INFINITY })).toBe('at: Invalid input: expected number, received Infinity');
+    expect(message(timestamp, { at: new Date('not a date') }, { reportInput: true })).toBe('at: Invalid input: expected date, received Invalid Date');
+    // A value of no accepted kind still lists them.
+    expect(message(timestamp, { at: true }, { reportInput: true })).toBe('at: Invalid input: expected date or string or number, received true');
+  });
+
+  it('explainZodIssues gives the explained issues with their paths, as formatZodIssues words them', () => {
+    const parsed = store.safeParse({ store: { type: 'markdown' } });
+    const issues = parsed.success ? [] : explainZodIssues(parsed.error.issues);
+    expect(issues.map(({ path, message }) => ({ path, message }))).toEqual([{ path: ['store', 'root'], message: 'Invalid input: expected string, received undefined' }]);
   });
 
   it('leaves other issues as zod words them, with the prefix', () => {

@@ -56,28 +56,21 @@ export function parseEmbedderConfig(config: EmbedderConfig, source: string): Emb
 /** The store setting of a resolved configuration: its object form, and for SQLite the file it opens, for Markdown its folder. */
 export type StoreSetting = Pick<ResolvedConfig, 'store' | 'sqliteFile' | 'markdownRoot' | 'defaultStore'>;
 
-/** Where relative paths that no layer holds are read: the working directory, and the configuration file found there, if any. */
-export interface PathBase {
-  cwd: string;
-  configFile: string | undefined;
-}
-
 /**
  * The store `layers` name (the highest layer that names one, else SQLite at its default file), read once:
- * its object form, and for SQLite the file it opens, for Markdown its folder (a relative `root` read in the
- * layer that names it).
+ * its object form, and for SQLite the file it opens, for Markdown its folder (see pathLayer for relative paths).
  */
-export async function readStoreSetting(layers: ConfigLayer[], env: Record<string, string | undefined>, base: PathBase): Promise<StoreSetting> {
+export async function readStoreSetting(layers: ConfigLayer[], env: Record<string, string | undefined>, cwd: string, configFile: string | undefined): Promise<StoreSetting> {
   const { layer, source } = settingLayer(layers, 'store');
   const config = layer?.config.store ?? 'sqlite';
   const parsed = parseStoreConfig(config, source);
   const store = { config, source, parsed };
+  const base = pathLayer(layers, cwd, configFile);
   if (parsed.type === 'sqlite') {
-    const sqliteFile = await sqliteFileOf(layer, parsed.path, env, base);
+    const sqliteFile = await sqliteFileOf(base, parsed.path, env);
     return { store, sqliteFile, defaultStore: !layer && sqliteFile.from === 'default' };
   }
-  // Only a layer names a Markdown store (the default is SQLite).
-  if (parsed.type === 'markdown') return { store, markdownRoot: resolveIn(layer as ConfigLayer, parsed.root), defaultStore: false };
+  if (parsed.type === 'markdown') return { store, markdownRoot: resolveIn(base, parsed.root), defaultStore: false };
   return { store, defaultStore: false };
 }
 
@@ -91,8 +84,8 @@ export function readEmbedderSetting(layers: ConfigLayer[]): ResolvedConfig['embe
 /**
  * Build the store the configuration asks for (`resolved.store.parsed`), importing its package only
  * when it is used. The SQLite file and the Markdown folder are the ones `resolveMemloomConfig` found.
- * A resolved configuration kept without them (they are optional: one a caller wrote, say) has its store
- * read again from its layers, as `resolveMemloomConfig` reads it.
+ * A resolved configuration kept without them (they are optional: one a caller wrote, say) has its `config`
+ * parsed again, and its paths read as `resolveMemloomConfig` reads them (see pathLayer).
  * `contextWeight` is the Memory's `retrieval.contextWeight`, for stores that embed by themselves (Markdown).
  * `mustExist` opens a SQLite file, a Markdown folder or a Qdrant collection only if it exists (MISSING_RESOURCE otherwise, nothing created).
  */
@@ -102,9 +95,11 @@ export async function createStoreFrom(
   env: Record<string, string | undefined>,
   { contextWeight, mustExist = false, cwd }: { contextWeight?: number | undefined; mustExist?: boolean; cwd: string },
 ): Promise<MemoryStore> {
-  const setting = isComplete(resolved) ? resolved : await readAgain(resolved, 'store', () => readStoreSetting(resolved.layers, env, { cwd, configFile: resolved.configFile }));
-  const { source } = setting.store;
-  const { type, ...options } = setting.store.parsed as StoreObject & Record<string, unknown>;
+  const { source } = resolved.store;
+  const parsed = resolved.store.parsed ?? parseStoreConfig(settingOf('store', resolved.store), source);
+  const { type, ...options } = parsed as StoreObject & Record<string, unknown>;
+  // The layer a relative path is read in, as resolveMemloomConfig finds it.
+  const base = () => pathLayer(resolved.layers, cwd, resolved.configFile);
   // The persistent stores take it over what the configuration says; memory: has nothing to find.
   const existing = mustExist ? { mustExist: true } : {};
   // Each factory validates its own options; its error is re-raised naming where they came from.
@@ -112,7 +107,7 @@ export async function createStoreFrom(
     switch (type) {
       case 'sqlite': {
         const sqlite = await import('@memloom/store-sqlite');
-        const file = setting.sqliteFile as SqliteFile;
+        const file = resolved.sqliteFile ?? (await sqliteFileOf(base(), options.path, env));
         // A path that cannot be a database file is blamed on where it came from (the store setting,
         // MEMLOOM_SQLITE_PATH or the default).
         try {
@@ -129,7 +124,8 @@ export async function createStoreFrom(
         const markdown = await importOptional(() => import('@memloom/store-markdown'), '@memloom/store-markdown', source);
         // The store re-embeds hand-edited blocks and rebuilds its index: with the Memory's context weight, unless the store config sets one.
         const weight = contextWeight === undefined ? {} : { contextWeight };
-        return markdown.createMarkdownStore({ ...weight, ...options, ...existing, root: setting.markdownRoot as string, embedder });
+        const root = resolved.markdownRoot ?? resolveIn(base(), options.root as string);
+        return markdown.createMarkdownStore({ ...weight, ...options, ...existing, root, embedder });
       }
       case 'qdrant': {
         const qdrant = await importOptional(() => import('@memloom/store-qdrant'), '@memloom/store-qdrant', source);
@@ -159,30 +155,26 @@ export interface SqliteFile {
 }
 
 /**
- * The one rule for a SQLite store's file: the `path` its setting gives (relative: in the folder of `layer`,
- * the layer that holds it), else MEMLOOM_SQLITE_PATH (relative: in `cwd`, as any path from the environment or
- * the options), else `.memloom/memory.db` (beside the configuration file when one was found, else in `cwd`).
+ * The one rule for a SQLite store's file: the `path` its setting gives, else MEMLOOM_SQLITE_PATH, else
+ * `.memloom/memory.db`; a relative one in the folder of `layer` (see pathLayer: the layer that names the store,
+ * else the configuration file's folder, else the working directory).
  */
-export async function sqliteFileOf(layer: ConfigLayer | undefined, path: unknown, env: Record<string, string | undefined>, { cwd, configFile }: PathBase): Promise<SqliteFile> {
-  if (layer && typeof path === 'string') return { path: resolveIn(layer, path), from: 'configuration', source: sourceOf(layer, 'store') };
+export async function sqliteFileOf(layer: ConfigLayer, path: unknown, env: Record<string, string | undefined>): Promise<SqliteFile> {
+  if (typeof path === 'string') return { path: resolveIn(layer, path), from: 'configuration', source: sourceOf(layer, 'store') };
   const { DEFAULT_SQLITE_PATH, SQLITE_PATH_ENV } = await import('@memloom/store-sqlite');
   const fromEnv = env[SQLITE_PATH_ENV]?.trim();
   if (fromEnv) {
     const source = `environment variable ${SQLITE_PATH_ENV}`;
-    return { path: resolveIn({ source, baseDir: cwd, config: {} }, fromEnv), from: 'environment', source };
+    return { path: resolveIn(layer, fromEnv, source), from: 'environment', source };
   }
-  return {
-    path: resolveIn(defaultLayer(cwd, configFile), DEFAULT_SQLITE_PATH),
-    from: 'default',
-    source: `the default store path (${DEFAULT_SQLITE_PATH}, nothing configured)`,
-  };
+  return { path: resolveIn(layer, DEFAULT_SQLITE_PATH), from: 'default', source: `the default store path (${DEFAULT_SQLITE_PATH}, nothing configured)` };
 }
 
-/** Build the embedder the configuration asks for (`resolved.embedder.parsed`, else read again from its layers). */
-export async function createEmbedderFrom(resolved: ResolvedConfig): Promise<Embedder> {
-  const setting = resolved.embedder.parsed ? resolved.embedder : await readAgain(resolved, 'embedder', () => readEmbedderSetting(resolved.layers));
+/** Build the embedder the configuration asks for (`resolved.embedder.parsed`, else its `config` read again). */
+export async function createEmbedderFrom(setting: ResolvedConfig['embedder']): Promise<Embedder> {
   const { source } = setting;
-  const { type, ...options } = setting.parsed as EmbedderObject & Record<string, unknown>;
+  const parsed = setting.parsed ?? parseEmbedderConfig(settingOf('embedder', setting), source);
+  const { type, ...options } = parsed as EmbedderObject & Record<string, unknown>;
   return namingSource(source, 'embedder', async () => {
     const embeddings = await import('@memloom/embeddings');
     switch (type) {
@@ -204,29 +196,29 @@ function settingLayer(layers: ConfigLayer[], field: 'store' | 'embedder'): { lay
   return { layer, source: layer ? sourceOf(layer, field) : 'default' };
 }
 
-/** Whether a resolved store setting holds all it is built from: its object form, and for SQLite its file, for Markdown its folder. */
-function isComplete({ store: { parsed }, sqliteFile, markdownRoot }: ResolvedConfig): boolean {
-  if (parsed?.type === 'sqlite') return sqliteFile !== undefined;
-  if (parsed?.type === 'markdown') return markdownRoot !== undefined;
-  return parsed !== undefined;
+/**
+ * The layer a relative SQLite or Markdown path is read in (a store's own path, MEMLOOM_SQLITE_PATH, the default
+ * file): the one that names the store (a file's folder; the working directory for the options and MEMLOOM_STORE),
+ * else the defaults, whose folder is the configuration file's when one was found, else the working directory.
+ */
+function pathLayer(layers: ConfigLayer[], cwd: string, configFile: string | undefined): ConfigLayer {
+  return settingLayer(layers, 'store').layer ?? defaultLayer(cwd, configFile);
 }
 
 /**
- * A setting read again from the layers of a resolved configuration. One resolved for a store or embedder
- * object is named by no layer (the object is no setting; its source is the options, no layer's): that object
- * has to be given again.
+ * The setting of a resolved configuration kept without its object form, to be read again. One resolved for a
+ * store or embedder object (`object (<name>)`) has none to read: that object has to be given again.
  */
-function readAgain<T>(resolved: ResolvedConfig, field: 'store' | 'embedder', read: () => T): T {
-  const { config, source } = resolved[field];
-  if (settingLayer(resolved.layers, field).source !== source) {
+function settingOf<T>(field: 'store' | 'embedder', { config, source }: { config: T; source: string }): T {
+  if (source === 'options' && typeof config === 'string' && config.startsWith('object (')) {
     throw new MemloomError({
       code: 'INVALID_OPTIONS',
       backend: 'config',
-      message: `createMemory was given a configuration resolved for ${field === 'store' ? 'a store' : 'an embedder'} object (${typeof config === 'string' ? config : JSON.stringify(config)}), and no ${field} object: give it in the options again, or resolve the configuration of these options`,
+      message: `createMemory was given a configuration resolved for ${field === 'store' ? 'a store' : 'an embedder'} object (${config}), and no ${field} object: give it in the options again, or resolve the configuration of these options`,
       details: { field },
     });
   }
-  return read();
+  return config;
 }
 
 /**

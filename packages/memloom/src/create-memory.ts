@@ -22,7 +22,7 @@ export interface MemloomOptions extends Partial<Omit<CreateMemoryOptions, 'store
   embedder?: Embedder | EmbedderConfig;
   /** Seed 001 policy values, over those of the configuration file and MEMLOOM_POLICY. */
   policy?: MemloomConfig['policy'];
-  /** Where to look for memloom.config.* (and its parents), and the folder a relative path given here or in an environment variable is read in. @default process.cwd() */
+  /** Where to look for memloom.config.* (and its parents), and the folder a relative path given here or in MEMLOOM_STORE is read in. @default process.cwd() */
   cwd?: string;
   /** A configuration file to use (a relative path is read from `cwd`), or false to read none. @default the nearest memloom.config.* from `cwd` */
   configFile?: string | false;
@@ -56,7 +56,7 @@ export interface ResolvedConfig {
   /**
    * The store setting and where it came from; `parsed` is its object form, read once here and built by
    * `createMemory` as it is (absent for a store object, whose `config` is `object (<name>)`; when absent
-   * otherwise, or `sqliteFile` or `markdownRoot` is, `createMemory` reads the store setting again from `layers`).
+   * otherwise, `createMemory` reads `config` again, and finds `sqliteFile` or `markdownRoot` if absent too).
    */
   store: { config: StoreConfig; source: string; parsed?: StoreObject };
   /** For a SQLite store built from configuration (not a store object): the file it opens, and where its path came from. */
@@ -98,7 +98,7 @@ const OPTION_KEYS: ReadonlySet<string> = new Set([
 export async function createMemory(options: MemloomOptions = {}, resolved?: ResolvedConfig): Promise<Memory> {
   assertOptions(options);
   resolved ??= await resolveLayers(options);
-  const embedder = isEmbedder(options.embedder) ? options.embedder : await createEmbedderFrom(resolved);
+  const embedder = isEmbedder(options.embedder) ? options.embedder : await createEmbedderFrom(resolved.embedder);
   const contextWeight = resolved.engine.retrieval?.contextWeight;
   const store = isStore(options.store)
     ? options.store
@@ -180,7 +180,7 @@ async function resolveLayers(options: MemloomOptions): Promise<ResolvedConfig> {
   // A store or embedder object given in the options wins over any setting.
   const store: StoreSetting = isStore(options.store)
     ? { store: { config: `object (${options.store.name})`, source: 'options' }, defaultStore: false }
-    : await readStoreSetting(layers, env, { cwd, configFile: file });
+    : await readStoreSetting(layers, env, cwd, file);
   return {
     layers,
     ...(file ? { configFile: file } : {}),

@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { formatZodIssues, MemloomError } from '@memloom/core';
+import { explainZodIssues, formatZodIssues, MemloomError } from '@memloom/core';
 import { memloomConfigSchema, type MemloomConfig } from './config-schema.js';
 import { prepareTypeScriptConfig } from './typescript-config.js';
 
@@ -86,7 +86,8 @@ export function validateConfig(raw: unknown, source: string): MemloomConfig {
       code: 'INVALID_CONFIG',
       backend: 'config',
       message: `invalid configuration in ${source}: ${formatZodIssues(parsed.error)}`,
-      details: { source, issues: parsed.error.issues.map((issue) => ({ path: issue.path.map(String), message: issue.message })) },
+      // The issues as the message says them: a union's where the value went wrong, not zod's bare "Invalid input" at its top.
+      details: { source, issues: explainZodIssues(parsed.error.issues).map((issue) => ({ path: issue.path.map(String), message: issue.message })) },
     });
   }
   // Keep what was written (not the schema's defaults), so lower layers still show through.
@@ -204,7 +205,8 @@ export function resolveIn(layer: ConfigLayer, path: string, source = sourceOf(la
  * `./C:memory.db` name such a folder or file). INVALID_CONFIG naming `source`.
  */
 function refuseWindowsPath(path: string, source: string): void {
-  const drive = /^[a-z]:/iu.test(path);
+  // ASCII letters only: with the u and i flags, [a-z] also matches ſ (U+017F) and K (Kelvin sign, U+212A).
+  const drive = /^[A-Za-z]:/u.test(path);
   let problem: string;
   if (drive || path.startsWith('\\\\')) {
     const name = path.split('/')[0];

@@ -81,6 +81,10 @@ describe('store and embedder settings', () => {
     expect(await messageFor({ store: { type: 'sqlite', path: '  ' } })).toBe('store.path: must not be empty or blank');
     expect(await messageFor({ embedder: { type: 'openai' } })).toMatch(/^embedder\.type: .*'default' \| 'lexical' \| 'use-lite' \| 'transformers'/);
     expect(await messageFor({ freshness: true })).toBe('freshness: Invalid input: expected false or object, received true');
+    // details.issues says the same, each at its field (zod's own issue is a bare "Invalid input" at the union).
+    const issuesOf = async (config: unknown) => (await errorOf(resolveMemloomConfig({ cwd: configIn('memloom.config.json', JSON.stringify(config)), env: {} }))).details.issues;
+    expect(await issuesOf({ store: { type: 'markdown' } })).toEqual([{ path: ['store', 'root'], message: 'Invalid input: expected string, received undefined' }]);
+    expect(await issuesOf({ store: 5 })).toEqual([{ path: ['store'], message: 'Invalid input: expected string or object, received 5' }]);
   });
 
   it('"memory:" with text after the colon is refused, as a named embedder\'s is', async () => {
@@ -148,6 +152,10 @@ describe('paths in store settings', () => {
     expect(fromFlag).toMatchObject({ code: 'INVALID_CONFIG', details: { source: '--store', path: 'd:notes' } });
     const named = await resolveMemloomConfig({ cwd, configFile: false, env: {}, store: 'sqlite:./C:memory.db' });
     expect(named.sqliteFile?.path).toBe(join(cwd, 'C:memory.db'));
+    // Only an ASCII letter is a drive: ſ (U+017F) and the Kelvin sign (U+212A), which case-fold to s and k, are names.
+    for (const name of ['\u017f:notes.db', '\u212a:notes.db']) {
+      expect((await resolveMemloomConfig({ cwd, configFile: false, env: {}, store: `sqlite:${name}` })).sqliteFile?.path, name).toBe(join(cwd, name));
+    }
     expect(readdirSync(cwd)).toEqual(['memloom.config.json']);
   });
 });
@@ -177,6 +185,22 @@ describe('a resolved configuration given to createMemory', () => {
     await fallback.add('Keeps bees on the roof', { scope: { userId: 'alice' } });
     await fallback.close();
     expect(readdirSync(join(sub, '.memloom'))).toContain('memory.db');
+  });
+
+  it('a setting without its object form is read from its own config, whatever its source, not from the layers', async () => {
+    const options = { cwd, configFile: false as const, env: {} };
+    const resolved = await resolveMemloomConfig({ ...options, store: 'sqlite:./a.db', embedder: 'default' });
+    // A caller changed the setting it was given (config and source; parsed is optional in the type).
+    const changed = await createMemory(options, { ...resolved, store: { config: 'memory:', source: 'my app' }, embedder: { config: 'lexical', source: 'my app' } });
+    expect(changed.store.name).toBe('memory');
+    expect(changed.embedder.id).toMatch(/^memloom\/lexical-/);
+    await changed.close();
+    // A caller's own, with no layers at all.
+    const own = await createMemory(options, { layers: [], store: { config: 'memory:', source: 'my app' }, embedder: { config: 'lexical', source: 'my app' }, defaultStore: false, policy: resolved.policy, engine: {} });
+    expect(own.store.name).toBe('memory');
+    expect(own.embedder.id).toMatch(/^memloom\/lexical-/);
+    await own.close();
+    expect(readdirSync(cwd)).toEqual([]); // no a.db: the changed setting is the one built
   });
 
   it('one resolved for a store or embedder object, without that object, is INVALID_OPTIONS naming which', async () => {

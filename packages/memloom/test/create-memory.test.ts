@@ -79,7 +79,7 @@ describe('createMemory() defaults', () => {
     expect(readdirSync(cwd)).toEqual(['project']);
   });
 
-  it('reads a relative SQLite path where it was written: the environment\'s and the options\' in cwd, a file\'s in its folder', async () => {
+  it('reads a relative SQLite path, MEMLOOM_SQLITE_PATH and the default file in the folder of the layer that names the store, else beside the configuration file', async () => {
     // A project whose configuration file sits above the working directory.
     const project = join(cwd, 'project');
     const sub = join(project, 'sub');
@@ -90,24 +90,32 @@ describe('createMemory() defaults', () => {
       return (await resolveMemloomConfig({ cwd: sub, ...options })).sqliteFile?.path;
     };
     const variable = { MEMLOOM_SQLITE_PATH: 'data/m.db' };
-    // MEMLOOM_SQLITE_PATH is read in cwd, whichever layer names the store: none, the file, the options or MEMLOOM_STORE.
-    expect(await pathOf({ embedder: 'lexical' }, { env: variable })).toBe(join(sub, 'data', 'm.db'));
-    expect(await pathOf({ store: 'sqlite' }, { env: variable })).toBe(join(sub, 'data', 'm.db'));
+    // MEMLOOM_SQLITE_PATH: beside the file when it names the store or none does; in cwd when the options or MEMLOOM_STORE name it.
+    expect(await pathOf({ embedder: 'lexical' }, { env: variable })).toBe(join(project, 'data', 'm.db'));
+    expect(await pathOf({ store: 'sqlite' }, { env: variable })).toBe(join(project, 'data', 'm.db'));
     expect(await pathOf({ store: { type: 'sqlite' } }, { env: variable, store: 'sqlite:' })).toBe(join(sub, 'data', 'm.db'));
     expect(await pathOf({ embedder: 'lexical' }, { env: { ...variable, MEMLOOM_STORE: 'sqlite' } })).toBe(join(sub, 'data', 'm.db'));
-    // As a path in MEMLOOM_STORE or the options is; a file's path is read in the file's folder.
+    // A store's own path: in MEMLOOM_STORE or the options, in cwd; in a file, in the file's folder.
     expect(await pathOf({ embedder: 'lexical' }, { env: { MEMLOOM_STORE: 'sqlite:data/m.db' } })).toBe(join(sub, 'data', 'm.db'));
     expect(await pathOf({ embedder: 'lexical' }, { env: {}, store: 'sqlite:data/m.db' })).toBe(join(sub, 'data', 'm.db'));
     expect(await pathOf({ store: 'sqlite:data/m.db' }, { env: variable })).toBe(join(project, 'data', 'm.db'));
-    // The default file is one place, beside the configuration file, whichever layer names SQLite without a path.
-    for (const [config, options] of [
-      [{ embedder: 'lexical' }, { env: {} }],
-      [{ store: 'sqlite' }, { env: {} }],
-      [{ embedder: 'lexical' }, { env: {}, store: 'sqlite' }],
-      [{ embedder: 'lexical' }, { env: { MEMLOOM_STORE: 'sqlite:' } }],
-    ] as const) {
-      expect(await pathOf(config, options), JSON.stringify([config, options])).toBe(join(project, '.memloom', 'memory.db'));
-    }
+    // The default file: beside the file when it names SQLite or no layer names a store; in cwd for the options or MEMLOOM_STORE.
+    expect(await pathOf({ embedder: 'lexical' }, { env: {} })).toBe(join(project, '.memloom', 'memory.db'));
+    expect(await pathOf({ store: 'sqlite' }, { env: {} })).toBe(join(project, '.memloom', 'memory.db'));
+    expect(await pathOf({ embedder: 'lexical' }, { env: {}, store: 'sqlite' })).toBe(join(sub, '.memloom', 'memory.db'));
+    expect(await pathOf({ embedder: 'lexical' }, { env: { MEMLOOM_STORE: 'sqlite:' } })).toBe(join(sub, '.memloom', 'memory.db'));
+    expect(readdirSync(sub)).toEqual([]);
+    // A resolved configuration without its file (optional in its type) opens the same one: a memory added is found again.
+    writeFileSync(file, JSON.stringify({ store: 'sqlite' }));
+    const options = { cwd: sub, env: variable, embedder: 'lexical' };
+    const writer = await open(options);
+    await writer.add('Keeps bees on the roof', { scope: { userId: 'alice' } });
+    await writer.close();
+    const { sqliteFile: _file, ...withoutFile } = await resolveMemloomConfig(options);
+    const reader = await createMemory(options, withoutFile);
+    opened.push(reader);
+    expect(await reader.count({ scope: { userId: 'alice' } })).toBe(1);
+    expect(readdirSync(join(project, 'data'))).toContain('m.db');
     expect(readdirSync(sub)).toEqual([]);
   });
 

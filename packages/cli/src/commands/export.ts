@@ -6,7 +6,7 @@ import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { flag, requirePositionals, stringOption, type CommandSpec } from '../command.js';
 import { InterruptedError, UsageError } from '../exit-codes.js';
-import { memoriesText } from '../format.js';
+import { memoriesText, oneLine } from '../format.js';
 import type { OutputStream } from '../io.js';
 import { exportMemories } from '../transfer.js';
 import { EXISTING_STORE, withMemory, effectiveScope } from './shared.js';
@@ -62,7 +62,7 @@ export const exportCommand: CommandSpec = {
     }
     if (path) {
       if (context.globals.json) context.printJson({ exported, file: path, vectors: withVectors });
-      else context.print(`exported ${memoriesText(exported)} to ${path}`);
+      else context.print(`exported ${memoriesText(exported)} to ${oneLine(path)}`);
     } else {
       context.note(`exported ${memoriesText(exported)}`);
     }

@@ -123,12 +123,12 @@ export const importCommand: CommandSpec = {
       if (checkpointPath && !keepCheckpoint) await rm(checkpointPath, { force: true });
       if (context.globals.json) context.printJson({ source, ...counts, ...(cutShort ? { read, expected } : {}) });
       else {
-        context.print(`imported ${memoriesText(counts.done)} from ${source}: ${countsText(counts)}`);
+        context.print(`imported ${memoriesText(counts.done)} from ${oneLine(source)}: ${countsText(counts)}`);
         if (counts.outOfScope > 0) context.print(context.dim(`${memoriesText(counts.outOfScope)} outside the scope ${counts.outOfScope === 1 ? 'was' : 'were'} left out`));
         // Only memories written were embedded: none when every one was already there.
         const written = counts.mode === 'merge' ? counts.done : counts.created + counts.merged + counts.replaced;
         if (written > 0 && result.header.embedder.id !== memory.embedder.id) {
-          context.print(context.dim(`embedded again with ${memory.embedder.id} (the export came from ${oneLine(result.header.embedder.id)})`));
+          context.print(context.dim(`embedded again with ${oneLine(memory.embedder.id)} (the export came from ${oneLine(result.header.embedder.id)})`));
         }
       }
       if (cutShort) {
@@ -173,7 +173,7 @@ async function resumeFrom(path: string, source: string | undefined, context: Com
     throw new UsageError(`${path} is not an import checkpoint; delete it to start over`);
   }
   if (source && checkpoint.source !== source) throw new UsageError(`${path} belongs to the import of ${checkpoint.source}; delete it to start over`);
-  context.note(`Resuming from ${path}: ${memoriesText(checkpoint.done)} of the file ${checkpoint.done === 1 ? 'was' : 'were'} handled before.`);
+  context.note(`Resuming from ${oneLine(path)}: ${memoriesText(checkpoint.done)} of the file ${checkpoint.done === 1 ? 'was' : 'were'} handled before.`);
   return checkpoint;
 }
 

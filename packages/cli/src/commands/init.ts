@@ -59,13 +59,13 @@ export const initCommand: CommandSpec = {
     }
     await writeFileAtomically(file, `${JSON.stringify(config, null, 2)}\n`);
     if (globals.json) return context.printJson({ file, config });
-    context.print(`Wrote ${file}`);
+    context.print(`Wrote ${oneLine(file)}`);
     // As the flags gave them (JSON escapes no C1 control or bidi mark): shown as text.
     context.print(`  store     ${oneLine(String(config.store))}`);
     context.print(`  embedder  ${oneLine(String(config.embedder))}`);
     if (config.scope) context.print(`  scope     ${oneLine(JSON.stringify(config.scope))}`);
-    if (parent && parent !== file && parent !== existing) context.note(context.dim(`It takes the place of ${parent} in this folder and below.`));
-    if (existing && existing !== file) context.note(context.dim(`${existing} is now ignored: memloom.config.json comes first.`));
+    if (parent && parent !== file && parent !== existing) context.note(context.dim(`It takes the place of ${oneLine(parent)} in this folder and below.`));
+    if (existing && existing !== file) context.note(context.dim(`${oneLine(existing)} is now ignored: memloom.config.json comes first.`));
     if (String(config.store).includes('.memloom/')) context.note(context.dim('Add .memloom/ to .gitignore if you do not want the store in git.'));
     context.print('');
     context.print('Next: memloom add "something to remember"   then   memloom search "something"');

@@ -34,7 +34,7 @@ export const reindexCommand: CommandSpec = {
           if (context.globals.json) {
             return context.printJson({ embedderId: memory.embedder.id, dimension: memory.embedder.dimension, total: 0, embedded: 0, resumed: 0, store: { location: missingStore, exists: false } });
           }
-          return context.print(`No store at ${missingStore} yet: nothing to re-index ("memloom add", "memloom import" or "memloom init" makes it, with the embedder configured then).`);
+          return context.print(`No store at ${oneLine(missingStore)} yet: nothing to re-index ("memloom add", "memloom import" or "memloom init" makes it, with the embedder configured then).`);
         }
         // A Markdown store, which cannot re-index, is opened first, so that a missing one is named (MISSING_RESOURCE)
         // before the refusal, and an existing one says how it changes embedder. (Other stores that cannot are

@@ -10,6 +10,7 @@ import {
   hasLoneSurrogate,
   isIsoTime,
   limitsConfigSchema,
+  newIdProblem,
   validateScope,
   type LimitsConfig,
   type MemoryRecord,
@@ -180,6 +181,17 @@ export function parseLine(text: string, source: string, lineNumber: number, limi
   const parsed = lineSchema.safeParse(parseJson(text, source, lineNumber));
   if (!parsed.success) throw invalid(source, lineNumber, formatZodIssues(parsed.error));
   return parsed.data as ExportLine;
+}
+
+/**
+ * A copy import creates each memory the store lacks under the file's id: one no store creates (core's
+ * `newIdProblem`: blank, longer than 256 characters, a control character or a bidi control) is refused with
+ * its line (INVALID_INPUT), as the other line checks are, before its batch is written. Merge mode needs no
+ * such check: it adds the content under new ids.
+ */
+export function assertNewIdOnLine(line: ExportLine, source: string, lineNumber: number): void {
+  const problem = newIdProblem(line.memory.id);
+  if (problem) throw invalid(source, lineNumber, `memory.id: ${problem}`, { field: 'memory.id' });
 }
 
 function parseJson(text: string, source: string, lineNumber: number): unknown {

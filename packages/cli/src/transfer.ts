@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createMemory, describeValue, inScope, MemloomError, pagesOldestFirst, snapshotsOf, type Memory, type OldestFirstQuery, type Scope } from '@memloom/core';
-import { EXPORT_FORMAT, isNotJsonLine, parseHeader, parseLine, type ExportHeader, type ExportLine } from './export-format.js';
+import { assertNewIdOnLine, EXPORT_FORMAT, isNotJsonLine, parseHeader, parseLine, type ExportHeader, type ExportLine } from './export-format.js';
 import { applyExact, emptyCounts, type ImportCounts, type OnConflict } from './import-exact.js';
 
 /** Memories an export reads per page: 100,000 from one SQLite file took 4.0 s with pages of 1,000, 9.6 s with pages of 200. */
@@ -149,6 +149,7 @@ export async function importMemories(memory: Memory, options: ImportOptions): Pr
     let repeated = false;
     try {
       line = parseLine(text, source, lineNumber, memory.config.limits);
+      if (mode === 'copy') assertNewIdOnLine(line, source, lineNumber);
       if (mode === 'copy' && position + 1 > skip) repeated = repeatsEarlierLine(firstLines, line.memory.id, text, lineNumber, source);
     } catch (error) {
       // A file cut mid-line: the complete memories before the cut are written first, and the error says how many.

@@ -295,9 +295,12 @@ export interface MemoryStore {
    * (then it is a CONFLICT). Every check of a put's input below comes before
    * any revision is compared: a put that is both stale and bad is refused
    * for its input (INVALID_INPUT, INVALID_SCOPE, DIMENSION_MISMATCH), not
-   * with CONFLICT. A put's memory id must be a non-empty string without a
-   * control character or a bidi control (`assertRecordId`: INVALID_INPUT
-   * naming it by code point, such as U+001B). Records come back exactly as put; a store that
+   * with CONFLICT. A put that creates a memory (`expectedRevision` 0) must
+   * give it an id that is a string, not blank, at most 256 characters, without
+   * a control character or a bidi control (`assertRecordId`: INVALID_INPUT
+   * naming it by code point, such as U+001B); a put that rewrites a memory
+   * needs only a string id, so a memory written before that rule (0.1.0) stays
+   * maintainable. Records come back exactly as put; a store that
    * cannot keep a lone half of a UTF-16 pair in an id, scope, content or
    * context refuses it instead (`assertWellFormedRecord`). Core's facade never
    * writes one. Every store refuses, with INVALID_INPUT and nothing written, a
@@ -305,9 +308,10 @@ export interface MemoryStore {
    * (`assertRecordMetadata`: no Date, Map, NaN, cycle, …) or whose vector
    * holds NaN or Infinity or is all zeros
    * (`assertUsableVector`); a vector of another dimension is DIMENSION_MISMATCH.
-   * A put whose memory's scope is absent, `null`, of the wrong shape (as a
-   * read's scope) or holds a blank value (`{ userId: '' }`) is INVALID_SCOPE,
-   * nothing written (`assertRecordScope`).
+   * A put whose memory's scope is absent, `null` or of the wrong shape (as a
+   * read's scope) is INVALID_SCOPE, nothing written (`assertRecordScope`); so
+   * is a put that creates a memory whose scope holds a blank value
+   * (`{ userId: '' }`), while one that rewrites such a memory is taken.
    */
   apply(changes: readonly MemoryChange[]): Promise<void>;
   /**

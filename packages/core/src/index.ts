@@ -170,7 +170,7 @@ export type {
 
 // Moving memories between stores
 export { copyMemories } from './copy-memories.js';
-export { importStandIn } from './records.js';
+export { importStandIn, newIdProblem } from './records.js';
 export { historiesOf, pagesOldestFirst, SNAPSHOT_ROUNDS, snapshotsOf, vectorsOf } from './store-reads.js';
 export type { MemorySnapshot, OldestFirstQuery } from './store-reads.js';
 export type { CopyMemoriesOptions, CopyProgress } from './copy-memories.js';

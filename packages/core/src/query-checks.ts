@@ -53,18 +53,21 @@ export function assertDeleteScope(scope: unknown, backend: string): asserts scop
 /**
  * For store authors: the scope of a record to put, checked as a read's scope
  * is (INVALID_SCOPE naming the memory and the backend), and refused when it is
- * absent or `null` (a memory of no one has `{}`) or when a value is blank
- * (`{ userId: '' }`, `{ userId: ' ' }`: no query could name it, as the facade's
- * `validateScope` refuses it), so every store refuses the same records before
- * writing anything: a store with a column per field would otherwise drop a
- * field it has no column for, and one that keeps records as given would keep a
- * shape no read's scope matches.
+ * absent or `null` (a memory of no one has `{}`), and, when `creates` (a put
+ * with `expectedRevision` 0, the default), when a value is blank (`{ userId: '' }`,
+ * `{ userId: ' ' }`: no query could name it, as the facade's `validateScope`
+ * refuses it), so every store refuses the same records before writing
+ * anything: a store with a column per field would otherwise drop a field it
+ * has no column for, and one that keeps records as given would keep a shape no
+ * read's scope matches. A memory a store already holds with a blank value
+ * (written before the rule, by 0.1.0) may still be rewritten: `creates` false.
  */
-export function assertRecordScope(memory: Pick<MemoryRecord, 'id' | 'scope'>, backend: string): void {
+export function assertRecordScope(memory: Pick<MemoryRecord, 'id' | 'scope'>, backend: string, creates = true): void {
   const scope: unknown = memory.scope;
   const what = `memory ${memory.id}`;
   if (scope === undefined || scope === null) throw invalidScope(backend, `${what}: scope must be an object like { userId: "alice" } ({} for none), got ${describeValue(scope)}`);
   assertScopeShape(scope, what, backend);
+  if (!creates) return;
   for (const [key, value] of Object.entries(scope)) {
     if (typeof value === 'string' && value.trim() === '') throw invalidScope(backend, `${what}: scope.${key} must not be blank, got ${describeValue(value)}`, { field: key });
   }

@@ -1,8 +1,7 @@
 import type { ListOrder, ListQuery, MemoryChange, MemoryPage, PageQuery, TextQuery } from './contracts.js';
-import { controlCharacterAt } from './control-characters.js';
 import { describeValue, MemloomError } from './errors.js';
 import { assertRecordScope } from './query-checks.js';
-import { idControlMessage } from './records.js';
+import { newIdProblem } from './records.js';
 import { filterMatcher, inScope } from './scope.js';
 import type { TextIndex } from './text/bm25.js';
 import type { MemoryFilter, MemoryRecord, Scope, ScoredMemory } from './types.js';
@@ -25,17 +24,15 @@ export function keywordText(memory: Pick<MemoryRecord, 'content' | 'context'>): 
 }
 
 /**
- * For stores: a record's id is a non-empty string without a control character or a bidi control (U+001B,
- * U+202E, …: `validateId`'s rule), INVALID_INPUT naming the character by code point and the backend otherwise,
- * so every store refuses the same ids before writing anything, and an id printed by a tool shows what it is.
+ * For stores: the id of a memory a put CREATES (`expectedRevision` 0) follows `newIdProblem`'s rule (a string,
+ * not blank, at most 256 characters, no control character or bidi control such as U+001B or U+202E),
+ * INVALID_INPUT naming the character by code point and the backend otherwise, so every store refuses the same
+ * new ids before writing anything. `assertPutChange` runs it on creating puts only: a memory a store already
+ * holds (written before the rule, by 0.1.0) keeps its id, and a put that rewrites it only needs a string id.
  */
 export function assertRecordId(memory: Pick<MemoryRecord, 'id'>, backend: string): void {
-  const id: unknown = memory.id;
-  if (typeof id !== 'string' || id === '') {
-    throw new MemloomError({ code: 'INVALID_INPUT', backend, message: `a memory id must be a non-empty string, got ${describeValue(id)}`, details: { field: 'id' } });
-  }
-  const control = controlCharacterAt(id);
-  if (control) throw new MemloomError({ code: 'INVALID_INPUT', backend, message: idControlMessage(control), details: { field: 'id' } });
+  const problem = newIdProblem(memory.id);
+  if (problem) throw new MemloomError({ code: 'INVALID_INPUT', backend, message: problem, details: { field: 'id' } });
 }
 
 /**
@@ -187,9 +184,10 @@ export function assertPutNumbering(change: { memory: Pick<MemoryRecord, 'id' | '
 
 /**
  * For store authors: the checks every store runs on a put, in one order, before it looks at what it holds:
- * the id (`assertRecordId`), the numbering (`assertPutNumbering`, which also refuses a put without a memory
- * or a version), the scope (`assertRecordScope`, INVALID_SCOPE), the context (`assertRecordContext`) and the
- * metadata (`assertRecordMetadata`), INVALID_INPUT otherwise, naming the backend. Call it on every put of a
+ * the id (`assertRecordId` when the put creates the memory, `expectedRevision` 0; a string otherwise), the
+ * numbering (`assertPutNumbering`, which also refuses a put without a memory or a version), the scope
+ * (`assertRecordScope`, INVALID_SCOPE; a blank value only when the put creates the memory), the context
+ * (`assertRecordContext`) and the metadata (`assertRecordMetadata`), INVALID_INPUT otherwise, naming the backend. Call it on every put of a
  * batch before writing anything, then add the store's own checks: well-formed text (`assertWellFormedRecord`)
  * where text is kept as UTF-8, times (`assertRecordTimes`) where they are kept as text, and the vector's
  * dimension (DIMENSION_MISMATCH) before `assertUsableVector`. All of them come before any revision is
@@ -197,10 +195,19 @@ export function assertPutNumbering(change: { memory: Pick<MemoryRecord, 'id' | '
  * when it is also stale, and CONFLICT means only that someone else changed the memory.
  */
 export function assertPutChange(change: Extract<MemoryChange, { op: 'put' }>, backend: string): void {
+  // The rules for new ids and scopes hold for a memory the put creates; one a store holds already (written
+  // before them) stays maintainable. Decided by the put itself, never by what is stored.
+  const creates = change?.expectedRevision === 0;
   // The id first: the messages of the checks after it name the memory by its id.
-  if (typeof change?.memory === 'object' && change.memory !== null) assertRecordId(change.memory, backend);
+  const memory = change?.memory as Partial<MemoryRecord> | null | undefined;
+  if (typeof memory === 'object' && memory !== null) {
+    if (creates) assertRecordId(memory as MemoryRecord, backend);
+    else if (typeof memory.id !== 'string') {
+      throw new MemloomError({ code: 'INVALID_INPUT', backend, message: `a memory id must be a string, got ${describeValue(memory.id)}`, details: { field: 'id' } });
+    }
+  }
   assertPutNumbering(change, backend);
-  assertRecordScope(change.memory, backend);
+  assertRecordScope(change.memory, backend, creates);
   assertRecordContext(change.memory, backend);
   assertRecordMetadata(change, backend);
 }

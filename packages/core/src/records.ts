@@ -1,6 +1,6 @@
 import type { RecordDefaults } from './config.js';
 import { controlCharacterAt } from './control-characters.js';
-import { MemloomError } from './errors.js';
+import { describeValue, MemloomError } from './errors.js';
 import type { MemoryRecord, MemoryVersion, Scope, UpdateTrigger, VersionAction } from './types.js';
 import { wellFormed } from './well-formed.js';
 
@@ -200,19 +200,31 @@ export function validateContent(content: unknown, maxLength: number, field = 'co
   return trimmed;
 }
 
-/** Validate a memory id from outside: a non-blank string of at most 256 characters, without control characters or bidi controls. */
+/**
+ * Check a memory id given to look one up (`get`, `update`, `delete`, `history`, `restore`): a non-blank string of
+ * at most 256 characters. No more: a store written before `newIdProblem`'s rule (0.1.0) may hold an id with a
+ * control character, and it must stay readable, editable and deletable.
+ */
 export function validateId(id: unknown): string {
   if (typeof id !== 'string' || id.trim() === '' || id.length > 256) {
     throw new MemloomError({ code: 'INVALID_INPUT', message: 'a memory id must be a non-empty string of at most 256 characters' });
   }
-  const control = controlCharacterAt(id);
-  if (control) throw new MemloomError({ code: 'INVALID_INPUT', message: idControlMessage(control), details: { field: 'id' } });
   return id;
 }
 
-/** The message for an id holding a control character or a bidi control (`controlCharacterAt`), which no store takes. */
-export function idControlMessage(control: string): string {
-  return `a memory id must not hold a control character or a bidi control, which would print as other text; this one holds ${control}`;
+/**
+ * Why `id` may not name a NEW memory, or undefined when it may: the one rule for every id that enters a store
+ * (a put that creates, an import or copy of new memories). A string, not blank, at most 256 characters, and
+ * without a control character or a bidi control (`controlCharacterAt`), which would make a terminal or a log
+ * show other text: the message names it by code point and never prints it (nor a blank or overlong id whole).
+ */
+export function newIdProblem(id: unknown): string | undefined {
+  if (typeof id !== 'string') return `a memory id must be a string, got ${describeValue(id)}`;
+  if (id.trim() === '') return `a memory id must not be blank, got ${describeValue(id)}`;
+  if (id.length > 256) return `a memory id must be at most 256 characters long; this one is ${id.length}`;
+  const control = controlCharacterAt(id);
+  if (control) return `a memory id must not hold a control character or a bidi control, which would print as other text; this one holds ${control}`;
+  return undefined;
 }
 
 /** Tags of a memory that took in more: its own first, within `maxTags`, and never fewer than it had. */

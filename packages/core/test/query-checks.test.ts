@@ -2,7 +2,7 @@ import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { assertDeleteScope, assertPutChange, assertRecordScope, assertQueryInput, assertQueryScope, assertUsableVector, assertValidVector, assertWellFormedRecord, createMemory, excerpt, hasLoneSurrogate, MemloomError } from '../src/index.js';
 import { axisVector, createInMemoryStore, createRecord } from '../src/testing/index.js';
-import { validateId, versionOf } from '../src/records.js';
+import { newIdProblem, validateId, versionOf } from '../src/records.js';
 import type { MemoryChange, MemoryRecord } from '../src/index.js';
 
 function failure(check: () => void): MemloomError {
@@ -104,7 +104,9 @@ describe('assertPutChange: the checks every store makes of a put, in one order',
     expect(failure(() => assertPutChange(put({ ...badContext, ...badMetadata }), 'sqlite')).reason).toMatch(/context/);
   });
 
-  it('refuses an id holding a control character or a bidi control, naming it by code point without printing it, before the other checks', () => {
+  const rewrite = (fields: Partial<MemoryRecord> = {}) => put({ revision: 2, ...fields }, 1);
+
+  it('refuses a NEW id holding a control character or a bidi control, naming it by code point without printing it, before the other checks', () => {
     const controls: Array<[string, string]> = [
       ['\u0000', 'U+0000'],
       ['\t', 'U+0009'],
@@ -125,15 +127,33 @@ describe('assertPutChange: the checks every store makes of a put, in one order',
       expect(error, codePoint).toMatchObject({ code: 'INVALID_INPUT', backend: 'sqlite', details: { field: 'id' } });
       expect(error.reason, codePoint).toContain(`${codePoint} at index 1`);
       expect(error.message.includes(control), codePoint).toBe(false);
-      // The facade's check of an id from outside says the same.
-      expect(failure(() => validateId(id)).reason, codePoint).toBe(error.reason);
+      // One rule for every new id: the stores' creating puts and the CLI's import lines.
+      expect(newIdProblem(id), codePoint).toBe(error.reason);
     }
-    for (const id of ['', 7, undefined]) expect(failure(() => assertPutChange(put({ id: id as never }), 'qdrant'))).toMatchObject({ code: 'INVALID_INPUT', details: { field: 'id' } });
+    for (const id of ['', '   ', 'x'.repeat(257), 7, undefined]) {
+      const error = failure(() => assertPutChange(put({ id: id as never }), 'qdrant'));
+      expect(error, String(id)).toMatchObject({ code: 'INVALID_INPUT', details: { field: 'id' } });
+      expect(error.reason).toBe(newIdProblem(id));
+    }
+    expect(newIdProblem('x'.repeat(300))).toBe('a memory id must be at most 256 characters long; this one is 300');
+    expect(newIdProblem('x'.repeat(256))).toBeUndefined();
     // Other characters are the store's to keep: letters of any script, emoji, a joiner, spaces and punctuation.
     for (const id of ['茶-m1', 'm\u{1F600}', 'family \u{1F468}\u200d\u{1F469}', 'a:b/c.d']) {
       expect(() => assertPutChange(put({ id }), 'sqlite')).not.toThrow();
       expect(validateId(id)).toBe(id);
     }
+  });
+
+  it('lets a put rewrite a memory a store holds with such an id (written before the rule), and the facade look it up', () => {
+    for (const id of ['ticket\t42', 'm\u001b[2J', 'm\u202e1']) {
+      expect(() => assertPutChange(rewrite({ id }), 'sqlite'), JSON.stringify(id)).not.toThrow();
+      expect(validateId(id)).toBe(id);
+    }
+    // A rewrite's id is still a string, and the other checks still run, in their order.
+    expect(failure(() => assertPutChange(rewrite({ id: 7 as never }), 'sqlite'))).toMatchObject({ code: 'INVALID_INPUT', details: { field: 'id' } });
+    expect(failure(() => assertPutChange(rewrite({ id: 'ticket\t42', ...badScope }), 'sqlite')).code).toBe('INVALID_SCOPE');
+    // Lookups keep the old rule: non-blank, at most 256 characters.
+    for (const id of ['', '   ', 'x'.repeat(257)]) expect(failure(() => validateId(id)).code).toBe('INVALID_INPUT');
   });
 
   it('refuses a blank scope value (INVALID_SCOPE naming the field), as the facade refuses it in a query', () => {
@@ -143,6 +163,13 @@ describe('assertPutChange: the checks every store makes of a put, in one order',
       expect(failure(() => assertRecordScope({ id: 'm1', scope }, 'markdown')).reason).toMatch(new RegExp(`^memory m1: scope\\.${field} must not be blank`));
     }
     expect(() => assertRecordScope({ id: 'm1', scope: { userId: ' alice ', agentId: undefined } }, 'sqlite')).not.toThrow();
+  });
+
+  it('lets a put rewrite a memory a store holds with a blank scope value (written before the rule), checking the shape only', () => {
+    const scope = { userId: 'alice', agentId: '' };
+    expect(() => assertPutChange(rewrite({ scope }), 'sqlite')).not.toThrow();
+    expect(() => assertRecordScope({ id: 'm1', scope }, 'sqlite', false)).not.toThrow();
+    expect(failure(() => assertPutChange(rewrite({ scope: { userId: 5 } as never }), 'sqlite')).code).toBe('INVALID_SCOPE');
   });
 
   it('leaves what only some stores refuse to them: text with a lone UTF-16 half, unreadable times, the vector', () => {

@@ -287,6 +287,7 @@ describe('withoutChineseDiscourse', () => {
   it('blanks the traditional spellings too', () => {
     expect(withoutChineseDiscourse('對了，他家在哪裡？你還記得嗎？')).toBe(' ，他家在哪裡？你 嗎？');
     expect(withoutChineseDiscourse('請問他女兒幾歲？謝謝！')).toBe(' 他女兒幾歲？ ！');
+    expect(withoutChineseDiscourse('如果有時間的話，他家在哪裡？')).toBe('如果有時間 ，他家在哪裡？');
   });
 
   it('leaves text without Han characters as it is, Japanese (text with kana), and a query that would keep no term', () => {

@@ -27,3 +27,13 @@ export function placePart(target: number[], offset: number, values: readonly num
   const factor = norm > 0 ? scale / Math.sqrt(norm) : 0;
   for (let index = 0; index < values.length; index++) target[offset + index] = (values[index] as number) * factor;
 }
+
+/**
+ * The `queryReading` of an embedder made of `parts`: theirs, joined with `+`, when any part reads a
+ * query otherwise than a document (the offline embedder: `zh-discourse-1`), so that a cache around the
+ * whole keys its queries by it too, and refuses `sharePurposes`; undefined when no part does.
+ */
+export function combinedQueryReading(parts: readonly Embedder[]): string | undefined {
+  const readings = parts.map((part) => part.queryReading).filter((reading): reading is string => typeof reading === 'string' && reading !== '');
+  return readings.length > 0 ? readings.join('+') : undefined;
+}

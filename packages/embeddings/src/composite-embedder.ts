@@ -1,5 +1,5 @@
 import { describeValue, MemloomError, type Embedder, type EmbedOptions } from '@memloom/core';
-import { assertCombinedId, placePart } from './combined-parts.js';
+import { assertCombinedId, combinedQueryReading, placePart } from './combined-parts.js';
 import { assertKnownOptions } from './known-options.js';
 import { assertTexts } from './lexical-embedder.js';
 
@@ -37,10 +37,12 @@ export function createCompositeEmbedder(parts: readonly CompositePart[], options
   const scales = parts.map((part) => Math.sqrt(part.weight / total));
   const dimension = parts.reduce((sum, part) => sum + part.embedder.dimension, 0);
   const id = options.id ?? `composite(${parts.map((part) => `${part.embedder.id}*${part.weight}`).join('+')})`;
+  const queryReading = combinedQueryReading(parts.map((part) => part.embedder));
 
   return {
     id,
     dimension,
+    ...(queryReading !== undefined ? { queryReading } : {}),
     async embed(texts: readonly string[], embedOptions?: EmbedOptions): Promise<number[][]> {
       assertTexts(texts, id);
       if (texts.length === 0) return [];

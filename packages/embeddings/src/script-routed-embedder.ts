@@ -1,5 +1,5 @@
 import { MemloomError, type Embedder, type EmbedOptions } from '@memloom/core';
-import { assertCombinedId, placePart } from './combined-parts.js';
+import { assertCombinedId, combinedQueryReading, placePart } from './combined-parts.js';
 import { assertKnownOptions } from './known-options.js';
 import { assertTexts } from './lexical-embedder.js';
 
@@ -37,10 +37,12 @@ export function createScriptRoutedEmbedder(options: ScriptRoutedEmbedderOptions)
   assertCombinedId(options.id, 'script-routed embedder');
   const dimension = latin.dimension + cjk.dimension;
   const id = options.id ?? `routed(${latin.id}|${cjk.id})`;
+  const queryReading = combinedQueryReading([latin, cjk]);
 
   return {
     id,
     dimension,
+    ...(queryReading !== undefined ? { queryReading } : {}),
     async embed(texts: readonly string[], embedOptions?: EmbedOptions): Promise<number[][]> {
       assertTexts(texts, id);
       if (texts.length === 0) return [];

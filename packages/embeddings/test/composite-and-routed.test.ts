@@ -2,7 +2,7 @@ import { cosineSimilarity, MemloomError, type Embedder } from '@memloom/core';
 import { createTestEmbedder } from '@memloom/core/testing';
 import { testEmbedder } from '@memloom/testkit';
 import { describe, expect, it } from 'vitest';
-import { cjkShare, createCompositeEmbedder, createLexicalEmbedder, createScriptRoutedEmbedder } from '../src/index.js';
+import { cjkShare, createCachedEmbedder, createCompositeEmbedder, createLexicalEmbedder, createScriptRoutedEmbedder } from '../src/index.js';
 
 testEmbedder({
   name: 'composite (test + lexical)',
@@ -90,5 +90,23 @@ describe('script-routed embedder', () => {
 
   it('needs both embedders', () => {
     expect(() => createScriptRoutedEmbedder({ latin: createTestEmbedder() } as never)).toThrow(/latin and a cjk/);
+  });
+});
+
+describe('an embedder of parts that read a query otherwise than a document', () => {
+  const reading = (queryReading: string): Embedder => ({ ...createTestEmbedder({ dimension: 8 }), id: `reads-${queryReading}`, queryReading });
+
+  it('names their queryReading, so that a cache keys its queries by it and refuses sharePurposes', () => {
+    const composite = createCompositeEmbedder([{ embedder: reading('r1'), weight: 1 }, { embedder: createTestEmbedder(), weight: 1 }]);
+    const routed = createScriptRoutedEmbedder({ latin: reading('a'), cjk: reading('b') });
+    expect(composite.queryReading).toBe('r1');
+    expect(routed.queryReading).toBe('a+b');
+    for (const embedder of [composite, routed]) {
+      expect(() => createCachedEmbedder(embedder, { sharePurposes: true })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS', message: expect.stringContaining('sharePurposes') }));
+    }
+    // Parts that read both alike: no queryReading, and a cache may share purposes.
+    const plain = createScriptRoutedEmbedder({ latin: createTestEmbedder(), cjk: createLexicalEmbedder() });
+    expect(plain.queryReading).toBeUndefined();
+    expect(() => createCachedEmbedder(plain, { sharePurposes: true })).not.toThrow();
   });
 });

@@ -17,7 +17,7 @@ export const CHINESE_DISCOURSE_WORDS: readonly string[] = (
   '我想问 我想問 想问 想問 问一下 問一下 一下 告诉我 告訴我 还记得 還記得 记不记得 記不記得 ' +
   '不记得 不記得 记得 記得 不知道 知道 ' +
   // conditionals, time of the conversation, pronoun pairs
-  '如果 的话 刚才 剛才 你们 你們 我们 我們 咱们 咱們 您'
+  '如果 的话 的話 刚才 剛才 你们 你們 我们 我們 咱们 咱們 您'
 ).split(' ');
 
 /**
@@ -35,7 +35,7 @@ const DISCOURSE = new RegExp([...CHINESE_DISCOURSE_WORDS].sort((a, b) => b.lengt
  * segmenter still cuts after it: 一下|班 (一下班, "as soon as work ends"),
  * 一下|车, 一下|课, and 的话|费 (话费, a phone bill), 的话|梅 (话梅).
  */
-const NOT_BEFORE: Readonly<Record<string, string>> = { 一下: '班午子车車课課', 的话: '费費梅' };
+const NOT_BEFORE: Readonly<Record<string, string>> = { 一下: '班午子车車课課', 的话: '费費梅', 的話: '费費梅' };
 const HAN = /[\u3400-\u4dbf\u4e00-\u9fff]/u;
 const KANA = /[\u3040-\u30ff]/u;
 const FUNCTION_CHARS = new RegExp(`[${[...CJK_FUNCTION_CHARS].join('')}]`, 'gu');

@@ -247,8 +247,9 @@ export type MemoryChange =
  *
  * A write the store may not make (a file or folder this process may not
  * write, a read-only disk, an API key that may only read) fails with
- * STORE_ERROR and `details.readonly: true` (core's `readOnlyStoreError`), in
- * every backend: a caller tells it from other failures by that alone.
+ * STORE_ERROR and `details.readonly: true` in every backend: a caller tells it
+ * from other failures by that alone. SQLite and Markdown word it with core's
+ * `readOnlyStoreError`; Qdrant names the refused request (HTTP 403).
  */
 export interface MemoryStore {
   /** Short backend name used in errors: `memory`, `sqlite`, `markdown`, `qdrant`. */

@@ -123,7 +123,8 @@ export function toMemloomError(
  * disk, an API key that may only read): "`doing`: `what` is read-only for this process`why`", with
  * `readonly: true` added to `details`, so a caller tells it from other failures by `details.readonly`
  * alone (see `MemoryStore`). `why` follows as it is given: lead it with its punctuation, such as
- * " (its permissions, or a read-only disk)" or ": this API key may only read". One shape for every backend.
+ * " (its permissions, or a read-only disk)". The SQLite and Markdown stores use it; Qdrant's 403 on a write
+ * carries `readonly: true` in its own request error.
  */
 export function readOnlyStoreError(options: { backend: string; doing: string; what: string; why: string; details?: Record<string, unknown>; cause?: unknown }): MemloomError {
   return new MemloomError({

@@ -17,7 +17,7 @@ describe('missingStoreError', () => {
 });
 
 describe('readOnlyStoreError', () => {
-  it('builds STORE_ERROR in the one wording every store uses, with readonly: true in its details', () => {
+  it('builds STORE_ERROR in the one wording the file stores use, with readonly: true in its details', () => {
     const cause = new Error('EACCES');
     const error = readOnlyStoreError({ backend: 'sqlite', doing: 'applying changes', what: '/data/m.db', why: ' (its permissions, or a read-only disk)', details: { path: '/data/m.db' }, cause });
     expect(MemloomError.hasCode(error, 'STORE_ERROR')).toBe(true);

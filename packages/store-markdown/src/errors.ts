@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { MemloomError, type MemloomErrorCode } from '@memloom/core';
+import { MemloomError, readOnlyStoreError, type MemloomErrorCode } from '@memloom/core';
 
 /** Backend name used in every error this package raises. */
 export const BACKEND = 'markdown';
@@ -39,12 +39,14 @@ export async function guarded<T>(what: string, task: () => Promise<T>, wrap: (er
 export function writeError(error: unknown, what: string, more: { advice?: string; details?: Record<string, unknown> } = {}): MemloomError {
   const refused = refusedPath(error);
   if (refused === undefined) return ioError(error, what);
-  return storeError(
-    'STORE_ERROR',
-    `${what}: ${refused} is read-only for this process (its permissions, or a read-only disk): ${(error as Error).message}${more.advice ?? ''}`,
-    { ...more.details, path: refused, readonly: true },
-    error,
-  );
+  return readOnlyStoreError({
+    backend: BACKEND,
+    doing: what,
+    what: refused,
+    why: ` (its permissions, or a read-only disk): ${(error as Error).message}${more.advice ?? ''}`,
+    details: { ...more.details, path: refused },
+    cause: error,
+  });
 }
 
 /**

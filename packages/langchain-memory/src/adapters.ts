@@ -1,6 +1,6 @@
 import { Embeddings, type EmbeddingsInterface, type EmbeddingsParams } from '@langchain/core/embeddings';
 import { HumanMessage, SystemMessage, type BaseMessage } from '@langchain/core/messages';
-import { MemloomError, normalizeVector, toMemloomError, type Embedder, type EmbedOptions, type GenerateRequest, type LanguageModel } from '@memloom/core';
+import { describeValue, MemloomError, normalizeVector, toMemloomError, type Embedder, type EmbedOptions, type GenerateRequest, type LanguageModel } from '@memloom/core';
 import { messageText } from './messages.js';
 import { invalidOptions } from './errors.js';
 
@@ -24,7 +24,7 @@ export function fromLangChainEmbeddings(embeddings: EmbeddingsInterface, options
     throw invalidOptions('fromLangChainEmbeddings needs an id that names the model, e.g. { id: "openai/text-embedding-3-small" }');
   }
   if (!Number.isInteger(options.dimension) || options.dimension <= 0) {
-    throw invalidOptions(`fromLangChainEmbeddings needs the vector dimension as a positive integer, got ${String(options.dimension)}`);
+    throw invalidOptions(`fromLangChainEmbeddings needs the vector dimension as a positive integer, got ${describeValue(options.dimension)}`);
   }
   return {
     id: options.id,

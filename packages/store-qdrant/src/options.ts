@@ -81,7 +81,8 @@ export interface QdrantStoreOptions {
   client?: QdrantClientLike;
   /**
    * Per-request timeout of the client this store creates, in milliseconds. `open()` does not retry its first
-   * requests after a timeout: against a server that never answers it fails after one timeout. @default 30000
+   * request when this client gave up waiting for its answer: against a server that never answers it fails after
+   * one timeout (a connect timeout, an HTTP 408 or 504 are retried). @default 30000
    */
   timeoutMs?: number;
   /** Shards of a newly created collection (spread over the cluster's nodes). @default 1 */

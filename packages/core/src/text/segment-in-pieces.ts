@@ -1,4 +1,4 @@
-import { MemloomError } from '../errors.js';
+import { describeValue, MemloomError } from '../errors.js';
 import { pairSafeEnd } from '../well-formed.js';
 
 /**
@@ -30,7 +30,7 @@ export function* segmentInPieces(segmenter: Intl.Segmenter, text: string, pieceC
 export function splitIntoPieces(text: string, pieceChars = SEGMENT_PIECE_CHARS): string[] {
   // Two units at least, so a piece can always hold a whole UTF-16 pair.
   if (!Number.isInteger(pieceChars) || pieceChars < 2) {
-    throw new MemloomError({ code: 'INVALID_INPUT', message: `segmentInPieces: pieceChars must be an integer of 2 or more, got ${String(pieceChars)}` });
+    throw new MemloomError({ code: 'INVALID_INPUT', message: `segmentInPieces: pieceChars must be an integer of 2 or more, got ${describeValue(pieceChars)}` });
   }
   const pieces: string[] = [];
   for (let start = 0; start < text.length; ) {

@@ -1,3 +1,4 @@
+import { CONTROL_OR_BIDI } from '@memloom/core';
 import type { MemoryRecord, MemoryVersion, SearchResult } from 'memloom';
 import type { CommandContext } from './command.js';
 import { describeScope } from './command.js';
@@ -96,11 +97,15 @@ export function oneLine(text: string): string {
  * Other format characters stay: a zero-width joiner holds an emoji sequence together.
  */
 const ESCAPE_SEQUENCE = /\u001b(?:\[[0-?]*[ -/]*[@-~]?|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[ -/]*[0-~]?)|\u009b[0-?]*[ -/]*[@-~]?/g;
-const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+/** Core's set (`CONTROL_OR_BIDI`, which ids are checked against), all at once: the two cannot drift. A line break is kept. */
+const CONTROL = new RegExp(CONTROL_OR_BIDI.source, 'gu');
 
 /** Text without escape sequences, control characters and bidi controls, a tab shown as a space (line breaks stay). */
 export function withoutControls(text: string): string {
-  return text.replace(/\t/g, ' ').replace(ESCAPE_SEQUENCE, '').replace(CONTROL, '');
+  return text
+    .replace(/\t/g, ' ')
+    .replace(ESCAPE_SEQUENCE, '')
+    .replace(CONTROL, (control) => (control === '\n' ? control : ''));
 }
 
 /** Cut text to what is left of the terminal's width (only on a terminal: pipes get everything). */

@@ -104,6 +104,9 @@ export async function importMemories(memory: Memory, options: ImportOptions): Pr
   const source = options.source ?? 'the export';
   const mode = options.mode ?? 'copy';
   const batchSize = options.batchSize ?? 100;
+  if (!Number.isInteger(batchSize) || batchSize < 1) {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'cli', message: `importMemories: batchSize must be a positive integer, got ${describeValue(options.batchSize)}` });
+  }
   const skip = options.skip ?? 0;
   const scope = options.scope && Object.keys(options.scope).length > 0 ? options.scope : undefined;
   const counts = options.counts ? { ...options.counts } : emptyCounts(mode);

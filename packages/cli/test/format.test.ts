@@ -1,7 +1,7 @@
-import type { MemoryRecord, MemoryVersion } from '@memloom/core';
+import { CONTROL_OR_BIDI, controlCharacterAt, type MemoryRecord, type MemoryVersion } from '@memloom/core';
 import { describe, expect, it } from 'vitest';
 import type { CommandContext } from '../src/command.js';
-import { memoriesText, memoryDetails, memoryLine, oneLine, versionLines } from '../src/format.js';
+import { memoriesText, memoryDetails, memoryLine, oneLine, versionLines, withoutControls } from '../src/format.js';
 import { clipToWidth, displayWidth } from '../src/text-width.js';
 
 /** Just what the formatters read of a command's context: the terminal (or pipe) and the dim style. */
@@ -100,6 +100,21 @@ describe('stored strings that could drive the terminal', () => {
     const line = memoryLine(terminal(false), { ...memory, content: `${bidi} end`, scope: { userId: 'al\u202Eice', agentId: 'a\u009b31mb' } });
     expect(line).not.toMatch(/[\u009b\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u);
     expect(line).toContain('user:alice agent:ab  gnp.exe');
+  });
+
+  it("removes exactly core's control and bidi characters (one set, exported by core), but a line break and a tab", () => {
+    // Before: the CLI kept its own copy of the set, and core exported none.
+    expect(CONTROL_OR_BIDI).toBeInstanceOf(RegExp);
+    const differ: string[] = [];
+    for (let code = 0; code <= 0xffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue; // lone surrogates are not characters
+      const character = String.fromCharCode(code);
+      if (character === '\n' || character === '\t' || character === '\u001b' || character === '\u009b') continue; // kept, a space, escape sequences
+      const removed = withoutControls(`a${character}b`) === 'ab';
+      if (removed !== (controlCharacterAt(character) !== undefined)) differ.push(`U+${code.toString(16).toUpperCase().padStart(4, '0')}`);
+    }
+    expect(differ).toEqual([]);
+    expect(withoutControls('a\nb\tc\u001bd')).toBe('a\nb c');
   });
 
   it('shows tags, sources, metadata, the id and the scope in "show" as stored text: no escape sequence, line break or bidi control', () => {

@@ -337,4 +337,19 @@ describe('export while the app runs', () => {
     await expect(exportMemories(source, { batchSize: '10' as never, write: () => {} })).rejects.toThrow('[memloom] [cli] exportMemories: batchSize must be a positive integer, got "10"');
     await expect(exportMemories(source, { batchSize: {} as never, write: () => {} })).rejects.toThrow('batchSize must be a positive integer, got an object');
   });
+
+  it('refuses a batch size an import cannot write by, as an export does, before writing anything', async () => {
+    const embedder = createTestEmbedder({ dimension: DIM, vectors: VECTORS, id: 'test/round-trip' });
+    const source = createMemory({ store: createInMemoryStore(), embedder });
+    await source.add(TEXT.coffee, { merge: false });
+    const exported = await exportLines(source);
+    const target = createMemory({ store: createInMemoryStore(), embedder });
+    // Before: none was checked, and a batch size of 0 imported the file all the same.
+    for (const batchSize of [0, 1.5, Number.NaN]) {
+      await expect(importLines(target, exported, { batchSize })).rejects.toMatchObject({ code: 'INVALID_OPTIONS', backend: 'cli' });
+    }
+    await expect(importLines(target, exported, { batchSize: '10' as never })).rejects.toThrow('[memloom] [cli] importMemories: batchSize must be a positive integer, got "10"');
+    expect(await target.count()).toBe(0);
+    expect(await importLines(target, exported, { batchSize: 1 })).toMatchObject({ done: 1 });
+  });
 });

@@ -127,8 +127,9 @@ export class FileLock {
  * A lock that cannot be made (a read-only folder or disk): STORE_ERROR naming the folder as
  * read-only (`writeError`), with the system's reason. Every read takes the lock too (it takes in
  * edits made by hand, which it may write), so a store in a folder this process may not write cannot
- * be opened. A stale lock that cannot be removed (a process of another user left it) is named itself;
- * so is a leftover `lock.break` (a process that broke a stale lock stopped before removing it) whose
+ * be opened. A stale lock whose contents this process may not remove is named itself, with who left
+ * it (a process of another user only when the folder's owner is known and is not this process's); so
+ * is a leftover `lock.break` (a process that broke a stale lock stopped before removing it) whose
  * contents this process may not remove, with who left it. A `lock.break` that cannot be made, or
  * removed from a folder this process may not write, or anything on a read-only disk (EROFS), is the
  * folder's to fix, not the breaker's.
@@ -141,24 +142,33 @@ function lockError(error: unknown, directory: string): MemloomError {
   const readOnlyDisk = (error as { code?: unknown } | undefined)?.code === 'EROFS';
   if (!readOnlyDisk && (refused === breaker || inside(breaker, refused)) && existsSync(breaker)) {
     const owner = leftBy(breaker);
-    const otherUser = owner.details.uid !== undefined && owner.details.uid !== process.getuid?.();
     return writeError(error, `cannot take the store lock ${directory}`, {
       advice:
         `. ${breaker} is left over from a process that broke a stale lock and stopped before removing it (${owner.text}), and this one may not remove it: ` +
-        `no process uses it any more; remove it${otherUser ? ' (as that user or root)' : ''}, and the store can be opened again`,
+        `no process uses it any more; remove it${owner.otherUser ? ' (as that user or root)' : ''}, and the store can be opened again`,
       details: { lock: directory, breaker, owner: owner.details },
     });
   }
+  if (!readOnlyDisk && inside(directory, target)) {
+    const owner = leftBy(directory);
+    return writeError(error, `cannot take the store lock ${directory}`, {
+      advice:
+        `. No process holds it any more (its own is gone, or stopped refreshing it), but this one may not remove it ` +
+        `(${owner.otherUser ? 'a process of another user left it: ' : ''}${owner.text}): remove it${owner.otherUser ? ' (as that user or root)' : ''}`,
+      details: { lock: directory, owner: owner.details },
+    });
+  }
   return writeError(error, `cannot take the store lock ${directory}`, {
-    advice: inside(directory, target)
-      ? '. No process holds it any more (its own is gone, or stopped refreshing it), but this one may not remove it (a process of another user left it): remove it'
-      : '. The store takes it to read too (a read takes in edits made by hand, and may write), so that folder must be writable by this process',
+    advice: '. The store takes it to read too (a read takes in edits made by hand, and may write), so that folder must be writable by this process',
     details: { lock: directory },
   });
 }
 
-/** Who left a lock folder: the user owning it, and the process its owner.json names (when it can be read). */
-function leftBy(directory: string): { text: string; details: { uid?: number; pid?: number; host?: string } } {
+/**
+ * Who left a lock folder: the user owning it, and the process its owner.json names (when it can be read);
+ * `otherUser` when that user is known and is not this process's.
+ */
+function leftBy(directory: string): { text: string; otherUser: boolean; details: { uid?: number; pid?: number; host?: string } } {
   let uid: number | undefined;
   try {
     uid = statSync(directory).uid;
@@ -181,6 +191,7 @@ function leftBy(directory: string): { text: string; details: { uid?: number; pid
   ];
   return {
     text: parts.length > 0 ? parts.join(', ') : 'its owner cannot be read',
+    otherUser: uid !== undefined && uid !== process.getuid?.(),
     details: { ...(uid !== undefined ? { uid } : {}), ...(pid !== undefined ? { pid } : {}), ...(host !== undefined ? { host } : {}) },
   };
 }

@@ -26,7 +26,7 @@ function unprivileged(): string[] | undefined {
 
 const as = unprivileged();
 if (!as) {
-  console.warn('[store-markdown other-user] NOT TESTED: a lock.break another user left (needs root, to make a folder another user\'s, with setpriv, and a checkout user nobody can read)');
+  console.warn('[store-markdown other-user] NOT TESTED: a stale lock or a lock.break another user left (needs root, to make a folder another user\'s, with setpriv, and a checkout user nobody can read)');
 }
 
 const roots: string[] = [];
@@ -92,5 +92,29 @@ describe('a lock.break another user left (a process that broke a stale lock stop
     expect(error.message).toContain('so that folder must be writable by this process');
     expect(error.message).not.toContain('left over');
     expect(error.message).not.toContain('as that user or root');
+  });
+});
+
+describe('a stale lock another user left, which this process may not remove', () => {
+  it.skipIf(!as)('is named, with who left it, as another user\'s, and the advice to remove it as that user or root', { timeout: 30_000 }, async () => {
+    const root = await tempRoot();
+    roots.push(root);
+    const state = path.join(root, '.memloom');
+    const lock = path.join(state, 'lock');
+    // A stale lock of a process of root's on this host that is gone, in a .memloom anyone may write: only root may empty it.
+    await mkdir(lock, { recursive: true });
+    const gone = { pid: 2 ** 30, host: os.hostname() };
+    await writeFile(path.join(lock, 'owner.json'), JSON.stringify({ ...gone, token: 'gone' }));
+    for (const folder of [root, state]) chmodSync(folder, 0o777);
+    chmodSync(lock, 0o755);
+
+    const child = spawnSync(as![0]!, [...as!.slice(1), process.execPath, fixture, root], { encoding: 'utf8' });
+    expect(child.stderr).toBe('');
+    const { error } = JSON.parse(child.stdout);
+    expect(error).toMatchObject({ code: 'STORE_ERROR', details: { lock, path: lock, readonly: true, owner: { uid: 0, ...gone } } });
+    expect(error.message).toContain(`cannot take the store lock ${lock}: ${lock} is read-only for this process`);
+    expect(error.message).toContain(
+      `but this one may not remove it (a process of another user left it: owned by user id 0, made by process ${gone.pid} on ${gone.host}): remove it (as that user or root)`,
+    );
   });
 });

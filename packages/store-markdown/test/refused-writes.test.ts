@@ -183,23 +183,48 @@ describe('an apply refused after its commit point', () => {
   });
 });
 
-describe('a stale lock this process may not remove (a process of another user left it)', () => {
-  it('is named itself, with the advice to remove it', async () => {
+describe('a stale lock this process may not remove (test/other-user.test.ts makes one of another user, as root)', () => {
+  it("is named itself, with who left it and the advice to remove it; this process's user's is not called another user's", async () => {
     const { store, root } = await storeWithMemory();
     const lock = path.join(root, '.memloom', 'lock');
     await mkdir(lock);
     // A process of this host that is gone: the lock is stale, and is broken by removing it.
-    await writeFile(path.join(lock, 'owner.json'), JSON.stringify({ pid: 2 ** 30, host: os.hostname(), token: 'gone' }));
+    const gone = { pid: 2 ** 30, host: os.hostname() };
+    await writeFile(path.join(lock, 'owner.json'), JSON.stringify({ ...gone, token: 'gone' }));
     const realRm = fsPromises.rm;
     vi.spyOn(fsPromises, 'rm').mockImplementation(async (target, options) => {
       if (String(target) === lock) throw refusal('EACCES', 'unlink', path.join(lock, 'owner.json'));
       return realRm(target, options);
     });
     const error = await rejection(store.sync());
+    const uid = fs.statSync(lock).uid;
     // Before: details.path was …/lock/owner.json, a file.
-    expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'markdown', details: { lock, path: lock, readonly: true } });
+    expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'markdown', details: { lock, path: lock, readonly: true, owner: { uid, ...gone } } });
     expect(error.message).toContain(`cannot take the store lock ${lock}: ${lock} is read-only for this process`);
-    expect(error.message).toContain('(a process of another user left it): remove it');
+    // Before: "(a process of another user left it): remove it", of this process's user's lock.
+    expect(error.message).toContain(
+      `No process holds it any more (its own is gone, or stopped refreshing it), but this one may not remove it (owned by user id ${uid} (this process's), made by process ${gone.pid} on ${gone.host}): remove it`,
+    );
+    expect(error.message).not.toContain('another user');
+    expect(error.message).not.toContain('as that user or root');
+  });
+
+  it('on a read-only disk, is the folder\'s to fix: no user may remove it', async () => {
+    const { store, root } = await storeWithMemory();
+    const lock = path.join(root, '.memloom', 'lock');
+    await mkdir(lock);
+    await writeFile(path.join(lock, 'owner.json'), JSON.stringify({ pid: 2 ** 30, host: os.hostname(), token: 'gone' }));
+    const realRm = fsPromises.rm;
+    vi.spyOn(fsPromises, 'rm').mockImplementation(async (target, options) => {
+      if (String(target) === lock) throw refusal('EROFS', 'unlink', path.join(lock, 'owner.json'));
+      return realRm(target, options);
+    });
+    const error = await rejection(store.sync());
+    expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'markdown', details: { lock, path: lock, readonly: true } });
+    // Before: "… but this one may not remove it (a process of another user left it): remove it".
+    expect(error.message).toContain('The store takes it to read too (a read takes in edits made by hand, and may write), so that folder must be writable by this process');
+    expect(error.message).not.toContain('another user');
+    expect(error.message).not.toContain('No process holds it');
   });
 });
 

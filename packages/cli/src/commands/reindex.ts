@@ -40,7 +40,7 @@ export const reindexCommand: CommandSpec = {
         // before the refusal, and an existing one says how it changes embedder. (Other stores that cannot are
         // refused without being opened: a Qdrant collection is neither contacted nor made.)
         if (memory.store.name === 'markdown' && !memory.store.capabilities.reindex) await memory.count();
-        const progress = context.progress(`reindex ${memory.embedder.id}`);
+        const progress = context.progress(`reindex ${oneLine(memory.embedder.id)}`);
         let last = { done: 0, total: 0 };
         let report;
         try {
@@ -64,7 +64,7 @@ export const reindexCommand: CommandSpec = {
         }
         if (context.globals.json) return context.printJson(report);
         context.print(
-          `re-indexed ${memoriesText(report.total)} with ${report.embedderId} (${report.dimension} dimensions): ${report.embedded} embedded now${report.resumed > 0 ? `, ${report.resumed} by an earlier run` : ''}`,
+          `re-indexed ${memoriesText(report.total)} with ${oneLine(report.embedderId)} (${report.dimension} dimensions): ${report.embedded} embedded now${report.resumed > 0 ? `, ${report.resumed} by an earlier run` : ''}`,
         );
         context.print(`Now use it: ${oneLine(whereToConfigure(resolved.layers, target!))}`);
       },

@@ -1,4 +1,4 @@
-import { CONTROL_OR_BIDI } from '@memloom/core';
+import { CONTROL_OR_BIDI_SOURCE } from '@memloom/core';
 import type { MemoryRecord, MemoryVersion, SearchResult } from 'memloom';
 import type { CommandContext } from './command.js';
 import { describeScope } from './command.js';
@@ -97,8 +97,8 @@ export function oneLine(text: string): string {
  * Other format characters stay: a zero-width joiner holds an emoji sequence together.
  */
 const ESCAPE_SEQUENCE = /\u001b(?:\[[0-?]*[ -/]*[@-~]?|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[ -/]*[0-~]?)|\u009b[0-?]*[ -/]*[@-~]?/g;
-/** Core's set (`CONTROL_OR_BIDI`, which ids are checked against), all at once: the two cannot drift. A line break is kept. */
-const CONTROL = new RegExp(CONTROL_OR_BIDI.source, 'gu');
+/** Core's set (`CONTROL_OR_BIDI_SOURCE`, which ids are checked against), all at once: the two cannot drift. A line break is kept. */
+const CONTROL = new RegExp(CONTROL_OR_BIDI_SOURCE, 'gu');
 
 /** Text without escape sequences, control characters and bidi controls, a tab shown as a space (line breaks stay). */
 export function withoutControls(text: string): string {

@@ -104,7 +104,8 @@ export async function importMemories(memory: Memory, options: ImportOptions): Pr
   const source = options.source ?? 'the export';
   const mode = options.mode ?? 'copy';
   const batchSize = options.batchSize ?? 100;
-  if (!Number.isInteger(batchSize) || batchSize < 1) {
+  // Copy mode writes in batches of this size; merge mode adds one memory at a time and never reads it.
+  if (mode === 'copy' && (!Number.isInteger(batchSize) || batchSize < 1)) {
     throw new MemloomError({ code: 'INVALID_OPTIONS', backend: 'cli', message: `importMemories: batchSize must be a positive integer, got ${describeValue(options.batchSize)}` });
   }
   const skip = options.skip ?? 0;

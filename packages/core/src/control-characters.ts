@@ -1,11 +1,11 @@
 /**
  * C0 and C1 control characters and the bidi controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069):
  * invisible, or able to make a terminal or a log show other text than what is there (U+001B starts an escape
- * sequence, U+202E shows what follows it right to left). One character, not global: build a global copy
- * (`new RegExp(CONTROL_OR_BIDI.source, 'gu')`) to replace them all.
+ * sequence, U+202E shows what follows it right to left), as the source of a regular expression (a string, so no
+ * caller can change the one core checks ids with): `new RegExp(CONTROL_OR_BIDI_SOURCE, 'gu')` replaces them all.
  */
-// eslint-disable-next-line no-control-regex
-export const CONTROL_OR_BIDI = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+export const CONTROL_OR_BIDI_SOURCE = '[\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]';
+const CONTROL_OR_BIDI = new RegExp(CONTROL_OR_BIDI_SOURCE, 'u');
 
 /**
  * Where `text` holds a control character or a bidi control, as `U+001B at index 3` (the first one);

@@ -120,7 +120,7 @@ export { toEpochMs, assertNotFuture } from './options.js';
 export { FUTURE_AT_TOLERANCE_MS, MAX_IMPORTANCE, MAX_TIMEOUT_MS } from './config.js';
 export { KeyedLock } from './keyed-lock.js';
 export { abortable } from './abort-signal.js';
-export { CONTROL_OR_BIDI, controlCharacterAt } from './control-characters.js';
+export { CONTROL_OR_BIDI_SOURCE, controlCharacterAt } from './control-characters.js';
 export { byScoreThenId, scoreThenId } from './score-order.js';
 export { excerpt, hasLoneSurrogate, lastCharacters, loneSurrogatePath, pairSafeEnd, wellFormed } from './well-formed.js';
 export { dataPath, jsonCopy, jsonDataProblem, MAX_DATA_DEPTH, MAX_STORED_DATA_DEPTH } from './json-data.js';

@@ -185,14 +185,16 @@ function leftBy(directory: string): { text: string; otherUser: boolean; details:
   }
   const pid = typeof owner.pid === 'number' ? owner.pid : undefined;
   const host = typeof owner.host === 'string' ? owner.host : undefined;
+  // Windows has no process uid (and stat gives 0): no user is named, and no one is called another user.
+  const me = process.getuid?.();
   const parts = [
-    ...(uid !== undefined ? [`owned by user id ${uid}${uid === process.getuid?.() ? ' (this process\'s)' : ''}`] : []),
+    ...(uid !== undefined && me !== undefined ? [`owned by user id ${uid}${uid === me ? ' (this process\'s)' : ''}`] : []),
     ...(pid !== undefined ? [`made by process ${pid}${host !== undefined ? ` on ${host}` : ''}`] : []),
   ];
   return {
     text: parts.length > 0 ? parts.join(', ') : 'its owner cannot be read',
-    otherUser: uid !== undefined && uid !== process.getuid?.(),
-    details: { ...(uid !== undefined ? { uid } : {}), ...(pid !== undefined ? { pid } : {}), ...(host !== undefined ? { host } : {}) },
+    otherUser: me !== undefined && uid !== undefined && uid !== me,
+    details: { ...(uid !== undefined && me !== undefined ? { uid } : {}), ...(pid !== undefined ? { pid } : {}), ...(host !== undefined ? { host } : {}) },
   };
 }
 

@@ -209,18 +209,41 @@ describe('a stale lock this process may not remove (test/other-user.test.ts make
     expect(error.message).not.toContain('as that user or root');
   });
 
+  it('names no user where the platform has no process uid (Windows, whose stat gives uid 0)', async () => {
+    const { store, root } = await storeWithMemory();
+    const lock = path.join(root, '.memloom', 'lock');
+    await mkdir(lock);
+    const gone = { pid: 2 ** 30, host: os.hostname() };
+    await writeFile(path.join(lock, 'owner.json'), JSON.stringify({ ...gone, token: 'gone' }));
+    const realRm = fsPromises.rm;
+    vi.spyOn(fsPromises, 'rm').mockImplementation(async (target, options) => {
+      if (String(target) === lock) throw refusal('EACCES', 'unlink', path.join(lock, 'owner.json'));
+      return realRm(target, options);
+    });
+    vi.spyOn(process, 'getuid' as never).mockImplementation((() => undefined) as never);
+    const error = await rejection(store.sync());
+    expect(error).toMatchObject({ code: 'STORE_ERROR', details: { lock, path: lock, owner: gone } });
+    expect((error.details.owner as Record<string, unknown>).uid).toBeUndefined();
+    // Before: "a process of another user left it: owned by user id …", and "as that user or root".
+    expect(error.message).toContain(`(made by process ${gone.pid} on ${gone.host}): remove it`);
+    expect(error.message).not.toContain('another user');
+    expect(error.message).not.toContain('owned by user id');
+  });
+
   it('on a read-only disk, is the folder\'s to fix: no user may remove it', async () => {
     const { store, root } = await storeWithMemory();
     const lock = path.join(root, '.memloom', 'lock');
     await mkdir(lock);
     await writeFile(path.join(lock, 'owner.json'), JSON.stringify({ pid: 2 ** 30, host: os.hostname(), token: 'gone' }));
-    const realRm = fsPromises.rm;
-    vi.spyOn(fsPromises, 'rm').mockImplementation(async (target, options) => {
-      if (String(target) === lock) throw refusal('EROFS', 'unlink', path.join(lock, 'owner.json'));
-      return realRm(target, options);
+    // On a read-only disk the first write of breaking a stale lock, making lock.break, fails: the lock is never touched.
+    const breaker = path.join(root, '.memloom', 'lock.break');
+    const realMkdir = fsPromises.mkdir;
+    vi.spyOn(fsPromises, 'mkdir').mockImplementation(async (target, options) => {
+      if (String(target) === breaker) throw refusal('EROFS', 'mkdir', breaker);
+      return realMkdir(target, options);
     });
     const error = await rejection(store.sync());
-    expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'markdown', details: { lock, path: lock, readonly: true } });
+    expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'markdown', details: { lock, path: path.join(root, '.memloom'), readonly: true } });
     // Before: "… but this one may not remove it (a process of another user left it): remove it".
     expect(error.message).toContain('The store takes it to read too (a read takes in edits made by hand, and may write), so that folder must be writable by this process');
     expect(error.message).not.toContain('another user');

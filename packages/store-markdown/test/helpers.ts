@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach } from 'vitest';
@@ -41,4 +41,19 @@ export function closedAfterEach(): (store: MarkdownStore) => MarkdownStore {
     stores.push(store);
     return store;
   };
+}
+
+/** A process of this host that is gone: a lock or `lock.break` it recorded as its owner is stale. */
+export const GONE_PROCESS = { pid: 2 ** 30, host: os.hostname() };
+
+/**
+ * `<root>/.memloom/lock` held by a process that is gone, as a stale lock is left (its `owner.json` naming
+ * `GONE_PROCESS`), and the paths of the folders around it.
+ */
+export async function staleLock(root: string): Promise<{ state: string; lock: string; breaker: string; gone: typeof GONE_PROCESS }> {
+  const state = path.join(root, '.memloom');
+  const lock = path.join(state, 'lock');
+  await mkdir(lock, { recursive: true });
+  await writeFile(path.join(lock, 'owner.json'), JSON.stringify({ ...GONE_PROCESS, token: 'gone' }));
+  return { state, lock, breaker: `${lock}.break`, gone: GONE_PROCESS };
 }

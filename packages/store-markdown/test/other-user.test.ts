@@ -1,11 +1,10 @@
 import { execSync, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { tempRoot } from './helpers.js';
+import { staleLock, tempRoot } from './helpers.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const fixture = path.join(here, 'fixtures', 'open-store.mjs');
@@ -43,13 +42,8 @@ describe('a lock.break another user left (a process that broke a stale lock stop
   it.skipIf(!as)('is named, with who left it and the advice to remove it, not called a folder this process may not write', { timeout: 30_000 }, async () => {
     const root = await tempRoot();
     roots.push(root);
-    const state = path.join(root, '.memloom');
-    const lock = path.join(state, 'lock');
-    const breaker = `${lock}.break`;
     // A stale lock of a process of this host that is gone, which anyone may remove …
-    await mkdir(lock, { recursive: true });
-    const gone = { pid: 2 ** 30, host: os.hostname() };
-    await writeFile(path.join(lock, 'owner.json'), JSON.stringify({ ...gone, token: 'gone' }));
+    const { state, lock, breaker, gone } = await staleLock(root);
     for (const folder of [root, state, lock]) chmodSync(folder, 0o777);
     // … and the breaker of a process of root's, gone too, which only root may empty.
     await mkdir(breaker);
@@ -70,13 +64,8 @@ describe('a lock.break another user left (a process that broke a stale lock stop
   it.skipIf(!as)('of this user, in a .memloom folder it may not write: names that folder, not the breaker', { timeout: 30_000 }, async () => {
     const root = await tempRoot();
     roots.push(root);
-    const state = path.join(root, '.memloom');
-    const lock = path.join(state, 'lock');
-    const breaker = `${lock}.break`;
     // A stale lock and a leftover lock.break, both of processes of nobody's that are gone …
-    await mkdir(lock, { recursive: true });
-    const gone = { pid: 2 ** 30, host: os.hostname() };
-    await writeFile(path.join(lock, 'owner.json'), JSON.stringify({ ...gone, token: 'gone' }));
+    const { state, lock, breaker, gone } = await staleLock(root);
     await mkdir(breaker);
     await writeFile(path.join(breaker, 'owner.json'), JSON.stringify({ ...gone, pid: gone.pid + 1, token: 'breaker' }));
     for (const target of [root, state, lock, breaker, path.join(lock, 'owner.json'), path.join(breaker, 'owner.json')]) chownSync(target, 65534, 65534);
@@ -99,12 +88,8 @@ describe('a stale lock another user left, which this process may not remove', ()
   it.skipIf(!as)('is named, with who left it, as another user\'s, and the advice to remove it as that user or root', { timeout: 30_000 }, async () => {
     const root = await tempRoot();
     roots.push(root);
-    const state = path.join(root, '.memloom');
-    const lock = path.join(state, 'lock');
     // A stale lock of a process of root's on this host that is gone, in a .memloom anyone may write: only root may empty it.
-    await mkdir(lock, { recursive: true });
-    const gone = { pid: 2 ** 30, host: os.hostname() };
-    await writeFile(path.join(lock, 'owner.json'), JSON.stringify({ ...gone, token: 'gone' }));
+    const { state, lock, gone } = await staleLock(root);
     for (const folder of [root, state]) chmodSync(folder, 0o777);
     chmodSync(lock, 0o755);
 

@@ -8,7 +8,7 @@ import { createRecord } from '@memloom/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { writeError } from '../src/errors.js';
 import { createMarkdownStore, type MarkdownStore } from '../src/index.js';
-import { tempRoot } from './helpers.js';
+import { staleLock, tempRoot } from './helpers.js';
 
 // Permissions do not bind root, who may run these tests: the folders a refusal names are made read-only
 // through accessSync (passed through unless a test says otherwise), and refusals through spies on fs.promises.
@@ -53,6 +53,17 @@ async function storeWithMemory(): Promise<{ store: MarkdownStore; memory: Memory
 function refusal(code: string, syscall: string, target: string, dest?: string): NodeJS.ErrnoException {
   const shown = dest === undefined ? `'${target}'` : `'${target}' -> '${dest}'`;
   return Object.assign(new Error(`${code}: refused, ${syscall} ${shown}`), { code, syscall, path: target, ...(dest === undefined ? {} : { dest }) });
+}
+
+/** Make `fs.promises[method]` refuse `target` with `code` (as `syscall` on `reported`), and do the rest. */
+function refuseOn(method: 'rm' | 'mkdir', target: string, code: string, syscall: string, reported = target): void {
+  const methods = fsPromises as unknown as Record<typeof method, (at: unknown, ...rest: unknown[]) => Promise<unknown>>;
+  const real = methods[method];
+  // Both have the one signature of `methods`: the cast only narrows the key for the spy's types.
+  vi.spyOn(methods, method as 'rm').mockImplementation(async (at, ...rest) => {
+    if (String(at) === target) throw refusal(code, syscall, reported);
+    return real(at, ...rest);
+  });
 }
 
 async function rejection(promise: Promise<unknown>): Promise<MemloomError> {
@@ -186,16 +197,9 @@ describe('an apply refused after its commit point', () => {
 describe('a stale lock this process may not remove (test/other-user.test.ts makes one of another user, as root)', () => {
   it("is named itself, with who left it and the advice to remove it; this process's user's is not called another user's", async () => {
     const { store, root } = await storeWithMemory();
-    const lock = path.join(root, '.memloom', 'lock');
-    await mkdir(lock);
     // A process of this host that is gone: the lock is stale, and is broken by removing it.
-    const gone = { pid: 2 ** 30, host: os.hostname() };
-    await writeFile(path.join(lock, 'owner.json'), JSON.stringify({ ...gone, token: 'gone' }));
-    const realRm = fsPromises.rm;
-    vi.spyOn(fsPromises, 'rm').mockImplementation(async (target, options) => {
-      if (String(target) === lock) throw refusal('EACCES', 'unlink', path.join(lock, 'owner.json'));
-      return realRm(target, options);
-    });
+    const { lock, gone } = await staleLock(root);
+    refuseOn('rm', lock, 'EACCES', 'unlink', path.join(lock, 'owner.json'));
     const error = await rejection(store.sync());
     const uid = fs.statSync(lock).uid;
     // Before: details.path was …/lock/owner.json, a file.
@@ -211,16 +215,9 @@ describe('a stale lock this process may not remove (test/other-user.test.ts make
 
   it('names no user where the platform has no process uid (Windows, whose stat gives uid 0)', async () => {
     const { store, root } = await storeWithMemory();
-    const lock = path.join(root, '.memloom', 'lock');
-    await mkdir(lock);
-    const gone = { pid: 2 ** 30, host: os.hostname() };
-    await writeFile(path.join(lock, 'owner.json'), JSON.stringify({ ...gone, token: 'gone' }));
-    const realRm = fsPromises.rm;
-    vi.spyOn(fsPromises, 'rm').mockImplementation(async (target, options) => {
-      if (String(target) === lock) throw refusal('EACCES', 'unlink', path.join(lock, 'owner.json'));
-      return realRm(target, options);
-    });
-    vi.spyOn(process, 'getuid' as never).mockImplementation((() => undefined) as never);
+    const { lock, gone } = await staleLock(root);
+    refuseOn('rm', lock, 'EACCES', 'unlink', path.join(lock, 'owner.json'));
+    vi.spyOn(process as { getuid: () => number | undefined }, 'getuid').mockReturnValue(undefined);
     const error = await rejection(store.sync());
     expect(error).toMatchObject({ code: 'STORE_ERROR', details: { lock, path: lock, owner: gone } });
     expect((error.details.owner as Record<string, unknown>).uid).toBeUndefined();
@@ -232,16 +229,9 @@ describe('a stale lock this process may not remove (test/other-user.test.ts make
 
   it('on a read-only disk, is the folder\'s to fix: no user may remove it', async () => {
     const { store, root } = await storeWithMemory();
-    const lock = path.join(root, '.memloom', 'lock');
-    await mkdir(lock);
-    await writeFile(path.join(lock, 'owner.json'), JSON.stringify({ pid: 2 ** 30, host: os.hostname(), token: 'gone' }));
+    const { lock, breaker } = await staleLock(root);
     // On a read-only disk the first write of breaking a stale lock, making lock.break, fails: the lock is never touched.
-    const breaker = path.join(root, '.memloom', 'lock.break');
-    const realMkdir = fsPromises.mkdir;
-    vi.spyOn(fsPromises, 'mkdir').mockImplementation(async (target, options) => {
-      if (String(target) === breaker) throw refusal('EROFS', 'mkdir', breaker);
-      return realMkdir(target, options);
-    });
+    refuseOn('mkdir', breaker, 'EROFS', 'mkdir');
     const error = await rejection(store.sync());
     expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'markdown', details: { lock, path: path.join(root, '.memloom'), readonly: true } });
     // Before: "… but this one may not remove it (a process of another user left it): remove it".
@@ -254,19 +244,11 @@ describe('a stale lock this process may not remove (test/other-user.test.ts make
 describe('a leftover lock.break this process may not remove (test/other-user.test.ts makes one of another user, as root)', () => {
   it('is named itself, with who left it and the advice to remove it', async () => {
     const { store, root } = await storeWithMemory();
-    const lock = path.join(root, '.memloom', 'lock');
-    const breaker = `${lock}.break`;
-    const gone = { pid: 2 ** 30, host: os.hostname() };
     // A stale lock, and the breaker of a process that stopped while breaking it: both of processes of this host that are gone.
-    await mkdir(lock);
-    await writeFile(path.join(lock, 'owner.json'), JSON.stringify({ ...gone, token: 'gone' }));
+    const { lock, breaker, gone } = await staleLock(root);
     await mkdir(breaker);
     await writeFile(path.join(breaker, 'owner.json'), JSON.stringify({ ...gone, token: 'breaker' }));
-    const realRm = fsPromises.rm;
-    vi.spyOn(fsPromises, 'rm').mockImplementation(async (target, options) => {
-      if (String(target) === breaker) throw refusal('EACCES', 'unlink', path.join(breaker, 'owner.json'));
-      return realRm(target, options);
-    });
+    refuseOn('rm', breaker, 'EACCES', 'unlink', path.join(breaker, 'owner.json'));
     const error = await rejection(store.sync());
     const uid = fs.statSync(breaker).uid;
     expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'markdown', details: { lock, breaker, path: breaker, readonly: true, owner: { uid, ...gone } } });
@@ -283,20 +265,11 @@ describe('a leftover lock.break this process may not remove (test/other-user.tes
 
   it('names the folder, not a breaker, when lock.break cannot be made or removed for want of writing .memloom, or the disk is read-only', async () => {
     const { store, root } = await storeWithMemory();
-    const state = path.join(root, '.memloom');
-    const lock = path.join(state, 'lock');
-    const breaker = `${lock}.break`;
-    const gone = { pid: 2 ** 30, host: os.hostname() };
-    await mkdir(lock);
-    await writeFile(path.join(lock, 'owner.json'), JSON.stringify({ ...gone, token: 'gone' }));
+    const { state, lock, breaker, gone } = await staleLock(root);
     const folderAdvice = 'The store takes it to read too (a read takes in edits made by hand, and may write), so that folder must be writable by this process';
 
     // No lock.break: making it is refused, .memloom being read-only.
-    const realMkdir = fsPromises.mkdir;
-    vi.spyOn(fsPromises, 'mkdir').mockImplementation(async (target, options) => {
-      if (String(target) === breaker) throw refusal('EACCES', 'mkdir', breaker);
-      return realMkdir(target, options);
-    });
+    refuseOn('mkdir', breaker, 'EACCES', 'mkdir');
     let error = await rejection(store.sync());
     // Before: ". …/lock.break is left over from a process that broke a stale lock … remove it (as that user or root)", of a folder that is not there.
     expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'markdown', details: { lock, path: state, readonly: true } });
@@ -309,11 +282,7 @@ describe('a leftover lock.break this process may not remove (test/other-user.tes
     // This user's own lock.break, left over: removing it from .memloom is refused.
     await mkdir(breaker);
     await writeFile(path.join(breaker, 'owner.json'), JSON.stringify({ ...gone, token: 'breaker' }));
-    const realRm = fsPromises.rm;
-    vi.spyOn(fsPromises, 'rm').mockImplementation(async (target, options) => {
-      if (String(target) === breaker) throw refusal('EACCES', 'rmdir', breaker);
-      return realRm(target, options);
-    });
+    refuseOn('rm', breaker, 'EACCES', 'rmdir');
     error = await rejection(store.sync());
     expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'markdown', details: { lock, path: state, readonly: true } });
     expect(error.message).toContain(folderAdvice);
@@ -321,10 +290,7 @@ describe('a leftover lock.break this process may not remove (test/other-user.tes
     vi.restoreAllMocks();
 
     // A read-only disk: no user may remove it, root neither.
-    vi.spyOn(fsPromises, 'rm').mockImplementation(async (target, options) => {
-      if (String(target) === breaker) throw refusal('EROFS', 'unlink', path.join(breaker, 'owner.json'));
-      return realRm(target, options);
-    });
+    refuseOn('rm', breaker, 'EROFS', 'unlink', path.join(breaker, 'owner.json'));
     error = await rejection(store.sync());
     expect(error).toMatchObject({ code: 'STORE_ERROR', backend: 'markdown', details: { lock, path: breaker, readonly: true } });
     expect(error.message).toContain(folderAdvice);
@@ -333,20 +299,13 @@ describe('a leftover lock.break this process may not remove (test/other-user.tes
 
   it('names no process when its owner.json is damaged (null), and still says whose it is', async () => {
     const { store, root } = await storeWithMemory();
-    const lock = path.join(root, '.memloom', 'lock');
-    const breaker = `${lock}.break`;
-    await mkdir(lock);
-    await writeFile(path.join(lock, 'owner.json'), JSON.stringify({ pid: 2 ** 30, host: os.hostname(), token: 'gone' }));
+    const { lock, breaker } = await staleLock(root);
     await mkdir(breaker);
     await writeFile(path.join(breaker, 'owner.json'), 'null');
     // Stale by age: its owner.json names no process.
     const old = new Date(Date.now() - 60_000);
     fs.utimesSync(breaker, old, old);
-    const realRm = fsPromises.rm;
-    vi.spyOn(fsPromises, 'rm').mockImplementation(async (target, options) => {
-      if (String(target) === breaker) throw refusal('EACCES', 'unlink', path.join(breaker, 'owner.json'));
-      return realRm(target, options);
-    });
+    refuseOn('rm', breaker, 'EACCES', 'unlink', path.join(breaker, 'owner.json'));
     const error = await rejection(store.sync());
     const uid = fs.statSync(breaker).uid;
     // Before: a TypeError, "Cannot read properties of null (reading 'pid')".

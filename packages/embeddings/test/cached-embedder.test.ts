@@ -32,6 +32,18 @@ function gatedEmbedder() {
 
 testEmbedder({ name: 'cached (test embedder)', create: () => createCachedEmbedder(createTestEmbedder()), tolerance: 0 });
 
+/** A persistent level that finds nothing and records the keys written to it, in order. */
+function recordingCache(): { written: string[]; recording: PersistentEmbeddingCache } {
+  const written: string[] = [];
+  const recording: PersistentEmbeddingCache = {
+    getMany: async () => new Map(),
+    setMany: async (entries) => {
+      written.push(...entries.keys());
+    },
+  };
+  return { written, recording };
+}
+
 describe('cached embedder', () => {
   it('embeds a text once, however often it is asked for', async () => {
     const inner = createTestEmbedder();
@@ -190,13 +202,7 @@ describe('cached embedder', () => {
     expect(again.stats().persistentHits).toBe(2);
 
     // Well-formed text keeps the key earlier versions gave it (SHA-256 of the UTF-8 key), so existing caches keep hitting.
-    const written: string[] = [];
-    const recording: PersistentEmbeddingCache = {
-      getMany: async () => new Map(),
-      setMany: async (entries) => {
-        written.push(...entries.keys());
-      },
-    };
+    const { written, recording } = recordingCache();
     const pinned = createTestEmbedder({ id: 'pinned', dimension: 4 });
     await createCachedEmbedder(pinned, { persistent: recording }).embed(['coffee 咖啡 🎉 café']);
     await createCachedEmbedder(pinned, { persistent: recording, sharePurposes: true }).embed(['coffee 咖啡 🎉 café']);
@@ -204,13 +210,7 @@ describe('cached embedder', () => {
   });
 
   it("keys a query with the embedder's queryReading and leaves documents' keys as they were", async () => {
-    const written: string[] = [];
-    const recording: PersistentEmbeddingCache = {
-      getMany: async () => new Map(),
-      setMany: async (entries) => {
-        written.push(...entries.keys());
-      },
-    };
+    const { written, recording } = recordingCache();
     const pinned = createTestEmbedder({ id: 'pinned', dimension: 4 });
     const reading = (queryReading: string): Embedder => ({ id: pinned.id, dimension: pinned.dimension, queryReading, embed: (texts, options) => pinned.embed(texts, options) });
     for (const embedder of [pinned, reading('r1'), reading('r2')]) {

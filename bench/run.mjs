@@ -10,6 +10,7 @@
 //     [--sizes 1000,10000,100000] [--adds 100] [--searches 100] [--budget-s 120] [--systems memloom,mem0,embedder] (see src/latency-bench.ts)
 //   approximate [options]           the approximate merge lookup against the exact scan: agreement and speed
 //     [--sizes 5000,10000,20000,100000] [--queries 1000] [--share 0.005] [--data <locomo dir>] (see src/approximate-bench.ts)
+//   merge [--data <pairs file>]     labelled merges: what the offline merge keeps and drops, directly and through add (see src/merge-bench.ts)
 //   peers                           locomo, then latency, with their defaults
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -20,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const [command, ...rest] = process.argv.slice(2);
-const commands = { store: runStore, markdown: runMarkdown, embeddings: runEmbeddings, locomo: runLocomoBench, latency: runLatencyBench, approximate: runApproximateBench, peers: runPeers };
+const commands = { store: runStore, markdown: runMarkdown, embeddings: runEmbeddings, locomo: runLocomoBench, latency: runLatencyBench, approximate: runApproximateBench, merge: runMergeBench, peers: runPeers };
 
 if (!commands[command]) {
   console.error(`usage: pnpm bench <${Object.keys(commands).join('|')}> [options]`);
@@ -48,6 +49,10 @@ function runLatencyBench(args) {
 
 function runApproximateBench(args) {
   runScript('approximate-bench.ts', args);
+}
+
+function runMergeBench(args) {
+  runScript('merge-bench.ts', args);
 }
 
 function runPeers(args) {

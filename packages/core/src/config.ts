@@ -185,6 +185,14 @@ export function formatZodIssues(error: z.ZodError, prefix = ''): string {
 }
 
 /**
+ * A top-level invalid_type issue that zod marked with what the value is (`received: 'NaN'`, `'Infinity'`,
+ * `'Invalid Date'`): zod sets the field but leaves it out of its issue types, so it is read through `in`.
+ */
+function isMarkedInvalidType(issue: z.core.$ZodIssue): issue is z.core.$ZodIssueInvalidType & { received: string } {
+  return issue.path.length === 0 && issue.code === 'invalid_type' && 'received' in issue && typeof issue.received === 'string';
+}
+
+/**
  * Zod issues with each union's bare "Invalid input" said as the form the value was written in: for an
  * object, what is wrong in it (`store.root` missing, `category.0` not a category, with their paths); for a
  * value of its own kind that kind refuses (NaN or Infinity for a number, an invalid Date), that kind's
@@ -204,10 +212,8 @@ export function explainZodIssues(issues: readonly z.core.$ZodIssue[]): z.core.$Z
     const meant = issue.errors.filter((branch) => !otherKind(branch));
     if (meant.length === 1) return explainZodIssues(meant[0]!.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] })));
     if (meant.length > 1) return [issue];
-    // A value of a form's own type that the form refuses all the same: zod marks that form's issue with what
-    // the value is (`received: 'NaN'`, `'Infinity'`, `'Invalid Date'`; not in its types).
-    const marked = (inner: z.core.$ZodIssue) => atTop('invalid_type')(inner) && typeof (inner as { received?: unknown }).received === 'string';
-    const ownKind = issue.errors.flat().find(marked) as (z.core.$ZodIssueInvalidType & { received: string }) | undefined;
+    // A value of a form's own type that the form refuses all the same: zod marks that form's issue with what the value is.
+    const ownKind = issue.errors.flat().find(isMarkedInvalidType);
     if (ownKind) return [{ ...ownKind, path: issue.path, message: `Invalid input: expected ${ownKind.expected}, received ${ownKind.received}` }];
     const accepted = issue.errors.flat().map((inner) => (inner.code === 'invalid_type' ? inner.expected : inner.code === 'invalid_value' ? inner.values.map((value) => JSON.stringify(value)).join(' or ') : ''));
     const received = 'input' in issue ? `, received ${describeValue(issue.input)}` : '';

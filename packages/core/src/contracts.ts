@@ -26,7 +26,7 @@ export interface Embedder {
   /**
    * Set by an embedder that reads a query (`purpose: 'query'`) otherwise than a
    * document of the same text, naming that reading and its version (the offline
-   * embedder: `zh-discourse-1`). An embedding cache keys query vectors with it, so a
+   * embedder: `zh-discourse-2`). An embedding cache keys query vectors with it, so a
    * changed reading is never served an older one's vectors, and never lets a query
    * and a document share an entry. Change it whenever the same query may give
    * another vector; documents, and so `id`, are not affected.

@@ -24,6 +24,17 @@ describe('tokenize', () => {
     expect(tokenize('他孩子多大了', { stopwords: false })).toEqual(expect.arrayContaining(['他', '了']));
   });
 
+  it('treats the traditional forms of the function characters as their simplified forms', () => {
+    const pairs = [['过', '過'], ['吗', '嗎'], ['们', '們'], ['这', '這'], ['个', '個'], ['与', '與'], ['于', '於']];
+    for (const [simplified, traditional] of pairs) {
+      for (const char of [simplified, traditional] as string[]) {
+        expect(tokenize(`猫${char}狗`), char).not.toContain(char);
+        expect(tokenize(`猫${char}狗`, { stopwords: false }), char).toContain(char);
+      }
+    }
+    expect(tokenize('你們好嗎')).toEqual(['你們', '好', '好嗎']);
+  });
+
   it('handles mixed scripts, numbers and emoji', () => {
     const tokens = tokenize('AI工程师 in 2023 ☕️');
     expect(tokens).toEqual(expect.arrayContaining(['ai', '工程', '师', '2023']));
@@ -296,6 +307,7 @@ describe('withoutChineseDiscourse', () => {
     for (const text of ['アンケートの回答の締め切りはいつ？', '北海道を知道していますか']) expect(withoutChineseDiscourse(text)).toBe(text);
     expect(withoutChineseDiscourse('谢谢！')).toBe('谢谢！');
     expect(withoutChineseDiscourse('请问你还记得吗？')).toBe('请问你还记得吗？');
+    expect(withoutChineseDiscourse('請問你還記得嗎？')).toBe('請問你還記得嗎？');
     // Latin words beside the Chinese ones are kept.
     expect(withoutChineseDiscourse('请问他在 GitHub 上叫什么？')).toBe(' 他在 GitHub 上叫什么？');
   });

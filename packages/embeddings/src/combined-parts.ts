@@ -30,7 +30,7 @@ export function placePart(target: number[], offset: number, values: readonly num
 
 /**
  * The `queryReading` of an embedder made of `parts`: theirs, joined with `+`, when any part reads a
- * query otherwise than a document (the offline embedder: `zh-discourse-1`), so that a cache around the
+ * query otherwise than a document (the offline embedder: `zh-discourse-2`), so that a cache around the
  * whole keys its queries by it too, and refuses `sharePurposes`; undefined when no part does.
  */
 export function combinedQueryReading(parts: readonly Embedder[]): string | undefined {

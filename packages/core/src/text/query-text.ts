@@ -24,9 +24,11 @@ export const CHINESE_DISCOURSE_WORDS: readonly string[] = (
  * The version of what `withoutChineseDiscourse` does to a query: it changes
  * whenever the same query may be read otherwise (a word added to or taken
  * from the list, another rule), so that anything keyed by the text of a
- * query (an embedding cache) can tell a reading from an older one.
+ * query (an embedding cache) can tell a reading from an older one. 2: the
+ * traditional function characters (嗎, 們, …; `CJK_FUNCTION_CHARS`) count as
+ * no word, so 請問你還記得嗎？ is searched as written, as 请问你还记得吗？ is.
  */
-export const CHINESE_DISCOURSE_VERSION = 1;
+export const CHINESE_DISCOURSE_VERSION = 2;
 
 // Longest first, so 不知道 is masked whole rather than leaving 不.
 const DISCOURSE = new RegExp([...CHINESE_DISCOURSE_WORDS].sort((a, b) => b.length - a.length).join('|'), 'gu');

@@ -17,9 +17,12 @@ const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud
  * 3: long text is segmented in pieces cut only where no word can continue
  * (`segmentInPieces`); before, a cut after any punctuation or whitespace
  * could split a word such as isn't, 3.14 or a_b, so a text of more than
- * 2,000 characters could give other terms than its words.
+ * 2,000 characters could give other terms than its words. 4: the
+ * traditional forms of the function characters (過 嗎 們 這 個 與 於) are
+ * function characters too, as their simplified forms were (not 著: in
+ * simplified text it is zhù, as in 著名 and 著作, not the particle 着).
  */
-export const TOKENIZER_VERSION = 3;
+export const TOKENIZER_VERSION = 4;
 
 export interface TokenizeOptions {
   /** Drop common English words. @default true */
@@ -71,8 +74,11 @@ export function hasCjk(text: string): boolean {
  * Characters that are Chinese function words on their own (particles, the
  * copula, pronouns): like English stopwords, they are not terms by themselves,
  * only inside pairs, so "他孩子多大了" does not match "养了一只猫" through 了.
+ * In simplified and traditional spelling (过/過, 吗/嗎, 们/們, 这/這,
+ * 个/個, 与/與, 于/於; the others are written alike in both). Not 著, which
+ * simplified Chinese writes for zhù (著名, 著作), not for the particle 着.
  */
-export const CJK_FUNCTION_CHARS: ReadonlySet<string> = new Set(Array.from('的了着过吗呢吧啊呀嘛是在和与及或也就都而我你他她它们这那个一有之其于'));
+export const CJK_FUNCTION_CHARS: ReadonlySet<string> = new Set(Array.from('的了着过吗呢吧啊呀嘛是在和与及或也就都而我你他她它们这那个一有之其于過嗎們這個與於'));
 
 function pushCjk(run: string, tokens: string[], useStopwords: boolean): void {
   const chars = Array.from(run);

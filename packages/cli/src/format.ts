@@ -18,7 +18,7 @@ export function searchLine(context: CommandContext, result: SearchResult, rank: 
   const parts = result.parts;
   lines.push(
     context.dim(
-      `    ${memory.category}, ${memory.level}, updated ${memory.updatedAt.slice(0, 10)}; semantic ${parts.semantic.toFixed(2)}, text ${parts.text.toFixed(2)}, weight ${parts.weight.toFixed(2)}, recency ${parts.recency.toFixed(2)}`,
+      `    ${memory.category}, ${memory.level}, updated ${memory.updatedAt.slice(0, 10)}; semantic ${parts.semantic.toFixed(2)}, text ${parts.text.toFixed(2)}, weight ${parts.weight.toFixed(2)}, recency ${parts.recency.toFixed(2)}${parts.date === undefined ? '' : `, date ${parts.date.toFixed(2)}`}`,
     ),
   );
   if (result.freshness) lines.push(context.dim(`    ${oneLine(result.freshness)}`));

@@ -1,7 +1,7 @@
 import { CONTROL_OR_BIDI_SOURCE, controlCharacterAt, type MemoryRecord, type MemoryVersion } from '@memloom/core';
 import { describe, expect, it } from 'vitest';
 import type { CommandContext } from '../src/command.js';
-import { memoriesText, memoryDetails, memoryLine, oneLine, versionLines, withoutControls } from '../src/format.js';
+import { memoriesText, memoryDetails, memoryLine, oneLine, searchLine, versionLines, withoutControls } from '../src/format.js';
 import { clipToWidth, displayWidth } from '../src/text-width.js';
 
 /** Just what the formatters read of a command's context: the terminal (or pipe) and the dim style. */
@@ -140,5 +140,14 @@ describe('stored strings that could drive the terminal', () => {
       memoryId: 'm1', version: 2, at: '2024-03-02T09:00:00.000Z', trigger: 'user_mention', action: 'restore', reason: 'undo\u001b[2K\nthe \u202Emerge', before: memory, after: memory,
     };
     expect(versionLines(terminal(false), version)[0]).toBe('v2  2024-03-02T09:00:00.000Z  user_mention/restore: undo ⏎ the merge');
+  });
+});
+
+describe('a search result\'s score parts', () => {
+  it('name the date part only when the query named a period', () => {
+    const parts = { semantic: 0.5, text: 1, weight: 1, recency: 0.25 };
+    const partsLine = (date?: number) => searchLine(terminal(false), { memory, score: 0.7, parts: { ...parts, ...(date === undefined ? {} : { date }) } }, 1)[1];
+    expect(partsLine()).toBe('    fact, full, updated 2024-03-01; semantic 0.50, text 1.00, weight 1.00, recency 0.25');
+    expect(partsLine(1)).toBe('    fact, full, updated 2024-03-01; semantic 0.50, text 1.00, weight 1.00, recency 0.25, date 1.00');
   });
 });

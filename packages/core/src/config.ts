@@ -109,7 +109,7 @@ export const freshnessConfigSchema = z.strictObject({
 export type FreshnessConfig = z.output<typeof freshnessConfigSchema>;
 export type FreshnessConfigInput = z.input<typeof freshnessConfigSchema>;
 
-/** How search ranks: score = Σ weight·part, parts in 0..1 (see README "Retrieval"). */
+/** How search ranks: a weighted mean of parts in 0..1, plus the date boost (see README "Retrieval"). */
 export const retrievalConfigSchema = z.strictObject({
   weights: z
     .strictObject({
@@ -126,6 +126,13 @@ export const retrievalConfigSchema = z.strictObject({
        * recent unrelated memory above an old relevant one. @default 0.02
        */
       recency: nonNegative.default(0.02),
+      /**
+       * Added, divided by the sum of the four weights above (so 0.1 with the defaults), to the
+       * score of a memory created on the day or in the month the query names (`in May 2023`,
+       * `on 3 May, 2023`, `2023-05-03`); the score is clipped to 1. Other memories, and every
+       * memory for a query that names no period, keep the score they have without it. @default 0.1
+       */
+      date: nonNegative.default(0.1),
     })
     .prefault({}),
   /** @default 30 */

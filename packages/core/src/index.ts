@@ -105,7 +105,7 @@ export type { TruncatedIndex } from './freshness.js';
 export { renderIndex, renderContextBlock, renderIndexBlock, indexLine, escapeFence, longestFitting, fitLines } from './render.js';
 
 // Retrieval
-export { rankCandidates, combineScore, recencyScore } from './retrieval.js';
+export { rankCandidates, combineScore, recencyScore, dateScore } from './retrieval.js';
 export type { RankedMemory } from './retrieval.js';
 
 // Working memory (seed 003)
@@ -131,6 +131,8 @@ export { porterStem } from './text/porter-stemmer.js';
 export { ENGLISH_STOPWORDS, CHINESE_STOPWORDS } from './text/stopwords.js';
 export { TextIndex } from './text/bm25.js';
 export { CHINESE_DISCOURSE_VERSION, CHINESE_DISCOURSE_WORDS, withoutChineseDiscourse } from './text/query-text.js';
+export { periodNamedIn } from './text/query-dates.js';
+export type { NamedPeriod } from './text/query-dates.js';
 export type { TextIndexOptions, TextHit } from './text/bm25.js';
 export { cosineSimilarity, normalizeVector, assertValidVector, blendVectors, documentVectors } from './vector.js';
 export { FlatVectorIndex, flatVectorIndexSupported } from './vector-index/flat-vector-index.js';

@@ -50,6 +50,7 @@ import { renderContextBlock, renderIndex, renderIndexBlock } from './render.js';
 import { rankCandidates } from './retrieval.js';
 import { inScope, isEmptyScope, scopeKey, validateScope } from './scope.js';
 import { TextOperations } from './text-operations.js';
+import { periodNamedIn } from './text/query-dates.js';
 import { withoutChineseDiscourse } from './text/query-text.js';
 import type { MemoryFilter, MemoryRecord, MemoryVersion, Scope } from './types.js';
 import { contentAndContextVectors, documentVectors, embedChecked } from './vector.js';
@@ -287,7 +288,15 @@ class MemloomMemory implements Memory {
     ]);
     const minScore = parsed.minScore ?? retrieval.minScore;
     const bestText = bestTextHits[0]?.score;
-    const ranked = rankCandidates(vectorHits, textHits, { nowMs, config: retrieval, candidateLimit, ...(bestText !== undefined ? { bestText } : {}) })
+    // A day or month the query names ("in May 2023"): memories created then rank higher (the date part).
+    const period = periodNamedIn(text);
+    const ranked = rankCandidates(vectorHits, textHits, {
+      nowMs,
+      config: retrieval,
+      candidateLimit,
+      ...(bestText !== undefined ? { bestText } : {}),
+      ...(period ? { period } : {}),
+    })
       .filter((hit) => hit.score >= minScore && inScope(hit.memory.scope, scope))
       .slice(0, limit);
 

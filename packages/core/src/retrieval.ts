@@ -1,6 +1,7 @@
 import type { RetrievalConfig } from './config.js';
 import { daysBetween } from './decay.js';
 import { byScoreThenId } from './score-order.js';
+import type { NamedPeriod } from './text/query-dates.js';
 import type { MemoryRecord, ScoredMemory, ScoreParts } from './types.js';
 
 export interface RankedMemory {
@@ -14,14 +15,27 @@ export function recencyScore(updatedAt: string, nowMs: number, halfLifeDays: num
   return 2 ** (-daysBetween(updatedAt, nowMs) / halfLifeDays);
 }
 
-/** Weighted mean of the parts, so the score stays in 0..1 whatever the weights. */
-export function combineScore(parts: ScoreParts, weights: RetrievalConfig['weights']): number {
+/** A day on each side of a named period: a memory's time is UTC, the day a user names is their own. */
+const PERIOD_MARGIN_MS = 86_400_000;
+
+/** 1 when `createdAt` falls within the period (widened by a day on each side), else 0. */
+export function dateScore(createdAt: string, period: NamedPeriod): number {
+  const atMs = Date.parse(createdAt);
+  return atMs >= period.fromMs - PERIOD_MARGIN_MS && atMs < period.toMs + PERIOD_MARGIN_MS ? 1 : 0;
+}
+
+/**
+ * Weighted mean of the four parts (in 0..1 whatever the weights), plus `weights.date` on the
+ * mean's scale when the memory was created in the period the query names (0.1 with the default
+ * weights, which sum to 1), clipped to 1. Any other memory, and any query that names no period,
+ * keeps the mean exactly, so a `minScore` cuts as it does without the date. Weights without
+ * `date` (written before it) count no date.
+ */
+export function combineScore(parts: ScoreParts, weights: Omit<RetrievalConfig['weights'], 'date'> & { date?: number }): number {
   const total = weights.semantic + weights.text + weights.weight + weights.recency;
   if (total === 0) return 0;
-  return (
-    (weights.semantic * parts.semantic + weights.text * parts.text + weights.weight * parts.weight + weights.recency * parts.recency) /
-    total
-  );
+  const mean = (weights.semantic * parts.semantic + weights.text * parts.text + weights.weight * parts.weight + weights.recency * parts.recency) / total;
+  return Math.min(1, mean + ((weights.date ?? 0) * (parts.date ?? 0)) / total);
 }
 
 /**
@@ -35,11 +49,12 @@ export function combineScore(parts: ScoreParts, weights: RetrievalConfig['weight
  *   restricted to some memories scores them as the wider one does). A memory
  *   found only by vectors gets the lowest text score seen when the keyword
  *   list was full (it may have matched, below the cut), else 0 (it did not match).
+ * - date: given the period the query names (`periodNamedIn`), whether the memory was created in it.
  */
 export function rankCandidates(
   vectorHits: readonly ScoredMemory[],
   textHits: readonly ScoredMemory[],
-  options: { nowMs: number; config: RetrievalConfig; candidateLimit: number; bestText?: number },
+  options: { nowMs: number; config: RetrievalConfig; candidateLimit: number; bestText?: number; period?: NamedPeriod },
 ): RankedMemory[] {
   const { config, nowMs } = options;
   const semanticById = new Map(vectorHits.map((hit) => [hit.memory.id, Math.max(0, hit.score)]));
@@ -60,6 +75,7 @@ export function rankCandidates(
       text: textById.get(memory.id) ?? textFloor,
       weight: Math.max(0, Math.min(1, memory.weight)),
       recency: recencyScore(memory.updatedAt, nowMs, config.recencyHalfLifeDays),
+      ...(options.period ? { date: dateScore(memory.createdAt, options.period) } : {}),
     };
     ranked.push({ memory, parts, score: combineScore(parts, config.weights) });
   }

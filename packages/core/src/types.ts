@@ -128,4 +128,9 @@ export interface ScoreParts {
   text: number;
   weight: number;
   recency: number;
+  /**
+   * Present only when the query names a day or month with its year (`periodNamedIn`): 1 when the
+   * memory was created within it (widened by a day on each side), else 0.
+   */
+  date?: number;
 }

@@ -357,6 +357,58 @@ describe('search', () => {
     expect(results[0]!.score).toBeLessThanOrEqual(1);
   });
 
+  it('ranks memories created on the day or in the month a query names higher, and scores other queries as before', async () => {
+    const dated = 'Where did I eat ramen on 3 May, 2023?';
+    const undated = 'Where did I eat ramen?';
+    // One vector for both memories and one for both queries: only the date can tell them apart.
+    const same = axisVector(DIM, 0);
+    const query = vectorWithSimilarity(DIM, 0, 1, 0.6);
+    const vectors = { 'Ate ramen with Ana': same, 'Ate ramen with Ben': same, [dated]: query, [undated]: query };
+    const search = async (options: Partial<CreateMemoryOptions>, text: string) => {
+      const { memory } = rig(options, vectors);
+      const scope = { userId: 'a' };
+      await memory.add('Ate ramen with Ana', { scope, at: '2023-05-03T19:00:00.000Z', merge: false });
+      await memory.add('Ate ramen with Ben', { scope, at: '2023-05-10T19:00:00.000Z', merge: false });
+      return (await memory.search(text, { scope })).map((hit) => ({ content: hit.memory.content, date: hit.parts.date, score: hit.score }));
+    };
+    // Without a date, the newer memory leads (weight and recency); the parts have no date.
+    const plain = await search({}, undated);
+    expect(plain.map((hit) => [hit.content, hit.date])).toEqual([['Ate ramen with Ben', undefined], ['Ate ramen with Ana', undefined]]);
+    // The day named: the memory of that day leads, its date part 1, the other's 0.
+    const onTheDay = await search({}, dated);
+    expect(onTheDay.map((hit) => [hit.content, hit.date])).toEqual([['Ate ramen with Ana', 1], ['Ate ramen with Ben', 0]]);
+    // The month named takes both; a date weight of 0 gives back the order without it.
+    expect((await search({}, 'Where did I eat ramen in May 2023?')).map((hit) => hit.date)).toEqual([1, 1]);
+    expect((await search({ retrieval: { weights: { date: 0 } } }, dated)).map((hit) => hit.content)).toEqual(['Ate ramen with Ben', 'Ate ramen with Ana']);
+    // A query that names no period scores as before: the date weight is left out of the mean.
+    const withoutDate = await search({ retrieval: { weights: { date: 0 } } }, undated);
+    expect(plain.map((hit) => hit.score)).toEqual(withoutDate.map((hit) => hit.score));
+  });
+
+  it('adds the date weight to a memory of the period named and leaves every other score, and what minScore keeps, as it was', async () => {
+    const undated = 'Where did I eat ramen?';
+    const otherMonth = 'Where did I eat ramen in April 2023?';
+    const onTheDay = 'Where did I eat ramen on 3 May, 2023?';
+    const query = vectorWithSimilarity(DIM, 0, 1, 0.6);
+    const same = axisVector(DIM, 0);
+    const { memory } = rig({}, { 'Ate ramen with Ana': same, 'Ate ramen with Ben': same, [undated]: query, [otherMonth]: query, [onTheDay]: query });
+    const scope = { userId: 'a' };
+    await memory.add('Ate ramen with Ana', { scope, at: '2023-05-03T19:00:00.000Z', merge: false });
+    await memory.add('Ate ramen with Ben', { scope, at: '2023-05-10T19:00:00.000Z', merge: false });
+    const scores = async (text: string, minScore = 0) =>
+      Object.fromEntries((await memory.search(text, { scope, minScore })).map((hit) => [hit.memory.content, hit.score]));
+    const before = await scores(undated);
+    expect(Object.keys(before)).toHaveLength(2);
+    // A month neither memory was created in: both keep their exact scores, and a minScore at the lower one keeps both.
+    expect(await scores(otherMonth)).toEqual(before);
+    const lowest = Math.min(...Object.values(before));
+    expect(Object.keys(await scores(otherMonth, lowest))).toHaveLength(2);
+    // The day Ana's memory was made: hers gains the date weight (0.1, the default weights sum to 1), Ben's does not change.
+    const dated = await scores(onTheDay);
+    expect(dated['Ate ramen with Ana']).toBeCloseTo(before['Ate ramen with Ana']! + 0.1, 12);
+    expect(dated['Ate ramen with Ben']).toBe(before['Ate ramen with Ben']);
+  });
+
   it('finds Chinese memories with Chinese queries', async () => {
     const { memory } = rig();
     await memory.add('我喜欢喝咖啡，每天早上一杯拿铁', { scope: { userId: 'a' } });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rankCandidates, retrievalConfigSchema, type MemoryRecord } from '../src/index.js';
+import { combineScore, rankCandidates, retrievalConfigSchema, type MemoryRecord } from '../src/index.js';
 
 describe('rankCandidates', () => {
   it('ranks more candidates than a call takes arguments (a search restricted to 200,000 ids)', () => {
@@ -19,4 +19,24 @@ describe('rankCandidates', () => {
     expect(last?.parts.text).toBe(1);
     expect(ranked.find((hit) => hit.memory.id === 'm0')?.parts.text).toBeCloseTo(10 / (10 + count - 1), 12);
   }, 30_000);
+});
+
+describe('combineScore', () => {
+  const parts = { semantic: 0.8, text: 0.5, weight: 1, recency: 0.5 };
+  const mean = 0.65 * 0.8 + 0.3 * 0.5 + 0.03 + 0.02 * 0.5;
+
+  it('adds the date weight, on the scale of the four others, to a memory of the period named, clipped to 1', () => {
+    const weights = { semantic: 0.65, text: 0.3, weight: 0.03, recency: 0.02, date: 0.1 };
+    expect(combineScore(parts, weights)).toBeCloseTo(mean, 12);
+    expect(combineScore({ ...parts, date: 0 }, weights)).toBe(combineScore(parts, weights));
+    expect(combineScore({ ...parts, date: 1 }, weights)).toBeCloseTo(mean + 0.1, 12);
+    // Weights twice the size: the same scores.
+    expect(combineScore({ ...parts, date: 1 }, { semantic: 1.3, text: 0.6, weight: 0.06, recency: 0.04, date: 0.2 })).toBeCloseTo(mean + 0.1, 12);
+    expect(combineScore({ semantic: 1, text: 1, weight: 1, recency: 1, date: 1 }, weights)).toBe(1);
+  });
+
+  it('counts no date with the four weights written before it', () => {
+    const fourWeights = { semantic: 0.65, text: 0.3, weight: 0.03, recency: 0.02 };
+    expect(combineScore({ ...parts, date: 1 }, fourWeights)).toBeCloseTo(mean, 12);
+  });
 });

@@ -132,7 +132,7 @@ async function main(): Promise<void> {
   const started = new Date();
   const loadBefore = loadavg()[0] as number;
   const git = gitFacts();
-  const { pairs } = readPairsFile(dataFile);
+  const { pairs, sets } = readPairsFile(dataFile);
   const embedder = createDefaultEmbedder();
 
   const results: PairResult[] = [];
@@ -143,6 +143,8 @@ async function main(): Promise<void> {
     ['add merged', results.filter((result) => result.add.strategy === 'merge_update')],
     ['English', results.filter((result) => result.language === 'en')],
     ['Chinese', results.filter((result) => result.language === 'zh')],
+    // One row per set, in the file's order: which reviewer wrote a pair, and whether it was written blind.
+    ...Object.keys(sets).map((set): [string, PairResult[]] => [`set ${set}`, results.filter((result) => result.set === set)]),
   ];
   const summary = groups.map(([name, group]) => ({
     name,

@@ -1,6 +1,7 @@
 import { keywords } from './text/keywords.js';
 import { ENGLISH_STOPWORDS } from './text/stopwords.js';
-import { statementTerms, isCoveredBy } from './text/statement-terms.js';
+import { statementTerms, isCoveredBy, type StatementTerms } from './text/statement-terms.js';
+import { GROUPS, clauseSubjects, englishClauses, peopleNamed, type ClauseSubject } from './text/statement-subject.js';
 import { hasCjk } from './text/tokenize.js';
 import type { MemoryLevel } from './types.js';
 
@@ -42,10 +43,11 @@ export function compressDeterministic(content: string, to: MemoryLevel): string 
  * Merge new content into an old memory without a model: the new statement
  * leads, and sentences of the old one about other things are kept after it
  * ("I live in Paris. I have a dog." + "I live in Lyon now." →
- * "I live in Lyon now. I have a dog."). `oldLevel` is the level of
- * `oldContent`: a compressed text (not `full`) is only a shadow of one, and
- * the new statement simply replaces it. A merge into a compressed memory
- * passes the text its compression hid, from the memory's history, as `full`.
+ * "I live in Lyon now. I have a dog."), and those about someone else
+ * (`aboutSomeoneElse`). `oldLevel` is the level of `oldContent`: a
+ * compressed text (not `full`) is only a shadow of one, and the new
+ * statement simply replaces it. A merge into a compressed memory passes the
+ * text its compression hid, from the memory's history, as `full`.
  */
 export function mergeDeterministic(oldContent: string, newContent: string, oldLevel: MemoryLevel, maxLength: number): string {
   const fresh = newContent.trim();
@@ -55,32 +57,33 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   const freshTerms = statementTerms(fresh);
   const oldTerms = statementTerms(old);
   if (isCoveredBy(oldTerms, freshTerms)) return fresh;
-  if (isCoveredBy(freshTerms, oldTerms)) return old.length <= maxLength ? old : fresh;
+  const oldSentences = splitSentences(old).map(readSentence);
+  const freshSentences = splitSentences(fresh).map(readSentence);
+  if (saysAllOf(oldTerms, oldSentences, freshTerms, freshSentences)) return old.length <= maxLength ? old : fresh;
 
-  // An old sentence that speaks of the same things as the new text is
-  // superseded by it; one about something else is kept after it.
-  const aboutOtherThings = (text: string) => {
-    const { terms } = statementTerms(text);
-    if (terms.size === 0) return false;
-    let shared = 0;
-    for (const term of terms) if (freshTerms.terms.has(term)) shared++;
-    return shared / terms.size < 0.3;
-  };
-  // A Chinese sentence superseded as a whole still keeps its clauses about other things, since a Chinese
-  // clause reads on its own, its subject left out: "我叫张三，是一名AI工程师，目前在北京工作" + "我是AI工程师张三"
-  // keeps "目前在北京工作". Not one that leans on a clause left out (LEANING_CLAUSE: "从2019年开始", "如果下雨"),
-  // nor part of a list ("猫、狗和兔子" is one clause). An English clause ("working in Beijing") does not
-  // read on its own: it goes with its sentence.
-  const extra = splitSentences(old).flatMap((sentence) => {
-    if (aboutOtherThings(sentence)) return [sentence];
-    if (!hasCjk(sentence)) return [];
-    const clauses = (sentence.match(MERGE_CLAUSE) ?? []).filter((clause) => !LEANING_CLAUSE.test(clause.trim()) && aboutOtherThings(clause));
+  // An old sentence or clause that speaks of the same things as the new text is superseded by it; one
+  // about something else, or someone else (`aboutSomeoneElse`), is kept after it. The new text is about
+  // the subject of each of its clauses and anyone it names ("I visit my mom now"); one with a clause of
+  // unknown subject may be about anyone, and then no old subject is read.
+  const freshSubjects = new Set([...freshSentences.flatMap((sentence) => sentence.subjects), ...peopleNamed(fresh)]);
+  const freshKnown = !freshSubjects.has('unknown');
+  // An old text that names someone the new text is about is not someone else's, even when it is read as
+  // the user's: "My girlfriend Mia lives with me in Boston" beside "My girlfriend Mia lives in New York now".
+  const keptBeside = (terms: StatementTerms, subjects: () => readonly ClauseSubject[], text: string) =>
+    terms.terms.size > 0 &&
+    (sharedShare(terms, freshTerms) < 0.3 || (freshKnown && aboutSomeoneElse(subjects(), freshSubjects) && !namesAnyOf(text, freshSubjects)));
+  const extra = oldSentences.flatMap((sentence) => {
+    const kept = keptBeside(sentence.terms, () => sentence.subjects, sentence.text);
+    // A sentence kept is kept whole; of one superseded, a Chinese sentence keeps its clauses about other things.
+    if (kept || !hasCjk(sentence.text)) return kept ? [sentence.text] : [];
+    const clauses = keptClauses(sentence, keptBeside);
     return clauses.length > 0 ? [clauses.join('').replace(CLAUSE_END, '')] : [];
   });
   let merged = fresh;
   for (const sentence of extra) {
-    // A sentence end between the two, when the new text has none ("I do not eat meat. I am vegetarian").
-    const ended = /[.!?。！？…]["'”’)\]」』》]*$/u.test(merged);
+    // A sentence end between the two, when the new text has none ("I do not eat meat. I am vegetarian"),
+    // looked for in the last characters only, so that a long merge does not read its text again and again.
+    const ended = /[.!?。！？…]["'”’)\]」』》]*$/u.test(merged.slice(-32));
     const separator = hasCjk(sentence) && hasCjk(merged) ? (ended ? '' : '。') : ended ? ' ' : '. ';
     const next = `${merged}${separator}${sentence}`;
     if (next.length > maxLength) break;
@@ -146,4 +149,139 @@ function summarize(content: string): string {
   }
   summary = summary.replace(/[\s,.;:!?，。；：！？、]+$/u, '');
   return summary.length < text.length ? `${summary}…` : summary;
+}
+
+/** A sentence as the merge reads it: its clauses, the subject and the terms of each (`clauseSubjects`), and its terms. */
+interface ReadSentence {
+  text: string;
+  clauses: string[];
+  subjects: ClauseSubject[];
+  clauseTerms: StatementTerms[];
+  terms: StatementTerms;
+}
+
+/**
+ * A Chinese sentence's terms are those of its clauses, each clause read once (a word never runs over a
+ * comma). Everything is read only when asked for: most sentences are kept or superseded by their terms
+ * alone, and of the new text's sentences only the subjects are needed.
+ */
+function readSentence(text: string): ReadSentence {
+  const chinese = hasCjk(text);
+  const clauses = chinese ? (text.match(MERGE_CLAUSE) ?? [text]) : englishClauses(text);
+  let clauseTerms: StatementTerms[] | undefined;
+  let subjects: ClauseSubject[] | undefined;
+  let terms: StatementTerms | undefined;
+  return {
+    text,
+    clauses,
+    get subjects() {
+      return (subjects ??= clauseSubjects(clauses));
+    },
+    get clauseTerms() {
+      return (clauseTerms ??= clauses.map(statementTerms));
+    },
+    get terms() {
+      return (terms ??= chinese ? unionOf(this.clauseTerms) : statementTerms(text));
+    },
+  };
+}
+
+function unionOf(all: readonly StatementTerms[]): StatementTerms {
+  const union: StatementTerms = { terms: new Set(), negations: new Set() };
+  for (const each of all) {
+    for (const term of each.terms) union.terms.add(term);
+    for (const negation of each.negations) union.negations.add(negation);
+  }
+  return union;
+}
+
+/** The share of `terms` that `other` has too: "I work at Google" shares 2/3 of its terms with "I work at Meta now". */
+function sharedShare(terms: StatementTerms, other: StatementTerms): number {
+  let shared = 0;
+  for (const term of terms.terms) if (other.terms.has(term)) shared++;
+  return shared / terms.terms.size;
+}
+
+/**
+ * True when the old text already says all the new one says (`isCoveredBy`), each clause of the new text
+ * read against the old sentences that may be about the same person (`aboutSomeoneElse`). "My sister Emma
+ * lives in Lisbon. My brother lives in Porto." does not say "My sister Emma lives in Porto now": Porto is
+ * only in the brother's sentence. Nor does "My friends live in Rome" say "I live in Rome". A clause whose
+ * subject the rule does not know is read against the whole old text ("I live in Paris with my wife. I have
+ * a dog." says "I live in Paris with my dog").
+ */
+function saysAllOf(oldTerms: StatementTerms, oldSentences: readonly ReadSentence[], freshTerms: StatementTerms, freshSentences: readonly ReadSentence[]): boolean {
+  if (!isCoveredBy(freshTerms, oldTerms)) return false;
+  // The terms of the old sentences that may be about each subject, gathered once per subject.
+  const termsAbout = new Map<ClauseSubject, Set<string>>();
+  const aboutSubject = (subject: ClauseSubject) => {
+    let terms = termsAbout.get(subject);
+    if (!terms) {
+      terms = new Set();
+      for (const sentence of oldSentences) {
+        if (!aboutSomeoneElse(sentence.subjects, new Set([subject]))) for (const term of sentence.terms.terms) terms.add(term);
+      }
+      termsAbout.set(subject, terms);
+    }
+    return terms;
+  };
+  return freshSentences.every((sentence) =>
+    sentence.clauses.every((clause, index) => {
+      const subject = sentence.subjects[index] as ClauseSubject;
+      if (subject === 'unknown') return true;
+      // "I live in Denver with my wife Jess" is read against the user's sentences and the wife's.
+      const about = [subject, ...peopleNamed(clause)].filter((person) => person !== 'pronoun').map(aboutSubject);
+      return [...(sentence.clauseTerms[index] as StatementTerms).terms].every((term) => about.some((terms) => terms.has(term)));
+    }),
+  );
+}
+
+/** True when every clause of a sentence is about someone known who is not the user: "My mom lives in Porto", "He works at Google". */
+function isAnothers(subjects: readonly ClauseSubject[]): boolean {
+  return subjects.every((subject) => subject !== 'I' && subject !== 'unknown');
+}
+
+/**
+ * True when an old sentence or clause is about someone else than the new text, so that the new one does
+ * not supersede it however many terms they share: "He works at Google as an engineer" beside "I work at
+ * Meta now", "我妈妈在医院工作" beside "我在腾讯工作", "My brother lives in Porto" beside "My sister Emma lives
+ * in Porto now", and the other way round "I work at Google" beside "My wife works at a hospital now". A
+ * pronoun may stand for anyone the new text names, so a he/she sentence is someone else's only beside a
+ * text all the user's own. "My boss is Anna now" or "My mom's lasagna is great" name no one the rule knows
+ * and supersede as before. A clause with "I" in it is the user's ("My mom is in the hospital and I visit her": the mother's, then the user's).
+ */
+function aboutSomeoneElse(subjects: readonly ClauseSubject[], freshSubjects: ReadonlySet<ClauseSubject>): boolean {
+  const fresh = [...freshSubjects];
+  if (subjects.length === 0 || fresh.length === 0 || fresh.some((subject) => subject === 'unknown')) return false;
+  if (subjects.every((subject) => subject === 'I')) return !freshSubjects.has('I');
+  if (!isAnothers(subjects)) return false;
+  if (subjects.includes('pronoun')) return fresh.every((subject) => subject === 'I');
+  return !freshSubjects.has('pronoun') && subjects.every((subject) => fresh.every((other) => !samePeople(subject, other)));
+}
+
+/** True when two subjects may be the same people: "my parents" are "my mom and dad", "my kids" "my son and daughter". */
+function samePeople(one: ClauseSubject, other: ClauseSubject): boolean {
+  return one === other || GROUPS[one]?.includes(other) === true || GROUPS[other]?.includes(one) === true;
+}
+
+/** True when a text names, anywhere, one of the people (not a he/she) the new text is about. */
+function namesAnyOf(text: string, people: ReadonlySet<ClauseSubject>): boolean {
+  for (const person of peopleNamed(text)) {
+    if (person !== 'pronoun' && [...people].some((other) => samePeople(person, other))) return true;
+  }
+  return false;
+}
+
+/**
+ * The clauses of a superseded Chinese sentence the merge keeps, since a Chinese clause reads on its own, its
+ * subject left out: "我叫张三，是一名AI工程师，目前在北京工作" + "我是AI工程师张三" keeps "目前在北京工作", and "我在阿里巴巴工作，
+ * 我老婆在腾讯工作" + "我在字节跳动工作" keeps "我老婆在腾讯工作". Not a clause that leans on one left out (LEANING_CLAUSE:
+ * "从2019年开始", "如果下雨"); a list ("猫、狗和兔子") is one clause. An English clause ("working in Beijing") does not
+ * read on its own: it goes with its sentence.
+ */
+function keptClauses(sentence: ReadSentence, keptBeside: (terms: StatementTerms, subjects: () => readonly ClauseSubject[], text: string) => boolean): string[] {
+  return sentence.clauses.filter((clause, index) => {
+    const terms = sentence.clauseTerms[index] as StatementTerms;
+    return !LEANING_CLAUSE.test(clause.trim()) && keptBeside(terms, () => [sentence.subjects[index] as ClauseSubject], clause);
+  });
 }

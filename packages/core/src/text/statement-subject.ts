@@ -1,0 +1,119 @@
+/**
+ * Whom a clause of a statement is about, as the offline merge reads it: the user (`'I'`), a relative
+ * or friend named by the user's own word for them (`'mother'`, `'sister'`), someone named only by a
+ * pronoun (`'pronoun'`: he, she, they, his, her), the user among others (`'we'`), or `'unknown'`. Only
+ * a few clear forms are known, and any other start is `'unknown'` ("Emma works at Google", "My boss is
+ * Anna", "My mom's lasagna is my favourite").
+ */
+export type ClauseSubject = 'I' | 'pronoun' | 'we' | 'unknown' | Relative;
+type Relative = string;
+
+// A relative or friend, as English and Chinese name them, and the person each stands for.
+const PEOPLE: Readonly<Record<string, Relative>> = {
+  mother: 'mother', mom: 'mother', mum: 'mother', 妈妈: 'mother', 妈: 'mother', 老妈: 'mother', 母亲: 'mother', 媽媽: 'mother', 媽: 'mother', 母親: 'mother',
+  father: 'father', dad: 'father', 爸爸: 'father', 爸: 'father', 老爸: 'father', 父亲: 'father', 父親: 'father',
+  parents: 'parents', 父母: 'parents', 爸妈: 'parents', 爸媽: 'parents',
+  'mother-in-law': 'mother-in-law', 婆婆: 'mother-in-law', 岳母: 'mother-in-law', 'father-in-law': 'father-in-law', 公公: 'father-in-law', 岳父: 'father-in-law',
+  sister: 'sister', 姐姐: 'sister', 姐: 'sister', 妹妹: 'sister', 妹: 'sister',
+  brother: 'brother', 哥哥: 'brother', 哥: 'brother', 弟弟: 'brother', 弟: 'brother',
+  wife: 'wife', 妻子: 'wife', 老婆: 'wife', 太太: 'wife', 媳妇: 'wife', 媳婦: 'wife', 爱人: 'spouse', 愛人: 'spouse', spouse: 'spouse', 对象: 'partner', 對象: 'partner', partner: 'partner',
+  husband: 'husband', 丈夫: 'husband', 老公: 'husband', 先生: 'husband',
+  girlfriend: 'girlfriend', 女朋友: 'girlfriend', 女友: 'girlfriend', boyfriend: 'boyfriend', 男朋友: 'boyfriend', 男友: 'boyfriend',
+  son: 'son', 儿子: 'son', 兒子: 'son', daughter: 'daughter', 女儿: 'daughter', 女兒: 'daughter', kid: 'children', child: 'children', children: 'children', 孩子: 'children',
+  grandmother: 'grandmother', grandma: 'grandmother', 奶奶: 'grandmother', 外婆: 'grandmother', 姥姥: 'grandmother',
+  grandfather: 'grandfather', grandpa: 'grandfather', 爷爷: 'grandfather', 爺爺: 'grandfather', 外公: 'grandfather', 姥爷: 'grandfather',
+  aunt: 'aunt', 阿姨: 'aunt', 姑姑: 'aunt', 姨妈: 'aunt', 舅妈: 'aunt', 婶婶: 'aunt',
+  uncle: 'uncle', 叔叔: 'uncle', 舅舅: 'uncle', 伯伯: 'uncle', 姑父: 'uncle', 姨父: 'uncle',
+  cousin: 'cousin', 表哥: 'cousin', 表姐: 'cousin', 表弟: 'cousin', 表妹: 'cousin', 堂哥: 'cousin', 堂姐: 'cousin', 堂弟: 'cousin', 堂妹: 'cousin',
+  friend: 'friend', 朋友: 'friend', 闺蜜: 'friend', 閨蜜: 'friend', colleague: 'colleague', coworker: 'colleague', 同事: 'colleague',
+  roommate: 'roommate', 室友: 'roommate', neighbour: 'neighbour', neighbor: 'neighbour', 邻居: 'neighbour', 鄰居: 'neighbour',
+};
+/**
+ * The people a word for several stands for: "my parents" are "my mom and dad", "my kids" "my son and
+ * daughter", "我爱人" a wife or a husband.
+ */
+export const GROUPS: Readonly<Record<string, readonly Relative[]>> = {
+  parents: ['mother', 'father'],
+  children: ['son', 'daughter'],
+  spouse: ['wife', 'husband'],
+  partner: ['wife', 'husband', 'spouse', 'girlfriend', 'boyfriend'],
+};
+// Longest first, so that 妈妈 is read before 妈.
+const PEOPLE_WORDS = Object.keys(PEOPLE).sort((a, b) => b.length - a.length).join('|');
+
+// "I", "I'm", "me", "myself" anywhere in an English clause: "My mom is in the hospital and I visit her" is the user's too.
+const ENGLISH_SELF = /(?<![\p{L}\p{N}'’])(?:I(?:['’](?:m|ve|d|ll))?|[Mm]e|[Mm]yself)(?![\p{L}\p{N}'’])/u;
+// "My (older) sister", "Our kids", "My Mom": a relative, in any case and in the plural.
+const ENGLISH_RELATIVE = `(?:my|our)\\s+(?:(?:older|younger|elder|little|big|best|twin)\\s+)?(${PEOPLE_WORDS})s?`;
+// One at the start of a clause, not as a possessive ("My mom's lasagna") nor in "My sister-in-law", whom the list does not name.
+const ENGLISH_PERSON = new RegExp(`^${ENGLISH_RELATIVE}(?![\\p{L}\\p{N}'’-])`, 'iu');
+const ENGLISH_PERSON_ANYWHERE = new RegExp(`(?<![\\p{L}\\p{N}])${ENGLISH_RELATIVE}(?![\\p{L}\\p{N}-])`, 'giu');
+// "He works at Google", "Her husband works at a bank": someone else, but who is not said.
+const ENGLISH_PRONOUN = /^(?:he|she|they|his|her|their)(?![\p{L}\p{N}'’])/iu;
+// A word that goes on as another after a relative's is not that relative: "我哥伦比亚大学毕业", "我老公司" and
+// "我朋友圈" are the user's (USER_WORD_AFTER); "我姐夫", "我弟媳" and "我爷爷奶奶" are relatives the list does not name.
+const USER_WORD_AFTER = '[伦司寓园交圈]';
+const NOT_THE_RELATIVE = '[伦司寓园交圈夫媳嫂娘妈爸哥弟姐妹爷奶姥]';
+// A Chinese word for a relative of two characters or more, which names them without 我 too: "老婆在银行上班", "爸妈住在上海".
+const CHINESE_WORDS = Object.keys(PEOPLE).filter((word) => /^\p{Script=Han}{2,}$/u.test(word)).sort((a, b) => b.length - a.length).join('|');
+// "我妈妈", "我的姐姐", "我朋友们", "老婆" at the start of a Chinese clause; not a possessive ("我妈妈的红烧肉最好吃").
+const CHINESE_PERSON = new RegExp(`^(?:我们?的?(${PEOPLE_WORDS})|(${CHINESE_WORDS}))们?(?!${NOT_THE_RELATIVE}|的)`, 'u');
+const CHINESE_PERSON_ANYWHERE = new RegExp(`我们?的?(${PEOPLE_WORDS})(?!${USER_WORD_AFTER})`, 'gu');
+// 我 on its own as the subject: at the start of a Chinese clause, or after a time word or a link ("今天我开始…", "所以我…",
+// "我哥伦比亚大学毕业"); not 我们 nor 我(的)+a relative, nor 我 as an object ("他是我大学同学", "我老婆比我小三岁").
+const CHINESE_LEAD = '(?:今天|昨天|明天|现在|目前|最近|以前|之前|后来|去年|今年|明年|平时|每天|周末|其实|所以|但是|但|而且|然后|因为|不过|可是|[0-9一二三四五六七八九十两]+年(?:前|后)?)[，,\\s]*';
+const CHINESE_SELF = new RegExp(`^(?:${CHINESE_LEAD})*我(?!们|的?(?:${PEOPLE_WORDS})(?!${USER_WORD_AFTER}))`, 'u');
+const CHINESE_PRONOUN = /^(?:他|她)/u;
+// He, she, they in any case, and 他, 她 (not in 其他 "other"), anywhere in a text.
+const PRONOUN_ANYWHERE = /(?<![\p{L}\p{N}'’])(?:he|she|him|her|hers|his|they|them|their)(?![\p{L}\p{N}'’])|(?<!其)[他她]/iu;
+// "We", "我们": the user among others. Such a clause is no one person's, and does not go on from the one before it.
+const WE = /^(?:we|our|us)(?![\p{L}\p{N}'’])|^(?:我们|咱们)/iu;
+// Where an English sentence's clauses part: "My mom is in the hospital and I visit her" has two.
+// A space run is matched from its start only (?<!\s), so that a long run is not read again from each space.
+const ENGLISH_CLAUSE_BREAK = /[,;]\s+|(?<!\s)\s+(?:and|but|while|so|because)\s+/iu;
+
+/** The subject of one clause: "I work at Meta" → `'I'`, "我妈妈在医院工作" → `'mother'`, "He works at Google" → `'pronoun'`. */
+export function clauseSubject(clause: string): ClauseSubject {
+  const text = clause.trim().replace(/^(?:and|but|while|so)\s+/iu, '').replace(/^["'“‘「『(]+/u, '');
+  if (ENGLISH_SELF.test(text)) return 'I';
+  const englishPerson = ENGLISH_PERSON.exec(text);
+  if (englishPerson) return PEOPLE[(englishPerson[1] as string).toLowerCase()] as Relative;
+  if (ENGLISH_PRONOUN.test(text)) return 'pronoun';
+  const chinesePerson = CHINESE_PERSON.exec(text);
+  if (chinesePerson) return PEOPLE[(chinesePerson[1] ?? chinesePerson[2]) as string] as Relative;
+  if (CHINESE_PRONOUN.test(text)) return 'pronoun';
+  if (CHINESE_SELF.test(text)) return 'I';
+  return WE.test(text) ? 'we' : 'unknown';
+}
+
+/**
+ * The subject of each clause of a sentence, a clause with none known going on from the one before it:
+ * "我奶奶九十岁了，住在乡下" → grandmother, grandmother; "I live in Lisbon and work as a nurse" → I, I;
+ * "我老婆是老师，我是程序员，我们住在北京" → wife, I, unknown.
+ */
+export function clauseSubjects(clauses: readonly string[]): ClauseSubject[] {
+  let before: ClauseSubject = 'unknown';
+  return clauses.map((clause) => {
+    const own = clauseSubject(clause);
+    before = own === 'we' ? 'unknown' : own === 'unknown' ? before : own;
+    return before;
+  });
+}
+
+/**
+ * The people a text names anywhere, not only as a subject: "I visit my mom every morning" names
+ * `'mother'`, "I work with him now" and "我和她一起住" a `'pronoun'`. A fact about one of them is not
+ * someone else's beside this text.
+ */
+export function peopleNamed(text: string): Set<ClauseSubject> {
+  const named = new Set<ClauseSubject>();
+  for (const match of text.matchAll(ENGLISH_PERSON_ANYWHERE)) named.add(PEOPLE[(match[1] as string).toLowerCase()] as Relative);
+  for (const match of text.matchAll(CHINESE_PERSON_ANYWHERE)) named.add(PEOPLE[match[1] as string] as Relative);
+  if (PRONOUN_ANYWHERE.test(text)) named.add('pronoun');
+  return named;
+}
+
+/** An English sentence's clauses, for their subjects: "My mom is in the hospital and I visit her" → two. */
+export function englishClauses(sentence: string): string[] {
+  return sentence.split(ENGLISH_CLAUSE_BREAK).filter((clause) => clause.trim() !== '');
+}

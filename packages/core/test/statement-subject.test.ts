@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { clauseSubject, clauseSubjects, englishClauses, peopleNamed } from '../src/text/statement-subject.js';
+
+describe('clauseSubject: whom a clause is about, from a few clear forms', () => {
+  it.each([
+    ['I work at Meta now', 'I'],
+    ["I'm a nurse", 'I'],
+    ['Today I started at a school', 'I'],
+    ['Me and him both work at Google', 'I'],
+    // "I" anywhere makes the clause the user's, whoever it starts with.
+    ['My mom is in the hospital and I visit her', 'I'],
+    ['My sister calls me every day', 'I'],
+    ['My mother lives in Porto', 'mother'],
+    ['My Mom lives in Porto', 'mother'],
+    ['my older sister Emma lives in Lisbon', 'sister'],
+    ['Our kids go to school in Lyon', 'children'],
+    ['My friends live in Rome', 'friend'],
+    ['He works at Google', 'pronoun'],
+    ['Her husband works at a bank', 'pronoun'],
+    // Possessives, relatives the list does not name, roles and names: unknown.
+    ["My mom's lasagna is my favourite", 'unknown'],
+    ['My sister-in-law works at a bank', 'unknown'],
+    ['My boss is Anna now', 'unknown'],
+    ['Emma lives in Lisbon', 'unknown'],
+    ['Coffee is my favourite drink', 'unknown'],
+    ['We live in Berlin', 'we'],
+    ['我在腾讯工作', 'I'],
+    ['今天我开始在学校工作了', 'I'],
+    // 我 is the subject only at the start of a clause, or after a time word or a link; not as an object.
+    ['所以我搬到了杭州', 'I'],
+    ['我妈妈说我太瘦了', 'mother'],
+    ['我老婆比我小三岁', 'wife'],
+    ['她是我的好朋友', 'pronoun'],
+    ['在医院当护士', 'unknown'],
+    ['我哥伦比亚大学毕业', 'I'],
+    ['我老公司在望京', 'I'],
+    ['我妈妈在医院工作', 'mother'],
+    ['我的姐姐住在上海', 'sister'],
+    ['我朋友们喜欢打篮球', 'friend'],
+    ['我爱人在医院工作', 'spouse'],
+    ['我老妈住在上海', 'mother'],
+    ['我媽媽住在台北', 'mother'],
+    ['老婆在银行上班', 'wife'],
+    ['爸妈住在上海', 'parents'],
+    ['他是我同事', 'pronoun'],
+    ['我妈妈的红烧肉最好吃', 'unknown'],
+    ['我姐夫在银行工作', 'unknown'],
+    ['我爷爷奶奶住在乡下', 'unknown'],
+    ['我们住在北京', 'we'],
+    ['住在乡下', 'unknown'],
+  ])('%s → %s', (clause, subject) => {
+    expect(clauseSubject(clause)).toBe(subject);
+  });
+});
+
+describe('clauseSubjects: a clause with no subject known goes on from the one before it', () => {
+  it('reads each clause, a "we" clause as no one person', () => {
+    expect(clauseSubjects(['我奶奶九十岁了，', '住在乡下。'])).toEqual(['grandmother', 'grandmother']);
+    expect(clauseSubjects(['我老婆是老师，', '我是程序员，', '我们住在北京。'])).toEqual(['wife', 'I', 'unknown']);
+    expect(clauseSubjects(['他是我大学同学，', '在华为工作。'])).toEqual(['pronoun', 'pronoun']);
+    expect(clauseSubjects(englishClauses('I live in Lisbon and work as a nurse.'))).toEqual(['I', 'I']);
+    expect(clauseSubjects(englishClauses('My sister lives in Porto, and I live in Lisbon.'))).toEqual(['sister', 'I']);
+  });
+});
+
+describe('peopleNamed: the people a text names anywhere', () => {
+  it('finds relatives and pronouns, not the user', () => {
+    expect([...peopleNamed('I visit my mom every morning now.')]).toEqual(['mother']);
+    expect([...peopleNamed('I work at a bank now, with her.')]).toEqual(['pronoun']);
+    expect([...peopleNamed('我和我妈妈都喜欢猫，她也喜欢狗。')]).toEqual(['mother', 'pronoun']);
+    expect([...peopleNamed('I work at Google now.')]).toEqual([]);
+    expect([...peopleNamed('其他人都在北京。')]).toEqual([]);
+  });
+});

@@ -1,7 +1,7 @@
 import { keywords } from './text/keywords.js';
 import { ENGLISH_STOPWORDS } from './text/stopwords.js';
 import { statementTerms, isCoveredBy, type StatementTerms } from './text/statement-terms.js';
-import { GROUPS, clauseSubjects, englishClauses, peopleNamed, type ClauseSubject } from './text/statement-subject.js';
+import { GROUPS, clauseSubjects, englishClauses, opensWithSelf, peopleNamed, type ClauseSubject } from './text/statement-subject.js';
 import { hasCjk } from './text/tokenize.js';
 import type { MemoryLevel } from './types.js';
 
@@ -57,8 +57,9 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   const freshTerms = statementTerms(fresh);
   const oldTerms = statementTerms(old);
   if (isCoveredBy(oldTerms, freshTerms)) return fresh;
-  const oldSentences = splitSentences(old).map(readSentence);
-  const freshSentences = splitSentences(fresh).map(readSentence);
+  const read = sentenceReader();
+  const oldSentences = splitSentences(old).map(read);
+  const freshSentences = splitSentences(fresh).map(read);
   if (saysAllOf(oldTerms, oldSentences, freshTerms, freshSentences)) return old.length <= maxLength ? old : fresh;
 
   // An old sentence or clause that speaks of the same things as the new text is superseded by it; one
@@ -163,9 +164,9 @@ interface ReadSentence {
 /**
  * A Chinese sentence's terms are those of its clauses, each clause read once (a word never runs over a
  * comma). Everything is read only when asked for: most sentences are kept or superseded by their terms
- * alone, and of the new text's sentences only the subjects are needed.
+ * alone, and of the new text's sentences only the subjects are needed. `termsOf` reads a text's terms.
  */
-function readSentence(text: string): ReadSentence {
+function readSentence(text: string, termsOf: (text: string) => StatementTerms): ReadSentence {
   const chinese = hasCjk(text);
   const clauses = chinese ? (text.match(MERGE_CLAUSE) ?? [text]) : englishClauses(text);
   let clauseTerms: StatementTerms[] | undefined;
@@ -178,11 +179,26 @@ function readSentence(text: string): ReadSentence {
       return (subjects ??= clauseSubjects(clauses));
     },
     get clauseTerms() {
-      return (clauseTerms ??= clauses.map(statementTerms));
+      return (clauseTerms ??= clauses.map(termsOf));
     },
     get terms() {
-      return (terms ??= chinese ? unionOf(this.clauseTerms) : statementTerms(text));
+      return (terms ??= chinese ? unionOf(this.clauseTerms) : termsOf(text));
     },
+  };
+}
+
+/** `readSentence`, each distinct sentence and clause read once: a long text may say the same short one many times ("我，我，…", "I. I. …"). */
+function sentenceReader(): (text: string) => ReadSentence {
+  const termsOf = once(statementTerms);
+  return once((text) => readSentence(text, termsOf));
+}
+
+function once<T>(read: (text: string) => T): (text: string) => T {
+  const done = new Map<string, T>();
+  return (text) => {
+    let value = done.get(text);
+    if (value === undefined) done.set(text, (value = read(text)));
+    return value;
   };
 }
 
@@ -212,26 +228,41 @@ function sharedShare(terms: StatementTerms, other: StatementTerms): number {
  */
 function saysAllOf(oldTerms: StatementTerms, oldSentences: readonly ReadSentence[], freshTerms: StatementTerms, freshSentences: readonly ReadSentence[]): boolean {
   if (!isCoveredBy(freshTerms, oldTerms)) return false;
-  // The terms of the old sentences that may be about each subject, gathered once per subject.
-  const termsAbout = new Map<ClauseSubject, Set<string>>();
+  // The old sentences that may be about each subject, and their terms, gathered once per subject.
+  const sentencesAbout = new Map<ClauseSubject, { all: boolean; terms: Set<string> }>();
   const aboutSubject = (subject: ClauseSubject) => {
-    let terms = termsAbout.get(subject);
-    if (!terms) {
-      terms = new Set();
+    let about = sentencesAbout.get(subject);
+    if (!about) {
+      about = { all: true, terms: new Set() };
       for (const sentence of oldSentences) {
-        if (!aboutSomeoneElse(sentence.subjects, new Set([subject]))) for (const term of sentence.terms.terms) terms.add(term);
+        // A sentence of the user's that opens with them and names the relative says the relative's facts too:
+        // "I live in Lyon with my sister, who is a nurse" says "My sister is a nurse".
+        const withThem = opensWithSelf(sentence.clauses[0] ?? '') && namesAnyOf(sentence.text, new Set([subject]));
+        if (withThem || !aboutSomeoneElse(sentence.subjects, new Set([subject]))) for (const term of sentence.terms.terms) about.terms.add(term);
+        else about.all = false;
       }
-      termsAbout.set(subject, terms);
+      sentencesAbout.set(subject, about);
     }
-    return terms;
+    return about;
   };
-  return freshSentences.every((sentence) =>
-    sentence.clauses.every((clause, index) => {
-      const subject = sentence.subjects[index] as ClauseSubject;
-      if (subject === 'unknown') return true;
-      // "I live in Denver with my wife Jess" is read against the user's sentences and the wife's.
-      const about = [subject, ...peopleNamed(clause)].filter((person) => person !== 'pronoun').map(aboutSubject);
-      return [...(sentence.clauseTerms[index] as StatementTerms).terms].every((term) => about.some((terms) => terms.has(term)));
+  // The people each clause of the new text of a known subject may be about: "I live in Denver with my wife
+  // Jess" is read against the user's sentences and the wife's; "He works at Siemens" against every old
+  // sentence but the user's own, since he may be anyone the old text names.
+  const namedIn = once(peopleNamed);
+  const peopleIn = (sentence: ReadSentence, index: number): ClauseSubject[] => {
+    const subject = sentence.subjects[index] as ClauseSubject;
+    return subject === 'unknown' ? [] : [subject, ...namedIn(sentence.clauses[index] as string)];
+  };
+  // When every old sentence may be about everyone these clauses are about, the old text says them, as
+  // `isCoveredBy` found, and the clauses need not be read one by one.
+  const clauseIndexes = (sentence: ReadSentence) => sentence.clauses.map((_, index) => index);
+  const allAbout = (sentence: ReadSentence, index: number) => peopleIn(sentence, index).every((person) => aboutSubject(person).all);
+  const distinct = [...new Set(freshSentences)];
+  if (distinct.every((sentence) => clauseIndexes(sentence).every((index) => allAbout(sentence, index)))) return true;
+  return distinct.every((sentence) =>
+    clauseIndexes(sentence).every((index) => {
+      const about = peopleIn(sentence, index).map((person) => aboutSubject(person).terms);
+      return about.length === 0 || [...(sentence.clauseTerms[index] as StatementTerms).terms].every((term) => about.some((terms) => terms.has(term)));
     }),
   );
 }
@@ -274,8 +305,10 @@ function namesAnyOf(text: string, people: ReadonlySet<ClauseSubject>): boolean {
 
 /**
  * The clauses of a superseded Chinese sentence the merge keeps, since a Chinese clause reads on its own, its
- * subject left out: "我叫张三，是一名AI工程师，目前在北京工作" + "我是AI工程师张三" keeps "目前在北京工作", and "我在阿里巴巴工作，
- * 我老婆在腾讯工作" + "我在字节跳动工作" keeps "我老婆在腾讯工作". Not a clause that leans on one left out (LEANING_CLAUSE:
+ * subject left out: "我叫张三，是一名AI工程师，目前在北京工作" + "我是AI工程师张三" keeps "目前在北京工作", and "我住在杭州，
+ * 我妈妈住在苏州" + "我现在住在苏州" keeps "我妈妈住在苏州". (A sentence that shares less than 30 % of its terms with the
+ * new text is kept whole, its stale clauses too: "我在阿里巴巴工作，我老婆在腾讯工作" stays beside "我在字节跳动工作", as it
+ * did before the subject rules.) Not a clause that leans on one left out (LEANING_CLAUSE:
  * "从2019年开始", "如果下雨"); a list ("猫、狗和兔子") is one clause. An English clause ("working in Beijing") does not
  * read on its own: it goes with its sentence.
  */

@@ -23,12 +23,27 @@ describe('clauseSubject: whom a clause is about, from a few clear forms', () => 
     ['My boss is Anna now', 'unknown'],
     ['Emma lives in Lisbon', 'unknown'],
     ['Coffee is my favourite drink', 'unknown'],
+    // "I" as a numeral or in a road's name is not the user.
+    ['Dad was diagnosed with Type I diabetes', 'unknown'],
+    ['Dad has type I diabetes', 'unknown'],
+    ['Grandpa fought in World War I', 'unknown'],
+    ['Mom drives to work on I-95 every day', 'unknown'],
+    ['The trial is in Phase I now', 'unknown'],
+    ['We read Part I of the book', 'we'],
+    ['During the war I lived in Leeds', 'I'],
     ['We live in Berlin', 'we'],
     ['我在腾讯工作', 'I'],
     ['今天我开始在学校工作了', 'I'],
     // 我 is the subject only at the start of a clause, or after a time word or a link; not as an object.
     ['所以我搬到了杭州', 'I'],
-    ['我妈妈说我太瘦了', 'mother'],
+    // What a relative says or thinks of the user: whose news it is is not known (as before these rules).
+    ['我妈妈说我太瘦了', 'unknown'],
+    ['我老婆说我现在喜欢喝茶了', 'unknown'],
+    ['我妈觉得我太瘦了', 'unknown'],
+    // A relative and the user together: the user's.
+    ['老婆和我现在住在上海', 'I'],
+    ['爸妈和我现在都在上海工作', 'I'],
+    ['我老公跟我住在北京', 'I'],
     ['我老婆比我小三岁', 'wife'],
     ['她是我的好朋友', 'pronoun'],
     ['在医院当护士', 'unknown'],
@@ -47,6 +62,22 @@ describe('clauseSubject: whom a clause is about, from a few clear forms', () => 
     ['我姐夫在银行工作', 'unknown'],
     ['我爷爷奶奶住在乡下', 'unknown'],
     ['我们住在北京', 'we'],
+    // More words for relatives, traditional forms among them.
+    ['我大姐现在住在上海了', 'sister'],
+    ['我大哥在银行工作', 'brother'],
+    ['我老爹在工厂上班', 'father'],
+    ['我闺女在上小学', 'daughter'],
+    ['我老伴在学校上班', 'spouse'],
+    ['我舅媽住在台中', 'aunt'],
+    ['我姨媽住在台北', 'aunt'],
+    ['我嬸嬸住在台北', 'aunt'],
+    ['我姥爺住在鄉下', 'grandfather'],
+    // 我 before a person the list does not name is not the user, as "My boss is Anna" is not.
+    ['我老板在上海', 'unknown'],
+    ['我老师住在北京', 'unknown'],
+    ['我同学在华为工作', 'unknown'],
+    ['我娘在家做饭', 'unknown'],
+    ['我的领导在开会', 'unknown'],
     ['住在乡下', 'unknown'],
   ])('%s → %s', (clause, subject) => {
     expect(clauseSubject(clause)).toBe(subject);

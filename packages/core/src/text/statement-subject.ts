@@ -11,18 +11,18 @@ type Relative = string;
 // A relative or friend, as English and Chinese name them, and the person each stands for.
 const PEOPLE: Readonly<Record<string, Relative>> = {
   mother: 'mother', mom: 'mother', mum: 'mother', 妈妈: 'mother', 妈: 'mother', 老妈: 'mother', 母亲: 'mother', 媽媽: 'mother', 媽: 'mother', 母親: 'mother',
-  father: 'father', dad: 'father', 爸爸: 'father', 爸: 'father', 老爸: 'father', 父亲: 'father', 父親: 'father',
+  father: 'father', dad: 'father', 爸爸: 'father', 爸: 'father', 老爸: 'father', 老爹: 'father', 父亲: 'father', 父親: 'father',
   parents: 'parents', 父母: 'parents', 爸妈: 'parents', 爸媽: 'parents',
   'mother-in-law': 'mother-in-law', 婆婆: 'mother-in-law', 岳母: 'mother-in-law', 'father-in-law': 'father-in-law', 公公: 'father-in-law', 岳父: 'father-in-law',
-  sister: 'sister', 姐姐: 'sister', 姐: 'sister', 妹妹: 'sister', 妹: 'sister',
-  brother: 'brother', 哥哥: 'brother', 哥: 'brother', 弟弟: 'brother', 弟: 'brother',
-  wife: 'wife', 妻子: 'wife', 老婆: 'wife', 太太: 'wife', 媳妇: 'wife', 媳婦: 'wife', 爱人: 'spouse', 愛人: 'spouse', spouse: 'spouse', 对象: 'partner', 對象: 'partner', partner: 'partner',
+  sister: 'sister', 姐姐: 'sister', 大姐: 'sister', 姐: 'sister', 妹妹: 'sister', 妹: 'sister',
+  brother: 'brother', 哥哥: 'brother', 大哥: 'brother', 哥: 'brother', 弟弟: 'brother', 弟: 'brother',
+  wife: 'wife', 妻子: 'wife', 老婆: 'wife', 太太: 'wife', 媳妇: 'wife', 媳婦: 'wife', 爱人: 'spouse', 愛人: 'spouse', 老伴: 'spouse', spouse: 'spouse', 对象: 'partner', 對象: 'partner', partner: 'partner',
   husband: 'husband', 丈夫: 'husband', 老公: 'husband', 先生: 'husband',
   girlfriend: 'girlfriend', 女朋友: 'girlfriend', 女友: 'girlfriend', boyfriend: 'boyfriend', 男朋友: 'boyfriend', 男友: 'boyfriend',
-  son: 'son', 儿子: 'son', 兒子: 'son', daughter: 'daughter', 女儿: 'daughter', 女兒: 'daughter', kid: 'children', child: 'children', children: 'children', 孩子: 'children',
+  son: 'son', 儿子: 'son', 兒子: 'son', daughter: 'daughter', 女儿: 'daughter', 女兒: 'daughter', 闺女: 'daughter', 閨女: 'daughter', kid: 'children', child: 'children', children: 'children', 孩子: 'children',
   grandmother: 'grandmother', grandma: 'grandmother', 奶奶: 'grandmother', 外婆: 'grandmother', 姥姥: 'grandmother',
-  grandfather: 'grandfather', grandpa: 'grandfather', 爷爷: 'grandfather', 爺爺: 'grandfather', 外公: 'grandfather', 姥爷: 'grandfather',
-  aunt: 'aunt', 阿姨: 'aunt', 姑姑: 'aunt', 姨妈: 'aunt', 舅妈: 'aunt', 婶婶: 'aunt',
+  grandfather: 'grandfather', grandpa: 'grandfather', 爷爷: 'grandfather', 爺爺: 'grandfather', 外公: 'grandfather', 姥爷: 'grandfather', 姥爺: 'grandfather',
+  aunt: 'aunt', 阿姨: 'aunt', 姑姑: 'aunt', 姨妈: 'aunt', 舅妈: 'aunt', 婶婶: 'aunt', 姨媽: 'aunt', 舅媽: 'aunt', 嬸嬸: 'aunt',
   uncle: 'uncle', 叔叔: 'uncle', 舅舅: 'uncle', 伯伯: 'uncle', 姑父: 'uncle', 姨父: 'uncle',
   cousin: 'cousin', 表哥: 'cousin', 表姐: 'cousin', 表弟: 'cousin', 表妹: 'cousin', 堂哥: 'cousin', 堂姐: 'cousin', 堂弟: 'cousin', 堂妹: 'cousin',
   friend: 'friend', 朋友: 'friend', 闺蜜: 'friend', 閨蜜: 'friend', colleague: 'colleague', coworker: 'colleague', 同事: 'colleague',
@@ -42,11 +42,14 @@ export const GROUPS: Readonly<Record<string, readonly Relative[]>> = {
 const PEOPLE_WORDS = Object.keys(PEOPLE).sort((a, b) => b.length - a.length).join('|');
 
 // "I", "I'm", "me", "myself" anywhere in an English clause: "My mom is in the hospital and I visit her" is the user's too.
-const ENGLISH_SELF = /(?<![\p{L}\p{N}'’])(?:I(?:['’](?:m|ve|d|ll))?|[Mm]e|[Mm]yself)(?![\p{L}\p{N}'’])/u;
+// Not the numeral of "Type I", "World War I", "Phase I" nor the I of "I-95".
+const ENGLISH_SELF =
+  /(?<![\p{L}\p{N}'’])(?:(?<!(?:[Tt]ype|Class|Phase|War|Part|Grade|Chapter|Level|Stage)\s+)I(?!-)(?:['’](?:m|ve|d|ll))?|[Mm]e|[Mm]yself)(?![\p{L}\p{N}'’])/u;
 // "My (older) sister", "Our kids", "My Mom": a relative, in any case and in the plural.
 const ENGLISH_RELATIVE = `(?:my|our)\\s+(?:(?:older|younger|elder|little|big|best|twin)\\s+)?(${PEOPLE_WORDS})s?`;
 // One at the start of a clause, not as a possessive ("My mom's lasagna") nor in "My sister-in-law", whom the list does not name.
 const ENGLISH_PERSON = new RegExp(`^${ENGLISH_RELATIVE}(?![\\p{L}\\p{N}'’-])`, 'iu');
+const MY_OR_OUR = /(?:my|our)\s/iu;
 const ENGLISH_PERSON_ANYWHERE = new RegExp(`(?<![\\p{L}\\p{N}])${ENGLISH_RELATIVE}(?![\\p{L}\\p{N}-])`, 'giu');
 // "He works at Google", "Her husband works at a bank": someone else, but who is not said.
 const ENGLISH_PRONOUN = /^(?:he|she|they|his|her|their)(?![\p{L}\p{N}'’])/iu;
@@ -62,7 +65,13 @@ const CHINESE_PERSON_ANYWHERE = new RegExp(`我们?的?(${PEOPLE_WORDS})(?!${USE
 // 我 on its own as the subject: at the start of a Chinese clause, or after a time word or a link ("今天我开始…", "所以我…",
 // "我哥伦比亚大学毕业"); not 我们 nor 我(的)+a relative, nor 我 as an object ("他是我大学同学", "我老婆比我小三岁").
 const CHINESE_LEAD = '(?:今天|昨天|明天|现在|目前|最近|以前|之前|后来|去年|今年|明年|平时|每天|周末|其实|所以|但是|但|而且|然后|因为|不过|可是|[0-9一二三四五六七八九十两]+年(?:前|后)?)[，,\\s]*';
-const CHINESE_SELF = new RegExp(`^(?:${CHINESE_LEAD})*我(?!们|的?(?:${PEOPLE_WORDS})(?!${USER_WORD_AFTER}))`, 'u');
+// Nor 我 before a person the list does not name ("我老板", "我老师", "我娘"): whose clause that is, is not known.
+const OTHER_PERSON = '娘|老板|老闆|老师|老師|同学|同學|领导|領導|上司|经理|經理';
+const CHINESE_SELF = new RegExp(`^(?:${CHINESE_LEAD})*我(?!们|的?(?:${OTHER_PERSON})|的?(?:${PEOPLE_WORDS})(?!${USER_WORD_AFTER}))`, 'u');
+// After a relative: "老婆和我现在住在上海" is the user's too; "我妈说我现在在学校工作了" reports what the user is told, whose
+// news it is not known.
+const WITH_ME = /^[和跟与與同]我(?!们|們)/u;
+const TELLS_ME = /^[^，,。]*?(?:说|說|觉得|覺得|认为|認為|告诉|告訴|让|讓)我/u;
 const CHINESE_PRONOUN = /^(?:他|她)/u;
 // He, she, they in any case, and 他, 她 (not in 其他 "other"), anywhere in a text.
 const PRONOUN_ANYWHERE = /(?<![\p{L}\p{N}'’])(?:he|she|him|her|hers|his|they|them|their)(?![\p{L}\p{N}'’])|(?<!其)[他她]/iu;
@@ -72,6 +81,15 @@ const WE = /^(?:we|our|us)(?![\p{L}\p{N}'’])|^(?:我们|咱们)/iu;
 // A space run is matched from its start only (?<!\s), so that a long run is not read again from each space.
 const ENGLISH_CLAUSE_BREAK = /[,;]\s+|(?<!\s)\s+(?:and|but|while|so|because)\s+/iu;
 
+/**
+ * True when a clause opens with the user, "I" or 我: "I live in Lyon with my sister" is the user's, the sister
+ * only with them; "My son drives to work with me" opens with the son.
+ */
+export function opensWithSelf(clause: string): boolean {
+  const text = clause.trim().replace(/^["'“‘「『(]+/u, '');
+  return /^I(?:['’](?:m|ve|d|ll))?(?![\p{L}\p{N}'’-])/u.test(text) || CHINESE_SELF.test(text);
+}
+
 /** The subject of one clause: "I work at Meta" → `'I'`, "我妈妈在医院工作" → `'mother'`, "He works at Google" → `'pronoun'`. */
 export function clauseSubject(clause: string): ClauseSubject {
   const text = clause.trim().replace(/^(?:and|but|while|so)\s+/iu, '').replace(/^["'“‘「『(]+/u, '');
@@ -80,7 +98,12 @@ export function clauseSubject(clause: string): ClauseSubject {
   if (englishPerson) return PEOPLE[(englishPerson[1] as string).toLowerCase()] as Relative;
   if (ENGLISH_PRONOUN.test(text)) return 'pronoun';
   const chinesePerson = CHINESE_PERSON.exec(text);
-  if (chinesePerson) return PEOPLE[(chinesePerson[1] ?? chinesePerson[2]) as string] as Relative;
+  if (chinesePerson) {
+    const rest = text.slice(chinesePerson[0].length);
+    if (WITH_ME.test(rest)) return 'I';
+    if (TELLS_ME.test(rest)) return 'unknown';
+    return PEOPLE[(chinesePerson[1] ?? chinesePerson[2]) as string] as Relative;
+  }
   if (CHINESE_PRONOUN.test(text)) return 'pronoun';
   if (CHINESE_SELF.test(text)) return 'I';
   return WE.test(text) ? 'we' : 'unknown';
@@ -107,8 +130,9 @@ export function clauseSubjects(clauses: readonly string[]): ClauseSubject[] {
  */
 export function peopleNamed(text: string): Set<ClauseSubject> {
   const named = new Set<ClauseSubject>();
-  for (const match of text.matchAll(ENGLISH_PERSON_ANYWHERE)) named.add(PEOPLE[(match[1] as string).toLowerCase()] as Relative);
-  for (const match of text.matchAll(CHINESE_PERSON_ANYWHERE)) named.add(PEOPLE[match[1] as string] as Relative);
+  // Each form needs "my"/"our" or 我: most clauses have neither, and are not searched for a word of the list.
+  if (MY_OR_OUR.test(text)) for (const match of text.matchAll(ENGLISH_PERSON_ANYWHERE)) named.add(PEOPLE[(match[1] as string).toLowerCase()] as Relative);
+  if (text.includes('我')) for (const match of text.matchAll(CHINESE_PERSON_ANYWHERE)) named.add(PEOPLE[match[1] as string] as Relative);
   if (PRONOUN_ANYWHERE.test(text)) named.add('pronoun');
   return named;
 }

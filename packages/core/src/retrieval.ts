@@ -1,5 +1,5 @@
 import type { RetrievalConfig } from './config.js';
-import { daysBetween } from './decay.js';
+import { DAY_MS, daysBetween } from './decay.js';
 import { byScoreThenId } from './score-order.js';
 import type { NamedPeriod } from './text/query-dates.js';
 import type { MemoryRecord, ScoredMemory, ScoreParts } from './types.js';
@@ -16,7 +16,7 @@ export function recencyScore(updatedAt: string, nowMs: number, halfLifeDays: num
 }
 
 /** A day on each side of a named period: a memory's time is UTC, the day a user names is their own. */
-const PERIOD_MARGIN_MS = 86_400_000;
+const PERIOD_MARGIN_MS = DAY_MS;
 
 /** 1 when `createdAt` falls within the period (widened by a day on each side), else 0. */
 export function dateScore(createdAt: string, period: NamedPeriod): number {

@@ -53,7 +53,7 @@ describe('periodNamedIn', () => {
   });
 
   it('reads no date in numbers glued to a version or a longer number', () => {
-    for (const query of ['What changed in v2023-05?', 'the fix in version 1.2023-05', 'Which api-version 2024-02-01 did we pin?', 'api-version=2024-02-01', 'call 1-800-2023-05-11']) {
+    for (const query of ['What changed in v2023-05?', 'the fix in version 1.2023-05', 'Which api-version 2024-02-01 did we pin?', 'api-version=2024-02-01', 'call 1-800-2023-05-11', 'the build release_2023-05-03']) {
       expect(periodNamedIn(query), query).toBeUndefined();
     }
   });

@@ -6,7 +6,7 @@ import { MemloomError } from '@memloom/core';
 
 export const searchCommand: CommandSpec = {
   name: 'search',
-  summary: 'find the memories most relevant to a query (meaning + keywords + weight + recency)',
+  summary: 'find the memories most relevant to a query (meaning + keywords + weight + recency, + date when the query names a day or month)',
   usage: ['search <query...> [options]'],
   description: 'Ranks memories in the scope by memloom\'s hybrid retrieval and shows each score\'s parts and, for stale memories, the freshness warning when the configuration sets "freshness".',
   options: {

@@ -14,7 +14,7 @@ const YEAR = '(\\d{4})';
  * Numbers glued to what comes before are not a date: a version (`v2023-05`, `1.2023-05`,
  * `api-version 2024-02-01`) or a longer number (`1-800-2023-05-11`).
  */
-const NOT_GLUED = '(?<![\\dA-Za-z.-]|version[:= ]{0,2})';
+const NOT_GLUED = '(?<![\\dA-Za-z._-]|version[:= ]{0,2})';
 
 /** How the query can name a day or a month, days first: each part of the query is read by the first form that matches it. */
 const FORMS: ReadonlyArray<{ pattern: RegExp; read: (match: RegExpExecArray) => NamedPeriod | undefined }> = [

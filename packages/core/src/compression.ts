@@ -60,14 +60,14 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   const read = sentenceReader();
   const oldSentences = splitSentences(old).map(read);
   const freshSentences = splitSentences(fresh).map(read);
-  if (saysAllOf(oldTerms, oldSentences, freshTerms, freshSentences)) return old.length <= maxLength ? old : fresh;
+  const freshSubjects = new Set([...freshSentences.flatMap((sentence) => sentence.subjects), ...peopleNamed(fresh)]);
+  const freshKnown = !freshSubjects.has('unknown');
+  if (freshKnown ? saysAllOf(oldTerms, oldSentences, freshTerms, freshSentences) : isCoveredBy(freshTerms, oldTerms)) return old.length <= maxLength ? old : fresh;
 
   // An old sentence or clause that speaks of the same things as the new text is superseded by it; one
   // about something else, or someone else (`aboutSomeoneElse`), is kept after it. The new text is about
   // the subject of each of its clauses and anyone it names ("I visit my mom now"); one with a clause of
   // unknown subject may be about anyone, and then no old subject is read.
-  const freshSubjects = new Set([...freshSentences.flatMap((sentence) => sentence.subjects), ...peopleNamed(fresh)]);
-  const freshKnown = !freshSubjects.has('unknown');
   // An old text that names someone the new text is about is not someone else's, even when it is read as
   // the user's: "My girlfriend Mia lives with me in Boston" beside "My girlfriend Mia lives in New York now".
   const keptBeside = (terms: StatementTerms, subjects: () => readonly ClauseSubject[], text: string) =>
@@ -164,7 +164,8 @@ interface ReadSentence {
 /**
  * A Chinese sentence's terms are those of its clauses, each clause read once (a word never runs over a
  * comma). Everything is read only when asked for: most sentences are kept or superseded by their terms
- * alone, and of the new text's sentences only the subjects are needed. `termsOf` reads a text's terms.
+ * alone; of the new text's sentences, the subjects are needed, and their clauses' terms only when
+ * `saysAllOf` reads clause by clause. `termsOf` reads a text's terms.
  */
 function readSentence(text: string, termsOf: (text: string) => StatementTerms): ReadSentence {
   const chinese = hasCjk(text);
@@ -222,9 +223,8 @@ function sharedShare(terms: StatementTerms, other: StatementTerms): number {
  * True when the old text already says all the new one says (`isCoveredBy`), each clause of the new text
  * read against the old sentences that may be about the same person (`aboutSomeoneElse`). "My sister Emma
  * lives in Lisbon. My brother lives in Porto." does not say "My sister Emma lives in Porto now": Porto is
- * only in the brother's sentence. Nor does "My friends live in Rome" say "I live in Rome". A clause whose
- * subject the rule does not know is read against the whole old text ("I live in Paris with my wife. I have
- * a dog." says "I live in Paris with my dog").
+ * only in the brother's sentence. Nor does "My friends live in Rome" say "I live in Rome". The caller reads
+ * a new text with a clause of unknown subject ("Emma is happy") by words alone, against the whole old text.
  */
 function saysAllOf(oldTerms: StatementTerms, oldSentences: readonly ReadSentence[], freshTerms: StatementTerms, freshSentences: readonly ReadSentence[]): boolean {
   if (!isCoveredBy(freshTerms, oldTerms)) return false;

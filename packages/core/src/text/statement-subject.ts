@@ -50,7 +50,7 @@ const ENGLISH_RELATIVE = `(?:my|our)\\s+(?:(?:older|younger|elder|little|big|bes
 // One at the start of a clause, not as a possessive ("My mom's lasagna") nor in "My sister-in-law", whom the list does not name.
 const ENGLISH_PERSON = new RegExp(`^${ENGLISH_RELATIVE}(?![\\p{L}\\p{N}'’-])`, 'iu');
 const MY_OR_OUR = /(?:my|our)\s/iu;
-const ENGLISH_PERSON_ANYWHERE = new RegExp(`(?<![\\p{L}\\p{N}])${ENGLISH_RELATIVE}(?![\\p{L}\\p{N}-])`, 'giu');
+const ENGLISH_PERSON_ANYWHERE = new RegExp(`(?<![\\p{L}\\p{N}])${ENGLISH_RELATIVE}(?:\\s+and\\s+(?:my\\s+)?(${PEOPLE_WORDS})s?)?(?![\\p{L}\\p{N}-])`, 'giu');
 // "He works at Google", "Her husband works at a bank": someone else, but who is not said.
 const ENGLISH_PRONOUN = /^(?:he|she|they|his|her|their)(?![\p{L}\p{N}'’])/iu;
 // A word that goes on as another after a relative's is not that relative: "我哥伦比亚大学毕业", "我老公司" and
@@ -58,10 +58,10 @@ const ENGLISH_PRONOUN = /^(?:he|she|they|his|her|their)(?![\p{L}\p{N}'’])/iu;
 const USER_WORD_AFTER = '[伦司寓园交圈]';
 const NOT_THE_RELATIVE = '[伦司寓园交圈夫媳嫂娘妈爸哥弟姐妹爷奶姥]';
 // A Chinese word for a relative of two characters or more, which names them without 我 too: "老婆在银行上班", "爸妈住在上海".
-const CHINESE_WORDS = Object.keys(PEOPLE).filter((word) => /^\p{Script=Han}{2,}$/u.test(word)).sort((a, b) => b.length - a.length).join('|');
+const CHINESE_WORDS = Object.keys(PEOPLE).filter((word) => /^\p{Script=Han}{2,}$/u.test(word) && !/^(?:对象|對象)$/u.test(word)).sort((a, b) => b.length - a.length).join('|');
 // "我妈妈", "我的姐姐", "我朋友们", "老婆" at the start of a Chinese clause; not a possessive ("我妈妈的红烧肉最好吃").
 const CHINESE_PERSON = new RegExp(`^(?:我们?的?(${PEOPLE_WORDS})|(${CHINESE_WORDS}))们?(?!${NOT_THE_RELATIVE}|的)`, 'u');
-const CHINESE_PERSON_ANYWHERE = new RegExp(`我们?的?(${PEOPLE_WORDS})(?!${USER_WORD_AFTER})`, 'gu');
+const CHINESE_PERSON_ANYWHERE = new RegExp(`我们?的?(${PEOPLE_WORDS})(?:[和跟与與]我?的?(${PEOPLE_WORDS}))?(?!${USER_WORD_AFTER})`, 'gu');
 // 我 on its own as the subject: at the start of a Chinese clause, or after a time word or a link ("今天我开始…", "所以我…",
 // "我哥伦比亚大学毕业"); not 我们 nor 我(的)+a relative, nor 我 as an object ("他是我大学同学", "我老婆比我小三岁").
 const CHINESE_LEAD = '(?:今天|昨天|明天|现在|目前|最近|以前|之前|后来|去年|今年|明年|平时|每天|周末|其实|所以|但是|但|而且|然后|因为|不过|可是|[0-9一二三四五六七八九十两]+年(?:前|后)?)[，,\\s]*';
@@ -131,8 +131,8 @@ export function clauseSubjects(clauses: readonly string[]): ClauseSubject[] {
 export function peopleNamed(text: string): Set<ClauseSubject> {
   const named = new Set<ClauseSubject>();
   // Each form needs "my"/"our" or 我: most clauses have neither, and are not searched for a word of the list.
-  if (MY_OR_OUR.test(text)) for (const match of text.matchAll(ENGLISH_PERSON_ANYWHERE)) named.add(PEOPLE[(match[1] as string).toLowerCase()] as Relative);
-  if (text.includes('我')) for (const match of text.matchAll(CHINESE_PERSON_ANYWHERE)) named.add(PEOPLE[match[1] as string] as Relative);
+  if (MY_OR_OUR.test(text)) for (const match of text.matchAll(ENGLISH_PERSON_ANYWHERE)) for (const word of [match[1], match[2]]) if (word) named.add(PEOPLE[word.toLowerCase()] as Relative);
+  if (text.includes('我')) for (const match of text.matchAll(CHINESE_PERSON_ANYWHERE)) for (const word of [match[1], match[2]]) if (word) named.add(PEOPLE[word] as Relative);
   if (PRONOUN_ANYWHERE.test(text)) named.add('pronoun');
   return named;
 }

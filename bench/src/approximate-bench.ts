@@ -24,8 +24,7 @@
 import { decideUpdate, FlatVectorIndex, strategyConfigSchema, type Embedder } from '@memloom/core';
 import { seededRandom } from '@memloom/core/testing';
 import { createDefaultEmbedder } from '@memloom/embeddings';
-import { loadavg } from 'node:os';
-import { describeGit, gitFacts, locomoDir, machineFacts, option, packageFacts, percentiles, printTable, round, writeResults, type Percentiles } from './bench-report.js';
+import { describeGit, locomoDir, option, packageFacts, percentiles, printTable, round, startRun, writeResults, type Percentiles } from './bench-report.js';
 import { loadLocomo, turnText } from './locomo.js';
 
 const args = process.argv.slice(2);
@@ -40,9 +39,7 @@ if (sizes.some((size) => !Number.isInteger(size) || size < 1000) || !Number.isIn
 const STRATEGY = strategyConfigSchema.parse({});
 const MEDIUM = STRATEGY.mediumSimilarity;
 
-const started = new Date();
-const loadBefore = loadavg()[0] as number;
-const git = gitFacts();
+const { started, git, stamp } = startRun('approximate', args);
 const dataDir = locomoDir(args);
 const conversations = await loadLocomo(dataDir);
 if (conversations.length < 2) throw new Error('the approximate bench needs at least two LoCoMo conversations: the last one gives the queries');
@@ -181,12 +178,7 @@ console.log(`code: ${describeGit(git)}`);
 printTable(rows);
 
 const report = {
-  benchmark: 'approximate',
-  date: started.toISOString(),
-  command: `pnpm bench approximate ${args.join(' ')}`.trim(),
-  git,
-  machine: machineFacts(loadBefore),
-  packages: packageFacts(['@memloom/core', '@memloom/embeddings']),
+  ...stamp(packageFacts(['@memloom/core', '@memloom/embeddings'])),
   setup: {
     pool: "one user's memories: the LoCoMo turns of every conversation but the last, then made-up turns (the first half of one of those turns joined to the second half of another, seeded) up to the size; the default embedder",
     queries: `up to ${queryCount} turns of the last LoCoMo conversation (never in the pool, nor spliced into it), each looked up as it is, and a near twin of each (one word in eight dropped) looked up while the turn is in the pool`,

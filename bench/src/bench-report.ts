@@ -107,6 +107,26 @@ export function packageFacts(names: readonly string[]): Record<string, PackageFa
   return facts;
 }
 
+/**
+ * Start a benchmark run: its start time and code (`started`, `git`), and the load on the machine
+ * now, for `stamp`, which gives the fields every results file opens with (name, date, the command
+ * that ran it, code, machine and its load before and after, `packages` as the benchmark lists them).
+ */
+export function startRun(benchmark: string, args: readonly string[]) {
+  const started = new Date();
+  const loadBefore = loadavg()[0] as number;
+  const git = gitFacts();
+  const stamp = <Packages>(packages: Packages) => ({
+    benchmark,
+    date: started.toISOString(),
+    command: `pnpm bench ${benchmark} ${args.join(' ')}`.trim(),
+    git,
+    machine: machineFacts(loadBefore),
+    packages,
+  });
+  return { started, git, stamp };
+}
+
 /** Write `<name>-<date>.json` under bench/results/ and return its path relative to the repository. */
 export function writeResults(name: string, date: Date, report: unknown): string {
   const dir = join(benchDir, 'results');

@@ -12,7 +12,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createMemory, type Embedder, type MemoryStore, type RetrievalConfigInput } from '@memloom/core';
@@ -23,7 +23,7 @@ import { candidates, sharedParts, shippedDefaultId, type Candidate } from './emb
 import { describeEvidence, evidenceReport, loadLocomo, runLocomo, turnText, type EvidenceReport, type LocomoRun } from './locomo.js';
 import { createBm25Retriever, createMemoryRetriever, VECTOR_ONLY } from './retrievers.js';
 import { HELD_OUT_FRAMES, loadZhMemorySet, MESSAGE_FRAMES, runZhMemorySet, type FramedRecall, type MessageFrame, type ZhRecall } from './zh-memory.js';
-import { benchDir, describeGit, displayPath, gitFacts, locomoDir, machineFacts, option as optionOf, packageFacts as memloomPackageFacts, percentiles, printTable, repoRoot, round, type Percentiles } from './bench-report.js';
+import { benchDir, describeGit, displayPath, locomoDir, option as optionOf, packageFacts as memloomPackageFacts, percentiles, printTable, repoRoot, round, startRun, type Percentiles } from './bench-report.js';
 
 const args = process.argv.slice(2);
 const option = (name: string) => optionOf(args, name);
@@ -46,9 +46,7 @@ if (worker) {
   process.exit(0);
 }
 
-const started = new Date();
-const loadBefore = loadavg()[0] as number;
-const git = gitFacts();
+const { started, git, stamp } = startRun('embeddings', args);
 const speed: Record<string, SpeedResult> = {};
 if (!args.includes('--skip-speed')) {
   for (const candidate of chosen) {
@@ -70,13 +68,8 @@ let quality: QualityResults | undefined;
 if (!args.includes('--skip-quality')) quality = await measureQuality(chosen);
 
 const report = {
-  benchmark: 'embeddings',
-  date: started.toISOString(),
-  command: `pnpm bench embeddings ${args.join(' ')}`.trim(),
-  git,
-  // Other work on the same cores skews every timing: machineFacts says how busy the machine was.
-  machine: machineFacts(loadBefore),
-  packages: packageFacts(),
+  // Other work on the same cores skews every timing: the machine's facts say how busy it was.
+  ...stamp(packageFacts()),
   /** The memloom packages measured (the embedders live in @memloom/embeddings). */
   memloomPackages: memloomPackageFacts(['@memloom/core', '@memloom/embeddings', '@memloom/store-sqlite']),
   embedders: chosen.map((candidate) => ({ name: candidate.name, description: candidate.description, default: !!candidate.isDefault })),

@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MemoryChange } from '@memloom/core';
 import { createSqliteStore, DEFAULT_SQLITE_PATH } from '@memloom/store-sqlite';
-import { describeGit, gitFacts, locomoDir, machineFacts, option, packageFacts, percentiles, printTable, round, runWorker, writeResults, type Percentiles } from './bench-report.js';
+import { describeGit, locomoDir, option, packageFacts, percentiles, printTable, round, runWorker, startRun, writeResults, type Percentiles } from './bench-report.js';
 import { loadLocomo, scoredQuestions, turnText } from './locomo.js';
 import { createBenchEmbedder, EMBEDDER_NAMES, type EmbedderName } from './peers/locomo-rows.js';
 import { createMemloomPeer } from './peers/memloom-peer.js';
@@ -61,9 +61,7 @@ if (workerSize) {
 
 const sizesArg = option(args, '--sizes') ?? '1000,10000,100000';
 const sizes = sizesArg.split(',').map(Number);
-const started = new Date();
-const loadBefore = loadavg()[0] as number;
-const git = gitFacts();
+const { started, git, stamp } = startRun('latency', args);
 const runs: RunReport[] = [];
 for (const size of sizes) {
   process.stderr.write(`latency: ${systems.join(' and ')} at ${size.toLocaleString('en')} memories ...\n`);
@@ -84,12 +82,7 @@ for (const size of sizes) {
 }
 
 const report = {
-  benchmark: 'latency',
-  date: started.toISOString(),
-  command: `pnpm bench latency ${args.join(' ')}`.trim(),
-  git,
-  machine: machineFacts(loadBefore),
-  packages: packageFacts(['memloom', '@memloom/core', '@memloom/embeddings', '@memloom/store-sqlite', '@memloom/langchain-memory', 'mem0ai', 'better-sqlite3', 'sqlite-vec']),
+  ...stamp(packageFacts(['memloom', '@memloom/core', '@memloom/embeddings', '@memloom/store-sqlite', '@memloom/langchain-memory', 'mem0ai', 'better-sqlite3', 'sqlite-vec'])),
   embedder: embedderName,
   setup: {
     scope: `every memory in one user's scope (${USER}); both systems scoped to it`,

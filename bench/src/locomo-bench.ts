@@ -10,20 +10,18 @@
  * bench/results/locomo-<date>.json.
  */
 import { existsSync } from 'node:fs';
-import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import {
   describeGit,
   displayPath,
-  gitFacts,
   locomoDir,
-  machineFacts,
   option,
   packageFacts,
   percentiles,
   printTable,
   round,
   runWorker,
+  startRun,
   writeResults,
   type Percentiles,
 } from './bench-report.js';
@@ -48,9 +46,7 @@ const unknown = only?.filter((name) => !LOCOMO_ROWS.some((row) => row.name === n
 if (unknown.length > 0) throw new Error(`unknown rows ${unknown.join(', ')}; rows: ${LOCOMO_ROWS.map((row) => row.name).join(', ')}`);
 if (!existsSync(dataDir)) throw new Error(`LoCoMo data not found at ${dataDir}: pass --data <dir> (a folder of conv-*.json files)`);
 
-const started = new Date();
-const loadBefore = loadavg()[0] as number;
-const git = gitFacts();
+const { started, git, stamp } = startRun('locomo', args);
 const conversations = await loadLocomo(dataDir);
 const rows: RowReport[] = [];
 for (const row of LOCOMO_ROWS.filter((candidate) => !only || only.includes(candidate.name))) {
@@ -71,12 +67,7 @@ for (const row of LOCOMO_ROWS.filter((candidate) => !only || only.includes(candi
 }
 
 const report = {
-  benchmark: 'locomo',
-  date: started.toISOString(),
-  command: `pnpm bench locomo ${args.join(' ')}`.trim(),
-  git,
-  machine: machineFacts(loadBefore),
-  packages: packageFacts(['memloom', '@memloom/core', '@memloom/embeddings', '@memloom/store-sqlite', '@memloom/store-markdown', '@memloom/langchain-memory', 'mem0ai', '@langchain/classic', '@langchain/core']),
+  ...stamp(packageFacts(['memloom', '@memloom/core', '@memloom/embeddings', '@memloom/store-sqlite', '@memloom/store-markdown', '@memloom/langchain-memory', 'mem0ai', '@langchain/classic', '@langchain/core'])),
   data: {
     dir: displayPath(dataDir),
     conversations: conversations.map((conversation) => conversation.id),

@@ -19,10 +19,9 @@ import { createMemory, hasCjk, mergeDeterministic, type Embedder, type UpdateDec
 import { createInMemoryStore } from '@memloom/core/testing';
 import { createDefaultEmbedder } from '@memloom/embeddings';
 import { readFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { benchDir, describeGit, displayPath, gitFacts, machineFacts, option, packageFacts, percentiles, printTable, round, writeResults } from './bench-report.js';
+import { benchDir, describeGit, displayPath, option, packageFacts, percentiles, printTable, round, startRun, writeResults } from './bench-report.js';
 
 export interface MergePair {
   id: string;
@@ -129,9 +128,7 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const given = option(args, '--data');
   const dataFile = given ? resolve(process.env.INIT_CWD ?? process.cwd(), given) : DEFAULT_PAIRS_FILE;
-  const started = new Date();
-  const loadBefore = loadavg()[0] as number;
-  const git = gitFacts();
+  const { started, git, stamp } = startRun('merge', args);
   const { pairs, sets } = readPairsFile(dataFile);
   const embedder = createDefaultEmbedder();
 
@@ -165,12 +162,7 @@ async function main(): Promise<void> {
   console.log(`add decided: ${[...strategies].map(([strategy, count]) => `${strategy} ${count}`).join(', ')}`);
 
   const report = {
-    benchmark: 'merge',
-    date: started.toISOString(),
-    command: `pnpm bench merge ${args.join(' ')}`.trim(),
-    git,
-    machine: machineFacts(loadBefore),
-    packages: packageFacts(['@memloom/core', '@memloom/embeddings']),
+    ...stamp(packageFacts(['@memloom/core', '@memloom/embeddings'])),
     setup: {
       data: displayPath(dataFile),
       direct: "mergeDeterministic(old, new, 'full', 10000)",

@@ -13,9 +13,8 @@
 //   merge [--data <pairs file>]     labelled merges: what the offline merge keeps and drops, directly and through add (see src/merge-bench.ts)
 //   peers                           locomo, then latency, with their defaults
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -71,9 +70,9 @@ async function runStore(args) {
   const sizesArg = valueOf(args, '--sizes') ?? '10000,100000';
   const sizes = sizesArg.split(',').map(Number);
   const runs = [];
-  const loadBefore = loadavg();
-  const { gitFacts, describeGit, packageFacts } = await benchReport();
-  const git = gitFacts();
+  const { startRun, describeGit, packageFacts, writeResults } = await benchReport();
+  // Other work on the same cores skews every number: the stamp says how busy the machine was.
+  const benchRun = startRun('store', ['--sizes', sizesArg]);
   for (const size of sizes) {
     for (const backend of ['sqlite', 'sqlite-vec', 'sqlite-shuffled', 'memory', 'brute']) {
       process.stderr.write(`store bench: ${backend} at ${size.toLocaleString('en')} memories ...\n`);
@@ -98,24 +97,10 @@ async function runStore(args) {
       run.top10AgreementWithBruteForce = overlap.reduce((sum, value) => sum + value, 0) / overlap.length;
     }
   }
-  const stamp = new Date().toISOString();
   const report = {
-    benchmark: 'store',
-    date: stamp,
-    command: `pnpm bench store --sizes ${sizesArg}`,
-    git,
-    machine: {
-      cores: cpus().length,
-      cpu: cpus()[0]?.model,
-      ramGiB: Math.round(totalmem() / 1024 ** 3),
-      node: process.version,
-      platform: `${process.platform} ${process.arch}`,
-      // Other work on the same cores skews every number: say how busy the machine was.
-      loadAverage1mBeforeAfter: [round2(loadBefore[0]), round2(loadavg()[0])],
-    },
-    versions: versions(),
     // Versions and installed sizes, as the peer benchmarks report them.
-    packages: packageFacts(['@memloom/core', '@memloom/store-sqlite', 'better-sqlite3', 'sqlite-vec']),
+    ...benchRun.stamp(packageFacts(['@memloom/core', '@memloom/store-sqlite', 'better-sqlite3', 'sqlite-vec'])),
+    versions: versions(),
     data: {
       sizes,
       users: 100,
@@ -128,12 +113,9 @@ async function runStore(args) {
     },
     runs: runs.map(({ top10, ...run }) => run),
   };
-  const resultsDir = join(here, 'results');
-  mkdirSync(resultsDir, { recursive: true });
-  const file = join(resultsDir, `store-${stamp.slice(0, 19).replaceAll(':', '-')}.json`);
-  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-  printStoreTable(report, describeGit(git));
-  console.log(`\nwritten to bench/results/${file.split('/').at(-1)}`);
+  const file = writeResults('store', benchRun.started, report);
+  printStoreTable(report, describeGit(benchRun.git));
+  console.log(`\nwritten to ${file}`);
 }
 
 function printStoreTable(report, code) {

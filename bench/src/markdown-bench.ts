@@ -10,15 +10,14 @@
  * `--embedder test` uses core's test embedder (384 dimensions, a hashed bag
  * of words) to see the store's own share alone.
  */
-import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { MemoryChange } from '@memloom/core';
 import { createTestEmbedder } from '@memloom/core/testing';
 import { createOfflineEmbedder } from '@memloom/embeddings';
 import { createMarkdownStore, type MarkdownStore } from '@memloom/store-markdown';
-import { describeGit, gitFacts, machineFacts, packageFacts, percentiles } from './bench-report.js';
+import { describeGit, packageFacts, percentiles, startRun, writeResults } from './bench-report.js';
 import { benchRecord, createChange } from './store-data.js';
 
 const BATCH = 500;
@@ -208,20 +207,9 @@ function printTable(rows: SizeResult[]): void {
 }
 
 async function saveResults(rows: SizeResult[]): Promise<string> {
-  const now = new Date();
-  const directory = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'results');
-  await mkdir(directory, { recursive: true });
-  const file = path.join(directory, `markdown-${now.toISOString().slice(0, 19).replaceAll(':', '-')}.json`);
-  // Other work on the same cores skews every timing: machineFacts says how busy the machine was.
-  const machine = machineFacts(loadBefore);
   const report = {
-    suite: 'markdown',
-    date: now.toISOString(),
-    command: `pnpm bench markdown${process.argv.slice(2).length ? ` ${process.argv.slice(2).join(' ')}` : ''}`,
-    git,
-    machine,
     // The embedder's package too: the default's vectors come from @memloom/embeddings.
-    packages: packageFacts(['@memloom/core', '@memloom/store-markdown', '@memloom/embeddings']),
+    ...run.stamp(packageFacts(['@memloom/core', '@memloom/store-markdown', '@memloom/embeddings'])),
     embedder:
       embedderName === 'test'
         ? `${embedder.id} (core test embedder, ${DIMENSION} dims: the store's own share alone)`
@@ -229,8 +217,7 @@ async function saveResults(rows: SizeResult[]): Promise<string> {
     settings: { fsync: true, checkIntervalMs: 0, batch: BATCH, queries: queryCount, singleAdds: singleCount, scopes: 1 },
     results: rows,
   };
-  await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
-  return file;
+  return writeResults('markdown', run.started, report);
 }
 
 function parseArgs(list: string[]): Record<string, string> {
@@ -243,11 +230,11 @@ function parseArgs(list: string[]): Record<string, string> {
   return out;
 }
 
-const loadBefore = os.loadavg()[0] ?? 0;
-const git = gitFacts();
+// Other work on the same cores skews every timing: the stamp says how busy the machine was.
+const run = startRun('markdown', process.argv.slice(2));
 const results: SizeResult[] = [];
 for (const size of sizes) results.push(await benchSize(size));
-console.log(`code: ${describeGit(git)}`);
+console.log(`code: ${describeGit(run.git)}`);
 printTable(results);
 const written = await saveResults(results);
-console.log(`\nresults written to ${path.relative(process.cwd(), written)}`);
+console.log(`\nresults written to ${written}`);

@@ -35,6 +35,17 @@ describe('tokenize', () => {
     expect(tokenize('你們好嗎')).toEqual(['你們', '好', '好嗎']);
   });
 
+  it('reads the past forms of common irregular verbs as the verb, and leaves ambiguous forms alone', () => {
+    for (const [verb, ...forms] of [['go', 'went', 'gone'], ['buy', 'bought'], ['think', 'thought'], ['write', 'wrote', 'written'], ['win', 'won']] as string[][]) {
+      for (const form of forms) expect(tokenize(`She ${form}`), form).toEqual(tokenize(`She ${verb}`));
+    }
+    expect(tokenize('When did Melanie go camping?')).toEqual(['melani', 'go', 'camp']);
+    expect(tokenize('Melanie went camping')).toEqual(['melani', 'go', 'camp']);
+    // Just as often another word: left (the left side), found (found a company), saw (a saw), felt (the fabric).
+    for (const [form, verb] of [['left', 'leave'], ['found', 'find'], ['saw', 'see'], ['felt', 'feel']] as const) expect(tokenize(form), form).not.toEqual(tokenize(verb));
+    expect(tokenize('went', { stem: false })).toEqual(['went']);
+  });
+
   it('handles mixed scripts, numbers and emoji', () => {
     const tokens = tokenize('AI工程师 in 2023 ☕️');
     expect(tokens).toEqual(expect.arrayContaining(['ai', '工程', '师', '2023']));
@@ -71,6 +82,13 @@ describe('TextIndex (BM25)', () => {
     index.set('c', 'the machine is fixed');
     expect(index.search('espresso', 10)).toEqual([]);
     expect(index.size).toBe(2);
+  });
+
+  it('finds a memory told in the past tense from a question in the present (did … buy → bought)', () => {
+    const index = new TextIndex();
+    index.set('past', 'I bought a red bike last week');
+    index.set('other', 'my neighbour wants a bike');
+    expect(index.search('When did she buy the bike?', 10).map((hit) => hit.id)).toEqual(['past', 'other']);
   });
 
   it('filters before ranking', () => {

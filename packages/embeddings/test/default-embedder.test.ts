@@ -15,7 +15,7 @@ describe('default embedder', () => {
   const embedder = createDefaultEmbedder();
 
   it('names its vector space and has 100 + 384 dimensions', () => {
-    expect(embedder.id).toBe('memloom/offline-v3(memloom/word-vectors-v3:glove100d-50k-sif-abtt2+cedict*0.8+lexical-v2:t4:w256:c128*0.2)');
+    expect(embedder.id).toBe('memloom/offline-v3(memloom/word-vectors-v3:glove100d-50k-sif-abtt2+cedict*0.8+lexical-v2:t5:w256:c128*0.2)');
     expect(embedder.dimension).toBe(484);
     expect(createOfflineEmbedder({ semanticWeight: 0.5 }).id).not.toBe(createOfflineEmbedder().id);
   });
@@ -23,7 +23,7 @@ describe('default embedder', () => {
   it('takes other lexical bucket counts, and names them in its id', async () => {
     const wide = createOfflineEmbedder({ lexical: { wordDimension: 768, charDimension: 256 } });
     expect(wide.dimension).toBe(1124);
-    expect(wide.id).toContain('lexical-v2:t4:w768:c256');
+    expect(wide.id).toContain('lexical-v2:t5:w768:c256');
     const [vector] = await wide.embed(['I drink espresso every morning']);
     expect(vector).toHaveLength(1124);
     expect(() => createOfflineEmbedder({ lexical: { wordDimension: 3 } })).toThrow(/wordDimension/);
@@ -34,7 +34,7 @@ describe('default embedder', () => {
     // Only the bucket counts are typed, but JavaScript callers can pass the rest, and they change the vectors.
     const other = createOfflineEmbedder({ lexical: { charWeight: 0.9, charNgramSize: 5 } as never });
     expect(other.id).not.toBe(base.id);
-    expect(other.id).toContain('lexical-v2:t4:w256:c128x5@0.9*0.2');
+    expect(other.id).toContain('lexical-v2:t5:w256:c128x5@0.9*0.2');
     expect(createOfflineEmbedder({ lexical: { charWeight: 0.9 } as never }).id).toContain(':c128@0.9*');
     expect(createOfflineEmbedder({ lexical: { charNgramSize: 4 } as never }).id).toContain(':c128x4*');
     const [a] = await base.embed(['photography hobby']);
@@ -43,7 +43,7 @@ describe('default embedder', () => {
     // Settings equal to the defaults, spelt out or not, keep the id every existing store holds.
     const explicit = createOfflineEmbedder({ lexical: { wordDimension: 256, charDimension: 128, charNgramSize: 3, charWeight: 0.3 } as never });
     expect(explicit.id).toBe(base.id);
-    expect(base.id).toBe('memloom/offline-v3(memloom/word-vectors-v3:glove100d-50k-sif-abtt2+cedict*0.8+lexical-v2:t4:w256:c128*0.2)');
+    expect(base.id).toBe('memloom/offline-v3(memloom/word-vectors-v3:glove100d-50k-sif-abtt2+cedict*0.8+lexical-v2:t5:w256:c128*0.2)');
   });
 
   it('rejects null options with INVALID_OPTIONS; undefined means the defaults', () => {

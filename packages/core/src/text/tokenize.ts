@@ -21,13 +21,15 @@ const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud
  * traditional forms of the function characters (過 嗎 們 這 個 與 於) are
  * function characters too, as their simplified forms were (not 著: in
  * simplified text it is zhù, as in 著名 and 著作, not the particle 着).
+ * 5: the past forms of common irregular English verbs are terms of the verb
+ * (went and gone are go, bought is buy; `IRREGULAR_VERBS`).
  */
-export const TOKENIZER_VERSION = 4;
+export const TOKENIZER_VERSION = 5;
 
 export interface TokenizeOptions {
   /** Drop common English words. @default true */
   stopwords?: boolean;
-  /** Porter-stem English words. @default true */
+  /** Porter-stem English words, reading irregular past forms as their verb (went → go). @default true */
   stem?: boolean;
 }
 
@@ -36,7 +38,8 @@ export interface TokenizeOptions {
  * query ranks alike everywhere.
  *
  * - Latin text: Unicode word boundaries, lowercased, NFKC-normalized,
- *   possessive `'s` dropped, stopwords removed, Porter-stemmed.
+ *   possessive `'s` dropped, stopwords removed, Porter-stemmed (a past form
+ *   of a common irregular verb first read as the verb: went → go).
  * - Chinese, Japanese, Korean runs: every character and every pair of
  *   adjacent characters, so 咖啡 matches 喝咖啡 without a dictionary.
  */
@@ -88,10 +91,34 @@ function pushCjk(run: string, tokens: string[], useStopwords: boolean): void {
   }
 }
 
+/**
+ * Common irregular English verbs, each as `verb past-form…`: a question asks
+ * "When did she go…?", the memory says "she went…", and the Porter stemmer
+ * leaves went, bought and thought as they are. Forms that are just as often
+ * another word are left out (left, found, saw, felt, fell, lay, lie, lit, led,
+ * rose, bore, born, bit, fed, meant, read, put).
+ */
+const IRREGULAR_VERBS =
+  'become became|begin began begun|bend bent|bite bitten|bleed bled|blow blew blown|break broke broken|bring brought|build built|' +
+  'buy bought|catch caught|choose chose chosen|come came|dig dug|draw drew drawn|drink drank drunk|drive drove driven|eat ate eaten|' +
+  'fight fought|fly flew flown|forget forgot forgotten|forgive forgave forgiven|freeze froze frozen|get got gotten|give gave given|' +
+  'go went gone|grow grew grown|hang hung|hear heard|hide hid hidden|hold held|keep kept|know knew known|lose lost|make made|meet met|' +
+  'overcome overcame|pay paid|ride rode ridden|ring rang rung|run ran|say said|see seen|seek sought|sell sold|send sent|' +
+  'shake shook shaken|shoot shot|show shown|sing sang sung|sit sat|sleep slept|speak spoke spoken|spend spent|stand stood|' +
+  'steal stole stolen|sweep swept|swim swam swum|take took taken|teach taught|tell told|think thought|throw threw thrown|' +
+  'understand understood|wake woke woken|wear wore worn|weep wept|win won|write wrote written';
+/** Past form → the verb, e.g. went → go. */
+const VERB_OF_PAST_FORM: ReadonlyMap<string, string> = new Map(
+  IRREGULAR_VERBS.split('|').flatMap((group) => {
+    const [verb, ...forms] = group.split(' ') as [string, ...string[]];
+    return forms.map((form): [string, string] => [form, verb]);
+  }),
+);
+
 function pushLatin(word: string, tokens: string[], useStopwords: boolean, useStem: boolean): void {
   let cleaned = word.replace(/['’]s$/u, '').replace(/['’]/gu, '');
   if (!cleaned) return;
   if (useStopwords && ENGLISH_STOPWORDS.has(cleaned)) return;
-  if (useStem) cleaned = porterStem(cleaned);
+  if (useStem) cleaned = porterStem(VERB_OF_PAST_FORM.get(cleaned) ?? cleaned);
   tokens.push(cleaned);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compressDeterministic, createMemory, fitLines, lastCharacters, hasLoneSurrogate, keywords, mergeDeterministic, pairSafeEnd, porterStem, TextIndex, tokenize, withoutChineseDiscourse } from '../src/index.js';
+import { compressDeterministic, createMemory, fitLines, lastCharacters, hasLoneSurrogate, keywords, keywordTerms, mergeDeterministic, pairSafeEnd, porterStem, TextIndex, tokenize, withoutChineseDiscourse } from '../src/index.js';
 import { createFakeClock, createInMemoryStore, createTestEmbedder } from '../src/testing/index.js';
 import { referenceKeywords, referenceTokenize } from './reference-text.js';
 
@@ -35,15 +35,26 @@ describe('tokenize', () => {
     expect(tokenize('你們好嗎')).toEqual(['你們', '好', '好嗎']);
   });
 
-  it('reads the past forms of common irregular verbs as the verb, and leaves ambiguous forms alone', () => {
-    for (const [verb, ...forms] of [['go', 'went', 'gone'], ['buy', 'bought'], ['think', 'thought'], ['write', 'wrote', 'written'], ['win', 'won']] as string[][]) {
-      for (const form of forms) expect(tokenize(`She ${form}`), form).toEqual(tokenize(`She ${verb}`));
+  it('reads the past forms of common irregular verbs as the verb for keyword search, and leaves ambiguous forms alone', () => {
+    for (const [verb, ...forms] of [['go', 'went', 'gone'], ['buy', 'bought'], ['write', 'wrote', 'written'], ['break', 'broken']] as string[][]) {
+      for (const form of forms) expect(keywordTerms(`She ${form}`), form).toEqual(keywordTerms(`She ${verb}`));
     }
-    expect(tokenize('When did Melanie go camping?')).toEqual(['melani', 'go', 'camp']);
-    expect(tokenize('Melanie went camping')).toEqual(['melani', 'go', 'camp']);
-    // Just as often another word: left (the left side), found (found a company), saw (a saw), felt (the fabric).
-    for (const [form, verb] of [['left', 'leave'], ['found', 'find'], ['saw', 'see'], ['felt', 'feel']] as const) expect(tokenize(form), form).not.toEqual(tokenize(verb));
-    expect(tokenize('went', { stem: false })).toEqual(['went']);
+    expect(keywordTerms('When did Melanie go camping?')).toEqual(['melani', 'go', 'camp']);
+    expect(keywordTerms('Melanie went camping')).toEqual(['melani', 'go', 'camp']);
+    // As often another word: left (the left side), found (found a company), saw (a saw), felt (the fabric), a thought,
+    // a flu shot, the Met, Sat(urday), the Korean won, Drew, I'm broke, a bicycle spoke.
+    for (const [form, verb] of [['left', 'leave'], ['found', 'find'], ['saw', 'see'], ['felt', 'feel'], ['thought', 'think'], ['shot', 'shoot'], ['met', 'meet'], ['sat', 'sit'], ['won', 'win'], ['drew', 'draw'], ['broke', 'break'], ['spoke', 'speak']] as const) {
+      expect(keywordTerms(form), form).not.toEqual(keywordTerms(verb));
+    }
+    expect(tokenize('went', { stem: false, pastForms: 'verb' })).toEqual(['went']);
+  });
+
+  it('keeps past forms as written unless asked: what compares statements tells a plan from what happened', () => {
+    expect(tokenize('I went to Paris')).not.toEqual(tokenize('I go to Paris'));
+    expect(tokenize('I bought a house')).toEqual(['bought', 'hous']);
+    expect(tokenize('I bought a house', { pastForms: 'verb' })).toEqual(tokenize('I buy a house'));
+    // The deterministic merge reads the news, not the plan it settles: "I bought a house" is kept.
+    expect(mergeDeterministic('I want to buy a house', 'I bought a house', 'full', 1000)).toBe('I bought a house');
   });
 
   it('handles mixed scripts, numbers and emoji', () => {

@@ -1,4 +1,4 @@
-import { keywordText, tokenize, type MemoryRecord } from '@memloom/core';
+import { keywordTerms, keywordText, type MemoryRecord } from '@memloom/core';
 
 export interface SparseVector {
   indices: number[];
@@ -13,13 +13,13 @@ export interface Bm25Parameters {
 
 /**
  * The document side of BM25 as a sparse vector: one dimension per term of
- * core's `tokenize` (hashed to 32 bits), valued by saturated, length-normalized
+ * core's `keywordTerms` (hashed to 32 bits), valued by saturated, length-normalized
  * term frequency. Qdrant multiplies in the IDF itself (`modifier: idf`), so
  * the dot product with a query of unit weights is the BM25 score.
  * Returns undefined for text with no terms (nothing to index).
  */
 export function documentVector(text: string, parameters: Bm25Parameters): SparseVector | undefined {
-  const terms = tokenize(text);
+  const terms = keywordTerms(text);
   if (terms.length === 0) return undefined;
   const counts = new Map<number, number>();
   for (const term of terms) {
@@ -42,7 +42,7 @@ export function memoryTextVector(memory: Pick<MemoryRecord, 'content' | 'context
 
 /** The query side: each distinct term once, weight 1. Undefined when the query has no terms. */
 export function queryVector(text: string): SparseVector | undefined {
-  const indices = [...new Set(tokenize(text).map(termIndex))].sort((x, y) => x - y);
+  const indices = [...new Set(keywordTerms(text).map(termIndex))].sort((x, y) => x - y);
   return indices.length === 0 ? undefined : { indices, values: indices.map(() => 1) };
 }
 

@@ -1,12 +1,12 @@
-import { SCOPE_KEYS, tokenize, type Scope, type ScopeKey } from '@memloom/core';
+import { keywordTerms, SCOPE_KEYS, type Scope, type ScopeKey } from '@memloom/core';
 
 /**
- * The text FTS5 indexes for a memory: core's tokens joined by spaces, so
+ * The text FTS5 indexes for a memory: core's `keywordTerms` joined by spaces, so
  * every store matches and ranks the same terms (Porter stems for English,
  * single characters and pairs for Chinese, Japanese and Korean).
  */
 export function indexTerms(content: string): string {
-  return tokenize(content).join(' ');
+  return keywordTerms(content).join(' ');
 }
 
 /** Insert FTS rows given as a JSON array of [rowid, terms, scope terms]. */
@@ -34,7 +34,7 @@ function scopeTerm(key: ScopeKey, value: string | undefined): string {
  * the user's text are plain words. Undefined when the text holds no term.
  */
 export function matchExpression(text: string, scope: Scope | undefined, exact = false): string | undefined {
-  const terms = [...new Set(tokenize(text))];
+  const terms = [...new Set(keywordTerms(text))];
   if (terms.length === 0) return undefined;
   const parts = [`terms : (${terms.map((term) => `"${term.replaceAll('"', '""')}"`).join(' OR ')})`];
   if (scope) {

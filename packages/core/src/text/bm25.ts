@@ -1,5 +1,5 @@
 import { scoreThenId } from '../score-order.js';
-import { tokenize } from './tokenize.js';
+import { keywordTerms } from './tokenize.js';
 
 export interface TextIndexOptions {
   /** BM25 term-frequency saturation. @default 1.2 */
@@ -14,7 +14,7 @@ export interface TextHit {
 }
 
 /**
- * An in-process BM25 keyword index over core's `tokenize`. Stores without a
+ * An in-process BM25 keyword index over core's `keywordTerms`. Stores without a
  * text engine of their own (in-memory, markdown's derived index) use it.
  */
 export class TextIndex {
@@ -37,7 +37,7 @@ export class TextIndex {
   /** Index (or re-index) one document. */
   set(id: string, text: string): void {
     this.delete(id);
-    const terms = tokenize(text);
+    const terms = keywordTerms(text);
     const counts = new Map<string, number>();
     for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
     for (const [term, count] of counts) {
@@ -69,7 +69,7 @@ export class TextIndex {
     if (documentCount === 0 || limit <= 0) return [];
     const averageLength = this.totalLength / documentCount || 1;
     const scores = new Map<string, number>();
-    for (const term of new Set(tokenize(query))) {
+    for (const term of new Set(keywordTerms(query))) {
       const posting = this.postings.get(term);
       if (!posting) continue;
       const idf = Math.log(1 + (documentCount - posting.size + 0.5) / (posting.size + 0.5));

@@ -21,16 +21,24 @@ const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud
  * traditional forms of the function characters (過 嗎 們 這 個 與 於) are
  * function characters too, as their simplified forms were (not 著: in
  * simplified text it is zhù, as in 著名 and 著作, not the particle 着).
- * 5: the past forms of common irregular English verbs are terms of the verb
- * (went and gone are go, bought is buy; `IRREGULAR_VERBS`).
+ * 5: with `pastForms: 'verb'` (what keyword indexes and their queries use),
+ * the past forms of common irregular English verbs are terms of the verb (went
+ * and gone are go, bought is buy; `IRREGULAR_VERBS`).
  */
 export const TOKENIZER_VERSION = 5;
 
 export interface TokenizeOptions {
   /** Drop common English words. @default true */
   stopwords?: boolean;
-  /** Porter-stem English words, reading irregular past forms as their verb (went → go). @default true */
+  /** Porter-stem English words. @default true */
   stem?: boolean;
+  /**
+   * `'verb'`: read the past form of a common irregular verb as the verb when stemming (went → go, bought → buy),
+   * so that a keyword query in the present ("When did she go…?") matches a memory told in the past ("she went…").
+   * Keyword indexes and their queries use it; what compares statements (merges, the lexical embedder) does not:
+   * "I hope to win the marathon" and "I won the marathon" are different news. @default 'asWritten'
+   */
+  pastForms?: 'verb' | 'asWritten';
 }
 
 /**
@@ -38,19 +46,21 @@ export interface TokenizeOptions {
  * query ranks alike everywhere.
  *
  * - Latin text: Unicode word boundaries, lowercased, NFKC-normalized,
- *   possessive `'s` dropped, stopwords removed, Porter-stemmed (a past form
- *   of a common irregular verb first read as the verb: went → go).
+ *   possessive `'s` dropped, stopwords removed, Porter-stemmed (with
+ *   `pastForms: 'verb'`, a past form of a common irregular verb first read as
+ *   the verb: went → go).
  * - Chinese, Japanese, Korean runs: every character and every pair of
  *   adjacent characters, so 咖啡 matches 喝咖啡 without a dictionary.
  */
 export function tokenize(text: string, options: TokenizeOptions = {}): string[] {
   const useStopwords = options.stopwords ?? true;
   const useStem = options.stem ?? true;
+  const pastForms = useStem && options.pastForms === 'verb' ? VERB_OF_PAST_FORM : undefined;
   const tokens: string[] = [];
   const normalized = text.normalize('NFKC').toLowerCase();
   const asciiWords = plainAsciiWords(normalized);
   if (asciiWords) {
-    for (const word of asciiWords) pushLatin(word, tokens, useStopwords, useStem);
+    for (const word of asciiWords) pushLatin(word, tokens, useStopwords, useStem, pastForms);
     return tokens;
   }
 
@@ -60,12 +70,21 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
     if (CJK.test(word)) {
       for (const run of word.match(CJK_RUN) ?? []) pushCjk(run, tokens, useStopwords);
       const rest = word.replace(CJK_RUN, ' ').trim();
-      if (rest) for (const piece of rest.split(/\s+/)) pushLatin(piece, tokens, useStopwords, useStem);
+      if (rest) for (const piece of rest.split(/\s+/)) pushLatin(piece, tokens, useStopwords, useStem, pastForms);
       continue;
     }
-    pushLatin(word, tokens, useStopwords, useStem);
+    pushLatin(word, tokens, useStopwords, useStem, pastForms);
   }
   return tokens;
+}
+
+/**
+ * The terms a keyword index holds for a text and a keyword query asks for: `tokenize` with past forms read as the
+ * verb (went → go), so that a question in the present finds a memory told in the past. Every store's keyword search
+ * (core's `TextIndex`, SQLite's FTS rows, Qdrant's sparse vectors) uses it, for documents and queries alike.
+ */
+export function keywordTerms(text: string): string[] {
+  return tokenize(text, { pastForms: 'verb' });
 }
 
 /** True when the text holds any CJK character. */
@@ -94,19 +113,20 @@ function pushCjk(run: string, tokens: string[], useStopwords: boolean): void {
 /**
  * Common irregular English verbs, each as `verb past-form…`: a question asks
  * "When did she go…?", the memory says "she went…", and the Porter stemmer
- * leaves went, bought and thought as they are. Forms that are just as often
- * another word are left out (left, found, saw, felt, fell, lay, lie, lit, led,
- * rose, bore, born, bit, fed, meant, read, put).
+ * leaves went and bought as they are. Forms that are as often another word (a
+ * noun, an adjective, a name) are left out: left, found, saw, felt, fell, lay,
+ * lie, lit, led, rose, bore, born, bit, fed, meant, read, put; thought, shot,
+ * met, sat, won, drew, drove, sung, hung, rung, broke, spoke, stole, drunk, woke.
  */
 const IRREGULAR_VERBS =
-  'become became|begin began begun|bend bent|bite bitten|bleed bled|blow blew blown|break broke broken|bring brought|build built|' +
-  'buy bought|catch caught|choose chose chosen|come came|dig dug|draw drew drawn|drink drank drunk|drive drove driven|eat ate eaten|' +
+  'become became|begin began begun|bend bent|bite bitten|bleed bled|blow blew blown|break broken|bring brought|build built|' +
+  'buy bought|catch caught|choose chose chosen|come came|dig dug|draw drawn|drink drank|drive driven|eat ate eaten|' +
   'fight fought|fly flew flown|forget forgot forgotten|forgive forgave forgiven|freeze froze frozen|get got gotten|give gave given|' +
-  'go went gone|grow grew grown|hang hung|hear heard|hide hid hidden|hold held|keep kept|know knew known|lose lost|make made|meet met|' +
-  'overcome overcame|pay paid|ride rode ridden|ring rang rung|run ran|say said|see seen|seek sought|sell sold|send sent|' +
-  'shake shook shaken|shoot shot|show shown|sing sang sung|sit sat|sleep slept|speak spoke spoken|spend spent|stand stood|' +
-  'steal stole stolen|sweep swept|swim swam swum|take took taken|teach taught|tell told|think thought|throw threw thrown|' +
-  'understand understood|wake woke woken|wear wore worn|weep wept|win won|write wrote written';
+  'go went gone|grow grew grown|hear heard|hide hid hidden|hold held|keep kept|know knew known|lose lost|make made|' +
+  'overcome overcame|pay paid|ride rode ridden|ring rang|run ran|say said|see seen|seek sought|sell sold|send sent|' +
+  'shake shook shaken|show shown|sing sang|sleep slept|speak spoken|spend spent|stand stood|' +
+  'steal stolen|sweep swept|swim swam swum|take took taken|teach taught|tell told|throw threw thrown|' +
+  'understand understood|wake woken|wear wore worn|weep wept|write wrote written';
 /** Past form → the verb, e.g. went → go. */
 const VERB_OF_PAST_FORM: ReadonlyMap<string, string> = new Map(
   IRREGULAR_VERBS.split('|').flatMap((group) => {
@@ -115,10 +135,10 @@ const VERB_OF_PAST_FORM: ReadonlyMap<string, string> = new Map(
   }),
 );
 
-function pushLatin(word: string, tokens: string[], useStopwords: boolean, useStem: boolean): void {
+function pushLatin(word: string, tokens: string[], useStopwords: boolean, useStem: boolean, pastForms?: ReadonlyMap<string, string>): void {
   let cleaned = word.replace(/['’]s$/u, '').replace(/['’]/gu, '');
   if (!cleaned) return;
   if (useStopwords && ENGLISH_STOPWORDS.has(cleaned)) return;
-  if (useStem) cleaned = porterStem(VERB_OF_PAST_FORM.get(cleaned) ?? cleaned);
+  if (useStem) cleaned = porterStem(pastForms?.get(cleaned) ?? cleaned);
   tokens.push(cleaned);
 }

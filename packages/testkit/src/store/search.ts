@@ -272,6 +272,14 @@ export function searchCases(context: StoreContext): void {
         expect(hits.map((hit) => hit.memory.id)).toEqual([running.id]);
       });
 
+      it("matches a past form to its verb as core's keywordTerms read them (did … go finds went)", async () => {
+        const camping = record({ content: 'Melanie went camping with her kids' });
+        const bike = record({ content: 'I bought a red bike' });
+        await context.store.apply([create(camping, axis(0)), create(bike, axis(1))]);
+        expect((await context.store.textSearch!({ text: 'When did Melanie go?', limit: 5 })).map((hit) => hit.memory.id)).toEqual([camping.id]);
+        expect((await context.store.textSearch!({ text: 'what did I buy', limit: 5 })).map((hit) => hit.memory.id)).toEqual([bike.id]);
+      });
+
       it('finds Chinese text by Chinese words inside it', async () => {
         const coffee = record({ content: '我喜欢喝咖啡，每天早上一杯拿铁' });
         const job = record({ content: '我是一名AI工程师，在北京工作' });

@@ -1,8 +1,8 @@
 import { keywords } from './text/keywords.js';
 import { ENGLISH_STOPWORDS } from './text/stopwords.js';
 import { statementTerms, isCoveredBy, type StatementTerms } from './text/statement-terms.js';
-import { GROUPS, clauseSubjects, englishClauses, opensWithSelf, peopleNamed, type ClauseSubject } from './text/statement-subject.js';
-import { hasCjk } from './text/tokenize.js';
+import { GROUPS, clauseSubject, clauseSubjects, englishClauses, opensWithSelf, peopleNamed, type ClauseSubject } from './text/statement-subject.js';
+import { hasCjk, tokenize } from './text/tokenize.js';
 import type { MemoryLevel } from './types.js';
 
 /**
@@ -62,7 +62,13 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   const freshSentences = splitSentences(fresh).map(read);
   const freshSubjects = new Set([...freshSentences.flatMap((sentence) => sentence.subjects), ...peopleNamed(fresh)]);
   const freshKnown = !freshSubjects.has('unknown');
-  if (freshKnown ? saysAllOf(oldTerms, oldSentences, freshTerms, freshSentences) : isCoveredBy(freshTerms, oldTerms)) return old.length <= maxLength ? old : fresh;
+  // The old text says all the new one says, unless the new one, of known subjects, has a count or news word the
+  // old lacks, which the terms leave out ("…metformin twice a day" + "…metformin once a day now":
+  // `holdsWordOldLacks`); one with a clause of unknown subject ("Emma is happy") may be about anyone.
+  const says = (terms: StatementTerms, sentences: readonly ReadSentence[]) => (freshKnown ? saysAllOf(oldTerms, oldSentences, terms, sentences) : isCoveredBy(terms, oldTerms));
+  const saidAlready = says(freshTerms, freshSentences);
+  const newsToOld = freshKnown && holdsWordOldLacks(fresh, old);
+  if (saidAlready && !newsToOld) return old.length <= maxLength ? old : fresh;
 
   // An old sentence or clause that speaks of the same things as the new text is superseded by it; one
   // about something else, or someone else (`aboutSomeoneElse`), is kept after it. The new text is about
@@ -70,25 +76,64 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   // unknown subject may be about anyone, and then no old subject is read.
   // An old text that names someone the new text is about is not someone else's, even when it is read as
   // the user's: "My girlfriend Mia lives with me in Boston" beside "My girlfriend Mia lives in New York now".
-  const keptBeside = (terms: StatementTerms, subjects: () => readonly ClauseSubject[], text: string) =>
+  // A new text that only adds, "also" or "too" (`addsOnly`), supersedes nothing: "I'm allergic to
+  // peanuts." + "I'm also allergic to shellfish." keeps both. But for an old sentence it says again, or says
+  // again with another value (`revalued`): "I love cooking." + "I also love cooking Italian food.", "My dad
+  // lives in York." + "My dad also lives in Leeds." (like the mum), "I sleep 6 hours." + "I sleep 8 hours too."
+  const addition = addsOnly(freshSentences);
+  // One that adds only what the old text says already, its addition words aside, says nothing new: "我喜欢爬山和
+  // 游泳。" + "我还喜欢游泳。", "I love cooking and baking." + "I love baking as well.".
+  if (addition && !saidAlready && !newsToOld) {
+    const plain = fresh.replace(ADDITION_WORDS, '');
+    if (says(statementTerms(plain), splitSentences(plain).map(read))) return old.length <= maxLength ? old : fresh;
+  }
+  let freshValues: Set<string> | undefined;
+  const addedTo = (terms: StatementTerms, text: string) => addition && !revalued(terms, valueTerms(text), freshTerms, (freshValues ??= valueTerms(fresh)), oldTerms);
+  // A he/she sentence right after one that names a single person or pet is about them when the new text is about
+  // them too, a clause of it about them and none about the user: "I have a dog named Bella. She weighs 20 kg." +
+  // "I think Bella weighs 25 kg now." (`namedBefore`, `aboutName`); not "I work with Sarah now" nor "I sleep on
+  // the sofa now because Bella snores".
+  const freshClauses = freshSentences.flatMap((sentence) => sentence.clauses);
+  const aboutNamed = (index: number) => {
+    const name = index > 0 ? namedBefore(oldSentences[index - 1]?.text ?? '') : undefined;
+    if (name === undefined || oldSentences[index]?.subjects.includes('pronoun') !== true) return false;
+    const about = freshClauses.map((clause) => aboutName(clause, name));
+    return about.includes(true) && freshClauses.every((clause, at) => about[at] === true || clauseSubject(clause) !== 'I');
+  };
+  const keptBeside = (terms: StatementTerms, subjects: () => readonly ClauseSubject[], text: string, named = () => false, sharing = 0.3) =>
     terms.terms.size > 0 &&
-    (sharedShare(terms, freshTerms) < 0.3 || (freshKnown && aboutSomeoneElse(subjects(), freshSubjects) && !namesAnyOf(text, freshSubjects)));
-  const extra = oldSentences.flatMap((sentence) => {
-    const kept = keptBeside(sentence.terms, () => sentence.subjects, sentence.text);
-    // A sentence kept is kept whole; of one superseded, a Chinese sentence keeps its clauses about other things.
-    if (kept || !hasCjk(sentence.text)) return kept ? [sentence.text] : [];
-    const clauses = keptClauses(sentence, keptBeside);
-    return clauses.length > 0 ? [clauses.join('').replace(CLAUSE_END, '')] : [];
+    (addedTo(terms, text) || sharedShare(terms, freshTerms) < sharing || (freshKnown && aboutSomeoneElse(subjects(), freshSubjects) && !namesAnyOf(text, freshSubjects) && !named()));
+  // The new sentences an old one may be said again in (`addedInPlace`): those of a new text of a few sentences; a
+  // long new text is not read clause by clause against each old sentence.
+  const distinctFresh = [...new Set(freshSentences)];
+  const inPlace = distinctFresh.length <= 8 ? distinctFresh : [];
+  const extra = oldSentences.flatMap((sentence, index) => {
+    const named = () => aboutNamed(index);
+    const kept = keptBeside(sentence.terms, () => sentence.subjects, sentence.text, named);
+    // A sentence kept is kept whole, but one of whose clauses a new text that only adds says again: then it keeps
+    // its other clauses ("I'm a vegetarian and I love cooking." + "I also love cooking Italian food." keeps "I'm a
+    // vegetarian."). Of one superseded, a Chinese sentence keeps its clauses about other things,
+    // and ends as the sentence did ("我老公开出租车。", not "我老公开出租车"). An English one goes whole, but when the
+    // new text only says it again with another count or news word: then it keeps those of its clauses that share
+    // no word with the new text, or are someone else's, and name their subject (`standingClauses`).
+    if (kept && !(addition && saysAClauseAgain(sentence, freshTerms))) return [sentence.text];
+    if (!hasCjk(sentence.text)) return saidAlready || addition ? standingClauses(sentence, (terms, subjects, text) => keptBeside(terms, subjects, text, named, Number.MIN_VALUE)) : [];
+    const clauses = keptClauses(sentence, (terms, subjects, text) => keptBeside(terms, subjects, text, named), inPlace);
+    if (clauses.length === 0) return [];
+    const text = clauses.join('').replace(CLAUSE_END, '');
+    return [SENTENCE_END.test(text) ? text : text + (SENTENCE_END.exec(sentence.text)?.[0] ?? '')];
   });
   let merged = fresh;
+  let last = fresh;
   for (const sentence of extra) {
     // A sentence end between the two, when the new text has none ("I do not eat meat. I am vegetarian"),
-    // looked for in the last characters only, so that a long merge does not read its text again and again.
-    const ended = /[.!?。！？…]["'”’)\]」』》]*$/u.test(merged.slice(-32));
+    // looked for at the end of the text added last, so that a long merge does not read its text again and again.
+    const ended = SENTENCE_END.test(last);
     const separator = hasCjk(sentence) && hasCjk(merged) ? (ended ? '' : '。') : ended ? ' ' : '. ';
     const next = `${merged}${separator}${sentence}`;
     if (next.length > maxLength) break;
     merged = next;
+    last = sentence;
   }
   return merged;
 }
@@ -114,6 +159,8 @@ const MERGE_CLAUSE = /(?:[^,.;:!?，。；：！？\n]|[,.:](?!\s|$))+[,.;:!?，
 
 // Clause punctuation left at the end of the clauses kept from a sentence.
 const CLAUSE_END = /[\s,;:，；：、]+$/u;
+// The punctuation that ends a sentence, closing quotes and brackets with it.
+const SENTENCE_END = /[.!?。！？…]+["'”’)\]」』》]*$/u;
 
 /**
  * The first words of a Chinese clause that does not stand on its own: a condition, a cause, a concession,
@@ -307,14 +354,173 @@ function namesAnyOf(text: string, people: ReadonlySet<ClauseSubject>): boolean {
  * The clauses of a superseded Chinese sentence the merge keeps, since a Chinese clause reads on its own, its
  * subject left out: "我叫张三，是一名AI工程师，目前在北京工作" + "我是AI工程师张三" keeps "目前在北京工作", and "我住在杭州，
  * 我妈妈住在苏州" + "我现在住在苏州" keeps "我妈妈住在苏州". (A sentence that shares less than 30 % of its terms with the
- * new text is kept whole, its stale clauses too: "我在阿里巴巴工作，我老婆在腾讯工作" stays beside "我在字节跳动工作", as it
+ * new text is kept whole, its stale clauses too: "我在阿里巴巴工作，我老婆在腾讯工作" stays whole beside "我在字节跳动工作", as it
  * did before the subject rules.) Not a clause that leans on one left out (LEANING_CLAUSE:
- * "从2019年开始", "如果下雨"); a list ("猫、狗和兔子") is one clause. An English clause ("working in Beijing") does not
- * read on its own: it goes with its sentence.
+ * "从2019年开始", "如果下雨"); a list ("猫、狗和兔子") is one clause; and always one the new text says again in its
+ * place with an addition (`addedInPlace`). An English clause ("working in Beijing") does not read on its own: it
+ * goes with its sentence, but for `standingClauses`.
  */
-function keptClauses(sentence: ReadSentence, keptBeside: (terms: StatementTerms, subjects: () => readonly ClauseSubject[], text: string) => boolean): string[] {
+function keptClauses(
+  sentence: ReadSentence,
+  keptBeside: (terms: StatementTerms, subjects: () => readonly ClauseSubject[], text: string) => boolean,
+  freshSentences: readonly ReadSentence[],
+): string[] {
   return sentence.clauses.filter((clause, index) => {
-    const terms = sentence.clauseTerms[index] as StatementTerms;
-    return !LEANING_CLAUSE.test(clause.trim()) && keptBeside(terms, () => [sentence.subjects[index] as ClauseSubject], clause);
+    if (LEANING_CLAUSE.test(clause.trim())) return false;
+    if (freshSentences.some((fresh) => addedInPlace(sentence, fresh, index))) return true;
+    return keptBeside(sentence.clauseTerms[index] as StatementTerms, () => [sentence.subjects[index] as ClauseSubject], clause);
   });
+}
+
+/**
+ * True when a new text (`freshTerms`) says again one clause of a sentence of several, and the others read on their
+ * own (an English one names its subject, a Chinese one does not lean on the one before: `LEANING_CLAUSE`).
+ */
+function saysAClauseAgain(sentence: ReadSentence, freshTerms: StatementTerms): boolean {
+  if (sentence.clauses.length < 2) return false;
+  const again = sentence.clauseTerms.map((terms) => terms.terms.size > 0 && isCoveredBy(terms, freshTerms));
+  const chinese = hasCjk(sentence.text);
+  return (
+    again.includes(true) &&
+    sentence.clauses.every((clause, index) => again[index] === true || (chinese ? !LEANING_CLAUSE.test(clause.trim()) : clauseSubject(clause) !== 'unknown'))
+  );
+}
+
+/**
+ * The clauses of a superseded English sentence the merge keeps, each as a sentence: those that name their own
+ * subject ("I", "my husband", "he"; `clauseSubject`) and that `keptBeside` keeps. "I take
+ * metformin twice a day and I'm allergic to penicillin." + "I take metformin once a day now." keeps "I'm allergic
+ * to penicillin."; "I love spicy food but my husband hates it." + "My husband loves spicy food now too." keeps "I
+ * love spicy food.". A clause that leans on its sentence's subject ("…, goes to Oakwood Elementary and takes
+ * ballet") does not read on its own, and goes with its sentence.
+ */
+function standingClauses(sentence: ReadSentence, keptBeside: (terms: StatementTerms, subjects: () => readonly ClauseSubject[], text: string) => boolean): string[] {
+  if (sentence.clauses.length < 2) return [];
+  const end = SENTENCE_END.exec(sentence.text)?.[0] ?? '.';
+  return sentence.clauses
+    .filter((clause, index) => clauseSubject(clause) !== 'unknown' && keptBeside(sentence.clauseTerms[index] as StatementTerms, () => [sentence.subjects[index] as ClauseSubject], clause))
+    .map((clause) => {
+      const text = clause.trim().replace(CLAUSE_END, '');
+      const opened = text.charAt(0).toUpperCase() + text.slice(1);
+      return SENTENCE_END.test(opened) ? opened : opened + end;
+    });
+}
+
+// Words that say a clause is news: "现在", "已经…了", "now", "no longer", "these days".
+const CHANGE = /现在|如今|目前|已经|不再|再也|这些天|这阵子|最近|(?<![\p{L}\p{N}'’])(?:now|nowadays|currently|no longer|any ?more|these days|lately|recently)(?![\p{L}\p{N}'’])/iu;
+// Words that say a clause adds to what was said: "也", "还", "又", "also", "too", "as well" (taken out of a new
+// text to see whether it says anything more than the old one: `ADDITION_WORDS`).
+const ADDITION_WORDS = /[也还又還]|(?<![\p{L}\p{N}'’])(?:also|too|as well)(?![\p{L}\p{N}'’])/giu;
+// The same, for a clause that supersedes nothing: 也 not in 也许 ("maybe") nor as "only" (也就, 也只); 还 not as
+// "still", "not yet", "left" or "repay" (还是, 还在, 还没, 还住, 还剩, 还差, 还欠, 还有三年, 每个月还, 房贷还…); 又 not at all
+// ("我又搬家了" is news); "too" only at the end of a clause ("too much" is not "also").
+// "Also" opening a clause ("Also I work at Spotify", "And also…") only goes on from what was said before: not an
+// addition (`ADDED_OPENING`).
+const ADDED_NEWS =
+  /也(?!许|許|就|只)|(?<!每个?月|房贷|贷款|欠款)[还還](?!是|在|没|沒|不|住|要|得|剩|差|欠|完|清|有[0-9一二两三四五六七八九十半几]+个?(?:年|月|周|星期|天|小时|分钟))|(?<![\p{L}\p{N}'’])(?:also|as well)(?![\p{L}\p{N}'’])|(?<![\p{L}\p{N}'’])too[\s.!?,;]*$/iu;
+const ADDED_OPENING = /^[\s"'“‘(]*(?:(?:and|oh|but|plus|so)[\s,]+)?also(?![\p{L}\p{N}'’])/iu;
+
+/**
+ * True when the new sentence says the old one again clause by clause but for the clause at `index`, and says in
+ * its place something more of the same person with an addition word and no news word (`addsTo`):
+ * "我在工厂上班，我老婆在镇上开了一家超市，我们住在保定" + "我在工厂上班，我老婆还在网上开了一家服装店，我们住在保定" keeps
+ * the supermarket, though the words alone would supersede it. Not "我老公又跳槽到物流公司了" (又 is news) nor
+ * "每个月还四千" (还 is "repay").
+ */
+function addedInPlace(old: ReadSentence, fresh: ReadSentence, index: number): boolean {
+  if (fresh.clauses.length !== old.clauses.length || old.clauses.length < 2) return false;
+  const subject = old.subjects[index] as ClauseSubject;
+  if (subject === 'unknown' || subject === 'pronoun' || subject === 'we' || fresh.subjects[index] !== subject) return false;
+  if (!addsTo(fresh.clauses[index] as string)) return false;
+  const restates = (other: number) => isCoveredBy(old.clauseTerms[other] as StatementTerms, fresh.clauseTerms[other] as StatementTerms);
+  // An addition that says the old clause again ("我老公还在电厂上班" for "我老公在电厂上班") adds nothing to keep it for.
+  return !restates(index) && old.clauses.every((_, other) => other === index || restates(other));
+}
+
+/**
+ * True when every clause of the new text adds to what was said, with no news word ("I'm also allergic to
+ * shellfish", "我也对海鲜过敏": `ADDED_NEWS`, not `CHANGE`): such a text supersedes nothing. "My husband is
+ * vegetarian now too" and "我们搬到长沙了，还养着那只柯基" do.
+ */
+function addsOnly(freshSentences: readonly ReadSentence[]): boolean {
+  return freshSentences.length > 0 && freshSentences.every((sentence) => sentence.clauses.every(addsTo));
+}
+
+/** True when a clause adds, with no news word: `ADDED_NEWS`, and not `CHANGE` nor a closing 了 ("我也调到上海上班了" is news). */
+function addsTo(clause: string): boolean {
+  return ADDED_NEWS.test(clause.replace(ADDED_OPENING, '')) && !CHANGE.test(clause) && !/了[\s。！？!?，,.…]*$/u.test(clause);
+}
+
+// A value in a text: a number ("6", "three", "twice"), or a word with a capital inside a sentence (a place, an
+// employer, a name).
+const NUMBER_WORDS = 'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|twice|thrice';
+// (The capital is matched before the look back over the space before it, so that a long space run is read once.)
+const VALUE = /\p{N}[\p{N}.,:]*|\p{Lu}(?<=[\p{L}\p{N},;:]\s+\p{Lu})[\p{L}\p{N}'’-]*/gu;
+const NUMBER_WORD = new RegExp(`(?<![\\p{L}\\p{N}])(?:${NUMBER_WORDS})(?![\\p{L}\\p{N}])`, 'giu');
+const NUMBER_TERMS: ReadonlySet<string> = new Set(tokenize(NUMBER_WORDS.replaceAll('|', ' ')));
+
+// A Chinese number, maybe with its measure word: "三", "八千", "三次", "两年"; not 一 alone ("一只猫" is "a cat").
+const CHINESE_NUMBER = /^[零一二三四五六七八九十百千万两]+[个次年月天岁斤杯块元]?$/u;
+
+/** True when a term is a number: "6", "three", "八千", "三次". */
+function isNumber(term: string): boolean {
+  return /^\p{N}/u.test(term) || NUMBER_TERMS.has(term) || (CHINESE_NUMBER.test(term) && !/^一.?$/u.test(term));
+}
+
+/**
+ * The terms of the values in a text (`VALUE`, `NUMBER_WORD`, `CHINESE_NUMBER`): "York" and "3" in "My dad lives in
+ * York, in a house with 3 rooms", "三次" in "我每周跑三次步".
+ */
+function valueTerms(text: string): Set<string> {
+  const values = [...text.matchAll(VALUE), ...text.matchAll(NUMBER_WORD)].flatMap((match) => tokenize(match[0]));
+  return new Set(hasCjk(text) ? [...values, ...tokenize(text).filter(isNumber)] : values);
+}
+
+/**
+ * True when a new text that only adds says an old sentence again (`terms`, its values `values`), or says it
+ * again but for its values, with a value of its own: half the old terms or more, the rest all values, and a
+ * new number, or a name the old text says of something else. "I sleep about 6 hours a night." + "I sleep about
+ * 8 hours a night as well."; "My mum lives in Leeds. My dad lives in York." + "My dad also lives in Leeds." (as
+ * the mum does). "I'm allergic to peanuts." + "I'm also allergic to shellfish." adds, and so does "I have a dog
+ * named Max." + "I also have a dog named Bella.".
+ */
+function revalued(terms: StatementTerms, values: ReadonlySet<string>, freshTerms: StatementTerms, freshValues: ReadonlySet<string>, oldTerms: StatementTerms): boolean {
+  const missing = [...terms.terms].filter((term) => !freshTerms.terms.has(term));
+  if (missing.length === 0) return true;
+  if (missing.length * 2 > terms.terms.size || !missing.every((term) => values.has(term))) return false;
+  return [...freshValues].some((term) => freshTerms.terms.has(term) && !terms.terms.has(term) && (isNumber(term) || oldTerms.terms.has(term)));
+}
+
+// Count and news words the terms leave out as stopwords ("once", "now", "only"…), which make a new text news to
+// an old one that says all its other words ("I take metformin twice a day" + "I take metformin once a day now").
+const COUNT_OR_NEWS = /(?<![\p{L}\p{N}'’])(?:once|no|not|nor|all|any|few|more|most|only|some|each|both|again|now)(?![\p{L}\p{N}'’])/giu;
+
+/** True when the new text has a count or news word (`COUNT_OR_NEWS`) the old one lacks. */
+function holdsWordOldLacks(fresh: string, old: string): boolean {
+  const oldWords = new Set([...old.matchAll(COUNT_OR_NEWS)].map((match) => match[0].toLowerCase()));
+  return [...fresh.matchAll(COUNT_OR_NEWS)].some((match) => !oldWords.has(match[0].toLowerCase()));
+}
+
+// One person or pet a sentence names: "a dog named Bella", "called Max", "my sister Emma", "Bella is my dog", "一只狗叫贝拉";
+// not the user ("I'm called Anna", "我叫李娜").
+const NAMED =
+  /(?<![\p{L}\p{N}'’])(?<!\bI(?:['’]m|\s+am)\s+)(?:named|called|my\s+\p{Ll}+)\s+(\p{Lu}\p{Ll}+)(?![\p{L}\p{N}'’])|^(\p{Lu}\p{Ll}+)\s+is\s+my\s|(?<!我)(?:名叫|叫做|叫)(\p{Script=Han}{2})/gu;
+
+/** The one person or pet a sentence names (`NAMED`), when it names exactly one. */
+function namedBefore(sentence: string): string | undefined {
+  const names = new Set([...sentence.matchAll(NAMED)].map((match) => (match[1] ?? match[2] ?? match[3]) as string));
+  return names.size === 1 ? [...names][0] : undefined;
+}
+
+// What may come before the subject of a clause: "I think", "I heard (that)", 我觉得, 听说.
+const REPORTED = /^[\s"'“‘(]*(?:(?:I\s+(?:think|thought|heard|hear|guess|know|believe|reckon)(?:\s+that)?|and|but|so|oh)\s+|我?(?:觉得|覺得|听说|聽說|认为|認為|知道))*/iu;
+
+/**
+ * True when a clause is about the one a name names: it opens with the name, maybe after "I think" or 听说 ("I think
+ * Bella weighs 25 kg now", "Bella's vet says…", "我听说小丽现在…"); not "I work with Sarah" nor "I start my job in May".
+ */
+function aboutName(clause: string, name: string): boolean {
+  const rest = clause.replace(REPORTED, '');
+  if (!rest.startsWith(name)) return false;
+  return /\p{Script=Han}/u.test(name) || !/^[\p{L}\p{N}]/u.test(rest.slice(name.length));
 }

@@ -103,3 +103,23 @@ describe('peopleNamed: the people a text names anywhere', () => {
     expect([...peopleNamed('其他人都在北京。')]).toEqual([]);
   });
 });
+
+describe('clauseSubject: 我俩 is the two of us, 老婆婆 and 老公公 an old woman and man (failed before)', () => {
+  it.each([
+    ['我俩住在北京', 'we'],
+    ['咱俩是大学同学', 'we'],
+    ['我們住在台北', 'we'],
+    ['老婆婆住在楼下', 'unknown'],
+    ['我老婆婆住在楼下', 'unknown'],
+    ['老公公每天在公园下棋', 'unknown'],
+    // As before: 老公 before 公司 is the husband, and 老婆 alone the wife.
+    ['我老公公司在上海', 'husband'],
+    ['老婆在银行上班', 'wife'],
+  ])('%s → %s', (clause, subject) => expect(clauseSubject(clause)).toBe(subject));
+
+  it('does not name the wife in 我老婆婆, nor the husband in 我老公公', () => {
+    expect([...peopleNamed('我常去看我老婆婆。')]).toEqual([]);
+    expect([...peopleNamed('我常去看我老公公。')]).toEqual([]);
+    expect([...peopleNamed('我常去我老公公司。')]).toEqual(['husband']);
+  });
+});

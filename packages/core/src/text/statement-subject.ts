@@ -52,22 +52,25 @@ const ENGLISH_PERSON = new RegExp(`^${ENGLISH_RELATIVE}(?![\\p{L}\\p{N}'’-])`,
 const MY_OR_OUR = /(?:my|our)\s/iu;
 const ENGLISH_PERSON_ANYWHERE = new RegExp(`(?<![\\p{L}\\p{N}])${ENGLISH_RELATIVE}(?:\\s+and\\s+(?:my\\s+)?(${PEOPLE_WORDS})s?)?(?![\\p{L}\\p{N}-])`, 'giu');
 // "He works at Google", "Her husband works at a bank": someone else, but who is not said.
-const ENGLISH_PRONOUN = /^(?:he|she|they|his|her|their)(?![\p{L}\p{N}'’])/iu;
+const ENGLISH_PRONOUN = /^(?:he|she|they|his|her|their)(?:['’](?:s|d|ll|re|ve))?(?![\p{L}\p{N}'’])/iu;
 // A word that goes on as another after a relative's is not that relative: "我哥伦比亚大学毕业", "我老公司" and
 // "我朋友圈" are the user's (USER_WORD_AFTER); "我姐夫", "我弟媳" and "我爷爷奶奶" are relatives the list does not name.
+// Nor is 老婆婆 ("an old woman") 老婆, nor 老公公 ("an old man") 老公 (老公公司, 老公公积金, 老公公交… are the husband's): NOT_ANOTHER.
 const USER_WORD_AFTER = '[伦司寓园交圈]';
-const NOT_THE_RELATIVE = '[伦司寓园交圈夫媳嫂娘妈爸哥弟姐妹爷奶姥]';
+const NOT_ANOTHER = '婆|公(?!司|积金|交|务员|众号|园|安|费|款|斤|里)';
+const NOT_THE_RELATIVE = `[伦司寓园交圈夫媳嫂娘妈爸哥弟姐妹爷奶姥]|${NOT_ANOTHER}`;
 // A Chinese word for a relative of two characters or more, which names them without 我 too: "老婆在银行上班", "爸妈住在上海".
 const CHINESE_WORDS = Object.keys(PEOPLE).filter((word) => /^\p{Script=Han}{2,}$/u.test(word) && !/^(?:对象|對象)$/u.test(word)).sort((a, b) => b.length - a.length).join('|');
 // "我妈妈", "我的姐姐", "我朋友们", "老婆" at the start of a Chinese clause; not a possessive ("我妈妈的红烧肉最好吃").
 const CHINESE_PERSON = new RegExp(`^(?:我们?的?(${PEOPLE_WORDS})|(${CHINESE_WORDS}))们?(?!${NOT_THE_RELATIVE}|的)`, 'u');
-const CHINESE_PERSON_ANYWHERE = new RegExp(`我们?的?(${PEOPLE_WORDS})(?:[和跟与與]我?的?(${PEOPLE_WORDS}))?(?!${USER_WORD_AFTER})`, 'gu');
+const CHINESE_PERSON_ANYWHERE = new RegExp(`我们?的?(${PEOPLE_WORDS})(?:[和跟与與]我?的?(${PEOPLE_WORDS}))?(?!${USER_WORD_AFTER}|${NOT_ANOTHER})`, 'gu');
 // 我 on its own as the subject: at the start of a Chinese clause, or after a time word or a link ("今天我开始…", "所以我…",
 // "我哥伦比亚大学毕业"); not 我们 nor 我(的)+a relative, nor 我 as an object ("他是我大学同学", "我老婆比我小三岁").
 const CHINESE_LEAD = '(?:今天|昨天|明天|现在|目前|最近|以前|之前|后来|去年|今年|明年|平时|每天|周末|其实|所以|但是|但|而且|然后|因为|不过|可是|[0-9一二三四五六七八九十两]+年(?:前|后)?)[，,\\s]*';
 // Nor 我 before a person the list does not name ("我老板", "我老师", "我娘"): whose clause that is, is not known.
 const OTHER_PERSON = '娘|老板|老闆|老师|老師|同学|同學|领导|領導|上司|经理|經理';
-const CHINESE_SELF = new RegExp(`^(?:${CHINESE_LEAD})*我(?!们|的?(?:${OTHER_PERSON})|的?(?:${PEOPLE_WORDS})(?!${USER_WORD_AFTER}))`, 'u');
+// Nor 我俩 ("the two of us"), which is 'we'.
+const CHINESE_SELF = new RegExp(`^(?:${CHINESE_LEAD})*我(?!们|們|俩|倆|的?(?:${OTHER_PERSON})|的?(?:${PEOPLE_WORDS})(?!${USER_WORD_AFTER}))`, 'u');
 // After a relative: "老婆和我现在住在上海" is the user's too; "我妈说我现在在学校工作了" reports what the user is told, whose
 // news it is not known.
 const WITH_ME = /^[和跟与與同]我(?!们|們)/u;
@@ -75,8 +78,8 @@ const TELLS_ME = /^[^，,。]*?(?:说|說|觉得|覺得|认为|認為|告诉|告
 const CHINESE_PRONOUN = /^(?:他|她)/u;
 // He, she, they in any case, and 他, 她 (not in 其他 "other"), anywhere in a text.
 const PRONOUN_ANYWHERE = /(?<![\p{L}\p{N}'’])(?:he|she|him|her|hers|his|they|them|their)(?![\p{L}\p{N}'’])|(?<!其)[他她]/iu;
-// "We", "我们": the user among others. Such a clause is no one person's, and does not go on from the one before it.
-const WE = /^(?:we|our|us)(?![\p{L}\p{N}'’])|^(?:我们|咱们)/iu;
+// "We", "我们", "我俩": the user among others. Such a clause is no one person's, and does not go on from the one before it.
+const WE = /^(?:we|our|us)(?![\p{L}\p{N}'’])|^(?:我们|我們|咱们|咱們|我俩|我倆|咱俩|咱倆)/iu;
 // Where an English sentence's clauses part: "My mom is in the hospital and I visit her" has two.
 // A space run is matched from its start only (?<!\s), so that a long run is not read again from each space.
 const ENGLISH_CLAUSE_BREAK = /[,;]\s+|(?<!\s)\s+(?:and|but|while|so|because)\s+/iu;

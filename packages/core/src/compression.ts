@@ -491,9 +491,12 @@ function revalued(terms: StatementTerms, values: ReadonlySet<string>, freshTerms
   return [...freshValues].some((term) => freshTerms.terms.has(term) && !terms.terms.has(term) && (isNumber(term) || oldTerms.terms.has(term)));
 }
 
-// Count and news words the terms leave out as stopwords ("once", "now", "only"…), which make a new text news to
-// an old one that says all its other words ("I take metformin twice a day" + "I take metformin once a day now").
-const COUNT_OR_NEWS = /(?<![\p{L}\p{N}'’])(?:once|no|not|nor|all|any|few|more|most|only|some|each|both|again|now)(?![\p{L}\p{N}'’])/giu;
+// Count, negation and news words the terms leave out as stopwords ("once", "not", "now"…), which make a new text
+// news to an old one that says all its other words ("I take metformin twice a day" + "I take metformin once a day
+// now"; "My husband loves spicy food now too" beside "…my husband hates it"). Not "again", "some", "more", "most",
+// "all": a restatement says them without news ("I bake bread every weekend, some for the neighbours" must not drop
+// "for my family").
+const COUNT_OR_NEWS = /(?<![\p{L}\p{N}'’])(?:once|twice|no|not|nor|never|only|now)(?![\p{L}\p{N}'’])/giu;
 
 /** True when the new text has a count or news word (`COUNT_OR_NEWS`) the old one lacks. */
 function holdsWordOldLacks(fresh: string, old: string): boolean {
@@ -517,10 +520,11 @@ const REPORTED = /^[\s"'“‘(]*(?:(?:I\s+(?:think|thought|heard|hear|guess|kno
 
 /**
  * True when a clause is about the one a name names: it opens with the name, maybe after "I think" or 听说 ("I think
- * Bella weighs 25 kg now", "Bella's vet says…", "我听说小丽现在…"); not "I work with Sarah" nor "I start my job in May".
+ * Bella weighs 25 kg now", "我听说小丽现在…"); not "I work with Sarah", "I start my job in May", nor a possessive
+ * ("Tom's wife is a doctor", "Bella's puppy weighs 5 kg": about someone else).
  */
 function aboutName(clause: string, name: string): boolean {
   const rest = clause.replace(REPORTED, '');
   if (!rest.startsWith(name)) return false;
-  return /\p{Script=Han}/u.test(name) || !/^[\p{L}\p{N}]/u.test(rest.slice(name.length));
+  return /\p{Script=Han}/u.test(name) || !/^[\p{L}\p{N}'’]/u.test(rest.slice(name.length));
 }

@@ -304,3 +304,15 @@ describe('deterministic merge: a count or news word the old text lacks makes the
     ["Our cat is called Luna. She's on thyroid tablets from the vet twice a day.", "I'm on thyroid tablets twice a day now.", ["She's on thyroid tablets"], []],
   ])('%s + %s', (...row) => check(row));
 });
+
+describe('deterministic merge: words a restatement says without news do not supersede (from the last review)', () => {
+  it.each<Row>([
+    // "some", "mostly", "more", "again" are no news: the old text, which says everything, stays.
+    ['I bake sourdough bread every weekend for my family and neighbours.', 'I bake sourdough bread every weekend, some for the neighbours.', ['for my family'], []],
+    ['I collect vinyl records, mostly jazz and soul from the 60s and 70s.', 'I collect vinyl records, mostly jazz, some soul.', ['60s and 70s'], []],
+    ["I'm training for the London marathon in April with my running club.", "I'm training for the marathon again.", ['London', 'April'], []],
+    // A possessive name is someone else's: the he/she sentence about the named one stays.
+    ['My brother is named Tom. He is a doctor in Leeds.', "I heard Tom's wife is a doctor in Leeds now.", ['He is a doctor in Leeds'], []],
+    ['I have a dog named Bella. She weighs 20 kg.', "I think Bella's puppy weighs 5 kg now.", ['She weighs 20 kg'], []],
+  ])('%s + %s', (...row) => check(row));
+});

@@ -202,10 +202,6 @@ async function benchReport() {
   return tsImport('./src/bench-report.ts', import.meta.url);
 }
 
-function round2(value) {
-  return Math.round(value * 100) / 100;
-}
-
 function valueOf(args, name) {
   const index = args.indexOf(name);
   return index >= 0 ? args[index + 1] : undefined;

@@ -507,7 +507,7 @@ function holdsWordOldLacks(fresh: string, old: string): boolean {
 // One person or pet a sentence names: "a dog named Bella", "called Max", "my sister Emma", "Bella is my dog", "一只狗叫贝拉";
 // not the user ("I'm called Anna", "我叫李娜").
 const NAMED =
-  /(?<![\p{L}\p{N}'’])(?<!\bI(?:['’]m|\s+am)\s+)(?:named|called|my\s+\p{Ll}+)\s+(\p{Lu}\p{Ll}+)(?![\p{L}\p{N}'’])|^(\p{Lu}\p{Ll}+)\s+is\s+my\s|(?<!我)(?:名叫|叫做|叫)(\p{Script=Han}{2})/gu;
+  /(?<![\p{L}\p{N}'’])(?<!\bI(?:['’]m|\s+am)\s+)(?:named|called|[Mm]y\s+\p{Ll}+)\s+(\p{Lu}\p{Ll}+)(?![\p{L}\p{N}'’])|^(\p{Lu}\p{Ll}+)\s+is\s+my\s|(?<!我)(?:名叫|叫做|叫)(\p{Script=Han}{2})/gu;
 
 /** The one person or pet a sentence names (`NAMED`), when it names exactly one. */
 function namedBefore(sentence: string): string | undefined {

@@ -205,7 +205,7 @@ export interface VectorQuery {
 export interface TextQuery {
   /** See VectorQuery.exactScope. */
   exactScope?: boolean;
-  /** Raw query text; the store tokenizes it with core's `tokenize` so every store matches alike. */
+  /** Raw query text; the store splits it with core's `keywordTerms` so every store matches alike. */
   text: string;
   scope?: Scope;
   filter?: MemoryFilter;

@@ -10,7 +10,7 @@ import { memoryTextVector } from './sparse-text.js';
 
 /**
  * Make the keyword vectors match core's current tokenizer: each memory's sparse vector holds the
- * terms `tokenize` gave when it was written, and a query's terms are the current ones, so after a
+ * terms `keywordTerms` gave when it was written, and a query's terms are the current ones, so after a
  * tokenizer change (`TOKENIZER_VERSION`, or none recorded) old memories would match and rank
  * differently from new ones. Scrolls the memories `batchSize` at a time and rewrites only their
  * `text` vector, each on the condition that the memory still holds the write it was read at (a

@@ -12,7 +12,7 @@ export const TERMS_META_KEY = 'tokenizer';
 export const APPLICATION_ID = 0x4d4c4f4d;
 
 /**
- * The FTS5 tokenizer: splits on whitespace only, because core's `tokenize` has
+ * The FTS5 tokenizer: splits on whitespace only, because core's `keywordTerms` has
  * already made the terms. Format characters (C*: the zero-width non-joiner
  * inside Persian words, the soft hyphen) stay inside a term, as they do in
  * core's terms; so does U+180E (the Mongolian vowel separator), a format

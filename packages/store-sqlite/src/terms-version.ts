@@ -14,7 +14,7 @@ export function termsOutdated(database: Database): boolean {
 
 /**
  * Make the keyword index match core's current tokenizer: FTS5 holds terms
- * made by `tokenize` when each memory was written, so after a tokenizer change
+ * made by `keywordTerms` when each memory was written, so after a tokenizer change
  * (`TOKENIZER_VERSION`) a file's old rows would match differently from its new
  * ones. Re-tokenizes every memory's keyword text (content and context); call inside a write transaction.
  */

@@ -22,7 +22,7 @@ function negations(text: string): Set<string> {
 
 /** What a statement is compared by when no model is set. */
 export interface StatementTerms {
-  /** The search terms (`tokenize`), plus the negations and symbols that search leaves out. */
+  /** The terms as written (`tokenize`: past forms stay past forms), plus the negations and symbols that search leaves out. */
   terms: Set<string>;
   negations: Set<string>;
 }

@@ -115,7 +115,7 @@ function pushCjk(run: string, tokens: string[], useStopwords: boolean): void {
  * "When did she go…?", the memory says "she went…", and the Porter stemmer
  * leaves went and bought as they are. Forms that are as often another word (a
  * noun, an adjective, a name) are left out: left, found, saw, felt, fell, lay,
- * lie, lit, led, rose, bore, born, bit, fed, meant, read, put; thought, shot,
+ * lain, lit, led, rose, bore, born, bit, fed, meant, read, put; thought, shot,
  * met, sat, won, drew, drove, sung, hung, rung, broke, spoke, stole, drunk, woke.
  */
 const IRREGULAR_VERBS =

@@ -1,7 +1,7 @@
 import { keywords } from './text/keywords.js';
 import { ENGLISH_STOPWORDS } from './text/stopwords.js';
 import { statementTerms, isCoveredBy, type StatementTerms } from './text/statement-terms.js';
-import { GROUPS, clauseSubject, clauseSubjects, englishClauses, opensWithSelf, peopleNamed, type ClauseSubject } from './text/statement-subject.js';
+import { GROUPS, aboutName, clauseSubject, clauseSubjects, englishClauses, namedBefore, opensWithSelf, peopleNamed, type ClauseSubject } from './text/statement-subject.js';
 import { hasCjk, tokenize } from './text/tokenize.js';
 import type { MemoryLevel } from './types.js';
 
@@ -68,7 +68,9 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   const says = (terms: StatementTerms, sentences: readonly ReadSentence[]) => (freshKnown ? saysAllOf(oldTerms, oldSentences, terms, sentences) : isCoveredBy(terms, oldTerms));
   const saidAlready = says(freshTerms, freshSentences);
   const newsToOld = freshKnown && holdsWordOldLacks(fresh, old);
-  if (saidAlready && !newsToOld) return old.length <= maxLength ? old : fresh;
+  // The old text when it fits, for a new text it already says.
+  const oldText = old.length <= maxLength ? old : fresh;
+  if (saidAlready && !newsToOld) return oldText;
 
   // An old sentence or clause that speaks of the same things as the new text is superseded by it; one
   // about something else, or someone else (`aboutSomeoneElse`), is kept after it. The new text is about
@@ -85,7 +87,7 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   // 游泳。" + "我还喜欢游泳。", "I love cooking and baking." + "I love baking as well.".
   if (addition && !saidAlready && !newsToOld) {
     const plain = fresh.replace(ADDITION_WORDS, '');
-    if (says(statementTerms(plain), splitSentences(plain).map(read))) return old.length <= maxLength ? old : fresh;
+    if (says(statementTerms(plain), splitSentences(plain).map(read))) return oldText;
   }
   let freshValues: Set<string> | undefined;
   const addedTo = (terms: StatementTerms, text: string) => addition && !revalued(terms, valueTerms(text), freshTerms, (freshValues ??= valueTerms(fresh)), oldTerms);
@@ -121,7 +123,7 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
     const clauses = keptClauses(sentence, (terms, subjects, text) => keptBeside(terms, subjects, text, named), inPlace);
     if (clauses.length === 0) return [];
     const text = clauses.join('').replace(CLAUSE_END, '');
-    return [SENTENCE_END.test(text) ? text : text + (SENTENCE_END.exec(sentence.text)?.[0] ?? '')];
+    return [endedAs(text, sentence.text, '')];
   });
   let merged = fresh;
   let last = fresh;
@@ -161,6 +163,11 @@ const MERGE_CLAUSE = /(?:[^,.;:!?，。；：！？\n]|[,.:](?!\s|$))+[,.;:!?，
 const CLAUSE_END = /[\s,;:，；：、]+$/u;
 // The punctuation that ends a sentence, closing quotes and brackets with it.
 const SENTENCE_END = /[.!?。！？…]+["'”’)\]」』》]*$/u;
+
+/** `text` (part of `sentence`) ending as the sentence ends, with `fallback` when the sentence has no end. */
+function endedAs(text: string, sentence: string, fallback: string): string {
+  return SENTENCE_END.test(text) ? text : text + (SENTENCE_END.exec(sentence)?.[0] ?? fallback);
+}
 
 /**
  * The first words of a Chinese clause that does not stand on its own: a condition, a cause, a concession,
@@ -396,13 +403,12 @@ function saysAClauseAgain(sentence: ReadSentence, freshTerms: StatementTerms): b
  */
 function standingClauses(sentence: ReadSentence, keptBeside: (terms: StatementTerms, subjects: () => readonly ClauseSubject[], text: string) => boolean): string[] {
   if (sentence.clauses.length < 2) return [];
-  const end = SENTENCE_END.exec(sentence.text)?.[0] ?? '.';
   return sentence.clauses
     .filter((clause, index) => clauseSubject(clause) !== 'unknown' && keptBeside(sentence.clauseTerms[index] as StatementTerms, () => [sentence.subjects[index] as ClauseSubject], clause))
     .map((clause) => {
       const text = clause.trim().replace(CLAUSE_END, '');
       const opened = text.charAt(0).toUpperCase() + text.slice(1);
-      return SENTENCE_END.test(opened) ? opened : opened + end;
+      return endedAs(opened, sentence.text, '.');
     });
 }
 
@@ -502,29 +508,4 @@ const COUNT_OR_NEWS = /(?<![\p{L}\p{N}'’])(?:once|twice|no|not|nor|never|only|
 function holdsWordOldLacks(fresh: string, old: string): boolean {
   const oldWords = new Set([...old.matchAll(COUNT_OR_NEWS)].map((match) => match[0].toLowerCase()));
   return [...fresh.matchAll(COUNT_OR_NEWS)].some((match) => !oldWords.has(match[0].toLowerCase()));
-}
-
-// One person or pet a sentence names: "a dog named Bella", "called Max", "my sister Emma", "Bella is my dog", "一只狗叫贝拉";
-// not the user ("I'm called Anna", "我叫李娜").
-const NAMED =
-  /(?<![\p{L}\p{N}'’])(?<!\bI(?:['’]m|\s+am)\s+)(?:named|called|[Mm]y\s+\p{Ll}+)\s+(\p{Lu}\p{Ll}+)(?![\p{L}\p{N}'’])|^(\p{Lu}\p{Ll}+)\s+is\s+my\s|(?<!我)(?:名叫|叫做|叫)(\p{Script=Han}{2})/gu;
-
-/** The one person or pet a sentence names (`NAMED`), when it names exactly one. */
-function namedBefore(sentence: string): string | undefined {
-  const names = new Set([...sentence.matchAll(NAMED)].map((match) => (match[1] ?? match[2] ?? match[3]) as string));
-  return names.size === 1 ? [...names][0] : undefined;
-}
-
-// What may come before the subject of a clause: "I think", "I heard (that)", 我觉得, 听说.
-const REPORTED = /^[\s"'“‘(]*(?:(?:I\s+(?:think|thought|heard|hear|guess|know|believe|reckon)(?:\s+that)?|and|but|so|oh)\s+|我?(?:觉得|覺得|听说|聽說|认为|認為|知道))*/iu;
-
-/**
- * True when a clause is about the one a name names: it opens with the name, maybe after "I think" or 听说 ("I think
- * Bella weighs 25 kg now", "我听说小丽现在…"); not "I work with Sarah", "I start my job in May", nor a possessive
- * ("Tom's wife is a doctor", "Bella's puppy weighs 5 kg": about someone else).
- */
-function aboutName(clause: string, name: string): boolean {
-  const rest = clause.replace(REPORTED, '');
-  if (!rest.startsWith(name)) return false;
-  return /\p{Script=Han}/u.test(name) || !/^[\p{L}\p{N}'’]/u.test(rest.slice(name.length));
 }

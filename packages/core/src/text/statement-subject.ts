@@ -1,3 +1,5 @@
+import { hasCjk } from './tokenize.js';
+
 /**
  * Whom a clause of a statement is about, as the offline merge reads it: the user (`'I'`), a relative
  * or friend named by the user's own word for them (`'mother'`, `'sister'`), someone named only by a
@@ -143,4 +145,29 @@ export function peopleNamed(text: string): Set<ClauseSubject> {
 /** An English sentence's clauses, for their subjects: "My mom is in the hospital and I visit her" → two. */
 export function englishClauses(sentence: string): string[] {
   return sentence.split(ENGLISH_CLAUSE_BREAK).filter((clause) => clause.trim() !== '');
+}
+
+// One person or pet a sentence names: "a dog named Bella", "called Max", "my sister Emma", "Bella is my dog", "一只狗叫贝拉";
+// not the user ("I'm called Anna", "我叫李娜").
+const NAMED =
+  /(?<![\p{L}\p{N}'’])(?<!\bI(?:['’]m|\s+am)\s+)(?:named|called|[Mm]y\s+\p{Ll}+)\s+(\p{Lu}\p{Ll}+)(?![\p{L}\p{N}'’])|^(\p{Lu}\p{Ll}+)\s+is\s+my\s|(?<!我)(?:名叫|叫做|叫)(\p{Script=Han}{2})/gu;
+
+/** The one person or pet a sentence names (`NAMED`), when it names exactly one. */
+export function namedBefore(sentence: string): string | undefined {
+  const names = new Set([...sentence.matchAll(NAMED)].map((match) => (match[1] ?? match[2] ?? match[3]) as string));
+  return names.size === 1 ? [...names][0] : undefined;
+}
+
+// What may come before the subject of a clause: "I think", "I heard (that)", 我觉得, 听说.
+const REPORTED = /^[\s"'“‘(]*(?:(?:I\s+(?:think|thought|heard|hear|guess|know|believe|reckon)(?:\s+that)?|and|but|so|oh)\s+|我?(?:觉得|覺得|听说|聽說|认为|認為|知道))*/iu;
+
+/**
+ * True when a clause is about the one a name names: it opens with the name, maybe after "I think" or 听说 ("I think
+ * Bella weighs 25 kg now", "我听说小丽现在…"); not "I work with Sarah", "I start my job in May", nor a possessive
+ * ("Tom's wife is a doctor", "Bella's puppy weighs 5 kg": about someone else).
+ */
+export function aboutName(clause: string, name: string): boolean {
+  const rest = clause.replace(REPORTED, '');
+  if (!rest.startsWith(name)) return false;
+  return hasCjk(name) || !/^[\p{L}\p{N}'’]/u.test(rest.slice(name.length));
 }

@@ -77,7 +77,7 @@ export function versionLines(context: CommandContext, version: MemoryVersion): s
 
 export function scopeLabel(memory: MemoryRecord): string {
   const { userId, agentId, sessionId } = memory.scope;
-  // Scope ids hold no C0 control (core refuses them), but may hold C1 controls and bidi marks.
+  // Core refuses scope ids with a control character or a bidi control, but a file another program wrote may hold them.
   return oneLine([userId && `user:${userId}`, agentId && `agent:${agentId}`, sessionId && `session:${sessionId}`].filter(Boolean).join(' '));
 }
 

@@ -245,25 +245,38 @@ describe('remembering and reading back', () => {
 });
 
 describe('values from flags and the configuration, printed', () => {
-  // C1 controls (U+009B is a CSI: U+009B 2J clears the screen) and bidi marks: core takes them in scope ids, JSON leaves them as they are.
+  // C1 controls (U+009B is a CSI: U+009B 2J clears the screen) and bidi marks: JSON leaves them as they are.
   const controls = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
 
-  it('shows scope ids, paths and ids from flags or a configuration file as text for a person; --json keeps them as given', async () => {
-    const user = 'al\u009b2Jice\u202e';
+  it('refuses scope ids holding a C1 control or a bidi mark, from a flag or the configuration, naming it by code point and printing it nowhere', async () => {
+    const added = await cli('add', 'Alice keeps bees', '--user', 'al\u009b2Jice');
+    expect(added.code).not.toBe(0);
+    expect(added.stderr).toContain('scope.userId holds a control character or a bidi control (U+009B at index 2)');
+    expect(added.stderr).not.toMatch(controls);
+    expect(JSON.parse((await cli('list', '--user', 'alice\u202e', '--json')).stderr)).toMatchObject({ error: { code: 'INVALID_SCOPE' } });
+    // From the configuration file: refused as the file's error.
     writeFileSync(join(dir, 'memloom.config.json'), JSON.stringify({ store: 'sqlite:./memory.db', scope: { agentId: 'bo\u2066t' } }));
+    const stats = await cli('stats', '--user', 'alice');
+    expect(stats.code).not.toBe(0);
+    expect(stats.stderr).toContain('scope.agentId holds a control character or a bidi control (U+2066 at index 2)');
+    expect(stats.stderr).not.toMatch(controls);
+  });
+
+  it('shows scope ids and store paths from flags or a configuration file as text for a person; --json keeps them as given', async () => {
+    writeFileSync(join(dir, 'memloom.config.json'), JSON.stringify({ store: 'sqlite:./memory.db', scope: { agentId: 'bot' } }));
     const store = ['--store', 'sqlite:./mem\u009b2Jory.db'];
-    expect((await cli('add', 'Alice keeps bees', '--user', user, ...store)).code).toBe(0);
-    const preview = await cli('forget', '--scope', '--user', user, ...store);
+    expect((await cli('add', 'Alice keeps bees', '--user', 'alice', ...store)).code).toBe(0);
+    const preview = await cli('forget', '--scope', '--user', 'alice', ...store);
     expect(preview.stdout).toBe('1 memory in scope user alice, agent bot would be forgotten: run again with --yes to delete them.\n');
-    const stats = await cli('stats', '--user', user, ...store);
+    const stats = await cli('stats', '--user', 'alice', ...store);
     expect(stats.stdout).toContain('in scope user alice, agent bot\n');
     expect(stats.stdout).toContain(`at ${join(dir, 'memory.db')}`);
     expect(stats.stdout).toContain('from --store\n');
     expect(stats.stdout).not.toMatch(controls);
     expect((await cli('forget', 'no-such\u009b2J-id')).stderr).not.toMatch(controls);
     // A script gets the values as they are, in JSON it can parse.
-    expect(json(await cli('stats', '--user', user, ...store, '--json'))).toMatchObject({ scope: { userId: user, agentId: 'bo\u2066t' }, store: { location: join(dir, 'mem\u009b2Jory.db') } });
-    expect(json(await cli('forget', '--scope', '--user', user, ...store, '--yes', '--json'))).toEqual({ deleted: 1, scope: { userId: user, agentId: 'bo\u2066t' } });
+    expect(json(await cli('stats', '--user', 'alice', ...store, '--json'))).toMatchObject({ scope: { userId: 'alice', agentId: 'bot' }, store: { location: join(dir, 'mem\u009b2Jory.db') } });
+    expect(json(await cli('forget', '--scope', '--user', 'alice', ...store, '--yes', '--json'))).toEqual({ deleted: 1, scope: { userId: 'alice', agentId: 'bot' } });
   });
 
   it('shows paths from flags and the folder it runs in as text: export --output, import, init, reindex', async () => {

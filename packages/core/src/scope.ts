@@ -1,13 +1,12 @@
+import { controlCharacterAt } from './control-characters.js';
 import { describeValue, MemloomError } from './errors.js';
 import { SCOPE_KEYS, type MemoryFilter, type MemoryRecord, type Scope } from './types.js';
 import { hasLoneSurrogate } from './well-formed.js';
 
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/u;
-
 /**
  * Validate a scope from outside: only userId / agentId / sessionId, each a
- * non-blank string without control characters and at most `maxLength` long.
+ * non-blank string at most `maxLength` long, without a control character or a bidi control (as record ids:
+ * `controlCharacterAt`; a scope value names a folder, a log line and a row the CLI prints).
  * Returns a clean copy holding only the given keys.
  */
 export function validateScope(scope: unknown, maxLength = 256, backend = 'core'): Scope {
@@ -30,11 +29,12 @@ export function validateScope(scope: unknown, maxLength = 256, backend = 'core')
         details: { field: key },
       });
     }
-    if (CONTROL.test(value)) {
+    const control = controlCharacterAt(value);
+    if (control) {
       throw new MemloomError({
         code: 'INVALID_SCOPE',
         backend,
-        message: `scope.${key} holds a control character`,
+        message: `scope.${key} holds a control character or a bidi control (${control})`,
         details: { field: key },
       });
     }

@@ -337,6 +337,29 @@ describe('add', () => {
     await memory.add('I like tea', { scope: { userId: 'u\u{1F600}' } });
     expect(await memory.count({ scope: { userId: 'u\u{1F600}' } })).toBe(1);
   });
+
+  it('refuses a scope id holding a control character or a bidi control (INVALID_SCOPE), as record ids, naming it by code point without printing it', async () => {
+    const { memory } = rig();
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ userId: 'al\u0000ice' }, 'scope.userId holds a control character or a bidi control (U+0000 at index 2)'],
+      [{ userId: 'al\u009b2Jice' }, 'scope.userId holds a control character or a bidi control (U+009B at index 2)'],
+      [{ agentId: 'bot\u202e' }, 'scope.agentId holds a control character or a bidi control (U+202E at index 3)'],
+      [{ sessionId: '\u2066s1\u2069' }, 'scope.sessionId holds a control character or a bidi control (U+2066 at index 0)'],
+      [{ userId: 'u\u200f' }, 'scope.userId holds a control character or a bidi control (U+200F at index 1)'],
+    ];
+    for (const [scope, message] of cases) {
+      for (const call of [memory.add('I like tea', { scope }), memory.search('tea', { scope }), memory.count({ scope })]) {
+        const error = await errorOf(call);
+        expect(error.code, message).toBe('INVALID_SCOPE');
+        expect(error.message, message).toContain(message);
+        expect(error.message.includes(Object.values(scope)[0] as string), message).toBe(false);
+      }
+    }
+    expect(await memory.count()).toBe(0);
+    // Letters of any script, a zero-width joiner and spaces are ids like any other.
+    for (const userId of ['مريم', '張三', 'family 👨\u200D👩', 'o\u2019brien']) await memory.add('I like tea', { scope: { userId } });
+    expect(await memory.count({ scope: { userId: '張三' } })).toBe(1);
+  });
 });
 
 describe('search', () => {

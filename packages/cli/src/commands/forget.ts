@@ -38,7 +38,7 @@ export const forgetCommand: CommandSpec = {
       // here once, so that the preview and the deletion name the very same memories.
       const scope = effectiveScope(context, opened);
       const count = await memory.count({ scope });
-      // Scope ids (from the flags or the configuration) may hold C1 controls and bidi marks: shown as text.
+      // Shown as text, as every scope the CLI prints (core has refused control and bidi characters in it).
       const shown = oneLine(describeScope(scope));
       if (!flag(context.values, 'yes')) {
         if (context.globals.json) context.printJson({ deleted: 0, wouldDelete: count, scope });

@@ -60,7 +60,7 @@ export const initCommand: CommandSpec = {
     await writeFileAtomically(file, `${JSON.stringify(config, null, 2)}\n`);
     if (globals.json) return context.printJson({ file, config });
     context.print(`Wrote ${oneLine(file)}`);
-    // As the flags gave them (JSON escapes no C1 control or bidi mark): shown as text.
+    // As the flags gave them, shown as text (JSON escapes no C1 control or bidi mark).
     context.print(`  store     ${oneLine(String(config.store))}`);
     context.print(`  embedder  ${oneLine(String(config.embedder))}`);
     if (config.scope) context.print(`  scope     ${oneLine(JSON.stringify(config.scope))}`);

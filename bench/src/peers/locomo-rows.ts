@@ -128,7 +128,7 @@ export const LOCOMO_ROWS: readonly LocomoRow[] = [
     name: 'bm25-memloom-tokenizer',
     group: 'floor',
     label: "BM25 over memloom's tokenizer",
-    description: "core's TextIndex (the text channel of memloom's in-memory and Markdown stores): BM25 k1 1.2, b 0.75 over core's keywordTerms (longer stopword list, Porter stems, past forms read as the verb, CJK bigrams)",
+    description: "core's TextIndex (the text channel of memloom's in-memory and Markdown stores): BM25 k1 1.2, b 0.75 and FTS5's IDF over core's keywordTerms (longer stopword list, Porter stems, past forms read as the verb, CJK bigrams)",
     embeds: false,
     create: () => createBm25Retriever(),
   },

@@ -102,6 +102,23 @@ describe('TextIndex (BM25)', () => {
     expect(index.search('When did she buy the bike?', 10).map((hit) => hit.id)).toEqual(['past', 'other']);
   });
 
+  it("weighs terms by FTS5's IDF, as SQLite does: a word in half the documents counts next to nothing", () => {
+    const index = new TextIndex();
+    index.set('photos', 'photo photo');
+    index.set('beach', 'photo of the beach');
+    index.set('dancers', 'dancers rehearse on a long summer evening stage');
+    index.set('garden', 'garden tools');
+    // photo: 2 documents of 4, log((4 - 2 + 0.5) / (2 + 0.5)) = 0, kept at 1e-6; dancer: 1 of 4, log(3.5 / 1.5).
+    // With log(1 + …) (Lucene's IDF) photo weighed 0.69 against dancer's 1.20 and 'photos' ranked first.
+    const hits = index.search('dancers photo', 10);
+    expect(hits.map((hit) => hit.id)).toEqual(['dancers', 'photos', 'beach']);
+    // Average length 3 (photo photo: 2; photo beach: 2; dancer rehears long summer even stage: 6; garden tool: 2).
+    const saturated = (frequency: number, length: number) => (frequency * 2.2) / (frequency + 1.2 * (0.25 + (0.75 * length) / 3));
+    expect(hits[0]?.score).toBeCloseTo(Math.log(3.5 / 1.5) * saturated(1, 6), 9);
+    expect(hits[1]?.score).toBeCloseTo(1e-6 * saturated(2, 2), 12);
+    expect(hits[1]?.score).toBeGreaterThan(0);
+  });
+
   it('filters before ranking', () => {
     const index = new TextIndex();
     index.set('a', 'lunch with Maria');
@@ -289,11 +306,13 @@ describe('longestFitting', () => {
 describe("the in-memory store's text index", () => {
   it('forgets deleted memories: a text search scores as in a store that never held them', async () => {
     const kept = 'I drink coffee every morning';
+    // Three kept, coffee in one: its IDF is log(2.5 / 1.5), not the floor a term in half the memories gets.
+    const keptTexts = [kept, 'The dog sleeps all day', 'We painted the fence blue'];
     const build = async (extra: string[]) => {
       const memory = createMemory({ store: createInMemoryStore(), embedder: createTestEmbedder(), clock: createFakeClock('2024-05-01T09:00:00.000Z') });
       const ids = [];
-      for (const text of [kept, ...extra]) ids.push((await memory.add(text, { scope: { userId: 'a' }, merge: false })).memory.id);
-      for (const id of ids.slice(1)) await memory.delete(id);
+      for (const text of [...keptTexts, ...extra]) ids.push((await memory.add(text, { scope: { userId: 'a' }, merge: false })).memory.id);
+      for (const id of ids.slice(keptTexts.length)) await memory.delete(id);
       return memory.store.textSearch!({ text: 'coffee', limit: 5 });
     };
     const afterDeletes = await build(['Tea, not coffee, for me', 'My sister sells garden tools', 'We met at the bakery', 'The train was late again']);

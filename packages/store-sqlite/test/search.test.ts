@@ -1,4 +1,4 @@
-import { createMemory, type MemoryRecord } from '@memloom/core';
+import { createMemory, TextIndex, type MemoryRecord } from '@memloom/core';
 import { createTestEmbedder } from '@memloom/core/testing';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
@@ -184,6 +184,21 @@ describe('keyword search ties', () => {
       expect(await ids({ limit: 1, ...scoped })).toEqual(['zeta']);
       expect(await ids({ limit: 5, ...scoped })).toEqual(['zeta', 'mid', 'alpha']);
     }
+    await store.close();
+  });
+});
+
+describe('keyword ranking', () => {
+  it("orders matches as core's TextIndex does (the in-memory and Markdown stores): the same IDF, where a word in half the memories weighs next to nothing", async () => {
+    const docs = [['photos', 'photo photo'], ['beach', 'photo of the beach'], ['dancers', 'dancers rehearse on a long summer evening stage'], ['garden', 'garden tools']];
+    const store = createSqliteStore({ path: ':memory:' });
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    await store.apply(docs.map(([id, text], index) => createChange(newRecord(id!, text!, 'u'), vectorFor(index))));
+    const index = new TextIndex();
+    for (const [id, text] of docs) index.set(id!, text!);
+    const fts5 = (await store.textSearch({ text: 'dancers photo', scope: { userId: 'u' }, limit: 10 })).map((hit) => hit.memory.id);
+    expect(fts5).toEqual(['dancers', 'photos', 'beach']);
+    expect(index.search('dancers photo', 10).map((hit) => hit.id)).toEqual(fts5);
     await store.close();
   });
 });

@@ -13,6 +13,19 @@ export interface TextHit {
   score: number;
 }
 
+/** The smallest weight a matching term keeps: FTS5's, so that a match still scores above 0. */
+const LEAST_IDF = 1e-6;
+
+/**
+ * How much a term found in `matching` of `documentCount` documents weighs: FTS5's BM25 IDF,
+ * log((N − n + 0.5) / (n + 0.5)), at least 1e-6, so the in-memory and Markdown stores rank as
+ * SQLite does. A term in half the documents or more weighs next to nothing: in a conversation,
+ * a question's common words (make, like, photo) no longer pull in turns that only share them.
+ */
+function inverseDocumentFrequency(documentCount: number, matching: number): number {
+  return Math.max(LEAST_IDF, Math.log((documentCount - matching + 0.5) / (matching + 0.5)));
+}
+
 /**
  * An in-process BM25 keyword index over core's `keywordTerms`. Stores without a
  * text engine of their own (in-memory, markdown's derived index) use it.
@@ -72,7 +85,7 @@ export class TextIndex {
     for (const term of new Set(keywordTerms(query))) {
       const posting = this.postings.get(term);
       if (!posting) continue;
-      const idf = Math.log(1 + (documentCount - posting.size + 0.5) / (posting.size + 0.5));
+      const idf = inverseDocumentFrequency(documentCount, posting.size);
       for (const [id, frequency] of posting) {
         if (accept && !accept(id)) continue;
         const length = this.lengths.get(id) ?? 0;

@@ -1,7 +1,7 @@
 import { keywords } from './text/keywords.js';
 import { ENGLISH_STOPWORDS } from './text/stopwords.js';
 import { statementTerms, isCoveredBy, type StatementTerms } from './text/statement-terms.js';
-import { GROUPS, aboutName, clauseSubject, clauseSubjects, englishClauses, namedBefore, opensWithSelf, peopleNamed, type ClauseSubject } from './text/statement-subject.js';
+import { GROUPS, aboutName, clauseSubject, clauseSubjects, englishClauses, namedBefore, namesItsSubject, opensWithSelf, peopleNamed, type ClauseSubject } from './text/statement-subject.js';
 import { hasCjk, tokenize } from './text/tokenize.js';
 import type { MemoryLevel } from './types.js';
 
@@ -56,12 +56,16 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   // Negations and emoji count here ("I don't like coffee" is news to "I like coffee").
   const freshTerms = statementTerms(fresh);
   const oldTerms = statementTerms(old);
-  if (isCoveredBy(oldTerms, freshTerms)) return fresh;
   const read = sentenceReader();
   const oldSentences = splitSentences(old).map(read);
   const freshSentences = splitSentences(fresh).map(read);
   const freshSubjects = new Set([...freshSentences.flatMap((sentence) => sentence.subjects), ...peopleNamed(fresh)]);
   const freshKnown = !freshSubjects.has('unknown');
+  // A new text that only adds, "also" or "too" (`addsOnly`), supersedes nothing: see below.
+  const addition = addsOnly(freshSentences);
+  // The new text says all the old one says, but for one that only adds about someone else than an old sentence is
+  // about: "I work at Google." + "My wife also works at Google." keeps both.
+  if (isCoveredBy(oldTerms, freshTerms) && !(addition && freshKnown && oldSentences.some((sentence) => aboutSomeoneElse(sentence.subjects, freshSubjects)))) return fresh;
   // The old text says all the new one says, unless the new one, of known subjects, has a count or news word the
   // old lacks, which the terms leave out ("…metformin twice a day" + "…metformin once a day now":
   // `holdsWordOldLacks`); one with a clause of unknown subject ("Emma is happy") may be about anyone.
@@ -82,25 +86,41 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   // peanuts." + "I'm also allergic to shellfish." keeps both. But for an old sentence it says again, or says
   // again with another value (`revalued`): "I love cooking." + "I also love cooking Italian food.", "My dad
   // lives in York." + "My dad also lives in Leeds." (like the mum), "I sleep 6 hours." + "I sleep 8 hours too."
-  const addition = addsOnly(freshSentences);
   // One that adds only what the old text says already, its addition words aside, says nothing new: "我喜欢爬山和
   // 游泳。" + "我还喜欢游泳。", "I love cooking and baking." + "I love baking as well.".
   if (addition && !saidAlready && !newsToOld) {
     const plain = fresh.replace(ADDITION_WORDS, '');
     if (says(statementTerms(plain), splitSentences(plain).map(read))) return oldText;
   }
+  // A number that counts a new thing ("a 5-year-old", 一个五岁的孩子: `COUNTED_THING`) is no new value: "I have a
+  // 3-year-old." + "I also have a 5-year-old." keeps both.
   let freshValues: Set<string> | undefined;
-  const addedTo = (terms: StatementTerms, text: string) => addition && !revalued(terms, valueTerms(text), freshTerms, (freshValues ??= valueTerms(fresh)), oldTerms);
-  // A he/she sentence right after one that names a single person or pet is about them when the new text is about
-  // them too, a clause of it about them and none about the user: "I have a dog named Bella. She weighs 20 kg." +
-  // "I think Bella weighs 25 kg now." (`namedBefore`, `aboutName`); not "I work with Sarah now" nor "I sleep on
-  // the sofa now because Bella snores".
+  const addedTo = (terms: StatementTerms, text: string) =>
+    addition && !revalued(terms, valueTerms(text), freshTerms, (freshValues ??= valueTerms(fresh.replace(COUNTED_THING, ' '))), oldTerms);
+  // A he/she sentence right after one that names a single person or pet, or after a run of he/she sentences that
+  // follows one (`namesFollowed`), is about them when the new text is about them too, a clause of it about them and
+  // none about the user: "I have a dog named Bella. She is a beagle. She weighs 20 kg." + "I think Bella weighs 25 kg
+  // now." (`namedBefore`, `aboutName`); not "I work with Sarah now" nor "I sleep on the sofa now because Bella snores".
+  // 它 ("it") right after a name is about the one named too (`subjectsAfterName`): "我家的狗叫豆豆。它很喜欢吃肉。" stays
+  // beside "我现在很喜欢吃肉。". But not when the new text may be about it too, naming it or saying 它 or 我家/我的 (our
+  // pet?): then the old 它 sentences are superseded by the words they share, as any ("我家狗狗叫旺财。它今年三岁。" +
+  // "我家狗狗叫旺财，今年四岁了。" → the new text).
   const freshClauses = freshSentences.flatMap((sentence) => sentence.clauses);
-  const aboutNamed = (index: number) => {
-    const name = index > 0 ? namedBefore(oldSentences[index - 1]?.text ?? '') : undefined;
-    if (name === undefined || oldSentences[index]?.subjects.includes('pronoun') !== true) return false;
+  // Each name and the names followed found once: a long text may follow one name long.
+  let followed: (string | undefined)[] | undefined;
+  const nameFollowed = (index: number) => (followed ??= namesFollowed(oldSentences))[index];
+  const readsItAsNamed = once((name: string) => !fresh.includes(name) && !MAY_BE_A_PET.test(fresh));
+  const subjectsOf = (sentence: ReadSentence, index: number) => {
+    const name = nameFollowed(index);
+    return name === undefined || !readsItAsNamed(name) ? sentence.subjects : subjectsAfterName(sentence);
+  };
+  const freshAbout = once((name: string) => {
     const about = freshClauses.map((clause) => aboutName(clause, name));
     return about.includes(true) && freshClauses.every((clause, at) => about[at] === true || clauseSubject(clause) !== 'I');
+  });
+  const aboutNamed = (index: number) => {
+    const name = nameFollowed(index);
+    return name !== undefined && subjectsAfterName(oldSentences[index] as ReadSentence).includes('pronoun') && freshAbout(name);
   };
   const keptBeside = (terms: StatementTerms, subjects: () => readonly ClauseSubject[], text: string, named = () => false, sharing = 0.3) =>
     terms.terms.size > 0 &&
@@ -111,7 +131,8 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   const inPlace = distinctFresh.length <= 8 ? distinctFresh : [];
   const extra = oldSentences.flatMap((sentence, index) => {
     const named = () => aboutNamed(index);
-    const kept = keptBeside(sentence.terms, () => sentence.subjects, sentence.text, named);
+    const subjects = () => subjectsOf(sentence, index);
+    const kept = keptBeside(sentence.terms, subjects, sentence.text, named);
     // A sentence kept is kept whole, but one of whose clauses a new text that only adds says again: then it keeps
     // its other clauses ("I'm a vegetarian and I love cooking." + "I also love cooking Italian food." keeps "I'm a
     // vegetarian."). Of one superseded, a Chinese sentence keeps its clauses about other things,
@@ -120,7 +141,7 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
     // no word with the new text, or are someone else's, and name their subject (`standingClauses`).
     if (kept && !(addition && saysAClauseAgain(sentence, freshTerms))) return [sentence.text];
     if (!hasCjk(sentence.text)) return saidAlready || addition ? standingClauses(sentence, (terms, subjects, text) => keptBeside(terms, subjects, text, named, Number.MIN_VALUE)) : [];
-    const clauses = keptClauses(sentence, (terms, subjects, text) => keptBeside(terms, subjects, text, named), inPlace);
+    const clauses = keptClauses(sentence, subjects, (terms, subjects, text) => keptBeside(terms, subjects, text, named), inPlace);
     if (clauses.length === 0) return [];
     const text = clauses.join('').replace(CLAUSE_END, '');
     return [endedAs(text, sentence.text, '')];
@@ -321,6 +342,51 @@ function saysAllOf(oldTerms: StatementTerms, oldSentences: readonly ReadSentence
   );
 }
 
+/**
+ * The name each sentence follows: that of the sentence before it when it names one person or pet (`namedBefore`),
+ * or the one a run goes on from, of sentences that open with the pronoun the first one after the name opens with and
+ * name no one else. "I have a dog named Bella. She is a beagle. She weighs 20 kg." → -, Bella, Bella; "…named Bella.
+ * My mum loves her. She weighs 20 kg." → -, Bella, -; "…named Sarah. She has a brother. He works at a bank." → -,
+ * Sarah, -.
+ */
+function namesFollowed(sentences: readonly ReadSentence[]): (string | undefined)[] {
+  // Each distinct sentence read once: a long text may say the same one many times.
+  const nameIn = once(namedBefore);
+  const peopleIn = once(peopleNamed);
+  const onlyPronouns = (sentence: ReadSentence) =>
+    subjectsAfterName(sentence).every((subject) => subject === 'pronoun') && [...peopleIn(sentence.text)].every((person) => person === 'pronoun');
+  let name: string | undefined;
+  // The pronoun the run goes on with, that of the first sentence after the name; and whether a run may go on at all: not
+  // after a sentence about someone else than the one it names ("My son has a hamster called Nibbles. He feeds him…": the
+  // next "He" may be the son).
+  let pronoun: string | undefined;
+  let runs = false;
+  return sentences.map((sentence) => {
+    const own = pronounOpening(sentence.text);
+    const followed = name !== undefined && (pronoun === undefined || own === pronoun) ? name : undefined;
+    const named = nameIn(sentence.text);
+    if (named !== undefined) {
+      [name, pronoun] = [named, undefined];
+      runs = sentence.subjects.every((subject) => subject === 'I' || subject === 'unknown') || namesItsSubject(sentence.text);
+    } else if (followed !== undefined && runs && own !== undefined && own !== 'they' && onlyPronouns(sentence)) pronoun = own;
+    else [name, pronoun] = [undefined, undefined];
+    return followed;
+  });
+}
+
+/** The pronoun a sentence opens with, as he, she, it or they: "She's a beagle" → she, "它们三岁了" → they, "I am" → -. */
+function pronounOpening(text: string): string | undefined {
+  const opening = PRONOUN_OPENING.exec(text);
+  if (!opening) return undefined;
+  const word = (opening[1] ?? opening[2]) as string;
+  return opening[3] !== undefined ? 'they' : (PRONOUNS[word.toLowerCase()] ?? 'they');
+}
+
+/** The subjects of a sentence right after a name: those it has, 它 and 牠 ("it") read as he and she (`clauseSubjects`). */
+function subjectsAfterName(sentence: ReadSentence): readonly ClauseSubject[] {
+  return /^\s*(?:它|牠)(?![们們])/u.test(sentence.text) ? clauseSubjects(sentence.clauses, true) : sentence.subjects;
+}
+
 /** True when every clause of a sentence is about someone known who is not the user: "My mom lives in Porto", "He works at Google". */
 function isAnothers(subjects: readonly ClauseSubject[]): boolean {
   return subjects.every((subject) => subject !== 'I' && subject !== 'unknown');
@@ -369,13 +435,14 @@ function namesAnyOf(text: string, people: ReadonlySet<ClauseSubject>): boolean {
  */
 function keptClauses(
   sentence: ReadSentence,
+  subjects: () => readonly ClauseSubject[],
   keptBeside: (terms: StatementTerms, subjects: () => readonly ClauseSubject[], text: string) => boolean,
   freshSentences: readonly ReadSentence[],
 ): string[] {
   return sentence.clauses.filter((clause, index) => {
     if (LEANING_CLAUSE.test(clause.trim())) return false;
     if (freshSentences.some((fresh) => addedInPlace(sentence, fresh, index))) return true;
-    return keptBeside(sentence.clauseTerms[index] as StatementTerms, () => [sentence.subjects[index] as ClauseSubject], clause);
+    return keptBeside(sentence.clauseTerms[index] as StatementTerms, () => [subjects()[index] as ClauseSubject], clause);
   });
 }
 
@@ -404,7 +471,7 @@ function saysAClauseAgain(sentence: ReadSentence, freshTerms: StatementTerms): b
 function standingClauses(sentence: ReadSentence, keptBeside: (terms: StatementTerms, subjects: () => readonly ClauseSubject[], text: string) => boolean): string[] {
   if (sentence.clauses.length < 2) return [];
   return sentence.clauses
-    .filter((clause, index) => clauseSubject(clause) !== 'unknown' && keptBeside(sentence.clauseTerms[index] as StatementTerms, () => [sentence.subjects[index] as ClauseSubject], clause))
+    .filter((clause, index) => clauseSubject(clause) !== 'unknown' && !NOUN_PHRASE.test(clause) && keptBeside(sentence.clauseTerms[index] as StatementTerms, () => [sentence.subjects[index] as ClauseSubject], clause))
     .map((clause) => {
       const text = clause.trim().replace(CLAUSE_END, '');
       const opened = text.charAt(0).toUpperCase() + text.slice(1);
@@ -464,6 +531,24 @@ const NUMBER_WORDS = 'one|two|three|four|five|six|seven|eight|nine|ten|eleven|tw
 const VALUE = /\p{N}[\p{N}.,:]*|\p{Lu}(?<=[\p{L}\p{N},;:]\s+\p{Lu})[\p{L}\p{N}'’-]*/gu;
 const NUMBER_WORD = new RegExp(`(?<![\\p{L}\\p{N}])(?:${NUMBER_WORDS})(?![\\p{L}\\p{N}])`, 'giu');
 const NUMBER_TERMS: ReadonlySet<string> = new Set(tokenize(NUMBER_WORDS.replaceAll('|', ' ')));
+// A number after "a" or 一 and a measure word counts a thing, as "a 5-year-old", "一个五岁的孩子": another thing, not
+// another value of one said before (`revalued`); but not after is, am, are, was, 's, 'm, where it says an age ("I'm a
+// 30-year-old engineer").
+const COUNTED_THING = new RegExp(`(?<![\\p{L}\\p{N}'’])(?<!(?:\\bis|\\bam|\\bare|\\bwas|\\bwere|['’](?:s|m|re))\\s+)an?\\s+(?:\\p{N}[\\p{N}.,:]*|(?:${NUMBER_WORDS})(?![\\p{L}\\p{N}]))|一[个個只隻条條辆輛套间間位名件台臺][零一二三四五六七八九十百千万两\\p{N}]+`, 'giu');
+
+// A pronoun opening a sentence, and 们 after a Chinese one (they): `pronounOpening`.
+const PRONOUN_OPENING = /^\s*(?:(he|him|his|she|her|hers|they|them|their)(?![\p{L}\p{N}])|(他|她|它|牠)([们們])?)/iu;
+const PRONOUNS: Readonly<Record<string, string>> = { he: 'he', him: 'he', his: 'he', 他: 'he', she: 'she', her: 'she', hers: 'she', 她: 'she', 它: 'it', 牠: 'it' };
+
+// 它 and 牠 ("it"), and 我家, 我的 ("my family's", "my"): a new text that says one may be about the pet an old 它 follows.
+const MAY_BE_A_PET = /它|牠|我[们們]?(?:的|家)/u;
+
+// A clause that is only a noun phrase, a possessive and a word, maybe after a number or a word for age ("our two
+// kids", "and my wife", "her little brother"): no clause of its own, though its subject is known (`standingClauses`).
+const NOUN_PHRASE = new RegExp(
+  `^\\s*(?:(?:and|but|while|so)\\s+)?(?:my|our|his|her|their)\\s+(?:(?:\\p{N}+|${NUMBER_WORDS}|older|younger|elder|little|big|best|twin)\\s+)?[\\p{L}'’-]+[\\s.,;:!?]*$`,
+  'iu',
+);
 
 // A Chinese number, maybe with its measure word: "三", "八千", "三次", "两年"; not 一 alone ("一只猫" is "a cat").
 const CHINESE_NUMBER = /^[零一二三四五六七八九十百千万两]+[个次年月天岁斤杯块元]?$/u;

@@ -3,7 +3,8 @@ import { hasCjk } from './tokenize.js';
 /**
  * Whom a clause of a statement is about, as the offline merge reads it: the user (`'I'`), a relative
  * or friend named by the user's own word for them (`'mother'`, `'sister'`), someone named only by a
- * pronoun (`'pronoun'`: he, she, they, his, her), the user among others (`'we'`), or `'unknown'`. Only
+ * pronoun (`'pronoun'`: he, she, they, his, her), an old woman or man the user does not name as kin
+ * (`'old woman'`, `'old man'`: 楼下的老婆婆), the user among others (`'we'`), or `'unknown'`. Only
  * a few clear forms are known, and any other start is `'unknown'` ("Emma works at Google", "My boss is
  * Anna", "My mom's lasagna is my favourite").
  */
@@ -59,7 +60,8 @@ const ENGLISH_PRONOUN = /^(?:he|she|they|his|her|their)(?:['’](?:s|d|ll|re|ve)
 // "我朋友圈" are the user's (USER_WORD_AFTER); "我姐夫", "我弟媳" and "我爷爷奶奶" are relatives the list does not name.
 // Nor is 老婆婆 ("an old woman") 老婆, nor 老公公 ("an old man") 老公 (老公公司, 老公公积金, 老公公交… are the husband's): NOT_ANOTHER.
 const USER_WORD_AFTER = '[伦司寓园交圈]';
-const NOT_ANOTHER = '婆|公(?!司|积金|交|务员|众号|园|安|费|款|斤|里)';
+const HUSBANDS_WORDS = '司|积金|交|务员|众号|园|安|费|款|斤|里';
+const NOT_ANOTHER = `婆|公(?!${HUSBANDS_WORDS})`;
 const NOT_THE_RELATIVE = `[伦司寓园交圈夫媳嫂娘妈爸哥弟姐妹爷奶姥]|${NOT_ANOTHER}`;
 // A Chinese word for a relative of two characters or more, which names them without 我 too: "老婆在银行上班", "爸妈住在上海".
 const CHINESE_WORDS = Object.keys(PEOPLE).filter((word) => /^\p{Script=Han}{2,}$/u.test(word) && !/^(?:对象|對象)$/u.test(word)).sort((a, b) => b.length - a.length).join('|');
@@ -78,6 +80,13 @@ const CHINESE_SELF = new RegExp(`^(?:${CHINESE_LEAD})*我(?!们|們|俩|倆|的?
 const WITH_ME = /^[和跟与與同]我(?!们|們)/u;
 const TELLS_ME = /^[^，,。]*?(?:说|說|觉得|覺得|认为|認為|告诉|告訴|让|讓)我/u;
 const CHINESE_PRONOUN = /^(?:他|她)/u;
+// 它 and 牠 ("it"), a pronoun only right after a pet or person is named (`clauseSubject`'s `afterName`): "我家的狗叫豆豆。
+// 它很喜欢吃肉。"; else "it" may be anything ("我买了一辆车。它是白色的。").
+const CHINESE_IT = /^(?:它|牠)(?![们們])/u;
+// 老婆婆 ("an old woman") and 老公公 ("an old man") opening a clause, maybe after whose or where ("楼下的老婆婆",
+// "隔壁的老公公", "我家楼下的老婆婆"): someone else, neither the wife nor the husband nor the user. Not after 我的 or 我家的,
+// nor before a word that starts with 公 (NOT_ANOTHER's and 公考, 公开, 公寓, 公路, 公共, 公婆): "我的老公公考上岸了" is the husband's.
+const OLD_STRANGER = new RegExp(`^(?![我咱][们們]?家?的)(?:[^\\s，,。！？!?；;：:]{1,8}的)?(老婆|老公)(?:婆|公(?!${HUSBANDS_WORDS}|考|开|開|寓|路|共|婆))`, 'u');
 // He, she, they in any case, and 他, 她 (not in 其他 "other"), anywhere in a text.
 const PRONOUN_ANYWHERE = /(?<![\p{L}\p{N}'’])(?:he|she|him|her|hers|his|they|them|their)(?![\p{L}\p{N}'’])|(?<!其)[他她]/iu;
 // "We", "我们", "我俩": the user among others. Such a clause is no one person's, and does not go on from the one before it.
@@ -95,13 +104,18 @@ export function opensWithSelf(clause: string): boolean {
   return /^I(?:['’](?:m|ve|d|ll))?(?![\p{L}\p{N}'’-])/u.test(text) || CHINESE_SELF.test(text);
 }
 
-/** The subject of one clause: "I work at Meta" → `'I'`, "我妈妈在医院工作" → `'mother'`, "He works at Google" → `'pronoun'`. */
-export function clauseSubject(clause: string): ClauseSubject {
+/**
+ * The subject of one clause: "I work at Meta" → `'I'`, "我妈妈在医院工作" → `'mother'`, "He works at Google" → `'pronoun'`;
+ * "它三岁了" → `'pronoun'` only `afterName`.
+ */
+export function clauseSubject(clause: string, afterName = false): ClauseSubject {
   const text = clause.trim().replace(/^(?:and|but|while|so)\s+/iu, '').replace(/^["'“‘「『(]+/u, '');
   if (ENGLISH_SELF.test(text)) return 'I';
   const englishPerson = ENGLISH_PERSON.exec(text);
   if (englishPerson) return PEOPLE[(englishPerson[1] as string).toLowerCase()] as Relative;
   if (ENGLISH_PRONOUN.test(text)) return 'pronoun';
+  const stranger = OLD_STRANGER.exec(text);
+  if (stranger) return stranger[1] === '老婆' ? 'old woman' : 'old man';
   const chinesePerson = CHINESE_PERSON.exec(text);
   if (chinesePerson) {
     const rest = text.slice(chinesePerson[0].length);
@@ -109,7 +123,7 @@ export function clauseSubject(clause: string): ClauseSubject {
     if (TELLS_ME.test(rest)) return 'unknown';
     return PEOPLE[(chinesePerson[1] ?? chinesePerson[2]) as string] as Relative;
   }
-  if (CHINESE_PRONOUN.test(text)) return 'pronoun';
+  if (CHINESE_PRONOUN.test(text) || (afterName && CHINESE_IT.test(text))) return 'pronoun';
   if (CHINESE_SELF.test(text)) return 'I';
   return WE.test(text) ? 'we' : 'unknown';
 }
@@ -119,10 +133,10 @@ export function clauseSubject(clause: string): ClauseSubject {
  * "我奶奶九十岁了，住在乡下" → grandmother, grandmother; "I live in Lisbon and work as a nurse" → I, I;
  * "我老婆是老师，我是程序员，我们住在北京" → wife, I, unknown.
  */
-export function clauseSubjects(clauses: readonly string[]): ClauseSubject[] {
+export function clauseSubjects(clauses: readonly string[], afterName = false): ClauseSubject[] {
   let before: ClauseSubject = 'unknown';
   return clauses.map((clause) => {
-    const own = clauseSubject(clause);
+    const own = clauseSubject(clause, afterName);
     before = own === 'we' ? 'unknown' : own === 'unknown' ? before : own;
     return before;
   });
@@ -148,13 +162,27 @@ export function englishClauses(sentence: string): string[] {
 }
 
 // One person or pet a sentence names: "a dog named Bella", "called Max", "my sister Emma", "Bella is my dog", "一只狗叫贝拉";
-// not the user ("I'm called Anna", "我叫李娜").
+// not the user ("I'm called Anna", "我叫李娜"), nor what follows 叫 as a question, a negation, a person or a particle
+// ("叫什么", "叫不出", "叫他", "叫了"), but for a particle said twice, a pet's or child's name ("叫了了", "叫又又").
 const NAMED =
-  /(?<![\p{L}\p{N}'’])(?<!\bI(?:['’]m|\s+am)\s+)(?:named|called|[Mm]y\s+\p{Ll}+)\s+(\p{Lu}\p{Ll}+)(?![\p{L}\p{N}'’])|^(\p{Lu}\p{Ll}+)\s+is\s+my\s|(?<!我)(?:名叫|叫做|叫)(\p{Script=Han}{2})/gu;
+  /(?<![\p{L}\p{N}'’])(?<!\bI(?:['’]m|\s+am)\s+)(?:named|called|[Mm]y\s+\p{Ll}+)\s+(\p{Lu}\p{Ll}+)(?![\p{L}\p{N}'’])|^(\p{Lu}\p{Ll}+)\s+is\s+my\s|(?<!我)(?:名叫|叫做|叫)(?![什甚啥怎哪谁誰不没沒别別我你您他她它牠])(?!([人了过過着著的得是在也都就又还還很这這那])(?!\3))(\p{Script=Han}{2})/gu;
+
+// A word every form of NAMED has.
+const MAY_NAME = /named|called|my\s|叫/iu;
+
+// A sentence whose subject is the one it names: "My sister Emma lives in Leeds", "My friend is named Sarah", "我妹妹叫小丽".
+const NAMES_ITS_SUBJECT = new RegExp(`^\\s*(?:[Mm]y|[Oo]ur)\\s+\\p{Ll}+\\s+(?:(?:is|was)\\s+(?:named|called)\\s+)?\\p{Lu}|^\\s*我[们們]?的?(?:${PEOPLE_WORDS})(?:名叫|叫做|叫)`, 'u');
+
+/** True when a sentence names its own subject (`NAMES_ITS_SUBJECT`), not one it is about: "My son has a hamster called Nibbles" → false. */
+export function namesItsSubject(sentence: string): boolean {
+  return NAMES_ITS_SUBJECT.test(sentence);
+}
 
 /** The one person or pet a sentence names (`NAMED`), when it names exactly one. */
 export function namedBefore(sentence: string): string | undefined {
-  const names = new Set([...sentence.matchAll(NAMED)].map((match) => (match[1] ?? match[2] ?? match[3]) as string));
+  // Most sentences have none of its words, and are not searched (the merge reads every sentence after a name).
+  if (!MAY_NAME.test(sentence)) return undefined;
+  const names = new Set([...sentence.matchAll(NAMED)].map((match) => (match[1] ?? match[2] ?? match[4]) as string));
   return names.size === 1 ? [...names][0] : undefined;
 }
 

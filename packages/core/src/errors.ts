@@ -11,7 +11,7 @@ export type MemloomErrorCode =
   | 'EMPTY_CONTENT'
   /** Content longer than the configured `limits.maxContentLength`. */
   | 'CONTENT_TOO_LONG'
-  /** A scope value (userId, agentId, sessionId) that is missing, empty, too long or holds control characters. */
+  /** A scope value (userId, agentId, sessionId) that is missing, empty, too long or holds a control character or a bidi control. */
   | 'INVALID_SCOPE'
   /** Any other input that is not of the expected shape. */
   | 'INVALID_INPUT'

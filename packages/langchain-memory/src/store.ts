@@ -8,7 +8,7 @@ import {
   type PutOperation,
   type SearchOperation,
 } from '@langchain/langgraph';
-import { dataPath, excerpt, jsonDataProblem, MAX_DATA_DEPTH, MemloomError, pairSafeEnd, scoreThenId, validateScope, type Memory, type MemoryCategory, type MemoryFilter, type MemoryRecord, type MemoryVersion, type Scope } from '@memloom/core';
+import { CONTROL_OR_BIDI_SOURCE, dataPath, excerpt, jsonDataProblem, MAX_DATA_DEPTH, MemloomError, pairSafeEnd, scoreThenId, validateScope, type Memory, type MemoryCategory, type MemoryFilter, type MemoryRecord, type MemoryVersion, type Scope } from '@memloom/core';
 import { unlessGone } from './errors.js';
 import {
   indexedOnly,
@@ -457,7 +457,7 @@ export class MemloomStore extends BaseStore {
     return namespaces.slice(offset, offset + (operation.limit ?? namespaces.length));
   }
 
-  /** The scope of a namespace; memloom refuses some labels LangGraph takes (blank, too long, control characters). */
+  /** The scope of a namespace; memloom refuses some labels LangGraph takes (blank, too long, control or bidi characters). */
   private scopeOf(namespace: readonly string[]): Scope {
     const scope = this.scopeFromNamespace(namespace) ?? {};
     const maxLength = this.memory.config.limits.maxScopeLength;
@@ -466,13 +466,13 @@ export class MemloomStore extends BaseStore {
     } catch (error) {
       if (!MemloomError.hasCode(error, 'INVALID_SCOPE')) throw error;
       const field = typeof error.details.field === 'string' ? error.details.field : undefined;
-      const given = field === undefined ? '' : ` scope.${field} = ${excerpt(JSON.stringify((scope as Record<string, unknown>)[field]), 80)}`;
+      const given = field === undefined ? '' : ` scope.${field} = ${excerpt(quoted((scope as Record<string, unknown>)[field]), 80)}`;
       throw new MemloomError({
         code: 'INVALID_SCOPE',
         backend: 'langgraph-store',
         message:
-          `namespace ${excerpt(JSON.stringify(namespace), 80)} maps to${given || ' a scope'} that memloom refuses: ${error.reason}. ` +
-          `A namespace label that becomes a scope value must be non-blank, at most ${maxLength} characters long and without control characters.`,
+          `namespace ${excerpt(quoted(namespace), 80)} maps to${given || ' a scope'} that memloom refuses: ${error.reason}. ` +
+          `A namespace label that becomes a scope value must be non-blank, at most ${maxLength} characters long and without control or bidi control characters.`,
         details: { ...error.details, namespace: [...namespace] },
         cause: error,
       });
@@ -489,3 +489,12 @@ function unscored(record: MemoryRecord): RankedEntry {
 function cut(text: string, maxLength: number): string {
   return text.slice(0, pairSafeEnd(text, maxLength));
 }
+
+/** Core's control and bidi characters (JSON escapes only C0 ones). */
+const CONTROL_OR_BIDI = new RegExp(CONTROL_OR_BIDI_SOURCE, 'gu');
+
+/** A value as JSON, with every control or bidi character escaped (`\u202e`), so a message never holds one. */
+function quoted(value: unknown): string {
+  return JSON.stringify(value).replace(CONTROL_OR_BIDI, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+

@@ -149,13 +149,17 @@ describe('MemloomStore: put and get', () => {
       [[' '], /namespace \[" "\] maps to scope\.userId = " " that memloom refuses: scope\.userId must be a non-empty string/],
       [['a'.repeat(300), 'x'], /namespace \["a{20,}.* maps to scope\.userId = "a{20,}.*that memloom refuses: scope\.userId is 300 characters long; the limit is 256/],
       [['tab\there'], /namespace \["tab\\there"\] maps to scope\.userId = "tab\\there" that memloom refuses: scope\.userId holds a control character/],
+      // Shown escaped, never as the character: U+202E would reorder the message, U+009B start a terminal sequence.
+      [['al\u202eice', 'prefs'], /namespace \["al\\u202eice","prefs"\] maps to scope\.userId = "al\\u202eice" that memloom refuses: .*\(U\+202E at index 2\)/],
+      [['csi\u009b2J'], /namespace \["csi\\u009b2J"\] maps to scope\.userId = "csi\\u009b2J" that memloom refuses: .*\(U\+009B at index 3\)/],
     ];
     for (const [namespace, message] of cases) {
       for (const work of [() => store.put(namespace, 'k', { a: 1 }), () => store.get(namespace, 'k'), () => store.search(namespace)]) {
         const error = await errorOf(work);
         expect(error).toMatchObject({ code: 'INVALID_SCOPE', backend: 'langgraph-store', details: { field: 'userId', namespace } });
         expect(error.message).toMatch(message);
-        expect(error.message).toMatch(/non-blank, at most 256 characters long and without control characters/);
+        expect(error.message).toMatch(/non-blank, at most 256 characters long and without control or bidi control characters/);
+        expect(error.message).not.toMatch(/[\u0080-\u009f\u202a-\u202e\u2066-\u2069]/u);
         expect(MemloomError.isInstance(error.cause)).toBe(true);
       }
     }

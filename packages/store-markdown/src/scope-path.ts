@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { controlCharacterAt, hasLoneSurrogate, SCOPE_KEYS, scopeEntries, type Scope, type ScopeKey } from '@memloom/core';
+import { hasLoneSurrogate, SCOPE_KEYS, scopeEntries, type Scope, type ScopeKey } from '@memloom/core';
 import { isMissing, writeFileAtomic, type Durability } from './atomic-file.js';
 import { BACKEND, storeError } from './errors.js';
 
@@ -10,6 +10,8 @@ const KIND_FOLDERS: Record<ScopeKey, string> = { userId: 'users', agentId: 'agen
 
 /** Windows device names, refused with or without an extension ("con", "nul.txt", "COM1"). */
 const RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$|clock\$)$/iu;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/u;
 /** Longest encoded folder name kept readable; longer values get a hashed name. */
 const MAX_ENCODED = 96;
 /** File inside a hashed folder that holds the scope value it stands for. */
@@ -17,7 +19,7 @@ export const SCOPE_VALUE_FILE = '.scope-value';
 
 /**
  * Check one scope value before it becomes part of a path: path traversal,
- * absolute paths, control characters (NUL) and bidi controls (as core's `validateScope`) and reserved device names are
+ * absolute paths, control characters (NUL) and reserved device names are
  * refused with INVALID_SCOPE. Everything else is encoded by `encodeSegment`.
  */
 export function assertSafeScopeValue(key: string, value: unknown): asserts value is string {
@@ -26,8 +28,7 @@ export function assertSafeScopeValue(key: string, value: unknown): asserts value
   };
   if (typeof value !== 'string' || value.trim() === '') refuse('must be a non-empty string');
   const text = value as string;
-  const control = controlCharacterAt(text);
-  if (control) refuse(`holds a control character or a bidi control (${control})`);
+  if (CONTROL.test(text)) refuse('holds a control character');
   // UTF-8 turns it into U+FFFD, so two values would share a folder.
   if (hasLoneSurrogate(text)) refuse('holds a lone surrogate (half of a UTF-16 pair)');
   if (text === '.' || text === '..') refuse(`is "${text}"`);

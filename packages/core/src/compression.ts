@@ -1,7 +1,7 @@
 import { keywords } from './text/keywords.js';
 import { ENGLISH_STOPWORDS } from './text/stopwords.js';
 import { statementTerms, isCoveredBy, type StatementTerms } from './text/statement-terms.js';
-import { GROUPS, aboutName, clauseSubject, clauseSubjects, englishClauses, namedBefore, namesItsSubject, opensWithSelf, peopleNamed, type ClauseSubject } from './text/statement-subject.js';
+import { GROUPS, aboutName, clauseSubject, clauseSubjects, englishClauses, namedBefore, namesItsSubject, opensWithIt, opensWithSelf, peopleNamed, type ClauseSubject } from './text/statement-subject.js';
 import { hasCjk, tokenize } from './text/tokenize.js';
 import type { MemoryLevel } from './types.js';
 
@@ -110,9 +110,11 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   let followed: (string | undefined)[] | undefined;
   const nameFollowed = (index: number) => (followed ??= namesFollowed(oldSentences))[index];
   const readsItAsNamed = once((name: string) => !fresh.includes(name) && !MAY_BE_A_PET.test(fresh));
+  // Read once per sentence: a clause asks for its sentence's subjects, and a sentence may have thousands of clauses.
+  const afterName = once(subjectsAfterName);
   const subjectsOf = (sentence: ReadSentence, index: number) => {
     const name = nameFollowed(index);
-    return name === undefined || !readsItAsNamed(name) ? sentence.subjects : subjectsAfterName(sentence);
+    return name === undefined || !readsItAsNamed(name) ? sentence.subjects : afterName(sentence);
   };
   const freshAbout = once((name: string) => {
     const about = freshClauses.map((clause) => aboutName(clause, name));
@@ -120,7 +122,7 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   });
   const aboutNamed = (index: number) => {
     const name = nameFollowed(index);
-    return name !== undefined && subjectsAfterName(oldSentences[index] as ReadSentence).includes('pronoun') && freshAbout(name);
+    return name !== undefined && afterName(oldSentences[index] as ReadSentence).includes('pronoun') && freshAbout(name);
   };
   const keptBeside = (terms: StatementTerms, subjects: () => readonly ClauseSubject[], text: string, named = () => false, sharing = 0.3) =>
     terms.terms.size > 0 &&
@@ -269,11 +271,11 @@ function sentenceReader(): (text: string) => ReadSentence {
   return once((text) => readSentence(text, termsOf));
 }
 
-function once<T>(read: (text: string) => T): (text: string) => T {
-  const done = new Map<string, T>();
-  return (text) => {
-    let value = done.get(text);
-    if (value === undefined) done.set(text, (value = read(text)));
+function once<K, T>(read: (key: K) => T): (key: K) => T {
+  const done = new Map<K, T>();
+  return (key) => {
+    let value = done.get(key);
+    if (value === undefined) done.set(key, (value = read(key)));
     return value;
   };
 }
@@ -384,7 +386,7 @@ function pronounOpening(text: string): string | undefined {
 
 /** The subjects of a sentence right after a name: those it has, 它 and 牠 ("it") read as he and she (`clauseSubjects`). */
 function subjectsAfterName(sentence: ReadSentence): readonly ClauseSubject[] {
-  return /^\s*(?:它|牠)(?![们們])/u.test(sentence.text) ? clauseSubjects(sentence.clauses, true) : sentence.subjects;
+  return opensWithIt(sentence.text) ? clauseSubjects(sentence.clauses, true) : sentence.subjects;
 }
 
 /** True when every clause of a sentence is about someone known who is not the user: "My mom lives in Porto", "He works at Google". */

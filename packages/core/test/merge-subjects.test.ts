@@ -365,7 +365,7 @@ describe('deterministic merge: the losses noticed at the last stop (failed befor
     ['I have a dog named Bella. My mum loves her. She weighs 20 kg.', 'I think Bella weighs 25 kg now.', ['She weighs 20 kg', 'My mum loves her'], []],
     // A 它 sentence about the pet the new text is about goes, as a he/she one does.
     ['我家的狗叫豆豆。它三岁了。', '我觉得豆豆现在四岁了。', ['四岁'], ['三岁']],
-    // 我老公 stays the husband, 老公公积金 his savings.
+    // 我老公 stays the husband.
     ['我老公在工厂上班。', '我老公现在在医院上班。', ['医院'], ['工厂']],
   ])('as before: %s + %s', (...row) => check(row));
 });

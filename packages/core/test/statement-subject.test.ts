@@ -139,12 +139,15 @@ describe('clauseSubject: 老婆婆 and 老公公 not after 我 are someone else 
 describe('namedBefore: 叫 before a question, a negation or a person names no one (failed before)', () => {
   it.each([
     ['我不知道那条狗叫什么。', undefined],
+    ['我不知道那条狗叫做什么。', undefined],
     ['我老是叫不出他的名字。', undefined],
     ['我妈总叫我早点睡。', undefined],
     ['我有个同事叫小张，我老是忘了他的英文名叫什么。', '小张'],
     // As before: a name after 叫, 名叫, 叫做.
     ['我家的狗叫豆豆。', '豆豆'],
     ['我有个朋友名叫小丽。', '小丽'],
+    ['我家的狗叫做豆豆。', '豆豆'],
+    ['我有个同事叫小张，我忘了他的英文名叫做什么。', '小张'],
     ['我家的貓叫多多。', '多多'],
   ])('%s → %s', (sentence, name) => expect(namedBefore(sentence)).toBe(name));
 });
@@ -161,7 +164,7 @@ describe('clauseSubject: 它 and 牠 ("it") are he and she only right after a na
 
 describe('the reviews of the change (failed before)', () => {
   it.each([
-    // 老公公考 (公考: the civil-service exam) and 我的老公公… are the husband's, no old man.
+    // 老公公考 (公考: the civil-service exam) and 我的老公公… are the husband's, so no old man: unknown here.
     ['老公公考上岸了', 'unknown'],
     ['我的老公公开说要戒烟', 'unknown'],
     ['老公公寓在市中心', 'unknown'],

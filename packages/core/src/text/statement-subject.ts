@@ -95,6 +95,11 @@ const WE = /^(?:we|our|us)(?![\p{L}\p{N}'’])|^(?:我们|我們|咱们|咱們|�
 // A space run is matched from its start only (?<!\s), so that a long run is not read again from each space.
 const ENGLISH_CLAUSE_BREAK = /[,;]\s+|(?<!\s)\s+(?:and|but|while|so|because)\s+/iu;
 
+/** True when a sentence opens with 它 or 牠 ("it"), not 它们 ("they"). */
+export function opensWithIt(sentence: string): boolean {
+  return CHINESE_IT.test(sentence.trimStart());
+}
+
 /**
  * True when a clause opens with the user, "I" or 我: "I live in Lyon with my sister" is the user's, the sister
  * only with them; "My son drives to work with me" opens with the son.
@@ -163,9 +168,9 @@ export function englishClauses(sentence: string): string[] {
 
 // One person or pet a sentence names: "a dog named Bella", "called Max", "my sister Emma", "Bella is my dog", "一只狗叫贝拉";
 // not the user ("I'm called Anna", "我叫李娜"), nor what follows 叫 as a question, a negation, a person or a particle
-// ("叫什么", "叫不出", "叫他", "叫了"), but for a particle said twice, a pet's or child's name ("叫了了", "叫又又").
+// ("叫什么", "叫做什么", "叫不出", "叫他", "叫了"), but for a particle said twice, a pet's or child's name ("叫了了", "叫又又").
 const NAMED =
-  /(?<![\p{L}\p{N}'’])(?<!\bI(?:['’]m|\s+am)\s+)(?:named|called|[Mm]y\s+\p{Ll}+)\s+(\p{Lu}\p{Ll}+)(?![\p{L}\p{N}'’])|^(\p{Lu}\p{Ll}+)\s+is\s+my\s|(?<!我)(?:名叫|叫做|叫)(?![什甚啥怎哪谁誰不没沒别別我你您他她它牠])(?!([人了过過着著的得是在也都就又还還很这這那])(?!\3))(\p{Script=Han}{2})/gu;
+  /(?<![\p{L}\p{N}'’])(?<!\bI(?:['’]m|\s+am)\s+)(?:named|called|[Mm]y\s+\p{Ll}+)\s+(\p{Lu}\p{Ll}+)(?![\p{L}\p{N}'’])|^(\p{Lu}\p{Ll}+)\s+is\s+my\s|(?<!我)(?:名叫|叫做|叫)(?![做什甚啥怎哪谁誰不没沒别別我你您他她它牠])(?!([人了过過着著的得是在也都就又还還很这這那])(?!\3))(\p{Script=Han}{2})/gu;
 
 // A word every form of NAMED has.
 const MAY_NAME = /named|called|my\s|叫/iu;

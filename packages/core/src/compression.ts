@@ -1,7 +1,7 @@
 import { keywords } from './text/keywords.js';
 import { ENGLISH_STOPWORDS } from './text/stopwords.js';
 import { statementTerms, isCoveredBy, type StatementTerms } from './text/statement-terms.js';
-import { GROUPS, aboutName, clauseSubject, clauseSubjects, englishClauses, namedBefore, namesItsSubject, opensWithIt, opensWithSelf, peopleNamed, type ClauseSubject } from './text/statement-subject.js';
+import { GROUPS, aboutName, clauseSubject, clauseSubjects, englishClauses, namedBefore, namesItsSubject, opensWithIt, opensWithSelf, peopleNamed, pronounOpening, type ClauseSubject } from './text/statement-subject.js';
 import { hasCjk, tokenize } from './text/tokenize.js';
 import type { MemoryLevel } from './types.js';
 
@@ -106,12 +106,12 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   // pet?): then the old 它 sentences are superseded by the words they share, as any ("我家狗狗叫旺财。它今年三岁。" +
   // "我家狗狗叫旺财，今年四岁了。" → the new text).
   const freshClauses = freshSentences.flatMap((sentence) => sentence.clauses);
-  // Each name and the names followed found once: a long text may follow one name long.
-  let followed: (string | undefined)[] | undefined;
-  const nameFollowed = (index: number) => (followed ??= namesFollowed(oldSentences))[index];
-  const readsItAsNamed = once((name: string) => !fresh.includes(name) && !MAY_BE_A_PET.test(fresh));
   // Read once per sentence: a clause asks for its sentence's subjects, and a sentence may have thousands of clauses.
   const afterName = once(subjectsAfterName);
+  // Each name and the names followed found once: a long text may follow one name long.
+  let followed: (string | undefined)[] | undefined;
+  const nameFollowed = (index: number) => (followed ??= namesFollowed(oldSentences, afterName))[index];
+  const readsItAsNamed = once((name: string) => !fresh.includes(name) && !MAY_BE_A_PET.test(fresh));
   const subjectsOf = (sentence: ReadSentence, index: number) => {
     const name = nameFollowed(index);
     return name === undefined || !readsItAsNamed(name) ? sentence.subjects : afterName(sentence);
@@ -349,14 +349,14 @@ function saysAllOf(oldTerms: StatementTerms, oldSentences: readonly ReadSentence
  * or the one a run goes on from, of sentences that open with the pronoun the first one after the name opens with and
  * name no one else. "I have a dog named Bella. She is a beagle. She weighs 20 kg." → -, Bella, Bella; "…named Bella.
  * My mum loves her. She weighs 20 kg." → -, Bella, -; "…named Sarah. She has a brother. He works at a bank." → -,
- * Sarah, -.
+ * Sarah, -. `subjectsAfter` reads a sentence's subjects after a name (`subjectsAfterName`), once per sentence.
  */
-function namesFollowed(sentences: readonly ReadSentence[]): (string | undefined)[] {
+function namesFollowed(sentences: readonly ReadSentence[], subjectsAfter: (sentence: ReadSentence) => readonly ClauseSubject[]): (string | undefined)[] {
   // Each distinct sentence read once: a long text may say the same one many times.
   const nameIn = once(namedBefore);
   const peopleIn = once(peopleNamed);
   const onlyPronouns = (sentence: ReadSentence) =>
-    subjectsAfterName(sentence).every((subject) => subject === 'pronoun') && [...peopleIn(sentence.text)].every((person) => person === 'pronoun');
+    subjectsAfter(sentence).every((subject) => subject === 'pronoun') && [...peopleIn(sentence.text)].every((person) => person === 'pronoun');
   let name: string | undefined;
   // The pronoun the run goes on with, that of the first sentence after the name; and whether a run may go on at all: not
   // after a sentence about someone else than the one it names ("My son has a hamster called Nibbles. He feeds him…": the
@@ -374,14 +374,6 @@ function namesFollowed(sentences: readonly ReadSentence[]): (string | undefined)
     else [name, pronoun] = [undefined, undefined];
     return followed;
   });
-}
-
-/** The pronoun a sentence opens with, as he, she, it or they: "She's a beagle" → she, "它们三岁了" → they, "I am" → -. */
-function pronounOpening(text: string): string | undefined {
-  const opening = PRONOUN_OPENING.exec(text);
-  if (!opening) return undefined;
-  const word = (opening[1] ?? opening[2]) as string;
-  return opening[3] !== undefined ? 'they' : (PRONOUNS[word.toLowerCase()] ?? 'they');
 }
 
 /** The subjects of a sentence right after a name: those it has, 它 and 牠 ("it") read as he and she (`clauseSubjects`). */
@@ -537,10 +529,6 @@ const NUMBER_TERMS: ReadonlySet<string> = new Set(tokenize(NUMBER_WORDS.replaceA
 // another value of one said before (`revalued`); but not after is, am, are, was, 's, 'm, where it says an age ("I'm a
 // 30-year-old engineer").
 const COUNTED_THING = new RegExp(`(?<![\\p{L}\\p{N}'’])(?<!(?:\\bis|\\bam|\\bare|\\bwas|\\bwere|['’](?:s|m|re))\\s+)an?\\s+(?:\\p{N}[\\p{N}.,:]*|(?:${NUMBER_WORDS})(?![\\p{L}\\p{N}]))|一[个個只隻条條辆輛套间間位名件台臺][零一二三四五六七八九十百千万两\\p{N}]+`, 'giu');
-
-// A pronoun opening a sentence, and 们 after a Chinese one (they): `pronounOpening`.
-const PRONOUN_OPENING = /^\s*(?:(he|him|his|she|her|hers|they|them|their)(?![\p{L}\p{N}])|(他|她|它|牠)([们們])?)/iu;
-const PRONOUNS: Readonly<Record<string, string>> = { he: 'he', him: 'he', his: 'he', 他: 'he', she: 'she', her: 'she', hers: 'she', 她: 'she', 它: 'it', 牠: 'it' };
 
 // 它 and 牠 ("it"), and 我家, 我的 ("my family's", "my"): a new text that says one may be about the pet an old 它 follows.
 const MAY_BE_A_PET = /它|牠|我[们們]?(?:的|家)/u;

@@ -95,6 +95,18 @@ const WE = /^(?:we|our|us)(?![\p{L}\p{N}'’])|^(?:我们|我們|咱们|咱們|�
 // A space run is matched from its start only (?<!\s), so that a long run is not read again from each space.
 const ENGLISH_CLAUSE_BREAK = /[,;]\s+|(?<!\s)\s+(?:and|but|while|so|because)\s+/iu;
 
+// A pronoun opening a sentence, and 们 after a Chinese one (they): `pronounOpening`.
+const PRONOUN_OPENING = /^\s*(?:(he|him|his|she|her|hers|they|them|their)(?![\p{L}\p{N}])|(他|她|它|牠)([们們])?)/iu;
+const PRONOUNS: Readonly<Record<string, string>> = { he: 'he', him: 'he', his: 'he', 他: 'he', she: 'she', her: 'she', hers: 'she', 她: 'she', 它: 'it', 牠: 'it' };
+
+/** The pronoun a sentence opens with, as he, she, it or they: "She's a beagle" → she, "它们三岁了" → they, "I am" → -. */
+export function pronounOpening(text: string): string | undefined {
+  const opening = PRONOUN_OPENING.exec(text);
+  if (!opening) return undefined;
+  const word = (opening[1] ?? opening[2]) as string;
+  return opening[3] !== undefined ? 'they' : (PRONOUNS[word.toLowerCase()] ?? 'they');
+}
+
 /** True when a sentence opens with 它 or 牠 ("it"), not 它们 ("they"). */
 export function opensWithIt(sentence: string): boolean {
   return CHINESE_IT.test(sentence.trimStart());

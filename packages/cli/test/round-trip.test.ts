@@ -259,6 +259,25 @@ describe('import into an existing store', () => {
   });
 });
 
+describe('scope values across stores', () => {
+  it('imports into Markdown an export from SQLite whose scopes name Windows devices, hold a colon or a dot segment', async () => {
+    const [, sqliteKind, markdownKind] = KINDS as [StoreKind, StoreKind, StoreKind];
+    const clock = createFakeClock('2024-03-01T09:00:00.000Z');
+    const scopes = [{ userId: 'Con' }, { userId: 'u:42' }, { userId: 'aux.team' }, { userId: 'nul' }, { userId: '..', agentId: 'C:', sessionId: 'lpt1' }];
+    const source = open(sqliteKind, clock);
+    for (const [index, scope] of scopes.entries()) await source.add(`${TEXT.home} (${index})`, { scope });
+    const exported = await exportLines(source);
+    expect(exported.lines).toHaveLength(scopes.length);
+
+    const target = open(markdownKind, clock);
+    expect(await importLines(target, exported)).toMatchObject({ mode: 'copy', done: scopes.length, created: scopes.length });
+    expectSameMemories((await exportLines(target)).lines, exported.lines);
+    for (const [index, scope] of scopes.entries()) {
+      expect((await target.list({ scope })).map((record) => record.content), JSON.stringify(scope)).toContain(`${TEXT.home} (${index})`);
+    }
+  });
+});
+
 describe('export while the app runs', () => {
   it.each(KINDS.slice(0, 2).map((kind) => [kind.name, kind] as const))('from %s: a memory deleted after it was written makes the export skip no other', async (_name, kind) => {
     const clock = createFakeClock('2024-03-01T09:00:00.000Z');

@@ -8,8 +8,12 @@ import { BACKEND, storeError } from './errors.js';
 /** Folder that holds the values of each scope field, in nesting order. */
 const KIND_FOLDERS: Record<ScopeKey, string> = { userId: 'users', agentId: 'agents', sessionId: 'sessions' };
 
-/** Windows device names, refused with or without an extension ("con", "nul.txt", "COM1"). */
-const RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$|clock\$)$/iu;
+/**
+ * Windows device names ("nul", "com1", also with an extension: "aux.team"): Windows opens the device
+ * instead of a folder so named, whatever the folder it is in. Once encoded only a lowercase name can be
+ * one (capitals, `$` and superscript digits are `%XX` already), so `scopeSegment` %-encodes its first letter.
+ */
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\.|$)/u;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/u;
 /** Longest encoded folder name kept readable; longer values get a hashed name. */
@@ -18,24 +22,21 @@ const MAX_ENCODED = 96;
 export const SCOPE_VALUE_FILE = '.scope-value';
 
 /**
- * Check one scope value before it becomes part of a path: path traversal,
- * absolute paths, control characters (NUL) and reserved device names are
- * refused with INVALID_SCOPE. Everything else is encoded by `encodeSegment`.
+ * Check one scope value before it becomes a folder name. Refused with INVALID_SCOPE: a blank value,
+ * a control character (as core's `validateScope` refuses it) and a lone surrogate (it has no UTF-8
+ * form: two of them would share a folder). Everything else, `..`, `/etc`, `C:`, `con` included, is
+ * encoded by `scopeSegment` into one portable folder name.
  */
 export function assertSafeScopeValue(key: string, value: unknown): asserts value is string {
   const refuse = (why: string) => {
-    throw storeError('INVALID_SCOPE', `scope.${key} ${why}; it cannot name a folder`, { field: key });
+    throw storeError('INVALID_SCOPE', `scope.${key} ${why}`, { field: key });
   };
   if (typeof value !== 'string' || value.trim() === '') refuse('must be a non-empty string');
   const text = value as string;
-  if (CONTROL.test(text)) refuse('holds a control character');
-  // UTF-8 turns it into U+FFFD, so two values would share a folder.
-  if (hasLoneSurrogate(text)) refuse('holds a lone surrogate (half of a UTF-16 pair)');
-  if (text === '.' || text === '..') refuse(`is "${text}"`);
-  if (text.split(/[/\\]/u).some((segment) => segment === '..')) refuse('holds a ".." path segment');
-  if (/^[/\\]/u.test(text) || /^[a-z]:/iu.test(text)) refuse('is an absolute path');
-  const stem = text.split('.')[0]?.replace(/[ .]+$/u, '') ?? '';
-  if (RESERVED.test(stem) || RESERVED.test(text.replace(/[ .]+$/u, ''))) refuse(`is a reserved device name ("${text}")`);
+  if (CONTROL.test(text)) refuse('holds a control character (core\'s validateScope refuses it too)');
+  if (hasLoneSurrogate(text)) {
+    refuse('holds a lone surrogate (half of a UTF-16 pair): it has no UTF-8 form, so in a folder name it would become U+FFFD and two values would share a folder');
+  }
 }
 
 /**
@@ -54,13 +55,30 @@ export function assertSafeScope(scope: unknown): Scope {
 }
 
 /**
- * Encode a scope value as one folder name. Lowercase ASCII letters, digits,
- * `-`, `_` and inner dots stay as they are; every other byte becomes `%XX`
- * (uppercase hex), so two different values never share a folder, even on a
- * case-insensitive filesystem ("ALICE" is `%41%4C%49%43%45`, "alice" is
- * `alice`). Long values get `~` + a hash, with the value kept in a file.
+ * Encode a value (a memory id, a scope value) as one file or folder name. Lowercase ASCII letters,
+ * digits, `-`, `_` and inner dots stay as they are; every other byte becomes `%XX` (uppercase hex),
+ * so two different values never share a name, even on a case-insensitive filesystem ("ALICE" is
+ * `%41%4C%49%43%45`, "alice" is `alice`), and no name is `.`, `..`, ends in a dot or a space, or
+ * holds `/`, `\`, `:` or a byte that is not ASCII. Long values get `~` + a hash, with the value
+ * kept in a file. Scope folders are named by `scopeSegment`, which also steers clear of Windows
+ * device names.
  */
 export function encodeSegment(value: string): string {
+  return fitLength(value, encodeBytes(value));
+}
+
+/**
+ * A scope value's folder name: `encodeSegment`, with the first letter of a Windows device name
+ * %-encoded too ("nul" is `%6Eul`, "aux.team" is `%61ux.team`). Every other value keeps the name
+ * `encodeSegment` gives it, the one earlier versions wrote.
+ */
+export function scopeSegment(value: string): string {
+  const encoded = encodeBytes(value);
+  const portable = WINDOWS_DEVICE.test(encoded) ? `%${encoded.charCodeAt(0).toString(16).toUpperCase()}${encoded.slice(1)}` : encoded;
+  return fitLength(value, portable);
+}
+
+function encodeBytes(value: string): string {
   let encoded = '';
   const bytes = Buffer.from(value, 'utf8');
   for (let index = 0; index < bytes.length; index++) {
@@ -69,6 +87,10 @@ export function encodeSegment(value: string): string {
     const plain = /[a-z0-9_-]/u.test(char) || (char === '.' && index > 0 && index < bytes.length - 1);
     encoded += plain ? char : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   }
+  return encoded;
+}
+
+function fitLength(value: string, encoded: string): string {
   if (encoded.length <= MAX_ENCODED) return encoded;
   const hash = createHash('sha256').update(value, 'utf8').digest('hex').slice(0, 24);
   const prefix = encoded.slice(0, 48).replace(/%[0-9A-F]?$/u, '');
@@ -77,10 +99,19 @@ export function encodeSegment(value: string): string {
 
 /** Reverse of encodeSegment for readable names; undefined for hashed or foreign names. */
 export function decodeSegment(name: string): string | undefined {
+  return decodeWith(name, encodeSegment);
+}
+
+/** Reverse of scopeSegment for readable names; undefined for hashed or foreign names. */
+export function decodeScopeSegment(name: string): string | undefined {
+  return decodeWith(name, scopeSegment);
+}
+
+function decodeWith(name: string, encode: (value: string) => string): string | undefined {
   if (name.startsWith('~') || !/^(?:[a-z0-9_.-]|%[0-9A-F]{2})+$/u.test(name)) return undefined;
   try {
     const value = decodeURIComponent(name);
-    return encodeSegment(value) === name ? value : undefined;
+    return encode(value) === name ? value : undefined;
   } catch {
     return undefined;
   }
@@ -92,7 +123,7 @@ export function scopeFolder(scope: Scope): string {
   for (const key of SCOPE_KEYS) {
     const value = scope[key];
     if (value === undefined) continue;
-    parts.push(KIND_FOLDERS[key], encodeSegment(value));
+    parts.push(KIND_FOLDERS[key], scopeSegment(value));
   }
   return parts.join('/');
 }
@@ -108,7 +139,7 @@ export async function writeScopeValueFiles(root: string, scope: Scope, durabilit
   for (const key of SCOPE_KEYS) {
     const value = scope[key];
     if (value === undefined) continue;
-    const segment = encodeSegment(value);
+    const segment = scopeSegment(value);
     current = path.join(current, KIND_FOLDERS[key], segment);
     const file = path.join(current, SCOPE_VALUE_FILE);
     if (segment.startsWith('~') && readValueFile(file) !== value) await writeFileAtomic(file, value, durability);
@@ -145,10 +176,10 @@ function walk(directory: string, scope: Scope, depth: number, found: FoundScope[
     if (entries.links.includes(kind)) links.push(kindDirectory);
     if (!entries.folders.includes(kind)) continue;
     const values = readDirectory(kindDirectory);
-    for (const name of values.links) if (name.startsWith('~') || decodeSegment(name) !== undefined) links.push(path.join(kindDirectory, name));
+    for (const name of values.links) if (name.startsWith('~') || decodeScopeSegment(name) !== undefined) links.push(path.join(kindDirectory, name));
     for (const name of values.folders) {
-      const value = name.startsWith('~') ? readValueFile(path.join(kindDirectory, name, SCOPE_VALUE_FILE)) : decodeSegment(name);
-      if (value === undefined || encodeSegment(value) !== name) continue;
+      const value = name.startsWith('~') ? readValueFile(path.join(kindDirectory, name, SCOPE_VALUE_FILE)) : decodeScopeSegment(name);
+      if (value === undefined || scopeSegment(value) !== name) continue;
       walk(path.join(kindDirectory, name), { ...scope, [key]: value }, index + 1, found, links);
     }
   }

@@ -151,7 +151,10 @@ describe('the time of the last long-term compression (seed 001)', () => {
     expect(await again.readLastCompression!({ userId: 'bob' })).toBeUndefined();
     await writeFile(path.join(root, 'memory', '.last_longterm_compress'), 'yesterday\n');
     await expect(again.readLastCompression!({})).rejects.toMatchObject({ code: 'STORE_CORRUPT', details: { path: 'memory/.last_longterm_compress', line: 1 } });
-    await expect(again.writeLastCompression!({ userId: '../x' }, new Date())).rejects.toMatchObject({ code: 'INVALID_SCOPE' });
+    // A value that reads as a path names one folder inside the root; a blank one names none.
+    await again.writeLastCompression!({ userId: '../x' }, new Date('2024-03-03T00:00:00.000Z'));
+    expect(await readFile(path.join(root, 'users', '%2E.%2Fx', 'memory', '.last_longterm_compress'), 'utf8')).toBe('2024-03-03T00:00:00.000Z\n');
+    await expect(again.writeLastCompression!({ userId: ' ' }, new Date())).rejects.toMatchObject({ code: 'INVALID_SCOPE' });
   });
 
   it('is refused when it is on a day the calendar does not have or not an ISO time, instead of being read as another day', async () => {

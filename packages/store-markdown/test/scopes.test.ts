@@ -1,8 +1,10 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { MemloomError, validateScope, type MemoryRecord } from '@memloom/core';
+import { createMemory, inScope, MemloomError, validateScope, type MemoryRecord, type Scope } from '@memloom/core';
+import { createFakeClock, createTestEmbedder } from '@memloom/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { assertSafeScope, createMarkdownStore, decodeSegment, encodeSegment, scopeFolder, type MarkdownStore } from '../src/index.js';
+import { decodeScopeSegment, scopeSegment } from '../src/scope-path.js';
 import { removeStoreFiles, tempRoot } from './helpers.js';
 
 let store: MarkdownStore | undefined;
@@ -40,8 +42,24 @@ async function walk(directory: string, prefix = ''): Promise<string[]> {
   return out;
 }
 
-const REFUSED = ['../bob', '..', '.', 'a/../../b', '/etc/passwd', '\\\\server\\share', 'C:\\Windows', 'c:evil', 'a\u0000b', 'tab\there',
-  'con', 'CON', 'nul', 'Nul.txt', 'aux', 'prn', 'com1', 'COM9', 'lpt1', 'lpt3.log', 'con ', ''];
+/** Refused as core's validateScope refuses them (blank, control characters); a lone surrogate is in errors.test.ts. */
+const REFUSED = ['a\u0000b', 'tab\there', '', '   '];
+
+/**
+ * Values core's validateScope takes that this store refused before (as path traversal, absolute
+ * paths or device names), though it encodes every byte that could make them so. The first four are
+ * the ones a user audit found.
+ */
+const ONCE_REFUSED = ['Con', 'u:42', 'aux.team', 'nul', '../bob', '..', '.', 'a/../../b', '/etc/passwd', '\\\\server\\share', 'C:\\Windows',
+  'c:evil', 'c:', 'con', 'CON', 'Nul.txt', 'aux', 'prn', 'com1', 'COM9', 'lpt0', 'lpt3.log', 'con ', 'nul.', 'com\u00b9', 'CONIN$', 'clock$', 'com0.tar.gz'];
+
+/** Windows device names, whatever their case and extension (the list Windows checks, not the store's). */
+const DEVICE = /^(con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3]|conin\$|conout\$|clock\$)(\.|$)/iu;
+
+/** Whether a file or folder name can be made, and found as itself, on Windows, macOS and Linux alike. */
+function portable(name: string): boolean {
+  return name.length <= 255 && /^[\x21-\x7e]+$/u.test(name) && !/[<>:"/\\|?*]/u.test(name) && !/[. ]$/u.test(name) && !DEVICE.test(name);
+}
 
 describe('scope values as folder names', () => {
   it.each(REFUSED)('refuses %j with INVALID_SCOPE and writes nothing', async (userId) => {
@@ -50,8 +68,70 @@ describe('scope values as folder names', () => {
     const error = await store.apply([put(record('x', userId))]).catch((caught: unknown) => caught);
     expect(MemloomError.hasCode(error, 'INVALID_SCOPE'), String(error)).toBe(true);
     expect((error as MemloomError).backend).toBe('markdown');
+    expect(() => validateScope({ userId })).toThrow(MemloomError);
     expect(await walk(store.root)).not.toContain('users');
     expect(() => store!.directoryFor({ userId })).toThrow(MemloomError);
+  });
+
+  it("stores every value core's validateScope takes: add, list by scope, get, reopen, in portable folder names", { timeout: 30_000 }, async () => {
+    const root = await tempRoot();
+    const embedder = createTestEmbedder({ dimension: 16 });
+    const clock = createFakeClock('2024-03-01T09:00:00.000Z');
+    const scopes: Scope[] = [
+      ...ONCE_REFUSED.map((userId) => ({ userId })),
+      { userId: 'nul', agentId: 'Con', sessionId: 'u:42' },
+      { agentId: 'aux.team', sessionId: '..' },
+    ];
+    for (const scope of scopes) expect(validateScope(scope)).toEqual(scope);
+    store = createMarkdownStore({ root, embedder, clock });
+    let memory = createMemory({ store, embedder, clock });
+    const ids: string[] = [];
+    for (const scope of scopes) {
+      const added = await memory.add(`a memory of ${JSON.stringify(scope)}`, { scope });
+      ids.push(added.memory.id);
+      expect(path.relative(root, store.directoryFor(scope)).startsWith('..')).toBe(false);
+    }
+    const check = async () => {
+      for (const [index, scope] of scopes.entries()) {
+        const inside = ids.filter((_, other) => inScope(scopes[other]!, scope));
+        expect(inside).toContain(ids[index]);
+        expect((await memory.list({ scope })).map((found) => found.id).sort(), JSON.stringify(scope)).toEqual(inside.sort());
+        expect((await memory.get(ids[index]!))?.scope).toEqual(scope);
+      }
+    };
+    await check();
+    await memory.close();
+    store = createMarkdownStore({ root, embedder, clock });
+    memory = createMemory({ store, embedder, clock });
+    await check();
+
+    // Every name under the root, folders and files, could be copied to Windows or macOS as it is.
+    const names = await walk(root);
+    for (const name of names) expect(portable(path.basename(name)), name).toBe(true);
+    const byFolder = new Map<string, string[]>();
+    for (const name of names) byFolder.set(path.dirname(name), [...(byFolder.get(path.dirname(name)) ?? []), path.basename(name)]);
+    for (const [folder, entries] of byFolder) expect(new Set(entries.map((entry) => entry.toLowerCase())).size, folder).toBe(entries.length);
+  });
+
+  it('names the folder of every value accepted before as before, so stores written by earlier versions are found', () => {
+    // Folder names the previous release wrote (its encodeSegment), copied from its output.
+    const before: Record<string, string> = {
+      alice: 'alice', Alice: '%41lice', 'a/b': 'a%2Fb', 'NUL-not-reserved': '%4E%55%4C-not-reserved', 'nul-x': 'nul-x', 'con-1': 'con-1',
+      auxiliary: 'auxiliary', com10: 'com10', lpt: 'lpt', 'x.con': 'x.con', conx: 'conx', con_: 'con_', ' spaced ': '%20spaced%20', '..a': '%2E.a',
+      'a..': 'a.%2E', 用户甲: '%E7%94%A8%E6%88%B7%E7%94%B2', '~root': '%7Eroot', $HOME: '%24%48%4F%4D%45', 'a.b.c': 'a.b.c',
+      ['長'.repeat(200)]: '~%E9%95%B7%E9%95%B7%E9%95%B7%E9%95%B7%E9%95%B7%E9~9024518045a5a6695a7f87e3',
+      [`nul${'x'.repeat(120)}`]: '~nulxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx~a92ac22186b033be417e41f5',
+    };
+    for (const [value, folder] of Object.entries(before)) {
+      expect(scopeSegment(value), value).toBe(folder);
+      expect(scopeFolder({ userId: value })).toBe(`users/${folder}`);
+      if (!folder.startsWith('~')) expect(decodeScopeSegment(folder)).toBe(value);
+    }
+    // The values refused before get names of their own, which no other value has.
+    expect(ONCE_REFUSED.slice(0, 4).map(scopeSegment)).toEqual(['%43on', 'u%3A42', '%61ux.team', '%6Eul']);
+    for (const value of ONCE_REFUSED) expect(decodeScopeSegment(scopeSegment(value)), value).toBe(value);
+    // A folder a person named "nul" by hand is no scope: "nul" lives in %6Eul.
+    expect(decodeScopeSegment('nul')).toBeUndefined();
   });
 
   it("takes a scope's shape as core's validateScope does: null is the empty scope, null values and unknown keys are INVALID_SCOPE", async () => {

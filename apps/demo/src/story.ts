@@ -19,7 +19,7 @@ export const SEED_004_STORY: StoryStep[] = [
   { day: 40, maintain: true, note: 'compression continues by age since the last update' },
   { day: 45, say: '我现在更喜欢喝茶了，偶尔喝咖啡', note: 'coffee again, but changed: keep both tracks' },
   { day: 100, maintain: true, note: 'old memories fade to traces' },
-  { day: 105, say: '我下周要去东京出差', note: 'a new topic: an independent memory' },
+  { day: 105, say: '我下周要去东京出差', note: 'a new topic: an independent memory (the nearest old one still gets seed 004\'s low boost, +0.1 weight)' },
 ];
 
 export async function tellStory(memory: Memory, clock: FakeClock, steps: StoryStep[], scope: { userId: string }): Promise<void> {

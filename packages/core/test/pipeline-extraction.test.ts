@@ -369,6 +369,17 @@ describe('extraction: deterministic fallback', () => {
     expect(report.applied.map((entry) => entry.kind === 'add' && entry.content)).toEqual(['我的咖啡偏好是无糖拿铁，大杯。']);
   });
 
+  it('stores no request, question or small talk from a turn (the user audit\'s messages), and the fact beside one', async () => {
+    const { pipeline, memory } = pipelineRig();
+    const user =
+      "I'm fine, thanks! I need a recipe for pancakes. I'd like you to book me a flight. I would like a table for two tonight. " +
+      "I was wondering if you could help me. I have a question. 我想订一张去上海的火车票。我想问一下明天天气怎么样。I'm vegetarian, can you suggest a recipe?";
+    const report = await pipeline.extract({ scope: alice, user, assistant: 'Sure!' });
+    expect(report.source).toBe('fallback');
+    expect(report.applied.map((entry) => entry.kind === 'add' && entry.content)).toEqual(["I'm vegetarian"]);
+    expect((await memory.list({ scope: alice })).map((record) => record.content)).toEqual(["I'm vegetarian"]);
+  });
+
   it.each([
     ['garbage', createScriptedModel('The user seems nice. Nothing to add really.'), /held no operation/],
     ['a thrown error', createScriptedModel(new Error('rate limited')), /rate limited/],

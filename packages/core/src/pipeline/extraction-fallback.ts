@@ -21,12 +21,49 @@ const FIRST_PERSON = /\b(?:i|i'm|i've|i'd|i'll|im|my|mine|me|we|we're|our|ours)\
 const FIRST_PERSON_CJK = /[我咱]/u;
 const QUESTION_START =
   /^(?:who|what|when|where|why|how|which|whose|do|does|did|is|are|am|was|were|can|could|would|will|should|shall|may|have|has)\b/iu;
-const REQUEST_START = /^(?:please|pls|can you|could you|would you|let's|let us|tell me|show me|help me|give me|write|make|请|帮我|麻烦|能不能|可以帮)/iu;
+const REQUEST_START =
+  /^(?:please|pls|can you|could you|would you|let's|let us|tell me|show me|help me|give me|write|make|请|請|帮我|幫我|[给給]我(?:写|寫|讲|講|推荐|推薦|找|来|來|列|说|說|做|发|發|查|看|翻译|翻譯|解释|解釋|总结|總結|出|一)|麻烦|麻煩|能不能|能否|可以帮|可以幫|[你您](?:能|可以|可不可以|能不能|能否|帮|幫))/iu;
+// What the assistant is asked for or asked about, said as a sentence about oneself (English, simplified and
+// traditional Chinese): "I'd like you to…", "I was wondering…", "I have a question", "I want to ask…", "I need a
+// recipe for…", "I would like a table for two", "我想订…", "我想问一下…", "我想要一份食谱". The user's own goals,
+// needs, plans and preferences are facts and stay: "I want to learn Japanese", "I need glasses for reading",
+// "I'd like to move to Berlin", "I would like my coffee black" (a standing preference: "my …", not "a …" the
+// assistant writes or books), "我想学日语", "我要戒烟了", "我想要一份新工作"; so does what to call them
+// ("I'd like you to call me Bob").
+const ASSISTANT_WORK = 'recipe|suggestion|recommendation|idea|list|poem|story|joke|summary|translation|draft|e-?mail|letter|essay|example|explanation|answer|tip|advice|outline|template|table for (?:\\d+|two|three|four|five|six|seven|eight|ten|twelve)|reservation|booking|ticket|flight|taxi|cab';
+const CJK_ASSISTANT_WORK = '食谱|食譜|菜谱|菜譜|菜单|菜單|建议|建議|推荐|推薦|清单|清單|列表|摘要|总结|總結|翻译|翻譯|邮件|郵件|信|诗|詩|故事|笑话|笑話|例子|答案|解释|解釋|模板|大纲|大綱|攻略|票';
+const ASKED_OF_ASSISTANT = new RegExp(
+  [
+    String.raw`^i(?:['’]d|\s+would)?\s+(?:like|love|want|need)\s+you\s+to\b(?!\s+(?:call|remember|know|keep in mind)\b)`,
+    String.raw`^i(?:\s+(?:was|am)\s+|['’]m\s+|\s+)wonder(?:ing)?\b`,
+    String.raw`^i(?:\s+have|['’]ve)?(?:\s+got)?\s+(?:a|one|another|some|a few|a couple of|two|three)\s+(?:(?:quick|small|simple|little|short|follow-up)\s+)?questions?\b`,
+    String.raw`^i(?:\s+(?:want|would like)|['’]d\s+like)\s+to\s+(?:ask|know)\b`,
+    String.raw`^i(?:\s+(?:need|want|would like|would love)|['’]d\s+(?:like|love)|\s+am\s+looking\s+for|['’]m\s+looking\s+for)\s+(?:(?:a|an|some|the|another|your|a few|a couple of)\s+(?:[\p{L}-]+\s+){0,2}?)?(?:${ASSISTANT_WORK})s?\b`,
+    String.raw`^我(?:想|要|想要|需要)(?:订|訂|预订|預訂|预定|預定|预约|預約)(?!婚)`,
+    String.raw`^我(?:想|要|想要|需要)[一两兩几幾]?[份个個篇首张張些条條封][^，,。；;]{0,8}?(?:${CJK_ASSISTANT_WORK})`,
+    String.raw`^我(?:想问|想問|想知道|有一?[个個]?(?:问题|問題))`,
+  ].join('|'),
+  'iu',
+);
+/** "I'm fine", "I'm doing well", "我挺好的", "我还行": how one is, as a reply, once any thanks or "you?" is taken off. */
+const STATE_REPLY =
+  /^(?:i['’]?m|i am)\s+(?:(?:doing|feeling)\s+)?(?:(?:very|really|pretty|quite|so|just|all|totally|perfectly)\s+)?(?:fine|good|great|ok|okay|well|alright|all right|not bad|not too bad|so-so|wonderful|excellent|awesome)$|^我(?:也|都)?(?:挺|很|还|還|蛮|蠻|非常|特别|特別|超|真)?(?:好|不错|不錯|行|可以|还好|還好|还行|還行|凑合|湊合)(?:的|啦|呀|啊|哦|呢)?$/iu;
+/** Thanks and "and you?" after such a reply: "I'm good, thanks, and you", "我很好，谢谢，你呢". */
+const COURTESY_END =
+  /(?:[\s,;.!~，；。！、]*(?:(?:and|how about|what about)\s+)?(?:thanks(?: a lot| so much)?|thank you(?: so much| very much)?(?: for asking)?|thx|you|yourself|谢谢你?|谢谢您|謝謝你?|謝謝您|多谢|多謝|你呢|您呢))+$/iu;
+/** "by the way" around a statement says nothing of it: "I'm a nurse by the way" is "I'm a nurse". */
+const ASIDE = /^(?:by the way|btw)[\s,]+|[\s,]+(?:by the way|btw)(?=[.!~…]*$)/giu;
+/**
+ * Small talk, a request after a statement and "by the way" are read in sentences up to this long only: they
+ * are short, and the patterns that find them at a sentence's end (thanks, "and you?", "by the way") take time
+ * that grows with the square of a long run of spaces or words they fail on.
+ */
+const SHORT_SENTENCE = 300;
 const CJK_QUESTION_END = /[吗呢么嘛]$/u;
 // A greeting or thanks in front of a statement ("Hi, I'm Tom") is dropped; a sentence that is only one is not a fact.
 const GREETING =
-  /^(?:hi|hello|hey|thanks|thank you|thx|ok|okay|sure|great|cool|nice|good (?:morning|afternoon|evening|night)|bye|你好|您好|谢谢|好的|嗯|哈哈|早上好|晚安)(?:[\s,.!，。！~]+|$)/iu;
-const FILLER = /^(?:i (?:see|agree|know|understand|appreciate it|think so|guess so|don't know|do not know)|me too|got it|我(?:知道了|明白了|懂了|也是))$/iu;
+  /^(?:hi|hello|hey|thanks|thank you|thx|ok|okay|sure|great|cool|nice|good (?:morning|afternoon|evening|night)|bye|你好|您好|谢谢|謝謝|好的|嗯|哈哈|早上好|晚安)(?:[\s,.!，。！~]+|$)/iu;
+const FILLER = /^(?:i (?:see|agree|know|understand|appreciate it|think so|guess so|don't know|do not know|am not sure)|i['’]m not sure|me too|got it|我(?:知道了|明白了|懂了|也是))$/iu;
 // "I'm vegan", "I am Tom", "I'm 28": a statement about oneself in two or three words, when its last word carries meaning.
 const SHORT_SELF_STATEMENT = /^(?:i['’]?m|i am|my)\s+([\p{L}\p{N}'’-]+)$/iu;
 // Replies and exclamations of that form that say nothing lasting ("I'm fine", "My bad").
@@ -50,12 +87,17 @@ const SPEAKER = /\bi(?:['’](?:m|ve|d|ll))?\b/iu;
  * failed: the user's own first-person statements of fact, as they said them
  * ("I live in Lyon", "I'm vegan", "我养了一只猫"). Two statements joined in one
  * sentence ("I am vegetarian, and I am planning a trip to Kyoto") are two
- * facts, so each is found by what it is about. Questions, requests and small
- * talk are left out; nothing is ever updated, boosted or deleted this way.
+ * facts, so each is found by what it is about. Questions, requests to the
+ * assistant ("I'd like you to…", "I need a recipe for…", "我想订…", "I have a
+ * question", "我想问一下…") and small talk ("I'm fine, thanks!", "我挺好的") are
+ * left out; the user's own goals and needs ("I want to learn Japanese") are
+ * kept, and so is a statement before a request ("I'm vegetarian, can you…?");
+ * nothing is ever updated, boosted or deleted this way.
  */
 export function extractFactsDeterministic(userText: string, limit: number): string[] {
   const facts: string[] = [];
-  for (const whole of splitSentences(userText)) {
+  for (const sentence of splitSentences(userText)) {
+    const whole = sentence.length <= SHORT_SENTENCE ? statementBeforeAsking(sentence) : sentence;
     const parts = standalone(joinedStatements(whole), whole);
     const statements = parts.map(statementOf);
     // Cut only when every part is a statement about oneself on its own ("I tried, and I failed" stays whole).
@@ -67,6 +109,24 @@ export function extractFactsDeterministic(userText: string, limit: number): stri
     }
   }
   return facts;
+}
+
+/**
+ * A statement followed by a request or a question in the same sentence, without it: "I'm vegetarian, can you
+ * suggest a recipe?" is "I'm vegetarian", "我是素食者，你能推荐一个食谱吗？" is "我是素食者". Cut at the first clause
+ * that asks (a question only when the sentence ends with a question mark: "I live in Lyon, where I work" is one
+ * statement), and only when what comes before it is a statement; else the sentence is unchanged.
+ */
+function statementBeforeAsking(sentence: string): string {
+  const question = /[?？]\s*$/u.test(sentence);
+  for (const comma of sentence.matchAll(/[,，;；]/gu)) {
+    const rest = sentence.slice(comma.index + 1).trim();
+    const asks = REQUEST_START.test(rest) || (question && (QUESTION_START.test(rest) || /^[你您]/u.test(rest) || CJK_QUESTION_END.test(rest.replace(/[?？]+$/u, ''))));
+    if (!asks) continue;
+    const head = sentence.slice(0, comma.index).trim();
+    return statementOf(head) === undefined ? sentence : head;
+  }
+  return sentence;
 }
 
 /** The parts when each says something alone; else the whole sentence. */
@@ -83,7 +143,8 @@ function standalone(parts: string[], whole: string): string[] {
 
 /** The fact a sentence states, greeting and "remember that" left out; undefined when it is none. */
 function statementOf(raw: string): string | undefined {
-  const greeted = raw.trim().replace(GREETING, '').trim();
+  const trimmed = raw.trim().replace(GREETING, '');
+  const greeted = (trimmed.length <= SHORT_SENTENCE ? trimmed.replace(ASIDE, '') : trimmed).trim();
   const prefix = REMEMBER_PREFIX.exec(greeted)?.[0];
   let sentence = greeted;
   if (prefix) {
@@ -116,7 +177,8 @@ function isFactualStatement(raw: string, sentence: string): boolean {
   if (/[?？]\s*$/u.test(raw)) return false;
   const bare = sentence.replace(/[.!。！…~]+$/u, '').trim();
   if (bare === '' || FILLER.test(bare)) return false;
-  if (QUESTION_START.test(bare) || REQUEST_START.test(bare) || CJK_QUESTION_END.test(bare)) return false;
+  if (QUESTION_START.test(bare) || REQUEST_START.test(bare) || ASKED_OF_ASSISTANT.test(bare) || CJK_QUESTION_END.test(bare)) return false;
+  if (bare.length <= SHORT_SENTENCE && STATE_REPLY.test(bare.replace(COURTESY_END, ''))) return false;
   if (hasCjk(bare)) return FIRST_PERSON_CJK.test(bare) && Array.from(bare).length >= 4;
   if (FIRST_PERSON.test(bare) && bare.split(/\s+/u).length >= 3) return true;
   const word = SHORT_SELF_STATEMENT.exec(bare)?.[1]?.toLowerCase();

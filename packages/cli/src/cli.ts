@@ -295,11 +295,6 @@ function hintFor(error: MemloomError): string | undefined {
       return error.backend === 'markdown'
         ? 'The store holds vectors from another embedder: configure that embedder again, or delete the store\'s .memloom/store.json to embed every memory again from the Markdown with this one.'
         : 'The store holds vectors from another embedder: configure that embedder again, or move the store to this one with "memloom reindex <embedder>".';
-    case 'NOT_SUPPORTED':
-      // memloom reindex on a Markdown store: it moves to another embedder by re-embedding from its files.
-      return error.backend === 'markdown' && /re-index/u.test(error.message)
-        ? 'A Markdown store moves to another embedder without an export: delete its .memloom/store.json, then run any command with the new embedder; every memory is embedded again from the Markdown.'
-        : undefined;
     case 'NOT_FOUND':
       return '"memloom list" shows the memories and their ids (add --user/--agent/--session for a scope).';
     case 'MISSING_RESOURCE':

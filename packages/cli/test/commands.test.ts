@@ -188,13 +188,24 @@ describe('remembering and reading back', () => {
     }
     const outside = await cli('show', memory.id, '--user', 'bob');
     expect(outside.code).toBe(3);
-    expect(outside.stderr).toMatch(/^memloom: \[sqlite\] no memory with id \S+ in the scope user bob\n/);
+    expect(outside.stderr).toMatch(/^memloom: \[sqlite\] no memory with id \S+ in the scope user "bob"\n/);
+    // history, restore and forget (core's message) name it the same way, in the message and in details.
+    for (const args of [['history', memory.id], ['restore', memory.id, '1'], ['forget', memory.id]]) {
+      const result = await cli(...args, '--user', 'bob', '--json');
+      expect(result.code, args[0]).toBe(3);
+      expect(JSON.parse(result.stderr).error, args[0]).toMatchObject({
+        code: 'NOT_FOUND',
+        message: expect.stringMatching(new RegExp(`\\] no memory with id ${memory.id} in the scope user "bob"$`)),
+        details: { id: memory.id, scope: { userId: 'bob' } },
+      });
+    }
+    expect(JSON.parse((await cli('show', memory.id, '--user', 'bob', '--json')).stderr).error.details).toEqual({ id: memory.id, scope: { userId: 'bob' } });
     // The scope looked in is the configured default scope too, when no flag gives one.
     writeFileSync(join(dir, 'memloom.config.json'), JSON.stringify({ store: 'sqlite:./memory.db', scope: { userId: 'carol', agentId: 'helper' } }));
     const configured = await cli('show', memory.id);
     expect(configured.code).toBe(3);
-    expect(configured.stderr).toMatch(/^memloom: \[sqlite\] no memory with id \S+ in the scope user carol, agent helper\n/);
-    expect((await cli('show', memory.id, '--user', 'alice', '--agent', 'x')).stderr).toContain('in the scope user alice, agent x\n');
+    expect(configured.stderr).toMatch(/^memloom: \[sqlite\] no memory with id \S+ in the scope user "carol", agent "helper"\n/);
+    expect((await cli('show', memory.id, '--user', 'alice', '--agent', 'x')).stderr).toContain('in the scope user "alice", agent "x"\n');
     writeFileSync(join(dir, 'memloom.config.json'), JSON.stringify({ store: 'sqlite:./memory.db' }));
     const version = await cli('restore', memory.id, '7', '--json');
     expect(version.code).toBe(3);
@@ -1087,13 +1098,16 @@ describe('export, import, reindex', () => {
     expect(json(search)[0].memory.content).toBe('Bob keeps bees');
     // A Markdown store cannot re-index in place: it says how it moves to another embedder.
     expect((await cli('add', 'I keep notes', '--store', 'markdown:./md')).code).toBe(0);
-    const markdown = await cli('reindex', 'use-lite', '--store', 'markdown:./md');
+    // Made with another embedder than the target (lexical, not use-lite): the store lacks the feature, not an embedder.
+    const markdown = await cli('reindex', 'use-lite', '--store', 'markdown:./md', '--json');
     expect(markdown.code).toBe(EXIT_CODES.CONFIG);
-    expect(markdown.stderr).toContain("delete the store's .memloom/store.json to embed every memory again from the Markdown");
+    expect(JSON.parse(markdown.stderr).error).toMatchObject({ code: 'NOT_SUPPORTED', message: expect.stringContaining('cannot re-index in place') });
+    expect(markdown.stderr).toContain('delete its .memloom/store.json (and, if you like, its .index folders), then run any command with the new embedder');
+    expect(markdown.stderr).not.toContain('configure that embedder again');
     const same = await cli('reindex', 'lexical', '--store', 'markdown:./md');
     expect(same.code).toBe(EXIT_CODES.CONFIG);
     expect(same.stderr).toContain('cannot re-index in place');
-    expect(same.stderr).toContain('delete its .memloom/store.json, then run any command with the new embedder');
+    expect(same.stderr).toContain('delete its .memloom/store.json (and, if you like, its .index folders), then run any command with the new embedder');
     // A Markdown folder that does not exist is named, not answered with how to move it.
     const missing = await cli('reindex', 'lexical', '--store', 'markdown:./no-such-notes');
     expect(missing.code).toBe(EXIT_CODES.CONFIG);

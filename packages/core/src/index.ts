@@ -137,7 +137,7 @@ export type { TextIndexOptions, TextHit } from './text/bm25.js';
 export { cosineSimilarity, normalizeVector, assertValidVector, blendVectors, documentVectors } from './vector.js';
 export { FlatVectorIndex, flatVectorIndexSupported } from './vector-index/flat-vector-index.js';
 export type { VectorHit } from './vector-index/flat-vector-index.js';
-export { validateScope, scopeEntries, isEmptyScope, scopeKey, inScope, matchesFilter, filterMatcher } from './scope.js';
+export { validateScope, scopeEntries, isEmptyScope, scopeDescription, scopeKey, inScope, matchesFilter, filterMatcher } from './scope.js';
 export { assertDeleteScope, assertQueryScope, assertRecordScope } from './query-checks.js';
 export { assertPutChange, assertPutNumbering, assertQueryInput, assertRecordContext, assertRecordId, assertRecordMetadata, assertRecordTimes, assertUsableVector, assertWellFormedRecord, keywordText, listCursor, listOrder, listRecords, matchingRecords, pastCursor, foreignCursor, numericPageQuery, pageLimit, pageRecords, searchTextIndex } from './record-queries.js';
 export type { ListCursor, ListPlace, RecordEntry, SequencedEntry } from './record-queries.js';

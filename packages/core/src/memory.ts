@@ -48,7 +48,7 @@ import { defaultPrompts, type Prompts } from './prompts.js';
 import { unique, validateContent, validateId, versionOf } from './records.js';
 import { renderContextBlock, renderIndex, renderIndexBlock } from './render.js';
 import { rankCandidates } from './retrieval.js';
-import { inScope, isEmptyScope, scopeKey, validateScope } from './scope.js';
+import { inScope, isEmptyScope, scopeDescription, scopeKey, validateScope } from './scope.js';
 import { TextOperations } from './text-operations.js';
 import { periodNamedIn } from './text/query-dates.js';
 import { withoutChineseDiscourse } from './text/query-text.js';
@@ -588,7 +588,8 @@ class MemloomMemory implements Memory {
     await this.ensureOpen();
     const memory = await this.store.get(id);
     if (!memory || !inScope(memory.scope, resolved)) {
-      throw new MemloomError({ code: 'NOT_FOUND', message: `no memory with id ${id}${isEmptyScope(resolved) ? '' : ' in this scope'}`, details: { id } });
+      const where = isEmptyScope(resolved) ? '' : ` in the scope ${scopeDescription(resolved)}`;
+      throw new MemloomError({ code: 'NOT_FOUND', message: `no memory with id ${id}${where}`, details: { id, scope: resolved } });
     }
     return memory;
   }

@@ -79,6 +79,16 @@ export function isEmptyScope(scope: Scope): boolean {
   return SCOPE_KEYS.every((key) => scope[key] === undefined);
 }
 
+/**
+ * A scope for a message: `user "alice", agent "helper"` (each value quoted as `describeValue` quotes it), or
+ * `no scope`. The CLI and the facade name the scope a memory was looked for in with it.
+ */
+export function scopeDescription(scope: Scope): string {
+  const words: Record<keyof Scope, string> = { userId: 'user', agentId: 'agent', sessionId: 'session' };
+  const parts = SCOPE_KEYS.filter((key) => scope[key] !== undefined).map((key) => `${words[key]} ${describeValue(scope[key])}`);
+  return parts.length > 0 ? parts.join(', ') : 'no scope';
+}
+
 /** A stable string key for a scope (used for locks and folder-independent maps). */
 export function scopeKey(scope: Scope): string {
   return JSON.stringify(SCOPE_KEYS.map((key) => scope[key] ?? null));

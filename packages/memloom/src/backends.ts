@@ -67,7 +67,7 @@ export async function readStoreSetting(layers: ConfigLayer[], env: Record<string
   const store = { config, source, parsed };
   const base = pathLayer(layers, cwd, configFile);
   if (parsed.type === 'sqlite') {
-    const sqliteFile = await sqliteFileOf(base, parsed.path, env);
+    const sqliteFile = await sqliteFileOf(base, parsed.path, env, layer ? source : undefined);
     return { store, sqliteFile, defaultStore: !layer && sqliteFile.from === 'default' };
   }
   if (parsed.type === 'markdown') return { store, markdownRoot: resolveIn(base, parsed.root), defaultStore: false };
@@ -107,7 +107,7 @@ export async function createStoreFrom(
     switch (type) {
       case 'sqlite': {
         const sqlite = await import('@memloom/store-sqlite');
-        const file = resolved.sqliteFile ?? (await sqliteFileOf(base(), options.path, env));
+        const file = resolved.sqliteFile ?? (await sqliteFileOf(base(), options.path, env, source === 'default' ? undefined : source));
         // A path that cannot be a database file is blamed on where it came from (the store setting,
         // MEMLOOM_SQLITE_PATH or the default).
         try {
@@ -157,9 +157,10 @@ export interface SqliteFile {
 /**
  * The one rule for a SQLite store's file: the `path` its setting gives, else MEMLOOM_SQLITE_PATH, else
  * `.memloom/memory.db`; a relative one in the folder of `layer` (see pathLayer: the layer that names the store,
- * else the configuration file's folder, else the working directory).
+ * else the configuration file's folder, else the working directory). `storeSource` names the setting that
+ * chose SQLite (undefined when none did), for the source of the default path.
  */
-export async function sqliteFileOf(layer: ConfigLayer, path: unknown, env: Record<string, string | undefined>): Promise<SqliteFile> {
+export async function sqliteFileOf(layer: ConfigLayer, path: unknown, env: Record<string, string | undefined>, storeSource: string | undefined): Promise<SqliteFile> {
   if (typeof path === 'string') return { path: resolveIn(layer, path), from: 'configuration', source: sourceOf(layer, 'store') };
   const { DEFAULT_SQLITE_PATH, SQLITE_PATH_ENV } = await import('@memloom/store-sqlite');
   const fromEnv = env[SQLITE_PATH_ENV]?.trim();
@@ -167,7 +168,8 @@ export async function sqliteFileOf(layer: ConfigLayer, path: unknown, env: Recor
     const source = `environment variable ${SQLITE_PATH_ENV}`;
     return { path: resolveIn(layer, fromEnv, source), from: 'environment', source };
   }
-  return { path: resolveIn(layer, DEFAULT_SQLITE_PATH), from: 'default', source: `the default store path (${DEFAULT_SQLITE_PATH}, nothing configured)` };
+  const chosen = storeSource === undefined ? 'nothing configured' : `for the SQLite store set in ${storeSource}`;
+  return { path: resolveIn(layer, DEFAULT_SQLITE_PATH), from: 'default', source: `the default store path (${DEFAULT_SQLITE_PATH}, ${chosen})` };
 }
 
 /** Build the embedder the configuration asks for (`resolved.embedder.parsed`, else its `config` read again). */
@@ -183,7 +185,7 @@ export async function createEmbedderFrom(setting: ResolvedConfig['embedder']): P
       case 'lexical':
         return embeddings.createLexicalEmbedder(options as Parameters<typeof embeddings.createLexicalEmbedder>[0]);
       case 'use-lite':
-        return embeddings.createUseLiteEmbedder(options as Parameters<typeof embeddings.createUseLiteEmbedder>[0]);
+        return namingSourceOnUse(source, embeddings.createUseLiteEmbedder(options as Parameters<typeof embeddings.createUseLiteEmbedder>[0]));
       case 'transformers':
         return embeddings.createTransformersEmbedder(options as Parameters<typeof embeddings.createTransformersEmbedder>[0]);
     }
@@ -229,16 +231,7 @@ async function namingSource<T>(source: string, field: string, create: () => Prom
   try {
     return await create();
   } catch (error) {
-    if (MemloomError.hasCode(error, 'MISSING_RESOURCE') && error.details.source === undefined) {
-      throw new MemloomError({
-        code: error.code,
-        backend: error.backend,
-        message: `${error.reason} (the ${field} set in ${source})`,
-        cause: error,
-        details: { ...error.details, source, field },
-      });
-    }
-    if (!MemloomError.hasCode(error, 'INVALID_OPTIONS')) throw error;
+    if (!MemloomError.hasCode(error, 'INVALID_OPTIONS')) throw missingNamingSource(error, source, field);
     throw new MemloomError({
       code: 'INVALID_CONFIG',
       backend: 'config',
@@ -247,6 +240,29 @@ async function namingSource<T>(source: string, field: string, create: () => Prom
       details: { source, field },
     });
   }
+}
+
+/** A MISSING_RESOURCE that does not say yet which setting asked for what is missing, saying it; other errors as they are. */
+function missingNamingSource(error: unknown, source: string, field: string): unknown {
+  if (!MemloomError.hasCode(error, 'MISSING_RESOURCE') || error.details.source !== undefined) return error;
+  return new MemloomError({
+    code: error.code,
+    backend: error.backend,
+    message: `${error.reason} (the ${field} set in ${source})`,
+    cause: error,
+    details: { ...error.details, source, field },
+  });
+}
+
+/**
+ * USE-lite loads its packages at its first `embed`, after createMemory has returned: a missing one is named
+ * with the setting there, as namingSource names it for the embedders that load when they are made.
+ */
+function namingSourceOnUse(source: string, embedder: Embedder): Embedder {
+  return {
+    ...embedder,
+    embed: (texts, options) => embedder.embed(texts, options).catch((error: unknown) => Promise.reject(missingNamingSource(error, source, 'embedder'))),
+  };
 }
 
 export async function importOptional<T>(load: () => Promise<T>, name: string, source: string): Promise<T> {

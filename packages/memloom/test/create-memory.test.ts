@@ -58,8 +58,14 @@ describe('createMemory() defaults', () => {
     expect(variable.defaultStore).toBe(false);
     // MEMLOOM_STORE=sqlite names the store, though not its file.
     const named = await resolve({ env: { MEMLOOM_STORE: 'sqlite' } });
-    expect(named.sqliteFile?.from).toBe('default');
+    expect(named.sqliteFile).toEqual({ path: join(cwd, '.memloom', 'memory.db'), from: 'default', source: 'the default store path (.memloom/memory.db, for the SQLite store set in environment variable MEMLOOM_STORE)' });
     expect(named.defaultStore).toBe(false);
+    // So does a configuration file's { "store": "sqlite" }: its source says the file chose SQLite, not that nothing was configured.
+    writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ store: 'sqlite' }));
+    const inFile = await resolve({ env: {} });
+    expect(inFile.sqliteFile).toMatchObject({ path: join(cwd, '.memloom', 'memory.db'), from: 'default', source: `the default store path (.memloom/memory.db, for the SQLite store set in ${join(cwd, 'memloom.config.json')})` });
+    expect(inFile.defaultStore).toBe(false);
+    rmSync(join(cwd, 'memloom.config.json'));
     // A configuration file's path is read from its folder; with none, the default file goes beside it.
     mkdirSync(join(cwd, 'project', 'sub'), { recursive: true });
     const file = join(cwd, 'project', 'memloom.config.json');

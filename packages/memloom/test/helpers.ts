@@ -1,4 +1,22 @@
+import { execSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { MemloomError } from '../src/index.js';
+
+export const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * For tests that run this package's dist in a plain Node child process, as an application does: turbo builds
+ * first (turbo.json); run by itself, a test rebuilds a missing or stale dist with this.
+ */
+export function buildDist(): void {
+  const built = join(packageDir, 'dist', 'index.js');
+  const sources = readdirSync(join(packageDir, 'src')).map((name) => join(packageDir, 'src', name));
+  if (!existsSync(built) || sources.some((file) => statSync(file).mtimeMs > statSync(built).mtimeMs)) {
+    execSync('npx tsup', { cwd: packageDir, stdio: 'ignore' });
+  }
+}
 
 /** The MemloomError a promise rejects with; anything else (or no rejection) fails the test. */
 export async function errorOf(promise: Promise<unknown>): Promise<MemloomError> {

@@ -1,12 +1,10 @@
-import { execFile, execSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isEsModuleSource } from '../src/typescript-config.js';
-
-const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+import { buildDist, packageDir } from './helpers.js';
 
 describe('which memloom.config.ts is loaded as an ES module on Node 20', () => {
   it('one written with import or export statements', () => {
@@ -26,14 +24,7 @@ describe('which memloom.config.ts is loaded as an ES module on Node 20', () => {
 describe('createMemory() in plain Node, in a project whose package.json lacks "type": "module"', () => {
   let project: string;
 
-  beforeAll(() => {
-    // turbo builds first (turbo.json); run by itself, the test rebuilds a missing or stale dist.
-    const built = join(packageDir, 'dist', 'index.js');
-    const sources = readdirSync(join(packageDir, 'src')).map((name) => join(packageDir, 'src', name));
-    if (!existsSync(built) || sources.some((file) => statSync(file).mtimeMs > statSync(built).mtimeMs)) {
-      execSync('npx tsup', { cwd: packageDir, stdio: 'ignore' });
-    }
-  }, 120_000);
+  beforeAll(buildDist, 120_000);
 
   beforeEach(() => {
     project = mkdtempSync(join(tmpdir(), 'memloom-ts-config-'));

@@ -1,8 +1,8 @@
-import { choiceOption, describeScope, flag, numberOption, parseNumber, requirePositionals, type CommandSpec } from '../command.js';
+import { choiceOption, flag, numberOption, parseNumber, requirePositionals, type CommandSpec } from '../command.js';
 import { UsageError } from '../exit-codes.js';
 import { memoryDetails, memoryLine, oneLine, searchLine, versionLines } from '../format.js';
 import { effectiveScope, EXISTING_STORE, FILTER_OPTIONS, filterFrom, scopeOption, withMemory } from './shared.js';
-import { MemloomError } from '@memloom/core';
+import { isEmptyScope, MemloomError, scopeDescription } from '@memloom/core';
 
 export const searchCommand: CommandSpec = {
   name: 'search',
@@ -93,8 +93,8 @@ export const showCommand: CommandSpec = {
       // configured default scope too, with --user/--agent/--session over it.
       if (!record) {
         const scope = effectiveScope(context, opened);
-        const where = Object.keys(scope).length > 0 ? ` in the scope ${describeScope(scope)}` : '';
-        throw new MemloomError({ code: 'NOT_FOUND', backend: memory.store.name, message: `no memory with id ${id}${where}`, details: { id } });
+        const where = isEmptyScope(scope) ? '' : ` in the scope ${scopeDescription(scope)}`;
+        throw new MemloomError({ code: 'NOT_FOUND', backend: memory.store.name, message: `no memory with id ${id}${where}`, details: { id, scope } });
       }
       if (context.globals.json) return context.printJson(record);
       for (const line of memoryDetails(context, record)) context.print(line);

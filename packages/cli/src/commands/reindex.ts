@@ -1,9 +1,12 @@
 import { yieldToSignals } from '../io.js';
-import { reindex, type ConfigLayer } from 'memloom';
+import { MemloomError, reindex, type ConfigLayer, type MemloomErrorCode } from 'memloom';
 import { numberOption, requirePositionals, type CommandSpec } from '../command.js';
 import { InterruptedError } from '../exit-codes.js';
 import { memoriesText, oneLine } from '../format.js';
 import { EXISTING_STORE, withMemory } from './shared.js';
+
+/** What opening a store with an embedder other than its own throws. */
+const EMBEDDER_MISMATCHES: readonly MemloomErrorCode[] = ['EMBEDDER_MISMATCH', 'DIMENSION_MISMATCH'];
 
 export const reindexCommand: CommandSpec = {
   name: 'reindex',
@@ -37,9 +40,21 @@ export const reindexCommand: CommandSpec = {
           return context.print(`No store at ${oneLine(missingStore)} yet: nothing to re-index ("memloom add", "memloom import" or "memloom init" makes it, with the embedder configured then).`);
         }
         // A Markdown store, which cannot re-index, is opened first, so that a missing one is named (MISSING_RESOURCE)
-        // before the refusal, and an existing one says how it changes embedder. (Other stores that cannot are
-        // refused without being opened: a Qdrant collection is neither contacted nor made.)
-        if (memory.store.name === 'markdown' && !memory.store.capabilities.reindex) await memory.count();
+        // before the refusal, which says how it changes embedder instead. Made with another embedder (the usual
+        // case: this one is the target), it refuses the target when opened: not the point here, the store lacks the
+        // feature. (Other stores that cannot are refused by reindex() below without being opened: a Qdrant
+        // collection is neither contacted nor made.)
+        if (memory.store.name === 'markdown' && !memory.store.capabilities.reindex) {
+          await memory.count().catch((error: unknown) => {
+            if (!MemloomError.isInstance(error) || !EMBEDDER_MISMATCHES.includes(error.code)) throw error;
+          });
+          throw new MemloomError({
+            code: 'NOT_SUPPORTED',
+            backend: memory.store.name,
+            message:
+              'this store cannot re-index in place. A Markdown store moves to another embedder without an export: delete its .memloom/store.json (and, if you like, its .index folders), then run any command with the new embedder; every memory is embedded again from the Markdown',
+          });
+        }
         const progress = context.progress(`reindex ${oneLine(memory.embedder.id)}`);
         let last = { done: 0, total: 0 };
         let report;

@@ -282,7 +282,7 @@ describe('the Qdrant store from the environment', () => {
     }
   });
 
-  it('says where the Qdrant URL came from when the server is not reached or has no such collection', async () => {
+  it('says where the Qdrant URL came from when the server is not reached, answers an error or has no such collection', async () => {
     const { url, close } = await standInQdrant();
     try {
       const fromVariable = await open({ cwd, configFile: false, env: { MEMLOOM_STORE: 'qdrant', QDRANT_URL: url }, embedder: createTestEmbedder(), mustExist: true });
@@ -293,10 +293,10 @@ describe('the Qdrant store from the environment', () => {
       writeFileSync(file, JSON.stringify({ store: { type: 'qdrant', url } }));
       const fromFile = await open({ cwd, env: { QDRANT_URL: 'http://127.0.0.1:1' }, embedder: createTestEmbedder(), mustExist: true });
       expect((await errorOf(fromFile.count())).message).toMatch(new RegExp(`\\(the Qdrant URL from ${file.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')}\\)$`, 'u'));
-      // An answer from the server (here, the collection refused) is about no URL: left as the store says it.
+      // An answer from the server (here, the collection refused) names the URL and its source too: it may be the wrong server's.
       const answered = await errorOf((await open({ cwd, env: {}, embedder: createTestEmbedder() })).count());
-      expect(answered).toMatchObject({ code: 'STORE_ERROR', details: { status: 400 } });
-      expect(answered.message).not.toContain('Qdrant URL from');
+      expect(answered).toMatchObject({ code: 'STORE_ERROR', details: { status: 400, url, urlSource: file } });
+      expect(answered.message).toMatch(new RegExp(`\\(the Qdrant URL from ${file.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')}\\)$`, 'u'));
     } finally {
       close();
     }

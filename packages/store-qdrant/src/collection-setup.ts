@@ -1,4 +1,4 @@
-import { MemloomError, missingStoreError, TOKENIZER_VERSION, type StoreOpenOptions } from '@memloom/core';
+import { describeValue, MemloomError, missingStoreError, TOKENIZER_VERSION, type StoreOpenOptions } from '@memloom/core';
 import { DECIDING_READ, type Backend } from './backend.js';
 import type { Schemas } from './client.js';
 import { PAYLOAD_INDEXES } from './filters.js';
@@ -65,7 +65,8 @@ function collectionConfig(backend: Backend, dimension: number): Parameters<Backe
 
 /** `kind`: `FIRST_CONTACT` when this is open()'s first request. */
 async function readCollection(backend: Backend, kind: CallKind = {}): Promise<Schemas['CollectionInfo'] | undefined> {
-  const { exists } = await backend.call('check collection', () => backend.client.collectionExists(backend.collection), kind);
+  // Qdrant answers whether a collection exists with a yes or a no: a 404 is not about the collection.
+  const { exists } = await backend.call('check collection', () => backend.client.collectionExists(backend.collection), { ...kind, notFoundMeansNotQdrant: true });
   if (!exists) return undefined;
   return backend.call('read collection', () => backend.client.getCollection(backend.collection));
 }
@@ -190,23 +191,39 @@ async function ensurePayloadIndexes(backend: Backend, info: Schemas['CollectionI
 }
 
 async function checkServerVersion(backend: Backend): Promise<void> {
-  const info = await backend.call('read server version', () => backend.client.versionInfo(), FIRST_CONTACT);
-  const parts = /^(\d+)\.(\d+)\.(\d+)/.exec(String(info.version ?? ''));
+  const info: unknown = await backend.call('read server version', () => backend.client.versionInfo(), { ...FIRST_CONTACT, notFoundMeansNotQdrant: true });
+  const version = typeof info === 'object' && info !== null ? (info as { version?: unknown }).version : undefined;
+  // Not Qdrant's JSON (a web page, another API on that port, a proxy's own page): say so now, not at the next request.
+  if (typeof version !== 'string') throw notQdrant(backend, info);
+  const parts = /^(\d+)\.(\d+)\.(\d+)/.exec(version);
   if (!parts) return;
-  const version = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
+  const numbers = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
   for (let index = 0; index < 3; index++) {
-    const have = version[index] as number;
+    const have = numbers[index] as number;
     const need = MIN_SERVER_VERSION[index] as number;
     if (have > need) return;
     if (have < need) {
       throw new MemloomError({
         code: 'NOT_SUPPORTED',
         backend: 'qdrant',
-        message: `Qdrant ${info.version} is too old: memloom needs ${MIN_SERVER_VERSION.join('.')} or newer (conditional upserts keep concurrent writers from overwriting each other)`,
-        details: { version: info.version },
+        message: `Qdrant ${version} is too old: memloom needs ${MIN_SERVER_VERSION.join('.')} or newer (conditional upserts keep concurrent writers from overwriting each other)`,
+        details: { version },
       });
     }
   }
+}
+
+/** The server answered the version request, but not with Qdrant's JSON (`{ title, version, … }`). */
+function notQdrant({ collection, url, urlSource }: Backend, answer: unknown): MemloomError {
+  const where = url === undefined ? 'behind the given client' : `at ${url}`;
+  const what = answer === undefined || answer === null || answer === '' ? 'nothing' : typeof answer === 'object' ? 'JSON without a version' : describeValue(answer);
+  const from = url !== undefined && urlSource ? ` (the Qdrant URL from ${urlSource})` : '';
+  return new MemloomError({
+    code: 'STORE_ERROR',
+    backend: 'qdrant',
+    message: `no Qdrant server ${where}: the server version request was answered with ${what}, not Qdrant's JSON; check the URL (its port, or a proxy's path)${from}`,
+    details: { operation: 'read server version', collection, ...(url === undefined ? {} : { url }), ...(from ? { urlSource } : {}) },
+  });
 }
 
 /** mustExist and no such collection (or one memloom did not make): say which one, on which server, and that nothing was made. */

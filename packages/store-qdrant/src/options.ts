@@ -60,8 +60,8 @@ export interface QdrantStoreOptions {
   url?: string;
   /**
    * Where `url` came from (`'environment variable QDRANT_URL'`, a configuration file's path), for tools that
-   * read it from configuration: errors about a server not reached, or a collection it does not have, end with
-   * `(the Qdrant URL from <urlSource>)` and carry `details.urlSource`. Ignored when `client` is given.
+   * read it from configuration: every request error, a collection the server does not have and a server that
+   * is not Qdrant end with `(the Qdrant URL from <urlSource>)` and carry `details.urlSource`. Ignored when `client` is given.
    * @default undefined
    */
   urlSource?: string;
@@ -116,7 +116,7 @@ export interface QdrantStoreOptions {
   readConsistency?: ReadConsistency;
   /** Ordering of memory writes. Conditional writes need `strong` (or `medium`) to be decided by one leader. @default 'strong' */
   writeOrdering?: WriteOrdering;
-  /** Refuse servers older than 1.17 (they ignore `update_mode`, which revision checks rely on). @default true */
+  /** Refuse servers older than 1.17 (they ignore `update_mode`, which revision checks rely on), and one whose version answer is not Qdrant's JSON. @default true */
   checkServerVersion?: boolean;
   retry?: QdrantRetryOptions;
   textSearch?: QdrantTextSearchOptions;

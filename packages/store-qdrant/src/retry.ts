@@ -29,6 +29,12 @@ export interface CallKind {
   write?: boolean;
   /** false: a request the client gave up on (`unanswered`) is not tried again. @default true */
   retryTimeout?: boolean;
+  /**
+   * true: Qdrant answers this request whatever collections it holds (the server version, whether a
+   * collection exists), so an HTTP 404 means something else answered (another server on that port, a
+   * proxy's wrong path), not that the collection is missing.
+   */
+  notFoundMeansNotQdrant?: boolean;
 }
 
 /** The kind of every request that writes (an upsert, a delete, a payload or vector change, a collection or index made). */
@@ -43,12 +49,12 @@ export const WRITE: CallKind = { write: true };
  */
 export const FIRST_CONTACT: CallKind = { retryTimeout: false };
 
-/** Where the requests go: named in the errors of requests that got no answer. */
+/** Where the requests go: named in every request error. */
 export interface CallTarget {
   collection: string;
   /** The URL of the store's own client; undefined for a client given ready-made (it has its own). */
   url?: string | undefined;
-  /** Where `url` came from (the `urlSource` option), named after it. */
+  /** Where `url` came from (the `urlSource` option), named at the end of the message. */
   urlSource?: string | undefined;
   /** The per-request timeout of the store's own client (`timeoutMs`); undefined for a client given ready-made. */
   timeoutMs?: number | undefined;
@@ -72,7 +78,7 @@ export function createCaller(policy: RetryPolicy, target: CallTarget): QdrantCal
         if (MemloomError.isInstance(error)) throw error;
         const facts = describeFailure(error);
         const retried = facts.transient && attempt < policy.attempts && !(facts.unanswered && kind.retryTimeout === false);
-        if (!retried) throw toStoreError(operation, target, error, facts, attempt, kind.write === true);
+        if (!retried) throw toStoreError(operation, target, error, facts, attempt, kind);
         const ceiling = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (attempt - 1));
         const asked = facts.retryAfterSeconds !== undefined ? facts.retryAfterSeconds * 1000 : 0;
         await sleep(Math.max(asked, Math.floor(random() * ceiling)));
@@ -157,15 +163,16 @@ export function describeFailure(error: unknown): FailureFacts {
 
 /**
  * A write refused with 403 (a read-only key, writes locked on the server) is `readonly: true`, as
- * SQLite and Markdown mark a write to a file or folder they may not write.
+ * SQLite and Markdown mark a write to a file or folder they may not write. Every error names the URL
+ * of the store's own client and where it came from: an answer (a 404 of another server on that port,
+ * a proxy's) may come from the wrong place as much as a refused connection.
  */
-function toStoreError(operation: string, target: CallTarget, error: unknown, facts: FailureFacts, attempts: number, write: boolean): MemloomError {
+function toStoreError(operation: string, target: CallTarget, error: unknown, facts: FailureFacts, attempts: number, kind: CallKind): MemloomError {
   const { collection, url, urlSource, timeoutMs } = target;
-  const readonly = write && facts.status === 403;
+  const readonly = kind.write === true && facts.status === 403;
   const tries = attempts > 1 ? ` after ${attempts} tries` : '';
-  // No HTTP status: the server was not reached (refused, unknown host, reset, no answer in time): say which one was tried.
-  const where = facts.status === undefined && url ? ` (Qdrant at ${url})` : '';
-  const from = where && urlSource ? ` (the Qdrant URL from ${urlSource})` : '';
+  const where = url ? ` (Qdrant at ${url})` : '';
+  const from = url && urlSource ? ` (the Qdrant URL from ${urlSource})` : '';
   const status = facts.status !== undefined ? ` (HTTP ${facts.status})` : '';
   // No answer in time (the client gave up, not an HTTP 408 or 504 or a connect timeout): say how long it waited, and what sets that.
   const { unanswered } = facts;
@@ -174,7 +181,9 @@ function toStoreError(operation: string, target: CallTarget, error: unknown, fac
     : facts.status === 401 || facts.status === 403
       ? ': check apiKey'
       : facts.status === 404
-        ? `: does collection "${collection}" exist? open() creates it`
+        ? kind.notFoundMeansNotQdrant
+          ? ': Qdrant always answers this request, so something else answered it (another server on that port, or a proxy\'s wrong path); check the URL'
+          : `: does collection "${collection}" exist? open() creates it`
         : unanswered
           ? timeoutMs !== undefined
             ? `: no answer within ${timeoutMs} ms; check that Qdrant runs there and is not stuck, or give a slow server more time with the timeoutMs option`
@@ -192,6 +201,7 @@ function toStoreError(operation: string, target: CallTarget, error: unknown, fac
       ...(facts.status !== undefined ? { status: facts.status } : {}),
       ...(readonly ? { readonly: true } : {}),
       ...(unanswered && timeoutMs !== undefined ? { timeoutMs } : {}),
+      ...(url ? { url } : {}),
       ...(from ? { urlSource } : {}),
     },
   });

@@ -97,7 +97,7 @@ describe('mustExist through the real client', () => {
     expect(requests.filter((request) => !request.startsWith('GET '))).toEqual([]);
   });
 
-  it('names where the URL came from (urlSource) in a missing collection and in a server not reached, not in an answer', async () => {
+  it('names where the URL came from (urlSource) in a missing collection, a server not reached and an answer', async () => {
     vi.stubGlobal('fetch', async (url: string) => {
       const { pathname, port } = new URL(url);
       if (port === '1') throw Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
@@ -119,11 +119,11 @@ describe('mustExist through the real client', () => {
     expect(unreached).toMatchObject({ code: 'STORE_ERROR', details: { urlSource: 'environment variable QDRANT_URL' } });
     expect(unreached?.message).toContain('(Qdrant at http://127.0.0.1:1)');
     expect(unreached?.message).toMatch(/\(the Qdrant URL from environment variable QDRANT_URL\)$/u);
-    // The server answered (400 on the create): the URL was right, so its source is not named.
+    // The server answered (400 on the create): an answer may come from the wrong server too (a 404 of a proxy), so it is named.
     const answered = await open({ url: 'http://qdrant.internal:6333' });
-    expect(answered).toMatchObject({ code: 'STORE_ERROR', details: { status: 400 } });
-    expect(answered?.details).not.toHaveProperty('urlSource');
-    expect(answered?.message).not.toContain('Qdrant URL from');
+    expect(answered).toMatchObject({ code: 'STORE_ERROR', details: { status: 400, url: 'http://qdrant.internal:6333', urlSource: 'environment variable QDRANT_URL' } });
+    expect(answered?.message).toContain('create collection failed (Qdrant at http://qdrant.internal:6333) (HTTP 400)');
+    expect(answered?.message).toMatch(/\(the Qdrant URL from environment variable QDRANT_URL\)$/u);
   });
 });
 

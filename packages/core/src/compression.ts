@@ -111,6 +111,10 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   // Each name and the names followed found once: a long text may follow one name long.
   let followed: (string | undefined)[] | undefined;
   const nameFollowed = (index: number) => (followed ??= namesFollowed(oldSentences, afterName))[index];
+  // The same, read from the sentence before when it names one (the name a sentence right after one follows), so that
+  // the whole text is not read for a run (`namesFollowed`) when it needs not be.
+  const nameIn = once(namedBefore);
+  const followedName = (index: number) => (index > 0 ? nameIn((oldSentences[index - 1] as ReadSentence).text) : undefined) ?? nameFollowed(index);
   const readsItAsNamed = once((name: string) => !fresh.includes(name) && !MAY_BE_A_PET.test(fresh));
   const subjectsOf = (sentence: ReadSentence, index: number) => {
     const name = nameFollowed(index);
@@ -124,6 +128,61 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
     const name = nameFollowed(index);
     return name !== undefined && afterName(oldSentences[index] as ReadSentence).includes('pronoun') && freshAbout(name);
   };
+  // An old clause that a new one says again but for its number, of the same one (`renumbered`), is stale: "I am
+  // three." + "I am four now.", "我养了一只狗叫豆豆，它三岁了。" + "豆豆已经四岁了。". Whom a clause is about (`oneAbout`): the
+  // user or a relative it opens with ("subject I"), or for one that opens with a pronoun, the name a clause before it in
+  // its sentence names, or the sentence before it (`nameFollowed`), with the pronoun ("name he Rex": a new "she" clause is
+  // not about Rex), else the pronoun ("pronoun he"). Read only for a
+  // new text of a few clauses with a number, that does not only add (`revalued` reads that one), and an old sentence of
+  // a few clauses (`MOST_NUMBERED_CLAUSES`): a long one is not read clause by clause.
+  const oneAbout = (clause: string, name: () => string | undefined): string | undefined => {
+    const pronoun = pronounOpening(clause);
+    if (pronoun === undefined) {
+      const subject = clauseSubject(clause);
+      return subject === 'unknown' || subject === 'pronoun' || subject === 'we' ? undefined : `subject ${subject}`;
+    }
+    // A pronoun's clause is about a name or the pronoun, which only a new clause that opens with neither the user nor a
+    // relative may be about: the name, which may be costly to find, is not looked for otherwise.
+    if (!freshNumbered().some((fresh) => fresh.mayFollow)) return undefined;
+    const named = name();
+    return named !== undefined ? `name ${pronoun} ${named}` : `pronoun ${pronoun}`;
+  };
+  // The new clauses with a number, and whom each may be about: its subject, the name it opens with, or the one its
+  // pronoun follows in its sentence or the sentence before, or, when the new text names no one, anyone of that pronoun.
+  let numbered: NumberedClause[] | undefined;
+  const freshNumbered = () => (numbered ??= addition || freshSentences.length > 8 ? [] : numberedClauses(freshSentences));
+  // The terms of the new clauses about one, with the name they open with left out; the old clauses' terms, read once.
+  const freshNumberedAbout = once((about: string) =>
+    freshNumbered()
+      .filter((fresh) => fresh.about(about))
+      .map((fresh) => numberedTerms(about.startsWith('name ') ? fresh.clause.replaceAll(aboutsName(about), ' ') : fresh.clause)),
+  );
+  // An old clause's terms are read as its sentence's were (`read`, once per text): most clauses leave nothing out.
+  const numberedOf = once((clause: string) => numberedTerms(clause, (text) => read(text).terms));
+  // The one name the clauses before each clause of a sentence name, read once per sentence and only when asked for.
+  const clauseName = once(namedBefore);
+  const namesBefore = once((sentence: ReadSentence) => {
+    const names = new Set<string>();
+    return sentence.clauses.map((clause) => {
+      const before = names.size === 1 ? [...names][0] : undefined;
+      const name = clauseName(clause);
+      if (name !== undefined) names.add(name);
+      return before;
+    });
+  });
+  const renumberedIn = (sentence: ReadSentence, index: number): number[] => {
+    const stale: number[] = [];
+    if (sentence.clauses.length > MOST_NUMBERED_CLAUSES || freshNumbered().length === 0) return stale;
+    for (const [at, clause] of sentence.clauses.entries()) {
+      if (!mayBeRenumbered(clause)) continue;
+      const about = oneAbout(clause, () => (at === 0 ? followedName(index) : namesBefore(sentence)[at]));
+      const fresh = about === undefined ? [] : freshNumberedAbout(about);
+      if (fresh.length === 0) continue;
+      const terms = numberedOf(clause);
+      if (fresh.some((other) => renumbered(terms, other))) stale.push(at);
+    }
+    return stale;
+  };
   const keptBeside = (terms: StatementTerms, subjects: () => readonly ClauseSubject[], text: string, named = () => false, sharing = 0.3) =>
     terms.terms.size > 0 &&
     (addedTo(terms, text) || sharedShare(terms, freshTerms) < sharing || (freshKnown && aboutSomeoneElse(subjects(), freshSubjects) && !namesAnyOf(text, freshSubjects) && !named()));
@@ -131,10 +190,28 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   // long new text is not read clause by clause against each old sentence.
   const distinctFresh = [...new Set(freshSentences)];
   const inPlace = distinctFresh.length <= 8 ? distinctFresh : [];
-  const extra = oldSentences.flatMap((sentence, index) => {
+  const keptOf = (sentence: ReadSentence, index: number): string[] => {
     const named = () => aboutNamed(index);
     const subjects = () => subjectsOf(sentence, index);
     const kept = keptBeside(sentence.terms, subjects, sentence.text, named);
+    // A sentence kept but for clauses the new text says again with another number keeps its other clauses, when they
+    // read on their own (a Chinese one does not lean on the one before, an English one names its subject), each English
+    // one as a sentence: "I have a dog named Rex, he is three." + "Rex is four now." keeps "I have a dog named Rex.",
+    // without the "and", "but" or "while" it opened with ("I am 30, and I live in Leeds." keeps "I live in Leeds."); an
+    // English one that "so" or "because" joins leans on the clause left out: that sentence is kept whole.
+    // (Read for a sentence kept, and a Chinese one, which may keep clauses: `keptClauses`.)
+    const stale = kept || hasCjk(sentence.text) ? renumberedIn(sentence, index) : [];
+    if (kept && stale.length > 0) {
+      const rest = sentence.clauses.filter((_, at) => !stale.includes(at));
+      if (rest.length === 0) return [];
+      if (hasCjk(sentence.text)) {
+        if (!rest.some((clause) => LEANING_CLAUSE.test(clause.trim()))) return [endedAs(rest.join('').replace(CLAUSE_END, ''), sentence.text, '')];
+      } else if (!LEANING_CONJUNCTION.test(sentence.text)) {
+        const standing = rest.map((clause) => clause.trim().replace(OPENING_CONJUNCTION, ''));
+        if (standing.every((clause) => clauseSubject(clause) !== 'unknown' && !NOUN_PHRASE.test(clause))) return standing.map((clause) => asSentence(clause, sentence.text));
+      }
+      return [sentence.text];
+    }
     // A sentence kept is kept whole, but one of whose clauses a new text that only adds says again: then it keeps
     // its other clauses ("I'm a vegetarian and I love cooking." + "I also love cooking Italian food." keeps "I'm a
     // vegetarian."). Of one superseded, a Chinese sentence keeps its clauses about other things,
@@ -143,10 +220,28 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
     // no word with the new text, or are someone else's, and name their subject (`standingClauses`).
     if (kept && !(addition && saysAClauseAgain(sentence, freshTerms))) return [sentence.text];
     if (!hasCjk(sentence.text)) return saidAlready || addition ? standingClauses(sentence, (terms, subjects, text) => keptBeside(terms, subjects, text, named, Number.MIN_VALUE)) : [];
-    const clauses = keptClauses(sentence, subjects, (terms, subjects, text) => keptBeside(terms, subjects, text, named), inPlace);
+    const clauses = keptClauses(sentence, subjects, (terms, subjects, text) => keptBeside(terms, subjects, text, named), inPlace, stale);
     if (clauses.length === 0) return [];
     const text = clauses.join('').replace(CLAUSE_END, '');
     return [endedAs(text, sentence.text, '')];
+  };
+  // A he/she (他, 她, 它…) sentence kept after the one that names whom it follows went opens with the name instead of the pronoun
+  // (`withName`), when neither the new text nor what is kept of that sentence names them, so that it does not follow
+  // someone else: "Priya is my manager. She is very supportive." + "Anna is my manager now." → "Anna is my manager now.
+  // Priya is very supportive.". Only the first one kept: the rest of the run follows it. Not after a naming sentence about
+  // someone else than the one it names, as `namesFollowed`.
+  let nameShown = true;
+  const extra = oldSentences.flatMap((sentence, index) => {
+    const kept = keptOf(sentence, index);
+    const first = kept[0];
+    const name = first !== undefined && !nameShown && NAMEABLE_PRONOUN.test(first) ? followedName(index) : undefined;
+    const shown = first !== undefined && name !== undefined && !fresh.includes(name) ? [withName(first, name), ...kept.slice(1)] : kept;
+    if (kept.length > 0) nameShown = true;
+    const naming = nameIn(sentence.text);
+    // Not after a sentence about someone else than the one it names ("My son has a hamster called Nibbles. He…").
+    const aboutNamedOrUser = () => sentence.subjects.every((subject) => subject === 'I' || subject === 'unknown') || namesItsSubject(sentence.text);
+    if (naming !== undefined) nameShown = kept.some((text) => text.includes(naming)) || !aboutNamedOrUser();
+    return shown;
   });
   let merged = fresh;
   let last = fresh;
@@ -355,8 +450,11 @@ function namesFollowed(sentences: readonly ReadSentence[], subjectsAfter: (sente
   // Each distinct sentence read once: a long text may say the same one many times.
   const nameIn = once(namedBefore);
   const peopleIn = once(peopleNamed);
-  const onlyPronouns = (sentence: ReadSentence) =>
-    subjectsAfter(sentence).every((subject) => subject === 'pronoun') && [...peopleIn(sentence.text)].every((person) => person === 'pronoun');
+  // An English "it" is no subject the clauses read (`clauseSubject`): a sentence that opens with it and names no one
+  // goes on with the run too ("I have a cat named Mochi. It is grey. It is 2 years old.").
+  const onlyPronouns = (sentence: ReadSentence, own: string) =>
+    subjectsAfter(sentence).every((subject) => subject === 'pronoun' || (own === 'it' && subject === 'unknown')) &&
+    [...peopleIn(sentence.text)].every((person) => person === 'pronoun');
   let name: string | undefined;
   // The pronoun the run goes on with, that of the first sentence after the name; and whether a run may go on at all: not
   // after a sentence about someone else than the one it names ("My son has a hamster called Nibbles. He feeds him…": the
@@ -370,7 +468,7 @@ function namesFollowed(sentences: readonly ReadSentence[], subjectsAfter: (sente
     if (named !== undefined) {
       [name, pronoun] = [named, undefined];
       runs = sentence.subjects.every((subject) => subject === 'I' || subject === 'unknown') || namesItsSubject(sentence.text);
-    } else if (followed !== undefined && runs && own !== undefined && own !== 'they' && onlyPronouns(sentence)) pronoun = own;
+    } else if (followed !== undefined && runs && own !== undefined && own !== 'they' && onlyPronouns(sentence, own)) pronoun = own;
     else [name, pronoun] = [undefined, undefined];
     return followed;
   });
@@ -424,7 +522,8 @@ function namesAnyOf(text: string, people: ReadonlySet<ClauseSubject>): boolean {
  * new text is kept whole, its stale clauses too: "我在阿里巴巴工作，我老婆在腾讯工作" stays whole beside "我在字节跳动工作", as it
  * did before the subject rules.) Not a clause that leans on one left out (LEANING_CLAUSE:
  * "从2019年开始", "如果下雨"); a list ("猫、狗和兔子") is one clause; and always one the new text says again in its
- * place with an addition (`addedInPlace`). An English clause ("working in Beijing") does not read on its own: it
+ * place with an addition (`addedInPlace`); never one the new text says again with another number (`stale`, its indexes:
+ * `renumbered`). An English clause ("working in Beijing") does not read on its own: it
  * goes with its sentence, but for `standingClauses`.
  */
 function keptClauses(
@@ -432,9 +531,10 @@ function keptClauses(
   subjects: () => readonly ClauseSubject[],
   keptBeside: (terms: StatementTerms, subjects: () => readonly ClauseSubject[], text: string) => boolean,
   freshSentences: readonly ReadSentence[],
+  stale: readonly number[],
 ): string[] {
   return sentence.clauses.filter((clause, index) => {
-    if (LEANING_CLAUSE.test(clause.trim())) return false;
+    if (stale.includes(index) || LEANING_CLAUSE.test(clause.trim())) return false;
     if (freshSentences.some((fresh) => addedInPlace(sentence, fresh, index))) return true;
     return keptBeside(sentence.clauseTerms[index] as StatementTerms, () => [subjects()[index] as ClauseSubject], clause);
   });
@@ -466,11 +566,32 @@ function standingClauses(sentence: ReadSentence, keptBeside: (terms: StatementTe
   if (sentence.clauses.length < 2) return [];
   return sentence.clauses
     .filter((clause, index) => clauseSubject(clause) !== 'unknown' && !NOUN_PHRASE.test(clause) && keptBeside(sentence.clauseTerms[index] as StatementTerms, () => [sentence.subjects[index] as ClauseSubject], clause))
-    .map((clause) => {
-      const text = clause.trim().replace(CLAUSE_END, '');
-      const opened = text.charAt(0).toUpperCase() + text.slice(1);
-      return endedAs(opened, sentence.text, '.');
-    });
+    .map((clause) => asSentence(clause, sentence.text));
+}
+
+// "and", "but" or "while" opening an English clause (", and I live in Leeds"), left out of one kept as a sentence; "so"
+// or "because" joining two, which a clause kept leans on ("I am 30, so I can rent a car"): `mergeDeterministic`.
+const OPENING_CONJUNCTION = /^(?:and|but|while)\s+/iu;
+const LEANING_CONJUNCTION = /(?:[,;]\s*|(?<!\s)\s+)(?:so|because)\s/iu;
+
+// He or she opening a sentence, his or her, and 他, 她, 它, 牠 (not "they", nor 它们, 他俩): `withName`. Not the English
+// "it", which may be about anything ("Priya is my manager. It is a small team."), nor "he'd" or "she'd" ("had" or "would"?).
+const NAMEABLE_PRONOUN = /^(?:(?:he|she|(his|her))(?![\p{L}\p{N}]|['’]d(?![\p{L}\p{N}]))(['’]ll(?![\p{L}\p{N}]))?|[他她它牠](?![们們俩倆]))/iu;
+
+/**
+ * A sentence that opens with he, she (他, 她, 它…), with `name` in its place ("She is kind" → "Priya is kind", "Her team…"
+ * → "Priya's team…", "She'll retire" → "Priya will retire").
+ */
+function withName(sentence: string, name: string): string {
+  return sentence.replace(NAMEABLE_PRONOUN, (_, possessive: string | undefined, will: string | undefined) =>
+    possessive !== undefined ? `${name}'s` : will !== undefined ? `${name} will` : name,
+  );
+}
+
+/** A clause of an English sentence as a sentence of its own: opened with a capital, ended as its sentence was. */
+function asSentence(clause: string, sentence: string): string {
+  const text = clause.trim().replace(CLAUSE_END, '');
+  return endedAs(text.charAt(0).toUpperCase() + text.slice(1), sentence, '.');
 }
 
 // Words that say a clause is news: "现在", "已经…了", "now", "no longer", "these days".
@@ -540,8 +661,9 @@ const NOUN_PHRASE = new RegExp(
   'iu',
 );
 
-// A Chinese number, maybe with its measure word: "三", "八千", "三次", "两年"; not 一 alone ("一只猫" is "a cat").
-const CHINESE_NUMBER = /^[零一二三四五六七八九十百千万两]+[个次年月天岁斤杯块元]?$/u;
+// A Chinese number, maybe with its measure word, in simplified or traditional characters: "三", "八千", "三次", "两年",
+// "兩歲"; not 一 alone ("一只猫" is "a cat").
+const CHINESE_NUMBER = /^[零一二三四五六七八九十百千万萬两兩]+[个個次年月天岁歲斤杯块塊元]?$/u;
 
 /** True when a term is a number: "6", "three", "八千", "三次". */
 function isNumber(term: string): boolean {
@@ -583,4 +705,129 @@ const COUNT_OR_NEWS = /(?<![\p{L}\p{N}'’])(?:once|twice|no|not|nor|never|only|
 function holdsWordOldLacks(fresh: string, old: string): boolean {
   const oldWords = new Set([...old.matchAll(COUNT_OR_NEWS)].map((match) => match[0].toLowerCase()));
   return [...fresh.matchAll(COUNT_OR_NEWS)].some((match) => !oldWords.has(match[0].toLowerCase()));
+}
+
+// What a clause's number is compared without (`renumbered`): news words ("now", 已经, 已經), as `CHANGE` and in traditional
+// characters, "years old" (an age is said with it or without it: "It is 2 years old." + "Mochi is 3 now.") and a Chinese
+// pronoun opening the clause (whom the clause is about is read apart: "牠兩歲了" + "咪咪已經三歲了").
+// Read in one pass, with the numbers that count a thing (`COUNTED_THING`): `LEFT_OUT`.
+const NEWS_WORD = `${CHANGE.source}|現在|已經|這些天|這陣子`;
+const CHINESE_PRONOUN_OPENING = '^\\s*[他她它牠]';
+const YEARS_OLD = "(?<![\\p{L}\\p{N}'’])(?:years?|yrs?)[\\s-]+old(?![\\p{L}\\p{N}'’])";
+const LEFT_OUT = new RegExp([CHINESE_PRONOUN_OPENING, COUNTED_THING.source, NEWS_WORD, YEARS_OLD].map((part) => `(?:${part})`).join('|'), 'giu');
+// A word each part of `LEFT_OUT` has, looked for first: most clauses have none, and are read as they are.
+const MAY_LEAVE_OUT = /^\s*[他她它牠]|\ban?\s|一|现在|如今|目前|已经|不再|再也|这些天|这阵子|最近|現在|已經|這些天|這陣子|now|currently|longer|more|these days|lately|recently|old/iu;
+// A digit, an English number word or a Chinese numeral: a clause without one says no number (`renumbered`).
+const MAY_HOLD_NUMBER = new RegExp(`\\p{N}|[零二三四五六七八九十百千万萬两兩]|(?<![\\p{L}])(?:${NUMBER_WORDS})(?![\\p{L}])`, 'iu');
+
+// A clause about the past: what it says stays true ("It was in 2019.", "He was 25 then.", "我那时二十五岁").
+const PAST = /当时|那时|那年|當時|那時|(?<![\p{L}\p{N}'’])(?:was|were|then|at the time|back then|when|used to|ago)(?![\p{L}\p{N}'’])/iu;
+
+/**
+ * True when a clause may say a number (`MAY_HOLD_NUMBER`) that may be renumbered, so that most are not read for
+ * `renumbered`: not one about the past (`PAST`), which a new value does not make stale.
+ */
+function mayBeRenumbered(clause: string): boolean {
+  return MAY_HOLD_NUMBER.test(clause) && !PAST.test(clause);
+}
+
+// The most new clauses with a number that old clauses are read against (`numberedClauses`), and the most clauses of an
+// old sentence read for them: a long text is not read clause by clause against another.
+const MOST_NUMBERED_CLAUSES = 16;
+
+/** A clause of a new text with a number: whom it may be about (`numberedClauses`). */
+interface NumberedClause {
+  clause: string;
+  /** True when it may be about the one ("subject I", "name he Rex", "pronoun he"). */
+  about: (one: string) => boolean;
+  /** True when it may be about a name or a pronoun: it opens with one, or with no subject known ("Rex is four now"). */
+  mayFollow: boolean;
+}
+
+/**
+ * The clauses of a new text with a number (`mayBeRenumbered`) that do not add (`addsTo`), and whom each may be about
+ * (`about`, as the merge's `oneAbout` names them: "subject I", "name he Rex", "pronoun he"): its subject, the name it
+ * opens with, the name its pronoun follows in its sentence or the sentence before, or, when the new text names no one,
+ * anyone; a pronoun clause only one of its pronoun (he; she; it, 它 and 牠 as one; 他 is he, 她 she). None for a new text of more than `MOST_NUMBERED_CLAUSES` of them.
+ */
+function numberedClauses(sentences: readonly ReadSentence[]): NumberedClause[] {
+  const namesNoOne = sentences.every((sentence) => namedBefore(sentence.text) === undefined);
+  const found: NumberedClause[] = [];
+  for (const [index, sentence] of sentences.entries()) {
+    const names = new Set<string>();
+    const before = index > 0 ? namedBefore((sentences[index - 1] as ReadSentence).text) : undefined;
+    for (const [at, clause] of sentence.clauses.entries()) {
+      if (mayBeRenumbered(clause) && !addsTo(clause)) {
+        if (found.length === MOST_NUMBERED_CLAUSES) return [];
+        const pronoun = pronounOpening(clause);
+        const subject = clauseSubject(clause);
+        const name = pronoun === undefined ? undefined : at > 0 ? (names.size === 1 ? [...names][0] : undefined) : before;
+        // A pronoun clause follows a name only of its pronoun: "He is 4 now" is not about Mia, whom "she" followed.
+        const about = (one: string) =>
+          one === `subject ${subject}` ||
+          (one.startsWith('name ') &&
+            (aboutName(clause, aboutsName(one)) || (pronoun !== undefined && one.startsWith(`name ${pronoun} `) && (aboutsName(one) === name || namesNoOne)))) ||
+          (one === `pronoun ${pronoun}` && namesNoOne);
+        found.push({ clause, about, mayFollow: pronoun !== undefined || subject === 'unknown' });
+      }
+      const named = namedBefore(clause);
+      if (named !== undefined) names.add(named);
+    }
+  }
+  return found;
+}
+
+/** The name of whom a numbered clause is about, "name he Rex" → "Rex" (`numberedClauses`). */
+function aboutsName(about: string): string {
+  return about.slice(about.indexOf(' ', 5) + 1);
+}
+
+/** A clause's terms for `renumbered`: its numbers, and its other words. */
+interface NumberedTerms {
+  numbers: Set<string>;
+  words: Set<string>;
+}
+
+/**
+ * True when an old clause says a new one again but for its number: both say a number the other lacks, and their
+ * other terms are the same, once news words, "years old", a number that counts a thing ("a 5-year-old": `COUNTED_THING`)
+ * and the name the new clause opens with are left out (`numberedTerms`). "I am three" and "I am four now"; "he is
+ * three" and "Rex is four now"; "它三岁了" and "豆豆已经四岁了"; not "I have 2 cats" and "I have 3 dogs".
+ */
+function renumbered(before: NumberedTerms, after: NumberedTerms): boolean {
+  return (
+    before.numbers.size > 0 &&
+    after.numbers.size > 0 &&
+    differs(before.numbers, after.numbers) &&
+    differs(after.numbers, before.numbers) &&
+    oneKind([...before.numbers, ...after.numbers]) &&
+    !differs(before.words, after.words) &&
+    !differs(after.words, before.words)
+  );
+}
+
+/**
+ * The terms of a clause (read by `termsOf`), numbers apart from the rest (`isNumber`), news words, "years old", counted
+ * things and a Chinese pronoun opening it left out.
+ */
+function numberedTerms(clause: string, termsOf: (text: string) => StatementTerms = statementTerms): NumberedTerms {
+  const { terms } = termsOf(MAY_LEAVE_OUT.test(clause) ? clause.replace(LEFT_OUT, ' ') : clause);
+  const numbered: NumberedTerms = { numbers: new Set(), words: new Set() };
+  for (const term of terms) (isNumber(term) ? numbered.numbers : numbered.words).add(term);
+  return numbered;
+}
+
+// A year, "2019", "2019年": no count nor age ("It was in 2019." is not "Mochi is 5 now." again).
+const YEAR = /^(?:1[89]|20)\d\d年?$/u;
+
+/** True when the numbers are all years, or none is (`renumbered`). */
+function oneKind(numbers: readonly string[]): boolean {
+  const years = numbers.filter((number) => YEAR.test(number)).length;
+  return years === 0 || years === numbers.length;
+}
+
+/** True when `one` has a term `other` lacks. */
+function differs(one: ReadonlySet<string>, other: ReadonlySet<string>): boolean {
+  for (const term of one) if (!other.has(term)) return true;
+  return false;
 }

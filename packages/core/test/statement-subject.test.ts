@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clauseSubject, clauseSubjects, englishClauses, namedBefore, peopleNamed } from '../src/text/statement-subject.js';
+import { clauseSubject, clauseSubjects, englishClauses, namedBefore, peopleNamed, pronounOpening } from '../src/text/statement-subject.js';
 
 describe('clauseSubject: whom a clause is about, from a few clear forms', () => {
   it.each([
@@ -179,4 +179,19 @@ describe('the reviews of the change (failed before)', () => {
     ['他叫了一声。', undefined],
     ['我叫他又来了一次。', undefined],
   ])('namedBefore: %s → %s', (sentence, name) => expect(namedBefore(sentence)).toBe(name));
+});
+
+describe('pronounOpening: the pronoun a sentence opens with', () => {
+  it.each([
+    ['She is a beagle.', 'she'],
+    ['His car is red.', 'he'],
+    ['它们三岁了。', 'they'],
+    ['牠很乖。', 'it'],
+    // The English "it" and "its" too (failed before): a run after a named pet goes on with them.
+    ['It is grey.', 'it'],
+    ["It's 2 years old.", 'it'],
+    ['Its fur is white.', 'it'],
+    ['Italy is lovely.', undefined],
+    ['I am three.', undefined],
+  ])('%s → %s', (sentence, pronoun) => expect(pronounOpening(sentence)).toBe(pronoun));
 });

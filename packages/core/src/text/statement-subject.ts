@@ -96,10 +96,10 @@ const WE = /^(?:we|our|us)(?![\p{L}\p{N}'’])|^(?:我们|我們|咱们|咱們|�
 const ENGLISH_CLAUSE_BREAK = /[,;]\s+|(?<!\s)\s+(?:and|but|while|so|because)\s+/iu;
 
 // A pronoun opening a sentence, and 们 after a Chinese one (they): `pronounOpening`.
-const PRONOUN_OPENING = /^\s*(?:(he|him|his|she|her|hers|they|them|their)(?![\p{L}\p{N}])|(他|她|它|牠)([们們])?)/iu;
-const PRONOUNS: Readonly<Record<string, string>> = { he: 'he', him: 'he', his: 'he', 他: 'he', she: 'she', her: 'she', hers: 'she', 她: 'she', 它: 'it', 牠: 'it' };
+const PRONOUN_OPENING = /^\s*(?:(he|him|his|she|her|hers|it|its|they|them|their)(?![\p{L}\p{N}])|(他|她|它|牠)([们們])?)/iu;
+const PRONOUNS: Readonly<Record<string, string>> = { he: 'he', him: 'he', his: 'he', 他: 'he', she: 'she', her: 'she', hers: 'she', 她: 'she', it: 'it', its: 'it', 它: 'it', 牠: 'it' };
 
-/** The pronoun a sentence opens with, as he, she, it or they: "She's a beagle" → she, "它们三岁了" → they, "I am" → -. */
+/** The pronoun a sentence opens with, as he, she, it or they: "She's a beagle" → she, "It is grey" and "它们三岁了" → it and they, "I am" → -. */
 export function pronounOpening(text: string): string | undefined {
   const opening = PRONOUN_OPENING.exec(text);
   if (!opening) return undefined;

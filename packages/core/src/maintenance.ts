@@ -55,6 +55,11 @@ export interface MaintenanceChange {
   content?: string;
 }
 
+/**
+ * What a pass wrote (a dry run: what it would write). `compressed`, `decayed`, `deleted`,
+ * `modelFallbacks` and `changes` hold only changes written: one another writer got to first is
+ * counted in `conflicts` alone.
+ */
 export interface MaintenanceReport {
   now: string;
   dryRun: boolean;
@@ -63,9 +68,9 @@ export interface MaintenanceReport {
   decayed: number;
   deleted: number;
   unchanged: number;
-  /** Memories changed by someone else during the pass; they are left for the next pass. */
+  /** Memories changed or deleted by someone else during the pass, so not written; they are left for the next pass. */
   conflicts: number;
-  /** Compressions where the language model failed and the deterministic text was used. */
+  /** Compressions written where the language model failed and the deterministic text was used. */
   modelFallbacks: number;
   changes: MaintenanceChange[];
   /** Changes made (or, in a dry run, planned) but not in `changes`, past `changesLimit`. */
@@ -178,6 +183,8 @@ export async function runMaintenance(input: {
     const compressedBelowFull = dryRun ? [] : page.filter((memory, index) => plans[index]?.compressTo !== undefined && memory.level !== 'full');
     const sources = await writtenContents(store, compressedBelowFull);
     const batch: MemoryChange[] = [];
+    // What each change of `batch` reports once written (counted then: a change another writer got to first is a conflict only).
+    const reported: { change: MaintenanceChange; modelFallback: boolean }[] = [];
     // Set when the signal stops the pass inside this page: the memories done before are still written below.
     let stopped = false;
     for (const [index, memory] of page.entries()) {
@@ -204,8 +211,7 @@ export async function runMaintenance(input: {
         continue;
       }
       if (plan.kind === 'delete') {
-        report.deleted++;
-        keepChange({ id: memory.id, action: 'delete', reasons: plan.reasons });
+        reported.push({ change: { id: memory.id, action: 'delete', reasons: plan.reasons }, modelFallback: false });
         batch.push({ op: 'delete', id: memory.id, expectedRevision: memory.revision });
         continue;
       }
@@ -220,16 +226,12 @@ export async function runMaintenance(input: {
       if (plan.compressTo) {
         change.fromLevel = memory.level;
         change.toLevel = plan.compressTo;
-        report.compressed++;
         if (compressed) {
-          if (compressed.fallbackReason) report.modelFallbacks++;
           content = compressed.text;
           change.content = content;
         }
-      } else {
-        report.decayed++;
       }
-      keepChange(change);
+      reported.push({ change, modelFallback: compressed?.fallbackReason !== undefined });
       const after: MemoryRecord = {
         ...memory,
         content,
@@ -253,37 +255,52 @@ export async function runMaintenance(input: {
         }),
       });
     }
-    const applied = !dryRun && batch.length > 0 ? await applyBatch(store, batch) : { conflicts: 0, deleted: 0 };
-    report.conflicts += applied.conflicts;
+    // A dry run reports what it would write.
+    const written = dryRun ? batch.map(() => true) : await applyBatch(store, batch);
+    let deleted = 0;
+    for (const [index, { change, modelFallback }] of reported.entries()) {
+      if (!written[index]) {
+        report.conflicts++;
+        continue;
+      }
+      if (change.action === 'delete') deleted++;
+      else if (change.action === 'compress') report.compressed++;
+      else report.decayed++;
+      if (modelFallback) report.modelFallbacks++;
+      keepChange(change);
+    }
+    report.deleted += deleted;
     await input.onProgress?.(report.scanned, Math.max(total, report.scanned));
     if (stopped) signal?.throwIfAborted();
     if (last) break;
-    pages.wrote(page.length, applied.deleted);
+    pages.wrote(page.length, dryRun ? 0 : deleted);
   }
   return report;
 }
 
-/** Apply a batch at once; on a conflict, apply one by one. Counts what was skipped, and the deletes applied. */
-async function applyBatch(store: MemoryStore, batch: MemoryChange[]): Promise<{ conflicts: number; deleted: number }> {
-  const deletes = (changes: MemoryChange[]) => changes.filter((change) => change.op === 'delete').length;
+/**
+ * Apply a batch at once; on a conflict, apply one by one. Whether each change was written: one
+ * another writer changed or deleted since the pass read it is skipped, for the next pass.
+ */
+async function applyBatch(store: MemoryStore, batch: MemoryChange[]): Promise<boolean[]> {
+  if (batch.length === 0) return [];
   try {
     await store.apply(batch);
-    return { conflicts: 0, deleted: deletes(batch) };
+    return batch.map(() => true);
   } catch (error) {
     if (!MemloomError.hasCode(error, 'CONFLICT') && !MemloomError.hasCode(error, 'NOT_FOUND')) throw error;
   }
-  let conflicts = 0;
-  let deleted = 0;
+  const written: boolean[] = [];
   for (const change of batch) {
     try {
       await store.apply([change]);
-      if (change.op === 'delete') deleted++;
+      written.push(true);
     } catch (error) {
       if (!MemloomError.hasCode(error, 'CONFLICT') && !MemloomError.hasCode(error, 'NOT_FOUND')) throw error;
-      conflicts++;
+      written.push(false);
     }
   }
-  return { conflicts, deleted };
+  return written;
 }
 
 /**

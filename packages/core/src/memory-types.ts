@@ -69,7 +69,10 @@ export interface AddOptions {
    * content's plus `retrieval.contextWeight` times the context's, normalized,
    * and the keyword index holds the context's words after the content's. It
    * is not the memory's content (not rendered, not merged) and whether to
-   * merge is decided on the content alone; a merge keeps the newest context.
+   * merge is decided on the content's own vector, and, against a memory with
+   * the same words kept with the same context, also on the content moved toward that context as
+   * it would be stored (the same words in the same context merge); a merge
+   * keeps the newest context.
    * Later re-embeddings (an `update`, `restore`, `reindex`) use it again.
    * At most `limits.maxContentLength` characters; blank counts as none.
    */

@@ -1,4 +1,4 @@
-import type { MemoryChange, MemoryStore } from './contracts.js';
+import type { MemoryChange, MemoryStore, VectorQuery } from './contracts.js';
 import { baseWeightFor, currentValues, daysBetween } from './decay.js';
 import { MemloomError } from './errors.js';
 import type { AddResult } from './memory-types.js';
@@ -6,7 +6,7 @@ import type { EngineConfig, ParsedAddOptions } from './options.js';
 import { addedBy, createRecord, lastWrittenVersion, mergeTags, unique, validateContent, versionOf } from './records.js';
 import { laterIso } from './time-text.js';
 import type { TextOperations } from './text-operations.js';
-import type { MemoryLevel, MemoryRecord, Scope } from './types.js';
+import type { MemoryLevel, MemoryRecord, Scope, ScoredMemory } from './types.js';
 import { boostedWeight, decideUpdate, shownSimilarity, upgradedLevel, type UpdateDecision } from './update-strategy.js';
 import { blendVectors } from './vector.js';
 
@@ -27,7 +27,7 @@ export interface MentionInput {
   vector: number[];
   /** `add(…, { context })`, validated and trimmed: kept on the memory and in its keyword index. */
   context?: string;
-  /** The context's vector: blended into the vector that is stored. */
+  /** The context's vector: blended into the vector that is stored, and into the one the nearest memory is also looked for with. */
   contextVector?: number[];
   scope: Scope;
   options: ParsedAddOptions;
@@ -59,17 +59,21 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
   const trigger = options.trigger ?? 'user_mention';
   // Candidates: the same scope, and the same layer (facts and core facts merge; episodes and system memories only with their own kind).
   const category = options.category ?? deps.config.defaults.category;
-  // Compared with the stored vectors, which carry each memory's context: the same words said
-  // after another question (a short reply) score lower than a restatement in the same context.
-  const [nearestHit] =
+  // Compared with the stored vectors, which carry each memory's context: by the content's own
+  // vector, and, for a memory with the same words kept with the same context, by the content moved
+  // toward that context as it would be stored (the nearer counts). The same words in the same
+  // context then score as the memory itself (~1) and merge; the same words after another question
+  // (a short reply) score by the content's own vector, lower, and stay apart; so do two facts taken
+  // from one message, which share its context but not their words.
+  const inContext =
+    input.context && input.contextVector && contextWeight > 0 ? { vector: indexed(vector), text: input.text, context: input.context } : undefined;
+  const nearestHit =
     options.merge === false
-      ? []
-      : await deps.store.vectorSearch({
-          vector,
+      ? undefined
+      : await nearestInScope(deps.store, vector, inContext, {
           scope,
           exactScope: true,
           filter: { category: mergeFamily(category) },
-          limit: 1,
           // In a very large scope a store may use an approximate index here (see VectorQuery).
           approximate: true,
         });
@@ -203,6 +207,30 @@ async function mergeSource(store: MemoryStore, memory: MemoryRecord): Promise<{ 
   if (memory.level === 'full') return { content: memory.content, level: 'full' };
   const written = lastWrittenVersion(await store.history(memory.id), memory.revision);
   return written ? { content: written.after.content, level: 'full' } : { content: memory.content, level: memory.level };
+}
+
+/** How many memories nearest to the content in its context are looked through for one kept with that context. */
+const SAME_CONTEXT_CANDIDATES = 5;
+
+/**
+ * The memory nearest to the content: the nearest to its own `vector`, or, when a context is given,
+ * one with the same words kept with the same context that is nearer to `inContext` (the content
+ * moved toward that context, as it would be stored), scored so. Only such a memory: any other
+ * stored vector carries its own context, and the context's pull alone would score a reply high
+ * against the question it answers (which addTurns stored as a memory of its own), or two facts
+ * taken from one message (both kept with the message as their context) high against each other.
+ */
+async function nearestInScope(
+  store: MemoryStore,
+  vector: number[],
+  inContext: { vector: number[]; text: string; context: string } | undefined,
+  query: Omit<VectorQuery, 'vector' | 'limit'>,
+): Promise<ScoredMemory | undefined> {
+  const [own] = await store.vectorSearch({ ...query, vector, limit: 1 });
+  if (!inContext) return own;
+  const hits = await store.vectorSearch({ ...query, vector: inContext.vector, limit: SAME_CONTEXT_CANDIDATES });
+  const sameContext = hits.find((hit) => hit.memory.context === inContext.context && hit.memory.content === inContext.text);
+  return sameContext && (!own || sameContext.score > own.score) ? sameContext : own;
 }
 
 /** Categories a new memory of `category` may merge with. */

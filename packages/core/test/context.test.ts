@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMemory, keywordText, MemloomError, reindex, type CreateMemoryOptions } from '../src/index.js';
-import { axisVector, createFakeClock, createInMemoryStore, createTestEmbedder } from '../src/testing/index.js';
+import { axisVector, createFakeClock, createInMemoryStore, createTestEmbedder, vectorWithSimilarity } from '../src/testing/index.js';
 
 const DIM = 16;
 const DAY = 86_400_000;
@@ -15,6 +15,8 @@ function rig(options: Partial<CreateMemoryOptions> = {}) {
       'We talked about weekend plans': axisVector(DIM, 1),
       'Any plans for the lake?': axisVector(DIM, 2),
       'Sold the kayak': axisVector(DIM, 3),
+      // An answer to the lake question, a little like it (cosine 0.3).
+      'Rented a canoe': vectorWithSimilarity(DIM, 2, 5, 0.3),
     },
   });
   const clock = createFakeClock('2024-03-01T09:00:00.000Z');
@@ -73,6 +75,54 @@ describe('context kept on the memory', () => {
     const vector = (await store.getVector(first.memory.id)) as number[];
     expect(vector[1]).toBeCloseTo(0, 9);
     expect(vector[2]).toBeCloseTo(y!, 6);
+  });
+
+  it('merges the same words said again in the same context (similarity 1), not only when said without one', async () => {
+    const { memory } = rig();
+    const first = await memory.add('Bought a kayak', { scope, context: 'Any plans for the lake?' });
+    // The content's own vector scores 1/sqrt(1.49) = 0.82 against the stored one (kept both);
+    // moved toward the same context, as it would be stored, it is the stored vector.
+    const again = await memory.add('Bought a kayak', { scope, context: 'Any plans for the lake?' });
+    expect(again.decision.strategy).toBe('merge_update');
+    expect(again.decision.similarity).toBeCloseTo(1, 9);
+    expect(again.memory.id).toBe(first.memory.id);
+    expect(await memory.count({ scope })).toBe(1);
+  });
+
+  it('keeps the same words after another question apart, and scores a restatement without a context by its own vector, as before', async () => {
+    const { memory } = rig();
+    const first = await memory.add('Bought a kayak', { scope, context: 'Any plans for the lake?' });
+    // Another context: by its own vector 0.82, moved toward its context 1/1.49 = 0.67; the nearer counts.
+    const other = await memory.add('Bought a kayak', { scope, context: 'We talked about weekend plans' });
+    expect(other.decision.strategy).toBe('keep_both');
+    expect(other.decision.similarity).toBeCloseTo(1 / Math.sqrt(1.49), 9);
+    expect(other.memory.id).not.toBe(first.memory.id);
+    // No context: only its own vector, 0.82 with either stored one.
+    const bare = await memory.add('Bought a kayak', { scope });
+    expect(bare.decision.strategy).toBe('keep_both');
+    expect(bare.decision.similarity).toBeCloseTo(1 / Math.sqrt(1.49), 9);
+    expect(await memory.count({ scope })).toBe(3);
+  });
+
+  it('scores two facts taken from one message, which share it as their context, by their own vectors', async () => {
+    const { memory } = rig();
+    const message = 'We talked about weekend plans';
+    await memory.add('Sold the kayak', { scope, context: message });
+    // Both moved toward the same context they would score (0 + 0.49)/1.49 = 0.33 against each other;
+    // their words differ, so only the new fact's own vector counts: 0, a new memory.
+    const second = await memory.add('Rented a canoe', { scope, context: message });
+    expect(second.decision.strategy).toBe('create_new');
+    expect(second.decision.similarity).toBeCloseTo(0, 9);
+  });
+
+  it('scores a reply by its own vector against the question it answers, stored as a memory of its own', async () => {
+    const { memory } = rig();
+    await memory.add('Any plans for the lake?', { scope });
+    // Moved toward its context, the reply would score (0.3 + 0.7)/|e + 0.7·q| = 0.72 against the question (kept both);
+    // the question was stored without that context, so only the reply's own vector counts: 0.3, a new memory.
+    const reply = await memory.add('Rented a canoe', { scope, context: 'Any plans for the lake?' });
+    expect(reply.decision.strategy).toBe('create_new');
+    expect(reply.decision.similarity).toBeCloseTo(0.3, 9);
   });
 
   it('re-embeds with the context on an edit of the content, and sets or removes the context by update', async () => {
@@ -170,6 +220,18 @@ describe('addTurns: the turns of a conversation, each with the turns before it a
     const { memory } = rig({ retrieval: { contextWeight: 0 } });
     await memory.addTurns(turns.map((turn) => turn.content), { scope });
     expect(await byWords(memory)).toEqual(['Ana: Any plans for the lake?', 'Ben: We talked about weekend plans', 'Ana: Bought a kayak']);
+  });
+
+  it('merges every turn of the same conversation added twice into its own memory', async () => {
+    const { memory } = rig();
+    const first = await memory.addTurns(turns, { scope });
+    const again = await memory.addTurns(turns, { scope });
+    expect(again.map((result) => result.decision.strategy)).toEqual(['merge_update', 'merge_update', 'merge_update']);
+    for (const [index, result] of again.entries()) {
+      expect(result.decision.similarity).toBeCloseTo(1, 9);
+      expect(result.memory.id).toBe(first[index]?.memory.id);
+    }
+    expect(await memory.count({ scope })).toBe(3);
   });
 
   it('takes as many turns of context as asked, cut to limits.maxContentLength from the start', async () => {

@@ -219,7 +219,7 @@ describe('add', () => {
     expect(merged.decision.strategy).toBe('merge_update');
   });
 
-  it('moves the stored vector toward the context, keeps the context beside the content, and decides merges on the content alone', async () => {
+  it('moves the stored vector toward the context, keeps the context beside the content, and decides a merge with another context by the content alone', async () => {
     const { memory, store } = rig({}, { reply: axisVector(DIM, 0), question: axisVector(DIM, 1), other: axisVector(DIM, 2) });
     const first = await memory.add('reply', { scope: { userId: 'a' }, context: '  question ' });
     expect(first.memory.content).toBe('reply');
@@ -233,7 +233,8 @@ describe('add', () => {
     const [hit] = await memory.search('question', { scope: { userId: 'a' } });
     expect(hit?.memory.id).toBe(first.memory.id);
     expect(hit?.parts.semantic).toBeCloseTo(0.7 / Math.sqrt(1.49), 6);
-    // The same content with other context: compared by its own vector (cosine 0.82 with the stored one), so kept apart, not merged.
+    // The same content with other context: compared by its own vector (cosine 0.82 with the stored one), so kept apart, not merged
+    // (the same context would merge: test/context.test.ts).
     const second = await memory.add('reply', { scope: { userId: 'a' }, context: 'other' });
     expect(second.decision.strategy).not.toBe('merge_update');
     expect(second.decision.similarity).toBeCloseTo(1 / Math.sqrt(1.49), 6);
@@ -957,6 +958,33 @@ describe('maintenance with a language model', () => {
     expect(report.changes[0]).toMatchObject({ action: 'compress', fromLevel: 'full', toLevel: 'tag' });
     expect(report.changesOmitted).toBe(0);
     expect((await memory.list())[0]?.level).toBe('full');
+  });
+
+  it('counts and lists only the changes it wrote: one another writer got to first is a conflict only', async () => {
+    // Tokyo's compression falls back to the deterministic text: a fallback counted only if written.
+    const model = createScriptedModel((request) => (request.prompt.includes('Tokyo') ? '' : 'Visited a city'));
+    const { memory, clock, store } = rig({ languageModel: model });
+    const added: MemoryRecord[] = [];
+    for (const city of ['Lisbon', 'Tokyo', 'Quito']) added.push((await memory.add(`Visited ${city} for the annual meeting of rare bird watchers`, { scope: { userId: city } })).memory);
+    const [lisbon, tokyo, quito] = added as [MemoryRecord, MemoryRecord, MemoryRecord];
+    clock.advance(40 * DAY);
+    const planned = await memory.maintain({ dryRun: true });
+    expect(planned).toMatchObject({ compressed: 3, conflicts: 0 });
+    // Another writer edits Tokyo and deletes Quito after the pass read them, before it writes.
+    const apply = store.apply.bind(store);
+    let raced = false;
+    store.apply = async (changes) => {
+      if (!raced) {
+        raced = true;
+        await memory.update(tokyo.id, { tags: ['travel'] });
+        await memory.delete(quito.id);
+      }
+      return apply(changes);
+    };
+    const report = await memory.maintain();
+    expect(report).toMatchObject({ scanned: 3, compressed: 1, decayed: 0, deleted: 0, conflicts: 2, modelFallbacks: 0, changesOmitted: 0 });
+    expect(report.changes.map((change) => change.id)).toEqual([lisbon.id]);
+    expect((await memory.get(tokyo.id))?.level).toBe('full');
   });
 
   it('keeps only the first changesLimit entries of the report, counting every change, and refuses a bad limit', async () => {

@@ -74,8 +74,10 @@ export interface ImportOptions {
   skip?: number;
   /** Counts to continue from (merge mode's checkpoint). */
   counts?: ImportCounts;
-  /** Called once the header is read. */
-  onHeader?: (header: ExportHeader) => void;
+  /** Called once the header is read (a promise it returns is awaited before the first memory). */
+  onHeader?: (header: ExportHeader) => Promise<void> | void;
+  /** merge mode: the id of each memory it creates (a caller can record it before the write, to find out later whether it was made). */
+  generateId?: () => string;
   /** Called after each batch (copy) or memory (merge) with the memory lines handled so far. */
   onProgress?: (position: number, header: ExportHeader, counts: ImportCounts) => Promise<void> | void;
   /** Checked between batches (copy) or memories (merge), and passed to each merge's `add` (its model call). */
@@ -146,7 +148,7 @@ export async function importMemories(memory: Memory, options: ImportOptions): Pr
     if (text.trim() === '') continue;
     if (!header) {
       header = parseHeader(text, source);
-      options.onHeader?.(header);
+      await options.onHeader?.(header);
       continue;
     }
     let line: ExportLine;
@@ -171,7 +173,7 @@ export async function importMemories(memory: Memory, options: ImportOptions): Pr
     options.signal?.throwIfAborted();
     if (wanted(line)) {
       await open();
-      merging ??= withoutDefaultScope(memory);
+      merging ??= sameMemory(memory, options.generateId ? { generateId: options.generateId } : {});
       await mergeOne(merging, line, counts, options.signal);
       counts.done++;
     } else {
@@ -216,11 +218,12 @@ function repeatsEarlierLine(firstLines: FirstLines, id: string, text: string, li
 }
 
 /**
- * The same memory (store, embedder, configuration, model, clock, prompts) without a default scope:
- * `add` fills the scope it is given from the default one, which would move a memory of another
- * user or agent into the configured user's. Not closed: it shares the store of `memory`.
+ * The same memory (store, embedder, configuration, model, clock, prompts), with `scope` as its default
+ * scope (none when not given: `add` fills the scope it is given from the default one, which would move a
+ * memory of another user or agent into the configured user's) and, when given, `generateId` for the ids
+ * of new memories. Not closed: it shares the store of `memory`.
  */
-function withoutDefaultScope(memory: Memory): Memory {
+export function sameMemory(memory: Memory, options: { scope?: Scope; generateId?: () => string } = {}): Memory {
   return createMemory({
     ...memory.config,
     store: memory.store,
@@ -228,6 +231,7 @@ function withoutDefaultScope(memory: Memory): Memory {
     clock: memory.clock,
     prompts: memory.prompts,
     ...(memory.languageModel ? { languageModel: memory.languageModel } : {}),
+    ...options,
   });
 }
 

@@ -629,6 +629,16 @@ describe('maintain', () => {
   });
 });
 
+describe('maintain progress', () => {
+  it('a log gets a line per tenth of the way inside a page too (a page holds 10,000 memories)', async () => {
+    expect((await run(dir, ['import', '-', '--quiet'], { stdin: syntheticExport(30).text })).code).toBe(0);
+    const result = await cli('maintain', '--dry-run', '--now', '2024-03-01');
+    expect(result.code).toBe(0);
+    const lines = result.stderr.split('\n').filter((line) => line.startsWith('maintain '));
+    expect(lines.map((line) => line.split(/\s+/)[1])).toEqual(['0/30', '3/30', '6/30', '9/30', '12/30', '15/30', '18/30', '21/30', '24/30', '27/30', '30/30']);
+  });
+});
+
 describe('index and stats', () => {
   it('prints the MEMORY.md index of a scope', async () => {
     await cli('add', 'Alice is allergic to shellfish', '--user', 'alice', '--category', 'core');

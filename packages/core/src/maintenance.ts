@@ -22,6 +22,12 @@ export interface MaintainOptions {
    */
   onProgress?: (done: number, total: number) => unknown;
   /**
+   * Called before each memory of a page is looked at: (memories looked at so far, total), to show
+   * progress inside a page of up to 10,000 memories. Those memories are not written until their
+   * page is (`onProgress`). Awaited, as `onProgress`.
+   */
+  onScan?: (scanned: number, total: number) => unknown;
+  /**
    * Keep at most this many entries in `report.changes` (the first ones, in
    * the store's order); the counts still cover every memory, and
    * `report.changesOmitted` says how many entries were left out. A pass over
@@ -148,6 +154,7 @@ export async function runMaintenance(input: {
   scope: Scope;
   dryRun: boolean;
   onProgress?: (done: number, total: number) => unknown;
+  onScan?: (scanned: number, total: number) => unknown;
   changesLimit?: number;
   signal?: AbortSignal;
 }): Promise<MaintenanceReport> {
@@ -192,6 +199,7 @@ export async function runMaintenance(input: {
         stopped = true;
         break;
       }
+      if (input.onScan) await input.onScan(report.scanned, Math.max(total, report.scanned));
       const plan = plans[index] as MaintenancePlan;
       // The one slow step, a model call, comes before anything is counted: stopped inside it, this memory is left whole.
       let compressed: TextResult | undefined;

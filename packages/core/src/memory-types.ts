@@ -109,11 +109,17 @@ export interface AddTurnsOptions extends Omit<AddOptions, 'context' | 'sources'>
    */
   contextTurns?: number;
   /**
-   * Called after each turn is stored: (turns stored, turns in the call). A
+   * The first `skip` turns are already stored (a call resumed after an interruption): they are
+   * checked and serve as the context of the turns after them, but are not stored again and have no
+   * result. @default 0
+   */
+  skip?: number;
+  /**
+   * Called after each turn is stored: (turns stored, turns in the call less `skip`, the turn's result). A
    * promise it returns is awaited before the next turn (a caller can yield to
    * its event loop there, so that a signal it aborts from a handler is seen).
    */
-  onProgress?: (done: number, total: number) => unknown;
+  onProgress?: (done: number, total: number, result: AddResult) => unknown;
   /**
    * Stops between turns and inside one (see `AddOptions.signal`: the model
    * call of a merge in flight is aborted), throwing the signal's reason. The

@@ -159,7 +159,7 @@ class MemloomMemory implements Memory {
   async addTurns(turns: readonly (string | AddTurn)[], options: AddTurnsOptions = {}): Promise<AddResult[]> {
     this.assertOpen();
     if (!Array.isArray(turns)) throw new MemloomError({ code: 'INVALID_INPUT', message: 'addTurns takes an array of turns' });
-    const { contextTurns = 2, onProgress, ...common } = parseOrThrow(addTurnsOptionsSchema, options, 'addTurns options');
+    const { contextTurns = 2, skip = 0, onProgress, ...common } = parseOrThrow(addTurnsOptionsSchema, options, 'addTurns options');
     const inputs = turns.map((turn, index) => {
       const parsed = parseOrThrow(turnSchema, turn, `turn ${index}`, 'INVALID_INPUT');
       return typeof parsed === 'string' ? { content: parsed } : parsed;
@@ -177,18 +177,21 @@ class MemloomMemory implements Memory {
       const turnOptions = { ...common, ...fields, ...(context.trim() ? { context } : {}) } as AddOptions;
       return this.checkAdd(content, turnOptions, `turn ${index}`);
     });
+    // Turns stored by an earlier, interrupted call only give the turns after them their context.
+    const toStore = checked.slice(skip);
     const { signal } = common;
     signal?.throwIfAborted();
     await this.ensureOpen();
     const results: AddResult[] = [];
     // Turns are embedded a batch at a time (one embedder call), then added one by one, in order. Each add checks
     // the signal before it writes: an abort stops between turns, or inside one's model call, never half-way through a write.
-    for (let start = 0; start < checked.length; start += TURNS_PER_EMBEDDING) {
-      const batch = checked.slice(start, start + TURNS_PER_EMBEDDING);
+    for (let start = 0; start < toStore.length; start += TURNS_PER_EMBEDDING) {
+      const batch = toStore.slice(start, start + TURNS_PER_EMBEDDING);
       const vectors = await this.embedAdds(batch, signal);
       for (const [index, turn] of batch.entries()) {
-        results.push(await this.addChecked(turn, vectors[index]));
-        await onProgress?.(results.length, checked.length);
+        const result = await this.addChecked(turn, vectors[index]);
+        results.push(result);
+        await onProgress?.(results.length, toStore.length, result);
       }
     }
     return results;
@@ -511,6 +514,7 @@ class MemloomMemory implements Memory {
       scope,
       dryRun: options.dryRun ?? false,
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      ...(options.onScan ? { onScan: options.onScan } : {}),
       ...(changesLimit !== undefined ? { changesLimit } : {}),
       ...(signal ? { signal } : {}),
     });

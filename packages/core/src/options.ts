@@ -11,6 +11,7 @@ import {
   retrievalConfigSchema,
   strategyConfigSchema,
 } from './config.js';
+import type { AddResult } from './memory-types.js';
 import { isAbortSignal, notASignal } from './abort-signal.js';
 import { MemloomError } from './errors.js';
 import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_SOURCES, MEMORY_TYPES, type MemoryCategory, type MemoryFilter } from './types.js';
@@ -118,7 +119,8 @@ export const addTurnsOptionsSchema = addOptionsSchema
   .omit({ context: true, sources: true })
   .extend({
     contextTurns: z.number().int().min(0).max(20).optional(),
-    onProgress: z.custom<(done: number, total: number) => unknown>((value) => typeof value === 'function', 'must be a function').optional(),
+    skip: z.number().int().min(0).optional(),
+    onProgress: z.custom<(done: number, total: number, result: AddResult) => unknown>((value) => typeof value === 'function', 'must be a function').optional(),
   })
   .strict();
 

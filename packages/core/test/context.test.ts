@@ -245,6 +245,23 @@ describe('addTurns: the turns of a conversation, each with the turns before it a
     expect((await memory.list({ scope: { userId: 'three' } })).map((record) => record.context)).toEqual([undefined, undefined]);
   });
 
+  it('skip resumes a call: the turns before it are not stored again but give the turns after them their context', async () => {
+    const { memory } = rig();
+    const progress: [number, number][] = [];
+    await memory.addTurns(turns.slice(0, 1), { scope, tags: ['chat'] });
+    const results = await memory.addTurns(turns, { scope, tags: ['chat'], skip: 1, onProgress: (done, total) => void progress.push([done, total]) });
+    expect(results.map((result) => result.memory.content)).toEqual(['Ben: We talked about weekend plans', 'Ana: Bought a kayak']);
+    expect(progress).toEqual([[1, 2], [2, 2]]);
+    const stored = await memory.list({ scope, orderBy: 'stored' });
+    // What one uninterrupted call stores (the test above).
+    expect(stored.map((record) => [record.sources, record.content, record.context])).toEqual([
+      [['d1'], 'Ana: Any plans for the lake?', undefined],
+      [['d2'], 'Ben: We talked about weekend plans', 'Ana: Any plans for the lake?'],
+      [['d3'], 'Ana: Bought a kayak', 'Ana: Any plans for the lake?\nBen: We talked about weekend plans'],
+    ]);
+    expect(await memory.addTurns(turns, { scope, skip: 3 })).toEqual([]);
+  });
+
   it('embeds the turns 32 at a time, content and context in one call, and stores what one add per turn stores', async () => {
     const lines = Array.from({ length: 40 }, (_, index) => `turn number ${index} about topic ${index % 7}`);
     const calls: number[] = [];

@@ -1097,6 +1097,16 @@ describe('maintenance batches', () => {
     expect(left.filter((record) => record.revision !== 2)).toEqual([]);
   }, 30_000);
 
+  it('onScan reports each memory looked at inside a page, before the page is written (progress for pages of 10,000)', async () => {
+    const { memory, steps } = await pagedStore();
+    const scans: [number, number, number][] = []; // (looked at, total, pages written by then)
+    await memory.maintain({ onScan: (scanned, total) => void scans.push([scanned, total, steps.filter((step) => step.startsWith('apply')).length]) });
+    expect(scans).toHaveLength(20_001);
+    expect(scans.map(([scanned]) => scanned)).toEqual(Array.from({ length: 20_001 }, (_, index) => index));
+    expect(scans[1]).toEqual([1, 20_001, 0]); // the first page is not written yet
+    expect(scans[10_000]).toEqual([10_000, 20_001, 1]);
+  }, 30_000);
+
   it('stops with STORE_ERROR when a store gives back the cursor it was asked to start after, instead of reading forever', async () => {
     const { store, memory } = await pagedStore();
     store.listPage = async (query) => ({ memories: (await store.list({ orderBy: 'stored', limit: query.limit })).slice(0, query.limit), next: 'stuck' });

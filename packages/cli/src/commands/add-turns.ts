@@ -1,10 +1,15 @@
-import { readFile } from 'node:fs/promises';
-import { assertNotFuture, MemloomError, toEpochMs } from '@memloom/core';
-import type { AddResult, AddTurn, UpdateDecision } from 'memloom';
-import { dateOption, listOption, numberOption, requirePositionals, type CommandSpec } from '../command.js';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { assertNotFuture, MemloomError, timeOrderedId, toEpochMs } from '@memloom/core';
+import type { AddResult, AddTurn, Memory, Scope, UpdateDecision } from 'memloom';
+import { dateOption, listOption, numberOption, requirePositionals, stringOption, type CommandContext, type CommandSpec } from '../command.js';
 import { InterruptedError, UsageError } from '../exit-codes.js';
+import { oneLine } from '../format.js';
 import { readAll, yieldToSignals } from '../io.js';
-import { inputPath, scopeOption, withMemory } from './shared.js';
+import { sameMemory } from '../transfer.js';
+import { failpoint, inputPath, removeLeftovers, scopeOption, withMemory, writeFileAtomically } from './shared.js';
 
 /** The fields a JSON turn may have (those of core's `AddTurn`). */
 const TURN_FIELDS = new Set(['content', 'at', 'sources', 'tags', 'metadata']);
@@ -122,11 +127,18 @@ export const addTurnsCommand: CommandSpec = {
     'before it stay stored.',
     'Ctrl-C (or SIGTERM) stops before the next turn, or during a turn\'s model call: the turns stored by then',
     'stay stored, and the message says how many.',
+    '',
+    'Progress is kept in a checkpoint file (<file>.add-turns-checkpoint.json, or --checkpoint), written after',
+    'each turn is stored: running the same command again after an interruption (Ctrl-C, a failure, or the',
+    'process killed) resumes after the last turn stored, each resumed turn with the turns before it as its',
+    'context. The checkpoint belongs to the file\'s content and the options: another file or other options are',
+    'refused until it is deleted. It is removed when every turn is stored.',
   ].join('\n'),
   options: {
     'context-turns': { type: 'string', value: 'n', description: 'turns before each one kept as its context (default 2, 0 for none)' },
     at: { type: 'string', value: 'date', description: 'when turns without their own "at" were said (default now; at most a day ahead)' },
     tag: { type: 'string', multiple: true, value: 'tag', description: 'a tag on every turn without its own "tags"' },
+    checkpoint: { type: 'string', value: 'file', description: 'where progress is kept (default <file>.add-turns-checkpoint.json; none for stdin)' },
   },
   examples: [
     'memloom add-turns chat.txt --user alice',
@@ -139,9 +151,15 @@ export const addTurnsCommand: CommandSpec = {
     const at = dateOption(context.values, 'at');
     const tags = listOption(context.values, 'tag');
     const path = inputPath(context, input!);
+    const given = stringOption(context.values, 'checkpoint');
+    const checkpointPath = given ? resolve(context.io.cwd, given) : path ? `${path}.add-turns-checkpoint.json` : undefined;
     const text = path ? await readFile(path, 'utf8') : await readAll(context.io.stdin, 'add-turns', context.io.signal);
+    if (checkpointPath) await removeLeftovers(context, checkpointPath, 'tmp', 'an add-turns');
 
-    await withMemory(context, async ({ memory }) => {
+    await withMemory(context, async ({ memory: opened, resolved }) => {
+      // With a checkpoint, the id a new memory will get is in the checkpoint before it is written (see resumeFrom).
+      const ids = { next: timeOrderedId(opened.clock.now()) };
+      const memory = checkpointPath ? sameMemory(opened, { scope: resolved.engine.scope, generateId: () => ids.next }) : opened;
       const sessions = parseTurns(text, memory.config.limits.maxContentLength, memory.clock.now());
       const total = sessions.reduce((sum, session) => sum + session.turns.length, 0);
       if (total === 0) throw new UsageError(`${input === '-' ? 'stdin' : input} holds no turns`);
@@ -151,26 +169,51 @@ export const addTurnsCommand: CommandSpec = {
         ...(at ? { at } : {}),
         ...(tags.length > 0 ? { tags } : {}),
       };
+      // A checkpoint belongs to these turns (the input's content) stored with these options.
+      const key = { digest: createHash('sha256').update(text).digest('hex'), options: JSON.stringify({ ...options, at: at === undefined ? undefined : toEpochMs(at) }) };
+      const resumed = checkpointPath && existsSync(checkpointPath) ? await resumeFrom(checkpointPath, key, total, memory, options.scope, context) : undefined;
+      if (!checkpointPath) context.note('Reading stdin without --checkpoint: an interrupted add-turns cannot resume.');
+      const decisions = resumed?.decisions ?? { create_new: 0, keep_both: 0, merge_update: 0 };
+      // Turns stored in all, by an interrupted run before this one and by this one.
+      let storedInAll = resumed?.done ?? 0;
+      const resume = checkpointPath ? `; run the same command again to resume after them (progress is in ${checkpointPath})` : '';
+      const save = async () => {
+        if (checkpointPath) await writeCheckpoint(checkpointPath, { source: path ?? 'stdin', ...key, done: storedInAll, decisions, next: ids.next });
+      };
+      await save();
       const progress = context.progress('add-turns');
       const { signal } = context.io;
       const results: AddResult[] = [];
       try {
+        let before = 0; // turns of the sessions before this one
         for (const [index, session] of sessions.entries()) {
+          const skip = Math.min(session.turns.length, Math.max(0, storedInAll - before));
+          before += session.turns.length;
+          // Stored whole by an interrupted run.
+          if (skip === session.turns.length) continue;
           // Ctrl-C before a session: the sessions before stay stored.
           if (signal?.aborted) {
-            throw new InterruptedError(`add-turns interrupted after ${index} of ${sessions.length} sessions; the ${results.length} turns of those were stored and stay stored`);
+            throw new InterruptedError(`add-turns interrupted after ${index} of ${sessions.length} sessions; the ${turnsText(storedInAll)} stored and stay${storedInAll === 1 ? 's' : ''} stored${resume}`);
           }
           // Turns of this session stored so far: addTurns stores them one by one, each whole.
-          let stored = 0;
+          let stored = skip;
           try {
             results.push(
               ...(await memory.addTurns(session.turns, {
                 ...options,
+                // A session an interrupted run stored part of: its first turns give the next ones their context.
+                ...(skip > 0 ? { skip } : {}),
                 // Ctrl-C inside a session stops before the next turn, or during a turn's model call (a merge).
                 ...(signal ? { signal } : {}),
-                onProgress: async (done) => {
-                  stored = done;
-                  progress.update(results.length + done, total);
+                onProgress: async (done, _total, result) => {
+                  stored = skip + done;
+                  storedInAll++;
+                  decisions[result.decision.strategy]++;
+                  failpoint(context, 'add-turns-stored', storedInAll);
+                  ids.next = timeOrderedId(memory.clock.now());
+                  await save();
+                  failpoint(context, 'add-turns-saved', storedInAll);
+                  progress.update(storedInAll, total);
                   await yieldToSignals();
                 },
               })),
@@ -178,16 +221,15 @@ export const addTurnsCommand: CommandSpec = {
           } catch (error) {
             const [first, last] = [session.lines[0], session.lines.at(-1)];
             const span = first === last ? `line ${first}` : `lines ${first}-${last}`;
-            const storedInAll = results.length + stored;
             if (signal?.aborted) {
               throw new InterruptedError(
-                `add-turns interrupted in session ${index + 1} of ${sessions.length} (${span}) after ${stored} of its ${session.turns.length} turns; ${turnsText(storedInAll)} stored in all and stay${storedInAll === 1 ? 's' : ''} stored`,
+                `add-turns interrupted in session ${index + 1} of ${sessions.length} (${span}) after ${stored} of its ${session.turns.length} turns; ${turnsText(storedInAll)} stored in all and stay${storedInAll === 1 ? 's' : ''} stored${resume}`,
               );
             }
             context.note(
               stored === 0
-                ? `session ${index + 1} (${span}) was not stored; the ${results.length} turns before it were`
-                : `session ${index + 1} (${span}) was stored up to its turn ${stored} of ${session.turns.length}; the ${storedInAll} turns before the failure were`,
+                ? `session ${index + 1} (${span}) was not stored; the ${storedInAll} turns before it were${resume}`
+                : `session ${index + 1} (${span}) was stored up to its turn ${stored} of ${session.turns.length}; the ${storedInAll} turns before the failure were${resume}`,
             );
             throw error;
           }
@@ -195,25 +237,74 @@ export const addTurnsCommand: CommandSpec = {
       } finally {
         progress.finish();
       }
-      const decisions = countDecisions(results);
+      if (checkpointPath) await rm(checkpointPath, { force: true });
       if (context.globals.json) {
-        return context.printJson({ turns: results.length, sessions: sessions.length, decisions, memories: results.map((result) => result.memory.id) });
+        return context.printJson({
+          turns: storedInAll,
+          sessions: sessions.length,
+          decisions,
+          ...(resumed ? { resumed: resumed.done } : {}),
+          memories: results.map((result) => result.memory.id),
+        });
       }
       const parts = [`${decisions.create_new} created`, `${decisions.keep_both} kept beside a related memory`, `${decisions.merge_update} merged`];
-      context.print(`stored ${results.length} turn${results.length === 1 ? '' : 's'} in ${sessions.length} session${sessions.length === 1 ? '' : 's'}: ${parts.join(', ')}`);
+      const earlier = resumed ? ` (${resumed.done} of them by the interrupted run resumed)` : '';
+      context.print(`stored ${storedInAll} turn${storedInAll === 1 ? '' : 's'} in ${sessions.length} session${sessions.length === 1 ? '' : 's'}${earlier}: ${parts.join(', ')}`);
     });
   },
 };
 
+/** Progress of add-turns, kept after each turn stored: how many turns of which input, stored with which options. */
+interface Checkpoint {
+  source: string;
+  /** sha256 of the input. */
+  digest: string;
+  /** The options the turns are stored with (scope, context turns, time, tags), as JSON. */
+  options: string;
+  /** Turns stored, in input order. */
+  done: number;
+  decisions: Record<UpdateDecision['strategy'], number>;
+  /** The id the next turn's memory gets if it is a new one: written before the turn is stored. */
+  next: string;
+}
+
+/** The checkpoint of an interrupted run of the same input with the same options. */
+async function resumeFrom(
+  path: string,
+  key: Pick<Checkpoint, 'digest' | 'options'>,
+  total: number,
+  memory: Memory,
+  scope: Scope | undefined,
+  context: CommandContext,
+): Promise<Checkpoint> {
+  let checkpoint: Checkpoint;
+  try {
+    checkpoint = JSON.parse(await readFile(path, 'utf8')) as Checkpoint;
+  } catch {
+    throw new UsageError(`${path} is not an add-turns checkpoint; delete it to start over`);
+  }
+  if (typeof checkpoint.done !== 'number' || typeof checkpoint.digest !== 'string') throw new UsageError(`${path} is not an add-turns checkpoint; delete it to start over`);
+  if (checkpoint.digest !== key.digest) throw new UsageError(`${path} belongs to other turns (${checkpoint.source} as it was then); delete it to start over`);
+  if (checkpoint.options !== key.options) {
+    throw new UsageError(`${path} belongs to a run with other options (${checkpoint.options}); run it with the same --user/--agent/--session, --context-turns, --at and --tag, or delete it to start over`);
+  }
+  // Killed after a turn was stored but before the checkpoint said so: the memory it made has the id the checkpoint names.
+  // (A turn merged into an existing memory makes none: that one turn is merged again, a version more on that memory.)
+  if (checkpoint.done < total && checkpoint.next && (await memory.get(checkpoint.next, scope ? { scope } : {}))) {
+    checkpoint.done++;
+    checkpoint.decisions.create_new++; // or kept beside a related memory: the store does not say which
+  }
+  context.note(`Resuming from ${oneLine(path)}: ${checkpoint.done} of the ${total} turns ${checkpoint.done === 1 ? 'was' : 'were'} stored before.`);
+  return checkpoint;
+}
+
+function writeCheckpoint(path: string, checkpoint: Checkpoint): Promise<void> {
+  return writeFileAtomically(path, JSON.stringify(checkpoint));
+}
+
 /** "1 turn was", "2 turns were". */
 function turnsText(count: number): string {
   return count === 1 ? '1 turn was' : `${count} turns were`;
-}
-
-function countDecisions(results: readonly AddResult[]): Record<UpdateDecision['strategy'], number> {
-  const counts: Record<UpdateDecision['strategy'], number> = { create_new: 0, keep_both: 0, merge_update: 0 };
-  for (const result of results) counts[result.decision.strategy]++;
-  return counts;
 }
 
 /** Core's refusal of an `at` more than a day ahead (a memory dated then would not decay until then), naming the line. */

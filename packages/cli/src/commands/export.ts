@@ -9,7 +9,7 @@ import { InterruptedError, UsageError } from '../exit-codes.js';
 import { memoriesText, oneLine } from '../format.js';
 import type { OutputStream } from '../io.js';
 import { exportMemories } from '../transfer.js';
-import { EXISTING_STORE, withMemory, effectiveScope } from './shared.js';
+import { EXISTING_STORE, withMemory, effectiveScope, removeLeftovers } from './shared.js';
 
 export const exportCommand: CommandSpec = {
   name: 'export',
@@ -32,6 +32,7 @@ export const exportCommand: CommandSpec = {
     const withVectors = flag(context.values, 'vectors');
     const path = output ? resolve(context.io.cwd, output) : undefined;
     // Opened before the store: a target that cannot be written (no such folder, no permission) fails at once, not after the export.
+    if (path) await removeLeftovers(context, path, 'partial', 'an export');
     const file = path ? await PartialFile.open(path, output!) : undefined;
     const progress = context.progress('export');
     let exported: number;

@@ -3,15 +3,15 @@ import { readFile, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { addAbortSignal, type Readable } from 'node:stream';
-import { MemloomError } from '@memloom/core';
+import { MemloomError, timeOrderedId, type Memory } from '@memloom/core';
 import { choiceOption, flag, numberOption, requirePositionals, stringOption, type CommandContext, type CommandSpec } from '../command.js';
 import { InterruptedError, UsageError } from '../exit-codes.js';
 import type { ExportHeader } from '../export-format.js';
 import { memoriesText, oneLine } from '../format.js';
-import type { ImportCounts, OnConflict } from '../import-exact.js';
+import { emptyCounts, type ImportCounts, type OnConflict } from '../import-exact.js';
 import { yieldToSignals } from '../io.js';
 import { importMemories } from '../transfer.js';
-import { inputPath, withMemory, writeFileAtomically } from './shared.js';
+import { failpoint, inputPath, openStore, removeLeftovers, withMemory, writeFileAtomically } from './shared.js';
 
 export const importCommand: CommandSpec = {
   name: 'import',
@@ -64,12 +64,18 @@ export const importCommand: CommandSpec = {
 
     const scope = context.globals.scope;
 
+    if (checkpointPath) await removeLeftovers(context, checkpointPath, 'tmp', 'an import');
+
     return withMemory(context, async ({ memory }) => {
       const progress = context.progress('import');
       // Memory lines of the file handled so far (after each batch, or each memory with --merge), to say how far an interruption got.
       let handled: number | undefined;
       let header: ExportHeader | undefined;
-      const resumed = checkpointPath && existsSync(checkpointPath) ? await resumeFrom(checkpointPath, path, context) : undefined;
+      const resumed = checkpointPath && existsSync(checkpointPath) ? await resumeFrom(checkpointPath, path, memory, context) : undefined;
+      // The id the next memory a --merge creates gets, in the checkpoint before it is written (see resumeFrom).
+      const ids = { next: timeOrderedId(memory.clock.now()) };
+      const save = (position: number, read: ExportHeader, counts: ImportCounts) =>
+        checkpointPath ? writeCheckpoint(checkpointPath, { source: path ?? 'stdin', exportedAt: read.exportedAt, done: position, counts, next: ids.next }) : undefined;
       // Created just before reading starts: readline drops lines emitted before it is iterated. Ctrl-C ends a wait
       // for stdin's next line at once (a file never keeps it waiting): one Ctrl-C stops `import -` left waiting at a terminal.
       const { signal } = context.io;
@@ -87,16 +93,22 @@ export const importCommand: CommandSpec = {
           scope,
           batchSize,
           ...(resumed ? { skip: resumed.done, counts: resumed.counts } : {}),
-          onHeader: (read) => {
+          ...(checkpointPath ? { generateId: () => ids.next } : {}),
+          onHeader: async (read) => {
             header = read;
             if (resumed && resumed.exportedAt !== read.exportedAt) {
               throw new UsageError(`${checkpointPath} belongs to another export (made ${resumed.exportedAt}); delete it to start over`);
             }
+            await save(resumed?.done ?? 0, read, resumed?.counts ?? emptyCounts('merge'));
           },
           onProgress: async (position, read, counts) => {
             imported = counts.done;
             handled = position;
-            if (checkpointPath) await writeCheckpoint(checkpointPath, { source: path ?? 'stdin', exportedAt: read.exportedAt, done: position, counts });
+            if (checkpointPath) {
+              failpoint(context, 'import-merged', position);
+              ids.next = timeOrderedId(memory.clock.now());
+              await save(position, read, counts);
+            }
             progress.update(position, read.count, countsText(counts));
           },
           ...(signal ? { signal } : {}),
@@ -162,10 +174,12 @@ interface Checkpoint {
   /** Memory lines of the file handled so far, in file order. */
   done: number;
   counts: ImportCounts;
+  /** The id the memory of line `done + 1` gets if it is a new one: written before it is added. */
+  next?: string;
 }
 
 /** The skip and counts of an interrupted --merge import of the same export. */
-async function resumeFrom(path: string, source: string | undefined, context: CommandContext): Promise<Checkpoint> {
+async function resumeFrom(path: string, source: string | undefined, memory: Memory, context: CommandContext): Promise<Checkpoint> {
   let checkpoint: Checkpoint;
   try {
     checkpoint = JSON.parse(await readFile(path, 'utf8')) as Checkpoint;
@@ -173,6 +187,16 @@ async function resumeFrom(path: string, source: string | undefined, context: Com
     throw new UsageError(`${path} is not an import checkpoint; delete it to start over`);
   }
   if (source && checkpoint.source !== source) throw new UsageError(`${path} belongs to the import of ${checkpoint.source}; delete it to start over`);
+  // Killed after a memory was added but before the checkpoint said so: the memory it made has the id the checkpoint names.
+  // (One merged into a memory the store held makes none: that one is merged again, a version more on the memory it went to.)
+  if (checkpoint.next) {
+    await openStore(memory);
+    if (await memory.store.get(checkpoint.next)) {
+      checkpoint.done++;
+      checkpoint.counts.done++;
+      checkpoint.counts.created++; // or kept beside a similar memory: the store does not say which
+    }
+  }
   context.note(`Resuming from ${oneLine(path)}: ${memoriesText(checkpoint.done)} of the file ${checkpoint.done === 1 ? 'was' : 'were'} handled before.`);
   return checkpoint;
 }

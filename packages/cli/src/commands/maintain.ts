@@ -56,6 +56,11 @@ export const maintainCommand: CommandSpec = {
             progress.update(memories, total);
             await yieldToSignals();
           },
+          // Progress inside a page (up to 10,000 memories), shown as often as Progress shows it (not counted in `done`: not written yet).
+          onScan: async (memories, total) => {
+            progress.update(memories, total);
+            await yieldToSignals();
+          },
         });
       } catch (error) {
         if (signal?.aborted) throw new InterruptedError(interruptedText(done, dryRun));

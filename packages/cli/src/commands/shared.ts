@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
-import { rename, rm, writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_TYPES, type Memory, type MemoryFilter, type Scope } from 'memloom';
 import { choiceList, type CommandContext, type OpenedMemory, type OpenOptions, type OptionSpec, type OptionValues } from '../command.js';
 import { UsageError } from '../exit-codes.js';
@@ -46,6 +46,34 @@ export function effectiveScope(context: CommandContext, opened: OpenedMemory): S
   return { ...opened.resolved.engine.scope, ...context.globals.scope };
 }
 
+/**
+ * Remove the files `<target>.<pid>.<suffix>` that processes gone since left beside `target` (a
+ * `writeFileAtomically` temporary, an export's partial file: a process killed with kill -9 removes
+ * neither), and say so in a note naming `what` left them. A file of a process that still runs (on
+ * this machine: the pid is all the name holds) is left alone.
+ */
+export async function removeLeftovers(context: CommandContext, target: string, suffix: string, what: string): Promise<void> {
+  const prefix = `${basename(target)}.`;
+  const names = await readdir(dirname(target)).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith(`.${suffix}`)) continue;
+    const pid = Number(name.slice(prefix.length, -suffix.length - 1));
+    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || isRunning(pid)) continue;
+    await rm(join(dirname(target), name), { force: true });
+    context.note(`removed ${name}, left by ${what} that was stopped (process ${pid} is gone)`);
+  }
+}
+
+/** Whether a process of this pid runs (EPERM: it runs as another user). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** Write a file whole or not at all: a temporary file beside it, then a rename (the temporary removed on failure). */
 export async function writeFileAtomically(file: string, text: string): Promise<void> {
   const temporary = `${file}.${process.pid}.tmp`;
@@ -56,6 +84,14 @@ export async function writeFileAtomically(file: string, text: string): Promise<v
     await rm(temporary, { force: true });
     throw error;
   }
+}
+
+/**
+ * Crash tests: when MEMLOOM_CLI_FAILPOINT is `<point>:<count>` (such as `add-turns-stored:3`), the
+ * process kills itself with SIGKILL there (no cleanup, as a power cut or kill -9 would). Unset in normal use.
+ */
+export function failpoint(context: CommandContext, point: string, count: number): void {
+  if (context.io.env.MEMLOOM_CLI_FAILPOINT === `${point}:${count}`) process.kill(process.pid, 'SIGKILL');
 }
 
 /** A `<file | ->` argument: the file's absolute path (it must exist, and not be a folder), or undefined for `-` (stdin). */

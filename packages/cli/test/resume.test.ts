@@ -82,6 +82,28 @@ describe('add-turns killed part-way, then run again', () => {
   });
 });
 
+describe('add-turns checkpoints that hold nothing to resume, or the same options said otherwise', () => {
+  it('a run that stored no turn does not block the corrected command', async () => {
+    writeFileSync(join(dir, 'chat.txt'), TRANSCRIPT);
+    const checkpoint = join(dir, 'chat.txt.add-turns-checkpoint.json');
+    // As a run that failed before its first turn leaves it: done 0, options of another user.
+    writeFileSync(checkpoint, JSON.stringify({ source: 'chat.txt', digest: 'other', options: '{"scope":{"userId":"anna"}}', done: 0, decisions: { create_new: 0, keep_both: 0, merge_update: 0 } }));
+    const result = await run(dir, ['add-turns', 'chat.txt', '--user', 'ana']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('is from a run that stored no turn: starting over.');
+    expect(existsSync(checkpoint)).toBe(false);
+  });
+
+  it('--context-turns 2 resumes a run made without it (the default)', { timeout: 60_000 }, async () => {
+    writeFileSync(join(dir, 'chat.txt'), TRANSCRIPT);
+    const killed = await runBin(dir, [...ADD_TURNS, '--store', 'sqlite:./resumed.db'], { ...ENV, MEMLOOM_CLI_FAILPOINT: 'add-turns-saved:3' });
+    expect(killed.code).not.toBe(0);
+    const rerun = await runBin(dir, [...ADD_TURNS, '--context-turns', '2', '--store', 'sqlite:./resumed.db'], ENV);
+    expect(rerun.code).toBe(0);
+    expect(json(rerun)).toMatchObject({ turns: 12, resumed: 3 });
+  });
+});
+
 describe('import --merge killed part-way, then run again', () => {
   it('killed after a memory is added, before the checkpoint says so: the rerun adds each memory once', { timeout: 60_000 }, async () => {
     const notes = ['Ana paddles a red kayak', 'Ben tunes old violins', 'Greenhouse tomatoes ripened early', 'Glaciers retreat every summer'];
@@ -105,11 +127,15 @@ describe('import --merge killed part-way, then run again', () => {
     const gone = spawnSync(process.execPath, ['-e', '']).pid; // a process that has ended
     const stale = `notes.jsonl.import-checkpoint.json.${gone}.tmp`;
     const running = `notes.jsonl.import-checkpoint.json.${process.ppid}.tmp`;
-    for (const name of [stale, running]) writeFileSync(join(dir, name), '{');
+    for (const name of [stale, running]) writeFileSync(join(dir, name), '{"source":"notes.jsonl","exp');
+    // The user's own files of the same shape, a pid of another form or a text that is no checkpoint's, are left alone.
+    const theirs = [`notes.jsonl.import-checkpoint.json.${gone}0.tmp`, `notes.jsonl.import-checkpoint.json.1e5.tmp`, `notes.jsonl.import-checkpoint.json. 99.tmp`];
+    writeFileSync(join(dir, theirs[0]!), 'my notes');
+    for (const name of theirs.slice(1)) writeFileSync(join(dir, name), '{"source":"x"}');
     const result = await run(dir, ['import', 'notes.jsonl', '--merge', '--store', 'sqlite:./merged.db']);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(`removed ${stale}, left by an import that was stopped (process ${gone} is gone)`);
-    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([running]);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp')).sort()).toEqual([running, ...theirs].sort());
   });
 });
 
@@ -119,11 +145,14 @@ describe('export -o after an export was killed', () => {
     const gone = spawnSync(process.execPath, ['-e', '']).pid;
     const names = [`out.jsonl.${gone}.partial`, `out.jsonl.${process.ppid}.partial`, `other.jsonl.${gone}.partial`];
     for (const name of names) writeFileSync(join(dir, name), '{"memloom":"export"');
+    // A file of the user's with such a name but another text is left alone.
+    const theirs = `out.jsonl.${gone}1.partial`;
+    writeFileSync(join(dir, theirs), 'draft');
     const result = await run(dir, ['export', '-o', 'out.jsonl']);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(`removed out.jsonl.${gone}.partial, left by an export that was stopped (process ${gone} is gone)`);
     // A running export's file, and another target's, are left alone.
-    expect(readdirSync(dir).filter((name) => name.endsWith('.partial')).sort()).toEqual([names[2], names[1]].sort());
+    expect(readdirSync(dir).filter((name) => name.endsWith('.partial')).sort()).toEqual([names[2], names[1], theirs].sort());
     expect(existsSync(join(dir, 'out.jsonl'))).toBe(true);
   });
 });

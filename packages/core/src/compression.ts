@@ -160,12 +160,11 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   // An old clause's terms are read as its sentence's were (`read`, once per text): most clauses leave nothing out.
   const numberedOf = once((clause: string) => numberedTerms(clause, (text) => read(text).terms));
   // The one name the clauses before each clause of a sentence name, read once per sentence and only when asked for.
-  const clauseName = once(namedBefore);
   const namesBefore = once((sentence: ReadSentence) => {
     const names = new Set<string>();
     return sentence.clauses.map((clause) => {
       const before = names.size === 1 ? [...names][0] : undefined;
-      const name = clauseName(clause);
+      const name = nameIn(clause);
       if (name !== undefined) names.add(name);
       return before;
     });
@@ -278,7 +277,8 @@ const CLAUSE = /(?:[^,.;:!?，。；：！？、\n]|[,.:](?!\s|$))+[,.;:!?，。
 const MERGE_CLAUSE = /(?:[^,.;:!?，。；：！？\n]|[,.:](?!\s|$))+[,.;:!?，。；：！？\n]*/gu;
 
 // Clause punctuation left at the end of the clauses kept from a sentence.
-const CLAUSE_END = /[\s,;:，；：、]+$/u;
+// Only from where a run of them starts (the look-behind): tried at every place of a long run, it took time with the run's square.
+const CLAUSE_END = /(?<![\s,;:，；：、])[\s,;:，；：、]+$/u;
 // The punctuation that ends a sentence, closing quotes and brackets with it.
 const SENTENCE_END = /[.!?。！？…]+["'”’)\]」』》]*$/u;
 

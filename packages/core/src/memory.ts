@@ -177,6 +177,9 @@ class MemloomMemory implements Memory {
       const turnOptions = { ...common, ...fields, ...(context.trim() ? { context } : {}) } as AddOptions;
       return this.checkAdd(content, turnOptions, `turn ${index}`);
     });
+    if (skip > checked.length) {
+      throw new MemloomError({ code: 'INVALID_INPUT', message: `addTurns: skip is ${skip}, more than the ${checked.length} turns given` });
+    }
     // Turns stored by an earlier, interrupted call only give the turns after them their context.
     const toStore = checked.slice(skip);
     const { signal } = common;

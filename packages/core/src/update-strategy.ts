@@ -78,7 +78,7 @@ export function decideUpdate(
     strategy: 'create_new',
     shouldRefreshTimestamp: false,
     shouldUpgradeLevel: false,
-    reason: `similarity ${shown} < ${config.mediumSimilarity}: created an independent new memory; the old one is unchanged`,
+    reason: `similarity ${shown} < ${config.mediumSimilarity}: created an independent new memory; the old one's content, level and timestamp are unchanged`,
     similarity,
     nearestId: nearest.id,
   };

@@ -260,6 +260,8 @@ describe('addTurns: the turns of a conversation, each with the turns before it a
       [['d3'], 'Ana: Bought a kayak', 'Ana: Any plans for the lake?\nBen: We talked about weekend plans'],
     ]);
     expect(await memory.addTurns(turns, { scope, skip: 3 })).toEqual([]);
+    // More than the turns given: a checkpoint of other turns, not a call with nothing to do.
+    await expect(memory.addTurns(turns, { scope, skip: 4 })).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('skip is 4, more than the 3 turns given') });
   });
 
   it('embeds the turns 32 at a time, content and context in one call, and stores what one add per turn stores', async () => {

@@ -195,6 +195,8 @@ describe('the extraction fallback leaves requests, questions about the world and
   it.each([
     // Requests addressed to the assistant.
     ["I'd like you to book me a flight."],
+    ['I need you to call my mom.'],
+    ["I'd like you to call the bank."],
     ['I need you to write an email to my landlord.'],
     ['I want you to summarise this article.'],
     ['I would like you to check my code.'],
@@ -266,6 +268,12 @@ describe('the extraction fallback leaves requests, questions about the world and
     ['I live in Lyon, could you find me a bakery?', ['I live in Lyon']],
     ['我是素食者，你能推荐一个食谱吗？', ['我是素食者']],
     ['我对花生过敏，请帮我看看这个菜单。', ['我对花生过敏']],
+    // Words a request may open with, but not as one after a comma: the sentence stays whole.
+    ['I love to read, write and draw.', ['I love to read, write and draw.']],
+    ['I like skincare, makeup and fashion.', ['I like skincare, makeup and fashion.']],
+    ['I grow tomatoes, make jam and sell it at the market.', ['I grow tomatoes, make jam and sell it at the market.']],
+    ['我在腾讯工作，请假的时候喜欢去旅行。', ['我在腾讯工作，请假的时候喜欢去旅行。']],
+    ['我有两个孩子，麻烦事很多。', ['我有两个孩子，麻烦事很多。']],
     // A clause that is not a request or a question stays in the sentence.
     ['I live in Lyon, where I work as a nurse.', ['I live in Lyon, where I work as a nurse.']],
     ["Hi, can you remember that I'm vegan?", ["I'm vegan"]],

@@ -9,7 +9,7 @@ import { InterruptedError, UsageError } from '../exit-codes.js';
 import { oneLine } from '../format.js';
 import { readAll, yieldToSignals } from '../io.js';
 import { sameMemory } from '../transfer.js';
-import { failpoint, inputPath, removeLeftovers, scopeOption, withMemory, writeFileAtomically } from './shared.js';
+import { CHECKPOINT_HEAD, failpoint, inputPath, removeLeftovers, scopeOption, withMemory, writeFileAtomically } from './shared.js';
 
 /** The fields a JSON turn may have (those of core's `AddTurn`). */
 const TURN_FIELDS = new Set(['content', 'at', 'sources', 'tags', 'metadata']);
@@ -154,7 +154,7 @@ export const addTurnsCommand: CommandSpec = {
     const given = stringOption(context.values, 'checkpoint');
     const checkpointPath = given ? resolve(context.io.cwd, given) : path ? `${path}.add-turns-checkpoint.json` : undefined;
     const text = path ? await readFile(path, 'utf8') : await readAll(context.io.stdin, 'add-turns', context.io.signal);
-    if (checkpointPath) await removeLeftovers(context, checkpointPath, 'tmp', 'an add-turns');
+    if (checkpointPath) await removeLeftovers(context, checkpointPath, 'tmp', 'an add-turns', CHECKPOINT_HEAD);
 
     await withMemory(context, async ({ memory: opened, resolved }) => {
       // With a checkpoint, the id a new memory will get is in the checkpoint before it is written (see resumeFrom).
@@ -170,7 +170,16 @@ export const addTurnsCommand: CommandSpec = {
         ...(tags.length > 0 ? { tags } : {}),
       };
       // A checkpoint belongs to these turns (the input's content) stored with these options.
-      const key = { digest: createHash('sha256').update(text).digest('hex'), options: JSON.stringify({ ...options, at: at === undefined ? undefined : toEpochMs(at) }) };
+      // (--context-turns 2 is the default said out loud: the same options.)
+      const key = {
+        digest: createHash('sha256').update(text).digest('hex'),
+        options: JSON.stringify({
+          scope: options.scope,
+          contextTurns: contextTurns ?? DEFAULT_CONTEXT_TURNS,
+          at: at === undefined ? undefined : toEpochMs(at),
+          tags: options.tags,
+        }),
+      };
       const resumed = checkpointPath && existsSync(checkpointPath) ? await resumeFrom(checkpointPath, key, total, memory, options.scope, context) : undefined;
       if (!checkpointPath) context.note('Reading stdin without --checkpoint: an interrupted add-turns cannot resume.');
       const decisions = resumed?.decisions ?? { create_new: 0, keep_both: 0, merge_update: 0 };
@@ -268,7 +277,10 @@ interface Checkpoint {
   next: string;
 }
 
-/** The checkpoint of an interrupted run of the same input with the same options. */
+/** `addTurns`' `contextTurns` when none is given (core's default). */
+const DEFAULT_CONTEXT_TURNS = 2;
+
+/** The checkpoint of an interrupted run of the same input with the same options; undefined when it stored nothing. */
 async function resumeFrom(
   path: string,
   key: Pick<Checkpoint, 'digest' | 'options'>,
@@ -276,7 +288,7 @@ async function resumeFrom(
   memory: Memory,
   scope: Scope | undefined,
   context: CommandContext,
-): Promise<Checkpoint> {
+): Promise<Checkpoint | undefined> {
   let checkpoint: Checkpoint;
   try {
     checkpoint = JSON.parse(await readFile(path, 'utf8')) as Checkpoint;
@@ -284,6 +296,12 @@ async function resumeFrom(
     throw new UsageError(`${path} is not an add-turns checkpoint; delete it to start over`);
   }
   if (typeof checkpoint.done !== 'number' || typeof checkpoint.digest !== 'string') throw new UsageError(`${path} is not an add-turns checkpoint; delete it to start over`);
+  // A run that stored nothing (it failed or was stopped before its first turn) leaves nothing to resume: start over,
+  // whatever its turns or options were (a corrected command is not refused for the mistake it corrects).
+  if (checkpoint.done === 0 && !(checkpoint.next && (await memory.get(checkpoint.next)))) {
+    context.note(`${oneLine(path)} is from a run that stored no turn: starting over.`);
+    return undefined;
+  }
   if (checkpoint.digest !== key.digest) throw new UsageError(`${path} belongs to other turns (${checkpoint.source} as it was then); delete it to start over`);
   if (checkpoint.options !== key.options) {
     throw new UsageError(`${path} belongs to a run with other options (${checkpoint.options}); run it with the same --user/--agent/--session, --context-turns, --at and --tag, or delete it to start over`);

@@ -11,6 +11,9 @@ import type { OutputStream } from '../io.js';
 import { exportMemories } from '../transfer.js';
 import { EXISTING_STORE, withMemory, effectiveScope, removeLeftovers } from './shared.js';
 
+/** How an export's file starts (its header line): a partial file left by a killed export starts so too. */
+const EXPORT_HEAD = '{"memloom":"export"';
+
 export const exportCommand: CommandSpec = {
   name: 'export',
   summary: 'write every memory with its whole history as JSON Lines',
@@ -32,7 +35,7 @@ export const exportCommand: CommandSpec = {
     const withVectors = flag(context.values, 'vectors');
     const path = output ? resolve(context.io.cwd, output) : undefined;
     // Opened before the store: a target that cannot be written (no such folder, no permission) fails at once, not after the export.
-    if (path) await removeLeftovers(context, path, 'partial', 'an export');
+    if (path) await removeLeftovers(context, path, 'partial', 'an export', EXPORT_HEAD);
     const file = path ? await PartialFile.open(path, output!) : undefined;
     const progress = context.progress('export');
     let exported: number;

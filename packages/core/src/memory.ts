@@ -115,6 +115,9 @@ interface CheckedAdd {
   context: string | undefined;
 }
 
+/** `addTurns`' `contextTurns` when none is given: each turn keeps the 2 turns before it as its context. */
+export const DEFAULT_CONTEXT_TURNS = 2;
+
 class MemloomMemory implements Memory {
   readonly config: EngineConfig;
   readonly store: MemoryStore;
@@ -159,7 +162,7 @@ class MemloomMemory implements Memory {
   async addTurns(turns: readonly (string | AddTurn)[], options: AddTurnsOptions = {}): Promise<AddResult[]> {
     this.assertOpen();
     if (!Array.isArray(turns)) throw new MemloomError({ code: 'INVALID_INPUT', message: 'addTurns takes an array of turns' });
-    const { contextTurns = 2, skip = 0, onProgress, ...common } = parseOrThrow(addTurnsOptionsSchema, options, 'addTurns options');
+    const { contextTurns = DEFAULT_CONTEXT_TURNS, skip = 0, onProgress, ...common } = parseOrThrow(addTurnsOptionsSchema, options, 'addTurns options');
     const inputs = turns.map((turn, index) => {
       const parsed = parseOrThrow(turnSchema, turn, `turn ${index}`, 'INVALID_INPUT');
       return typeof parsed === 'string' ? { content: parsed } : parsed;

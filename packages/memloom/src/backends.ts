@@ -67,7 +67,7 @@ export async function readStoreSetting(layers: ConfigLayer[], env: Record<string
   const store = { config, source, parsed };
   const base = pathLayer(layers, cwd, configFile);
   if (parsed.type === 'sqlite') {
-    const sqliteFile = await sqliteFileOf(base, parsed.path, env, layer ? source : undefined);
+    const sqliteFile = await sqliteFileOf(base, parsed.path, env, source);
     return { store, sqliteFile, defaultStore: !layer && sqliteFile.from === 'default' };
   }
   if (parsed.type === 'markdown') return { store, markdownRoot: resolveIn(base, parsed.root), defaultStore: false };
@@ -107,7 +107,7 @@ export async function createStoreFrom(
     switch (type) {
       case 'sqlite': {
         const sqlite = await import('@memloom/store-sqlite');
-        const file = resolved.sqliteFile ?? (await sqliteFileOf(base(), options.path, env, source === 'default' ? undefined : source));
+        const file = resolved.sqliteFile ?? (await sqliteFileOf(base(), options.path, env, source));
         // A path that cannot be a database file is blamed on where it came from (the store setting,
         // MEMLOOM_SQLITE_PATH or the default).
         try {
@@ -158,9 +158,9 @@ export interface SqliteFile {
  * The one rule for a SQLite store's file: the `path` its setting gives, else MEMLOOM_SQLITE_PATH, else
  * `.memloom/memory.db`; a relative one in the folder of `layer` (see pathLayer: the layer that names the store,
  * else the configuration file's folder, else the working directory). `storeSource` names the setting that
- * chose SQLite (undefined when none did), for the source of the default path.
+ * chose SQLite ('default' when none did), for the source of the default path.
  */
-export async function sqliteFileOf(layer: ConfigLayer, path: unknown, env: Record<string, string | undefined>, storeSource: string | undefined): Promise<SqliteFile> {
+export async function sqliteFileOf(layer: ConfigLayer, path: unknown, env: Record<string, string | undefined>, storeSource: string): Promise<SqliteFile> {
   if (typeof path === 'string') return { path: resolveIn(layer, path), from: 'configuration', source: sourceOf(layer, 'store') };
   const { DEFAULT_SQLITE_PATH, SQLITE_PATH_ENV } = await import('@memloom/store-sqlite');
   const fromEnv = env[SQLITE_PATH_ENV]?.trim();
@@ -168,7 +168,7 @@ export async function sqliteFileOf(layer: ConfigLayer, path: unknown, env: Recor
     const source = `environment variable ${SQLITE_PATH_ENV}`;
     return { path: resolveIn(layer, fromEnv, source), from: 'environment', source };
   }
-  const chosen = storeSource === undefined ? 'nothing configured' : `for the SQLite store set in ${storeSource}`;
+  const chosen = storeSource === 'default' ? 'nothing configured' : `for the SQLite store set in ${storeSource}`;
   return { path: resolveIn(layer, DEFAULT_SQLITE_PATH), from: 'default', source: `the default store path (${DEFAULT_SQLITE_PATH}, ${chosen})` };
 }
 

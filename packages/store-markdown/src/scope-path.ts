@@ -179,7 +179,8 @@ function walk(directory: string, scope: Scope, depth: number, found: FoundScope[
     for (const name of values.links) if (name.startsWith('~') || decodeScopeSegment(name) !== undefined) links.push(path.join(kindDirectory, name));
     for (const name of values.folders) {
       const value = name.startsWith('~') ? readValueFile(path.join(kindDirectory, name, SCOPE_VALUE_FILE)) : decodeScopeSegment(name);
-      if (value === undefined || scopeSegment(value) !== name) continue;
+      // decodeScopeSegment gives only a value whose folder name this is; a hashed name is checked against its value file.
+      if (value === undefined || (name.startsWith('~') && scopeSegment(value) !== name)) continue;
       walk(path.join(kindDirectory, name), { ...scope, [key]: value }, index + 1, found, links);
     }
   }

@@ -4,7 +4,7 @@ import type { Schemas } from './client.js';
 import { PAYLOAD_INDEXES } from './filters.js';
 import { KIND, SCHEMA_VERSION, type MetaPayload } from './payload.js';
 import { META_POINT_ID } from './point-ids.js';
-import { type CallKind, FIRST_CONTACT, WRITE } from './retry.js';
+import { type CallKind, FIRST_CONTACT, urlOrigin, WRITE } from './retry.js';
 import { refreshTerms } from './terms-version.js';
 
 /** Qdrant 1.17 added `update_mode` (insert_only / update_only), which revision checks rely on. */
@@ -214,30 +214,33 @@ async function checkServerVersion(backend: Backend): Promise<void> {
 }
 
 /** The server answered the version request, but not with Qdrant's JSON (`{ title, version, … }`). */
-function notQdrant({ collection, url, urlSource }: Backend, answer: unknown): MemloomError {
+function notQdrant(backend: Backend, answer: unknown): MemloomError {
+  const { collection, url } = backend;
   const where = url === undefined ? 'behind the given client' : `at ${url}`;
   const what = answer === undefined || answer === null || answer === '' ? 'nothing' : typeof answer === 'object' ? 'JSON without a version' : describeValue(answer);
-  const from = url !== undefined && urlSource ? ` (the Qdrant URL from ${urlSource})` : '';
+  const { from, details: origin } = urlOrigin(backend);
   return new MemloomError({
     code: 'STORE_ERROR',
     backend: 'qdrant',
     message: `no Qdrant server ${where}: the server version request was answered with ${what}, not Qdrant's JSON; check the URL (its port, or a proxy's path)${from}`,
-    details: { operation: 'read server version', collection, ...(url === undefined ? {} : { url }), ...(from ? { urlSource } : {}) },
+    details: { operation: 'read server version', collection, ...origin },
   });
 }
 
 /** mustExist and no such collection (or one memloom did not make): say which one, on which server, and that nothing was made. */
-function missingCollection({ collection, url, urlSource }: Backend, what = 'does not exist'): MemloomError {
+function missingCollection(backend: Backend, what = 'does not exist'): MemloomError {
+  const { collection, url } = backend;
+  const { from, details: origin } = urlOrigin(backend);
   const where = url === undefined ? 'on the server of the given client' : `at ${url}`;
   const error = missingStoreError({
     backend: 'qdrant',
     where,
     what: `the collection "${collection}" ${what}`,
     check: 'the collection name and the URL',
-    details: { collection, ...(url === undefined ? {} : { url }), ...(url !== undefined && urlSource ? { urlSource } : {}) },
+    details: { collection, ...origin },
   });
-  if (url === undefined || !urlSource) return error;
-  return new MemloomError({ code: error.code, backend: 'qdrant', message: `${error.reason} (the Qdrant URL from ${urlSource})`, details: error.details });
+  if (!from) return error;
+  return new MemloomError({ code: error.code, backend: 'qdrant', message: `${error.reason}${from}`, details: error.details });
 }
 
 function corrupt(collection: string, what: string): MemloomError {

@@ -162,17 +162,26 @@ export function describeFailure(error: unknown): FailureFacts {
 }
 
 /**
+ * Where `url` came from, for every error about where requests go: the message's closing
+ * `(the Qdrant URL from …)` (empty without a url or urlSource) and the details naming url and urlSource.
+ */
+export function urlOrigin({ url, urlSource }: Pick<CallTarget, 'url' | 'urlSource'>): { from: string; details: { url?: string; urlSource?: string } } {
+  const from = url !== undefined && urlSource ? ` (the Qdrant URL from ${urlSource})` : '';
+  return { from, details: { ...(url === undefined ? {} : { url }), ...(from ? { urlSource } : {}) } };
+}
+
+/**
  * A write refused with 403 (a read-only key, writes locked on the server) is `readonly: true`, as
  * SQLite and Markdown mark a write to a file or folder they may not write. Every error names the URL
  * of the store's own client and where it came from: an answer (a 404 of another server on that port,
  * a proxy's) may come from the wrong place as much as a refused connection.
  */
 function toStoreError(operation: string, target: CallTarget, error: unknown, facts: FailureFacts, attempts: number, kind: CallKind): MemloomError {
-  const { collection, url, urlSource, timeoutMs } = target;
+  const { collection, url, timeoutMs } = target;
   const readonly = kind.write === true && facts.status === 403;
   const tries = attempts > 1 ? ` after ${attempts} tries` : '';
   const where = url ? ` (Qdrant at ${url})` : '';
-  const from = url && urlSource ? ` (the Qdrant URL from ${urlSource})` : '';
+  const { from, details: origin } = urlOrigin(target);
   const status = facts.status !== undefined ? ` (HTTP ${facts.status})` : '';
   // No answer in time (the client gave up, not an HTTP 408 or 504 or a connect timeout): say how long it waited, and what sets that.
   const { unanswered } = facts;
@@ -201,8 +210,7 @@ function toStoreError(operation: string, target: CallTarget, error: unknown, fac
       ...(facts.status !== undefined ? { status: facts.status } : {}),
       ...(readonly ? { readonly: true } : {}),
       ...(unanswered && timeoutMs !== undefined ? { timeoutMs } : {}),
-      ...(url ? { url } : {}),
-      ...(from ? { urlSource } : {}),
+      ...origin,
     },
   });
 }

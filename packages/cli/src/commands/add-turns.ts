@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { assertNotFuture, MemloomError, timeOrderedId, toEpochMs } from '@memloom/core';
+import { assertNotFuture, DEFAULT_CONTEXT_TURNS, MemloomError, timeOrderedId, toEpochMs } from '@memloom/core';
 import type { AddResult, AddTurn, Memory, Scope, UpdateDecision } from 'memloom';
 import { dateOption, listOption, numberOption, requirePositionals, stringOption, type CommandContext, type CommandSpec } from '../command.js';
 import { InterruptedError, UsageError } from '../exit-codes.js';
 import { oneLine } from '../format.js';
 import { readAll, yieldToSignals } from '../io.js';
 import { sameMemory } from '../transfer.js';
-import { CHECKPOINT_HEAD, failpoint, inputPath, removeLeftovers, scopeOption, withMemory, writeFileAtomically } from './shared.js';
+import { CHECKPOINT_HEAD, failpoint, inputPath, removeLeftovers, scopeOption, withMemory, writeCheckpoint } from './shared.js';
 
 /** The fields a JSON turn may have (those of core's `AddTurn`). */
 const TURN_FIELDS = new Set(['content', 'at', 'sources', 'tags', 'metadata']);
@@ -187,7 +187,7 @@ export const addTurnsCommand: CommandSpec = {
       let storedInAll = resumed?.done ?? 0;
       const resume = checkpointPath ? `; run the same command again to resume after them (progress is in ${checkpointPath})` : '';
       const save = async () => {
-        if (checkpointPath) await writeCheckpoint(checkpointPath, { source: path ?? 'stdin', ...key, done: storedInAll, decisions, next: ids.next });
+        if (checkpointPath) await writeCheckpoint<Checkpoint>(checkpointPath, { source: path ?? 'stdin', ...key, done: storedInAll, decisions, next: ids.next });
       };
       await save();
       const progress = context.progress('add-turns');
@@ -196,16 +196,15 @@ export const addTurnsCommand: CommandSpec = {
       try {
         let before = 0; // turns of the sessions before this one
         for (const [index, session] of sessions.entries()) {
-          const skip = Math.min(session.turns.length, Math.max(0, storedInAll - before));
+          const first = before;
           before += session.turns.length;
+          const skip = Math.min(session.turns.length, Math.max(0, storedInAll - first));
           // Stored whole by an interrupted run.
           if (skip === session.turns.length) continue;
           // Ctrl-C before a session: the sessions before stay stored.
           if (signal?.aborted) {
             throw new InterruptedError(`add-turns interrupted after ${index} of ${sessions.length} sessions; the ${turnsText(storedInAll)} stored and stay${storedInAll === 1 ? 's' : ''} stored${resume}`);
           }
-          // Turns of this session stored so far: addTurns stores them one by one, each whole.
-          let stored = skip;
           try {
             results.push(
               ...(await memory.addTurns(session.turns, {
@@ -214,8 +213,7 @@ export const addTurnsCommand: CommandSpec = {
                 ...(skip > 0 ? { skip } : {}),
                 // Ctrl-C inside a session stops before the next turn, or during a turn's model call (a merge).
                 ...(signal ? { signal } : {}),
-                onProgress: async (done, _total, result) => {
-                  stored = skip + done;
+                onProgress: async (_done, _total, result) => {
                   storedInAll++;
                   decisions[result.decision.strategy]++;
                   failpoint(context, 'add-turns-stored', storedInAll);
@@ -228,8 +226,10 @@ export const addTurnsCommand: CommandSpec = {
               })),
             );
           } catch (error) {
-            const [first, last] = [session.lines[0], session.lines.at(-1)];
-            const span = first === last ? `line ${first}` : `lines ${first}-${last}`;
+            // Turns of this session stored so far: addTurns stores them one by one, each whole.
+            const stored = storedInAll - first;
+            const [firstLine, lastLine] = [session.lines[0], session.lines.at(-1)];
+            const span = firstLine === lastLine ? `line ${firstLine}` : `lines ${firstLine}-${lastLine}`;
             if (signal?.aborted) {
               throw new InterruptedError(
                 `add-turns interrupted in session ${index + 1} of ${sessions.length} (${span}) after ${stored} of its ${session.turns.length} turns; ${turnsText(storedInAll)} stored in all and stay${storedInAll === 1 ? 's' : ''} stored${resume}`,
@@ -277,9 +277,6 @@ interface Checkpoint {
   next: string;
 }
 
-/** `addTurns`' `contextTurns` when none is given (core's default). */
-const DEFAULT_CONTEXT_TURNS = 2;
-
 /** The checkpoint of an interrupted run of the same input with the same options; undefined when it stored nothing. */
 async function resumeFrom(
   path: string,
@@ -314,10 +311,6 @@ async function resumeFrom(
   }
   context.note(`Resuming from ${oneLine(path)}: ${checkpoint.done} of the ${total} turns ${checkpoint.done === 1 ? 'was' : 'were'} stored before.`);
   return checkpoint;
-}
-
-function writeCheckpoint(path: string, checkpoint: Checkpoint): Promise<void> {
-  return writeFileAtomically(path, JSON.stringify(checkpoint));
 }
 
 /** "1 turn was", "2 turns were". */

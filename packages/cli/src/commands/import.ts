@@ -11,7 +11,7 @@ import { memoriesText, oneLine } from '../format.js';
 import { emptyCounts, type ImportCounts, type OnConflict } from '../import-exact.js';
 import { yieldToSignals } from '../io.js';
 import { importMemories } from '../transfer.js';
-import { CHECKPOINT_HEAD, failpoint, inputPath, openStore, removeLeftovers, withMemory, writeFileAtomically } from './shared.js';
+import { CHECKPOINT_HEAD, failpoint, inputPath, openStore, removeLeftovers, withMemory, writeCheckpoint } from './shared.js';
 
 export const importCommand: CommandSpec = {
   name: 'import',
@@ -75,7 +75,7 @@ export const importCommand: CommandSpec = {
       // The id the next memory a --merge creates gets, in the checkpoint before it is written (see resumeFrom).
       const ids = { next: timeOrderedId(memory.clock.now()) };
       const save = (position: number, read: ExportHeader, counts: ImportCounts) =>
-        checkpointPath ? writeCheckpoint(checkpointPath, { source: path ?? 'stdin', exportedAt: read.exportedAt, done: position, counts, next: ids.next }) : undefined;
+        checkpointPath ? writeCheckpoint<Checkpoint>(checkpointPath, { source, exportedAt: read.exportedAt, done: position, counts, next: ids.next }) : undefined;
       // Created just before reading starts: readline drops lines emitted before it is iterated. Ctrl-C ends a wait
       // for stdin's next line at once (a file never keeps it waiting): one Ctrl-C stops `import -` left waiting at a terminal.
       const { signal } = context.io;
@@ -199,10 +199,6 @@ async function resumeFrom(path: string, source: string | undefined, memory: Memo
   }
   context.note(`Resuming from ${oneLine(path)}: ${memoriesText(checkpoint.done)} of the file ${checkpoint.done === 1 ? 'was' : 'were'} handled before.`);
   return checkpoint;
-}
-
-function writeCheckpoint(path: string, checkpoint: Checkpoint): Promise<void> {
-  return writeFileAtomically(path, JSON.stringify(checkpoint));
 }
 
 /** A failure part-way says how many memories were imported before it (they stay in the store). */

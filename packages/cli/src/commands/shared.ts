@@ -49,6 +49,11 @@ export function effectiveScope(context: CommandContext, opened: OpenedMemory): S
 /** How an import's or add-turns' checkpoint file starts (both write `source` first): `removeLeftovers` checks it. */
 export const CHECKPOINT_HEAD = '{"source":';
 
+/** Write an import's or add-turns' checkpoint, `source` first (see CHECKPOINT_HEAD). */
+export function writeCheckpoint<T extends { source: string }>(path: string, checkpoint: T): Promise<void> {
+  return writeFileAtomically(path, JSON.stringify(checkpoint));
+}
+
 /**
  * Remove the files `<target>.<pid>.<suffix>` that processes gone since left beside `target` (a
  * `writeFileAtomically` temporary, an export's partial file: a process killed with kill -9 removes

@@ -57,7 +57,6 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   const freshTerms = statementTerms(fresh);
   const oldTerms = statementTerms(old);
   const read = sentenceReader();
-  const oldSentences = splitSentences(old).map(read);
   const freshSentences = splitSentences(fresh).map(read);
   const freshSubjects = new Set([...freshSentences.flatMap((sentence) => sentence.subjects), ...peopleNamed(fresh)]);
   const freshKnown = !freshSubjects.has('unknown');
@@ -65,7 +64,10 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   const addition = addsOnly(freshSentences);
   // The new text says all the old one says, but for one that only adds about someone else than an old sentence is
   // about: "I work at Google." + "My wife also works at Google." keeps both.
-  if (isCoveredBy(oldTerms, freshTerms) && !(addition && freshKnown && oldSentences.some((sentence) => aboutSomeoneElse(sentence.subjects, freshSubjects)))) return fresh;
+  const covered = isCoveredBy(oldTerms, freshTerms);
+  if (covered && !(addition && freshKnown)) return fresh;
+  const oldSentences = splitSentences(old).map(read);
+  if (covered && !oldSentences.some((sentence) => aboutSomeoneElse(sentence.subjects, freshSubjects))) return fresh;
   // The old text says all the new one says, unless the new one, of known subjects, has a count or news word the
   // old lacks, which the terms leave out ("…metformin twice a day" + "…metformin once a day now":
   // `holdsWordOldLacks`); one with a clause of unknown subject ("Emma is happy") may be about anyone.
@@ -108,12 +110,12 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   const freshClauses = freshSentences.flatMap((sentence) => sentence.clauses);
   // Read once per sentence: a clause asks for its sentence's subjects, and a sentence may have thousands of clauses.
   const afterName = once(subjectsAfterName);
+  const nameIn = once(namedBefore);
   // Each name and the names followed found once: a long text may follow one name long.
   let followed: (string | undefined)[] | undefined;
-  const nameFollowed = (index: number) => (followed ??= namesFollowed(oldSentences, afterName))[index];
+  const nameFollowed = (index: number) => (followed ??= namesFollowed(oldSentences, afterName, nameIn))[index];
   // The same, read from the sentence before when it names one (the name a sentence right after one follows), so that
   // the whole text is not read for a run (`namesFollowed`) when it needs not be.
-  const nameIn = once(namedBefore);
   const followedName = (index: number) => (index > 0 ? nameIn((oldSentences[index - 1] as ReadSentence).text) : undefined) ?? nameFollowed(index);
   const readsItAsNamed = once((name: string) => !fresh.includes(name) && !MAY_BE_A_PET.test(fresh));
   const subjectsOf = (sentence: ReadSentence, index: number) => {
@@ -160,15 +162,7 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
   // An old clause's terms are read as its sentence's were (`read`, once per text): most clauses leave nothing out.
   const numberedOf = once((clause: string) => numberedTerms(clause, (text) => read(text).terms));
   // The one name the clauses before each clause of a sentence name, read once per sentence and only when asked for.
-  const namesBefore = once((sentence: ReadSentence) => {
-    const names = new Set<string>();
-    return sentence.clauses.map((clause) => {
-      const before = names.size === 1 ? [...names][0] : undefined;
-      const name = nameIn(clause);
-      if (name !== undefined) names.add(name);
-      return before;
-    });
-  });
+  const namesBefore = once((sentence: ReadSentence) => namesBeforeClauses(sentence.clauses, nameIn));
   const renumberedIn = (sentence: ReadSentence, index: number): number[] => {
     const stale: number[] = [];
     if (sentence.clauses.length > MOST_NUMBERED_CLAUSES || freshNumbered().length === 0) return stale;
@@ -238,8 +232,7 @@ export function mergeDeterministic(oldContent: string, newContent: string, oldLe
     if (kept.length > 0) nameShown = true;
     const naming = nameIn(sentence.text);
     // Not after a sentence about someone else than the one it names ("My son has a hamster called Nibbles. He…").
-    const aboutNamedOrUser = () => sentence.subjects.every((subject) => subject === 'I' || subject === 'unknown') || namesItsSubject(sentence.text);
-    if (naming !== undefined) nameShown = kept.some((text) => text.includes(naming)) || !aboutNamedOrUser();
+    if (naming !== undefined) nameShown = kept.some((text) => text.includes(naming)) || !aboutNamedOrUser(sentence);
     return shown;
   });
   let merged = fresh;
@@ -446,9 +439,12 @@ function saysAllOf(oldTerms: StatementTerms, oldSentences: readonly ReadSentence
  * My mum loves her. She weighs 20 kg." → -, Bella, -; "…named Sarah. She has a brother. He works at a bank." → -,
  * Sarah, -. `subjectsAfter` reads a sentence's subjects after a name (`subjectsAfterName`), once per sentence.
  */
-function namesFollowed(sentences: readonly ReadSentence[], subjectsAfter: (sentence: ReadSentence) => readonly ClauseSubject[]): (string | undefined)[] {
+function namesFollowed(
+  sentences: readonly ReadSentence[],
+  subjectsAfter: (sentence: ReadSentence) => readonly ClauseSubject[],
+  nameIn: (text: string) => string | undefined,
+): (string | undefined)[] {
   // Each distinct sentence read once: a long text may say the same one many times.
-  const nameIn = once(namedBefore);
   const peopleIn = once(peopleNamed);
   // An English "it" is no subject the clauses read (`clauseSubject`): a sentence that opens with it and names no one
   // goes on with the run too ("I have a cat named Mochi. It is grey. It is 2 years old.").
@@ -467,11 +463,16 @@ function namesFollowed(sentences: readonly ReadSentence[], subjectsAfter: (sente
     const named = nameIn(sentence.text);
     if (named !== undefined) {
       [name, pronoun] = [named, undefined];
-      runs = sentence.subjects.every((subject) => subject === 'I' || subject === 'unknown') || namesItsSubject(sentence.text);
+      runs = aboutNamedOrUser(sentence);
     } else if (followed !== undefined && runs && own !== undefined && own !== 'they' && onlyPronouns(sentence, own)) pronoun = own;
     else [name, pronoun] = [undefined, undefined];
     return followed;
   });
+}
+
+/** True when a naming sentence is about the user or the one it names, not someone else ("My son has a hamster called Nibbles"). */
+function aboutNamedOrUser(sentence: ReadSentence): boolean {
+  return sentence.subjects.every((subject) => subject === 'I' || subject === 'unknown') || namesItsSubject(sentence.text);
 }
 
 /** The subjects of a sentence right after a name: those it has, 它 and 牠 ("it") read as he and she (`clauseSubjects`). */
@@ -751,17 +752,18 @@ interface NumberedClause {
  * anyone; a pronoun clause only one of its pronoun (he; she; it, 它 and 牠 as one; 他 is he, 她 she). None for a new text of more than `MOST_NUMBERED_CLAUSES` of them.
  */
 function numberedClauses(sentences: readonly ReadSentence[]): NumberedClause[] {
-  const namesNoOne = sentences.every((sentence) => namedBefore(sentence.text) === undefined);
+  const sentenceNames = sentences.map((sentence) => namedBefore(sentence.text));
+  const namesNoOne = sentenceNames.every((name) => name === undefined);
   const found: NumberedClause[] = [];
   for (const [index, sentence] of sentences.entries()) {
-    const names = new Set<string>();
-    const before = index > 0 ? namedBefore((sentences[index - 1] as ReadSentence).text) : undefined;
+    const clauseNames = namesBeforeClauses(sentence.clauses, namedBefore);
+    const before = index > 0 ? sentenceNames[index - 1] : undefined;
     for (const [at, clause] of sentence.clauses.entries()) {
       if (mayBeRenumbered(clause) && !addsTo(clause)) {
         if (found.length === MOST_NUMBERED_CLAUSES) return [];
         const pronoun = pronounOpening(clause);
         const subject = clauseSubject(clause);
-        const name = pronoun === undefined ? undefined : at > 0 ? (names.size === 1 ? [...names][0] : undefined) : before;
+        const name = pronoun === undefined ? undefined : at > 0 ? clauseNames[at] : before;
         // A pronoun clause follows a name only of its pronoun: "He is 4 now" is not about Mia, whom "she" followed.
         const about = (one: string) =>
           one === `subject ${subject}` ||
@@ -770,11 +772,20 @@ function numberedClauses(sentences: readonly ReadSentence[]): NumberedClause[] {
           (one === `pronoun ${pronoun}` && namesNoOne);
         found.push({ clause, about, mayFollow: pronoun !== undefined || subject === 'unknown' });
       }
-      const named = namedBefore(clause);
-      if (named !== undefined) names.add(named);
     }
   }
   return found;
+}
+
+/** The one name the clauses before each clause name (`namedBefore`, read by `nameIn`), if they name one. */
+function namesBeforeClauses(clauses: readonly string[], nameIn: (text: string) => string | undefined): (string | undefined)[] {
+  const names = new Set<string>();
+  return clauses.map((clause) => {
+    const before = names.size === 1 ? [...names][0] : undefined;
+    const name = nameIn(clause);
+    if (name !== undefined) names.add(name);
+    return before;
+  });
 }
 
 /** The name of whom a numbered clause is about, "name he Rex" → "Rex" (`numberedClauses`). */

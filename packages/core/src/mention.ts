@@ -55,6 +55,8 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
   // What the store keeps: the content's vector moved toward its context.
   const indexed = (content: number[], contextVector = input.contextVector) =>
     contextVector && contextWeight > 0 ? blendVectors(content, contextVector, contextWeight) : content;
+  // The content's vector as stored (looked for with too, in its context).
+  const stored = indexed(vector);
   const atIso = new Date(atMs).toISOString();
   const trigger = options.trigger ?? 'user_mention';
   // Candidates: the same scope, and the same layer (facts and core facts merge; episodes and system memories only with their own kind).
@@ -66,7 +68,7 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
   // (a short reply) score by the content's own vector, lower, and stay apart; so do two facts taken
   // from one message, which share its context but not their words.
   const inContext =
-    input.context && input.contextVector && contextWeight > 0 ? { vector: indexed(vector), text: input.text, context: input.context } : undefined;
+    input.context && input.contextVector && contextWeight > 0 ? { vector: stored, text: input.text, context: input.context } : undefined;
   const nearestHit =
     options.merge === false
       ? undefined
@@ -161,7 +163,7 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
     {
       op: 'put',
       memory: created,
-      vector: indexed(vector),
+      vector: stored,
       expectedRevision: 0,
       version: versionOf(null, created, { trigger, action: 'create', reason: decision.reason, atIso }),
     },

@@ -21,13 +21,15 @@ const FIRST_PERSON = /\b(?:i|i'm|i've|i'd|i'll|im|my|mine|me|we|we're|our|ours)\
 const FIRST_PERSON_CJK = /[我咱]/u;
 const QUESTION_START =
   /^(?:who|what|when|where|why|how|which|whose|do|does|did|is|are|am|was|were|can|could|would|will|should|shall|may|have|has)\b/iu;
-const REQUEST_START =
-  /^(?:please|pls|can you|could you|would you|let's|let us|tell me|show me|help me|give me|write|make|请|請|帮我|幫我|[给給]我(?:写|寫|讲|講|推荐|推薦|找|来|來|列|说|說|做|发|發|查|看|翻译|翻譯|解释|解釋|总结|總結|出|一)|麻烦|麻煩|能不能|能否|可以帮|可以幫|[你您](?:能|可以|可不可以|能不能|能否|帮|幫))/iu;
+// The words that ask, English and Chinese: REQUEST_START and REQUEST_AFTER_COMMA.
+const ASKING_WORDS = "please|pls|can you|could you|would you|let's|let us|tell me|show me|help me|give me";
+const GIVE_ME = '[给給]我(?:写|寫|讲|講|推荐|推薦|找|来|來|列|说|說|做|发|發|查|看|翻译|翻譯|解释|解釋|总结|總結|出|一)';
+const YOU_CAN = '[你您](?:能|可以|可不可以|能不能|能否|帮|幫)';
+const REQUEST_START = new RegExp(`^(?:${ASKING_WORDS}|write|make|请|請|帮我|幫我|${GIVE_ME}|麻烦|麻煩|能不能|能否|可以帮|可以幫|${YOU_CAN})`, 'iu');
 // A request that opens a clause after a comma ("I'm vegetarian, can you suggest a recipe?"): the whole words of
 // REQUEST_START that only ask, not "write", "make", 请 or 麻烦 ("I love to read, write and draw",
 // "我在腾讯工作，请假的时候…", "我有两个孩子，麻烦事很多" go on).
-const REQUEST_AFTER_COMMA =
-  /^(?:(?:please|pls|can you|could you|would you|let's|let us|tell me|show me|help me|give me)(?![\p{L}'’])|请你|請你|请帮|請幫|帮我|幫我|麻烦你|麻煩你|能不能|能否|可以帮|可以幫|[你您](?:能|可以|可不可以|能不能|能否|帮|幫)|[给給]我(?:写|寫|讲|講|推荐|推薦|找|来|來|列|说|說|做|发|發|查|看|翻译|翻譯|解释|解釋|总结|總結|出|一))/iu;
+const REQUEST_AFTER_COMMA = new RegExp(`^(?:(?:${ASKING_WORDS})(?![\\p{L}'’])|请你|請你|请帮|請幫|帮我|幫我|麻烦你|麻煩你|能不能|能否|可以帮|可以幫|${YOU_CAN}|${GIVE_ME})`, 'iu');
 // What the assistant is asked for or asked about, said as a sentence about oneself (English, simplified and
 // traditional Chinese): "I'd like you to…", "I was wondering…", "I have a question", "I want to ask…", "I need a
 // recipe for…", "I would like a table for two", "我想订…", "我想问一下…", "我想要一份食谱". The user's own goals,

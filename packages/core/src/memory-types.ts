@@ -71,8 +71,9 @@ export interface AddOptions {
    * is not the memory's content (not rendered, not merged) and whether to
    * merge is decided on the content's own vector, and, against a memory with
    * the same words kept with the same context, also on the content moved toward that context as
-   * it would be stored (the same words in the same context merge); a merge
-   * keeps the newest context.
+   * it would be stored (the same words in the same context merge); the same
+   * words added with no context are moved toward the context of a memory that
+   * has them, and merge with it; a merge keeps the newest context.
    * Later re-embeddings (an `update`, `restore`, `reindex`) use it again.
    * At most `limits.maxContentLength` characters; blank counts as none.
    */

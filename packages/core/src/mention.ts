@@ -66,19 +66,25 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
   // toward that context as it would be stored (the nearer counts). The same words in the same
   // context then score as the memory itself (~1) and merge; the same words after another question
   // (a short reply) score by the content's own vector, lower, and stay apart; so do two facts taken
-  // from one message, which share its context but not their words.
+  // from one message, which share its context but not their words. The same words said with no
+  // context are moved toward the context of a memory that has them, and so merge with it.
   const inContext =
     input.context && input.contextVector && contextWeight > 0 ? { vector: stored, text: input.text, context: input.context } : undefined;
   const nearestHit =
     options.merge === false
       ? undefined
-      : await nearestInScope(deps.store, vector, inContext, {
-          scope,
-          exactScope: true,
-          filter: { category: mergeFamily(category) },
-          // In a very large scope a store may use an approximate index here (see VectorQuery).
-          approximate: true,
-        });
+      : await nearestInScope(
+          deps.store,
+          { vector, text, inContext },
+          {
+            scope,
+            exactScope: true,
+            filter: { category: mergeFamily(category) },
+            // In a very large scope a store may use an approximate index here (see VectorQuery).
+            approximate: true,
+          },
+          !input.context && contextWeight > 0 ? async (context) => indexed(vector, await deps.embed(context, 'context')) : undefined,
+        );
   const nearest = nearestHit?.memory;
   // Boosts and merges start from the nearest memory's weight and importance now, as the decay rules give them.
   const current = nearest ? currentValues(nearest, atMs, deps.config.decay) : undefined;
@@ -211,7 +217,7 @@ async function mergeSource(store: MemoryStore, memory: MemoryRecord): Promise<{ 
   return written ? { content: written.after.content, level: 'full' } : { content: memory.content, level: memory.level };
 }
 
-/** How many memories nearest to the content in its context are looked through for one kept with that context. */
+/** How many memories nearest to the content (in its context, when it has one) are looked through for one with its words. */
 const SAME_CONTEXT_CANDIDATES = 5;
 
 /**
@@ -221,17 +227,27 @@ const SAME_CONTEXT_CANDIDATES = 5;
  * stored vector carries its own context, and the context's pull alone would score a reply high
  * against the question it answers (which addTurns stored as a memory of its own), or two facts
  * taken from one message (both kept with the message as their context) high against each other.
+ * Content given without a context (`inContextOf` set) and found among the nearest with the same
+ * words kept with a context is moved toward that context (`inContextOf`) and scored the same way:
+ * a restatement, not a second memory beside the first.
  */
 async function nearestInScope(
   store: MemoryStore,
-  vector: number[],
-  inContext: { vector: number[]; text: string; context: string } | undefined,
+  content: { vector: number[]; text: string; inContext: { vector: number[]; text: string; context: string } | undefined },
   query: Omit<VectorQuery, 'vector' | 'limit'>,
+  inContextOf?: (context: string) => Promise<number[]>,
 ): Promise<ScoredMemory | undefined> {
-  const [own] = await store.vectorSearch({ ...query, vector, limit: 1 });
+  const ownHits = await store.vectorSearch({ ...query, vector: content.vector, limit: inContextOf ? SAME_CONTEXT_CANDIDATES : 1 });
+  const own = ownHits[0];
+  let inContext = content.inContext;
+  if (!inContext && inContextOf) {
+    const context = ownHits.find((hit) => hit.memory.content === content.text && hit.memory.context !== undefined)?.memory.context;
+    if (context !== undefined) inContext = { vector: await inContextOf(context), text: content.text, context };
+  }
   if (!inContext) return own;
+  const { context, text } = inContext;
   const hits = await store.vectorSearch({ ...query, vector: inContext.vector, limit: SAME_CONTEXT_CANDIDATES });
-  const sameContext = hits.find((hit) => hit.memory.context === inContext.context && hit.memory.content === inContext.text);
+  const sameContext = hits.find((hit) => hit.memory.context === context && hit.memory.content === text);
   return sameContext && (!own || sameContext.score > own.score) ? sameContext : own;
 }
 

@@ -89,7 +89,7 @@ describe('context kept on the memory', () => {
     expect(await memory.count({ scope })).toBe(1);
   });
 
-  it('keeps the same words after another question apart, and scores a restatement without a context by its own vector, as before', async () => {
+  it('keeps the same words after another question apart', async () => {
     const { memory } = rig();
     const first = await memory.add('Bought a kayak', { scope, context: 'Any plans for the lake?' });
     // Another context: by its own vector 0.82, moved toward its context 1/1.49 = 0.67; the nearer counts.
@@ -97,11 +97,27 @@ describe('context kept on the memory', () => {
     expect(other.decision.strategy).toBe('keep_both');
     expect(other.decision.similarity).toBeCloseTo(1 / Math.sqrt(1.49), 9);
     expect(other.memory.id).not.toBe(first.memory.id);
-    // No context: only its own vector, 0.82 with either stored one.
+    expect(await memory.count({ scope })).toBe(2);
+  });
+
+  it('merges the same words said without a context into a memory kept with one (similarity 1), which keeps its context', async () => {
+    const { memory, store } = rig();
+    const first = await memory.add('Bought a kayak', { scope, context: 'Any plans for the lake?' });
+    // The same words: moved toward the stored memory's context, they are its stored vector.
     const bare = await memory.add('Bought a kayak', { scope });
-    expect(bare.decision.strategy).toBe('keep_both');
-    expect(bare.decision.similarity).toBeCloseTo(1 / Math.sqrt(1.49), 9);
-    expect(await memory.count({ scope })).toBe(3);
+    expect(bare.decision.strategy).toBe('merge_update');
+    expect(bare.decision.similarity).toBeCloseTo(1, 9);
+    expect(bare.memory.id).toBe(first.memory.id);
+    expect(bare.memory.context).toBe('Any plans for the lake?');
+    const [x, y] = blended(0.7);
+    const vector = (await store.getVector(first.memory.id)) as number[];
+    expect(vector[0]).toBeCloseTo(x!, 6);
+    expect(vector[2]).toBeCloseTo(y!, 6);
+    // Other words (the same vector here): only the content's own vector counts, 0.82 against the stored one (kept both).
+    const similar = await memory.add('Bought a red kayak', { scope });
+    expect(similar.decision.strategy).toBe('keep_both');
+    expect(similar.decision.similarity).toBeCloseTo(1 / Math.sqrt(1.49), 9);
+    expect(await memory.count({ scope })).toBe(2);
   });
 
   it('scores two facts taken from one message, which share it as their context, by their own vectors', async () => {

@@ -113,7 +113,8 @@ describe('add', () => {
       return vectorSearch(query);
     };
     await memory.add('I love hiking', { scope: { userId: 'alice' } });
-    expect(queries).toEqual([{ approximate: true, limit: 1 }]);
+    // The five nearest: one among them with the same words kept with a context would be looked for again in that context.
+    expect(queries).toEqual([{ approximate: true, limit: 5 }]);
     await memory.search('hiking', { scope: { userId: 'alice' } });
     expect(queries).toHaveLength(2);
     expect(queries[1]?.approximate).toBeUndefined();

@@ -103,6 +103,8 @@ export {
 } from './freshness.js';
 export type { TruncatedIndex } from './freshness.js';
 export { renderIndex, renderContextBlock, renderIndexBlock, indexLine, escapeFence, longestFitting, fitLines } from './render.js';
+export { recentNotes, MAX_RECENT_NOTES } from './recent-notes.js';
+export type { RecentNotesOptions } from './recent-notes.js';
 
 // Retrieval
 export { rankCandidates, combineScore, recencyScore, dateScore } from './retrieval.js';
@@ -159,6 +161,7 @@ export type {
   AddTurn,
   AddTurnsOptions,
   SearchOptions,
+  RenderContextOptions,
   SearchResult,
   ListOptions,
   UpdatePatch,

@@ -168,6 +168,15 @@ export interface SearchOptions {
   signal?: AbortSignal;
 }
 
+export interface RenderContextOptions extends SearchOptions {
+  /**
+   * With a query, the daily notes (episodes, see `recentNotes`) of this many last days, today
+   * included, follow the results (seed 001's `recent_days`); 0 adds none. Without a query the index
+   * already lists them. @default 3
+   */
+  recentDays?: number;
+}
+
 export interface SearchResult {
   memory: MemoryRecord;
   /** Combined score in 0..1. */
@@ -305,6 +314,11 @@ export interface Memory {
    */
   maintain(options?: MaintainOptions): Promise<MaintenanceReport>;
   renderIndex(options?: RenderOptions): Promise<string>;
-  renderContext(query?: string, options?: SearchOptions): Promise<string>;
+  /**
+   * Seed 001's retrieval, fenced for a system prompt: with a query, the results of `search` then the
+   * daily notes of the last `recentDays` days (newest first, at most `MAX_RECENT_NOTES`, those among
+   * the results not repeated); without one, the index (`renderIndex`).
+   */
+  renderContext(query?: string, options?: RenderContextOptions): Promise<string>;
   close(): Promise<void>;
 }

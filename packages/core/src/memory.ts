@@ -17,6 +17,7 @@ import type {
   Logger,
   RestoreOptions,
   Memory,
+  RenderContextOptions,
   RenderOptions,
   ScopedOptions,
   DeleteOptions,
@@ -44,7 +45,9 @@ import {
   type EngineConfig,
   type ParsedAddOptions,
 } from './options.js';
+import { DEFAULT_POLICY } from './policy.js';
 import { defaultPrompts, type Prompts } from './prompts.js';
+import { recentNotes } from './recent-notes.js';
 import { unique, validateContent, validateId, versionOf } from './records.js';
 import { renderContextBlock, renderIndex, renderIndexBlock } from './render.js';
 import { rankCandidates } from './retrieval.js';
@@ -545,18 +548,23 @@ class MemloomMemory implements Memory {
     return renderIndex(memories, { nowMs: this.clock.now(), freshness: this.freshness });
   }
 
-  async renderContext(query?: string, options: SearchOptions = {}): Promise<string> {
+  async renderContext(query?: string, options: RenderContextOptions = {}): Promise<string> {
+    const { recentDays = DEFAULT_POLICY.recent_days, ...searchOptions } = options ?? {};
     if (query === undefined || query.trim() === '') {
       // No search to pass it to: the index is read at once, so the signal is only checked.
-      checkedSignal(options?.signal, 'renderContext')?.throwIfAborted();
-      const index = await this.renderIndex({ ...(options.scope ? { scope: options.scope } : {}), ...(options.filter ? { filter: options.filter } : {}) });
+      checkedSignal(searchOptions.signal, 'renderContext')?.throwIfAborted();
+      const index = await this.renderIndex({ ...(searchOptions.scope ? { scope: searchOptions.scope } : {}), ...(searchOptions.filter ? { filter: searchOptions.filter } : {}) });
       return renderIndexBlock(index);
     }
-    const results = await this.search(query, options);
-    return renderContextBlock(
-      results.map((result) => result.memory),
-      { nowMs: this.clock.now(), freshness: this.freshness },
-    );
+    // The notes first: a bad recentDays is refused before the search writes access times.
+    const notes = await recentNotes(this, {
+      days: recentDays,
+      ...(searchOptions.scope ? { scope: searchOptions.scope } : {}),
+      ...(searchOptions.filter ? { filter: searchOptions.filter } : {}),
+    });
+    const results = (await this.search(query, searchOptions)).map((result) => result.memory);
+    const shown = new Set(results.map((record) => record.id));
+    return renderContextBlock([...results, ...notes.filter((note) => !shown.has(note.id))], { nowMs: this.clock.now(), freshness: this.freshness });
   }
 
   async close(): Promise<void> {

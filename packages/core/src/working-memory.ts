@@ -51,7 +51,8 @@ export function workingMemoryConfigFromEnv(env: Record<string, string | undefine
 /** What the agent's context looks like this round. */
 export interface WorkingMemoryStatus {
   tokensUsed: number;
-  tokensMax: number;
+  /** The context window, in tokens; undefined or 0 when unknown (no share of it is reckoned, so the token rule never reminds). */
+  tokensMax?: number | undefined;
   messageCount: number;
   /** Size of the current overview, in bytes. */
   overviewBytes: number;
@@ -60,6 +61,7 @@ export interface WorkingMemoryStatus {
 export interface WorkingMemoryCheck {
   remind: boolean;
   roundsSinceUpdate: number;
+  /** Context use in percent; 0 when the context window is unknown. */
   tokensPercent: number;
   /** The reminder text when `remind` is true, else "". */
   reminder: string;
@@ -69,13 +71,16 @@ export interface WorkingMemoryCheck {
  * Seed 003: counts rounds since the agent last wrote its working-memory
  * overview and, from round `minRounds` on, reminds it after more than
  * `maxRounds` rounds, or after more than `minRounds` when context use passes
- * `tokenThresholdPercent`. Call `checkRound` once per round (before the model
- * runs) and `markUpdated` when the overview is written.
+ * `tokenThresholdPercent`. A round is a round of the conversation: a new user
+ * message. Call `checkRound` before each model call with the round's key (the
+ * latest user message) and `markUpdated` when the overview is written.
  */
 export class WorkingMemoryTracker {
   readonly config: WorkingMemoryConfig;
   private rounds = 0;
   private started = false;
+  /** The key of the round counted last (`checkRound`). */
+  private lastRound: string | undefined;
 
   /** `backend` names who refuses bad options (an adapter that takes them from its user). */
   constructor(config: WorkingMemoryConfigInput = {}, backend = 'core') {
@@ -108,15 +113,24 @@ export class WorkingMemoryTracker {
     this.started = true;
   }
 
-  /** Count one round and say whether to remind. */
-  checkRound(status: WorkingMemoryStatus): WorkingMemoryCheck {
-    if (!this.started) {
-      this.started = true;
-      this.rounds = 1;
-    } else {
-      this.rounds++;
+  /**
+   * Count a round and say whether to remind. `round` names the round, e.g. the latest user
+   * message (its id): a call with the key of the call before counts nothing (an agent calls the
+   * model several times per user message, for its tool calls) but is checked again with the new
+   * status, so an overview written in between ends the reminder at once. Without `round`, every
+   * call is a new round.
+   */
+  checkRound(status: WorkingMemoryStatus, round?: string): WorkingMemoryCheck {
+    if (round === undefined || round !== this.lastRound) {
+      this.lastRound = round;
+      if (!this.started) {
+        this.started = true;
+        this.rounds = 1;
+      } else {
+        this.rounds++;
+      }
     }
-    const tokensPercent = status.tokensMax > 0 ? (status.tokensUsed / status.tokensMax) * 100 : 0;
+    const tokensPercent = status.tokensMax ? (status.tokensUsed / status.tokensMax) * 100 : 0;
     const { enabled, minRounds, maxRounds, tokenThresholdPercent } = this.config;
     const remind =
       enabled &&
@@ -138,7 +152,9 @@ export class WorkingMemoryTracker {
       '',
       `You have not updated your working memory for ${this.rounds} rounds.`,
       'Current context:',
-      `- Token use: ${Math.round(tokensPercent)}% (${status.tokensUsed} / ${status.tokensMax})`,
+      status.tokensMax
+        ? `- Token use: ${Math.round(tokensPercent)}% (${status.tokensUsed} / ${status.tokensMax})`
+        : `- Token use: ${status.tokensUsed} tokens (context window unknown)`,
       `- Messages in history: ${status.messageCount}`,
       `- Working memory size: ${(status.overviewBytes / 1024).toFixed(2)} KB`,
       '',

@@ -39,6 +39,45 @@ describe('seed 003 working-memory reminders', () => {
     expect(tracker.checkRound(status(99)).remind).toBe(false);
   });
 
+  it('counts a round per user message: more model calls with the same round key count once, checked again each time', () => {
+    const tracker = new WorkingMemoryTracker();
+    // One user message, the model calls six times (tool calls): one round, no reminder.
+    const firstTurn = [1, 2, 3, 4, 5, 6].map(() => tracker.checkRound(status(), 'message-1'));
+    expect(firstTurn.map((check) => [check.roundsSinceUpdate, check.remind])).toEqual(Array.from({ length: 6 }, () => [1, false]));
+    for (const key of ['message-2', 'message-3', 'message-4', 'message-5']) tracker.checkRound(status(), key);
+    expect(tracker.checkRound(status(), 'message-5').remind).toBe(false);
+    const sixth = tracker.checkRound(status(), 'message-6');
+    expect([sixth.roundsSinceUpdate, sixth.remind]).toEqual([6, true]);
+    // The overview written during the round: its next model call has no reminder, the next message is round 1.
+    tracker.markUpdated();
+    expect(tracker.checkRound(status(), 'message-6')).toMatchObject({ roundsSinceUpdate: 0, remind: false });
+    expect(tracker.checkRound(status(), 'message-7')).toMatchObject({ roundsSinceUpdate: 1, remind: false });
+  });
+
+  it('re-checks the token rule within a round with the status of the call', () => {
+    const tracker = new WorkingMemoryTracker();
+    for (const key of ['m1', 'm2', 'm3', 'm4']) tracker.checkRound(status(10), key);
+    expect(tracker.checkRound(status(10), 'm4').remind).toBe(false);
+    // Tool results filled the context within round 4: past 70%, round 4 > minRounds.
+    expect(tracker.checkRound(status(80), 'm4')).toMatchObject({ roundsSinceUpdate: 4, remind: true });
+  });
+
+  it('says the context window is unknown instead of a share of 0 tokens, and never reminds for a share it cannot reckon', () => {
+    const unknown = { tokensUsed: 136, messageCount: 11, overviewBytes: 0 };
+    const tracker = new WorkingMemoryTracker();
+    let check = tracker.checkRound(unknown);
+    for (let round = 2; round <= 6; round++) check = tracker.checkRound({ ...unknown, tokensMax: 0 });
+    expect(check.remind).toBe(true);
+    expect(check.reminder).toContain('- Token use: 136 tokens (context window unknown)\n');
+    expect(check.reminder).not.toMatch(/%|\/ 0\)/);
+    expect(check.tokensPercent).toBe(0);
+    // The early reminder (more than minRounds, context past the threshold) needs a known window, even at a threshold of 0.
+    const early = new WorkingMemoryTracker({ tokenThresholdPercent: 0 });
+    expect([1, 2, 3, 4, 5].map(() => early.checkRound(unknown).remind)).toEqual([false, false, false, false, false]);
+    const known = new WorkingMemoryTracker({ tokenThresholdPercent: 0 });
+    expect([1, 2, 3, 4].map(() => known.checkRound({ ...unknown, tokensMax: 1000 }).remind)).toEqual([false, false, false, true]);
+  });
+
   it('reminds from round minRounds on when maxRounds is below it: maxRounds 2, minRounds 3 (P-W06)', () => {
     const tracker = new WorkingMemoryTracker({ maxRounds: 2, minRounds: 3 });
     expect([1, 2, 3].map(() => tracker.checkRound(status()).remind)).toEqual([false, false, true]);

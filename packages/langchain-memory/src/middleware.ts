@@ -24,7 +24,7 @@ import { z } from 'zod';
 import { toLanguageModel, type ChatModelLike } from './adapters.js';
 import { fromSessionSummary, summarizedEpisodeIds, toConversation } from './conversation.js';
 import { checkedFilter, invalidOptions, throwIfRunAborted } from './errors.js';
-import { latestUserInput, messageText } from './messages.js';
+import { isUserMessage, latestUserInput, messageText } from './messages.js';
 import { overviewScope, readOverview, WORKING_MEMORY_TOOL, workingMemoryWriteTool } from './overview.js';
 import { buildMemoryPrompt } from './prompt.js';
 import { resolveScope, threadOf, type RunInfo, type ScopeOption } from './scope.js';
@@ -196,12 +196,16 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
           const tracker = touch(trackers, key, () => new WorkingMemoryTracker(trackerConfig, 'langchain'));
           if (wroteOverview(request.messages, overviewTools)) tracker.markUpdated();
           const overview = (await readOverview(memory, threadScope))?.content ?? '';
-          const check = tracker.checkRound({
-            tokensUsed: countMessageTokens([request.systemMessage, ...request.messages], countText),
-            tokensMax: contextWindow ?? 0,
-            messageCount: request.messages.length,
-            overviewBytes: Buffer.byteLength(overview, 'utf8'),
-          });
+          // Seed 003 counts rounds of the conversation: the model calls of one user message (a tool loop) are one round.
+          const check = tracker.checkRound(
+            {
+              tokensUsed: countMessageTokens([request.systemMessage, ...request.messages], countText),
+              tokensMax: contextWindow,
+              messageCount: request.messages.length,
+              overviewBytes: Buffer.byteLength(overview, 'utf8'),
+            },
+            roundOf(request.messages),
+          );
           workingMemoryPart = { overview, reminder: check.reminder };
         }
         const input = latestUserInput(request.messages);
@@ -325,6 +329,16 @@ function wroteOverview(messages: readonly BaseMessage[], overviewTools: Readonly
     if (ToolMessage.isInstance(message) && message.status !== 'error' && message.name && overviewTools.has(message.name)) return true;
   }
   return false;
+}
+
+/**
+ * The round (seed 003) the messages are at: the id of the user's latest message, which LangGraph
+ * gives every message; without one, how many user messages there are and the latest one's text.
+ */
+function roundOf(messages: readonly BaseMessage[]): string {
+  const latest = latestUserInput(messages).at(-1);
+  if (latest?.id) return `id:${latest.id}`;
+  return `${messages.filter(isUserMessage).length}:${latest ? messageText(latest) : ''}`;
 }
 
 /**

@@ -1,8 +1,5 @@
-import { escapeFence, estimateTokens, filterMatcher, fitLines, lastCharacters, longestFitting, pairSafeEnd, renderContextBlock, type Memory, type MemoryFilter, type MemoryRecord, type Policy, type Scope } from '@memloom/core';
+import { escapeFence, estimateTokens, fitLines, lastCharacters, longestFitting, pairSafeEnd, recentNotes, renderContextBlock, type Memory, type MemoryFilter, type MemoryRecord, type Policy, type Scope } from '@memloom/core';
 import type { TokenCounter } from './tokens.js';
-import { DAILY_NOTE_TAG } from './tools.js';
-
-const DAY_MS = 86_400_000;
 
 export interface MemoryPromptInput {
   scope: Scope;
@@ -31,7 +28,8 @@ export interface MemoryPrompt {
 /**
  * The memory part of the system prompt (seed 001's retrieval):
  * with a query, the `retrieve_limit` most relevant memories plus the daily
- * notes of the last `recent_days`; without one, the whole index. Memory text
+ * notes (episodes, core's `recentNotes`) of the last `recent_days`, those the
+ * conversation holds (`exclude`) left out; without one, the whole index. Memory text
  * is fenced and escaped by core, so it cannot pose as instructions. The
  * `<memories>` block stays within `tokenLimit`: memories are taken best-ranked
  * first, then the notes newest first, and what does not fit is left out; the
@@ -51,7 +49,8 @@ export async function buildMemoryPrompt(memory: Memory, input: MemoryPromptInput
     const results = await memory.search(query, { scope: input.scope, limit: input.policy.retrieve_limit, filter: input.filter, ...(input.signal ? { signal: input.signal } : {}) });
     const candidates = results.map((result) => result.memory).filter((record) => !input.exclude?.has(record.id));
     const seen = new Set(candidates.map((record) => record.id));
-    for (const note of await recentNotes(memory, input)) if (!seen.has(note.id)) candidates.push(note);
+    const notes = await recentNotes(memory, { scope: input.scope, days: input.policy.recent_days, filter: input.filter });
+    for (const note of notes) if (!seen.has(note.id) && !input.exclude?.has(note.id)) candidates.push(note);
     const render = (records: MemoryRecord[]) => renderContextBlock(records, { nowMs, freshness });
     // Best first: the ranked memories, then the notes newest first, until one does not fit: what ranks
     // lower is left out, never taken in its place. A best memory longer than the whole budget (up to
@@ -90,25 +89,6 @@ export async function buildMemoryPrompt(memory: Memory, input: MemoryPromptInput
     );
   }
   return { text: parts.join('\n\n'), retrieved };
-}
-
-/**
- * Daily notes (`memory_append` slot "today") written in the last `recent_days` days, newest first.
- * By `updatedAt`: a note restated on a later day merges into the earlier one and is that day's note.
- */
-async function recentNotes(memory: Memory, input: MemoryPromptInput): Promise<MemoryRecord[]> {
-  const days = input.policy.recent_days;
-  if (days === 0) return [];
-  const since = new Date(memory.clock.now() - (days - 1) * DAY_MS).toISOString().slice(0, 10);
-  const notes = await memory.list({
-    scope: input.scope,
-    filter: { tags: [DAILY_NOTE_TAG] },
-    orderBy: 'updatedAt',
-    direction: 'desc',
-    limit: 50,
-  });
-  const matches = filterMatcher(input.filter);
-  return notes.filter((note) => note.updatedAt.slice(0, 10) >= since && matches(note));
 }
 
 /** The index fenced for the prompt, keeping as many of its first lines as fit in `tokenLimit` (with a warning when lines were cut). */

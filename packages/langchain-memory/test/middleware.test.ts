@@ -42,6 +42,33 @@ describe('seed 003: working-memory reminders', () => {
     expect(overview?.category).toBe('system');
   });
 
+  it('counts a round per user message: the model calls of one turn (a tool loop) are one round', async () => {
+    const { memory } = rig();
+    const model = fakeModel();
+    // The first user message: six memory_search calls, then the answer; then five more messages.
+    for (let index = 0; index < 6; index++) model.respondWithTools([{ name: 'memory_search', args: { query: `trip ${index}` }, id: `call-${index}` }]);
+    for (let round = 1; round <= 6; round++) model.respond(new AIMessage(`answer ${round}`));
+    const say = threadAgent(memory, model, { recordTurns: false, summarize: false });
+    for (let round = 1; round <= 6; round++) await say(`message ${round}`);
+
+    const prompts = model.calls.map((_, index) => systemPromptOf(model.calls, index));
+    expect(prompts).toHaveLength(12);
+    expect(prompts.slice(0, 11).some((prompt) => prompt.includes(REMINDER))).toBe(false);
+    expect(prompts[11]).toContain('You have not updated your working memory for 6 rounds.');
+  });
+
+  it('says the context window is unknown when neither contextWindowTokens nor the model’s profile gives it', async () => {
+    const { memory } = rig();
+    const model = fakeModel();
+    for (let round = 1; round <= 6; round++) model.respond(new AIMessage(`answer ${round}`));
+    const say = threadAgent(memory, model, { recordTurns: false, summarize: false });
+    for (let round = 1; round <= 6; round++) await say(`我们继续讨论旅行计划，第${round}轮`);
+    const reminder = systemPromptOf(model.calls, 5);
+    expect(reminder).toContain('You have not updated your working memory for 6 rounds.');
+    expect(reminder).toMatch(/\n- Token use: \d+ tokens \(context window unknown\)\n/);
+    expect(reminder).not.toMatch(/Token use: \d+%/);
+  });
+
   it('reminds after more than 3 rounds when the context is over 70% full', async () => {
     const { memory } = rig();
     const model = fakeModel();

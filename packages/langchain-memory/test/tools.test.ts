@@ -165,6 +165,19 @@ describe('memory tools', () => {
     expect(one).not.toContain('Booked a flight to Oslo');
   });
 
+  it('every episode of the last recent_days is a daily note (the Markdown store’s daily files), not only memory_append’s', async () => {
+    const { memory, clock } = rig();
+    await memory.add('今天和Anna讨论了京都旅行计划', { scope: { userId: 'alice' }, category: 'episode' });
+    await memory.add('Alice likes window seats', { scope: { userId: 'alice' } });
+    clock.advance(3_600_000);
+    const model = fakeModel().respond(new AIMessage('OK.'));
+    const agent = createAgent({ model, tools: [], middleware: [createMemloomMiddleware(memory, { policy: { retrieve_limit: 1 }, recordTurns: false })] });
+    await agent.invoke({ messages: [new HumanMessage('Which seat do I like?')] }, alice);
+    const block = memoriesBlock(systemPromptOf(model.calls, 0));
+    expect(block).toContain('Alice likes window seats');
+    expect(block).toContain('(episode) 今天和Anna讨论了京都旅行计划');
+  });
+
   it('a daily note restated on a later day is that day’s note: it joins the prompt', async () => {
     const { memory, clock } = rig();
     const append = memoryAppendTool(memory);

@@ -4,13 +4,14 @@ import {
   createMemoryPipeline,
   lastCharacters,
   MemloomError,
+  recentNotes,
   renderContextBlock,
   type Logger,
   type Memory,
   type MemoryFilter,
   type MemoryPipeline,
+  type MemoryRecord,
   type Scope,
-  type SearchResult,
 } from '@memloom/core';
 import { z } from 'zod';
 import { fromLlamaIndexLLM } from './language-model.js';
@@ -52,7 +53,10 @@ export interface MemloomBlockOptions {
    * @default createMemoryPipeline({ memory, languageModel: llm })
    */
   pipeline?: MemoryPipeline;
-  /** Most memories returned by `get`. @default 5 */
+  /**
+   * Most memories `get` finds by search (the daily notes of the policy's `recent_days` come on top).
+   * @default the pipeline's policy `retrieve_limit` (10)
+   */
   limit?: number;
   /** Memories scoring below this (0..1, see core's retrieval) are left out as irrelevant. @default 0.2 */
   minScore?: number;
@@ -84,7 +88,7 @@ const optionsSchema = z
     id: blockIdSchema.default('memloom'),
     priority: prioritySchema.default(2),
     llm: z.custom<LLM>((value) => typeof (value as Partial<LLM> | undefined)?.chat === 'function', { message: 'must be a LlamaIndex LLM' }).nullable().optional(),
-    limit: z.number().int().min(1).max(100).default(5),
+    limit: z.number().int().min(1).max(100).optional(),
     minScore: z.number().min(0).max(1).default(0.2),
     tokenLimit: tokenLimitSchema.default(1024),
     queryWindow: z.number().int().min(1).max(50).default(1),
@@ -112,9 +116,11 @@ const MAX_REMEMBERED_IDS = 10_000;
  *   restated fact merges into the memory it repeats, a related one is kept
  *   beside it, a new one is created). A failing store is logged and the
  *   messages are retried on the next flush; the agent's turn goes on.
- * - `get` searches the memories relevant to the latest messages and returns
- *   them as one fenced `<memories>` message, with seed 000's freshness notes on
- *   stale ones (when the memory has `freshness` configured), within `tokenLimit`. A failing store is logged and gives no
+ * - `get` searches the memories relevant to the latest messages (the policy's
+ *   `retrieve_limit`), adds the daily notes of its last `recent_days` (seed
+ *   001) and returns them as one fenced `<memories>` message, with seed 000's
+ *   freshness notes on stale ones (when the memory has `freshness`
+ *   configured), within `tokenLimit`. A failing store is logged and gives no
  *   memories.
  */
 export class MemloomMemoryBlock extends BaseMemoryBlock {
@@ -154,19 +160,24 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
     this.recoverSkipped(messages);
     const query = this.queryFrom(messages);
     if (query === '') return [];
-    let results: SearchResult[];
+    let records: MemoryRecord[];
     try {
-      results = await this.memory.search(query, {
+      const policy = await this.pipeline.policy();
+      const results = await this.memory.search(query, {
         scope: this.scope,
-        limit: this.settings.limit,
+        limit: this.settings.limit ?? policy.retrieve_limit,
         minScore: this.settings.minScore,
         filter: this.settings.filter,
       });
+      records = results.map((result) => result.memory);
+      const found = new Set(records.map((record) => record.id));
+      const notes = await recentNotes(this.memory, { scope: this.scope, days: policy.recent_days, filter: this.settings.filter });
+      records.push(...notes.filter((note) => !found.has(note.id)));
     } catch (error) {
       this.logger.warn?.(`memory block ${this.id}: search failed, answering without long-term memories: ${errorMessage(error)}`, { error });
       return [];
     }
-    const content = this.renderWithin(results);
+    const content = this.renderWithin(records);
     return content === '' ? [] : [{ id: `${this.id}-memories`, role: this.settings.messageRole, content }];
   }
 
@@ -234,10 +245,11 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
     this.pending = [];
     if (batch.length === 0) return;
     try {
+      const limit = this.settings.limit ?? (await this.pipeline.policy()).retrieve_limit;
       const outcome = await recordMessages(this.memory, batch, {
         scope: this.scope,
         pipeline: this.pipeline,
-        retrieval: { limit: this.settings.limit, minScore: this.settings.minScore, filter: this.settings.filter },
+        retrieval: { limit, minScore: this.settings.minScore, filter: this.settings.filter },
         retrying,
       });
       for (const id of outcome.done) remember(this.recorded, id);
@@ -302,15 +314,12 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
     return lastCharacters(text, max).trim();
   }
 
-  /** The `<memories>` block, dropping the lowest-ranked memories until it fits the token limit. */
-  private renderWithin(results: SearchResult[]): string {
+  /** The `<memories>` block, dropping the oldest notes, then the lowest-ranked memories, until it fits the token limit. */
+  private renderWithin(records: MemoryRecord[]): string {
     const freshness = this.memory.config.freshness === false ? undefined : this.memory.config.freshness;
     const nowMs = this.memory.clock.now();
-    for (let count = results.length; count > 0; count--) {
-      const content = renderContextBlock(
-        results.slice(0, count).map((result) => result.memory),
-        { nowMs, freshness, ...(this.settings.header ? { header: this.settings.header } : {}) },
-      );
+    for (let count = records.length; count > 0; count--) {
+      const content = renderContextBlock(records.slice(0, count), { nowMs, freshness, ...(this.settings.header ? { header: this.settings.header } : {}) });
       if (countTokens(content) <= this.settings.tokenLimit) return content;
     }
     return '';

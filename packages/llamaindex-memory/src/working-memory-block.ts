@@ -80,8 +80,6 @@ export class WorkingMemoryBlock extends BaseMemoryBlock {
   private readonly settings: z.output<typeof optionsSchema>;
   private readonly logger: Logger;
   private currentOverview: string;
-  /** The round of the latest user message seen (`roundOf`). */
-  private lastRound: string | undefined;
   private lastCheck: WorkingMemoryCheck | undefined;
 
   constructor(options: WorkingMemoryBlockOptions = {}) {
@@ -124,15 +122,17 @@ export class WorkingMemoryBlock extends BaseMemoryBlock {
   async get(messages: MemoryMessage[] = []): Promise<MemoryMessage[]> {
     assertMessages(messages, 'WorkingMemoryBlock.get');
     const round = roundOf(messages);
-    // LlamaIndex asks again at every agent step; only a new user message is a new round.
-    if (round !== undefined && round !== this.lastRound) {
-      this.lastRound = round;
-      this.lastCheck = this.tracker.checkRound({
-        tokensUsed: contextTokens(messages, this.settings.contextTokenLimit),
-        tokensMax: this.settings.contextTokenLimit,
-        messageCount: messages.length,
-        overviewBytes: byteLength(this.currentOverview),
-      });
+    // LlamaIndex asks again at every agent step; only a new user message is a new round (the tracker's rule).
+    if (round !== undefined) {
+      this.lastCheck = this.tracker.checkRound(
+        {
+          tokensUsed: contextTokens(messages, this.settings.contextTokenLimit),
+          tokensMax: this.settings.contextTokenLimit,
+          messageCount: messages.length,
+          overviewBytes: byteLength(this.currentOverview),
+        },
+        round,
+      );
     }
     const instructions =
       this.settings.instructions ??

@@ -168,6 +168,27 @@ describe('MemloomMemoryBlock in a real LlamaIndex Memory', () => {
     expect(await memloomBlock({ memory, scope: alice, tokenLimit: 10 }).get(query)).toEqual([]);
   });
 
+  it("shows the policy's retrieve_limit (10) best memories by default, then the daily notes of its last recent_days (3)", async () => {
+    const { memory, clock } = setupMemory({ neverMerge: true });
+    for (let index = 1; index <= 13; index++) await memory.add(`My job at the hospital, detail ${index}: the night shift starts at ${index} pm`, { scope: alice });
+    await memory.add('今天和Anna讨论了京都旅行计划', { scope: alice, category: 'episode' });
+    clock.advance(3_600_000);
+    const query: MemoryMessage[] = [{ id: 'q', role: 'user', content: 'What is my job at the hospital, and when does the night shift start?' }];
+    const lines = (messages: MemoryMessage[]) => String(messages[0]?.content ?? '').split('\n').filter((line) => line.startsWith('- '));
+
+    const shown = lines(await memloomBlock({ memory, scope: alice }).get(query));
+    expect(shown.filter((line) => line.includes('My job at the hospital'))).toHaveLength(10);
+    expect(shown.at(-1)).toBe('- [2025-03-01] (episode) 今天和Anna讨论了京都旅行计划');
+
+    // A pipeline's policy (its own, or the configured one) sets both; `limit` given wins over retrieve_limit.
+    const pipeline = createMemoryPipeline({ memory, policy: { retrieve_limit: 3, recent_days: 0 } });
+    expect(lines(await memloomBlock({ memory, scope: alice, pipeline }).get(query))).toHaveLength(3);
+    expect(lines(await memloomBlock({ memory, scope: alice, pipeline, limit: 4 }).get(query))).toHaveLength(4);
+    // The notes are the first to go when the token limit is tight.
+    const tokenLimit = countTokens(String((await memloomBlock({ memory, scope: alice }).get(query))[0]!.content)) - 1;
+    expect(lines(await memloomBlock({ memory, scope: alice, tokenLimit }).get(query)).join('\n')).not.toContain('京都');
+  });
+
   it('searches with the latest message by default, and with more when queryWindow says so', async () => {
     const { memory } = setupMemory();
     for (const text of aliceFacts) await memory.add(text, { scope: alice });

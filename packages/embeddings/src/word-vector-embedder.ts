@@ -10,8 +10,11 @@ import { loadGlosses, loadWordVectors, type GlossTable, type WordVectorTable } f
  * v3: the pieces are core's, cut also after punctuation that ends a word, so
  * a long stretch without whitespace (a path, a URL) is no longer cut inside
  * a word, and never after a narrow no-break space, which words span.
+ * v4: CC-CEDICT's traditional headwords are glossed too, and the traditional
+ * forms of the Chinese stopwords and question words (們, 這個, 什麼) are
+ * skipped as the simplified ones are, so 我在銀行工作 reads as 我在银行工作.
  */
-export const WORD_VECTOR_EMBEDDER_ID = 'memloom/word-vectors-v3:glove100d-50k-sif-abtt2+cedict';
+export const WORD_VECTOR_EMBEDDER_ID = 'memloom/word-vectors-v4:glove100d-50k-sif-abtt2+cedict';
 
 const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]/u;
 const HAN_RUN = /[\u3400-\u4dbf\u4e00-\u9fff]+/gu;
@@ -25,19 +28,40 @@ const MAX_HEADWORD = 4;
 const CHINESE_QUESTION_WORDS: ReadonlySet<string> = new Set(
   '什么 啥 哪 哪里 哪儿 哪个 哪些 哪位 谁 怎样 怎么 怎么样 如何 为什么 为何 多少 几 是否 有没有 是不是 有什么 干什么'.split(' '),
 );
+/**
+ * The traditional forms of the characters of those words and of core's
+ * Chinese stopwords, each before its simplified form (們 → 们, 麼 → 么). 著 is
+ * the particle 着 only when no headword holds it (著名, 著作 are words).
+ */
+const TRADITIONAL_FUNCTION_CHARS = '們们 與与 著着 個个 這这 沒没 嗎吗 讓让 給给 對对 從从 為为 爲为 於于 現现 經经 還还 會会 麼么 麽么 裡里 裏里 兒儿 誰谁 樣样 幾几 幹干 妳你 牠它 纔才';
+/** Stopwords and question words in every spelling, simplified and traditional: 我們, 這個 and 什麼 add nothing, like 我们, 这个 and 什么. */
+const FUNCTION_WORDS: ReadonlySet<string> = (() => {
+  const spellingsOf = new Map<string, string[]>();
+  for (const [traditional, simplified] of TRADITIONAL_FUNCTION_CHARS.split(' ').map((pair) => Array.from(pair) as [string, string])) {
+    spellingsOf.set(simplified, [...(spellingsOf.get(simplified) ?? [simplified]), traditional]);
+  }
+  const words = new Set<string>();
+  for (const word of [...CHINESE_STOPWORDS, ...CHINESE_QUESTION_WORDS]) {
+    let spellings = [''];
+    for (const char of word) spellings = spellings.flatMap((start) => (spellingsOf.get(char) ?? [char]).map((spelling) => start + spelling));
+    for (const spelling of spellings) words.add(spelling);
+  }
+  return words;
+})();
 
 /**
  * Static word vectors, averaged: microseconds per text, no model, nothing to
- * download (about 6 MB of data inside this package).
+ * download (about 6.5 MB of data inside this package).
  *
  * - English: GloVe (6B tokens, 100 dims) for the 50,000 most frequent words
  *   without stopwords, post-processed (mean and 2 top components removed)
  *   and weighted by SIF (a / (a + p(word))), so rare words count more.
  * - Chinese: words, found by forward maximum matching on CC-CEDICT's
- *   headwords (up to 4 characters; a character alone when no longer word
- *   fits), are given the vectors of their English glosses from CC-CEDICT,
- *   so 孩子 / 女儿 (child / daughter), 宠物 / 猫 (pet / cat) and an English
- *   query about a Chinese memory land near each other.
+ *   headwords, simplified and traditional (up to 4 characters; a character
+ *   alone when no longer word fits), are given the vectors of their English
+ *   glosses from CC-CEDICT, so 孩子 / 女儿 (child / daughter), 宠物 / 猫
+ *   (pet / cat) and an English query about a Chinese memory land near each
+ *   other.
  *
  * A text with no known word gets a direction hashed from its text, so two
  * such texts do not look alike unless they are the same.
@@ -104,12 +128,12 @@ function addChineseRun(run: string, table: WordVectorTable, glosses: GlossTable,
   for (let start = 0; start < chars.length; ) {
     let length = Math.min(MAX_HEADWORD, chars.length - start);
     let word = chars.slice(start, start + length).join('');
-    while (length > 1 && !glosses.linksOf.has(word) && !CHINESE_STOPWORDS.has(word) && !CHINESE_QUESTION_WORDS.has(word)) {
+    while (length > 1 && !glosses.linksOf.has(word) && !FUNCTION_WORDS.has(word)) {
       length--;
       word = chars.slice(start, start + length).join('');
     }
     start += length;
-    if (CHINESE_STOPWORDS.has(word) || CHINESE_QUESTION_WORDS.has(word)) continue;
+    if (FUNCTION_WORDS.has(word)) continue;
     found = addGlosses(word, table, glosses, sum) || found;
   }
   return found;

@@ -15,7 +15,7 @@ describe('default embedder', () => {
   const embedder = createDefaultEmbedder();
 
   it('names its vector space and has 100 + 384 dimensions', () => {
-    expect(embedder.id).toBe('memloom/offline-v3(memloom/word-vectors-v3:glove100d-50k-sif-abtt2+cedict*0.8+lexical-v2:t5:w256:c128*0.2)');
+    expect(embedder.id).toBe('memloom/offline-v3(memloom/word-vectors-v4:glove100d-50k-sif-abtt2+cedict*0.8+lexical-v2:t5:w256:c128*0.2)');
     expect(embedder.dimension).toBe(484);
     expect(createOfflineEmbedder({ semanticWeight: 0.5 }).id).not.toBe(createOfflineEmbedder().id);
   });
@@ -43,7 +43,7 @@ describe('default embedder', () => {
     // Settings equal to the defaults, spelt out or not, keep the id every existing store holds.
     const explicit = createOfflineEmbedder({ lexical: { wordDimension: 256, charDimension: 128, charNgramSize: 3, charWeight: 0.3 } as never });
     expect(explicit.id).toBe(base.id);
-    expect(base.id).toBe('memloom/offline-v3(memloom/word-vectors-v3:glove100d-50k-sif-abtt2+cedict*0.8+lexical-v2:t5:w256:c128*0.2)');
+    expect(base.id).toBe('memloom/offline-v3(memloom/word-vectors-v4:glove100d-50k-sif-abtt2+cedict*0.8+lexical-v2:t5:w256:c128*0.2)');
   });
 
   it('rejects null options with INVALID_OPTIONS; undefined means the defaults', () => {
@@ -80,6 +80,39 @@ describe('default embedder', () => {
   it('puts English and Chinese in one space', async () => {
     const [query, cat, passport] = await embedder.embed(['Does the user have a pet?', '用户养了一只橘猫。', '用户的护照明年六月到期。']);
     expect(cos(query, cat)).toBeGreaterThan(cos(query, passport) + 0.1);
+  });
+
+  it('reads traditional Chinese as it reads simplified Chinese', async () => {
+    // The same sentence in both scripts: the word part agrees (cosine 1 here), only the lexical part sees other
+    // characters. Before traditional headwords were glossed these were 0.33-0.57 (below the merge threshold).
+    const pairs: [string, string][] = [
+      ['我在银行工作。', '我在銀行工作。'],
+      ['我买了一台新电脑。', '我買了一台新電腦。'],
+      ['我老婆是护士。', '我老婆是護士。'],
+      ['我每天开车上班。', '我每天開車上班。'],
+      ['字节跳动', '字節跳動'],
+    ];
+    const vectors = await embedder.embed(pairs.flat());
+    const [unrelated] = await embedder.embed(['我对猫毛过敏。']);
+    pairs.forEach(([simplified, traditional], index) => {
+      // 0.85: memloom's merge threshold (0.886-0.933 here).
+      expect(cos(vectors[2 * index], vectors[2 * index + 1]), `${simplified} / ${traditional}`).toBeGreaterThan(0.85);
+      expect(cos(vectors[2 * index + 1], unrelated), traditional).toBeLessThan(0.5);
+    });
+  });
+
+  it('merges a fact restated in the other script, and finds a traditional memory from English', { timeout: 30_000 }, async () => {
+    const memory = createMemory({ store: createInMemoryStore(), embedder: createDefaultEmbedder() });
+    const scope = { userId: 'u1' };
+    expect((await memory.add('我在银行工作。', { scope })).decision.strategy).toBe('create_new');
+    expect((await memory.add('我在銀行工作。', { scope })).decision.strategy).toBe('merge_update');
+    expect(await memory.count({ scope })).toBe(1);
+    for (const text of ['我喜歡聽音樂。', '我兒子在學鋼琴。', '我對貓毛過敏。', '我老婆是護士。', '我買了一台新電腦。']) await memory.add(text, { scope, merge: false });
+    const [allergy] = await memory.search('What am I allergic to?', { scope, limit: 1 });
+    expect(allergy?.memory.content).toBe('我對貓毛過敏。');
+    const [computer] = await memory.search('我买了什么？', { scope, limit: 1 });
+    expect(computer?.memory.content).toBe('我買了一台新電腦。');
+    await memory.close();
   });
 
   it('gives text it cannot read (Japanese, Korean, emoji) only its lexical part, so unrelated texts stay apart', async () => {

@@ -44,6 +44,25 @@ describe('word-vector embedder', () => {
     expect(cos(wordVectorOf('工资'), wordVectorOf('薪水'))).toBeGreaterThan(0.8);
   });
 
+  it('reads traditional Chinese words as their simplified forms', () => {
+    expect(loadGlosses().linksOf.has('銀行')).toBe(true);
+    const pairs: [string, string][] = [
+      ['字节跳动', '字節跳動'],
+      ['我在腾讯工作', '我在騰訊工作'],
+      ['我们养了一条狗', '我們養了一條狗'],
+      ['这个人是谁？', '這個人是誰？'],
+      ['他为什么对猫毛过敏？', '他為什麼對貓毛過敏？'],
+    ];
+    for (const [simplified, traditional] of pairs) {
+      // 0.98: on 225 sentences of the bench's Chinese sets written in traditional characters the cosine has a median
+      // of 1.000 and a 5th percentile of 0.990; the few below read another sense (simplified 听 is also "smile").
+      expect(cos(wordVectorOf(simplified), wordVectorOf(traditional)), traditional).toBeGreaterThan(0.98);
+    }
+    // Traditional stopwords and question words add nothing, as the simplified ones do.
+    expect(wordVectorOf('我們的這個')).toBeUndefined();
+    expect(wordVectorOf('為什麼')).toBeUndefined();
+  });
+
   it('ignores stopwords, case and possessives', () => {
     expect(wordVectorOf('The CAT')).toEqual(wordVectorOf('cat'));
     expect(wordVectorOf("Caroline's dog")).toEqual(wordVectorOf('caroline dog'));

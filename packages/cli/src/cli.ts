@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { MemloomError } from '@memloom/core';
 import { createMemory, resolveMemloomConfig, type MemloomOptions } from 'memloom';
 import { COMMANDS, findCommand } from './commands/index.js';
+import { UNREADABLE_SHOWN } from './commands/shared.js';
 import type { CommandContext, CommandSpec, GlobalOptions, OptionSpec, OptionValues } from './command.js';
 import { EXIT_CODES, exitCodeFor, SIGNAL_EXIT_CODES, StopSignal, UsageError, type ExitCode } from './exit-codes.js';
 import { oneLine, withoutControls } from './format.js';
@@ -107,6 +108,9 @@ function createContext(io: CliIo, globals: GlobalOptions, values: OptionValues, 
     ...((embedder ?? globals.embedder) ? { embedder: embedder ?? globals.embedder } : {}),
     // A wrong value is said to be in the flag that gave it; reindex's <embedder> is named as such.
     optionSources: { store: '--store', embedder: embedder ? '<embedder>' : '--embedder' },
+    // Not memloom's warnings on stderr: the commands that read say themselves which files of the store they could
+    // not read, for their scope (see READS in commands/shared.ts), and a write into such a file fails.
+    logger: {},
   });
   // With --json, stderr holds the JSON error and nothing else: no progress, no notes.
   const quiet = globals.quiet || globals.json;
@@ -269,6 +273,18 @@ function reportFailure(io: CliIo, command: CommandSpec, globals: GlobalOptions, 
   return exitCode;
 }
 
+/**
+ * The files a read command's store cannot read (see unreadableFiles in commands/shared.ts), one line each
+ * (`file:line: what to do`), the first UNREADABLE_SHOWN of them; undefined for a STORE_CORRUPT without them.
+ */
+function unreadableLines(error: MemloomError): string | undefined {
+  const problems = (error.details as { problems?: { file: string; line: number; message: string }[] }).problems;
+  if (!Array.isArray(problems)) return undefined;
+  const lines = problems.slice(0, UNREADABLE_SHOWN).map(({ file, line, message }) => `  ${oneLine(`${file}:${line}: ${message}`)}`);
+  if (problems.length > UNREADABLE_SHOWN) lines.push(`  … and ${problems.length - UNREADABLE_SHOWN} more`);
+  return lines.join('\n');
+}
+
 /** An error from a system call (a file that cannot be opened, written or read), which names its code and path; or one saying where it met one. */
 function isSystemError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
@@ -303,6 +319,8 @@ function hintFor(error: MemloomError): string | undefined {
       return error.backend === 'qdrant'
         ? 'Commands that only read never create a store. If the collection and the URL are right, "memloom add", "memloom import" or "memloom init" creates the collection; otherwise check --store, MEMLOOM_STORE, QDRANT_URL, MEMLOOM_QDRANT_COLLECTION and the configuration file.'
         : 'Commands that only read never create a store. If the path is right, "memloom add", "memloom import" or "memloom init" creates it; otherwise check --store, MEMLOOM_STORE, MEMLOOM_SQLITE_PATH and the configuration file.';
+    case 'STORE_CORRUPT':
+      return unreadableLines(error);
     case 'CONFLICT':
       // An import's conflict says itself what to do (--on-conflict); running it again would meet it again.
       return error.backend === 'cli' ? undefined : 'Someone changed the memory meanwhile; run the command again.';

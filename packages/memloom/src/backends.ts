@@ -1,4 +1,4 @@
-import { MemloomError, type Embedder, type MemoryStore } from '@memloom/core';
+import { MemloomError, type Clock, type Embedder, type Logger, type MemoryStore } from '@memloom/core';
 import { defaultLayer, resolveIn, sourceOf, type ConfigLayer } from './load-config.js';
 import type { EmbedderConfig, StoreConfig } from './config-schema.js';
 import type { ResolvedConfig } from './create-memory.js';
@@ -87,13 +87,15 @@ export function readEmbedderSetting(layers: ConfigLayer[]): ResolvedConfig['embe
  * A resolved configuration kept without them (they are optional: one a caller wrote, say) has its `config`
  * parsed again, and its paths read as `resolveMemloomConfig` reads them (see pathLayer).
  * `contextWeight` is the Memory's `retrieval.contextWeight`, for stores that embed by themselves (Markdown).
+ * `clock` and `logger` are the Memory's, for the Markdown store (the times of hand edits and backups; the files it
+ * cannot read are warned about there).
  * `mustExist` opens a SQLite file, a Markdown folder or a Qdrant collection only if it exists (MISSING_RESOURCE otherwise, nothing created).
  */
 export async function createStoreFrom(
   resolved: ResolvedConfig,
   embedder: Embedder,
   env: Record<string, string | undefined>,
-  { contextWeight, mustExist = false, cwd }: { contextWeight?: number | undefined; mustExist?: boolean; cwd: string },
+  { contextWeight, clock, logger, mustExist = false, cwd }: { contextWeight?: number | undefined; clock?: Clock | undefined; logger?: Logger | undefined; mustExist?: boolean; cwd: string },
 ): Promise<MemoryStore> {
   const { source } = resolved.store;
   const parsed = resolved.store.parsed ?? parseStoreConfig(settingOf('store', resolved.store), source);
@@ -123,9 +125,10 @@ export async function createStoreFrom(
       case 'markdown': {
         const markdown = await importOptional(() => import('@memloom/store-markdown'), '@memloom/store-markdown', source);
         // The store re-embeds hand-edited blocks and rebuilds its index: with the Memory's context weight, unless the store config sets one.
-        const weight = contextWeight === undefined ? {} : { contextWeight };
+        // It dates hand edits and backups by the Memory's clock, and warns the Memory's logger of the files it cannot read.
+        const memoryParts = { ...(contextWeight === undefined ? {} : { contextWeight }), ...(clock ? { clock } : {}), ...(logger ? { logger } : {}) };
         const root = resolved.markdownRoot ?? resolveIn(base(), options.root as string);
-        return markdown.createMarkdownStore({ ...weight, ...options, ...existing, root, embedder });
+        return markdown.createMarkdownStore({ ...memoryParts, ...options, ...existing, root, embedder });
       }
       case 'qdrant': {
         const qdrant = await importOptional(() => import('@memloom/store-qdrant'), '@memloom/store-qdrant', source);

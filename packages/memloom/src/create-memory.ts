@@ -4,6 +4,7 @@ import {
   type CreateMemoryOptions,
   describeValue,
   type Embedder,
+  type Logger,
   MemloomError,
   type Memory,
   type MemoryStore,
@@ -72,6 +73,12 @@ export interface ResolvedConfig {
   engine: Omit<MemloomConfig, 'store' | 'embedder' | 'policy'>;
 }
 
+/**
+ * The logger a store built here warns when `createMemory` is given none: a Markdown file it cannot read (its
+ * memories are missing from every read until it is fixed) is said on stderr, once per look that finds it.
+ */
+const STDERR_WARNINGS: Logger = { warn: (message) => console.warn(message) };
+
 const ENGINE_KEYS = ['strategy', 'decay', 'freshness', 'retrieval', 'limits', 'defaults', 'modelTimeoutMs', 'trackAccess', 'scope'] as const;
 /** Objects passed on to core's createMemory as they are. */
 const INSTANCE_KEYS = ['languageModel', 'clock', 'generateId', 'prompts', 'logger'] as const;
@@ -102,7 +109,14 @@ export async function createMemory(options: MemloomOptions = {}, resolved?: Reso
   const contextWeight = resolved.engine.retrieval?.contextWeight;
   const store = isStore(options.store)
     ? options.store
-    : await createStoreFrom(resolved, embedder, environmentOf(options), { contextWeight, mustExist: options.mustExist === true, cwd: options.cwd ?? process.cwd() });
+    : await createStoreFrom(resolved, embedder, environmentOf(options), {
+        contextWeight,
+        clock: options.clock,
+        // A Markdown file the store cannot read hides its memories: said on stderr unless the caller takes the warnings.
+        logger: options.logger ?? STDERR_WARNINGS,
+        mustExist: options.mustExist === true,
+        cwd: options.cwd ?? process.cwd(),
+      });
   try {
     return createCoreMemory({ ...resolved.engine, ...pickInstances(options), store, embedder });
   } catch (error) {

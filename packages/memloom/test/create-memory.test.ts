@@ -1,13 +1,13 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { importOptional } from '../src/backends.js';
 import { errorOf } from './helpers.js';
 import { createMemory, resolveMemloomConfig, type Memory } from '../src/index.js';
-import { createInMemoryStore, createTestEmbedder } from '@memloom/core/testing';
+import { createFakeClock, createInMemoryStore, createTestEmbedder } from '@memloom/core/testing';
 
 let cwd: string;
 const opened: Memory[] = [];
@@ -185,6 +185,50 @@ describe('createMemory() by configuration', () => {
     await (memory.store as import('@memloom/store-markdown').MarkdownStore).rebuildIndex();
     const rounded = (vector: number[] | undefined) => vector?.map((value) => Math.round(value * 1e5));
     expect(rounded(await memory.store.getVector(added.memory.id))).toEqual(rounded(written));
+  });
+
+  it("gives a Markdown store the Memory's clock: a hand edit is a version at the Memory's time, and its backup is named by it", async () => {
+    const clock = createFakeClock('2024-03-02T09:00:00Z');
+    const memory = await open({ cwd, env: {}, configFile: false, embedder: createTestEmbedder({ dimension: 16 }), store: 'markdown:./notes', clock });
+    const scope = { userId: 'u' };
+    const added = await memory.add('I live in Lyon', { scope });
+    const folder = (memory.store as import('@memloom/store-markdown').MarkdownStore).directoryFor(scope);
+    const file = join(folder, 'MEMORY.md');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('I live in Lyon', 'I live in Lyon, France'));
+    clock.advanceDays(10);
+    const versions = await memory.history(added.memory.id, { scope });
+    expect(versions.map((version) => [version.version, version.at, version.trigger])).toEqual([
+      [1, '2024-03-02T09:00:00.000Z', 'user_mention'],
+      [2, '2024-03-12T09:00:00.000Z', 'manual_edit'],
+    ]);
+    expect(readdirSync(join(folder, 'backups'))).toEqual(['20240312_090000_MEMORY.md']);
+  });
+
+  it("warns the Memory's logger of a Markdown file the store cannot read, and stderr when none is given", async () => {
+    const embedder = createTestEmbedder({ dimension: 16 });
+    const scope = { userId: '小明' };
+    const first = await open({ cwd, env: {}, configFile: false, embedder, store: 'markdown:./notes' });
+    await first.add('我喜欢吃火锅。', { scope });
+    const file = join((first.store as import('@memloom/store-markdown').MarkdownStore).directoryFor(scope), 'MEMORY.md');
+    await first.close();
+    const [before, after] = readFileSync(file, 'utf8').split('我喜欢吃火锅。') as [string, string];
+    // The memory's text saved as GBK, as a legacy Windows editor does.
+    writeFileSync(file, Buffer.concat([Buffer.from(before), Buffer.from('ced2cfb2bbb6b3d4bbf0b9f8a1a3', 'hex'), Buffer.from(after)]));
+    const expected = /^\[memloom\] \[markdown\] users\/%E5%B0%8F%E6%98%8E\/memory\/MEMORY\.md:\d+: is not valid UTF-8 .*GBK/u;
+
+    const warnings: string[] = [];
+    const withLogger = await open({ cwd, env: {}, configFile: false, embedder, store: 'markdown:./notes', logger: { warn: (message) => warnings.push(message) } });
+    expect(await withLogger.list({ scope })).toEqual([]);
+    expect(warnings).toEqual([expect.stringMatching(expected)]);
+
+    const stderr = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const withoutLogger = await open({ cwd, env: {}, configFile: false, embedder, store: 'markdown:./notes' });
+      expect(await withoutLogger.list({ scope })).toEqual([]);
+      expect(stderr.mock.calls).toEqual([[expect.stringMatching(expected)]]);
+    } finally {
+      stderr.mockRestore();
+    }
   });
 
   it('lets options win over the file, and the file over the environment, field by field', async () => {

@@ -70,6 +70,11 @@ export interface FileProblem {
   /** 1-based line number. */
   line: number;
   message: string;
+  /**
+   * The scope whose memories the file holds. Absent for a folder of the layout that is a symbolic link
+   * (`users/`, a scope folder): the store does not look behind it, so it cannot say whose memories are there.
+   */
+  scope?: Scope;
 }
 
 export type BlockStatus =
@@ -134,7 +139,7 @@ export function parseMemoryFile(text: string, context: ParseContext): ParsedFile
       bodyStart = metaIndex + 1;
       const parsed = parseMeta(candidate);
       if ('error' in parsed) {
-        problems.push({ path: context.path, line: start + metaIndex + 1, message: parsed.error });
+        problems.push({ path: context.path, scope: context.scope, line: start + metaIndex + 1, message: parsed.error });
         continue;
       }
       meta = parsed.meta;
@@ -149,7 +154,7 @@ export function parseMemoryFile(text: string, context: ParseContext): ParsedFile
       }
       if (headingDate && !isOnCalendar(headingDate)) {
         // Taken as it reads, 2024-02-30 would date the memory March 1: a typing slip, for the person to fix.
-        problems.push({ path: context.path, line: start + 1, message: `the heading's date ${headingDate} is not a day of the calendar; correct it (YYYY-MM-DD)` });
+        problems.push({ path: context.path, scope: context.scope, line: start + 1, message: `the heading's date ${headingDate} is not a day of the calendar; correct it (YYYY-MM-DD)` });
         continue;
       }
       const text = headingDate || heading === '' ? content : `${heading}\n${content}`;
@@ -160,7 +165,7 @@ export function parseMemoryFile(text: string, context: ParseContext): ParsedFile
       continue;
     }
     if (content === '' && meta.raw === undefined) {
-      problems.push({ path: context.path, line: start + 1, message: `memory ${meta.id} has no text; write its text under the heading or delete the whole block` });
+      problems.push({ path: context.path, scope: context.scope, line: start + 1, message: `memory ${meta.id} has no text; write its text under the heading or delete the whole block` });
       continue;
     }
     const intact = meta.sum !== undefined && meta.sum === checksum(content, meta);

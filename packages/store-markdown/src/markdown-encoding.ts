@@ -3,7 +3,7 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 /**
  * A Markdown file's bytes as text, or why they are not UTF-8, the one encoding memloom reads and writes.
  * Read as UTF-8 regardless, a file re-saved as UTF-16 would show no block at all (every memory in it taken as
- * deleted) and one saved as Windows-1252 would show U+FFFD for each accent (taken as edits): such a file is a
+ * deleted) and one saved as Windows-1252 or GBK would show U+FFFD for each accent or Chinese character (taken as edits): such a file is a
  * problem for the person to fix instead, like any file that cannot be read.
  */
 export function decodeMarkdown(bytes: Uint8Array): { text: string } | { line: number; message: string } {
@@ -14,7 +14,7 @@ export function decodeMarkdown(bytes: Uint8Array): { text: string } | { line: nu
     // A UTF-8 byte order mark is dropped here.
     return { text: UTF8.decode(bytes) };
   } catch {
-    return { line: firstNonUtf8Line(bytes), message: 'is not valid UTF-8 (saved in another encoding, such as Windows-1252?): save it as UTF-8' };
+    return { line: firstNonUtf8Line(bytes), message: 'is not valid UTF-8 (saved in another encoding, such as GBK/GB18030, Big5 or Windows-1252?): save it as UTF-8' };
   }
 }
 

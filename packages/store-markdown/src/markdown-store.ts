@@ -64,8 +64,12 @@ export interface MarkdownStore extends MemoryStore {
    * embedder that fails is reported in `embedderError`; the vectors it did not remake are kept.
    */
   rebuildIndex(): Promise<SyncReport>;
-  /** Problems found in the files by the last look at them (path, line, message). */
-  problems(): FileProblem[];
+  /**
+   * Problems found in the files by the last look at them (path, line, message, scope). With a scope, those
+   * that can hide memories of that scope, as `list({ scope })` reads it: the files of the scope and of the scopes
+   * inside it, and every folder of the layout that is a symbolic link (whose scope cannot be told).
+   */
+  problems(scope?: Scope): FileProblem[];
   /** Seed 001's policy overrides file and snapshots for one scope. */
   policyStorage(scope?: Scope): PolicyStorage;
   /** Absolute path of a scope's `memory/` folder (the scope is validated first). */
@@ -230,8 +234,11 @@ class MarkdownFileStore implements MarkdownStore {
     return vector ? Array.from(vector) : undefined;
   }
 
-  problems(): FileProblem[] {
-    return this.currentProblems.map((problem) => ({ ...problem }));
+  problems(scope?: Scope): FileProblem[] {
+    if (scope !== undefined) assertQueryScope({ scope }, 'problems', BACKEND);
+    return this.currentProblems
+      .filter((problem) => problem.scope === undefined || inScope(problem.scope, scope))
+      .map((problem) => ({ ...problem, ...(problem.scope ? { scope: { ...problem.scope } } : {}) }));
   }
 
   directoryFor(scope: Scope): string {

@@ -528,7 +528,7 @@ function linkedFile(state: ScopeState, rel: string): ParsedFile {
 
 /** A file reported as it is, with no block read from it (a link, a file not in UTF-8). */
 function unreadableFile(state: ScopeState, rel: string, line: number, message: string): ParsedFile {
-  return { segments: [], problems: [{ path: blockAt(state, rel), line, message }] };
+  return { segments: [], problems: [{ path: blockAt(state, rel), line, message, scope: state.scope }] };
 }
 
 /**

@@ -164,7 +164,7 @@ describe('edits made by a person', () => {
       const report = await store.sync();
       expect(report.created, heading).toEqual([]);
       expect(report.problems, heading).toEqual([
-        { path: 'users/alice/memory/MEMORY.md', line, message: expect.stringContaining(`${heading} is not a day of the calendar`) },
+        { path: 'users/alice/memory/MEMORY.md', line, message: expect.stringContaining(`${heading} is not a day of the calendar`), scope: { userId: 'alice' } },
       ]);
       // Left as the person wrote it: a write into the file is refused, naming the place to fix.
       const error = await memory.add('The user moved to Porto.', { scope }).catch((caught: unknown) => caught);

@@ -39,7 +39,7 @@ describe('a file that cannot be read', () => {
 
     const report = await store.sync();
     expect(report.problems).toEqual([
-      { path: 'users/alice/memory/MEMORY.md', line: lineOfDamage, message: expect.stringMatching(/not valid JSON/u) },
+      { path: 'users/alice/memory/MEMORY.md', line: lineOfDamage, message: expect.stringMatching(/not valid JSON/u), scope: { userId: 'alice' } },
     ]);
     expect(store.problems()).toEqual(report.problems);
     expect(warnings.some((warning) => warning.includes(`users/alice/memory/MEMORY.md:${lineOfDamage}`))).toBe(true);
@@ -132,7 +132,7 @@ describe('a Markdown file not saved as UTF-8', () => {
     for (const [name, bytes, line, message] of variants) {
       await writeFile(file, bytes);
       const report = await store.sync();
-      expect(report.problems, name).toEqual([{ path: 'users/alice/memory/MEMORY.md', line, message: expect.stringMatching(message) }]);
+      expect(report.problems, name).toEqual([{ path: 'users/alice/memory/MEMORY.md', line, message: expect.stringMatching(message), scope: { userId: 'alice' } }]);
       expect(report, name).toMatchObject({ created: [], edited: [], deleted: [] });
       expect((await store.list({ scope: alice })).map((record) => record.content).sort(), name).toEqual(contents);
       expect(await store.history(cafe.memory.id), name).toHaveLength(1);
@@ -153,6 +153,40 @@ describe('a Markdown file not saved as UTF-8', () => {
     expect(await store.sync()).toMatchObject({ created: [], edited: [], deleted: [], problems: [] });
     expect((await store.list({ scope: alice })).map((record) => record.content).sort()).toEqual(contents);
     expect(await store.get(cafe.memory.id)).toMatchObject({ revision: 1 });
+  });
+});
+
+describe('a Chinese MEMORY.md saved as GBK by an editor', () => {
+  it('names GBK/GB18030 and the line, and problems(scope) gives it to the scopes whose memories it holds', async () => {
+    const embedder = createTestEmbedder({ dimension: 16 });
+    store = createMarkdownStore({ root: await tempRoot(), embedder });
+    const memory = createMemory({ store, embedder });
+    const xiaoming = { userId: '小明' };
+    const withAgent = { userId: '小明', agentId: '助手' };
+    await memory.add('我喜欢吃火锅。', { scope: withAgent });
+    await memory.add('Bob sails on weekends.', { scope: { userId: 'bob' } });
+    const file = path.join(store.directoryFor(withAgent), 'MEMORY.md');
+    const text = await readFile(file, 'utf8');
+    const lineOfText = text.split('\n').indexOf('我喜欢吃火锅。') + 1;
+    // The same file as GBK: the memory's characters are two bytes each (火锅 is BB F0 B9 F8), the rest ASCII.
+    const [before, after] = text.split('我喜欢吃火锅。') as [string, string];
+    await writeFile(file, Buffer.concat([Buffer.from(before), Buffer.from('ced2cfb2bbb6b3d4bbf0b9f8a1a3', 'hex'), Buffer.from(after)]));
+
+    const [problem] = (await store.sync()).problems;
+    expect(problem).toEqual({
+      path: 'users/%E5%B0%8F%E6%98%8E/agents/%E5%8A%A9%E6%89%8B/memory/MEMORY.md',
+      line: lineOfText,
+      message: expect.stringContaining('not valid UTF-8 (saved in another encoding, such as GBK/GB18030'),
+      scope: withAgent,
+    });
+    // As list({ scope }) reads: the user's scope holds the agent's memories too; bob's and the agent's other user's do not.
+    expect(store.problems(xiaoming)).toEqual([problem]);
+    expect(store.problems(withAgent)).toEqual([problem]);
+    expect(store.problems({ agentId: '助手' })).toEqual([problem]);
+    expect(store.problems({})).toEqual([problem]);
+    expect(store.problems({ userId: 'bob' })).toEqual([]);
+    expect(store.problems({ userId: '小明', agentId: 'other' })).toEqual([]);
+    expect(() => store!.problems('小明' as never)).toThrow(MemloomError);
   });
 });
 
@@ -236,7 +270,7 @@ describe('a Markdown file that is a symbolic link', () => {
 
     store = createMarkdownStore({ root, embedder });
     await store.open(dimensions);
-    const problem = { path: 'users/alice/memory/MEMORY.md', line: 1, message: expect.stringMatching(/symbolic link/u) };
+    const problem = { path: 'users/alice/memory/MEMORY.md', line: 1, message: expect.stringMatching(/symbolic link/u), scope: { userId: 'alice' } };
     expect(store.problems()).toEqual([problem]);
     expect((await store.sync()).deleted).toEqual([]);
     const error = await createMemory({ store, embedder }).add('Alice moved to Porto.', { scope: alice }).catch((caught: unknown) => caught);
@@ -276,7 +310,7 @@ describe('a folder that is a symbolic link', () => {
     store = createMarkdownStore({ root, embedder, clock });
     const memory = createMemory({ store, embedder, clock });
     await store.open(dimensions);
-    const problem = { path: 'users/alice/memory/202403', line: 1, message: expect.stringMatching(/symbolic link/u) };
+    const problem = { path: 'users/alice/memory/202403', line: 1, message: expect.stringMatching(/symbolic link/u), scope: { userId: 'alice' } };
     expect(store.problems()).toEqual([problem]);
     expect((await store.sync()).deleted).toEqual([]);
     // A note of that month is not written through the link; MEMORY.md, beside it, is written as ever.
@@ -313,7 +347,7 @@ describe('a folder that is a symbolic link', () => {
 
     const report = await store.sync();
     expect(report.deleted).toEqual([]);
-    expect(report.problems).toEqual([{ path: 'users/alice/memory/202403', line: 1, message: expect.stringMatching(/symbolic link/u) }]);
+    expect(report.problems).toEqual([{ path: 'users/alice/memory/202403', line: 1, message: expect.stringMatching(/symbolic link/u), scope: { userId: 'alice' } }]);
     // Reads serve what was read before the link came, and do not read the folder again each time (nor warn again).
     const warned = warnings.length;
     expect((await store.get(episode.memory.id))?.content).toBe('Talked about the trip to Lyon.');

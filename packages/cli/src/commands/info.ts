@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_TYPES, type ResolvedConfig, type Scope } from 'memloom';
 import { describeScope, numberOption, requirePositionals, type CommandSpec, type OpenedMemory } from '../command.js';
 import { oneLine } from '../format.js';
-import { effectiveScope, EXISTING_STORE, FILTER_OPTIONS, filterFrom, scopeOption, withMemory } from './shared.js';
+import { effectiveScope, FILTER_OPTIONS, filterFrom, READS, scopeOption, withMemory } from './shared.js';
 
 export const indexCommand: CommandSpec = {
   name: 'index',
@@ -22,7 +22,7 @@ export const indexCommand: CommandSpec = {
       const index = await memory.renderIndex({ ...scopeOption(context), ...(limit ? { limit } : {}), ...(filter ? { filter } : {}) });
       if (context.globals.json) return context.printJson({ index });
       context.io.stdout.write(index.endsWith('\n') ? index : `${index}\n`);
-    }, EXISTING_STORE);
+    }, READS);
   },
 };
 
@@ -57,7 +57,7 @@ export const statsCommand: CommandSpec = {
       context.print(`  by category  ${pairs(stats.byCategory)}`);
       context.print(`  by type      ${pairs(stats.byType)}`);
       if (stats.oldestUpdate) context.print(`  updated      ${stats.oldestUpdate.slice(0, 10)} .. ${stats.newestUpdate?.slice(0, 10)}`);
-    }, EXISTING_STORE);
+    }, READS);
   },
 };
 

@@ -1,7 +1,7 @@
 import { choiceOption, flag, numberOption, parseNumber, requirePositionals, type CommandSpec } from '../command.js';
 import { UsageError } from '../exit-codes.js';
 import { memoryDetails, memoryLine, oneLine, searchLine, versionLines } from '../format.js';
-import { effectiveScope, EXISTING_STORE, FILTER_OPTIONS, filterFrom, scopeOption, withMemory } from './shared.js';
+import { effectiveScope, EXISTING_STORE, FILTER_OPTIONS, filterFrom, LOOKUPS, READS, scopeOption, withMemory } from './shared.js';
 import { isEmptyScope, MemloomError, scopeDescription } from '@memloom/core';
 
 export const searchCommand: CommandSpec = {
@@ -31,7 +31,7 @@ export const searchCommand: CommandSpec = {
       if (context.globals.json) return context.printJson(results);
       if (results.length === 0) return context.print('No memories match.');
       results.forEach((result, index) => searchLine(context, result, index + 1).forEach((line) => context.print(line)));
-    }, EXISTING_STORE);
+    }, READS);
   },
 };
 
@@ -74,7 +74,7 @@ export const listCommand: CommandSpec = {
       const total = await memory.count(query);
       const shown = (offset ?? 0) + memories.length;
       if (shown < total) context.note(context.dim(`${memories.length} of ${total} shown; --all or --offset ${shown} for more`));
-    }, EXISTING_STORE);
+    }, READS);
   },
 };
 
@@ -98,7 +98,7 @@ export const showCommand: CommandSpec = {
       }
       if (context.globals.json) return context.printJson(record);
       for (const line of memoryDetails(context, record)) context.print(line);
-    }, EXISTING_STORE);
+    }, LOOKUPS);
   },
 };
 
@@ -114,7 +114,7 @@ export const historyCommand: CommandSpec = {
       const versions = await memory.history(id!, scopeOption(context));
       if (context.globals.json) return context.printJson(versions);
       for (const version of versions) versionLines(context, version).forEach((line) => context.print(line));
-    }, EXISTING_STORE);
+    }, LOOKUPS);
   },
 };
 

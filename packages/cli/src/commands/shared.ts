@@ -1,6 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { open, readdir, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { isEmptyScope, MemloomError, scopeDescription, type MemoryStore } from '@memloom/core';
+import type { MarkdownStore } from '@memloom/store-markdown';
 import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_TYPES, type Memory, type MemoryFilter, type Scope } from 'memloom';
 import { choiceList, type CommandContext, type OpenedMemory, type OpenOptions, type OptionSpec, type OptionValues } from '../command.js';
 import { UsageError } from '../exit-codes.js';
@@ -26,14 +28,72 @@ export function filterFrom(values: OptionValues): MemoryFilter | undefined {
 /** How the commands that only read (or change only memories that exist) open the memory: they never create a store. */
 export const EXISTING_STORE: OpenOptions = { mustExist: true };
 
-/** Open the configured memory, run `work`, and close it whatever happens. */
-export async function withMemory<T>(context: CommandContext, work: (opened: OpenedMemory) => Promise<T>, options?: OpenOptions): Promise<T> {
+/** What a command does about the files of its store that it cannot read (see unreadableFiles). */
+export interface UnreadableFiles {
+  /** `fail`: the command fails (exit 1) after printing what it read; `not-found`: a memory or version not found is said to be maybe in them. */
+  unreadable?: 'fail' | 'not-found';
+}
+
+/**
+ * How the commands that read a scope (list, search, index, stats, export) open the memory: as EXISTING_STORE,
+ * and failing when the store has files it cannot read that may hold memories of the scope.
+ */
+export const READS: OpenOptions & UnreadableFiles = { ...EXISTING_STORE, unreadable: 'fail' };
+
+/** How the commands that read one memory (show, history) open it: a memory not found may be in a file the store cannot read. */
+export const LOOKUPS: OpenOptions & UnreadableFiles = { ...EXISTING_STORE, unreadable: 'not-found' };
+
+/** How many of the files a store cannot read are listed on stderr, before "… and N more". */
+export const UNREADABLE_SHOWN = 10;
+
+/** Open the configured memory, run `work`, and close it whatever happens; `unreadable` as UnreadableFiles says. */
+export async function withMemory<T>(context: CommandContext, work: (opened: OpenedMemory) => Promise<T>, options?: OpenOptions & UnreadableFiles): Promise<T> {
   const opened = await context.openMemory(options);
   try {
-    return await work(opened);
+    const result = await work(opened);
+    const unreadable = options?.unreadable === 'fail' ? unreadableFiles(context, opened) : undefined;
+    if (unreadable) throw unreadable;
+    return result;
+  } catch (error) {
+    const notFound = MemloomError.hasCode(error, 'NOT_FOUND') || MemloomError.hasCode(error, 'VERSION_NOT_FOUND');
+    throw (notFound && options?.unreadable && unreadableFiles(context, opened, error)) || error;
   } finally {
     await opened.memory.close().catch(() => undefined);
   }
+}
+
+/**
+ * The files of the store it cannot read (a Markdown file saved as GBK or UTF-16, a broken `<!-- memloom … -->`
+ * line, a symbolic link) that may hold memories of the command's scope, as STORE_CORRUPT (exit 1): the memories
+ * in them are missing from what the command read, which would otherwise look complete, or empty. Undefined when
+ * there is none, or the store cannot tell (only the Markdown store has such files). `details.problems` lists
+ * them all (`file` as shown, `path` in the store); the CLI prints the first UNREADABLE_SHOWN (see hintFor).
+ */
+function unreadableFiles(context: CommandContext, opened: OpenedMemory, notFound?: MemloomError): MemloomError | undefined {
+  const store = opened.memory.store as MemoryStore & Partial<Pick<MarkdownStore, 'problems' | 'root'>>;
+  if (typeof store.problems !== 'function' || typeof store.root !== 'string') return undefined;
+  const scope = effectiveScope(context, opened);
+  const problems = store.problems(scope);
+  if (problems.length === 0) return undefined;
+  const files = new Set(problems.map((problem) => problem.path)).size;
+  const where = isEmptyScope(scope) ? '' : ` with memories of ${scopeDescription(scope)}`;
+  const reading = notFound
+    ? `${notFound.reason}; the store has ${files === 1 ? 'a file' : `${files} files`}${where} it cannot read, which may hold it`
+    : `the store has ${files === 1 ? 'a file' : `${files} files`}${where} it cannot read: what was read leaves out the memories in ${files === 1 ? 'it' : 'them'}`;
+  const root = store.root;
+  return new MemloomError({
+    code: 'STORE_CORRUPT',
+    backend: store.name,
+    message: `${reading}; fix ${files === 1 ? 'it' : 'them'} as each problem says, and run the command again`,
+    ...(notFound ? { cause: notFound } : {}),
+    details: { scope, problems: problems.map(({ path, line, message }) => ({ file: shownFile(context, join(root, path)), path, line, message })) },
+  });
+}
+
+/** A file as the person finds it: relative to the working directory when inside it, else absolute. */
+function shownFile(context: CommandContext, file: string): string {
+  const inside = relative(context.io.cwd, file);
+  return inside.startsWith('..') || isAbsolute(inside) ? file : inside;
 }
 
 /** The scope of a command: --user/--agent/--session when given (the configured default scope fills the rest). */

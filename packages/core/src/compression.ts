@@ -1,4 +1,5 @@
 import { keywords } from './text/keywords.js';
+import { firstGraphemes } from './text/graphemes.js';
 import { ENGLISH_STOPWORDS } from './text/stopwords.js';
 import { statementTerms, isCoveredBy, type StatementTerms } from './text/statement-terms.js';
 import { GROUPS, aboutName, clauseSubject, clauseSubjects, englishClauses, namedBefore, namesItsSubject, opensWithIt, opensWithSelf, peopleNamed, pronounOpening, type ClauseSubject } from './text/statement-subject.js';
@@ -305,7 +306,8 @@ function summarize(content: string): string {
   }
   // A first clause far shorter than the target ("Well, …") keeps too little.
   if (Array.from(summary).length < target / 2) {
-    const head = characters.slice(0, target).join('');
+    // Between graphemes: a flag or a joined emoji is never cut in two.
+    const head = firstGraphemes(text, target);
     const space = head.lastIndexOf(' ');
     summary = space > target / 2 ? head.slice(0, space) : head;
     // Do not end on "for a" or "to the".

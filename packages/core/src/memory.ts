@@ -34,6 +34,7 @@ import {
   engineConfigSchema,
   listOptionsSchema,
   renderOptionsSchema,
+  checkedClock,
   parseOrThrow,
   restoreOptionsSchema,
   searchOptionsSchema,
@@ -76,7 +77,7 @@ export function createMemory(options: CreateMemoryOptions): Memory {
   const { store, embedder, languageModel, clock, generateId, scope, prompts, logger, ...config } = options;
   // Strict: a misspelt section (`stratgy`) would otherwise be dropped and its defaults used without a word.
   const engineConfig = parseOrThrow(engineConfigSchema.strict(), config, 'createMemory options');
-  const time = clock ?? systemClock;
+  const time = checkedClock(clock, systemClock, 'createMemory({ clock })');
   return new MemloomMemory({
     store,
     embedder,

@@ -91,7 +91,7 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
   const decision =
     options.merge === false
       ? { ...VERBATIM_DECISION }
-      : decideUpdate(nearest ? { id: nearest.id, level: nearest.level, similarity: nearestHit.score } : undefined, deps.config.strategy);
+      : decideUpdate(nearest ? { id: nearest.id, level: nearest.level, similarity: nearestHit.score } : undefined, deps.config.strategy, mergeFamily(category));
 
   if (nearest && current && decision.strategy === 'merge_update') {
     const source = await mergeSource(deps.store, nearest);

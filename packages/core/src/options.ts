@@ -11,6 +11,7 @@ import {
   retrievalConfigSchema,
   strategyConfigSchema,
 } from './config.js';
+import type { Clock } from './contracts.js';
 import type { AddResult } from './memory-types.js';
 import { isAbortSignal, notASignal } from './abort-signal.js';
 import { MemloomError } from './errors.js';
@@ -222,6 +223,31 @@ export function toEpochMs(value: Date | string | number): number {
     throw new MemloomError({ code: 'INVALID_INPUT', message: `not a day of the calendar: ${value} (a Date would read it as ${new Date(ms).toISOString()})` });
   }
   return ms;
+}
+
+/**
+ * The `clock` option as core reads it: every `now()` is checked to be epoch milliseconds (a finite number a
+ * Date can hold), else INVALID_OPTIONS naming the option. A clock returning a Date or an ISO string would
+ * otherwise turn `now + tolerance` into string concatenation and give self-contradictory errors.
+ * `option` names where it was given (`createMemory({ clock })`).
+ */
+export function checkedClock(clock: Clock | undefined, fallback: Clock, option: string): Clock {
+  if (clock === undefined) return fallback;
+  if (clock === null || typeof clock !== 'object' || typeof (clock as Partial<Clock>).now !== 'function') {
+    throw new MemloomError({ code: 'INVALID_OPTIONS', message: `${option}: clock must be an object with a now() method returning epoch milliseconds` });
+  }
+  return {
+    now: () => {
+      const value: unknown = clock.now();
+      if (typeof value === 'number' && Number.isFinite(value) && Math.abs(value) <= 8.64e15) return value;
+      const shown = value instanceof Date ? `a Date (${String(value)})` : typeof value === 'number' ? String(value) : `${typeof value} ${JSON.stringify(value) ?? String(value)}`;
+      throw new MemloomError({
+        code: 'INVALID_OPTIONS',
+        message: `${option}: clock.now() returned ${shown}; it must return epoch milliseconds as a finite number (e.g. Date.now() or date.getTime())`,
+        details: { option: 'clock' },
+      });
+    },
+  };
 }
 
 /**

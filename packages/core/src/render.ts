@@ -1,5 +1,6 @@
 import type { FreshnessConfig } from './config.js';
 import { freshnessNote, freshnessThresholdMs, indexAnnotation, truncateIndex } from './freshness.js';
+import { clipGraphemes } from './text/graphemes.js';
 import { MEMORY_CATEGORIES, type MemoryRecord } from './types.js';
 
 const CATEGORY_TITLES: Record<MemoryRecord['category'], string> = {
@@ -39,9 +40,8 @@ export function renderIndex(
 /** One index line: `- [level] text (id) _(last updated …)_`. */
 export function indexLine(memory: MemoryRecord, nowMs: number, freshness: FreshnessConfig | undefined): string {
   const flat = memory.content.replace(/\s+/g, ' ').trim();
-  // Cut by code points: a cut by UTF-16 units could split an emoji and leave half of it.
-  const points = Array.from(flat);
-  const text = points.length > INDEX_LINE_CHARS ? `${points.slice(0, INDEX_LINE_CHARS - 1).join('')}…` : flat;
+  // Cut between graphemes: a cut by UTF-16 units or code points could split an emoji (a flag, a ZWJ family).
+  const text = clipGraphemes(flat, INDEX_LINE_CHARS);
   const level = memory.level === 'full' ? '' : `[${memory.level}] `;
   const threshold = freshness ? freshnessThresholdMs(memory.type, freshness) : undefined;
   return `- ${level}${text} \`${memory.id}\`${indexAnnotation(Date.parse(memory.updatedAt), threshold, nowMs)}`;

@@ -1,5 +1,5 @@
 import type { StrategyConfig } from './config.js';
-import type { MemoryLevel } from './types.js';
+import { MEMORY_CATEGORIES, type MemoryCategory, type MemoryLevel } from './types.js';
 
 /** Seed 004's three answers to "how does new content relate to what we remember?". */
 export type MergeStrategy = 'merge_update' | 'keep_both' | 'create_new';
@@ -20,10 +20,12 @@ export interface UpdateDecision {
 
 /**
  * Rounding error forgiven at a threshold: a similarity within this of a
- * threshold counts as on it (a cosine that is 0.85 on paper can compute as
- * 0.8499999999999999).
+ * threshold counts as on it. A cosine that is 0.85 on paper can compute as
+ * 0.8499999999999999 in float64, and a store that keeps float32 vectors (SQLite)
+ * reads 0.7 as 0.699999988: 1e-6 covers float32's rounding (about 6e-8 per
+ * component), so every store takes the same decision at a threshold.
  */
-export const SIMILARITY_TOLERANCE = 1e-9;
+export const SIMILARITY_TOLERANCE = 1e-6;
 
 /** Levels from most to least detailed. */
 const LEVEL_ORDER: readonly MemoryLevel[] = ['full', 'summary', 'tag', 'trace', 'archive'];
@@ -33,17 +35,23 @@ export function levelRank(level: MemoryLevel): number {
   return LEVEL_ORDER.indexOf(level);
 }
 
-/** Decide merge / keep both / new from the similarity to the nearest memory in scope. */
+/**
+ * Decide merge / keep both / new from the similarity to the nearest memory in scope.
+ * `compared` names the categories the nearest memory was looked for in (a fact is
+ * compared with facts and core memories only): with no nearest memory, the reason
+ * says which categories were empty rather than "no memory in this scope".
+ */
 export function decideUpdate(
   nearest: { id: string; level: MemoryLevel; similarity: number } | undefined,
   config: StrategyConfig,
+  compared?: readonly MemoryCategory[],
 ): UpdateDecision {
   if (!nearest) {
     return {
       strategy: 'create_new',
       shouldRefreshTimestamp: false,
       shouldUpgradeLevel: false,
-      reason: 'no memory in this scope yet: created a new full memory',
+      reason: `${noneCompared(compared)}: created a new full memory`,
       similarity: 0,
     };
   }
@@ -82,6 +90,18 @@ export function decideUpdate(
     similarity,
     nearestId: nearest.id,
   };
+}
+
+const CATEGORY_NAMES: Record<MemoryCategory, string> = { system: 'system memory', core: 'core memory', fact: 'fact', episode: 'episode' };
+
+/** "no fact or core memory in this scope yet (other categories are not compared)", or "no memory …" when every category was. */
+function noneCompared(compared: readonly MemoryCategory[] | undefined): string {
+  if (!compared || MEMORY_CATEGORIES.every((category) => compared.includes(category))) return 'no memory in this scope yet';
+  // A fact is compared with facts and core memories: "no fact or core memory", the noun said once.
+  const both = compared.includes('fact') && compared.includes('core');
+  const names = compared.filter((category) => !both || (category !== 'fact' && category !== 'core')).map((category) => CATEGORY_NAMES[category]);
+  if (both) names.unshift('fact or core memory');
+  return `no ${names.join(' or ')} in this scope yet (other categories are not compared)`;
 }
 
 /**

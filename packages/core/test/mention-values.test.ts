@@ -194,13 +194,13 @@ describe('similarity thresholds', () => {
   });
 
   it('shows every digit where three would show a threshold the similarity is not on: in a boost and an upgrade too', async () => {
-    const { memory, at } = rig({ old: axisVector(DIM, 0), near: vectorWithSimilarity(DIM, 0, 1, 0.8499996) });
+    const { memory, at } = rig({ old: axisVector(DIM, 0), near: vectorWithSimilarity(DIM, 0, 1, 0.849996) });
     await memory.add('old', { scope });
     at(100);
     const kept = await memory.add('near', { scope });
     expect(kept.boosted).toBeDefined();
     const boost = (await memory.history(kept.boosted!.id)).at(-1);
-    expect(boost?.reason).toMatch(/^mentioned again at similarity 0\.849999\d* \(keep_both\)/u);
+    expect(boost?.reason).toMatch(/^mentioned again at similarity 0\.849996\d* \(keep_both\)/u);
     // 0.9504 against a summary: lifted to full (> 0.95), and not shown as 0.950.
     const { memory: other, at: later } = rig({ first: axisVector(DIM, 0), again: vectorWithSimilarity(DIM, 0, 2, 0.9504) });
     const first = await other.add('first', { scope });
@@ -213,10 +213,10 @@ describe('similarity thresholds', () => {
   });
 
   it('shows every digit when three would round a similarity below a threshold onto it', async () => {
-    const { memory } = rig({ old: axisVector(DIM, 0), near: vectorWithSimilarity(DIM, 0, 1, 0.8499996) });
+    const { memory } = rig({ old: axisVector(DIM, 0), near: vectorWithSimilarity(DIM, 0, 1, 0.849996) });
     await memory.add('old', { scope });
     const result = await memory.add('near', { scope });
     expect(result.decision.strategy).toBe('keep_both');
-    expect(result.decision.reason).toMatch(/^similarity 0\.849999\d* in \[0\.6, 0\.85\)/u);
+    expect(result.decision.reason).toMatch(/^similarity 0\.849996\d* in \[0\.6, 0\.85\)/u);
   });
 });

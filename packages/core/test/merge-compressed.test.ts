@@ -321,7 +321,7 @@ describe('maintenance compresses from the text a memory was last written with', 
     expect(result.boosted?.content).toBe('我叫张三，是一名AI工程师…');
     day(40);
     await memory.maintain();
-    // From the day-1 text; the summary it had when boosted would give "#张三 #AI #工程".
-    expect(await memory.get(added.id)).toMatchObject({ level: 'tag', content: '#张三 #工程 #北京 #工作' });
+    // From the day-1 text; the summary it had when boosted would give "#张三 #AI #工程师".
+    expect(await memory.get(added.id)).toMatchObject({ level: 'tag', content: '#张三 #工程师 #北京 #工作' });
   });
 });

@@ -1,10 +1,13 @@
 /**
  * The segmenter-only text functions as they were before the plain-ASCII fast
  * path (commit e1cf98a), kept verbatim as the reference the fast path must
- * match. Not used by the library.
+ * match. Not used by the library. `referenceKeywords` reads the whole text with one
+ * segmenter and the general rules; the joining of Chinese words and the stopwords are
+ * keywords.ts' own (`joinedWords`, `isStopword`, `keywordScore`).
  */
 import { porterStem } from '../src/text/porter-stemmer.js';
-import { CHINESE_STOPWORDS, ENGLISH_STOPWORDS } from '../src/text/stopwords.js';
+import { isStopword, joinedWords, keywordScore } from '../src/text/keywords.js';
+import { ENGLISH_STOPWORDS } from '../src/text/stopwords.js';
 import { CJK_FUNCTION_CHARS } from '../src/text/tokenize.js';
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
@@ -57,7 +60,8 @@ function pushLatin(word: string, tokens: string[], useStopwords: boolean, useSte
 export function referenceKeywords(text: string, limit = 6): string[] {
   const seen = new Map<string, { word: string; position: number; score: number }>();
   let position = 0;
-  for (const word of words(text)) {
+  // The joining of Chinese words and the stopwords are keywords' own; only the segmenting differs.
+  for (const word of joinedWords(segmenter.segment(text.normalize('NFKC')))) {
     const lower = word.toLowerCase();
     position++;
     if (seen.has(lower) || isStopword(word, lower)) continue;
@@ -70,45 +74,3 @@ export function referenceKeywords(text: string, limit = 6): string[] {
     .map((entry) => entry.word);
 }
 
-/**
- * Word-like segments, with runs of single CJK characters joined back
- * together (the segmenter splits unknown names: 小|橘 -> 小橘).
- */
-function words(text: string): string[] {
-  const result: string[] = [];
-  let previousSingleCjk = false;
-  for (const part of segmenter.segment(text.normalize('NFKC'))) {
-    if (!part.isWordLike) {
-      previousSingleCjk = false;
-      continue;
-    }
-    const word = part.segment.replace(/['’]s$/u, '');
-    const singleCjk = CJK.test(word) && Array.from(word).length === 1 && !SINGLE_CHAR_FUNCTION_WORDS.includes(word);
-    if (singleCjk && previousSingleCjk) result[result.length - 1] += word;
-    else result.push(word);
-    previousSingleCjk = singleCjk;
-  }
-  return result;
-}
-
-/** Single characters that stand alone as grammar, never as part of a name. */
-const SINGLE_CHAR_FUNCTION_WORDS = '的了是在和与也就都而着我你他她它这那有很吗呢吧啊把被让给对从到向为以叫';
-
-function isStopword(word: string, lower: string): boolean {
-  if (CJK.test(word)) {
-    const chars = Array.from(word);
-    // Single characters, "一只"-style numeral + measure word, and words ending in a particle ("养了", "我是").
-    return CHINESE_STOPWORDS.has(word) || chars.length < 2 || (chars.length === 2 && (chars[0] === '一' || '了的着过是'.includes(chars[1] ?? '')));
-  }
-  // Short words are kept only when they are numbers or acronyms ("AI", "3D").
-  if (lower.length < 3 && !/\d/.test(lower) && !/^\p{Lu}+$/u.test(word)) return true;
-  return ENGLISH_STOPWORDS.has(lower.replace(/['’]/gu, ''));
-}
-
-function keywordScore(word: string): number {
-  if (CJK.test(word)) return 2 + Array.from(word).length / 4;
-  let score = Math.min(word.length, 10) / 10;
-  if (/^\p{Lu}/u.test(word)) score += 1;
-  if (/\d/.test(word)) score += 0.8;
-  return score;
-}

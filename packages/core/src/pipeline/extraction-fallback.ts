@@ -136,6 +136,25 @@ function statementBeforeAsking(sentence: string): string {
   return sentence;
 }
 
+/**
+ * `text` without the greeting or thanks it opens with ("你好，我叫…" is "我叫…", "Sure, noted." is
+ * "noted."), and '' when it is only small talk, each sentence a greeting, thanks, filler or a
+ * how-are-you reply ("你好！", "Thanks!", "I'm fine, thanks", "好的。"): what a summary may quote.
+ */
+export function withoutSmallTalk(text: string): string {
+  const sentences = splitSentences(text).map((sentence) => {
+    let bare = sentence.trim();
+    for (let before = ''; before !== bare; ) {
+      before = bare;
+      bare = bare.replace(GREETING, '').trim();
+    }
+    const core = bare.replace(/[.!。！…~]+$/u, '').trim();
+    const small = core === '' || FILLER.test(core) || (core.length <= SHORT_SENTENCE && STATE_REPLY.test(core.replace(COURTESY_END, '')));
+    return small ? '' : bare;
+  });
+  return sentences.filter(Boolean).join(' ');
+}
+
 /** The parts when each says something alone; else the whole sentence. */
 function standalone(parts: string[], whole: string): string[] {
   if (parts.length === 1) return parts;

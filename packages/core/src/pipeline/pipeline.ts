@@ -12,6 +12,7 @@ import { answeredQuestion, normalizeTurn, validateMessages, type ConversationMes
 import { runEvolution, type EvolutionReport } from './evolution.js';
 import { runExtraction } from './extraction.js';
 import { runLongTermCompression, type CompressLongTermOptions, type LongTermCompressionReport } from './long-term-compression.js';
+import { checkedClock } from '../options.js';
 import { pipelineConfigSchema, type PipelineConfigInput } from './pipeline-config.js';
 import type { ExtractionReport, ReviewReport } from './reports.js';
 import { runReview, type ReviewInput } from './review.js';
@@ -113,7 +114,7 @@ export function createMemoryPipeline(options: CreateMemoryPipelineOptions): Memo
     model: languageModel === null ? undefined : (languageModel ?? memory.languageModel),
     prompts: { ...memory.prompts, ...prompts },
     config: { ...parsed.data, modelTimeoutMs: parsed.data.modelTimeoutMs ?? memory.config.modelTimeoutMs },
-    clock: clock ?? memory.clock,
+    clock: checkedClock(clock, memory.clock, 'createMemoryPipeline({ clock })'),
     logger: logger ?? {},
   };
   const times = createCompressionTimes(policyStorage);

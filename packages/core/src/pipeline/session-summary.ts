@@ -10,6 +10,7 @@ import { excerpt } from '../well-formed.js';
 import { askModel, type PipelineContext } from './context.js';
 import type { ConversationMessage } from './conversation.js';
 import type { DecisionSource } from './reports.js';
+import { withoutSmallTalk } from './extraction-fallback.js';
 import { planSessionSummary, type SessionPlan } from './session-plan.js';
 
 export interface SummarizeSessionOptions {
@@ -137,16 +138,22 @@ function withoutFraming(text: string): string {
 export function summarizeMessagesDeterministic(messages: readonly ConversationMessage[]): string {
   const all = messages.map((message) => withoutFraming(message.content)).join('\n');
   const chinese = hasCjk(all);
-  const topics = keywords(all, 6);
-  const said = messages
-    .filter((message) => message.role === 'user' && message.content.trim() !== '')
+  // Small talk ("你好！", "Thanks!", "好的。") is neither a topic nor what the user said.
+  const meant = messages.filter((message) => withoutSmallTalk(message.content) !== '');
+  const topics = keywords(meant.map((message) => withoutSmallTalk(withoutFraming(message.content))).join('\n'), 6);
+  const said = meant
+    .filter((message) => message.role === 'user')
     .slice(0, 3)
     .map((message) => {
       const text = message.content.replace(/\s+/g, ' ').trim();
       return text.length <= 160 ? text : compressDeterministic(text, 'summary');
     });
   const parts = chinese
-    ? [topics.length > 0 ? `${TOPICS.zh}${topics.join('、')}` : `共${messages.length}条消息`, said.length > 0 ? `${SAID.zh}${said.join('；')}` : '']
+    ? [
+        topics.length > 0 ? `${TOPICS.zh}${topics.join('、')}` : `共${messages.length}条消息`,
+        // Each message's own 。！？ left off, so they join as "A；B" (not "A。；B"), the whole ending with one 。.
+        said.length > 0 ? `${SAID.zh}${said.map((text) => text.replace(/[。！？!?.]+$/u, '')).join('；')}。` : '',
+      ]
     : [topics.length > 0 ? `${TOPICS.en}${topics.join(', ')}.` : `${messages.length} messages.`, said.length > 0 ? `${SAID.en}${said.join(' / ')}` : ''];
   const text = parts.filter(Boolean).join(chinese ? '。' : ' ');
   return text.length > 1000 ? excerpt(text, 999) : text;

@@ -3,6 +3,7 @@ import { segmentInPieces } from './segment-in-pieces.js';
 import { CHINESE_STOPWORDS, ENGLISH_STOPWORDS } from './stopwords.js';
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
+const HAN = /\p{Script=Han}/u;
 const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]/u;
 
 /**
@@ -22,7 +23,7 @@ export function keywords(text: string, limit = 6): string[] {
   const seen = new Set<string>();
   const found: string[] = [];
   const scores: number[] = [];
-  for (const word of asciiWords ?? words(normalized)) {
+  for (const word of asciiWords ?? joinedWords(segmentInPieces(segmenter, normalized))) {
     const lower = word.toLowerCase();
     if (seen.has(lower) || stopword(word, lower)) continue;
     seen.add(lower);
@@ -53,34 +54,119 @@ export function keywords(text: string, limit = 6): string[] {
 }
 
 /**
- * Word-like segments, with runs of single CJK characters joined back
- * together (the segmenter splits unknown names: 小|橘 -> 小橘).
+ * Word-like segments, Chinese ones put back together where the segmenter splits a word it does not
+ * know: a run of single characters joins (小|橘 -> 小橘), a noun suffix joins the word before it
+ * (工程|师 -> 工程师, 计算|机 -> 计算机), a lone character joins the word next to it (王|小明 -> 王小明,
+ * 宽|窄巷|子 -> 宽窄巷子, 第一|天 -> 第一天), and a negation keeps what it negates (不当|老师 -> 不当老师:
+ * "#不当 #老师" would read as the opposite). A grammar character or a verb (她, 在, 去, 当, 学…) never joins.
+ * Exported for the tests' reference implementation, which reads the whole text with one segmenter.
  */
-function words(normalized: string): string[] {
-  const result: string[] = [];
-  let previousSingleCjk = false;
-  for (const part of segmentInPieces(segmenter, normalized)) {
+export function joinedWords(segments: Iterable<Pick<Intl.SegmentData, 'segment' | 'isWordLike'>>): string[] {
+  const pieces: Piece[] = [];
+  // Whether this segment follows the last one with no space or punctuation between.
+  let adjacent = false;
+  for (const part of segments) {
     if (!part.isWordLike) {
-      previousSingleCjk = false;
+      adjacent = false;
       continue;
     }
     const word = part.segment.replace(/['’]s$/u, '');
-    const singleCjk = CJK.test(word) && Array.from(word).length === 1 && !SINGLE_CHAR_FUNCTION_WORDS.includes(word);
-    if (singleCjk && previousSingleCjk) result[result.length - 1] += word;
-    else result.push(word);
-    previousSingleCjk = singleCjk;
+    const previous = adjacent ? pieces[pieces.length - 1] : undefined;
+    const afterGap = !adjacent;
+    adjacent = true;
+    if (!CJK.test(word)) {
+      pieces.push({ text: word, kind: 'other', afterGap });
+      continue;
+    }
+    const length = Array.from(word).length;
+    if (previous?.kind === 'negation' && !PARTICLES.includes(word) && Array.from(previous.text).length + length <= NEGATED_PHRASE_CHARS) {
+      previous.text += word;
+      continue;
+    }
+    if (isNegation(word)) pieces.push({ text: word, kind: 'negation', afterGap });
+    // A unit after a number ("1000元", "32岁") joins nothing either.
+    else if (length === 1 && (NOT_JOINED.includes(word) || (previous?.kind === 'other' && HAN.test(word)))) pieces.push({ text: word, kind: 'grammar', afterGap });
+    else if (length === 1 && (previous?.kind === 'single' || previous?.kind === 'run')) {
+      previous.text += word;
+      previous.kind = 'run';
+    } else if (length === 1 && previous?.kind === 'word' && NOUN_SUFFIXES.includes(word)) previous.text += word;
+    else pieces.push({ text: word, kind: length === 1 ? 'single' : 'word', afterGap });
   }
-  return result;
+  // A lone character joins the word right after it, else the one right before it; else it stays alone (and is left out).
+  const result: Piece[] = [];
+  for (let index = 0; index < pieces.length; index++) {
+    const piece = pieces[index] as Piece;
+    const next = pieces[index + 1];
+    const before = result[result.length - 1];
+    // Chinese words only: a lone kana or hangul, or one next to such words, stays as it was.
+    const joins = (other: Piece | undefined) => other !== undefined && (other.kind === 'word' || other.kind === 'run') && HAN.test(other.text);
+    const lone = piece.kind === 'single' && HAN.test(piece.text);
+    if (lone && next && !next.afterGap && joins(next)) {
+      next.text = piece.text + next.text;
+      next.afterGap = piece.afterGap;
+    } else if (lone && before && !piece.afterGap && joins(before)) before.text += piece.text;
+    else result.push(piece);
+  }
+  return result.map((piece) => piece.text);
 }
 
-/** Single characters that stand alone as grammar, never as part of a name. */
-const SINGLE_CHAR_FUNCTION_WORDS = '的了是在和与也就都而着我你他她它这那有很吗呢吧啊把被让给对从到向为以叫';
+interface Piece {
+  text: string;
+  /** `single`: one character alone; `run`: single characters joined; `grammar`: a character that never joins. */
+  kind: 'single' | 'run' | 'word' | 'grammar' | 'negation' | 'other';
+  /** It follows a space or punctuation (or starts the text): nothing before it to join. */
+  afterGap: boolean;
+}
 
-function isStopword(word: string, lower: string): boolean {
+/**
+ * Single characters that never join a word: grammar (pronouns, prepositions, particles, adverbs)
+ * and common verbs ("去宽窄巷子" is 去 and 宽窄巷子, "学计算机" is 学 and 计算机).
+ */
+const NOT_JOINED =
+  '的了是在和与也就都而着过我你他她它您咱这那哪谁有很吗呢吧啊呀把被让给对从到向往为以于叫' +
+  '去来当做跟同及或又再才还只最更太挺每各该会能要想说看听读学写吃喝住买卖用玩开坐打找送请带养搬考教起回走跑订念帮' +
+  // The same in traditional characters.
+  '這們為於對從讓給來當還會說聽讀學寫買賣開帶養訂過著嗎與幫';
+
+/** Particles that end a negated phrase ("不当老师了" is 不当老师). */
+const PARTICLES = '的了吗呢吧啊呀嗎';
+
+/** A negation and what it negates ("不当老师", "从来没去过日本", "不吃辣") are one keyword of at most this many characters. */
+const NEGATED_PHRASE_CHARS = 8;
+
+/** Words starting with 不 or 没 that negate nothing ("不过" is "but", "不错" is "good"). */
+const NOT_NEGATIONS = new Set('不过 不然 不仅 不但 不管 不论 不少 不久 不错 不同 不如 不断 不禁 不用谢 没事 没关系 不過 不僅 不論 不斷 沒事 沒關係'.split(' '));
+
+/** 不, 没, 沒, 别, 別, 未, a word of two characters negating its second (不当, 没有, 不是), or one ending in a negation (从来没, 从不). */
+function isNegation(word: string): boolean {
+  if (NOT_NEGATIONS.has(word)) return false;
+  const chars = Array.from(word);
+  return (
+    (chars.length === 1 && '不没沒别別未'.includes(word)) ||
+    (chars.length === 2 && '不没沒'.includes(chars[0] as string)) ||
+    (chars.length <= 3 && '不没沒'.includes(chars[chars.length - 1] as string))
+  );
+}
+
+/** Characters that end a noun and join the word before them: 工程师, 计算机, 程序员, 咖啡店, 巷子. */
+const NOUN_SUFFIXES = '师師机機员員家者器店馆館院园園场場厂廠站局所室子手';
+
+/** Greetings, thanks and question words: never what a text is about. */
+const GREETINGS: ReadonlySet<string> = new Set(
+  '你好 您好 大家好 谢谢 謝謝 多谢 多謝 哈哈 哈哈哈 好的 嗯嗯 早上好 晚上好 晚安 再见 再見 拜拜 什么 什麼 怎么 怎麼 为什么 為什麼 可以'.split(' '),
+);
+
+export function isStopword(word: string, lower: string): boolean {
   if (CJK.test(word)) {
     const chars = Array.from(word);
     // Single characters, "一只"-style numeral + measure word, and words ending in a particle ("养了", "我是").
-    return CHINESE_STOPWORDS.has(word) || chars.length < 2 || (chars.length === 2 && (chars[0] === '一' || '了的着过是'.includes(chars[1] ?? '')));
+    // Two grammar characters ("她在", "我在") and greetings ("你好") say nothing either.
+    return (
+      CHINESE_STOPWORDS.has(word) ||
+      GREETINGS.has(word) ||
+      chars.length < 2 ||
+      (chars.length === 2 && (chars[0] === '一' || '了的着过是'.includes(chars[1] ?? '') || chars.every((char) => NOT_JOINED.includes(char))))
+    );
   }
   // Short words are kept only when they are numbers or acronyms ("AI", "3D").
   if (lower.length < 3 && !/\d/.test(lower) && !/^\p{Lu}+$/u.test(word)) return true;
@@ -120,7 +206,7 @@ function isUppercase(word: string): boolean {
   return true;
 }
 
-function keywordScore(word: string): number {
+export function keywordScore(word: string): number {
   if (CJK.test(word)) return 2 + Array.from(word).length / 4;
   let score = Math.min(word.length, 10) / 10;
   if (/^\p{Lu}/u.test(word)) score += 1;

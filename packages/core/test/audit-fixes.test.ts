@@ -1,0 +1,167 @@
+import { describe, expect, it } from 'vitest';
+import { compressDeterministic, createMemory, decideUpdate, indexLine, keywords, MemloomError, strategyConfigSchema, summarizeMessagesDeterministic, type MemoryRecord, type MemoryStore } from '../src/index.js';
+import { axisVector, createFakeClock, createInMemoryStore, createTestEmbedder, vectorWithSimilarity } from '../src/testing/index.js';
+
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+const lastGrapheme = (text: string) => [...graphemes.segment(text)].at(-1)?.segment;
+
+describe('cuts between graphemes', () => {
+  const flag = '🇨🇳';
+  const family = '👨‍👩‍👧‍👦';
+  const record = (content: string) => ({ id: 'm1', content, level: 'full', category: 'fact', type: 'user', weight: 1, importance: 0.5, updatedAt: '2024-01-01T00:00:00.000Z' }) as MemoryRecord;
+
+  it('an index line never ends on half a flag or a dangling joiner', () => {
+    for (const emoji of [flag, family]) {
+      const line = indexLine(record(`${'我'.repeat(198)}${emoji}${'我'.repeat(10)}`), Date.parse('2024-01-02T00:00:00.000Z'), undefined);
+      const body = line.slice(2, line.indexOf('…'));
+      // 199 graphemes: 198 × 我 and the whole emoji.
+      expect(body).toBe(`${'我'.repeat(198)}${emoji}`);
+    }
+  });
+
+  it('a summary without clause breaks keeps a flag or a family emoji whole', () => {
+    // No punctuation: the summary is the text's first 160 characters, and a cut by code points there
+    // left 🇨 (half the flag) or 👨 and a dangling U+200D.
+    for (const [emoji, before] of [[flag, 159], [family, 158]] as const) {
+      const text = `${'我'.repeat(before)}${emoji}${'我'.repeat(100)}`;
+      const summary = compressDeterministic(text, 'summary');
+      expect(summary.endsWith('…')).toBe(true);
+      const head = summary.slice(0, -1);
+      expect(text.startsWith(head)).toBe(true);
+      expect([...graphemes.segment(text)].some(({ index }) => index === head.length)).toBe(true);
+      expect(lastGrapheme(head)).toBe(before === 159 ? emoji : '我');
+    }
+  });
+});
+
+describe('the clock option', () => {
+  it('a clock returning a Date is refused with a typed error naming the option', async () => {
+    const t = Date.parse('2026-11-01T04:00:00.000Z');
+    const memory = createMemory({ store: createInMemoryStore(), embedder: createTestEmbedder(), clock: { now: () => new Date(t) as unknown as number } });
+    const error = await memory.add('I live in Lyon', { scope: { userId: 'u' } }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(MemloomError);
+    expect(error).toMatchObject({ code: 'INVALID_OPTIONS' });
+    expect((error as Error).message).toMatch(/clock\.now\(\) returned a Date/);
+    expect((error as Error).message).not.toMatch(/in the future/);
+    await memory.close();
+  });
+
+  it('a clock without now() is refused at once', () => {
+    expect(() => createMemory({ store: createInMemoryStore(), embedder: createTestEmbedder(), clock: {} as never })).toThrow(/clock must be an object with a now\(\) method/);
+  });
+
+  it('a clock returning NaN is refused', async () => {
+    const memory = createMemory({ store: createInMemoryStore(), embedder: createTestEmbedder(), clock: { now: () => Number.NaN } });
+    await expect(memory.add('x', { scope: { userId: 'u' } })).rejects.toMatchObject({ code: 'INVALID_OPTIONS', message: expect.stringMatching(/clock\.now\(\) returned NaN/) });
+    await memory.close();
+  });
+});
+
+describe('the reason of a new memory when nothing of its category is in scope', () => {
+  const DIM = 16;
+  const setup = () => {
+    const embedder = createTestEmbedder({ dimension: DIM, vectors: { 'I live in Lyon': axisVector(DIM, 0), 'Be brief': axisVector(DIM, 1) } });
+    return createMemory({ store: createInMemoryStore(), embedder, clock: createFakeClock('2024-01-01T00:00:00.000Z') });
+  };
+  const scope = { userId: 'u' };
+
+  it('a fact after the same text as an episode says facts and core memories were compared, not "no memory"', async () => {
+    const memory = setup();
+    await memory.add('I live in Lyon', { scope, category: 'episode' });
+    await memory.add('Be brief', { scope, category: 'system' });
+    const fact = await memory.add('I live in Lyon', { scope, category: 'fact' });
+    expect(fact.decision.strategy).toBe('create_new');
+    expect(fact.decision.reason).toBe('no fact or core memory in this scope yet (other categories are not compared): created a new full memory');
+    const episode = await memory.add('Be brief', { scope, category: 'episode' });
+    expect(episode.decision.reason).toMatch(/^similarity 0\.000 < /);
+    const system = await memory.add('I live in Lyon', { scope: { userId: 'v' }, category: 'system' });
+    expect(system.decision.reason).toBe('no system memory in this scope yet (other categories are not compared): created a new full memory');
+    await memory.close();
+  });
+
+  it('decideUpdate without the categories keeps its plain reason', () => {
+    expect(decideUpdate(undefined, strategyConfigSchema.parse({})).reason).toBe('no memory in this scope yet: created a new full memory');
+  });
+});
+
+/** The in-memory store keeping float32 vectors, as SQLite does: a similarity of 0.7 on paper reads 0.699999988. */
+function float32Store(): MemoryStore {
+  const store = createInMemoryStore();
+  const round = (vector: readonly number[]) => vector.map((value) => Math.fround(value));
+  return new Proxy(store, {
+    get(target, key, receiver) {
+      if (key === 'apply') {
+        return (changes: Parameters<MemoryStore['apply']>[0]) =>
+          target.apply(changes.map((change) => (change.op === 'put' && change.vector ? { ...change, vector: round(change.vector) } : change)));
+      }
+      if (key === 'vectorSearch') return (query: Parameters<MemoryStore['vectorSearch']>[0]) => target.vectorSearch({ ...query, vector: round(query.vector) });
+      const value = Reflect.get(target, key, receiver) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+describe('a threshold read from float32 vectors', () => {
+  const DIM = 64;
+  for (const threshold of [0.7, 0.85]) {
+    it(`highSimilarity ${threshold}: a float32 store decides as an exact one`, async () => {
+      const decisions: string[] = [];
+      const similarities: number[] = [];
+      for (const store of [createInMemoryStore(), float32Store()]) {
+        const embedder = createTestEmbedder({ dimension: DIM, vectors: { A: axisVector(DIM, 0), B: vectorWithSimilarity(DIM, 0, 1, threshold) } });
+        const memory = createMemory({ store, embedder, clock: createFakeClock(), strategy: { highSimilarity: threshold, mediumSimilarity: 0.5 } });
+        await memory.add('A', { scope: { userId: 'u' } });
+        const { decision } = await memory.add('B', { scope: { userId: 'u' } });
+        decisions.push(decision.strategy);
+        similarities.push(decision.similarity);
+        expect(decision.reason).toMatch(new RegExp(`^similarity ${threshold.toFixed(3)} >= ${threshold}`));
+        await memory.close();
+      }
+      // The float32 store does read another number; it still decides the same.
+      expect(similarities[1]).not.toBe(similarities[0]);
+      expect(decisions).toEqual(['merge_update', 'merge_update']);
+    });
+  }
+});
+
+describe('Chinese keywords, tags and session summaries', () => {
+  it('keeps whole words and never joins a grammar character or a verb into one', () => {
+    expect(keywords('第一天去宽窄巷子')).toEqual(['第一天', '宽窄巷子']);
+    expect(keywords('我弟弟在北京读研究生，学计算机。')).toEqual(['弟弟', '北京', '研究生', '计算机']);
+    expect(keywords('我叫王小明，今年32岁，是一名后端工程师。')).toEqual(['王小明', '今年', '32', '后端', '工程师']);
+    expect(keywords('我在字節跳動當後端工程師')).toEqual(['字節', '跳動', '後端', '工程師']);
+  });
+
+  it('a negated fact keeps its negation: the tag does not say the opposite', () => {
+    expect(compressDeterministic('我老婆现在不当老师了，她在做自由翻译。', 'tag')).toBe('#老婆 #不当老师 #自由 #翻译');
+    expect(compressDeterministic('我不吃辣。', 'tag')).toBe('#不吃辣');
+    expect(keywords('我从来没去过日本，不过明年想去。')).toEqual(['从来没去过日本', '明年']);
+  });
+
+  it('English keywords are as they were', () => {
+    expect(keywords('My name is Tom and I work at Google as a software engineer.')).toEqual(['name', 'Tom', 'work', 'Google', 'software', 'engineer']);
+    expect(compressDeterministic('I live in Lyon with my sister, who is a nurse.', 'tag')).toBe('#live #Lyon #sister #nurse');
+  });
+
+  it('a session summary leaves greetings out and joins quoted messages without doubled punctuation', () => {
+    const turns = ['你好！', '我叫王小明，今年32岁，是一名前端工程师。', '我在杭州的阿里巴巴工作，主要写React。', '我老婆叫李娜，她是小学老师。', '我不吃辣。'];
+    const messages = turns.flatMap((content) => [
+      { role: 'user' as const, content },
+      { role: 'assistant' as const, content: '好的。' },
+    ]);
+    expect(summarizeMessagesDeterministic(messages)).toBe(
+      '聊了王小明、今年、前端、工程师、阿里巴巴、不吃辣。用户说：我叫王小明，今年32岁，是一名前端工程师；我在杭州的阿里巴巴工作，主要写React；我老婆叫李娜，她是小学老师。',
+    );
+    expect(summarizeMessagesDeterministic([{ role: 'user', content: '你好！' }, { role: 'assistant', content: '你好，有什么可以帮你？' }])).toBe('共2条消息');
+  });
+
+  it('an English summary leaves greetings and thanks out of its topics', () => {
+    const messages = ['Hi!', 'I have an interview on Friday at Acme.', 'My sister Emma lives in Lisbon.'].flatMap((content) => [
+      { role: 'user' as const, content },
+      { role: 'assistant' as const, content: 'Sure, noted.' },
+    ]);
+    expect(summarizeMessagesDeterministic(messages)).toBe(
+      'Talked about interview, Friday, Acme, sister, Emma, Lisbon. The user said: I have an interview on Friday at Acme. / My sister Emma lives in Lisbon.',
+    );
+  });
+});

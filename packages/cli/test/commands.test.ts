@@ -703,6 +703,18 @@ describe('index and stats', () => {
 });
 
 describe('configuration', () => {
+  it("search's default count: the configured policy, then the user's policy_overrides.json of a Markdown store (seed 001)", { timeout: 60_000 }, async () => {
+    for (const text of ['I live in Lyon', 'I live near the river', 'I live with two cats']) expect((await cli('add', text, '--user', 'u', '--store', 'markdown:./notes')).code).toBe(0);
+    const count = async (env: Record<string, string> = {}) => json(await run(dir, ['search', 'I live', '--user', 'u', '--store', 'markdown:./notes', '--json'], { env })).length;
+    expect(await count()).toBe(3);
+    expect(await count({ MEMLOOM_POLICY: '{"retrieve_limit":2}' })).toBe(2);
+    writeFileSync(join(dir, 'notes', 'users', 'u', 'memory', 'policy_overrides.json'), '{"retrieve_limit": 1}\n');
+    expect(await count()).toBe(1);
+    // The overrides file goes over the configuration; --limit over both.
+    expect(await count({ MEMLOOM_POLICY: '{"retrieve_limit":2}' })).toBe(1);
+    expect(json(await cli('search', 'I live', '--user', 'u', '--store', 'markdown:./notes', '--limit', '3', '--json'))).toHaveLength(3);
+  });
+
   it('init writes memloom.config.json and creates the store; a second init needs --force', async () => {
     const { dir: fresh, cleanup: done } = tempFolder();
     try {

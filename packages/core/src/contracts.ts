@@ -1,3 +1,4 @@
+import type { PolicyStorage } from './policy.js';
 import type { MemoryFilter, MemoryRecord, MemoryVersion, Scope, ScoredMemory } from './types.js';
 
 /** Injected time. Everything that depends on age reads it from here, never from `Date.now()`. */
@@ -346,6 +347,13 @@ export interface MemoryStore {
    */
   touch(ids: readonly string[], at: string): Promise<void | false>;
   close(): Promise<void>;
+  /**
+   * Seed 001's workspace policy files of one scope (`memory/policy_overrides.json` with its
+   * snapshots), for a store that keeps them: the Markdown store. Optional. When present, a search
+   * without a `limit` reads the scope's overrides (`retrieve_limit`), and a pipeline given no
+   * `policyStorage` reads and writes the overrides of each call's scope here.
+   */
+  policyStorage?(scope: Scope): PolicyStorage;
 
   // Re-index, present when `capabilities.reindex`. The store keeps serving
   // the current embedder's vectors until `commitReindex`, and keeps the

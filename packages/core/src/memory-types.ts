@@ -172,7 +172,7 @@ export interface RenderContextOptions extends SearchOptions {
   /**
    * With a query, the daily notes (episodes, see `recentNotes`) of this many last days, today
    * included, follow the results (seed 001's `recent_days`); 0 adds none. Without a query the index
-   * already lists them. @default 3
+   * already lists them. @default the memory's `policy.recent_days` (3)
    */
   recentDays?: number;
 }
@@ -283,6 +283,8 @@ export interface RenderOptions {
 export interface Memory {
   readonly config: EngineConfig;
   readonly store: MemoryStore;
+  /** The scope a call's own scope is laid over (`createMemory({ scope })`), `{}` when none was given. */
+  readonly defaultScope: Scope;
   readonly embedder: Embedder;
   readonly languageModel: LanguageModel | undefined;
   readonly clock: Clock;

@@ -46,7 +46,7 @@ import {
   type EngineConfig,
   type ParsedAddOptions,
 } from './options.js';
-import { DEFAULT_POLICY } from './policy.js';
+import { resolvePolicy, type PolicyOverrides } from './policy.js';
 import { defaultPrompts, type Prompts } from './prompts.js';
 import { recentNotes } from './recent-notes.js';
 import { unique, validateContent, validateId, versionOf } from './records.js';
@@ -77,6 +77,8 @@ export function createMemory(options: CreateMemoryOptions): Memory {
   const { store, embedder, languageModel, clock, generateId, scope, prompts, logger, ...config } = options;
   // Strict: a misspelt section (`stratgy`) would otherwise be dropped and its defaults used without a word.
   const engineConfig = parseOrThrow(engineConfigSchema.strict(), config, 'createMemory options');
+  // Seed 001's retrieve_limit is how many results a search returns, unless retrieval.defaultLimit says otherwise.
+  if (config.retrieval?.defaultLimit === undefined && config.policy?.retrieve_limit !== undefined) engineConfig.retrieval.defaultLimit = engineConfig.policy.retrieve_limit;
   const time = checkedClock(clock, systemClock, 'createMemory({ clock })');
   return new MemloomMemory({
     store,
@@ -130,7 +132,7 @@ class MemloomMemory implements Memory {
   readonly clock: Clock;
   readonly prompts: Prompts;
   private readonly generateId: () => string;
-  private readonly defaultScope: Scope;
+  readonly defaultScope: Scope;
   private readonly logger: Logger;
   private readonly text: TextOperations;
   private readonly locks = new KeyedLock();
@@ -279,9 +281,9 @@ class MemloomMemory implements Memory {
     const parsed = parseOrThrow(searchOptionsSchema, options, 'search options');
     const text = validateContent(query, this.config.limits.maxContentLength, 'query');
     const scope = this.resolveScope(parsed.scope);
-    const limit = parsed.limit ?? this.config.retrieval.defaultLimit;
     const { signal } = parsed;
     signal?.throwIfAborted();
+    const limit = parsed.limit ?? (await this.storedRetrieveLimit(scope)) ?? this.config.retrieval.defaultLimit;
     await this.ensureOpen();
     const vector = await this.embedOne(text, 'query', signal);
     const nowMs = this.clock.now();
@@ -328,6 +330,19 @@ class MemloomMemory implements Memory {
       const note = this.freshnessFor(hit.memory, nowMs);
       return { memory: hit.memory, score: hit.score, parts: hit.parts, ...(note ? { freshness: note } : {}) };
     });
+  }
+
+  /**
+   * Seed 001's order, configuration first, then the workspace overrides file: the `retrieve_limit` of
+   * the scope's stored overrides (a store with `policyStorage`, such as Markdown), read on every search
+   * so that an evolved value applies at once and deleting the file rolls back. Invalid overrides are
+   * INVALID_CONFIG, as in the pipeline.
+   */
+  private async storedRetrieveLimit(scope: Scope): Promise<number | undefined> {
+    const overrides = await this.store.policyStorage?.(scope).readOverrides();
+    if (overrides === undefined || overrides === null) return undefined;
+    const policy = resolvePolicy([{ source: 'the stored policy overrides', values: overrides }]);
+    return (overrides as PolicyOverrides).retrieve_limit === undefined ? undefined : policy.retrieve_limit;
   }
 
   // -------------------------------------------------------------------------
@@ -550,7 +565,7 @@ class MemloomMemory implements Memory {
   }
 
   async renderContext(query?: string, options: RenderContextOptions = {}): Promise<string> {
-    const { recentDays = DEFAULT_POLICY.recent_days, ...searchOptions } = options ?? {};
+    const { recentDays = this.config.policy.recent_days, ...searchOptions } = options ?? {};
     if (query === undefined || query.trim() === '') {
       // No search to pass it to: the index is read at once, so the signal is only checked.
       checkedSignal(searchOptions.signal, 'renderContext')?.throwIfAborted();

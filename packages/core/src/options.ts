@@ -15,6 +15,7 @@ import type { Clock } from './contracts.js';
 import type { AddResult } from './memory-types.js';
 import { isAbortSignal, notASignal } from './abort-signal.js';
 import { MemloomError } from './errors.js';
+import { policySchema } from './policy.js';
 import { MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_SOURCES, MEMORY_TYPES, type MemoryCategory, type MemoryFilter } from './types.js';
 import { isOnCalendar } from './time-text.js';
 import { jsonCopy, jsonDataProblem } from './json-data.js';
@@ -37,6 +38,13 @@ export const engineConfigSchema = z.object({
   modelTimeoutMs: z.number().int().positive().max(MAX_TIMEOUT_MS).default(30_000),
   /** Record lastAccessedAt on memories returned by search (a store that may not write records none, and its results keep the stored times). @default true */
   trackAccess: z.boolean().default(true),
+  /**
+   * Seed 001's policy from configuration (`retrieve_limit`, `recent_days`, the session thresholds, …): the base
+   * layer of every pipeline (`createMemoryPipeline`) and adapter over this memory, under their own `policy`
+   * option and the scope's stored overrides. Its `retrieve_limit` is also `retrieval.defaultLimit` when that is
+   * not given. @default seed 001's values
+   */
+  policy: policySchema.strict().prefault({}),
 });
 export type EngineConfig = z.output<typeof engineConfigSchema>;
 export type EngineConfigInput = z.input<typeof engineConfigSchema>;

@@ -1,13 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { createMemory, MemloomError, recentNotes } from '../src/index.js';
-import { createFakeClock, createInMemoryStore, createTestEmbedder } from '../src/testing/index.js';
+import { axisVector, createFakeClock, createInMemoryStore, createTestEmbedder } from '../src/testing/index.js';
 
 const HOUR = 3_600_000;
 const scope = { userId: 'u' };
 
+/** The query and every job fact on one axis, the note on another: the facts always outrank the note. */
+function embedder() {
+  const vectors: Record<string, number[]> = { 'what is my job?': axisVector(16, 0), [NOTE]: axisVector(16, 1) };
+  for (const fact of JOB_FACTS) vectors[fact] = axisVector(16, 0);
+  return createTestEmbedder({ dimension: 16, vectors });
+}
+
 function rig() {
   const clock = createFakeClock('2024-03-02T09:00:00.000Z');
-  const memory = createMemory({ store: createInMemoryStore(), embedder: createTestEmbedder({ dimension: 16 }), clock });
+  const memory = createMemory({ store: createInMemoryStore(), embedder: embedder(), clock });
   return { memory, clock };
 }
 
@@ -27,6 +34,8 @@ const JOB_FACTS = [
   'I commute to work by tram',
 ];
 
+const NOTE = '今天和Anna讨论了京都旅行计划';
+
 describe('seed 001: the daily notes of the last recent_days days', () => {
   it('renderContext(query) gives the top results plus today’s note, however many memories outrank it', async () => {
     const { memory, clock } = rig();
@@ -38,6 +47,19 @@ describe('seed 001: the daily notes of the last recent_days days', () => {
     expect(lines).toHaveLength(11); // retrieve_limit (10) results, then the note
     expect(lines.at(-1)).toBe('- [2024-03-02] (episode) 今天和Anna讨论了京都旅行计划');
     expect(await memory.renderContext('what is my job?', { scope, recentDays: 0 })).not.toContain('京都');
+  });
+
+  it("renderContext's recentDays defaults to the memory's policy.recent_days", async () => {
+    const clock = createFakeClock('2024-03-02T09:00:00.000Z');
+    const memory = createMemory({ store: createInMemoryStore(), embedder: embedder(), clock, policy: { recent_days: 1, retrieve_limit: 1 } });
+    await memory.add('I work as a nurse in Lisbon', { scope });
+    await memory.add('今天和Anna讨论了京都旅行计划', { scope, category: 'episode' });
+    clock.advance(HOUR);
+    expect(await memory.renderContext('what is my job?', { scope })).toContain('京都');
+    // One result (the job); a day later the note is not of the last 1 day, but it is of the last 2.
+    clock.advance(24 * HOUR);
+    expect(await memory.renderContext('what is my job?', { scope })).not.toContain('京都');
+    expect(await memory.renderContext('what is my job?', { scope, recentDays: 2 })).toContain('京都');
   });
 
   it('takes today and the days before it up to recent_days, newest first, each note once', async () => {

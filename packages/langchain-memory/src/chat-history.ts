@@ -39,7 +39,7 @@ export interface MemloomChatMessageHistoryOptions {
   sessionId: string;
   /** Whose conversation (`userId`, `agentId`). */
   scope?: Omit<Scope, 'sessionId'>;
-  /** Seed 001's policy (`session_summary_message_threshold`, `session_summary_token_percent`, `session_summary_keep_count`). */
+  /** Seed 001's policy (`session_summary_message_threshold`, `session_summary_token_percent`, `session_summary_keep_count`), over the memory's own (`memory.config.policy`). */
   policy?: PolicyOverrides;
   /**
    * The chat model (or memloom language model) that writes summaries; `null` for the deterministic summary.

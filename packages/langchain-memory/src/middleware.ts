@@ -6,7 +6,6 @@ import {
   createMemoryPipeline,
   describeValue,
   MemloomError,
-  resolvePolicy,
   scopeKey,
   toMemloomError,
   WorkingMemoryTracker,
@@ -54,7 +53,11 @@ export interface MemloomMiddlewareOptions {
    * @default the memory's `languageModel`, else the deterministic paths
    */
   model?: ChatModelLike | LanguageModel | null;
-  /** Seed 001's policy (`retrieve_limit`, `recent_days`, `session_summary_*`, …); unset keys keep their defaults. */
+  /**
+   * Seed 001's policy (`retrieve_limit`, `recent_days`, `session_summary_*`, …), over the memory's own
+   * (`memory.config.policy`: memloom's configuration file, `MEMLOOM_POLICY`, `createMemory({ policy })`);
+   * unset keys keep the memory's values, and a store's stored overrides (Markdown) go on top.
+   */
   policy?: PolicyOverrides;
   /**
    * A pipeline made with core's `createMemoryPipeline` (for policy storage, evolution or its own
@@ -163,7 +166,7 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
   const tools = [
     ...(options.tools === false
       ? []
-      : createMemloomTools(memory, { filter, defaultLimit: resolvePolicy([{ source: 'options.policy', values: options.policy }]).retrieve_limit, ...scopeOption })),
+      : createMemloomTools(memory, { filter, defaultLimit: async (scope) => (await pipeline.policy(scope)).retrieve_limit, ...scopeOption })),
     ...(workingMemory ? [workingMemoryWriteTool(memory, scopeOption)] : []),
   ];
 
@@ -213,7 +216,7 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
           scope,
           query: input.map(messageText).join('\n').trim(),
           filter,
-          policy: await pipeline.policy(),
+          policy: await pipeline.policy(scope),
           exclude: summarizedEpisodeIds(request.messages),
           tokenLimit: memoryTokenLimit ?? (contextWindow ? Math.floor(contextWindow * MEMORY_SHARE_OF_WINDOW) : DEFAULT_MEMORY_TOKENS),
           ...(countText ? { countTokens: countText } : {}),

@@ -1,4 +1,4 @@
-import { DEFAULT_RECALL_FILTER, matchesFilter, MemloomError, type AddResult, type Memory, type MemoryFilter, type SearchResult } from '@memloom/core';
+import { DEFAULT_RECALL_FILTER, matchesFilter, MemloomError, type AddResult, type Memory, type MemoryFilter, type Scope, type SearchResult } from '@memloom/core';
 import { z } from 'zod';
 import { checkedFilter } from './errors.js';
 import { MemloomTool, type ToolCallInfo } from './memloom-tool.js';
@@ -15,13 +15,17 @@ export interface MemloomToolsOptions {
   scope?: ScopeOption;
   /** Which memories `memory_search` returns and `memory_forget` may delete. @default DEFAULT_RECALL_FILTER */
   filter?: MemoryFilter;
-  /** Results of `memory_search` when the model gives no limit (seed 001). @default 10 */
-  defaultLimit?: number;
+  /**
+   * Results of `memory_search` when the model gives no limit (seed 001's `retrieve_limit`): a number, or
+   * the number for the run's scope (the middleware reads its pipeline's policy, stored overrides included).
+   * @default the memory's own: `memory.search` without a limit (its policy's `retrieve_limit`, 10, and the scope's stored overrides)
+   */
+  defaultLimit?: number | ((scope: Scope) => number | Promise<number>);
 }
 
 /**
  * Seed 001's memory tools, plus `memory_forget`:
- * - `memory_search(query, limit = 10)`: relevant memories with their ids (and freshness notes when the memory has `freshness` configured).
+ * - `memory_search(query, limit = retrieve_limit)`: relevant memories with their ids (and freshness notes when the memory has `freshness` configured).
  * - `memory_append(content, slot = "long_term" | "today")`: long_term stores a fact through the
  *   strategy engine (merge / keep both / new); today stores an `episode` note dated today. The
  *   run's signal goes to the add: an abort stops a merge's model call and stores nothing.
@@ -49,11 +53,12 @@ export function memorySearchTool(memory: Memory, options: MemloomToolsOptions = 
         .min(1, { error: 'limit must be a whole number from 1 to 50' })
         .max(50, { error: 'limit must be a whole number from 1 to 50' })
         .optional()
-        .describe(`How many memories to return (default ${options.defaultLimit ?? 10}).`),
+        .describe(`How many memories to return (${typeof options.defaultLimit === 'number' ? `default ${options.defaultLimit}` : 'leave it out for the usual number'}).`),
     }),
     run: async ({ query, limit }, call) => {
       const scope = await resolveScope(options.scope, call, 'memory_search');
-      const results = await memory.search(query, { scope, limit: limit ?? options.defaultLimit ?? 10, filter, ...signalOf(call) });
+      const given = limit ?? (typeof options.defaultLimit === 'function' ? await options.defaultLimit(scope) : options.defaultLimit);
+      const results = await memory.search(query, { scope, ...(given !== undefined ? { limit: given } : {}), filter, ...signalOf(call) });
       return formatResults(query, results);
     },
   });

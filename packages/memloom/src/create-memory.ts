@@ -118,7 +118,8 @@ export async function createMemory(options: MemloomOptions = {}, resolved?: Reso
         cwd: options.cwd ?? process.cwd(),
       });
   try {
-    return createCoreMemory({ ...resolved.engine, ...pickInstances(options), store, embedder });
+    // The resolved policy goes with the memory (memory.config.policy): every pipeline and adapter over it starts from it.
+    return createCoreMemory({ ...resolved.engine, policy: resolved.policy, ...pickInstances(options), store, embedder });
   } catch (error) {
     throw namingLayers(error, resolved);
   }

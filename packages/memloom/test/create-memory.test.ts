@@ -8,6 +8,7 @@ import { importOptional } from '../src/backends.js';
 import { errorOf } from './helpers.js';
 import { createMemory, resolveMemloomConfig, type Memory } from '../src/index.js';
 import { createFakeClock, createInMemoryStore, createTestEmbedder } from '@memloom/core/testing';
+import { createMemoryPipeline } from '@memloom/core';
 
 let cwd: string;
 const opened: Memory[] = [];
@@ -264,6 +265,26 @@ describe('createMemory() by configuration', () => {
     expect(await defaultCount({})).toBe(6);
     expect(await defaultCount({ policy: { retrieve_limit: 2 } })).toBe(2);
     expect((await resolveMemloomConfig({ cwd, env: {}, policy: { retrieve_limit: 2 } })).engine.retrieval).toEqual({ defaultLimit: 2 });
+  });
+
+  it('keeps the resolved policy on the memory (memory.config.policy), for the pipelines and adapters over it', async () => {
+    writeFileSync(join(cwd, 'memloom.config.json'), JSON.stringify({ store: 'memory:', embedder: 'lexical', policy: { recent_days: 5, session_summary_keep_count: 6 } }));
+    const memory = await open({ cwd, env: { MEMLOOM_POLICY: '{"recent_days":1,"long_term_compress_char_threshold":5000}' }, policy: { retrieve_limit: 2 } });
+    expect(memory.config.policy).toMatchObject({ retrieve_limit: 2, recent_days: 5, session_summary_keep_count: 6, long_term_compress_char_threshold: 5000, evolution_enabled: false });
+    expect(memory.config.policy).toEqual((await resolveMemloomConfig({ cwd, env: { MEMLOOM_POLICY: '{"recent_days":1,"long_term_compress_char_threshold":5000}' }, policy: { retrieve_limit: 2 } })).policy);
+    const pipeline = createMemoryPipeline({ memory, languageModel: null });
+    expect(await pipeline.policy()).toEqual(memory.config.policy);
+  });
+
+  it("search without a limit reads the scope's policy_overrides.json of a Markdown store (seed 001: configuration, then the overrides file)", async () => {
+    const memory = await open({ cwd, env: {}, configFile: false, store: { type: 'markdown', root: './memory' }, embedder: 'lexical', policy: { retrieve_limit: 4 } });
+    const scope = { userId: 'u' };
+    for (const text of ['I live in Lyon', 'I live near the river', 'I live with two cats']) await memory.add(text, { scope, merge: false });
+    expect(await memory.search('I live', { scope })).toHaveLength(3);
+    writeFileSync(join(cwd, 'memory', 'users', 'u', 'memory', 'policy_overrides.json'), '{"retrieve_limit": 1}\n');
+    expect(await memory.search('I live', { scope })).toHaveLength(1);
+    rmSync(join(cwd, 'memory', 'users', 'u', 'memory', 'policy_overrides.json'));
+    expect(await memory.search('I live', { scope })).toHaveLength(3);
   });
 
   it('takes store and embedder objects as they are', async () => {

@@ -10,7 +10,7 @@ export const searchCommand: CommandSpec = {
   usage: ['search <query...> [options]'],
   description: 'Ranks memories in the scope by memloom\'s hybrid retrieval and shows each score\'s parts and, for stale memories, the freshness warning when the configuration sets "freshness".',
   options: {
-    limit: { type: 'string', short: 'n', value: 'n', description: 'how many results (default: the configured retrieval limit, 10)' },
+    limit: { type: 'string', short: 'n', value: 'n', description: "how many results (default: the configured retrieval limit, 10, or the retrieve_limit of the scope's policy_overrides.json in a Markdown store)" },
     'min-score': { type: 'string', value: 'score', description: 'drop results scoring below this (0..1)' },
     ...FILTER_OPTIONS,
   },

@@ -23,9 +23,16 @@ export interface CreateMemoryPipelineOptions extends PipelineConfigInput {
   memory: Memory;
   /** The model that drives every step. @default memory.languageModel; `null` for none (deterministic paths only) */
   languageModel?: LanguageModel | null;
-  /** Seed 001's policy from configuration (`config.json`'s `memory` block); the storage's overrides go on top. */
+  /**
+   * Seed 001's policy from configuration (`config.json`'s `memory` block), over the memory's own
+   * (`memory.config.policy`, which `memloom`'s `createMemory` fills from its configuration); the
+   * stored overrides go on top.
+   */
   policy?: PolicyOverrides;
-  /** Where evolution writes overrides (with snapshots) and, when it can, the last long-term compression time. */
+  /**
+   * Where evolution writes overrides (with snapshots) and, when it can, the last long-term compression time.
+   * @default the store's policy files of each call's scope (`store.policyStorage(scope)`), when the store keeps them (Markdown)
+   */
   policyStorage?: PolicyStorage;
   /** @default memory.clock */
   clock?: Clock;
@@ -76,8 +83,11 @@ export interface AfterTurnReport {
 /** Seeds 001 and 002's LLM-driven memory work, behind one object. See the README's "Pipeline". */
 export interface MemoryPipeline {
   readonly memory: Memory;
-  /** The policy in effect now: configuration, then the stored overrides (read on every call, so a rollback applies at once). */
-  policy(): Promise<Policy>;
+  /**
+   * The policy in effect now for a scope: the memory's policy, then this pipeline's `policy`, then the
+   * stored overrides (read on every call, so a rollback applies at once).
+   */
+  policy(scope?: Scope): Promise<Policy>;
   /** Seed 002's background monitor on one finished turn. */
   extract(turn: TurnInput): Promise<ExtractionReport>;
   /** Seed 002's reviewer on the given facts, or on every fact in scope that is due. */
@@ -103,12 +113,29 @@ const MAX_TRACKED_SCOPES = 1000;
 /**
  * Build the pipeline over a memory. Options are validated at once
  * (INVALID_OPTIONS names the field; a bad `policy` is INVALID_CONFIG).
+ * `evolution_enabled` with nowhere to write the overrides (no `policyStorage`,
+ * and a store without policy files) is INVALID_OPTIONS: evolution would never run.
  */
 export function createMemoryPipeline(options: CreateMemoryPipelineOptions): MemoryPipeline {
   const { memory, languageModel, policy, policyStorage, clock, logger, prompts, ...configInput } = checkOptions(options);
   const parsed = pipelineConfigSchema.safeParse(configInput);
   if (!parsed.success) throw new MemloomError({ code: 'INVALID_OPTIONS', message: `invalid pipeline options: ${formatZodIssues(parsed.error)}` });
-  resolvePolicy([{ source: 'createMemoryPipeline({ policy })', values: policy }]);
+  const configured = [
+    { source: "the memory's policy", values: memory.config.policy },
+    { source: 'createMemoryPipeline({ policy })', values: policy },
+  ];
+  // Per scope, as seed 001 keeps them: `memory/policy_overrides.json` of the folder the scope's memories are in
+  // (the memory's default scope under the call's, as the memory writes them).
+  const storageFor = (scope: Scope | undefined): PolicyStorage | undefined => policyStorage ?? memory.store.policyStorage?.({ ...memory.defaultScope, ...scope });
+  if (resolvePolicy(configured).evolution_enabled && !policyStorage && typeof memory.store.policyStorage !== 'function') {
+    throw new MemloomError({
+      code: 'INVALID_OPTIONS',
+      message:
+        `evolution_enabled is true, but there is nowhere to write the policy overrides: the ${memory.store.name} store keeps no policy files. ` +
+        'Give createMemoryPipeline a policyStorage (such as createMarkdownPolicyStorage({ root }) from @memloom/store-markdown), or set evolution_enabled to false',
+      details: { store: memory.store.name },
+    });
+  }
   const context: PipelineContext = {
     memory,
     model: languageModel === null ? undefined : (languageModel ?? memory.languageModel),
@@ -117,16 +144,13 @@ export function createMemoryPipeline(options: CreateMemoryPipelineOptions): Memo
     clock: checkedClock(clock, memory.clock, 'createMemoryPipeline({ clock })'),
     logger: logger ?? {},
   };
-  const times = createCompressionTimes(policyStorage);
+  const times = createCompressionTimes(storageFor(undefined));
   const counters = new Map<string, number>();
   const recent = new Map<string, ConversationMessage[]>();
 
-  const currentPolicy = async (): Promise<Policy> =>
-    resolvePolicy([
-      { source: 'createMemoryPipeline({ policy })', values: policy },
-      { source: 'the stored policy overrides', values: policyStorage ? await policyStorage.readOverrides() : undefined },
-    ]);
   const scopeOf = (scope: unknown): Scope | undefined => (scope === undefined ? undefined : validateScope(scope, memory.config.limits.maxScopeLength));
+  const currentPolicy = async (scope: Scope | undefined): Promise<Policy> =>
+    resolvePolicy([...configured, { source: 'the stored policy overrides', values: await storageFor(scope)?.readOverrides() }]);
   const remember = <T>(map: Map<string, T>, key: string, value: T): void => {
     map.delete(key);
     map.set(key, value);
@@ -135,7 +159,7 @@ export function createMemoryPipeline(options: CreateMemoryPipelineOptions): Memo
 
   const pipeline: MemoryPipeline = {
     memory,
-    policy: currentPolicy,
+    policy: async (scope) => currentPolicy(scopeOf(scope)),
     extract: async (turn) => {
       const normalized = normalizeTurn(turn);
       return runExtraction(withSignal(context, turn.signal, 'extract'), { ...normalized, scope: scopeOf(normalized.scope) });
@@ -143,22 +167,26 @@ export function createMemoryPipeline(options: CreateMemoryPipelineOptions): Memo
     review: async (input = {}) => runReview(withSignal(context, input.signal, 'review'), { ...input, scope: scopeOf(input.scope) }),
     summarizeSession: async (messages, summaryOptions = {}) => {
       const call = withSignal(context, summaryOptions.signal, 'summarizeSession');
-      return runSessionSummary(call, await currentPolicy(), validateMessages(messages), { ...summaryOptions, scope: scopeOf(summaryOptions.scope) });
+      const scope = scopeOf(summaryOptions.scope);
+      return runSessionSummary(call, await currentPolicy(scope), validateMessages(messages), { ...summaryOptions, scope });
     },
     compressLongTerm: async (compressOptions = {}) => {
       const call = withSignal(context, compressOptions.signal, 'compressLongTerm');
-      return runLongTermCompression(call, await currentPolicy(), times, { ...compressOptions, scope: scopeOf(compressOptions.scope) });
+      const scope = scopeOf(compressOptions.scope);
+      return runLongTermCompression(call, await currentPolicy(scope), times, { ...compressOptions, scope });
     },
     evolve: async (input) => {
       const call = withSignal(context, input.signal, 'evolve');
-      const messages = input.messages ? validateMessages(input.messages) : (recent.get(scopeKey(scopeOf(input.scope) ?? {})) ?? []);
-      return runEvolution(call, { policy: await currentPolicy(), storage: policyStorage, messages });
+      const scope = scopeOf(input.scope);
+      const messages = input.messages ? validateMessages(input.messages) : (recent.get(scopeKey(scope ?? {})) ?? []);
+      return runEvolution(call, { policy: await currentPolicy(scope), storage: storageFor(scope), messages });
     },
     maybeEvolve: async (input) => {
       const call = withSignal(context, input.signal, 'maybeEvolve');
       call.signal?.throwIfAborted();
-      const policyNow = await currentPolicy();
-      const key = scopeKey(scopeOf(input.scope) ?? {});
+      const scope = scopeOf(input.scope);
+      const policyNow = await currentPolicy(scope);
+      const key = scopeKey(scope ?? {});
       const given = input.messages ? validateMessages(input.messages) : undefined;
       if (!policyNow.evolution_enabled) return { action: 'skipped', reason: 'evolution_enabled is false', accepted: [], rejected: [] };
       const count = (counters.get(key) ?? 0) + (input.newMessageCount ?? given?.length ?? 0);
@@ -169,7 +197,7 @@ export function createMemoryPipeline(options: CreateMemoryPipelineOptions): Memo
       }
       remember(counters, key, 0);
       const messages = (given ?? recent.get(key) ?? []).slice(-every);
-      return { ...(await runEvolution(call, { policy: policyNow, storage: policyStorage, messages })), messagesSinceReflection: 0 };
+      return { ...(await runEvolution(call, { policy: policyNow, storage: storageFor(scope), messages })), messagesSinceReflection: 0 };
     },
     afterTurn: async (input) => {
       const turn = normalizeTurn(input);
@@ -199,7 +227,7 @@ export function createMemoryPipeline(options: CreateMemoryPipelineOptions): Memo
         ...(turn.assistant.content ? [{ role: 'assistant' as const, content: turn.assistant.content, ...(turn.assistant.id ? { id: turn.assistant.id } : {}) }] : []),
       ];
       remember(recent, key, [...(recent.get(key) ?? []), ...newMessages].slice(-context.config.evolutionEveryMessages));
-      const policyNow = await currentPolicy();
+      const policyNow = await currentPolicy(scope);
 
       report.extraction = await step('extraction', () => runExtraction(call, { ...turn, scope, ...(question ? { question } : {}) }));
       const due = report.extraction?.dueForReview ?? [];

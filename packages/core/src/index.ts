@@ -115,7 +115,7 @@ export { WorkingMemoryTracker, workingMemoryConfigSchema, workingMemoryConfigFro
 export type { WorkingMemoryConfig, WorkingMemoryConfigInput, WorkingMemoryStatus, WorkingMemoryCheck } from './working-memory.js';
 
 // Text utilities shared by stores and embedders
-export { tokenize, keywordTerms, hasCjk, TOKENIZER_VERSION } from './text/tokenize.js';
+export { tokenize, keywordTerms, distinctiveKeywordTerms, hasCjk, TOKENIZER_VERSION } from './text/tokenize.js';
 export { segmentInPieces, SEGMENT_PIECE_CHARS } from './text/segment-in-pieces.js';
 export { isIsoTime, isOnCalendar } from './time-text.js';
 export { toEpochMs, assertNotFuture } from './options.js';

@@ -56,6 +56,7 @@ import { inScope, isEmptyScope, scopeDescription, scopeKey, validateScope } from
 import { TextOperations } from './text-operations.js';
 import { periodNamedIn } from './text/query-dates.js';
 import { withoutChineseDiscourse } from './text/query-text.js';
+import { weighWeakMatches } from './text/weak-matches.js';
 import type { MemoryFilter, MemoryRecord, MemoryVersion, Scope } from './types.js';
 import { contentAndContextVectors, documentVectors, embedChecked } from './vector.js';
 
@@ -295,21 +296,24 @@ class MemloomMemory implements Memory {
     // Keywords: the query without the Chinese words that only frame it in a message
     // (对了，… / …你还记得吗？), which would otherwise match memories through 记, 还 or 一下.
     const keywordQuery = withoutChineseDiscourse(text);
-    const [vectorHits, textHits, bestTextHits] = await Promise.all([
+    const [vectorHits, keywordHits, bestTextHits] = await Promise.all([
       this.store.vectorSearch({ vector, scope, ...(filter ? { filter } : {}), limit: candidateLimit }),
       textSearch ? textSearch({ text: keywordQuery, scope, ...(filter ? { filter } : {}), limit: candidateLimit }) : [],
       // With `ids`, the keyword part is normalised by the best match without them, as a search without them is.
       textSearch && filter?.ids ? textSearch({ text: keywordQuery, scope, ...withoutIds(filter), limit: 1 }) : [],
     ]);
     const minScore = parsed.minScore ?? retrieval.minScore;
-    const bestText = bestTextHits[0]?.score;
+    // Normalised by the best BM25 as the store scored it, so that a memory met only through a character of a
+    // Chinese word (子 of 孩子 in 疹子) keeps its cut even when it is the best match.
+    const bestText = keywordHits.reduce((best, hit) => Math.max(best, hit.score), bestTextHits[0]?.score ?? 0);
+    const textHits = weighWeakMatches(keywordHits, keywordQuery);
     // A day or month the query names ("in May 2023"): memories created then rank higher (the date part).
     const period = periodNamedIn(text);
     const ranked = rankCandidates(vectorHits, textHits, {
       nowMs,
       config: retrieval,
       candidateLimit,
-      ...(bestText !== undefined ? { bestText } : {}),
+      ...(bestText > 0 ? { bestText } : {}),
       ...(period ? { period } : {}),
     })
       .filter((hit) => hit.score >= minScore && inScope(hit.memory.scope, scope))

@@ -1,5 +1,5 @@
 import { splitIntoPieces } from './segment-in-pieces.js';
-import { CJK_FUNCTION_CHARS } from './tokenize.js';
+import { CJK_FUNCTION_CHARS, HAN } from './tokenize.js';
 
 /**
  * Chinese words that frame a question inside a message rather than ask it:
@@ -38,7 +38,6 @@ const DISCOURSE = new RegExp([...CHINESE_DISCOURSE_WORDS].sort((a, b) => b.lengt
  * 一下|车, 一下|课, and 的话|费 (话费, a phone bill), 的话|梅 (话梅).
  */
 const NOT_BEFORE: Readonly<Record<string, string>> = { 一下: '班午子车車课課', 的话: '费費梅', 的話: '费費梅' };
-const HAN = /[\u3400-\u4dbf\u4e00-\u9fff]/u;
 const KANA = /[\u3040-\u30ff]/u;
 const FUNCTION_CHARS = new RegExp(`[${[...CJK_FUNCTION_CHARS].join('')}]`, 'gu');
 const LETTER_OR_NUMBER = /[\p{L}\p{N}]/u;

@@ -39,6 +39,12 @@ export interface TokenizeOptions {
    * "I hope to win the marathon" and "I won the marathon" are different news. @default 'asWritten'
    */
   pastForms?: 'verb' | 'asWritten';
+  /**
+   * Only the terms that name a word of the text (`distinctiveKeywordTerms`): a Chinese character is a term only
+   * where the word segmenter reads it as a word on its own (猫 in 我的猫叫什么, not 子 in 孩子), and a pair of two
+   * function characters (我的, 我有, 这个) is no term. Kana and Hangul keep every character. @default false
+   */
+  distinctive?: boolean;
 }
 
 /**
@@ -56,6 +62,7 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
   const useStopwords = options.stopwords ?? true;
   const useStem = options.stem ?? true;
   const pastForms = useStem && options.pastForms === 'verb' ? VERB_OF_PAST_FORM : undefined;
+  const distinctive = options.distinctive ?? false;
   const tokens: string[] = [];
   const normalized = text.normalize('NFKC').toLowerCase();
   const asciiWords = plainAsciiWords(normalized);
@@ -68,7 +75,7 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
     if (!part.isWordLike) continue;
     const word = part.segment;
     if (CJK.test(word)) {
-      for (const run of word.match(CJK_RUN) ?? []) pushCjk(run, tokens, useStopwords);
+      for (const run of word.match(CJK_RUN) ?? []) pushCjk(run, tokens, useStopwords, distinctive);
       const rest = word.replace(CJK_RUN, ' ').trim();
       if (rest) for (const piece of rest.split(/\s+/)) pushLatin(piece, tokens, useStopwords, useStem, pastForms);
       continue;
@@ -87,6 +94,16 @@ export function keywordTerms(text: string): string[] {
   return tokenize(text, { pastForms: 'verb' });
 }
 
+/**
+ * The query's `keywordTerms` that name one of its words: without a Chinese character that is only part of a longer
+ * word (子 of 孩子, 动 of 运动) or a pair of function characters (我的). A memory that shares none of them with a
+ * query shares only such characters, as 我对花生过敏，吃了会起疹子 shares 子 with 我孩子多大了: a weak match
+ * (`weighWeakMatches`). English terms are all distinctive.
+ */
+export function distinctiveKeywordTerms(text: string): string[] {
+  return tokenize(text, { pastForms: 'verb', distinctive: true });
+}
+
 /** True when the text holds any CJK character. */
 export function hasCjk(text: string): boolean {
   return CJK.test(text);
@@ -102,11 +119,25 @@ export function hasCjk(text: string): boolean {
  */
 export const CJK_FUNCTION_CHARS: ReadonlySet<string> = new Set(Array.from('的了着过吗呢吧啊呀嘛是在和与及或也就都而我你他她它们这那个一有之其于過嗎們這個與於'));
 
-function pushCjk(run: string, tokens: string[], useStopwords: boolean): void {
+/** A Han character (text is NFKC-normalised first, which maps the compatibility ideographs to these). */
+export const HAN = /[\u3400-\u4dbf\u4e00-\u9fff]/u;
+
+/**
+ * A CJK run's characters and adjacent pairs. With `distinctive`, a Han character inside a longer word (子 in 孩子)
+ * is no term, nor is a pair of two function characters (我的); kana and Hangul keep every character, as Korean
+ * words carry their particles (딸이 shares only 딸 with 딸은).
+ */
+function pushCjk(run: string, tokens: string[], useStopwords: boolean, distinctive: boolean): void {
   const chars = Array.from(run);
+  const wordOnItsOwn = chars.length === 1;
   for (let index = 0; index < chars.length; index++) {
-    if (!useStopwords || !CJK_FUNCTION_CHARS.has(chars[index] as string)) tokens.push(chars[index] as string);
-    if (index + 1 < chars.length) tokens.push((chars[index] as string) + (chars[index + 1] as string));
+    const char = chars[index] as string;
+    const inLongerHanWord = distinctive && !wordOnItsOwn && HAN.test(char);
+    if ((!useStopwords || !CJK_FUNCTION_CHARS.has(char)) && !inLongerHanWord) tokens.push(char);
+    const next = chars[index + 1];
+    if (next === undefined) continue;
+    const functionPair = distinctive && CJK_FUNCTION_CHARS.has(char) && CJK_FUNCTION_CHARS.has(next);
+    if (!functionPair) tokens.push(char + next);
   }
 }
 

@@ -132,6 +132,22 @@ describe('the text index inside one batch (written at the end of the transaction
     expect(inspect(path)).toMatchObject({ memories: 3, vectors: 3, textRows: 3, incomplete: 0, orphans: 0, integrity: 'ok' });
   });
 
+  it('writes every version of a large batch (64 to a statement, the rest one by one) and deletes the rows and versions of its deletes', async () => {
+    const { store, path } = await openStore();
+    const records = Array.from({ length: 150 }, (_, index) => newRecord(`m${index}`, `memory number ${index}`, index % 2 === 0 ? 'alice' : 'bob'));
+    await store.apply(records.map((record, index) => createChange(record, vectorFor(index))));
+    // Every third memory deleted, the others edited: 100 versions and 50 deletes in one batch.
+    const edited = records.map((record, index): MemoryRecord => ({ ...record, content: `edited number ${index}`, revision: 2 }));
+    await store.apply(records.map((record, index) => (index % 3 === 0 ? { op: 'delete' as const, id: record.id } : replaceChange(record, edited[index] as MemoryRecord))));
+    const histories = await Promise.all(records.map((record) => store.history(record.id)));
+    for (const [index, history] of histories.entries()) {
+      if (index % 3 === 0) expect(history).toEqual([]);
+      else expect(history.map((version) => [version.version, version.before, version.after])).toEqual([[1, null, records[index]], [2, records[index], edited[index]]]);
+    }
+    await store.close();
+    expect(inspect(path)).toMatchObject({ memories: 100, vectors: 100, textRows: 100, incomplete: 0, orphans: 0, integrity: 'ok' });
+  });
+
   it('writes every field of a put: indexed ones (scope, created) only when they changed, the others always', async () => {
     const { store, path } = await openStore();
     const first = { ...newRecord('a', 'kestrel hovering', 'alice'), tags: ['birds'], metadata: { n: 1 } };

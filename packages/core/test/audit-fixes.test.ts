@@ -138,6 +138,27 @@ describe('Chinese keywords, tags and session summaries', () => {
     expect(keywords('我从来没去过日本，不过明年想去。')).toEqual(['从来没去过日本', '明年']);
   });
 
+  // The review of the rules above: an event word made of two verbs is a word, a lone character joins no time or
+  // number and no grammar word, and a pronoun is not part of what is negated.
+  it.each([
+    ['明天下午三点开会', ['明天', '下午', '三点', '开会']],
+    ['孩子下周一开学', ['孩子', '周一', '开学']],
+    ['我在做买卖', ['买卖']],
+    ['周日去教会', ['周日', '教会']],
+    ['我学会了游泳', ['学会', '游泳']],
+    ['我养猫三年了', ['养猫', '三年']],
+    ['我的狗今年五岁', ['今年', '五岁']],
+    ['我有车有房', ['有车', '有房']],
+    // The negated phrase whole: "#香菜" alone would say the opposite.
+    ['我不喜欢吃香菜', ['不喜欢吃香菜']],
+    ['我还没吃饭', ['还没吃饭']],
+    // A lone character still joins a place word before it.
+    ['我住在杭州西湖区', ['杭州', '西湖区']],
+  ])('%s -> %j', (text, expected) => {
+    expect(keywords(text)).toEqual(expected);
+    expect(compressDeterministic(text, 'tag')).toBe(expected.map((word) => `#${word}`).join(' '));
+  });
+
   it('English keywords are as they were', () => {
     expect(keywords('My name is Tom and I work at Google as a software engineer.')).toEqual(['name', 'Tom', 'work', 'Google', 'software', 'engineer']);
     expect(compressDeterministic('I live in Lyon with my sister, who is a nurse.', 'tag')).toBe('#live #Lyon #sister #nurse');

@@ -56,32 +56,29 @@ export function keywords(text: string, limit = 6): string[] {
 /**
  * Word-like segments, Chinese ones put back together where the segmenter splits a word it does not
  * know: a run of single characters joins (小|橘 -> 小橘), a noun suffix joins the word before it
- * (工程|师 -> 工程师, 计算|机 -> 计算机), a lone character joins the word next to it (王|小明 -> 王小明,
- * 宽|窄巷|子 -> 宽窄巷子, 第一|天 -> 第一天), and a negation keeps what it negates (不当|老师 -> 不当老师:
- * "#不当 #老师" would read as the opposite). A grammar character or a verb (她, 在, 去, 当, 学…) never joins.
+ * (工程|师 -> 工程师, 计算|机 -> 计算机), and a negation keeps what it negates (不当|老师 -> 不当老师:
+ * "#不当 #老师" would read as the opposite). A character left alone joins a neighbour only where
+ * they clearly make one word (see `joinLoneCharacters`). A grammar character or a verb (她, 在, 去,
+ * 当, 学…) joins nothing in front of it, and a pronoun the segmenter glued to grammar stands alone
+ * (我不|喜欢 is 我 and 不喜欢: the pronoun is not what is negated).
  * Exported for the tests' reference implementation, which reads the whole text with one segmenter.
  */
 export function joinedWords(segments: Iterable<Pick<Intl.SegmentData, 'segment' | 'isWordLike'>>): string[] {
   const pieces: Piece[] = [];
   // Whether this segment follows the last one with no space or punctuation between.
   let adjacent = false;
-  for (const part of segments) {
-    if (!part.isWordLike) {
-      adjacent = false;
-      continue;
-    }
-    const word = part.segment.replace(/['’]s$/u, '');
+  const add = (word: string) => {
     const previous = adjacent ? pieces[pieces.length - 1] : undefined;
     const afterGap = !adjacent;
     adjacent = true;
     if (!CJK.test(word)) {
       pieces.push({ text: word, kind: 'other', afterGap });
-      continue;
+      return;
     }
     const length = Array.from(word).length;
     if (previous?.kind === 'negation' && !PARTICLES.includes(word) && Array.from(previous.text).length + length <= NEGATED_PHRASE_CHARS) {
       previous.text += word;
-      continue;
+      return;
     }
     if (isNegation(word)) pieces.push({ text: word, kind: 'negation', afterGap });
     // A unit after a number ("1000元", "32岁") joins nothing either.
@@ -91,23 +88,49 @@ export function joinedWords(segments: Iterable<Pick<Intl.SegmentData, 'segment' 
       previous.kind = 'run';
     } else if (length === 1 && previous?.kind === 'word' && NOUN_SUFFIXES.includes(word)) previous.text += word;
     else pieces.push({ text: word, kind: length === 1 ? 'single' : 'word', afterGap });
+  };
+  for (const part of segments) {
+    if (!part.isWordLike) {
+      adjacent = false;
+      continue;
+    }
+    const word = part.segment.replace(/['’]s$/u, '');
+    const [first, ...rest] = Array.from(word);
+    // 我在, 我有, 我不, 我还没: the pronoun, then the rest.
+    if (rest.length > 0 && PRONOUNS.includes(first as string) && rest.every((char) => NOT_JOINED.includes(char) || NEGATIONS.includes(char))) {
+      add(first as string);
+      add(rest.join(''));
+    } else add(word);
   }
-  // A lone character joins the word right after it, else the one right before it; else it stays alone (and is left out).
+  return joinLoneCharacters(pieces).map((piece) => piece.text);
+}
+
+/**
+ * A Chinese character still alone joins the word right after it (王|小明 -> 王小明, 宽|窄巷子 ->
+ * 宽窄巷子) unless that is a time or a number (猫|三年, 狗|今年, 下|周一); else the word before it
+ * (第一|天 -> 第一天, 西湖|区 -> 西湖区) unless that is grammar (我有|车, 我的|狗); else the verb before
+ * it (养|猫 -> 养猫, 有|房 -> 有房), a number excepted (有|两|只); else it stays alone (and is left out).
+ */
+function joinLoneCharacters(pieces: Piece[]): Piece[] {
   const result: Piece[] = [];
+  // Chinese words only: a lone kana or hangul, or one next to such words, stays as it was.
+  const isHanWord = (other: Piece) => (other.kind === 'word' || other.kind === 'run') && HAN.test(other.text);
   for (let index = 0; index < pieces.length; index++) {
     const piece = pieces[index] as Piece;
     const next = pieces[index + 1];
     const before = result[result.length - 1];
-    // Chinese words only: a lone kana or hangul, or one next to such words, stays as it was.
-    const joins = (other: Piece | undefined) => other !== undefined && (other.kind === 'word' || other.kind === 'run') && HAN.test(other.text);
     const lone = piece.kind === 'single' && HAN.test(piece.text);
-    if (lone && next && !next.afterGap && joins(next)) {
+    if (lone && next && !next.afterGap && isHanWord(next) && !TIME_OR_NUMBER.test(next.text)) {
       next.text = piece.text + next.text;
       next.afterGap = piece.afterGap;
-    } else if (lone && before && !piece.afterGap && joins(before)) before.text += piece.text;
-    else result.push(piece);
+    } else if (lone && before && !piece.afterGap && isHanWord(before) && !isGrammarPair(Array.from(before.text))) {
+      before.text += piece.text;
+    } else if (lone && before && !piece.afterGap && before.kind === 'grammar' && VERBS.includes(before.text) && !NUMERALS.includes(piece.text)) {
+      before.text += piece.text;
+      before.kind = 'word';
+    } else result.push(piece);
   }
-  return result.map((piece) => piece.text);
+  return result;
 }
 
 interface Piece {
@@ -118,15 +141,26 @@ interface Piece {
   afterGap: boolean;
 }
 
-/**
- * Single characters that never join a word: grammar (pronouns, prepositions, particles, adverbs)
- * and common verbs ("去宽窄巷子" is 去 and 宽窄巷子, "学计算机" is 学 and 计算机).
- */
-const NOT_JOINED =
-  '的了是在和与也就都而着过我你他她它您咱这那哪谁有很吗呢吧啊呀把被让给对从到向往为以于叫' +
-  '去来当做跟同及或又再才还只最更太挺每各该会能要想说看听读学写吃喝住买卖用玩开坐打找送请带养搬考教起回走跑订念帮' +
-  // The same in traditional characters.
-  '這們為於對從讓給來當還會說聽讀學寫買賣開帶養訂過著嗎與幫';
+const NUMERALS = '零〇一二两三四五六七八九十百千万亿兩萬億';
+/** A number or a time: starts or ends with a numeral or a digit (三年, 周一), or ends in a unit of time (今年, 明天, 下午). */
+const TIME_OR_NUMBER = new RegExp(`^[\\d${NUMERALS}]|[\\d${NUMERALS}年月日天周号號点點时時午]$`, 'u');
+
+const PRONOUNS = '我你他她它您咱';
+
+/** Grammar: pronouns, particles, prepositions, conjunctions, adverbs and the auxiliaries 想, 要, 能 (traditional forms too). */
+const GRAMMAR =
+  '的了是在和与也就都而着过我你他她它您咱这那哪谁很吗呢吧啊呀把被让给对从到向往为以于叫' +
+  '跟同及或又再才还只最更太挺每各该能要想' +
+  '這們為於對從讓給還過著嗎與該';
+
+/** Common verbs: 去宽窄巷子 is 去 and 宽窄巷子, 下周一 is 下 and 周一, but two of them make a word (开会, 学会, 买卖). */
+const VERBS = '上下有去来当做说看听读学写吃喝住买卖用玩开坐打找送请带养搬考教起回走跑订念帮会' + '來當說聽讀學寫買賣開帶養訂幫會';
+
+/** Single characters that never join a word in front of them. */
+const NOT_JOINED = GRAMMAR + VERBS;
+
+/** The characters that start a negation. */
+const NEGATIONS = '不没沒别別未';
 
 /** Particles that end a negated phrase ("不当老师了" is 不当老师). */
 const PARTICLES = '的了吗呢吧啊呀嗎';
@@ -142,7 +176,7 @@ function isNegation(word: string): boolean {
   if (NOT_NEGATIONS.has(word)) return false;
   const chars = Array.from(word);
   return (
-    (chars.length === 1 && '不没沒别別未'.includes(word)) ||
+    (chars.length === 1 && NEGATIONS.includes(word)) ||
     (chars.length === 2 && '不没沒'.includes(chars[0] as string)) ||
     (chars.length <= 3 && '不没沒'.includes(chars[chars.length - 1] as string))
   );
@@ -160,17 +194,23 @@ export function isStopword(word: string, lower: string): boolean {
   if (CJK.test(word)) {
     const chars = Array.from(word);
     // Single characters, "一只"-style numeral + measure word, and words ending in a particle ("养了", "我是").
-    // Two grammar characters ("她在", "我在") and greetings ("你好") say nothing either.
+    // Two characters that never join, one of them grammar ("她在", "住在", "在学"), and greetings ("你好") say nothing
+    // either; two verbs make a word ("开会", "学会", "买卖").
     return (
       CHINESE_STOPWORDS.has(word) ||
       GREETINGS.has(word) ||
       chars.length < 2 ||
-      (chars.length === 2 && (chars[0] === '一' || '了的着过是'.includes(chars[1] ?? '') || chars.every((char) => NOT_JOINED.includes(char))))
+      (chars.length === 2 && (chars[0] === '一' || '了的着过是'.includes(chars[1] ?? '') || isGrammarPair(chars)))
     );
   }
   // Short words are kept only when they are numbers or acronyms ("AI", "3D").
   if (lower.length < 3 && !/\d/.test(lower) && !/^\p{Lu}+$/u.test(word)) return true;
   return ENGLISH_STOPWORDS.has(lower.replace(/['’]/gu, ''));
+}
+
+/** Two characters that never join, not both verbs. */
+function isGrammarPair(chars: string[]): boolean {
+  return chars.every((char) => NOT_JOINED.includes(char)) && !chars.every((char) => VERBS.includes(char));
 }
 
 /** isStopword for a run of ASCII letters and digits. */

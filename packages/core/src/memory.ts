@@ -46,11 +46,12 @@ import {
   type EngineConfig,
   type ParsedAddOptions,
 } from './options.js';
-import { resolvePolicy, type PolicyOverrides } from './policy.js';
+import { policySchema, type Policy, type PolicyOverrides } from './policy.js';
 import { defaultPrompts, type Prompts } from './prompts.js';
 import { recentNotes } from './recent-notes.js';
 import { unique, validateContent, validateId, versionOf } from './records.js';
-import { renderContextBlock, renderIndex, renderIndexBlock } from './render.js';
+import { INDEX_LINE_CHARS, renderContextBlock, renderIndex, renderIndexBlock } from './render.js';
+import { clipGraphemes } from './text/graphemes.js';
 import { rankCandidates } from './retrieval.js';
 import { inScope, isEmptyScope, scopeDescription, scopeKey, validateScope } from './scope.js';
 import { TextOperations } from './text-operations.js';
@@ -284,7 +285,7 @@ class MemloomMemory implements Memory {
     const scope = this.resolveScope(parsed.scope);
     const { signal } = parsed;
     signal?.throwIfAborted();
-    const limit = parsed.limit ?? (await this.storedRetrieveLimit(scope)) ?? this.config.retrieval.defaultLimit;
+    const limit = parsed.limit ?? (await this.storedPolicy(scope)).retrieve_limit ?? this.config.retrieval.defaultLimit;
     await this.ensureOpen();
     const vector = await this.embedOne(text, 'query', signal);
     const nowMs = this.clock.now();
@@ -337,16 +338,31 @@ class MemloomMemory implements Memory {
   }
 
   /**
-   * Seed 001's order, configuration first, then the workspace overrides file: the `retrieve_limit` of
-   * the scope's stored overrides (a store with `policyStorage`, such as Markdown), read on every search
-   * so that an evolved value applies at once and deleting the file rolls back. Invalid overrides are
-   * INVALID_CONFIG, as in the pipeline.
+   * Seed 001's order, configuration first, then the workspace overrides file: the `retrieve_limit` and
+   * `recent_days` of the scope's stored overrides (a store with `policyStorage`, such as Markdown), read on every
+   * search and `renderContext` so that an evolved value applies at once and deleting the file rolls back. Each
+   * value is checked alone: a file that cannot be read or a value out of range is warned of (logger) and left
+   * out, so the configured value holds and reads go on; the pipeline, which writes the file, refuses it.
    */
-  private async storedRetrieveLimit(scope: Scope): Promise<number | undefined> {
-    const overrides = await this.store.policyStorage?.(scope).readOverrides();
-    if (overrides === undefined || overrides === null) return undefined;
-    const policy = resolvePolicy([{ source: 'the stored policy overrides', values: overrides }]);
-    return (overrides as PolicyOverrides).retrieve_limit === undefined ? undefined : policy.retrieve_limit;
+  private async storedPolicy(scope: Scope): Promise<Partial<Pick<Policy, 'retrieve_limit' | 'recent_days'>>> {
+    if (!this.store.policyStorage) return {};
+    let overrides: unknown;
+    try {
+      overrides = await this.store.policyStorage(scope).readOverrides();
+    } catch (error) {
+      this.logger.warn?.(`the stored policy overrides were not read (the configured policy holds): ${MemloomError.isInstance(error) ? error.reason : String(error)}`);
+      return {};
+    }
+    if (overrides === undefined || overrides === null || typeof overrides !== 'object') return {};
+    const stored: Partial<Pick<Policy, 'retrieve_limit' | 'recent_days'>> = {};
+    for (const key of ['retrieve_limit', 'recent_days'] as const) {
+      const value = (overrides as PolicyOverrides)[key];
+      if (value === undefined) continue;
+      const checked = policySchema.shape[key].safeParse(value);
+      if (checked.success) stored[key] = checked.data;
+      else this.logger.warn?.(`the stored policy overrides' ${key} ${describeValue(value)} is left out (the configured value holds): ${checked.error.issues[0]?.message ?? 'not valid'}`);
+    }
+    return stored;
   }
 
   // -------------------------------------------------------------------------
@@ -569,7 +585,7 @@ class MemloomMemory implements Memory {
   }
 
   async renderContext(query?: string, options: RenderContextOptions = {}): Promise<string> {
-    const { recentDays = this.config.policy.recent_days, ...searchOptions } = options ?? {};
+    const { recentDays: given, ...searchOptions } = options ?? {};
     if (query === undefined || query.trim() === '') {
       // No search to pass it to: the index is read at once, so the signal is only checked.
       checkedSignal(searchOptions.signal, 'renderContext')?.throwIfAborted();
@@ -577,6 +593,7 @@ class MemloomMemory implements Memory {
       return renderIndexBlock(index);
     }
     // The notes first: a bad recentDays is refused before the search writes access times.
+    const recentDays = given ?? (await this.storedPolicy(this.resolveScope(searchOptions.scope))).recent_days ?? this.config.policy.recent_days;
     const notes = await recentNotes(this, {
       days: recentDays,
       ...(searchOptions.scope ? { scope: searchOptions.scope } : {}),
@@ -584,7 +601,9 @@ class MemloomMemory implements Memory {
     });
     const results = (await this.search(query, searchOptions)).map((result) => result.memory);
     const shown = new Set(results.map((record) => record.id));
-    return renderContextBlock([...results, ...notes.filter((note) => !shown.has(note.id))], { nowMs: this.clock.now(), freshness: this.freshness });
+    // A note is shown as an index line is, cut to INDEX_LINE_CHARS: the notes (at most MAX_RECENT_NOTES) do not count in the limit.
+    const shownNotes = notes.filter((note) => !shown.has(note.id)).map((note) => ({ ...note, content: clipGraphemes(note.content.replace(/\s+/g, ' ').trim(), INDEX_LINE_CHARS) }));
+    return renderContextBlock([...results, ...shownNotes], { nowMs: this.clock.now(), freshness: this.freshness });
   }
 
   async close(): Promise<void> {

@@ -11,7 +11,7 @@ const CATEGORY_TITLES: Record<MemoryRecord['category'], string> = {
 };
 
 /** Longest index line body before it is cut with "…". */
-const INDEX_LINE_CHARS = 200;
+export const INDEX_LINE_CHARS = 200;
 
 /**
  * The MEMORY.md index: one line per memory, grouped by category, heaviest

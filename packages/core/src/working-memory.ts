@@ -48,6 +48,11 @@ export function workingMemoryConfigFromEnv(env: Record<string, string | undefine
   return config;
 }
 
+/** The context window is known: a number above 0 (undefined, 0, a negative or NaN value say nothing). */
+function knownWindow(status: WorkingMemoryStatus): status is WorkingMemoryStatus & { tokensMax: number } {
+  return status.tokensMax !== undefined && status.tokensMax > 0;
+}
+
 /** What the agent's context looks like this round. */
 export interface WorkingMemoryStatus {
   tokensUsed: number;
@@ -130,7 +135,7 @@ export class WorkingMemoryTracker {
         this.rounds++;
       }
     }
-    const tokensPercent = status.tokensMax ? (status.tokensUsed / status.tokensMax) * 100 : 0;
+    const tokensPercent = knownWindow(status) ? (status.tokensUsed / status.tokensMax) * 100 : 0;
     const { enabled, minRounds, maxRounds, tokenThresholdPercent } = this.config;
     const remind =
       enabled &&
@@ -152,7 +157,7 @@ export class WorkingMemoryTracker {
       '',
       `You have not updated your working memory for ${this.rounds} rounds.`,
       'Current context:',
-      status.tokensMax
+      knownWindow(status)
         ? `- Token use: ${Math.round(tokensPercent)}% (${status.tokensUsed} / ${status.tokensMax})`
         : `- Token use: ${status.tokensUsed} tokens (context window unknown)`,
       `- Messages in history: ${status.messageCount}`,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemory, createMemoryPipeline, DEFAULT_POLICY, scopeKey, type MemoryStore, type Scope } from '../src/index.js';
+import { createMemory, createMemoryPipeline, DEFAULT_POLICY, MemloomError, scopeKey, type MemoryStore, type Scope } from '../src/index.js';
 import { createFakeClock, createInMemoryPolicyStorage, createInMemoryStore, createScriptedModel, createTestEmbedder, type InMemoryPolicyStorage } from '../src/testing/index.js';
 import { errorOf } from './pipeline-rig.js';
 
@@ -18,8 +18,9 @@ function storeWithPolicyFiles(): { store: MemoryStore; files: Map<string, InMemo
   return { store, files };
 }
 
-async function memoryWith(options: { store?: MemoryStore; policy?: Record<string, unknown> } = {}) {
+async function memoryWith(options: { store?: MemoryStore; policy?: Record<string, unknown>; warnings?: string[] } = {}) {
   const memory = createMemory({
+    ...(options.warnings ? { logger: { warn: (message: string) => void options.warnings!.push(message) } } : {}),
     store: options.store ?? createInMemoryStore(),
     embedder: createTestEmbedder({ dimension: 16 }),
     clock: createFakeClock('2024-03-01T10:00:00Z'),
@@ -64,7 +65,8 @@ describe("the memory's policy (memory.config.policy)", () => {
 describe("a store's policy files (seed 001: configuration first, then the workspace overrides file)", () => {
   it("search without a limit reads the scope's stored retrieve_limit, on every call", async () => {
     const { store, files } = storeWithPolicyFiles();
-    const memory = await memoryWith({ store });
+    const warnings: string[] = [];
+    const memory = await memoryWith({ store, warnings });
     expect(await memory.search('coffee', { scope: alice })).toHaveLength(4);
     files.get(scopeKey(alice))!.overrides = { retrieve_limit: 1 };
     expect(await memory.search('coffee', { scope: alice })).toHaveLength(1);
@@ -76,11 +78,32 @@ describe("a store's policy files (seed 001: configuration first, then the worksp
     // Deleting the overrides rolls back at once.
     files.get(scopeKey(alice))!.deleteOverrides();
     expect(await memory.search('coffee', { scope: alice })).toHaveLength(4);
-    // A hand-broken file is a configuration error, never read as the default.
-    files.get(scopeKey(alice))!.overrides = { retrieve_limit: 'many' };
-    const error = await errorOf(memory.search('coffee', { scope: alice }));
-    expect(error.code).toBe('INVALID_CONFIG');
-    expect(error.message).toContain('the stored policy overrides: retrieve_limit');
+    // A hand-broken value is warned of and left out: the configured count holds, and reads go on.
+    files.get(scopeKey(alice))!.overrides = { retrieve_limit: 'many', recent_days: 500, some_future_key: 1 };
+    expect(await memory.search('coffee', { scope: alice })).toHaveLength(4);
+    expect(warnings).toEqual([
+      expect.stringContaining(`the stored policy overrides' retrieve_limit "many" is left out`),
+      expect.stringContaining(`the stored policy overrides' recent_days 500 is left out`),
+    ]);
+    // So is a file the store cannot read.
+    files.get(scopeKey(alice))!.readOverrides = async () => {
+      throw new MemloomError({ code: 'STORE_CORRUPT', message: 'policy_overrides.json:1: not valid JSON' });
+    };
+    expect(await memory.search('coffee', { scope: alice })).toHaveLength(4);
+    expect(warnings.at(-1)).toBe('the stored policy overrides were not read (the configured policy holds): policy_overrides.json:1: not valid JSON');
+  });
+
+  it("renderContext's recent notes follow the scope's stored recent_days", async () => {
+    const { store, files } = storeWithPolicyFiles();
+    const memory = await memoryWith({ store });
+    await memory.add('Talked with Anna about a trip to Kyoto', { scope: alice, category: 'episode' });
+    const context = (await memory.renderContext('coffee', { scope: alice, limit: 1 })).split('\n');
+    expect(context.filter((line) => line.startsWith('- '))).toHaveLength(2);
+    expect(context.at(-2)).toContain('Kyoto');
+    files.get(scopeKey(alice))!.overrides = { recent_days: 0 };
+    expect(await memory.renderContext('coffee', { scope: alice, limit: 1 })).not.toContain('Kyoto');
+    // A recentDays given wins.
+    expect(await memory.renderContext('coffee', { scope: alice, limit: 1, recentDays: 1 })).toContain('Kyoto');
   });
 
   it("a pipeline given no policyStorage reads and writes each call's scope's files", async () => {

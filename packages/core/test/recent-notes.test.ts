@@ -49,6 +49,20 @@ describe('seed 001: the daily notes of the last recent_days days', () => {
     expect(await memory.renderContext('what is my job?', { scope, recentDays: 0 })).not.toContain('京都');
   });
 
+  it('renderContext shows each note cut as an index line is (200 characters): the notes are not in the limit', async () => {
+    const { memory, clock } = rig();
+    await memory.add(JOB_FACTS[0] as string, { scope });
+    for (let day = 0; day < 3; day++) await memory.add(`旅行日记第${day}天：${'今天走了很多路。'.repeat(200)}`, { scope, category: 'episode', merge: false });
+    clock.advance(HOUR);
+    const lines = (await memory.renderContext('what is my job?', { scope, limit: 1 })).split('\n').filter((line) => line.startsWith('- '));
+    expect(lines).toHaveLength(4);
+    for (const line of lines.slice(1)) {
+      const text = line.replace('- [2024-03-02] (episode) ', '');
+      expect(Array.from(text)).toHaveLength(200);
+      expect(text.endsWith('…')).toBe(true);
+    }
+  });
+
   it("renderContext's recentDays defaults to the memory's policy.recent_days", async () => {
     const clock = createFakeClock('2024-03-02T09:00:00.000Z');
     const memory = createMemory({ store: createInMemoryStore(), embedder: embedder(), clock, policy: { recent_days: 1, retrieve_limit: 1 } });

@@ -66,7 +66,8 @@ describe('seed 003 working-memory reminders', () => {
     const unknown = { tokensUsed: 136, messageCount: 11, overviewBytes: 0 };
     const tracker = new WorkingMemoryTracker();
     let check = tracker.checkRound(unknown);
-    for (let round = 2; round <= 6; round++) check = tracker.checkRound({ ...unknown, tokensMax: 0 });
+    // 0, a negative or NaN window say nothing either.
+    for (const tokensMax of [0, -5, Number.NaN, 0, -1]) check = tracker.checkRound({ ...unknown, tokensMax });
     expect(check.remind).toBe(true);
     expect(check.reminder).toContain('- Token use: 136 tokens (context window unknown)\n');
     expect(check.reminder).not.toMatch(/%|\/ 0\)/);

@@ -162,7 +162,7 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
     if (query === '') return [];
     let records: MemoryRecord[];
     try {
-      const policy = await this.pipeline.policy();
+      const policy = await this.pipeline.policy(this.scope);
       const results = await this.memory.search(query, {
         scope: this.scope,
         limit: this.settings.limit ?? policy.retrieve_limit,
@@ -245,7 +245,7 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
     this.pending = [];
     if (batch.length === 0) return;
     try {
-      const limit = this.settings.limit ?? (await this.pipeline.policy()).retrieve_limit;
+      const limit = this.settings.limit ?? (await this.pipeline.policy(this.scope)).retrieve_limit;
       const outcome = await recordMessages(this.memory, batch, {
         scope: this.scope,
         pipeline: this.pipeline,

@@ -1,5 +1,5 @@
-import { createMemory, MemloomError } from '@memloom/core';
-import { createInMemoryStore, createTestEmbedder } from '@memloom/core/testing';
+import { createMemory, MemloomError, scopeKey, type MemoryStore, type Scope } from '@memloom/core';
+import { createInMemoryPolicyStorage, createInMemoryStore, createTestEmbedder, type InMemoryPolicyStorage } from '@memloom/core/testing';
 import { describe, expect, it } from 'vitest';
 import { memloomBlock } from '../src/index.js';
 
@@ -10,6 +10,26 @@ describe("the memory's policy reaches the block's pipeline", () => {
     const memory = createMemory({ store: createInMemoryStore(), embedder: createTestEmbedder(), policy: { long_term_compress_char_threshold: 4000, session_summary_keep_count: 6 } });
     const block = memloomBlock({ memory, scope: alice, llm: null });
     expect(await block.pipeline.policy(alice)).toMatchObject({ long_term_compress_char_threshold: 4000, session_summary_keep_count: 6, retrieve_limit: 10 });
+  });
+
+  it("reads the stored overrides of the block's scope, not of the memory's default scope", async () => {
+    // A store that keeps seed 001's policy files per scope, as the Markdown store does.
+    const files = new Map<string, InMemoryPolicyStorage>();
+    const store = createInMemoryStore() as MemoryStore;
+    store.policyStorage = (scope: Scope) => {
+      if (!files.has(scopeKey(scope))) files.set(scopeKey(scope), createInMemoryPolicyStorage());
+      return files.get(scopeKey(scope))!;
+    };
+    const memory = createMemory({ store, embedder: createTestEmbedder(), scope: { agentId: 'helper' } });
+    const scope = { userId: 'alice', agentId: 'helper' };
+    for (const text of ['coffee in the morning', 'coffee with milk', 'coffee beans from Kenya', 'espresso coffee after lunch']) await memory.add(text, { scope, merge: false });
+    const lines = async () =>
+      String((await memloomBlock({ memory, scope: alice, llm: null, minScore: 0 }).get([{ id: 'q', role: 'user', content: 'coffee' }]))[0]?.content ?? '')
+        .split('\n')
+        .filter((line) => line.startsWith('- '));
+    expect(await lines()).toHaveLength(4);
+    files.set(scopeKey(scope), createInMemoryPolicyStorage({ retrieve_limit: 2 }));
+    expect(await lines()).toHaveLength(2);
   });
 
   it('refuses evolution_enabled when the store keeps no policy files (it would never run)', () => {

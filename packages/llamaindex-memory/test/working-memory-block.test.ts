@@ -56,6 +56,19 @@ describe('WorkingMemoryBlock (seed 003) in a real LlamaIndex Memory', () => {
     expect(second).toMatch(/Token use: \d+% \(\d+ \/ 30\)/);
   });
 
+  it('checks the context again at each step of a round: tool output that fills it brings the early reminder within the round', async () => {
+    const block = workingMemoryBlock({ minRounds: 1, maxRounds: 5, tokenThresholdPercent: 70, contextTokenLimit: 60 });
+    const chat = chatWith(block);
+    expect(await round(chat, 'One.')).not.toContain('UPDATE NEEDED');
+    await chat.add({ role: 'user', content: 'Two.' });
+    expect(textsByRole(await chat.getLLM(llm), 'memory').join('\n')).not.toContain('UPDATE NEEDED');
+    // A tool step of the same round: its long output fills the context, and the next step says so.
+    await chat.add({ role: 'assistant', content: 'Searching flights, hotels, trains and weather for every city on the list, all week long, with prices. '.repeat(4) });
+    const step = textsByRole(await chat.getLLM(llm), 'memory').join('\n');
+    expect(block.roundsSinceUpdate).toBe(2);
+    expect(step).toContain('WORKING MEMORY UPDATE NEEDED');
+  });
+
   it('measures context use over what the context can hold, not the whole history LlamaIndex keeps', async () => {
     const block = workingMemoryBlock({ minRounds: 1, maxRounds: 50, tokenThresholdPercent: 70, contextTokenLimit: 300 });
     const chat = createChatMemory({ tokenLimit: 300, memoryBlocks: [block] });

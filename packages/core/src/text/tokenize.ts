@@ -7,7 +7,8 @@ const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
 
 /** Han, Hiragana, Katakana and Hangul: scripts written without spaces between words. */
 const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]/u;
-const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+/gu;
+/** Runs of CJK characters (global: for replace and match). */
+export const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+/gu;
 
 /**
  * The version of `tokenize`'s output. It changes whenever the same text may

@@ -1,6 +1,6 @@
 import { keywordText } from '../record-queries.js';
 import type { ScoredMemory } from '../types.js';
-import { distinctiveKeywordTerms, hasCjk, keywordTerms } from './tokenize.js';
+import { CJK_RUN, distinctiveKeywordTerms, hasCjk, keywordTerms } from './tokenize.js';
 
 /**
  * The share of its keyword score a weak match keeps: a memory that shares with a Chinese query only characters of
@@ -20,7 +20,14 @@ export function weighWeakMatches(hits: readonly ScoredMemory[], query: string): 
   if (hits.length === 0 || !hasCjk(query)) return hits;
   const distinctive = new Set(distinctiveKeywordTerms(query));
   if (distinctive.size === new Set(keywordTerms(query)).size) return hits;
-  return hits.map((hit) =>
-    keywordTerms(keywordText(hit.memory)).some((term) => distinctive.has(term)) ? hit : { ...hit, score: hit.score * WEAK_MATCH_SHARE },
-  );
+  // CJK terms are characters and pairs of the text as written (after NFKC and lowercasing): found by a substring
+  // test, so a long memory is not tokenised on every search. Other terms (English words, stemmed) are looked for
+  // in the terms of the text without its CJK runs, only when the CJK ones are not there.
+  const cjkTerms = [...distinctive].filter((term) => hasCjk(term));
+  const otherTerms = [...distinctive].filter((term) => !hasCjk(term));
+  const holdsWord = (text: string) =>
+    cjkTerms.some((term) => text.includes(term)) ||
+    (otherTerms.length > 0 && keywordTerms(text.replace(CJK_RUN, ' ')).some((term) => distinctive.has(term)));
+  return hits.map((hit) => (holdsWord(keywordText(hit.memory).normalize('NFKC').toLowerCase()) ? hit : { ...hit, score: hit.score * WEAK_MATCH_SHARE }));
 }
+

@@ -52,6 +52,10 @@ describe('a Markdown store with a file it cannot read', () => {
       details: { scope: { userId: '小明' }, problems: [{ file: XIAOMING_FILE, line, message: expect.stringContaining('GBK/GB18030') }] },
     });
 
+    // An export to stdout writes nothing (piped into an import, it would move the store without the file's memories).
+    const exported = await cli('export', '--user', '小明');
+    expect(exported.code).toBe(1);
+    expect(exported.stdout).toBe('');
     // export -o writes no file that would look like a whole backup.
     expect((await cli('export', '--user', '小明', '-o', 'backup.jsonl')).code).toBe(1);
     expect(existsSync(join(dir, 'backup.jsonl'))).toBe(false);

@@ -75,9 +75,19 @@ export interface ResolvedConfig {
 
 /**
  * The logger a store built here warns when `createMemory` is given none: a Markdown file it cannot read (its
- * memories are missing from every read until it is fixed) is said on stderr, once per look that finds it.
+ * memories are missing from every read until it is fixed) is said on stderr, each warning once per memory (the
+ * store says it again at every look that finds the file; a long-running agent would print it per request).
  */
-const STDERR_WARNINGS: Logger = { warn: (message) => console.warn(message) };
+function stderrWarnings(): Logger {
+  const said = new Set<string>();
+  return {
+    warn: (message) => {
+      if (said.has(message)) return;
+      said.add(message);
+      console.warn(message);
+    },
+  };
+}
 
 const ENGINE_KEYS = ['strategy', 'decay', 'freshness', 'retrieval', 'limits', 'defaults', 'modelTimeoutMs', 'trackAccess', 'scope'] as const;
 /** Objects passed on to core's createMemory as they are. */
@@ -113,7 +123,7 @@ export async function createMemory(options: MemloomOptions = {}, resolved?: Reso
         contextWeight,
         clock: options.clock,
         // A Markdown file the store cannot read hides its memories: said on stderr unless the caller takes the warnings.
-        logger: options.logger ?? STDERR_WARNINGS,
+        logger: options.logger ?? stderrWarnings(),
         mustExist: options.mustExist === true,
         cwd: options.cwd ?? process.cwd(),
       });

@@ -226,6 +226,9 @@ describe('createMemory() by configuration', () => {
     try {
       const withoutLogger = await open({ cwd, env: {}, configFile: false, embedder, store: 'markdown:./notes' });
       expect(await withoutLogger.list({ scope })).toEqual([]);
+      // Said once, not again at every read that finds the file (a long-running agent would print it per request).
+      expect(await withoutLogger.search('火锅', { scope })).toEqual([]);
+      expect(await withoutLogger.list({ scope })).toEqual([]);
       expect(stderr.mock.calls).toEqual([[expect.stringMatching(expected)]]);
     } finally {
       stderr.mockRestore();

@@ -208,8 +208,9 @@ export class Writer {
    * table and indexes again: versions go VERSIONS_PER_INSERT to a statement, and the rows and
    * versions of removed memories in one statement each (a maintenance pass over 100,000 memories
    * spent about half as long in these statements). The versions go first, so a memory written then
-   * removed in one batch loses them too. Called before a row is inserted (it may take a freed row
-   * id) or read by id, and at the transaction's end.
+   * removed in one batch loses them too. Called before a row is inserted while a removed memory's
+   * row is pending (the new row may take its id), before a row is read by id, and at the
+   * transaction's end.
    */
   private writePending(): void {
     this.insertVersions();
@@ -291,7 +292,8 @@ export class Writer {
   }
 
   private insert(memory: MemoryRecord, blob: Buffer, tables: VectorTables): number {
-    this.writePending();
+    // A new row may take the row id of a removed memory whose row and versions are not deleted yet.
+    if (this.removedRows.length > 0) this.writePending();
     const values = recordValues(memory);
     const result = this.sql(`INSERT INTO memories (${WRITABLE_COLUMNS.join(', ')}) VALUES (${WRITABLE_COLUMNS.map(() => '?').join(', ')})`).run(values);
     const rowId = Number(result.lastInsertRowid);

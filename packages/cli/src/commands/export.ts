@@ -9,7 +9,7 @@ import { InterruptedError, UsageError } from '../exit-codes.js';
 import { memoriesText, oneLine } from '../format.js';
 import type { OutputStream } from '../io.js';
 import { exportMemories } from '../transfer.js';
-import { READS, withMemory, effectiveScope, removeLeftovers } from './shared.js';
+import { EXPORTS, withMemory, effectiveScope, removeLeftovers } from './shared.js';
 
 /** How an export's file starts (its header line): a partial file left by a killed export starts so too. */
 const EXPORT_HEAD = '{"memloom":"export"';
@@ -53,7 +53,7 @@ export const exportCommand: CommandSpec = {
               ...(context.io.signal ? { signal: context.io.signal } : {}),
             })
           ).exported,
-        READS,
+        EXPORTS,
       );
       if (file) await file.commit();
     } catch (error) {

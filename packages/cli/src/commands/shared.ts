@@ -30,8 +30,12 @@ export const EXISTING_STORE: OpenOptions = { mustExist: true };
 
 /** What a command does about the files of its store that it cannot read (see unreadableFiles). */
 export interface UnreadableFiles {
-  /** `fail`: the command fails (exit 1) after printing what it read; `not-found`: a memory or version not found is said to be maybe in them. */
-  unreadable?: 'fail' | 'not-found';
+  /**
+   * `fail`: the command fails (exit 1) after printing what it read; `fail-first`: it fails before `work` runs
+   * (the store is read once to find them), for a command whose output would pass for whole (an export piped
+   * into an import); `not-found`: a memory or version not found is said to be maybe in them.
+   */
+  unreadable?: 'fail' | 'fail-first' | 'not-found';
 }
 
 /**
@@ -39,6 +43,9 @@ export interface UnreadableFiles {
  * and failing when the store has files it cannot read that may hold memories of the scope.
  */
 export const READS: OpenOptions & UnreadableFiles = { ...EXISTING_STORE, unreadable: 'fail' };
+
+/** How an export opens the memory: as READS, but failing before it writes a line (an export piped into an import must not look whole). */
+export const EXPORTS: OpenOptions & UnreadableFiles = { ...EXISTING_STORE, unreadable: 'fail-first' };
 
 /** How the commands that read one memory (show, history) open it: a memory not found may be in a file the store cannot read. */
 export const LOOKUPS: OpenOptions & UnreadableFiles = { ...EXISTING_STORE, unreadable: 'not-found' };
@@ -50,8 +57,14 @@ export const UNREADABLE_SHOWN = 10;
 export async function withMemory<T>(context: CommandContext, work: (opened: OpenedMemory) => Promise<T>, options?: OpenOptions & UnreadableFiles): Promise<T> {
   const opened = await context.openMemory(options);
   try {
+    if (options?.unreadable === 'fail-first') {
+      // A look at the scope makes the store read its files, and find those it cannot.
+      await opened.memory.count({ scope: effectiveScope(context, opened) });
+      const unreadable = unreadableFiles(context, opened);
+      if (unreadable) throw unreadable;
+    }
     const result = await work(opened);
-    const unreadable = options?.unreadable === 'fail' ? unreadableFiles(context, opened) : undefined;
+    const unreadable = options?.unreadable === 'fail' || options?.unreadable === 'fail-first' ? unreadableFiles(context, opened) : undefined;
     if (unreadable) throw unreadable;
     return result;
   } catch (error) {

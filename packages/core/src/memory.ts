@@ -50,8 +50,7 @@ import { policySchema, type Policy, type PolicyOverrides } from './policy.js';
 import { defaultPrompts, type Prompts } from './prompts.js';
 import { recentNotes } from './recent-notes.js';
 import { unique, validateContent, validateId, versionOf } from './records.js';
-import { INDEX_LINE_CHARS, renderContextBlock, renderIndex, renderIndexBlock } from './render.js';
-import { clipGraphemes } from './text/graphemes.js';
+import { indexLineText, renderContextBlock, renderIndex, renderIndexBlock } from './render.js';
 import { rankCandidates } from './retrieval.js';
 import { inScope, isEmptyScope, scopeDescription, scopeKey, validateScope } from './scope.js';
 import { TextOperations } from './text-operations.js';
@@ -125,6 +124,9 @@ interface CheckedAdd {
 
 /** `addTurns`' `contextTurns` when none is given: each turn keeps the 2 turns before it as its context. */
 export const DEFAULT_CONTEXT_TURNS = 2;
+
+/** What `search` and `renderContext` read of a scope's stored policy overrides (`storedPolicy`). */
+type StoredPolicy = Partial<Pick<Policy, 'retrieve_limit' | 'recent_days'>>;
 
 class MemloomMemory implements Memory {
   readonly config: EngineConfig;
@@ -279,13 +281,18 @@ class MemloomMemory implements Memory {
   // -------------------------------------------------------------------------
 
   async search(query: string, options: SearchOptions = {}): Promise<SearchResult[]> {
+    return this.searchWith(query, options);
+  }
+
+  /** `search`, given the scope's stored overrides when the caller read them already (renderContext: one read, one warning). */
+  private async searchWith(query: string, options: SearchOptions, stored?: StoredPolicy): Promise<SearchResult[]> {
     this.assertOpen();
     const parsed = parseOrThrow(searchOptionsSchema, options, 'search options');
     const text = validateContent(query, this.config.limits.maxContentLength, 'query');
     const scope = this.resolveScope(parsed.scope);
     const { signal } = parsed;
     signal?.throwIfAborted();
-    const limit = parsed.limit ?? (await this.storedPolicy(scope)).retrieve_limit ?? this.config.retrieval.defaultLimit;
+    const limit = parsed.limit ?? (stored ?? (await this.storedPolicy(scope))).retrieve_limit ?? this.config.retrieval.defaultLimit;
     await this.ensureOpen();
     const vector = await this.embedOne(text, 'query', signal);
     const nowMs = this.clock.now();
@@ -344,7 +351,7 @@ class MemloomMemory implements Memory {
    * value is checked alone: a file that cannot be read or a value out of range is warned of (logger) and left
    * out, so the configured value holds and reads go on; the pipeline, which writes the file, refuses it.
    */
-  private async storedPolicy(scope: Scope): Promise<Partial<Pick<Policy, 'retrieve_limit' | 'recent_days'>>> {
+  private async storedPolicy(scope: Scope): Promise<StoredPolicy> {
     if (!this.store.policyStorage) return {};
     let overrides: unknown;
     try {
@@ -354,7 +361,7 @@ class MemloomMemory implements Memory {
       return {};
     }
     if (overrides === undefined || overrides === null || typeof overrides !== 'object') return {};
-    const stored: Partial<Pick<Policy, 'retrieve_limit' | 'recent_days'>> = {};
+    const stored: StoredPolicy = {};
     for (const key of ['retrieve_limit', 'recent_days'] as const) {
       const value = (overrides as PolicyOverrides)[key];
       if (value === undefined) continue;
@@ -593,16 +600,17 @@ class MemloomMemory implements Memory {
       return renderIndexBlock(index);
     }
     // The notes first: a bad recentDays is refused before the search writes access times.
-    const recentDays = given ?? (await this.storedPolicy(this.resolveScope(searchOptions.scope))).recent_days ?? this.config.policy.recent_days;
+    const stored = given === undefined ? await this.storedPolicy(this.resolveScope(searchOptions.scope)) : undefined;
+    const recentDays = given ?? stored?.recent_days ?? this.config.policy.recent_days;
     const notes = await recentNotes(this, {
       days: recentDays,
       ...(searchOptions.scope ? { scope: searchOptions.scope } : {}),
       ...(searchOptions.filter ? { filter: searchOptions.filter } : {}),
     });
-    const results = (await this.search(query, searchOptions)).map((result) => result.memory);
+    const results = (await this.searchWith(query, searchOptions, stored)).map((result) => result.memory);
     const shown = new Set(results.map((record) => record.id));
-    // A note is shown as an index line is, cut to INDEX_LINE_CHARS: the notes (at most MAX_RECENT_NOTES) do not count in the limit.
-    const shownNotes = notes.filter((note) => !shown.has(note.id)).map((note) => ({ ...note, content: clipGraphemes(note.content.replace(/\s+/g, ' ').trim(), INDEX_LINE_CHARS) }));
+    // A note is shown as an index line is, cut to 200 characters: the notes (at most MAX_RECENT_NOTES) do not count in the limit.
+    const shownNotes = notes.filter((note) => !shown.has(note.id)).map((note) => ({ ...note, content: indexLineText(note.content) }));
     return renderContextBlock([...results, ...shownNotes], { nowMs: this.clock.now(), freshness: this.freshness });
   }
 

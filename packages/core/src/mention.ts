@@ -57,6 +57,12 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
     contextVector && contextWeight > 0 ? blendVectors(content, contextVector, contextWeight) : content;
   // The content's vector as stored (looked for with too, in its context).
   const stored = indexed(vector);
+  // The context of a memory with the same words: embedded once, looked for with and, on a merge, stored with.
+  let embedded: { context: string; vector: number[] } | undefined;
+  const embedContext = async (context: string): Promise<number[]> => {
+    if (embedded?.context !== context) embedded = { context, vector: await deps.embed(context, 'context') };
+    return embedded.vector;
+  };
   const atIso = new Date(atMs).toISOString();
   const trigger = options.trigger ?? 'user_mention';
   // Candidates: the same scope, and the same layer (facts and core facts merge; episodes and system memories only with their own kind).
@@ -83,7 +89,7 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
             // In a very large scope a store may use an approximate index here (see VectorQuery).
             approximate: true,
           },
-          !input.context && contextWeight > 0 ? async (context) => indexed(vector, await deps.embed(context, 'context')) : undefined,
+          !input.context && contextWeight > 0 ? async (context) => indexed(vector, await embedContext(context)) : undefined,
         );
   const nearest = nearestHit?.memory;
   // Boosts and merges start from the nearest memory's weight and importance now, as the decay rules give them.
@@ -131,7 +137,7 @@ export async function applyMention(deps: MentionDeps, input: MentionInput): Prom
       metadata: { ...nearest.metadata, ...(options.metadata ?? {}) },
       revision: nearest.revision + 1,
     };
-    const contextVector = input.context || !context || contextWeight === 0 ? input.contextVector : await deps.embed(context, 'context');
+    const contextVector = input.context || !context || contextWeight === 0 ? input.contextVector : await embedContext(context);
     const mergedVector = indexed(mergedContent === text ? vector : await deps.embed(mergedContent, 'content'), contextVector);
     // An abort that came with the model's answer: nothing is written, whatever the merged text.
     options.signal?.throwIfAborted();

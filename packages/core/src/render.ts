@@ -11,7 +11,7 @@ const CATEGORY_TITLES: Record<MemoryRecord['category'], string> = {
 };
 
 /** Longest index line body before it is cut with "…". */
-export const INDEX_LINE_CHARS = 200;
+const INDEX_LINE_CHARS = 200;
 
 /**
  * The MEMORY.md index: one line per memory, grouped by category, heaviest
@@ -37,11 +37,15 @@ export function renderIndex(
   return truncateIndex(lines.join('\n').trimEnd() + '\n').content;
 }
 
+/** A memory's text on one line, cut between graphemes to INDEX_LINE_CHARS, as an index line shows it. */
+export function indexLineText(content: string): string {
+  // Cut between graphemes: a cut by UTF-16 units or code points could split an emoji (a flag, a ZWJ family).
+  return clipGraphemes(content.replace(/\s+/g, ' ').trim(), INDEX_LINE_CHARS);
+}
+
 /** One index line: `- [level] text (id) _(last updated …)_`. */
 export function indexLine(memory: MemoryRecord, nowMs: number, freshness: FreshnessConfig | undefined): string {
-  const flat = memory.content.replace(/\s+/g, ' ').trim();
-  // Cut between graphemes: a cut by UTF-16 units or code points could split an emoji (a flag, a ZWJ family).
-  const text = clipGraphemes(flat, INDEX_LINE_CHARS);
+  const text = indexLineText(memory.content);
   const level = memory.level === 'full' ? '' : `[${memory.level}] `;
   const threshold = freshness ? freshnessThresholdMs(memory.type, freshness) : undefined;
   return `- ${level}${text} \`${memory.id}\`${indexAnnotation(Date.parse(memory.updatedAt), threshold, nowMs)}`;

@@ -83,7 +83,6 @@ export interface WorkingMemoryCheck {
 export class WorkingMemoryTracker {
   readonly config: WorkingMemoryConfig;
   private rounds = 0;
-  private started = false;
   /** The key of the round counted last (`checkRound`). */
   private lastRound: string | undefined;
 
@@ -115,7 +114,6 @@ export class WorkingMemoryTracker {
   /** The overview was just written: start counting again. */
   markUpdated(): void {
     this.rounds = 0;
-    this.started = true;
   }
 
   /**
@@ -128,12 +126,7 @@ export class WorkingMemoryTracker {
   checkRound(status: WorkingMemoryStatus, round?: string): WorkingMemoryCheck {
     if (round === undefined || round !== this.lastRound) {
       this.lastRound = round;
-      if (!this.started) {
-        this.started = true;
-        this.rounds = 1;
-      } else {
-        this.rounds++;
-      }
+      this.rounds++;
     }
     const tokensPercent = knownWindow(status) ? (status.tokensUsed / status.tokensMax) * 100 : 0;
     const { enabled, minRounds, maxRounds, tokenThresholdPercent } = this.config;

@@ -101,10 +101,13 @@ describe('context kept on the memory', () => {
   });
 
   it('merges the same words said without a context into a memory kept with one (similarity 1), which keeps its context', async () => {
-    const { memory, store } = rig();
+    const { memory, store, embedder } = rig();
     const first = await memory.add('Bought a kayak', { scope, context: 'Any plans for the lake?' });
+    const embedded = embedder.calls.length;
     // The same words: moved toward the stored memory's context, they are its stored vector.
     const bare = await memory.add('Bought a kayak', { scope });
+    // That context is embedded once, to look with and to store with.
+    expect(embedder.calls.slice(embedded).flat().filter((text) => text === 'Any plans for the lake?')).toHaveLength(1);
     expect(bare.decision.strategy).toBe('merge_update');
     expect(bare.decision.similarity).toBeCloseTo(1, 9);
     expect(bare.memory.id).toBe(first.memory.id);

@@ -148,9 +148,7 @@ export function withoutSmallTalk(text: string): string {
       before = bare;
       bare = bare.replace(GREETING, '').trim();
     }
-    const core = bare.replace(/[.!。！…~]+$/u, '').trim();
-    const small = core === '' || FILLER.test(core) || (core.length <= SHORT_SENTENCE && STATE_REPLY.test(core.replace(COURTESY_END, '')));
-    return small ? '' : bare;
+    return isSmallTalk(bare.replace(/[.!。！…~]+$/u, '').trim()) ? '' : bare;
   });
   return sentences.filter(Boolean).join(' ');
 }
@@ -199,12 +197,16 @@ function joinedStatements(sentence: string): string[] {
   });
 }
 
+/** A sentence, its closing .!。！…~ off, that is only filler or a how-are-you reply ("好的", "I'm fine, thanks"). */
+function isSmallTalk(bare: string): boolean {
+  return bare === '' || FILLER.test(bare) || (bare.length <= SHORT_SENTENCE && STATE_REPLY.test(bare.replace(COURTESY_END, '')));
+}
+
 function isFactualStatement(raw: string, sentence: string): boolean {
   if (/[?？]\s*$/u.test(raw)) return false;
   const bare = sentence.replace(/[.!。！…~]+$/u, '').trim();
-  if (bare === '' || FILLER.test(bare)) return false;
+  if (isSmallTalk(bare)) return false;
   if (QUESTION_START.test(bare) || REQUEST_START.test(bare) || ASKED_OF_ASSISTANT.test(bare) || CJK_QUESTION_END.test(bare)) return false;
-  if (bare.length <= SHORT_SENTENCE && STATE_REPLY.test(bare.replace(COURTESY_END, ''))) return false;
   if (hasCjk(bare)) return FIRST_PERSON_CJK.test(bare) && Array.from(bare).length >= 4;
   if (FIRST_PERSON.test(bare) && bare.split(/\s+/u).length >= 3) return true;
   const word = SHORT_SELF_STATEMENT.exec(bare)?.[1]?.toLowerCase();

@@ -19,7 +19,13 @@ export function firstGraphemes(text: string, count: number): string {
 
 /** `text` when it has at most `max` graphemes, else its first `max - 1` graphemes and "…". */
 export function clipGraphemes(text: string, max: number): string {
-  const head = firstGraphemes(text, max);
-  if (head.length < text.length) return `${firstGraphemes(head, max - 1)}…`;
+  if (text.length <= max) return text;
+  let taken = 0;
+  let cut = 0;
+  for (const { index } of graphemes.segment(text)) {
+    if (taken === max - 1) cut = index;
+    if (taken === max) return `${text.slice(0, cut)}…`;
+    taken++;
+  }
   return text;
 }

@@ -194,6 +194,7 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
         contextWindow ??= contextWindowOf(request.model);
         const key = threadOf(run) ?? scopeKey(scope);
         const threadScope = overviewScope(scope, run);
+        const input = latestUserInput(request.messages);
         let workingMemoryPart: { overview: string; reminder: string } | undefined;
         if (trackerConfig) {
           const tracker = touch(trackers, key, () => new WorkingMemoryTracker(trackerConfig, 'langchain'));
@@ -207,11 +208,10 @@ export function createMemloomMiddleware(memory: Memory, options: MemloomMiddlewa
               messageCount: request.messages.length,
               overviewBytes: Buffer.byteLength(overview, 'utf8'),
             },
-            roundOf(request.messages),
+            roundOf(request.messages, input),
           );
           workingMemoryPart = { overview, reminder: check.reminder };
         }
-        const input = latestUserInput(request.messages);
         const prompt = await buildMemoryPrompt(memory, {
           scope,
           query: input.map(messageText).join('\n').trim(),
@@ -335,11 +335,12 @@ function wroteOverview(messages: readonly BaseMessage[], overviewTools: Readonly
 }
 
 /**
- * The round (seed 003) the messages are at: the id of the user's latest message, which LangGraph
- * gives every message; without one, how many user messages there are and the latest one's text.
+ * The round (seed 003) the messages are at: the id of the user's latest message (the last of
+ * `input`, their latestUserInput), which LangGraph gives every message; without one, how many user
+ * messages there are and the latest one's text.
  */
-function roundOf(messages: readonly BaseMessage[]): string {
-  const latest = latestUserInput(messages).at(-1);
+function roundOf(messages: readonly BaseMessage[], input: readonly BaseMessage[]): string {
+  const latest = input.at(-1);
   if (latest?.id) return `id:${latest.id}`;
   return `${messages.filter(isUserMessage).length}:${latest ? messageText(latest) : ''}`;
 }

@@ -3,6 +3,7 @@ import { BaseMemoryBlock, type MemoryMessage } from '@llamaindex/core/memory';
 import {
   createMemoryPipeline,
   lastCharacters,
+  longestFitting,
   MemloomError,
   recentNotes,
   renderContextBlock,
@@ -318,11 +319,9 @@ export class MemloomMemoryBlock extends BaseMemoryBlock {
   private renderWithin(records: MemoryRecord[]): string {
     const freshness = this.memory.config.freshness === false ? undefined : this.memory.config.freshness;
     const nowMs = this.memory.clock.now();
-    for (let count = records.length; count > 0; count--) {
-      const content = renderContextBlock(records.slice(0, count), { nowMs, freshness, ...(this.settings.header ? { header: this.settings.header } : {}) });
-      if (countTokens(content) <= this.settings.tokenLimit) return content;
-    }
-    return '';
+    const render = (count: number) => renderContextBlock(records.slice(0, count), { nowMs, freshness, ...(this.settings.header ? { header: this.settings.header } : {}) });
+    // The most records that fit (a binary search: each record adds a line), as the LangChain prompt does; '' when none does.
+    return render(longestFitting(records.length, (count) => countTokens(render(count)) <= this.settings.tokenLimit));
   }
 }
 

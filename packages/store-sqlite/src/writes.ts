@@ -160,7 +160,6 @@ export class Writer {
     const id = change.op === 'delete' ? change.id : change.memory.id;
     let current = this.rows.get(id);
     if (current === undefined && !this.rows.has(id)) {
-      this.writePending();
       current = this.sql(`SELECT ${CURRENT_COLUMNS.join(', ')} FROM memories WHERE id = ?`, true).get(id) as CurrentRow | undefined;
     }
     const revision = current?.[1];
@@ -209,8 +208,8 @@ export class Writer {
    * versions of removed memories in one statement each (a maintenance pass over 100,000 memories
    * spent about half as long in these statements). The versions go first, so a memory written then
    * removed in one batch loses them too. Called before a row is inserted while a removed memory's
-   * row is pending (the new row may take its id), before a row is read by id, and at the
-   * transaction's end.
+   * row is pending (the new row may take its id), and at the transaction's end (`change` reads
+   * the rows of a batch before it, `prefetch`, and keeps removed ones as absent).
    */
   private writePending(): void {
     this.insertVersions();

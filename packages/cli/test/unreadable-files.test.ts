@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runBin, tempFolder } from './helpers.js';
+import { runBin, tempFolder, type RunResult } from './helpers.js';
 
 // A Markdown file the store cannot read hides its memories: the commands that read say so and exit 1, as a write into it does.
 let dir: string;
@@ -33,14 +33,16 @@ describe('a Markdown store with a file it cannot read', () => {
     const line = saveAsGbk();
     const shown = `${XIAOMING_FILE}:${line}: is not valid UTF-8 (saved in another encoding, such as GBK/GB18030`;
 
+    const results = new Map<string, RunResult>();
     for (const command of [['list'], ['search', '火锅'], ['stats'], ['index'], ['export']]) {
       const result = await cli(...command, '--user', '小明');
+      results.set(command[0] as string, result);
       expect(result.code, command[0]).toBe(1);
       expect(result.stderr, command[0]).toContain('memloom: [markdown] the store has a file with memories of user "小明" it cannot read');
       expect(result.stderr, command[0]).toContain(`\n  ${shown}`);
     }
     // What was read is printed as it is: the scope's other files are served.
-    expect((await cli('list', '--user', '小明')).stdout).toBe('No memories.\n');
+    expect(results.get('list')?.stdout).toBe('No memories.\n');
 
     // --json: stdout holds what was read, stderr the error as JSON naming every file.
     const listed = await cli('list', '--user', '小明', '--json');
@@ -53,9 +55,7 @@ describe('a Markdown store with a file it cannot read', () => {
     });
 
     // An export to stdout writes nothing (piped into an import, it would move the store without the file's memories).
-    const exported = await cli('export', '--user', '小明');
-    expect(exported.code).toBe(1);
-    expect(exported.stdout).toBe('');
+    expect(results.get('export')?.stdout).toBe('');
     // export -o writes no file that would look like a whole backup.
     expect((await cli('export', '--user', '小明', '-o', 'backup.jsonl')).code).toBe(1);
     expect(existsSync(join(dir, 'backup.jsonl'))).toBe(false);

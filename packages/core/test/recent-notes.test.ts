@@ -40,12 +40,12 @@ describe('seed 001: the daily notes of the last recent_days days', () => {
   it('renderContext(query) gives the top results plus today’s note, however many memories outrank it', async () => {
     const { memory, clock } = rig();
     for (const fact of JOB_FACTS) await memory.add(fact, { scope, merge: false });
-    await memory.add('今天和Anna讨论了京都旅行计划', { scope, category: 'episode' });
+    await memory.add(NOTE, { scope, category: 'episode' });
     clock.advance(HOUR);
     const context = await memory.renderContext('what is my job?', { scope });
     const lines = context.split('\n').filter((line) => line.startsWith('- '));
     expect(lines).toHaveLength(11); // retrieve_limit (10) results, then the note
-    expect(lines.at(-1)).toBe('- [2024-03-02] (episode) 今天和Anna讨论了京都旅行计划');
+    expect(lines.at(-1)).toBe(`- [2024-03-02] (episode) ${NOTE}`);
     expect(await memory.renderContext('what is my job?', { scope, recentDays: 0 })).not.toContain('京都');
   });
 
@@ -67,7 +67,7 @@ describe('seed 001: the daily notes of the last recent_days days', () => {
     const clock = createFakeClock('2024-03-02T09:00:00.000Z');
     const memory = createMemory({ store: createInMemoryStore(), embedder: embedder(), clock, policy: { recent_days: 1, retrieve_limit: 1 } });
     await memory.add('I work as a nurse in Lisbon', { scope });
-    await memory.add('今天和Anna讨论了京都旅行计划', { scope, category: 'episode' });
+    await memory.add(NOTE, { scope, category: 'episode' });
     clock.advance(HOUR);
     expect(await memory.renderContext('what is my job?', { scope })).toContain('京都');
     // One result (the job); a day later the note is not of the last 1 day, but it is of the last 2.

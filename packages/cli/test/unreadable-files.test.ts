@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runBin, tempFolder, type RunResult } from './helpers.js';
@@ -78,6 +78,71 @@ describe('a Markdown store with a file it cannot read', () => {
     const fixed = await cli('list', '--user', '小明');
     expect(fixed).toMatchObject({ code: 0, stderr: '' });
     expect(fixed.stdout).toContain('我喜欢吃火锅。');
+  });
+
+  it('makes maintain say so (exit 1), refuses forget --scope and import before writing, and never writes the file', { timeout: 120_000 }, async () => {
+    const added = await cli('add', '我喜欢吃火锅。', '--user', '小明', '--json');
+    const id = JSON.parse(added.stdout).memory.id as string;
+    expect((await cli('add', 'Bob sails on weekends.', '--user', '小明', '--session', 's1')).code).toBe(0);
+    expect((await cli('export', '-o', 'backup.jsonl')).code).toBe(0);
+    const line = saveAsGbk();
+    const file = join(dir, XIAOMING_FILE);
+    const saved = readFileSync(file);
+    const shown = `\n  ${XIAOMING_FILE}:${line}: is not valid UTF-8`;
+
+    // Maintenance maintains what it read (the file is never written), then says what it left out.
+    for (const dryRun of [['--dry-run'], []]) {
+      const maintained = await cli('maintain', '--user', '小明', ...dryRun);
+      expect(maintained.code, dryRun.join()).toBe(1);
+      expect(maintained.stdout, dryRun.join()).toContain('1 memory scanned');
+      expect(maintained.stderr, dryRun.join()).toContain('the store has a file with memories of user "小明" it cannot read: what was read leaves out the memories in it');
+      expect(maintained.stderr, dryRun.join()).toContain(shown);
+    }
+    // Forgetting the scope would delete the file unread: refused before counting, with or without --yes.
+    for (const yes of [[], ['--yes']]) {
+      const forgot = await cli('forget', '--scope', '--user', '小明', ...yes);
+      expect(forgot.code, yes.join()).toBe(1);
+      expect(forgot.stdout, yes.join()).toBe('');
+      expect(forgot.stderr, yes.join()).toContain('the store has a file with memories of user "小明" it cannot read: nothing was counted or forgotten');
+      expect(forgot.stderr, yes.join()).toContain(shown);
+    }
+    // An import would write the file's memories a second time elsewhere (or fail part-way on it): refused before writing.
+    for (const merge of [[], ['--merge']]) {
+      const imported = await cli('import', 'backup.jsonl', ...merge);
+      expect(imported.code, merge.join()).toBe(1);
+      expect(imported.stderr, merge.join()).toContain('the store has a file it cannot read: nothing was imported');
+      expect(imported.stderr, merge.join()).toContain(shown);
+    }
+    // A memory not found may be in the file: restore and forget <id> say so, as show does.
+    for (const command of [['restore', id, '1'], ['forget', id]]) {
+      const result = await cli(...command, '--user', '小明');
+      expect(result.code, command[0]).toBe(1);
+      expect(result.stderr, command[0]).toContain(`no memory with id ${id} in the scope user "小明"; the store has a file with memories of user "小明" it cannot read, which may hold it`);
+    }
+    expect(readFileSync(file)).toEqual(saved);
+    expect(existsSync(join(dir, 'backup.jsonl.import-checkpoint.json'))).toBe(false);
+    // The session's memories were neither forgotten nor imported again; a scope without such a file is forgotten as before.
+    const session = await cli('list', '--user', '小明', '--session', 's1', '--json');
+    expect(session.code).toBe(0);
+    expect(JSON.parse(session.stdout)).toHaveLength(1);
+    expect((await cli('forget', '--scope', '--user', '小明', '--session', 's1', '--yes')).code).toBe(0);
+    expect(readFileSync(file)).toEqual(saved);
+  });
+
+  it('gives a linked user folder to that user alone: other users read as before', { timeout: 60_000 }, async () => {
+    expect((await cli('add', 'Alice keeps bees.', '--user', 'alice')).code).toBe(0);
+    expect((await cli('add', 'Bob sails on weekends.', '--user', 'bob')).code).toBe(0);
+    renameSync(join(dir, '记忆', 'users', 'alice'), join(dir, 'alice-vault'));
+    symlinkSync(join(dir, 'alice-vault'), join(dir, '记忆', 'users', 'alice'));
+
+    const bob = await cli('list', '--user', 'bob');
+    expect(bob).toMatchObject({ code: 0, stderr: '' });
+    expect(bob.stdout).toContain('Bob sails on weekends.');
+    const alice = await cli('list', '--user', 'alice');
+    expect(alice.code).toBe(1);
+    expect(alice.stderr).toContain('the store has a file with memories of user "alice" it cannot read');
+    expect(alice.stderr).toContain(`\n  ${join('记忆', 'users', 'alice')}:1: is a symbolic link to a folder`);
+    expect((await cli('list')).code).toBe(1);
   });
 
   it('lists the first 10 broken comment lines, then how many more', { timeout: 60_000 }, async () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isIsoTime, isOnCalendar, MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_SOURCES, MEMORY_TYPES, wellFormed, type MemoryRecord, type Scope } from '@memloom/core';
+import { isIsoTime, isOnCalendar, MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_SOURCES, MEMORY_TYPES, wellFormed, type MemoryRecord, type Scope, type ScopeKey } from '@memloom/core';
 import { z } from 'zod';
 
 /**
@@ -63,18 +63,27 @@ const metaSchema = z
   .strict();
 type Meta = z.output<typeof metaSchema>;
 
-/** Where a file could not be read, for the person who has to fix it. */
-export interface FileProblem {
+/** Where a file could not be read, for the person who has to fix it (its scope is added by `scopedProblem`). */
+export interface LineProblem {
   /** Path relative to the store root, with forward slashes. */
   path: string;
   /** 1-based line number. */
   line: number;
   message: string;
+}
+
+/** A file that could not be read, and whose memories it may hold. */
+export interface FileProblem extends LineProblem {
   /**
-   * The scope whose memories the file holds. Absent for a folder of the layout that is a symbolic link
-   * (`users/`, a scope folder): the store does not look behind it, so it cannot say whose memories are there.
+   * The scope whose memories the file holds. For a folder of the layout that is a symbolic link (not looked
+   * behind), the scope its place names: `users/alice` alice's, `users/alice/memory` alice's, `users` the empty scope.
    */
-  scope?: Scope;
+  scope: Scope;
+  /**
+   * For a linked folder of scopes: the scope fields that scopes behind it may add to `scope`, with any value
+   * (`users/alice` may hold alice's agents and sessions: `['agentId', 'sessionId']`). Absent when none may.
+   */
+  innerKeys?: ScopeKey[];
 }
 
 export type BlockStatus =
@@ -99,7 +108,7 @@ export type Segment = { kind: 'text'; text: string } | { kind: 'block'; block: P
 
 export interface ParsedFile {
   segments: Segment[];
-  problems: FileProblem[];
+  problems: LineProblem[];
 }
 
 export interface ParseContext {
@@ -116,7 +125,7 @@ export function parseMemoryFile(text: string, context: ParseContext): ParsedFile
   // one. It is not written back: memloom writes UTF-8 without a BOM, which editors read the same.
   const lines = text.replace(/^\uFEFF/u, '').replace(/\r\n/gu, '\n').split('\n');
   const segments: Segment[] = [];
-  const problems: FileProblem[] = [];
+  const problems: LineProblem[] = [];
   const starts: number[] = [];
   lines.forEach((line, index) => {
     if (HEADING.test(line)) starts.push(index);
@@ -139,7 +148,7 @@ export function parseMemoryFile(text: string, context: ParseContext): ParsedFile
       bodyStart = metaIndex + 1;
       const parsed = parseMeta(candidate);
       if ('error' in parsed) {
-        problems.push({ path: context.path, scope: context.scope, line: start + metaIndex + 1, message: parsed.error });
+        problems.push({ path: context.path, line: start + metaIndex + 1, message: parsed.error });
         continue;
       }
       meta = parsed.meta;
@@ -154,7 +163,7 @@ export function parseMemoryFile(text: string, context: ParseContext): ParsedFile
       }
       if (headingDate && !isOnCalendar(headingDate)) {
         // Taken as it reads, 2024-02-30 would date the memory March 1: a typing slip, for the person to fix.
-        problems.push({ path: context.path, scope: context.scope, line: start + 1, message: `the heading's date ${headingDate} is not a day of the calendar; correct it (YYYY-MM-DD)` });
+        problems.push({ path: context.path, line: start + 1, message: `the heading's date ${headingDate} is not a day of the calendar; correct it (YYYY-MM-DD)` });
         continue;
       }
       const text = headingDate || heading === '' ? content : `${heading}\n${content}`;
@@ -165,7 +174,7 @@ export function parseMemoryFile(text: string, context: ParseContext): ParsedFile
       continue;
     }
     if (content === '' && meta.raw === undefined) {
-      problems.push({ path: context.path, scope: context.scope, line: start + 1, message: `memory ${meta.id} has no text; write its text under the heading or delete the whole block` });
+      problems.push({ path: context.path, line: start + 1, message: `memory ${meta.id} has no text; write its text under the heading or delete the whole block` });
       continue;
     }
     const intact = meta.sum !== undefined && meta.sum === checksum(content, meta);

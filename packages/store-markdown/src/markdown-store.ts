@@ -39,7 +39,7 @@ import { resolveOptions, type MarkdownStoreOptions, type ResolvedOptions } from 
 import { createMarkdownPolicyStorage } from './policy-storage.js';
 import { nearest } from './queries.js';
 import { deletionsDue, Reconciler, type RunOptions, type SyncReport } from './reconcile.js';
-import { assertSafeScope, discoverScopes, memoryDirectory, shownPath } from './scope-path.js';
+import { assertSafeScope, discoverScopes, mayHoldMemoriesOf, memoryDirectory, shownPath, type FoundLink } from './scope-path.js';
 import { newScopeState } from './scope-state.js';
 import { checkDimension, checkHeader, pickHeader, readStoreFile, STORE_FORMAT, validateChange } from './store-file.js';
 import { commitPlan, newTransaction } from './commit.js';
@@ -67,7 +67,8 @@ export interface MarkdownStore extends MemoryStore {
   /**
    * Problems found in the files by the last look at them (path, line, message, scope). With a scope, those
    * that can hide memories of that scope, as `list({ scope })` reads it: the files of the scope and of the scopes
-   * inside it, and every folder of the layout that is a symbolic link (whose scope cannot be told).
+   * inside it, and the folders of the layout that are symbolic links and may hold such scopes (by their place:
+   * `users/alice` those of alice and inside hers, `users/` every user's; see `FileProblem.innerKeys`).
    */
   problems(scope?: Scope): FileProblem[];
   /** Seed 001's policy overrides file and snapshots for one scope. */
@@ -237,8 +238,8 @@ class MarkdownFileStore implements MarkdownStore {
   problems(scope?: Scope): FileProblem[] {
     if (scope !== undefined) assertQueryScope({ scope }, 'problems', BACKEND);
     return this.currentProblems
-      .filter((problem) => problem.scope === undefined || inScope(problem.scope, scope))
-      .map((problem) => ({ ...problem, ...(problem.scope ? { scope: { ...problem.scope } } : {}) }));
+      .filter((problem) => mayHoldMemoriesOf(problem.scope, problem.innerKeys ?? [], scope))
+      .map((problem) => structuredClone(problem));
   }
 
   directoryFor(scope: Scope): string {
@@ -285,6 +286,17 @@ class MarkdownFileStore implements MarkdownStore {
     assertDeleteScope(scope, BACKEND);
     return this.exclusive(async () => {
       await this.refresh();
+      // The whole memory/ folder goes: a file in it that cannot be read would go unread, one behind a link would stay.
+      const problems = this.problems(scope);
+      const first = problems[0];
+      if (first) {
+        const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
+        throw storeError(
+          'STORE_CORRUPT',
+          `${DELETE_SCOPE}: ${first.path}:${first.line}: ${first.message}${more}. Nothing was deleted: fix it (it is left as it is), or move it out of the store, and delete the scope again`,
+          { scope, problems },
+        );
+      }
       const doomed = [...this.scopes.values()].filter((state) => inScope(state.scope, scope));
       const ids = [...this.entries.values()].filter((entry) => doomed.some((state) => state.key === entry.scopeKey));
       if (doomed.length === 0) return 0;
@@ -363,9 +375,9 @@ class MarkdownFileStore implements MarkdownStore {
   /** A cheap look (directory listings and stats, no reading) for anything that changed. */
   private async changedOnDisk(): Promise<boolean> {
     if (statSignature(this.journalFile) !== undefined) return true;
-    const links: string[] = [];
+    const links: FoundLink[] = [];
     const found = discoverScopes(this.root, links);
-    if (found.length !== this.scopes.size || links.join('\n') !== this.linkedFolders.join('\n')) return true;
+    if (found.length !== this.scopes.size || links.map((link) => link.path).join('\n') !== this.linkedFolders.join('\n')) return true;
     for (const { scope } of found) {
       const state = this.scopes.get(scopeKey(scope));
       if (!state) return true;
@@ -416,7 +428,7 @@ class MarkdownFileStore implements MarkdownStore {
       }
     }
     if (!this.header && reconciler.header) this.header = reconciler.header;
-    this.linkedFolders = reconciler.links;
+    this.linkedFolders = reconciler.links.map((link) => link.path);
     this.loaded = true;
     this.lastCheck = performance.now();
     this.currentProblems = report.problems;
@@ -537,7 +549,7 @@ class MarkdownFileStore implements MarkdownStore {
    * notes folder, a mistyped `.`), is MISSING_RESOURCE, and nothing is created or written in it.
    */
   private assertStoreExists(): void {
-    const links: string[] = [];
+    const links: FoundLink[] = [];
     const exists = existsSync(this.root);
     if (exists && (existsSync(this.storeFile) || discoverScopes(this.root, links).length > 0 || links.length > 0)) return;
     const what = exists ? 'the folder holds no memloom store (neither .memloom/store.json nor a memory/ folder)' : 'the folder does not exist';

@@ -9,7 +9,7 @@ import { FOLDER_LINK_MESSAGE } from './linked-folders.js';
 import { fileOrder, goneFiles, historyIds, isLinkSignature, listMarkdownFiles, loadAccess, loadDeletions, statSignature, syncVectors } from './loader.js';
 import { decodeMarkdown } from './markdown-encoding.js';
 import type { ResolvedOptions } from './options.js';
-import { discoverScopes, shownPath } from './scope-path.js';
+import { discoverScopes, shownPath, type FoundLink } from './scope-path.js';
 import { recoverJournal } from './transaction.js';
 import { accessFile, deletionFile, historyFile, MEMORY_FILE, vectorNorm, type Entry, type LayoutPart, type Plan, type ScopeState } from './world.js';
 import { newScopeState } from './scope-state.js';
@@ -105,7 +105,7 @@ export class Reconciler {
   /** Said in every report of this look, retries included: what recovering a crashed write did. */
   private readonly recoveryNotices: string[] = [];
   /** Folders of the layout (scope folders, `memory/`) found to be symbolic links by the last look: reported, not followed. */
-  links: string[] = [];
+  links: FoundLink[] = [];
 
   constructor(private readonly parts: ReconcilerParts) {
     this.header = parts.header;
@@ -167,7 +167,7 @@ export class Reconciler {
       }
     }
     if (pending.length === 0) {
-      report.problems = this.allProblems(undefined);
+      report.problems = this.allProblems();
       return report;
     }
 
@@ -333,7 +333,7 @@ export class Reconciler {
     // What a person changed (and hand deletions whose wait is over) is written as versions.
     const recording = 'cannot record the changes made to the memory files';
     await writingWhileReading(recording, () => parts.commit(plan, recording));
-    report.problems = this.allProblems(plan);
+    report.problems = this.allProblems();
     for (const entry of parts.entries.values()) if (!entry.vector && !report.unembedded.includes(entry.record.id)) report.unembedded.push(entry.record.id);
     return report;
   }
@@ -488,12 +488,18 @@ export class Reconciler {
     return text === undefined ? undefined : decodeHistory(text).versions.at(-1)?.after;
   }
 
-  private allProblems(plan: Plan | undefined): FileProblem[] {
-    const problems: FileProblem[] = this.links.map((link) => ({ path: this.display(link), line: 1, message: FOLDER_LINK_MESSAGE }));
+  /** Every problem of the files and linked folders, each with the scope whose memories it may hide. */
+  private allProblems(): FileProblem[] {
+    const problems: FileProblem[] = this.links.map(({ path: link, scope, innerKeys }) => ({
+      path: this.display(link),
+      line: 1,
+      message: FOLDER_LINK_MESSAGE,
+      scope: { ...scope },
+      ...(innerKeys.length > 0 ? { innerKeys: [...innerKeys] } : {}),
+    }));
     for (const state of this.parts.scopes.values()) {
-      for (const layout of state.files.values()) problems.push(...layout.problems);
+      for (const layout of state.files.values()) problems.push(...layout.problems.map((problem) => ({ ...problem, scope: { ...state.scope } })));
     }
-    void plan;
     return problems.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
   }
 }
@@ -528,7 +534,7 @@ function linkedFile(state: ScopeState, rel: string): ParsedFile {
 
 /** A file reported as it is, with no block read from it (a link, a file not in UTF-8). */
 function unreadableFile(state: ScopeState, rel: string, line: number, message: string): ParsedFile {
-  return { segments: [], problems: [{ path: blockAt(state, rel), line, message, scope: state.scope }] };
+  return { segments: [], problems: [{ path: blockAt(state, rel), line, message }] };
 }
 
 /**

@@ -152,31 +152,46 @@ export interface FoundScope {
   directory: string;
 }
 
+/** A folder of the layout that is a symbolic link (not followed), and whose memories may be behind it. */
+export interface FoundLink {
+  /** Absolute path of the link. */
+  path: string;
+  /** The scope its place names: `users/alice` and `users/alice/memory` alice's, `users` (or a hashed name) the scope it is in. */
+  scope: Scope;
+  /** The scope fields that scopes behind it may add to `scope`, with any value (none for a `memory/` folder). */
+  innerKeys: ScopeKey[];
+}
+
 /**
  * Walk the root and return every scope folder that has a `memory/` folder.
- * Folders of the layout that are symbolic links are not followed; their
- * paths go to `links`. Synchronous on purpose: it runs before reads, and a
- * few hundred sync directory listings cost a fraction of their
- * promise-based equivalents.
+ * Folders of the layout that are symbolic links are not followed; they go
+ * to `links`, with the scope their place names. Synchronous on purpose: it
+ * runs before reads, and a few hundred sync directory listings cost a
+ * fraction of their promise-based equivalents.
  */
-export function discoverScopes(root: string, links: string[] = []): FoundScope[] {
+export function discoverScopes(root: string, links: FoundLink[] = []): FoundScope[] {
   const found: FoundScope[] = [];
   walk(root, {}, 0, found, links);
   return found;
 }
 
-function walk(directory: string, scope: Scope, depth: number, found: FoundScope[], links: string[]): void {
+function walk(directory: string, scope: Scope, depth: number, found: FoundScope[], links: FoundLink[]): void {
   const entries = readDirectory(directory);
   if (entries.folders.includes('memory')) found.push({ scope, directory: path.join(directory, 'memory') });
-  if (entries.links.includes('memory')) links.push(path.join(directory, 'memory'));
+  if (entries.links.includes('memory')) links.push({ path: path.join(directory, 'memory'), scope, innerKeys: [] });
   for (const [index, key] of SCOPE_KEYS.entries()) {
     if (index < depth) continue;
     const kind = KIND_FOLDERS[key];
     const kindDirectory = path.join(directory, kind);
-    if (entries.links.includes(kind)) links.push(kindDirectory);
+    // A linked `users/` may hold any user's scopes; a linked `users/alice` alice's, with the fields nested below userId.
+    if (entries.links.includes(kind)) links.push({ path: kindDirectory, scope, innerKeys: SCOPE_KEYS.slice(index) });
     if (!entries.folders.includes(kind)) continue;
     const values = readDirectory(kindDirectory);
-    for (const name of values.links) if (name.startsWith('~') || decodeScopeSegment(name) !== undefined) links.push(path.join(kindDirectory, name));
+    for (const name of values.links) {
+      if (name.startsWith('~')) links.push({ path: path.join(kindDirectory, name), scope, innerKeys: SCOPE_KEYS.slice(index) });
+      const value = decodeScopeSegment(name);
+      if (value !== undefined) links.push({ path: path.join(kindDirectory, name), scope: { ...scope, [key]: value }, innerKeys: SCOPE_KEYS.slice(index + 1) });
+    }
     for (const name of values.folders) {
       const value = name.startsWith('~') ? readValueFile(path.join(kindDirectory, name, SCOPE_VALUE_FILE)) : decodeScopeSegment(name);
       // decodeScopeSegment gives only a value whose folder name this is; a hashed name is checked against its value file.
@@ -184,6 +199,15 @@ function walk(directory: string, scope: Scope, depth: number, found: FoundScope[
       walk(path.join(kindDirectory, name), { ...scope, [key]: value }, index + 1, found, links);
     }
   }
+}
+
+/**
+ * Whether what is in a place of the layout (`scope`, and scopes that add `innerKeys` to it) may hold memories
+ * of `query` as `list({ scope: query })` reads it: every field the query sets is the place's, or one it may add.
+ */
+export function mayHoldMemoriesOf(scope: Scope, innerKeys: readonly ScopeKey[], query: Scope | undefined): boolean {
+  if (!query) return true;
+  return SCOPE_KEYS.every((key) => query[key] === undefined || (scope[key] === undefined ? innerKeys.includes(key) : scope[key] === query[key]));
 }
 
 /** A scope value as memloom wrote it: read exactly (a value may itself start with U+FEFF, which is no byte order mark here). */

@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { MemoryRecord, MemoryVersion, Scope } from '@memloom/core';
 import { readIfExists, signatureOf } from './atomic-file.js';
-import { defaultPreamble, renderFile, type FileProblem } from './block-format.js';
+import { defaultPreamble, renderFile, type LineProblem } from './block-format.js';
 import { encodeAccess, encodeDeletions, encodeVectorHeader, encodeVectorRecord, encodeVersion, type AccessEntry, type LoggedVector, type VectorHeader } from './index-logs.js';
 import { encodeSegment } from './scope-path.js';
 import type { Transaction } from './transaction.js';
@@ -31,7 +31,7 @@ export interface FileLayout {
   /** Signature on disk when read or written; undefined for a file not written yet. */
   signature: string | undefined;
   parts: LayoutPart[];
-  problems: FileProblem[];
+  problems: LineProblem[];
 }
 
 export interface ScopeState {

@@ -381,10 +381,16 @@ describe('a folder that is a symbolic link', () => {
     const memory = createMemory({ store, embedder });
     await store.open(dimensions);
     const message = expect.stringMatching(/symbolic link/u);
-    expect(store.problems()).toEqual([
-      { path: 'users/alice', line: 1, message },
-      { path: 'users/carol/memory', line: 1, message },
-    ]);
+    // Each link has the scope its place names, so only the reads that it may hide memories of see it.
+    const aliceLink = { path: 'users/alice', line: 1, message, scope: alice, innerKeys: ['agentId', 'sessionId'] };
+    const carolLink = { path: 'users/carol/memory', line: 1, message, scope: carol };
+    expect(store.problems()).toEqual([aliceLink, carolLink]);
+    expect(store.problems(alice)).toEqual([aliceLink]);
+    expect(store.problems({ userId: 'alice', sessionId: 's1' })).toEqual([aliceLink]);
+    expect(store.problems(carol)).toEqual([carolLink]);
+    expect(store.problems({ userId: 'carol', sessionId: 's1' })).toEqual([]);
+    expect(store.problems({ userId: 'bob' })).toEqual([]);
+    expect(store.problems({ agentId: 'helper' })).toEqual([aliceLink]);
     for (const [scope, shown] of [[alice, 'users/alice:1'], [carol, 'users/carol/memory:1']] as const) {
       const error = await memory.add('Moved to Porto.', { scope }).catch((caught: unknown) => caught);
       expect(error).toMatchObject({ code: 'STORE_CORRUPT', backend: 'markdown' });
@@ -403,5 +409,51 @@ describe('a folder that is a symbolic link', () => {
     await store.count({});
     expect(store.problems().map((problem) => problem.path)).toEqual(['users/alice', 'users/carol/memory', 'users/dave']);
     await rm(vault, { recursive: true, force: true });
+  });
+
+  it('as a folder of scopes (agents/, a user\'s sessions/): problems(scope) gives it to every scope it may hold', async () => {
+    const embedder = createTestEmbedder({ dimension: 16 });
+    const root = await tempRoot();
+    const vault = await tempRoot('memloom-md-vault-');
+    await mkdir(path.join(root, 'users', 'alice'), { recursive: true });
+    await mkdir(path.join(vault, 'agents'));
+    await mkdir(path.join(vault, 'sessions'));
+    await symlink(path.join(vault, 'agents'), path.join(root, 'agents'));
+    await symlink(path.join(vault, 'sessions'), path.join(root, 'users', 'alice', 'sessions'));
+    store = createMarkdownStore({ root, embedder });
+    await createMemory({ store, embedder }).add('Bob sails.', { scope: { userId: 'bob' } });
+    const message = expect.stringMatching(/symbolic link/u);
+    const agents = { path: 'agents', line: 1, message, scope: {}, innerKeys: ['agentId', 'sessionId'] };
+    const sessions = { path: 'users/alice/sessions', line: 1, message, scope: { userId: 'alice' }, innerKeys: ['sessionId'] };
+    expect(store.problems()).toEqual([agents, sessions]);
+    expect(store.problems({ userId: 'bob' })).toEqual([]);
+    expect(store.problems({ userId: 'alice' })).toEqual([sessions]);
+    expect(store.problems({ userId: 'alice', sessionId: 's1' })).toEqual([sessions]);
+    expect(store.problems({ agentId: 'helper', sessionId: 's1' })).toEqual([agents]);
+    expect(store.problems({ sessionId: 's1' })).toEqual([agents, sessions]);
+    await rm(vault, { recursive: true, force: true });
+  });
+});
+
+describe('deleting a scope that has a file it cannot read', () => {
+  it('is refused before anything is deleted (the file, or another scope of it), naming the file', async () => {
+    const embedder = createTestEmbedder({ dimension: 16 });
+    store = createMarkdownStore({ root: await tempRoot(), embedder });
+    const memory = createMemory({ store, embedder });
+    const alice = { userId: 'alice' };
+    await memory.add('Alice keeps bees.', { scope: alice });
+    await memory.add('Alice plays the cello.', { scope: { userId: 'alice', sessionId: 's1' } });
+    const file = path.join(store.directoryFor(alice), 'MEMORY.md');
+    const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(await readFile(file, 'utf8'), 'utf16le')]);
+    await writeFile(file, bytes);
+
+    const error = await store.deleteByScope(alice).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'STORE_CORRUPT', backend: 'markdown', details: { scope: alice, problems: [{ path: 'users/alice/memory/MEMORY.md', line: 1 }] } });
+    expect((error as MemloomError).message).toContain('users/alice/memory/MEMORY.md:1: is saved as UTF-16');
+    expect(await readFile(file)).toEqual(bytes);
+    expect(await store.count({ scope: { userId: 'alice', sessionId: 's1' } })).toBe(1);
+    // A scope inside it with none is deleted as before.
+    expect(await store.deleteByScope({ userId: 'alice', sessionId: 's1' })).toBe(1);
+    expect(await readFile(file)).toEqual(bytes);
   });
 });

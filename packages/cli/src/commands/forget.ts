@@ -2,7 +2,7 @@ import type { Scope } from 'memloom';
 import { describeScope, flag, requirePositionals, type CommandSpec } from '../command.js';
 import { EXIT_CODES, UsageError } from '../exit-codes.js';
 import { memoriesText, oneLine } from '../format.js';
-import { EXISTING_STORE, scopeOption, withMemory, effectiveScope } from './shared.js';
+import { LOOKUPS, SCOPE_DELETIONS, scopeOption, withMemory, effectiveScope } from './shared.js';
 
 export const forgetCommand: CommandSpec = {
   name: 'forget',
@@ -27,7 +27,7 @@ export const forgetCommand: CommandSpec = {
         await memory.delete(id!, scopeOption(context));
         if (context.globals.json) return context.printJson({ deleted: 1, id });
         context.print(`forgot ${oneLine(id!)}`);
-      }, EXISTING_STORE);
+      }, LOOKUPS);
       return;
     }
     requirePositionals(context, []);
@@ -50,7 +50,7 @@ export const forgetCommand: CommandSpec = {
       if (context.globals.json) return context.printJson({ deleted, scope });
       context.print(`forgot ${memoriesText(deleted)} in scope ${shown}`);
       return undefined;
-    }, EXISTING_STORE);
+    }, SCOPE_DELETIONS);
   },
 };
 

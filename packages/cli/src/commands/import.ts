@@ -11,7 +11,7 @@ import { memoriesText, oneLine } from '../format.js';
 import { emptyCounts, type ImportCounts, type OnConflict } from '../import-exact.js';
 import { yieldToSignals } from '../io.js';
 import { importMemories } from '../transfer.js';
-import { CHECKPOINT_HEAD, failpoint, inputPath, openStore, removeLeftovers, withMemory, writeCheckpoint } from './shared.js';
+import { CHECKPOINT_HEAD, failpoint, IMPORTS, inputPath, openStore, removeLeftovers, withMemory, writeCheckpoint } from './shared.js';
 
 export const importCommand: CommandSpec = {
   name: 'import',
@@ -154,7 +154,7 @@ export const importCommand: CommandSpec = {
         });
       }
       return undefined;
-    });
+    }, IMPORTS);
   },
 };
 

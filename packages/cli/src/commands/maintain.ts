@@ -92,7 +92,8 @@ export const maintainCommand: CommandSpec = {
       if (report.changesOmitted > 0) {
         context.print(context.dim(`${report.changesOmitted} more changes not listed: --all lists every one with its text, --json gives the whole report.`));
       }
-    }, dryRun ? EXISTING_STORE : {});
+      // Memories in a file the store cannot read are left as they are (it is never written): said after the report, exit 1.
+    }, { ...(dryRun ? EXISTING_STORE : {}), unreadable: 'fail' });
   },
 };
 

@@ -1,7 +1,7 @@
 import { choiceOption, flag, numberOption, parseNumber, requirePositionals, type CommandSpec } from '../command.js';
 import { UsageError } from '../exit-codes.js';
 import { memoryDetails, memoryLine, oneLine, searchLine, versionLines } from '../format.js';
-import { effectiveScope, EXISTING_STORE, FILTER_OPTIONS, filterFrom, LOOKUPS, READS, scopeOption, withMemory } from './shared.js';
+import { effectiveScope, FILTER_OPTIONS, filterFrom, LOOKUPS, READS, scopeOption, withMemory } from './shared.js';
 import { isEmptyScope, MemloomError, scopeDescription } from '@memloom/core';
 
 export const searchCommand: CommandSpec = {
@@ -134,6 +134,6 @@ export const restoreCommand: CommandSpec = {
       if (context.globals.json) return context.printJson(record);
       context.print(`restored ${oneLine(record.id)} to version ${version} (now revision ${record.revision})`);
       context.print(`  ${memoryLine(context, record)}`);
-    }, EXISTING_STORE);
+    }, LOOKUPS);
   },
 };

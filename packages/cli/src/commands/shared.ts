@@ -31,11 +31,19 @@ export const EXISTING_STORE: OpenOptions = { mustExist: true };
 /** What a command does about the files of its store that it cannot read (see unreadableFiles). */
 export interface UnreadableFiles {
   /**
-   * `fail`: the command fails (exit 1) after printing what it read; `fail-first`: it fails before `work` runs
-   * (the store is read once to find them), for a command whose output would pass for whole (an export piped
-   * into an import); `not-found`: a memory or version not found is said to be maybe in them.
+   * `fail`: the command fails (exit 1) after printing what it read (or doing its work); `fail-first`: it fails
+   * before `work` runs (the store is read once to find them), for a command whose output would pass for whole
+   * (an export piped into an import) or whose writes could lose or hide what they hold; `not-found`: a memory or
+   * version not found is said to be maybe in them.
    */
   unreadable?: 'fail' | 'fail-first' | 'not-found';
+  /** With `fail-first`: why the command does nothing, for the error (default: what an export says). */
+  refusal?: string;
+  /**
+   * The scope whose files count: the one the command acts on (effectiveScope), or with `given`, the one given by
+   * --user/--agent/--session alone (an import writes each memory in its own scope, not into the configured one).
+   */
+  checkedScope?: 'given';
 }
 
 /**
@@ -47,8 +55,32 @@ export const READS: OpenOptions & UnreadableFiles = { ...EXISTING_STORE, unreada
 /** How an export opens the memory: as READS, but failing before it writes a line (an export piped into an import must not look whole). */
 export const EXPORTS: OpenOptions & UnreadableFiles = { ...EXISTING_STORE, unreadable: 'fail-first' };
 
-/** How the commands that read one memory (show, history) open it: a memory not found may be in a file the store cannot read. */
+/**
+ * How the commands that read or change one memory (show, history, restore, forget <id>) open it: a memory not found
+ * may be in a file the store cannot read. A change to one found is written to its own file, never to such a file.
+ */
 export const LOOKUPS: OpenOptions & UnreadableFiles = { ...EXISTING_STORE, unreadable: 'not-found' };
+
+/**
+ * How forget --scope opens the memory: failing before it counts or deletes anything when the scope has a file
+ * the store cannot read (its whole memory/ folder would go, the file unread; the store refuses that too).
+ */
+export const SCOPE_DELETIONS: OpenOptions & UnreadableFiles = {
+  ...EXISTING_STORE,
+  unreadable: 'fail-first',
+  refusal: 'nothing was counted or forgotten (the whole scope would go, with what the store cannot read)',
+};
+
+/**
+ * How an import opens the memory (it may create the store): failing before it writes anything when the scopes it
+ * writes to have a file the store cannot read (a memory of the export held there would be written a second time
+ * elsewhere, and --merge would not find the memories it holds to merge into).
+ */
+export const IMPORTS: OpenOptions & UnreadableFiles = {
+  unreadable: 'fail-first',
+  checkedScope: 'given',
+  refusal: 'nothing was imported (a memory of the export held there would be written a second time, and --merge could not merge into what is there)',
+};
 
 /** How many of the files a store cannot read are listed on stderr, before "… and N more". */
 export const UNREADABLE_SHOWN = 10;
@@ -58,18 +90,18 @@ export async function withMemory<T>(context: CommandContext, work: (opened: Open
   const opened = await context.openMemory(options);
   try {
     if (options?.unreadable === 'fail-first') {
-      // A look at the scope makes the store read its files, and find those it cannot.
-      await opened.memory.count({ scope: effectiveScope(context, opened) });
-      const unreadable = unreadableFiles(context, opened);
+      // A look at the store makes it read its files, and find those it cannot.
+      await openStore(opened.memory);
+      const unreadable = unreadableFiles(context, opened, options, { refusal: options.refusal });
       if (unreadable) throw unreadable;
     }
     const result = await work(opened);
-    const unreadable = options?.unreadable === 'fail' || options?.unreadable === 'fail-first' ? unreadableFiles(context, opened) : undefined;
+    const unreadable = options?.unreadable === 'fail' || options?.unreadable === 'fail-first' ? unreadableFiles(context, opened, options) : undefined;
     if (unreadable) throw unreadable;
     return result;
   } catch (error) {
     const notFound = MemloomError.hasCode(error, 'NOT_FOUND') || MemloomError.hasCode(error, 'VERSION_NOT_FOUND');
-    throw (notFound && options?.unreadable && unreadableFiles(context, opened, error)) || error;
+    throw (notFound && options?.unreadable && unreadableFiles(context, opened, options, { notFound: error })) || error;
   } finally {
     await opened.memory.close().catch(() => undefined);
   }
@@ -82,17 +114,22 @@ export async function withMemory<T>(context: CommandContext, work: (opened: Open
  * there is none, or the store cannot tell (only the Markdown store has such files). `details.problems` lists
  * them all (`file` as shown, `path` in the store); the CLI prints the first UNREADABLE_SHOWN (see hintFor).
  */
-function unreadableFiles(context: CommandContext, opened: OpenedMemory, notFound?: MemloomError): MemloomError | undefined {
+function unreadableFiles(
+  context: CommandContext,
+  opened: OpenedMemory,
+  options: UnreadableFiles,
+  { notFound, refusal }: { notFound?: MemloomError; refusal?: string | undefined } = {},
+): MemloomError | undefined {
   const store = opened.memory.store as MemoryStore & Partial<Pick<MarkdownStore, 'problems' | 'root'>>;
   if (typeof store.problems !== 'function' || typeof store.root !== 'string') return undefined;
-  const scope = effectiveScope(context, opened);
+  const scope = options.checkedScope === 'given' ? context.globals.scope : effectiveScope(context, opened);
   const problems = store.problems(scope);
   if (problems.length === 0) return undefined;
   const files = new Set(problems.map((problem) => problem.path)).size;
   const where = isEmptyScope(scope) ? '' : ` with memories of ${scopeDescription(scope)}`;
   const reading = notFound
     ? `${notFound.reason}; the store has ${files === 1 ? 'a file' : `${files} files`}${where} it cannot read, which may hold it`
-    : `the store has ${files === 1 ? 'a file' : `${files} files`}${where} it cannot read: what was read leaves out the memories in ${files === 1 ? 'it' : 'them'}`;
+    : `the store has ${files === 1 ? 'a file' : `${files} files`}${where} it cannot read: ${refusal ?? `what was read leaves out the memories in ${files === 1 ? 'it' : 'them'}`}`;
   const root = store.root;
   return new MemloomError({
     code: 'STORE_CORRUPT',

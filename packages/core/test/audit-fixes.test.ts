@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compressDeterministic, createMemory, decideUpdate, indexLine, keywords, MemloomError, strategyConfigSchema, summarizeMessagesDeterministic, type MemoryRecord, type MemoryStore } from '../src/index.js';
+import { compressDeterministic, createMemory, decideUpdate, indexLine, keywords, MemloomError, strategyConfigSchema, summarizeMessagesDeterministic, tokenize, type MemoryRecord, type MemoryStore } from '../src/index.js';
 import { axisVector, createFakeClock, createInMemoryStore, createTestEmbedder, vectorWithSimilarity } from '../src/testing/index.js';
 
 const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
@@ -185,4 +185,75 @@ describe('Chinese keywords, tags and session summaries', () => {
       'Talked about interview, Friday, Acme, sister, Emma, Lisbon. The user said: I have an interview on Friday at Acme. / My sister Emma lives in Lisbon.',
     );
   });
+});
+
+describe('English negations and Chinese numbers in keywords and tags', () => {
+  // "#teacher" alone would read as the opposite of the memory: the negation keeps what it negates, as 不当老师 does.
+  it.each([
+    ["I'm not a teacher anymore", '#not-teacher-anymore'],
+    ["I don't eat meat", '#not-eat-meat'],
+    ['I have never been to Japan', '#never-Japan'],
+    ["My sister doesn't drink coffee after dinner", '#sister #not-drink-coffee #dinner'],
+    ['I no longer work at Google; now I freelance in Berlin', '#no-longer-work #Google #freelance #Berlin'],
+    ['We are not moving to Canada this year', '#not-moving #Canada #year'],
+    ["Tom isn't my manager anymore, Sarah is", '#Tom #not-manager-anymore #Sarah'],
+    // A contraction written without its apostrophe is one too.
+    ['I dont eat pork', '#not-eat-pork'],
+    ['I eat neither fish nor eggs', '#eat #neither-fish #nor-eggs'],
+    // A punctuation mark, or a stopword after a word it took, ends what is negated.
+    ["I can't swim, but I love the beach", '#not-swim #love #beach'],
+    ["I'm not allergic to peanuts, only to shellfish", '#not-allergic #peanuts #shellfish'],
+    ["I don't like spicy food and I hate cilantro", '#not-like-spicy-food #hate #cilantro'],
+    // Mixed: either negation takes a word of the other language.
+    ["I don't like 香菜", '#not-like-香菜'],
+    ["我不吃meat, I'm vegetarian", '#不吃meat #vegetarian'],
+  ])('%s -> %s', (text, tag) => {
+    expect(compressDeterministic(text, 'tag')).toBe(tag);
+  });
+
+  it('leaves a negation that negates nothing after it as it was', () => {
+    expect(compressDeterministic('No, I live in Paris with my wife Anna', 'tag')).toBe('#live #Paris #wife #Anna');
+    expect(compressDeterministic("I'm not only a teacher but also a writer", 'tag')).toBe('#teacher #writer');
+    expect(compressDeterministic('Nothing beats homemade pasta', 'tag')).toBe('#Nothing #beats #homemade #pasta');
+  });
+
+  it('writes the negated phrase at the trace and archive levels too, and maintenance stores it', async () => {
+    expect(compressDeterministic("I'm not a teacher anymore", 'trace')).toBe('Faded memory about: not-teacher-anymore');
+    expect(compressDeterministic('I have never been to Japan', 'archive')).toBe('[archived] #never-Japan');
+    const clock = createFakeClock('2024-01-01T00:00:00.000Z');
+    const memory = createMemory({ store: createInMemoryStore(), embedder: createTestEmbedder(), clock });
+    const { memory: added } = await memory.add("I don't eat meat", { scope: { userId: 'u' } });
+    clock.advance(45 * 86_400_000);
+    await memory.maintain();
+    expect(await memory.get(added.id)).toMatchObject({ level: 'tag', content: '#not-eat-meat' });
+    // Search still reads the words of a hyphenated tag.
+    expect(tokenize('#not-eat-meat')).toEqual(tokenize('eat meat'));
+  });
+
+  // A number the segmenter cut in two (三|十二岁, 二十|八岁, 两千|五百元) read as two numbers, or as a part of the word before it (今年三).
+  it.each([
+    ['我今年三十二岁', ['今年', '三十二岁']],
+    ['我今年二十八岁了', ['今年', '二十八岁']],
+    ['两千五百元', ['两千五百元']],
+    ['第十二次', ['第十二次']],
+    ['用户的生日是十一月二十三日', ['用户', '生日', '十一月', '二十三日']],
+    ['隔壁的李爷爷八十多岁了', ['隔壁', '李爷爷', '八十多岁']],
+    ['我有两只猫', ['两只猫']],
+    // As they were: a number with its unit is one keyword, a number and a measure word alone ("两只") none.
+    ['这件衣服九十九元', ['件衣服', '九十九元']],
+    ['我花了三百块买了鞋', ['三百块']],
+    ['我学了两年钢琴', ['两年', '钢琴']],
+    ['这是我第三次去日本', ['第三次', '日本']],
+    ['我十一月去北京', ['十一月', '北京']],
+    ['两室一厅', ['两室一厅']],
+    ['我有两只兔子', ['兔子']],
+  ])('%s -> %j', (text, expected) => {
+    expect(keywords(text)).toEqual(expected);
+  });
+
+  it('reads a long run of numerals as numbers of twelve characters at most', () => {
+    const words = keywords('一二三四五六七八九十'.repeat(1_000));
+    expect(words.length).toBeGreaterThan(0);
+    for (const word of words) expect(Array.from(word).length).toBeLessThanOrEqual(14);
+  }, 30_000);
 });

@@ -1,5 +1,6 @@
 import { plainAsciiWords } from './ascii-words.js';
 import { segmentInPieces } from './segment-in-pieces.js';
+import { englishNegation } from './statement-terms.js';
 import { CHINESE_STOPWORDS, ENGLISH_STOPWORDS } from './stopwords.js';
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
@@ -16,7 +17,9 @@ export function keywords(text: string, limit = 6): string[] {
   const rawAsciiWords = plainAsciiWords(text);
   const normalized = rawAsciiWords ? text : text.normalize('NFKC');
   // Plain ASCII words (see ascii-words.ts) hold no CJK and no apostrophe: the same rules, without the regular expressions.
-  const asciiWords = rawAsciiWords ?? plainAsciiWords(normalized);
+  // A negation keeps what it negates up to a punctuation mark, which the plain words leave out: such a text is segmented.
+  const plainWords = rawAsciiWords ?? plainAsciiWords(normalized);
+  const asciiWords = plainWords?.some((word) => negationOf(word) !== undefined) ? undefined : plainWords;
   const stopword = asciiWords ? isAsciiStopword : isStopword;
   const score = asciiWords ? asciiKeywordScore : keywordScore;
   // Candidates in the order they first appear (their position is their index here).
@@ -56,28 +59,65 @@ export function keywords(text: string, limit = 6): string[] {
 /**
  * Word-like segments, Chinese ones put back together where the segmenter splits a word it does not
  * know: a run of single characters joins (小|橘 -> 小橘), a noun suffix joins the word before it
- * (工程|师 -> 工程师, 计算|机 -> 计算机), and a negation keeps what it negates (不当|老师 -> 不当老师:
- * "#不当 #老师" would read as the opposite). A character left alone joins a neighbour only where
- * they clearly make one word (see `joinLoneCharacters`). A grammar character or a verb (她, 在, 去,
- * 当, 学…) joins nothing in front of it, and a pronoun the segmenter glued to grammar stands alone
- * (我不|喜欢 is 我 and 不喜欢: the pronoun is not what is negated).
+ * (工程|师 -> 工程师, 计算|机 -> 计算机), a number goes on as one (三|十二岁 -> 三十二岁, 两千|五百元,
+ * 两|只|猫 -> 两只猫), and a negation keeps what it negates (不当|老师 -> 不当老师: "#不当 #老师" would
+ * read as the opposite). An English negation does too, taking up to three words, up to a punctuation
+ * mark or a stopword after a word it took, joined with hyphens (the form a tag allows): "not a teacher
+ * anymore" is not-teacher-anymore, "don't eat meat" not-eat-meat, "never been to Japan" never-Japan.
+ * A character left alone joins a neighbour only where they clearly make one word (see
+ * `joinLoneCharacters`). A grammar character or a verb (她, 在, 去, 当, 学…) joins nothing in front of
+ * it, and a pronoun the segmenter glued to grammar stands alone (我不|喜欢 is 我 and 不喜欢: the
+ * pronoun is not what is negated).
  * Exported for the tests' reference implementation, which reads the whole text with one segmenter.
  */
 export function joinedWords(segments: Iterable<Pick<Intl.SegmentData, 'segment' | 'isWordLike'>>): string[] {
   const pieces: Piece[] = [];
   // Whether this segment follows the last one with no space or punctuation between.
   let adjacent = false;
+  // The English negation still taking the words after it.
+  let negated: NegatedPhrase | undefined;
+  // The negation takes the word: the form a tag allows, words joined with hyphens ("not-eat-meat").
+  const negate = (phrase: NegatedPhrase, word: string) => {
+    phrase.piece.text = `${phrase.words === 0 ? phrase.negation : phrase.piece.text}-${word}`;
+    if (++phrase.words === NEGATED_PHRASE_WORDS) negated = undefined;
+  };
   const add = (word: string) => {
     const previous = adjacent ? pieces[pieces.length - 1] : undefined;
     const afterGap = !adjacent;
     adjacent = true;
     if (!CJK.test(word)) {
-      pieces.push({ text: word, kind: 'other', afterGap });
+      // 我不吃meat: a Chinese negation takes an English word written right after it.
+      if (previous?.kind === 'negation' && !isStopword(word, word.toLowerCase()) && Array.from(previous.text).length + word.length <= NEGATED_PHRASE_CHARS) {
+        previous.text += word;
+        return;
+      }
+      const negation = negationOf(word);
+      if (negation === undefined && negated) {
+        // Stopwords before the first word it takes are skipped ("not a teacher"); one after ends it ("not a teacher and").
+        const lower = word.toLowerCase();
+        if (!isStopword(word, lower)) return negate(negated, word);
+        // "not only… but also" negates nothing, as 不仅 does not.
+        if (negated.words > 0 || lower === 'only') negated = undefined;
+      }
+      const piece: Piece = { text: word, kind: 'other', afterGap };
+      pieces.push(piece);
+      // A negation alone ("No, I live in Paris") stays as written, and is a stopword or a word as before.
+      if (negation !== undefined) negated = { piece, negation, words: 0 };
       return;
     }
     const length = Array.from(word).length;
+    // "I don't like 香菜": a Chinese word the segmenter found whole is what an English negation negates.
+    if (negated && length > 1 && !isStopword(word, word)) return negate(negated, word);
+    negated = undefined;
     if (previous?.kind === 'negation' && !PARTICLES.includes(word) && Array.from(previous.text).length + length <= NEGATED_PHRASE_CHARS) {
       previous.text += word;
+      return;
+    }
+    // A number the segmenter cut goes on (三|十二岁, 两千|五百元), and takes a measure word that is also grammar
+    // (两|只, then 猫 joins the run: 两只猫); a unit of its own joins as any lone character does (三十|岁).
+    if (previous && previous.text.length <= NUMBER_CHARS && CHINESE_NUMBER.test(previous.text) && (NUMERALS.includes(word[0] as string) || MEASURE_WORDS.includes(word))) {
+      previous.text += word;
+      previous.kind = length === 1 ? 'run' : 'word';
       return;
     }
     if (isNegation(word)) pieces.push({ text: word, kind: 'negation', afterGap });
@@ -92,6 +132,8 @@ export function joinedWords(segments: Iterable<Pick<Intl.SegmentData, 'segment' 
   for (const part of segments) {
     if (!part.isWordLike) {
       adjacent = false;
+      // Punctuation (anything but spaces) ends a negated phrase: "I can't swim, but I love the beach".
+      if (part.segment.trim()) negated = undefined;
       continue;
     }
     const word = part.segment.replace(/['’]s$/u, '');
@@ -168,6 +210,35 @@ const PARTICLES = '的了吗呢吧啊呀嗎';
 /** A negation and what it negates ("不当老师", "从来没去过日本", "不吃辣") are one keyword of at most this many characters. */
 const NEGATED_PHRASE_CHARS = 8;
 
+/** An English negation takes at most this many words after it ("not-eat-red-meat"). */
+const NEGATED_PHRASE_WORDS = 3;
+
+interface NegatedPhrase {
+  /** The piece holding the negation, then the words it took. */
+  piece: Piece;
+  /** The negation as `englishNegation` writes it: "don't" is "not". */
+  negation: string;
+  words: number;
+}
+
+/**
+ * The English negation a word is (`englishNegation`), a contraction written without its apostrophe
+ * ("dont", "isnt": the only stopwords ending in "nt") included.
+ */
+function negationOf(word: string): string | undefined {
+  const lower = word.toLowerCase();
+  return lower.endsWith('nt') && ENGLISH_STOPWORDS.has(lower) ? 'not' : englishNegation(lower);
+}
+
+/** A Chinese number, ordinal or not: 三, 三十, 两千, 第十. */
+const CHINESE_NUMBER = new RegExp(`^第?[${NUMERALS}]+$`, 'u');
+
+/** The longest number that goes on ("一千二百三十四万五千六百"): a run of numerals longer is no number, and is not read again at each join. */
+const NUMBER_CHARS = 12;
+
+/** Grammar characters that are also measure words after a number (两只猫, 一把伞, 一对耳环); "两只" alone is a stopword. */
+const MEASURE_WORDS = '只把对';
+
 /** Words starting with 不 or 没 that negate nothing ("不过" is "but", "不错" is "good"). */
 const NOT_NEGATIONS = new Set('不过 不然 不仅 不但 不管 不论 不少 不久 不错 不同 不如 不断 不禁 不用谢 没事 没关系 不過 不僅 不論 不斷 沒事 沒關係'.split(' '));
 
@@ -193,14 +264,14 @@ const GREETINGS: ReadonlySet<string> = new Set(
 export function isStopword(word: string, lower: string): boolean {
   if (CJK.test(word)) {
     const chars = Array.from(word);
-    // Single characters, "一只"-style numeral + measure word, and words ending in a particle ("养了", "我是").
+    // Single characters, "一只"-style numeral + measure word ("两只"), and words ending in a particle ("养了", "我是").
     // Two characters that never join, one of them grammar ("她在", "住在", "在学"), and greetings ("你好") say nothing
     // either; two verbs make a word ("开会", "学会", "买卖").
     return (
       CHINESE_STOPWORDS.has(word) ||
       GREETINGS.has(word) ||
       chars.length < 2 ||
-      (chars.length === 2 && (chars[0] === '一' || '了的着过是'.includes(chars[1] ?? '') || isGrammarPair(chars)))
+      (chars.length === 2 && (chars[0] === '一' || (NUMERALS.includes(chars[0] as string) && MEASURE_WORDS.includes(chars[1] as string)) || '了的着过是'.includes(chars[1] ?? '') || isGrammarPair(chars)))
     );
   }
   // Short words are kept only when they are numbers or acronyms ("AI", "3D").

@@ -1,7 +1,9 @@
 import { tokenize } from './tokenize.js';
 
-// English: not, no, never, nor, none, nothing, nobody, neither, nowhere, cannot and every "n't" ("don't", "isn’t").
-const ENGLISH_NEGATION = /\b(?:not|no|never|nor|none|nothing|nobody|neither|nowhere|cannot)\b|\b\p{L}+n['’]t\b/giu;
+/** English negations that negate what follows them ("not a teacher", "never been to Japan", "no car", "neither fish nor eggs"). */
+const NEGATING_WORDS: ReadonlySet<string> = new Set(['not', 'no', 'never', 'nor', 'neither', 'cannot']);
+// English: those, none, nothing, nobody, nowhere and every "n't" ("don't", "isn’t").
+const ENGLISH_NEGATION = new RegExp(`\\b(?:${[...NEGATING_WORDS, 'none', 'nothing', 'nobody', 'nowhere'].join('|')})\\b|\\b\\p{L}+n['’]t\\b`, 'giu');
 // Chinese: 不 没 沒 别 別 未 无 無 非 勿 莫, except in common words where they do not
 // negate (非常 "very", 特别 "especially", 别人 "others", 未来 "future", 不过 "but").
 const CHINESE_NEGATION = /[不没沒别別未无無非勿莫]/gu;
@@ -12,12 +14,26 @@ const SYMBOL = /\p{S}/gu;
 /** The negations in a text, each once; "don't" and "cannot" count as "not". */
 function negations(text: string): Set<string> {
   const found = new Set<string>();
-  for (const word of text.match(ENGLISH_NEGATION) ?? []) {
-    const lower = word.toLowerCase();
-    found.add(/n['’]t$/u.test(lower) || lower === 'cannot' ? 'not' : lower);
-  }
+  for (const word of text.match(ENGLISH_NEGATION) ?? []) found.add(negationForm(word.toLowerCase()));
   for (const char of text.replace(CHINESE_NOT_NEGATING, ' ').match(CHINESE_NEGATION) ?? []) found.add(char);
   return found;
+}
+
+/**
+ * The negation `word` is, as `negations` counts it ("don't" and "cannot" are "not"), when it negates what
+ * follows it; undefined for any other word, "nothing" and "nobody" included (they negate nothing after them).
+ */
+export function englishNegation(word: string): string | undefined {
+  const lower = word.toLowerCase();
+  if (NEGATING_WORDS.has(lower)) return negationForm(lower);
+  // The cheap test first: keywords asks this of every word.
+  return lower.endsWith('t') && CONTRACTED_NOT.test(lower) ? 'not' : undefined;
+}
+
+const CONTRACTED_NOT = /^\p{L}+n['’]t$/u;
+
+function negationForm(lower: string): string {
+  return /n['’]t$/u.test(lower) || lower === 'cannot' ? 'not' : lower;
 }
 
 /** What a statement is compared by when no model is set. */

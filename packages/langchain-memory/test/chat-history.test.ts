@@ -189,3 +189,16 @@ describe('MemloomChatMessageHistory', () => {
     expect((await errorOf(() => new MemloomChatMessageHistory({ memory, sessionId: '  ' }))).code).toBe('INVALID_SCOPE');
   });
 });
+
+describe('MemloomChatMessageHistory: mutation audit', () => {
+  it('with summarize: false keeps every message past the threshold: no summary, no episode, nothing deleted', async () => {
+    const { memory } = rig();
+    const off = new MemloomChatMessageHistory({ memory, sessionId: 's2', scope: { userId: 'alice' }, summarize: false, policy: { session_summary_message_threshold: 2, session_summary_keep_count: 1 } });
+    for (let index = 0; index < 5; index++) await off.addUserMessage(`I like colour number ${index}`);
+    const messages = await off.getMessages();
+    expect(messages.some(isSummaryMessage)).toBe(false);
+    expect(messages.map(messageText)).toEqual([0, 1, 2, 3, 4].map((index) => `I like colour number ${index}`));
+    expect(await memory.count({ filter: { category: 'episode' } })).toBe(0);
+    expect(await memory.count({ filter: { tags: [CHAT_SUMMARY_TAG] } })).toBe(0);
+  });
+});

@@ -407,3 +407,22 @@ describe('the <memories> block', () => {
     expect((await errorOf(() => createMemloomMiddleware(memory, { memoryTokenLimit: '300' as never }))).message).toContain('got "300"');
   });
 });
+
+describe('working memory: mutation audit', () => {
+  it('a working_memory_write that failed (an error tool result) does not count as an update: the reminder stays', async () => {
+    const { memory } = rig();
+    const model = fakeModel();
+    for (let round = 1; round <= 6; round++) model.respond(new AIMessage(`answer ${round}`));
+    model.respondWithTools([{ name: 'working_memory_write', args: { content: '   ' } }]);
+    model.respond(new AIMessage('That did not work.'));
+    const say = threadAgent(memory, model, { recordTurns: false });
+    for (let round = 1; round <= 7; round++) await say(`message ${round}`);
+
+    const prompts = model.calls.map((_, index) => systemPromptOf(model.calls, index));
+    expect(prompts[6]).toContain('for 7 rounds');
+    // The call after the refused write: still due, and nothing was written.
+    expect(prompts[7]).toContain(REMINDER);
+    expect(prompts[7]).toContain('for 7 rounds');
+    expect(await memory.count({ filter: { tags: [WORKING_MEMORY_TAG] } })).toBe(0);
+  });
+});

@@ -911,3 +911,39 @@ describe('MemloomStore in LangGraph', () => {
     expect(best?.key).toBe('b');
   });
 });
+
+describe('MemloomStore: mutation audit (paging defaults, offset checks, filter bounds)', () => {
+  it('a batch search that gives no limit or offset takes 10 items from the first', async () => {
+    const { store } = storeRig();
+    for (let index = 0; index < 12; index++) await store.put(['alice'], `n${String(index).padStart(2, '0')}`, { text: `note ${index}` });
+    const [listed, ranked] = (await store.batch([{ namespacePrefix: ['alice'] }, { namespacePrefix: ['alice'], query: 'note' }] as never)) as Item[][];
+    expect(listed).toHaveLength(10);
+    expect(keysOf(listed!)).toEqual(keysOf(await store.search(['alice'], { limit: 10, offset: 0 })));
+    expect(ranked).toHaveLength(10);
+  });
+
+  it('refuses a negative offset, through search and through a batch, writing nothing', async () => {
+    const { store, memory } = storeRig();
+    await store.put(['alice'], 'a', { text: 'tea' });
+    const error = await errorOf(store.search(['alice'], { offset: -1 }));
+    expect(error.code).toBe('INVALID_INPUT');
+    expect(error.backend).toBe('langgraph-store');
+    expect(error.message).toContain('limit and offset must be whole numbers of at least 0');
+    const batchError = await errorOf(store.batch([{ namespace: ['alice'], key: 'b', value: { n: 1 } }, { namespacePrefix: ['alice'], offset: -2 }] as never));
+    expect(batchError.code).toBe('INVALID_INPUT');
+    expect(await memory.count()).toBe(1);
+  });
+
+  it('compares at the bounds: $gt and $lt leave out an equal value, $gte and $lte keep it', async () => {
+    const { store, clock } = storeRig();
+    for (const [key, score] of [['low', 3], ['mid', 5], ['high', 8]] as const) {
+      await store.put(['alice'], key, { text: `${key} score`, score });
+      clock.advance(1000);
+    }
+    const keysWhere = async (filter: Record<string, unknown>) => keysOf(await store.search(['alice'], { filter })).sort();
+    expect(await keysWhere({ score: { $gt: 5 } })).toEqual(['high']);
+    expect(await keysWhere({ score: { $gte: 5 } })).toEqual(['high', 'mid']);
+    expect(await keysWhere({ score: { $lt: 5 } })).toEqual(['low']);
+    expect(await keysWhere({ score: { $lte: 5 } })).toEqual(['low', 'mid']);
+  });
+});

@@ -192,3 +192,29 @@ describe('memory tools', () => {
     expect(memoriesBlock(systemPromptOf(model.calls, 0))).toContain('- [2024-05-06] (episode) Dentist appointment at 3pm');
   });
 });
+
+describe('memory tools: mutation audit (scope option, recall filter)', () => {
+  it("a fixed scope option wins over the run's own fields: the run cannot point the tools at another user", async () => {
+    const { memory } = rig();
+    await memory.add('Alice drinks green tea every morning', { scope: { userId: 'alice' } });
+    await memory.add('Mallory drinks green tea at night', { scope: { userId: 'mallory' } });
+    const search = memorySearchTool(memory, { scope: { userId: 'alice' } });
+    const text = String(await search.invoke({ query: 'green tea' }, { context: { userId: 'mallory' }, configurable: { userId: 'mallory' } } as never));
+    expect(text).toContain('Alice drinks green tea every morning');
+    expect(text).not.toContain('Mallory');
+  });
+
+  it('memory_search shows no records outside the recall filter (system records), and honours a filter given', async () => {
+    const { memory } = rig();
+    await memory.add('a transcript line about green tea', { scope: { userId: 'alice' }, category: 'system' });
+    await memory.add('Alice drinks green tea every morning', { scope: { userId: 'alice' } });
+    await memory.add('Yesterday Alice bought green tea in Kyoto', { scope: { userId: 'alice' }, category: 'episode' });
+    const byDefault = String(await memorySearchTool(memory).invoke({ query: 'green tea' }, alice as never));
+    expect(byDefault).toContain('Alice drinks green tea every morning');
+    expect(byDefault).not.toContain('transcript line');
+    const episodesOnly = String(await memorySearchTool(memory, { filter: { category: 'episode' } }).invoke({ query: 'green tea' }, alice as never));
+    expect(episodesOnly).toContain('Kyoto');
+    expect(episodesOnly).not.toContain('every morning');
+    expect(episodesOnly).not.toContain('transcript line');
+  });
+});

@@ -97,3 +97,18 @@ describe('MemoryIndexBlock (seed 000)', () => {
     );
   });
 });
+
+describe('MemoryIndexBlock: mutation audit', () => {
+  it('lists only the `limit` most recently updated memories', async () => {
+    const { memory, clock } = setupMemory();
+    for (const text of ['Prefers window seats on long flights.', 'Is learning Japanese with an app.', 'Keeps bees on the roof.']) {
+      await memory.add(text, { scope: alice });
+      clock.advance(60_000);
+    }
+    const [message] = await memoryIndexBlock({ memory, scope: alice, limit: 2 }).get([]);
+    const index = String(message?.content);
+    expect(index).toContain('Keeps bees on the roof.');
+    expect(index).toContain('Is learning Japanese with an app.');
+    expect(index).not.toContain('Prefers window seats');
+  });
+});

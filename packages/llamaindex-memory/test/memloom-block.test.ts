@@ -3,7 +3,7 @@ import { extractText } from '@llamaindex/core/utils';
 import { createMemory, createMemoryPipeline, MemloomError } from '@memloom/core';
 import { createFakeClock, createInMemoryStore, createScriptedModel, createTestEmbedder } from '@memloom/core/testing';
 import { createDefaultEmbedder } from '@memloom/embeddings';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { countTokens } from '../src/messages.js';
 import { memloomBlock, MemloomMemoryBlock } from '../src/index.js';
 import { addSystemRecords, createFailingStore, recordingLogger, ScriptedLLM, setupMemory, textsByRole } from './helpers.js';
@@ -532,5 +532,82 @@ describe('a failing store', () => {
     await block.put([]);
     expect(block.pendingCount).toBe(0);
     expect((await memory.list({ scope: alice })).map((record) => record.content)).toContain(aliceFacts[3]);
+  });
+});
+
+describe('MemloomMemoryBlock: mutation audit', () => {
+  it('shows a memory that is both a search result and a recent daily note once', async () => {
+    const { memory } = setupMemory();
+    await memory.add('Yesterday Alice bought green tea in Kyoto', { scope: alice, category: 'episode' });
+    const block = memloomBlock({ memory, scope: alice });
+    const [message] = await block.get([{ id: 'q', role: 'user', content: 'Where did I buy green tea in Kyoto?' }]);
+    const content = extractText(message!.content);
+    expect(content.split('Yesterday Alice bought green tea in Kyoto')).toHaveLength(2);
+  });
+
+  it('does not run the extraction again for a message recorded by an earlier flush, though no memory names it', async () => {
+    const { memory } = setupMemory();
+    const pipeline = createMemoryPipeline({ memory });
+    const afterTurn = vi.spyOn(pipeline, 'afterTurn');
+    const block = memloomBlock({ memory, scope: alice, pipeline });
+    const question: MemoryMessage[] = [
+      { id: 'q1', role: 'user', content: 'What time is it in Lisbon?' },
+      { id: 'q1-reply', role: 'assistant', content: 'Nine in the morning.' },
+    ];
+    await block.put(question);
+    await block.put(question);
+    expect(afterTurn).toHaveBeenCalledTimes(1);
+    expect(await memory.count({ scope: alice })).toBe(0);
+  });
+
+  it('keeps at most 200 messages for a retry while the store fails, dropping the oldest with a warning', async () => {
+    const store = createFailingStore();
+    const { memory } = setupMemory({ store });
+    const logger = recordingLogger();
+    const block = memloomBlock({ memory, scope: alice, logger });
+    store.failing = true;
+    const flushed: MemoryMessage[] = Array.from({ length: 205 }, (_, index) => ({ id: `m${index}`, role: 'user', content: `Note number ${index}` }));
+    await block.put(flushed);
+    expect(block.pendingCount).toBe(200);
+    expect(logger.warnings.at(-1)).toMatch(/could not record 205 flushed message\(s\).*\(dropped the 5 oldest\)$/);
+  });
+
+  it('passes over a turn whose content memloom refuses (retrying would fail the same way), and records the next', async () => {
+    const { memory } = setupMemory();
+    const pipeline = createMemoryPipeline({ memory });
+    const afterTurn = vi.spyOn(pipeline, 'afterTurn');
+    afterTurn.mockRejectedValueOnce(new MemloomError({ code: 'CONTENT_TOO_LONG', backend: 'memory', message: 'content is too long' }));
+    const logger = recordingLogger();
+    const block = memloomBlock({ memory, scope: alice, pipeline, logger });
+    await block.put([{ id: 'long', role: 'user', content: 'I wrote a very long message.' }]);
+    expect(block.pendingCount).toBe(0);
+    expect(logger.warnings.at(-1)).toMatch(/flushed message not recorded: .*content is too long/);
+    await block.put([{ id: 'next', role: 'user', content: aliceFacts[1]! }]);
+    expect(afterTurn).toHaveBeenCalledTimes(2);
+    expect(afterTurn.mock.calls[1]?.[0].user).toMatchObject({ content: aliceFacts[1] });
+  });
+  it("shows the extraction only the memories that pass the block's minScore", async () => {
+    const { memory } = setupMemory();
+    await memory.add('Alice is allergic to peanuts', { scope: alice });
+    const retrievedWith = async (minScore: number) => {
+      const pipeline = createMemoryPipeline({ memory });
+      const afterTurn = vi.spyOn(pipeline, 'afterTurn');
+      await memloomBlock({ memory, scope: alice, pipeline, minScore }).put([{ id: `u-${minScore}`, role: 'user', content: 'Can I eat peanuts at the party?' }]);
+      return afterTurn.mock.calls[0]?.[0].retrieved?.map((entry) => ('memory' in entry ? entry.memory : entry).content);
+    };
+    expect(await retrievedWith(0)).toEqual(['Alice is allergic to peanuts']);
+    expect(await retrievedWith(0.99)).toEqual([]);
+  });
+
+  it("gives the extraction the assistant's reply with text, not a later tool call without any", async () => {
+    const { memory } = setupMemory();
+    const pipeline = createMemoryPipeline({ memory });
+    const afterTurn = vi.spyOn(pipeline, 'afterTurn');
+    await memloomBlock({ memory, scope: alice, pipeline }).put([
+      { id: 'u1', role: 'user', content: 'I moved to Lisbon last week.' },
+      { id: 'a1', role: 'assistant', content: 'Welcome to Lisbon!' },
+      { id: 'a2', role: 'assistant', content: '', options: { toolCall: [{ id: 't1', name: 'lookup', input: {} }] } },
+    ]);
+    expect(afterTurn.mock.calls[0]?.[0].assistant).toEqual({ content: 'Welcome to Lisbon!', id: 'a1' });
   });
 });

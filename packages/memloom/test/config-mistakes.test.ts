@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createInMemoryStore } from '@memloom/core/testing';
 import { buildDist, errorOf, packageDir, runApp } from './helpers.js';
 import { createMemory, resolveMemloomConfig } from '../src/index.js';
@@ -92,6 +92,15 @@ describe('store and embedder settings', () => {
     const error = await errorOf(resolveMemloomConfig({ cwd, configFile: false, env: { MEMLOOM_STORE: 'memory:./notes' } }));
     expect(error).toMatchObject({ code: 'INVALID_CONFIG', details: { source: 'environment variable MEMLOOM_STORE', field: 'store' } });
     expect(error.message).toContain('"memory:" takes nothing after the colon (got "./notes")');
+  });
+
+  it('"markdown:" without a folder is refused, naming where it was set (it would open the working directory as the store)', async () => {
+    for (const store of ['markdown:', 'markdown', 'markdown:   ']) {
+      const error = await errorOf(resolveMemloomConfig({ cwd, configFile: false, env: { MEMLOOM_STORE: store } }));
+      expect(error, store).toMatchObject({ code: 'INVALID_CONFIG', details: { source: 'environment variable MEMLOOM_STORE', field: 'store' } });
+      expect(error.message, store).toContain('markdown needs a folder: "markdown:./memory"');
+    }
+    expect(readdirSync(cwd)).toEqual([]);
   });
 
   it('an embedder whose files are missing says which setting asked for it', async () => {
@@ -266,5 +275,20 @@ describe('createMemory options', () => {
       expect(error.message, option).toContain(`invalid createMemory options: ${option} must `);
     }
     expect((await errorOf(resolveMemloomConfig('sqlite:./m.db' as never))).message).toContain('expected an object, got "sqlite:./m.db"');
+  });
+
+  it('env: false reads no variable of the process; env left out reads them', async () => {
+    vi.stubEnv('MEMLOOM_STORE', 'markdown:./from-process-env');
+    vi.stubEnv('MEMLOOM_USER_ID', 'someone');
+    try {
+      const none = await resolveMemloomConfig({ cwd, configFile: false, env: false });
+      expect(none.store.source).toBe('default');
+      expect(none.engine.scope).toBeUndefined();
+      const process = await resolveMemloomConfig({ cwd, configFile: false });
+      expect(process.markdownRoot).toBe(join(cwd, 'from-process-env'));
+      expect(process.engine.scope).toEqual({ userId: 'someone' });
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });

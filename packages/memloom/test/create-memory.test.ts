@@ -8,7 +8,7 @@ import { importOptional } from '../src/backends.js';
 import { errorOf } from './helpers.js';
 import { createMemory, resolveMemloomConfig, type Memory } from '../src/index.js';
 import { createFakeClock, createInMemoryStore, createTestEmbedder } from '@memloom/core/testing';
-import { createMemoryPipeline } from '@memloom/core';
+import { createMemoryPipeline, documentVectors } from '@memloom/core';
 
 let cwd: string;
 const opened: Memory[] = [];
@@ -186,6 +186,17 @@ describe('createMemory() by configuration', () => {
     await (memory.store as import('@memloom/store-markdown').MarkdownStore).rebuildIndex();
     const rounded = (vector: number[] | undefined) => vector?.map((value) => Math.round(value * 1e5));
     expect(rounded(await memory.store.getVector(added.memory.id))).toEqual(rounded(written));
+  });
+
+  it("lets a Markdown store setting's own contextWeight win over the Memory's retrieval.contextWeight", async () => {
+    const embedder = createTestEmbedder({ dimension: 16 });
+    const memory = await open({ cwd, env: {}, embedder, store: { type: 'markdown', root: './notes', contextWeight: 0 }, retrieval: { contextWeight: 0.2 } });
+    const added = await memory.add('The user booked lessons.', { scope: { userId: 'u1' }, context: 'We talked about skiing in the Alps.' });
+    await (memory.store as import('@memloom/store-markdown').MarkdownStore).rebuildIndex();
+    // Rebuilt by the store with its own weight 0: the content's vector alone, the context left out.
+    const [contentOnly] = await documentVectors(embedder, [added.memory], 0);
+    const rounded = (vector: number[] | undefined) => vector?.map((value) => Math.round(value * 1e5));
+    expect(rounded(await memory.store.getVector(added.memory.id))).toEqual(rounded(contentOnly));
   });
 
   it("gives a Markdown store the Memory's clock: a hand edit is a version at the Memory's time, and its backup is named by it", async () => {

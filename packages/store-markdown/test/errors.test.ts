@@ -313,6 +313,20 @@ describe('options and the store file', () => {
     }
   });
 
+  it('refuses negative or non-numeric times and counts (INVALID_OPTIONS naming the option)', () => {
+    const bad: Array<[string, object]> = [
+      ['checkIntervalMs', { checkIntervalMs: -1 }],
+      ['checkIntervalMs', { checkIntervalMs: '0' }],
+      ['lockTimeoutMs', { lockTimeoutMs: -1 }],
+      ['contextWeight', { contextWeight: -0.1 }],
+    ];
+    for (const [name, option] of bad) {
+      expect(() => createMarkdownStore({ root: '/tmp/never-created', ...option }), name).toThrow(
+        expect.objectContaining({ code: 'INVALID_OPTIONS', backend: 'markdown', message: expect.stringContaining(name) }),
+      );
+    }
+  });
+
   it('refuses a store.json of a newer format with SCHEMA_TOO_NEW and leaves the store untouched', async () => {
     const folder = await root();
     const store = createMarkdownStore({ root: folder });

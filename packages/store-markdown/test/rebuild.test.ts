@@ -134,6 +134,16 @@ describe('the derived index', () => {
     const error = await store.open({ dimension: 16, embedderId: 'two' }).catch((caught: unknown) => caught);
     expect(MemloomError.hasCode(error, 'EMBEDDER_MISMATCH')).toBe(true);
   });
+
+  it('refuses an embedder option of the same id but another dimension, and writes no store.json for it', async () => {
+    const root = await tempRoot();
+    roots.push(root);
+    const store = createMarkdownStore({ root, embedder: createTestEmbedder({ dimension: 16, id: 'one' }) });
+    const error = await store.open({ dimension: 8, embedderId: 'one' }).catch((caught: unknown) => caught);
+    expect(MemloomError.hasCode(error, 'EMBEDDER_MISMATCH')).toBe(true);
+    await expect(readFile(path.join(root, '.memloom', 'store.json'), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+    await store.close();
+  });
 });
 
 describe('an embedder that fails', () => {

@@ -198,8 +198,21 @@ describe('the default path', () => {
   it('refuses options without a path', () => {
     expect(() => createSqliteStore({} as never)).toThrow(/options.path/);
     expect(() => createSqliteStore({ path: 'x.db', vectorChunkSize: 7 })).toThrow(/vectorChunkSize/);
+    // At least 8 but not a multiple of 8: refused at creation, not when the vector table is made.
+    expect(() => createSqliteStore({ path: 'x.db', vectorChunkSize: 12 })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS', message: expect.stringContaining('vectorChunkSize') }));
     // A misspelt option is refused, not ignored with its default used.
     expect(() => createSqliteStore({ path: 'x.db', vectorMirow: false } as never)).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS', message: expect.stringContaining('unknown option vectorMirow') }));
+  });
+
+  it('refuses to open for a dimension that is not a positive integer (INVALID_INPUT), recording none', async () => {
+    const store = createSqliteStore({ path: ':memory:' });
+    for (const dimension of [0, -1, 1.5]) {
+      await expect(store.open({ dimension, embedderId: EMBEDDER_ID }), String(dimension)).rejects.toMatchObject({ code: 'INVALID_INPUT', backend: 'sqlite' });
+    }
+    // Nothing was recorded: the first valid open sets the dimension.
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    expect(await store.getVector('none')).toBeUndefined();
+    await store.close();
   });
 });
 

@@ -62,6 +62,29 @@ describe('scoped vector search', () => {
     });
   }
 
+  for (const vectorMirror of [false, true]) {
+    it(`keeps a search scoped to a user's agent or session inside it: nearer memories of the user's other agents and sessions do not come back (vector mirror ${vectorMirror ? 'on' : 'off'})`, async () => {
+      const store = createSqliteStore({ path: ':memory:', vectorMirror });
+      await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+      const scoped = (id: string, scope: MemoryRecord['scope']): MemoryRecord => ({ ...newRecord(id, `memory ${id}`, 'alice'), scope });
+      // Right at the query: alice's memories of another agent and another session. Far from it: the ones asked for.
+      await store.apply([
+        createChange(scoped('other-agent', { userId: 'alice', agentId: 'a2' }), unit(0)),
+        createChange(scoped('other-session', { userId: 'alice', sessionId: 's2' }), unit(0)),
+        createChange(scoped('mine-agent', { userId: 'alice', agentId: 'a1' }), unit(1)),
+        createChange(scoped('mine-session', { userId: 'alice', sessionId: 's1' }), unit(1)),
+      ]);
+      // Twice: the first search is sqlite-vec's, the second the copy's when it is on.
+      for (let round = 0; round < 2; round++) {
+        const byAgent = await store.vectorSearch({ vector: unit(0), limit: 1, scope: { userId: 'alice', agentId: 'a1' } });
+        expect(byAgent.map((hit) => hit.memory.id)).toEqual(['mine-agent']);
+        const bySession = await store.vectorSearch({ vector: unit(0), limit: 5, scope: { userId: 'alice', sessionId: 's1' } });
+        expect(bySession.map((hit) => hit.memory.id)).toEqual(['mine-session']);
+      }
+      await store.close();
+    });
+  }
+
   it('finds filtered memories beyond the nearest neighbours, exactly', async () => {
     const store = createSqliteStore({ path: ':memory:' });
     await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
@@ -156,6 +179,23 @@ describe('text search', () => {
     await store.close();
   });
 
+  it('applies limit after exactScope: better matches of the user\'s sessions do not crowd out the one asked for', async () => {
+    const store = createSqliteStore({ path: ':memory:' });
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    const inSession = (id: string): MemoryRecord => ({ ...newRecord(id, 'coffee', 'alice'), scope: { userId: 'alice', sessionId: 's1' } });
+    // Short memories of a session rank above the longer one of alice alone, and were stored first.
+    await store.apply([
+      createChange(inSession('s-1'), vectorFor(1)),
+      createChange(inSession('s-2'), vectorFor(2)),
+      createChange(newRecord('plain', 'I drink coffee with milk every single morning', 'alice'), vectorFor(3)),
+    ]);
+    for (const filter of [undefined, { category: 'fact' as const }]) {
+      const hits = await store.textSearch({ text: 'coffee', limit: 1, scope: { userId: 'alice' }, exactScope: true, ...(filter ? { filter } : {}) });
+      expect(hits.map((hit) => hit.memory.id)).toEqual(['plain']);
+    }
+    await store.close();
+  });
+
   it('works through the Memory facade on a file, in Chinese', async () => {
     const store = createSqliteStore({ path: file() });
     const memory = createMemory({ store, embedder: createTestEmbedder({ dimension: 16, id: 'test/zh' }) });
@@ -199,6 +239,23 @@ describe('keyword ranking', () => {
     const fts5 = (await store.textSearch({ text: 'dancers photo', scope: { userId: 'u' }, limit: 10 })).map((hit) => hit.memory.id);
     expect(fts5).toEqual(['dancers', 'photos', 'beach']);
     expect(index.search('dancers photo', 10).map((hit) => hit.id)).toEqual(fts5);
+    await store.close();
+  });
+});
+
+describe('filters, read as core reads them', () => {
+  it('matches nothing for an empty list of categories, types, levels or sources (core: one of none)', async () => {
+    const store = createSqliteStore({ path: ':memory:' });
+    await store.open({ dimension: DIMENSION, embedderId: EMBEDDER_ID });
+    await store.apply([createChange(newRecord('tea', 'I like tea', 'alice'), unit(0)), createChange(newRecord('coffee', 'I like coffee', 'alice'), unit(1))]);
+    for (const filter of [{ category: [] }, { type: [] }, { level: [] }, { source: [] }]) {
+      expect(await store.list({ scope: { userId: 'alice' }, filter })).toEqual([]);
+      expect(await store.count({ scope: { userId: 'alice' }, filter })).toBe(0);
+      expect(await store.vectorSearch({ vector: unit(0), limit: 5, scope: { userId: 'alice' }, filter })).toEqual([]);
+      expect(await store.textSearch({ text: 'like', limit: 5, scope: { userId: 'alice' }, filter })).toEqual([]);
+    }
+    // One category given as a list still matches.
+    expect(await store.count({ scope: { userId: 'alice' }, filter: { category: ['fact'] } })).toBe(2);
     await store.close();
   });
 });

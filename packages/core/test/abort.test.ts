@@ -303,6 +303,23 @@ describe('the pipeline with a signal', () => {
     expect(storage.snapshots).toEqual([]);
   });
 
+  it('evolve: an abort that comes as the model answers (the answer wins the race) still writes no overrides', async () => {
+    const stop = new AbortController();
+    const reason = new Error('Ctrl-C');
+    const model: LanguageModel = {
+      id: 'test/answers-as-aborted',
+      generate: async () => {
+        stop.abort(reason);
+        return '{"retrieve_limit": 15}';
+      },
+    };
+    const storage = createInMemoryPolicyStorage();
+    const { pipeline } = pipelineRig({ languageModel: model, policyStorage: storage });
+    await expect(pipeline.evolve({ messages: [{ role: 'user', content: 'Please remember more of what I say' }], signal: stop.signal })).rejects.toBe(reason);
+    expect(storage.overrides).toBeUndefined();
+    expect(storage.snapshots).toEqual([]);
+  });
+
   it('review: an abort during the model call decides nothing; a bad signal is INVALID_OPTIONS', async () => {
     const { model, call, abortDuring } = createControlledModel();
     const { pipeline, memory } = pipelineRig({ languageModel: model });

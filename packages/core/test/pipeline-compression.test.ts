@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { PolicyStorage } from '../src/index.js';
-import { createInMemoryPolicyStorage, createScriptedModel } from '../src/testing/index.js';
+import { parseConsolidation, type PolicyStorage } from '../src/index.js';
+import { createInMemoryPolicyStorage, createRecord, createScriptedModel } from '../src/testing/index.js';
 import { DAY, pipelineRig, promptOf } from './pipeline-rig.js';
 
 const alice = { userId: 'alice' };
@@ -37,6 +37,22 @@ describe('long-term compression', () => {
     expect(report).toMatchObject({ action: 'skipped', charactersBefore: 120 });
     expect(report.reason).toBe('120 characters <= threshold 1000');
     expect(below.model.requests).toHaveLength(0);
+  });
+
+  it('compresses only past the threshold: at exactly it, nothing is asked or written', async () => {
+    const at = await compressionRig({ threshold: 120 });
+    expect(await at.pipeline.compressLongTerm({ scope: alice })).toMatchObject({ action: 'skipped', charactersBefore: 120, reason: '120 characters <= threshold 120' });
+    expect(at.model.requests).toHaveLength(0);
+  });
+
+  it('keeps a consolidated memory verified only when every memory it holds was', async () => {
+    const { pipeline, memory, state, ids } = await compressionRig();
+    // What the user said is verified; tea is made a fact the model inferred.
+    expect((await memory.get(ids.greenTea))?.verified).toBe(true);
+    await memory.update(ids.tea, { verified: false }, { scope: alice });
+    state.answer = JSON.stringify({ groups: [{ keep: ids.greenTea, absorb: [ids.tea], content: 'The user likes tea, green in the morning' }] });
+    expect(await pipeline.compressLongTerm({ scope: alice })).toMatchObject({ action: 'compressed', source: 'model' });
+    expect((await memory.get(ids.greenTea))?.verified).toBe(false);
   });
 
   it('consolidates with the model in one atomic write, keeping what it absorbed', async () => {
@@ -140,6 +156,29 @@ describe('long-term compression', () => {
     expect(report.applied).toHaveLength(1);
     const survivor = await memory.get(ids.dog);
     expect(survivor).toMatchObject({ category: 'core', content: 'The user has a dog, Rex, and likes tea' });
+  });
+
+  it('parseConsolidation refuses a group with a system memory or memories of two scopes, even when it was shown them', () => {
+    const atIso = '2024-03-01T09:00:00.000Z';
+    const record = (id: string, content: string, scope: { userId: string }, category: 'fact' | 'system' = 'fact') =>
+      createRecord({ id, content, scope, atIso }, { importance: 1, category, type: 'user' });
+    const memories = new Map(
+      [
+        record('tea', 'The user likes tea', alice),
+        record('brief', 'Answer briefly', alice, 'system'),
+        record('english', 'Answer in English', alice, 'system'),
+        record('coffee', 'The user likes coffee', { userId: 'bob' }),
+      ].map((entry) => [entry.id, entry]),
+    );
+    const answer = JSON.stringify({
+      groups: [
+        { keep: 'brief', absorb: ['english'], content: 'Answer briefly, in English' },
+        { keep: 'tea', absorb: ['coffee'], content: 'The user likes tea' },
+      ],
+    });
+    const parsed = parseConsolidation(answer, memories, 10_000);
+    expect(parsed.groups).toEqual([]);
+    expect(parsed.skipped.map((entry) => entry.reason)).toEqual(['system memories are never consolidated', 'mixes memories of different scopes']);
   });
 
   it.each([

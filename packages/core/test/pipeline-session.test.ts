@@ -37,6 +37,12 @@ describe('planSessionSummary and forceCompression (pure)', () => {
     expect(emergency.kept.map((message) => message.id)).toEqual(['m4', 'm5', 'm6']);
   });
 
+  it('drops the oldest half from the emergencyPercent given, not only from the default 95%', () => {
+    const messages = conversation(6, () => 'x'.repeat(400)); // 100 tokens each: 600 of 700 is 85.7%
+    expect(planSessionSummary(messages, { policy: DEFAULT_POLICY, contextWindowTokens: 700 }).action).toBe('summarize');
+    expect(planSessionSummary(messages, { policy: DEFAULT_POLICY, contextWindowTokens: 700, emergencyPercent: 80 }).action).toBe('emergency');
+  });
+
   it('does not summarize at exactly 75% of the context window, only above it (P-SS02)', () => {
     const messages = conversation(6); // 1 token each
     expect(planSessionSummary(messages, { policy: DEFAULT_POLICY, contextWindowTokens: 8, countTokens: () => 1 }).action).toBe('none');

@@ -15,4 +15,12 @@ describe('resolvePolicy', () => {
     expect(() => resolvePolicy([{ source: 'policy_overrides.json', values: { retrieve_limit: 0 } }])).toThrow(/policy_overrides\.json: retrieve_limit/);
     expect(() => resolvePolicy([{ source: 'config', values: { unknown_key: 1 } }])).toThrow(/unknown key "unknown_key"/);
   });
+
+  it('takes a key given as undefined for one left out: the layer below keeps its value', () => {
+    const policy = resolvePolicy([
+      { source: 'config', values: { retrieve_limit: 5, recent_days: 4 } },
+      { source: 'overrides', values: { retrieve_limit: undefined, recent_days: 2 } },
+    ]);
+    expect(policy).toEqual({ ...DEFAULT_POLICY, retrieve_limit: 5, recent_days: 2 });
+  });
 });

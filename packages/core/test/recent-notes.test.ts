@@ -112,4 +112,20 @@ describe('seed 001: the daily notes of the last recent_days days', () => {
     const bad = await memory.renderContext('Anna', { scope, recentDays: -1 }).catch((caught: unknown) => caught);
     expect(MemloomError.isInstance(bad) && bad.code).toBe('INVALID_OPTIONS');
   });
+
+  it('refuses a limit that is not a whole number above 0, even when no note would be read (0 days, no episodes asked for)', async () => {
+    const { memory } = rig();
+    await memory.add('Met Anna for lunch', { scope, category: 'episode' });
+    const cases = [
+      { days: 3, limit: 0 },
+      { days: 0, limit: 0 },
+      { days: 3, limit: 0, filter: { category: 'fact' as const } },
+      { days: 0, limit: -1 },
+      { days: 0, limit: 1.5 },
+    ];
+    for (const options of cases) {
+      const error = await recentNotes(memory, { scope, ...options }).catch((caught: unknown) => caught);
+      expect(MemloomError.isInstance(error) && error.code, JSON.stringify(options)).toBe('INVALID_OPTIONS');
+    }
+  });
 });

@@ -19,6 +19,30 @@ describe('rankCandidates', () => {
     expect(last?.parts.text).toBe(1);
     expect(ranked.find((hit) => hit.memory.id === 'm0')?.parts.text).toBeCloseTo(10 / (10 + count - 1), 12);
   }, 30_000);
+
+  it('gives a memory found only by keywords the lowest cosine of a full vector list, and 0 when the list was not full', () => {
+    const record = (id: string) => ({ id, weight: 1, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:00.000Z' }) as MemoryRecord;
+    const [a, b, c] = [record('a'), record('b'), record('c')];
+    const vectorHits = [
+      { memory: a, score: 0.9 },
+      { memory: b, score: 0.4 },
+    ];
+    const rank = (candidateLimit: number) =>
+      rankCandidates(vectorHits, [{ memory: c, score: 3 }], { nowMs: Date.parse('2024-01-02T00:00:00.000Z'), config: retrievalConfigSchema.parse({}), candidateLimit });
+    // Two hits for a limit of two: c was below the cut, so its cosine is at most b's.
+    expect(rank(2).find((hit) => hit.memory.id === 'c')?.parts.semantic).toBe(0.4);
+    expect(rank(3).find((hit) => hit.memory.id === 'c')?.parts.semantic).toBe(0);
+  });
+
+  it('clips a weight outside 0..1 (a record written by hand) into the weight part', () => {
+    const record = (id: string, weight: number) => ({ id, weight, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:00.000Z' }) as MemoryRecord;
+    const ranked = rankCandidates([{ memory: record('heavy', 1.5), score: 0.5 }, { memory: record('negative', -0.2), score: 0.5 }], [], {
+      nowMs: Date.parse('2024-01-02T00:00:00.000Z'),
+      config: retrievalConfigSchema.parse({}),
+      candidateLimit: 10,
+    });
+    expect(Object.fromEntries(ranked.map((hit) => [hit.memory.id, hit.parts.weight]))).toEqual({ heavy: 1, negative: 0 });
+  });
 });
 
 describe('combineScore', () => {

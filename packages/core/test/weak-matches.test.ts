@@ -45,6 +45,11 @@ describe('weighWeakMatches', () => {
     expect(weighWeakMatches(hits, '我的车是什么牌子？')[1]?.score).toBe(2);
   });
 
+  it('reads the memory as the keyword index does (NFKC): a word written with a compatibility character still holds', () => {
+    // 孩⼦ with U+2F26 (KANGXI RADICAL CHILD), as text copied from a PDF often has it: NFKC reads it as 孩子.
+    expect(weighWeakMatches([hit('我的孩\u2F26今年五岁。')], '我孩子多大了？')[0]?.score).toBe(2);
+  });
+
   it('returns the hits of a query without CJK as they are', () => {
     const hits = [hit('I went to the gym')];
     expect(weighWeakMatches(hits, 'gym')).toBe(hits);

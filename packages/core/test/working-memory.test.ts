@@ -79,6 +79,13 @@ describe('seed 003 working-memory reminders', () => {
     expect([1, 2, 3, 4].map(() => known.checkRound({ ...unknown, tokensMax: 1000 }).remind)).toEqual([false, false, false, true]);
   });
 
+  it('takes a context window of 0 as unknown: no share of it, so the early (token) reminder never comes', () => {
+    const tracker = new WorkingMemoryTracker({ tokenThresholdPercent: 0 });
+    const checks = [1, 2, 3, 4, 5].map(() => tracker.checkRound({ tokensUsed: 136, tokensMax: 0, messageCount: 11, overviewBytes: 0 }));
+    expect(checks.map((check) => check.remind)).toEqual([false, false, false, false, false]);
+    expect(checks.map((check) => check.tokensPercent)).toEqual([0, 0, 0, 0, 0]);
+  });
+
   it('reminds from round minRounds on when maxRounds is below it: maxRounds 2, minRounds 3 (P-W06)', () => {
     const tracker = new WorkingMemoryTracker({ maxRounds: 2, minRounds: 3 });
     expect([1, 2, 3].map(() => tracker.checkRound(status()).remind)).toEqual([false, false, true]);

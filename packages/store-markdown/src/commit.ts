@@ -9,7 +9,7 @@ import { syncVectors } from './loader.js';
 import type { ResolvedOptions } from './options.js';
 import { writeScopeValueFiles } from './scope-path.js';
 import { Transaction } from './transaction.js';
-import { deletionFile, type Entry, type Plan, type ScopeState } from './world.js';
+import { accessFile, deletionFile, type Entry, type Plan, type ScopeState } from './world.js';
 
 /** The parts of the store a commit reads and updates. */
 export interface StoreState {
@@ -83,6 +83,12 @@ export async function commitPlan(store: StoreState, plan: Plan, operation: strin
 
 /** Make a committed plan the current state. */
 function swap(store: StoreState, plan: Plan, transaction: Transaction | undefined): void {
+  // First, so that a memory deleted and put again in this plan does not take on the access time dropped.
+  for (const [scope, ids] of plan.accessDrops) {
+    for (const id of ids) scope.access.delete(id);
+    scope.accessLines += ids.size;
+    scope.accessSignature = transaction?.signatures.get(accessFile(scope)) ?? scope.accessSignature;
+  }
   for (const [id, entry] of plan.entries) {
     const old = store.entries.get(id);
     if (entry === null) {

@@ -6,7 +6,8 @@ import type { MemoryVersion } from '@memloom/core';
  * - `.index/vectors.bin`: append-only vector log (last record per id wins,
  *   a tombstone clears it), rebuilt from the Markdown with the embedder
  *   when missing or written by another embedder;
- * - `.index/accessed.log`: lastAccessedAt per id and revision (touch);
+ * - `.index/accessed.log`: lastAccessedAt per id and revision (touch), and
+ *   the ids whose access times were dropped (a memory deleted);
  * - `.index/deleted.log`: memories deleted by hand whose history and vector
  *   still wait (see Reconciler);
  * - `.history/<id>.jsonl`: one version per line.
@@ -107,7 +108,15 @@ export function encodeAccess(id: string, revision: number, at: string): string {
   return `${JSON.stringify([id, revision, at])}\n`;
 }
 
-/** Last access per id; malformed or torn lines are skipped. */
+/**
+ * The line that drops an id's access times: the memory was deleted, and one put again under its id
+ * (starting again at revision 1) must not take on the time of a read of the one deleted.
+ */
+export function encodeAccessDrop(id: string): string {
+  return `${JSON.stringify([id])}\n`;
+}
+
+/** Last access per id (a drop line clears it); malformed or torn lines are skipped. */
 export function decodeAccessLog(text: string): { entries: Map<string, AccessEntry>; lines: number } {
   const entries = new Map<string, AccessEntry>();
   let lines = 0;
@@ -115,8 +124,10 @@ export function decodeAccessLog(text: string): { entries: Map<string, AccessEntr
     if (line === '') continue;
     lines++;
     try {
-      const [id, revision, at] = JSON.parse(line) as [unknown, unknown, unknown];
+      const fields = JSON.parse(line) as unknown[];
+      const [id, revision, at] = fields;
       if (typeof id === 'string' && typeof revision === 'number' && typeof at === 'string') entries.set(id, { revision, at });
+      else if (typeof id === 'string' && fields.length === 1) entries.delete(id);
     } catch {
       // A line cut by a crash: the access time is not worth failing for.
     }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { MemoryRecord, MemoryVersion, Scope } from '@memloom/core';
 import { readIfExists, signatureOf } from './atomic-file.js';
 import { defaultPreamble, renderFile, type LineProblem } from './block-format.js';
-import { encodeAccess, encodeDeletions, encodeVectorHeader, encodeVectorRecord, encodeVersion, type AccessEntry, type LoggedVector, type VectorHeader } from './index-logs.js';
+import { encodeAccess, encodeAccessDrop, encodeDeletions, encodeVectorHeader, encodeVectorRecord, encodeVersion, type AccessEntry, type LoggedVector, type VectorHeader } from './index-logs.js';
 import { encodeSegment } from './scope-path.js';
 import type { Transaction } from './transaction.js';
 
@@ -106,6 +106,8 @@ export class Plan {
   private versions: Array<{ scope: ScopeState; id: string; version: MemoryVersion }> = [];
   readonly vectorRecords: Array<{ scope: ScopeState; id: string; revision: number; vector: Float32Array | undefined }> = [];
   readonly historyRemoves: Array<{ scope: ScopeState; id: string }> = [];
+  /** Access times dropped from a scope's log (a memory deleted): one put again under its id starts without them. */
+  readonly accessDrops = new Map<ScopeState, Set<string>>();
   private readonly historyMoves: Array<{ from: ScopeState; to: ScopeState; id: string }> = [];
   /** Scopes whose vectors.bin is written whole (compaction or a new embedder). */
   readonly vectorRewrites = new Set<ScopeState>();
@@ -124,6 +126,7 @@ export class Plan {
       this.versions.length > 0 ||
       this.vectorRecords.length > 0 ||
       this.historyRemoves.length > 0 ||
+      this.accessDrops.size > 0 ||
       this.vectorRewrites.size > 0 ||
       this.deletionChanges.size > 0
     );
@@ -201,6 +204,7 @@ export class Plan {
     this.entries.set(id, null);
     const scope = this.scopeOf(old.scopeKey);
     this.removeHistory(scope, id);
+    this.dropAccess(scope, id);
     if (old.vector) this.vectorRecords.push({ scope, id, revision: -1, vector: undefined });
     return old;
   }
@@ -247,8 +251,16 @@ export class Plan {
   /** Remove what is left of a memory that is gone from the Markdown (its history, its vector). */
   forget(scope: ScopeState, id: string): void {
     this.removeHistory(scope, id);
+    this.dropAccess(scope, id);
     if (scope.vectors.has(id)) this.vectorRecords.push({ scope, id, revision: -1, vector: undefined });
     this.noteDeletion(scope, id, null);
+  }
+
+  /** The access log forgets the id (when it names it), so that a memory put again under it keeps its own time. */
+  private dropAccess(scope: ScopeState, id: string): void {
+    if (!scope.access.has(id)) return;
+    const ids = this.accessDrops.get(scope) ?? new Set<string>();
+    this.accessDrops.set(scope, ids.add(id));
   }
 
   /** The history goes, with the versions staged for it so far; versions staged after this start a new one. */
@@ -313,6 +325,8 @@ export class Plan {
       if (text === undefined) transaction.remove(file);
       else transaction.write(file, text);
     }
+
+    for (const [scope, ids] of this.accessDrops) transaction.append(accessFile(scope), [...ids].map(encodeAccessDrop).join(''));
 
     for (const { scope, deletions } of this.changedDeletions()) {
       if (deletions.size > 0) transaction.write(deletionFile(scope), encodeDeletions(deletions));

@@ -40,6 +40,28 @@ describe('apply', () => {
     expect((await reopened.history('m1')).map((version) => version.reason)).toEqual(['Alice likes coffee.']);
   });
 
+  it('gives a memory deleted and put again (in one apply or two) the lastAccessedAt of the put, not a time touched before, here, in another process and after a reopen', async () => {
+    const store = track(await tempStore());
+    await store.open({ dimension: 4, embedderId: 'test/vectors' });
+    await store.apply([put('m1', 'Alice likes tea.'), put('m2', 'Bob likes tea.')]);
+    await store.touch(['m1', 'm2'], '2025-01-01T00:00:00.000Z');
+    const other = track(createMarkdownStore({ root: store.root, checkIntervalMs: 0 }));
+    expect((await other.get('m1'))?.lastAccessedAt).toBe('2025-01-01T00:00:00.000Z');
+
+    await store.apply([{ op: 'delete', id: 'm1' }, put('m1', 'Alice likes coffee.')]);
+    await store.apply([{ op: 'delete', id: 'm2' }]);
+    await store.apply([put('m2', 'Bob likes juice.')]);
+    const own = '2024-03-02T09:00:00.000Z';
+    const times = async (reader: MarkdownStore) => (await reader.getMany(['m1', 'm2'])).map((memory) => memory?.lastAccessedAt);
+    expect(await times(store)).toEqual([own, own]);
+    expect(await times(other)).toEqual([own, own]);
+    expect(await times(track(createMarkdownStore({ root: store.root })))).toEqual([own, own]);
+
+    // The memory put again is touched as any other.
+    await store.touch(['m2'], '2026-06-06T06:06:06.000Z');
+    expect(await times(track(createMarkdownStore({ root: store.root })))).toEqual([own, '2026-06-06T06:06:06.000Z']);
+  });
+
   it('leaves out history lines past the memory\'s revision (a write that did not commit)', async () => {
     const store = track(await tempStore());
     await store.open({ dimension: 4, embedderId: 'test/vectors' });

@@ -374,6 +374,21 @@ export function crudCases(context: StoreContext & { replace(store: import('@meml
       expect((await context.store.get(memory.id))?.revision).toBe(3);
     });
 
+    it('gives a memory deleted and put again under its id the lastAccessedAt of the new put, not one touched before the delete, also after a reopen', async () => {
+      const memory = record({ lastAccessedAt: '2024-03-02T00:00:00.000Z' });
+      await context.store.apply([create(memory, axis(0))]);
+      await context.store.touch([memory.id], '2025-01-01T00:00:00.000Z');
+      await context.store.apply([{ op: 'delete', id: memory.id }]);
+      // Put again at revision 1, as an import of an export or a restore does: the revision the touch was for.
+      await context.store.apply([create(memory, axis(0))]);
+      expect(await context.store.get(memory.id)).toEqual(memory);
+      if (!options.reopen) return;
+      const reopened = await options.reopen(context.store);
+      context.replace(reopened);
+      await openStore(reopened);
+      expect(await reopened.get(memory.id)).toEqual(memory);
+    });
+
     it.runIf(options.capabilities.persistent)('is given reopen by its test, since it declares persistent', () => {
       expect(options.reopen, 'a store that declares `persistent` must pass `reopen` to testMemoryStore, so that the reopen cases run').toBeTypeOf('function');
     });

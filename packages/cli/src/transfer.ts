@@ -76,6 +76,8 @@ export interface ImportOptions {
   counts?: ImportCounts;
   /** Called once the header is read (a promise it returns is awaited before the first memory). */
   onHeader?: (header: ExportHeader) => Promise<void> | void;
+  /** Called once the store is opened, before the first memory is written (awaited; what it throws stops the import). */
+  onOpen?: () => Promise<void> | void;
   /** merge mode: the id of each memory it creates (a caller can record it before the write, to find out later whether it was made). */
   generateId?: () => string;
   /** Called after each batch (copy) or memory (merge) with the memory lines handled so far. */
@@ -118,7 +120,9 @@ export async function importMemories(memory: Memory, options: ImportOptions): Pr
   // readline interface drops the lines it emits before anyone iterates it.
   let opened = false;
   const open = async () => {
-    if (!opened) await memory.count();
+    if (opened) return;
+    await memory.count();
+    await options.onOpen?.();
     opened = true;
   };
 

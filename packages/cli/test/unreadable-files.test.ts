@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runBin, tempFolder, type RunResult } from './helpers.js';
@@ -83,7 +83,8 @@ describe('a Markdown store with a file it cannot read', () => {
   it('makes maintain say so (exit 1), refuses forget --scope and import before writing, and never writes the file', { timeout: 120_000 }, async () => {
     const added = await cli('add', '我喜欢吃火锅。', '--user', '小明', '--json');
     const id = JSON.parse(added.stdout).memory.id as string;
-    expect((await cli('add', 'Bob sails on weekends.', '--user', '小明', '--session', 's1')).code).toBe(0);
+    const sessionAdded = await cli('add', 'Bob sails on weekends.', '--user', '小明', '--session', 's1', '--json');
+    const sessionId = JSON.parse(sessionAdded.stdout).memory.id as string;
     expect((await cli('export', '-o', 'backup.jsonl')).code).toBe(0);
     const line = saveAsGbk();
     const file = join(dir, XIAOMING_FILE);
@@ -104,6 +105,8 @@ describe('a Markdown store with a file it cannot read', () => {
       expect(forgot.code, yes.join()).toBe(1);
       expect(forgot.stdout, yes.join()).toBe('');
       expect(forgot.stderr, yes.join()).toContain('the store has a file with memories of user "小明" it cannot read: nothing was counted or forgotten');
+      // Who wants the scope gone may not want to fix the file: deleting it (or moving it out) does too.
+      expect(forgot.stderr, yes.join()).toContain('fix it as each problem says, or delete it or move it out of the store, and run the command again');
       expect(forgot.stderr, yes.join()).toContain(shown);
     }
     // An import would write the file's memories a second time elsewhere (or fail part-way on it): refused before writing.
@@ -119,6 +122,11 @@ describe('a Markdown store with a file it cannot read', () => {
       expect(result.code, command[0]).toBe(1);
       expect(result.stderr, command[0]).toContain(`no memory with id ${id} in the scope user "小明"; the store has a file with memories of user "小明" it cannot read, which may hold it`);
     }
+    // A memory found has its versions beside the files (.history/), not in the file: a version it lacks is exit 3 as before.
+    const version = await cli('restore', sessionId, '7', '--user', '小明');
+    expect(version.code).toBe(3);
+    expect(version.stderr).toContain(`memory ${sessionId} has no version 7 (it has 1)`);
+    expect(version.stderr).not.toContain('may hold it');
     expect(readFileSync(file)).toEqual(saved);
     expect(existsSync(join(dir, 'backup.jsonl.import-checkpoint.json'))).toBe(false);
     // The session's memories were neither forgotten nor imported again; a scope without such a file is forgotten as before.
@@ -129,11 +137,16 @@ describe('a Markdown store with a file it cannot read', () => {
     expect(readFileSync(file)).toEqual(saved);
   });
 
-  it('gives a linked user folder to that user alone: other users read as before', { timeout: 60_000 }, async () => {
+  it('gives a linked user folder (a hashed name too) to that user alone: other users read as before', { timeout: 60_000 }, async () => {
     expect((await cli('add', 'Alice keeps bees.', '--user', 'alice')).code).toBe(0);
     expect((await cli('add', 'Bob sails on weekends.', '--user', 'bob')).code).toBe(0);
     renameSync(join(dir, '记忆', 'users', 'alice'), join(dir, 'alice-vault'));
     symlinkSync(join(dir, 'alice-vault'), join(dir, '记忆', 'users', 'alice'));
+    // A long user id's folder has a hashed name (`~…`), which names that user alone: linked, it is not bob's either.
+    expect((await cli('add', 'The long-named user keeps bees.', '--user', `long-${'x'.repeat(120)}`)).code).toBe(0);
+    const [hashed] = readdirSync(join(dir, '记忆', 'users')).filter((name) => name.startsWith('~'));
+    renameSync(join(dir, '记忆', 'users', hashed!), join(dir, 'long-vault'));
+    symlinkSync(join(dir, 'long-vault'), join(dir, '记忆', 'users', hashed!));
 
     const bob = await cli('list', '--user', 'bob');
     expect(bob).toMatchObject({ code: 0, stderr: '' });
@@ -142,7 +155,68 @@ describe('a Markdown store with a file it cannot read', () => {
     expect(alice.code).toBe(1);
     expect(alice.stderr).toContain('the store has a file with memories of user "alice" it cannot read');
     expect(alice.stderr).toContain(`\n  ${join('记忆', 'users', 'alice')}:1: is a symbolic link to a folder`);
+    expect(alice.stderr).not.toContain(hashed);
     expect((await cli('list')).code).toBe(1);
+  });
+
+  it('makes import check the scope given by --user etc., not the configured default scope', { timeout: 120_000 }, async () => {
+    expect((await cli('add', '我喜欢吃火锅。', '--user', '小明')).code).toBe(0);
+    expect((await cli('add', 'Bob sails on weekends.', '--user', 'bob')).code).toBe(0);
+    expect((await cli('export', '-o', 'backup.jsonl')).code).toBe(0);
+    saveAsGbk();
+    writeFileSync(join(dir, 'memloom.config.json'), JSON.stringify({ store: 'markdown:./记忆', scope: { userId: 'bob' } }));
+
+    // The file hides 小明's memories, not bob's; but an import writes each memory in its own scope, 小明's too.
+    const everyone = await runBin(dir, ['import', 'backup.jsonl'], env);
+    expect(everyone.code).toBe(1);
+    expect(everyone.stderr).toContain('the store has a file it cannot read: nothing was imported');
+    // Given --user bob, it imports bob's memories alone, which the file cannot hold.
+    const bob = await runBin(dir, ['import', 'backup.jsonl', '--user', 'bob'], env);
+    expect(bob.code).toBe(0);
+    expect(bob.stderr).not.toContain('cannot read');
+    expect(bob.stdout).toContain('imported 1 memory');
+  });
+
+  it('leaves no store behind when an import fails before its first write (Markdown or SQLite)', { timeout: 120_000 }, async () => {
+    expect((await cli('add', 'Bob sails on weekends.', '--user', 'bob')).code).toBe(0);
+    expect((await cli('export', '-o', 'backup.jsonl')).code).toBe(0);
+    const header = readFileSync(join(dir, 'backup.jsonl'), 'utf8').split('\n')[0];
+    writeFileSync(join(dir, 'bad.jsonl'), 'not json\n');
+    // A valid header, then a memory line that is not JSON: it fails before a batch is written.
+    writeFileSync(join(dir, 'broken.jsonl'), `${header}\n{"memory":\n`);
+    for (const store of ['markdown:./new', 'sqlite:./new.db']) {
+      for (const [input, stdin] of [['bad.jsonl'], ['broken.jsonl'], ['-', '']] as const) {
+        const result = await runBin(dir, ['import', input, '--no-config', '--store', store], env, stdin);
+        expect(result.code, `${store} ${input}`).toBe(2);
+      }
+    }
+    expect(existsSync(join(dir, 'new'))).toBe(false);
+    expect(existsSync(join(dir, 'new.db'))).toBe(false);
+  });
+
+  it('stops maintain, naming the file, when a change lands in a file with a broken block (the file is not written)', { timeout: 120_000 }, async () => {
+    expect((await cli('add', 'I like hotpot.', '--user', '小明')).code).toBe(0);
+    expect((await cli('add', 'My cat is called Mimi.', '--user', '小明')).code).toBe(0);
+    expect((await cli('add', 'Bob sails on weekends.', '--user', '小明', '--session', 's1')).code).toBe(0);
+    const file = join(dir, XIAOMING_FILE);
+    const broken = readFileSync(file, 'utf8').replace('"revision":1,', '"revision":"x",');
+    writeFileSync(file, broken);
+    const line = broken.split('\n').findIndex((text) => text.includes('"revision":"x"')) + 1;
+    const shown = `users/%E5%B0%8F%E6%98%8E/memory/MEMORY.md:${line}`;
+
+    // A dry run lists every change it would make (the intact block's too), then says what it left out.
+    const dry = await cli('maintain', '--now', '2031-01-01', '--user', '小明', '--dry-run');
+    expect(dry.code).toBe(1);
+    expect(dry.stdout).toContain('2 memories scanned; 0 would be compressed, 0 decayed, 2 deleted');
+    expect(dry.stderr).toContain('the store has a file with memories of user "小明" it cannot read');
+    // The real pass: the deletion of the intact block would rewrite the file, which the store refuses; nothing of the batch is written.
+    const maintained = await cli('maintain', '--now', '2031-01-01', '--user', '小明');
+    expect(maintained.code).toBe(1);
+    expect(maintained.stdout).toBe('');
+    expect(maintained.stderr).toContain(`${shown}: memloom field revision`);
+    expect(readFileSync(file, 'utf8')).toBe(broken);
+    const session = await cli('list', '--user', '小明', '--session', 's1', '--json');
+    expect(JSON.parse(session.stdout)).toHaveLength(1);
   });
 
   it('lists the first 10 broken comment lines, then how many more', { timeout: 60_000 }, async () => {

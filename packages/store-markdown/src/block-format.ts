@@ -84,6 +84,11 @@ export interface FileProblem extends LineProblem {
    * (`users/alice` may hold alice's agents and sessions: `['agentId', 'sessionId']`). Absent when none may.
    */
   innerKeys?: ScopeKey[];
+  /**
+   * For a linked folder with a hashed name (`users/~…`, a long value's): the field it is a value of and its name.
+   * It may hold memories of that field's one value whose folder name it is, not of every value.
+   */
+  hashed?: { key: ScopeKey; name: string };
 }
 
 export type BlockStatus =

@@ -238,7 +238,7 @@ class MarkdownFileStore implements MarkdownStore {
   problems(scope?: Scope): FileProblem[] {
     if (scope !== undefined) assertQueryScope({ scope }, 'problems', BACKEND);
     return this.currentProblems
-      .filter((problem) => mayHoldMemoriesOf(problem.scope, problem.innerKeys ?? [], scope))
+      .filter((problem) => mayHoldMemoriesOf(problem.scope, problem.innerKeys ?? [], scope, problem.hashed))
       .map((problem) => structuredClone(problem));
   }
 

@@ -490,12 +490,13 @@ export class Reconciler {
 
   /** Every problem of the files and linked folders, each with the scope whose memories it may hide. */
   private allProblems(): FileProblem[] {
-    const problems: FileProblem[] = this.links.map(({ path: link, scope, innerKeys }) => ({
+    const problems: FileProblem[] = this.links.map(({ path: link, scope, innerKeys, hashed }) => ({
       path: this.display(link),
       line: 1,
       message: FOLDER_LINK_MESSAGE,
       scope: { ...scope },
       ...(innerKeys.length > 0 ? { innerKeys: [...innerKeys] } : {}),
+      ...(hashed ? { hashed: { ...hashed } } : {}),
     }));
     for (const state of this.parts.scopes.values()) {
       for (const layout of state.files.values()) problems.push(...layout.problems.map((problem) => ({ ...problem, scope: { ...state.scope } })));

@@ -160,6 +160,14 @@ export interface FoundLink {
   scope: Scope;
   /** The scope fields that scopes behind it may add to `scope`, with any value (none for a `memory/` folder). */
   innerKeys: ScopeKey[];
+  /** For a value folder with a hashed name (`users/~…`): its field and name, which only one value has (see `mayHoldMemoriesOf`). */
+  hashed?: HashedFolder;
+}
+
+/** A value folder with a hashed name: the field `key` it is a value of, and `name`, which `scopeSegment` gives one value alone. */
+export interface HashedFolder {
+  key: ScopeKey;
+  name: string;
 }
 
 /**
@@ -188,7 +196,8 @@ function walk(directory: string, scope: Scope, depth: number, found: FoundScope[
     if (!entries.folders.includes(kind)) continue;
     const values = readDirectory(kindDirectory);
     for (const name of values.links) {
-      if (name.startsWith('~')) links.push({ path: path.join(kindDirectory, name), scope, innerKeys: SCOPE_KEYS.slice(index) });
+      // A hashed name does not tell its value (the value file is behind the link): only the value so named may be behind it.
+      if (name.startsWith('~')) links.push({ path: path.join(kindDirectory, name), scope, innerKeys: SCOPE_KEYS.slice(index), hashed: { key, name } });
       const value = decodeScopeSegment(name);
       if (value !== undefined) links.push({ path: path.join(kindDirectory, name), scope: { ...scope, [key]: value }, innerKeys: SCOPE_KEYS.slice(index + 1) });
     }
@@ -203,11 +212,17 @@ function walk(directory: string, scope: Scope, depth: number, found: FoundScope[
 
 /**
  * Whether what is in a place of the layout (`scope`, and scopes that add `innerKeys` to it) may hold memories
- * of `query` as `list({ scope: query })` reads it: every field the query sets is the place's, or one it may add.
+ * of `query` as `list({ scope: query })` reads it: every field the query sets is the place's, or one it may add
+ * (for a hashed folder's field, only with the value whose folder name it is).
  */
-export function mayHoldMemoriesOf(scope: Scope, innerKeys: readonly ScopeKey[], query: Scope | undefined): boolean {
+export function mayHoldMemoriesOf(scope: Scope, innerKeys: readonly ScopeKey[], query: Scope | undefined, hashed?: HashedFolder): boolean {
   if (!query) return true;
-  return SCOPE_KEYS.every((key) => query[key] === undefined || (scope[key] === undefined ? innerKeys.includes(key) : scope[key] === query[key]));
+  return SCOPE_KEYS.every((key) => {
+    const value = query[key];
+    if (value === undefined) return true;
+    if (scope[key] !== undefined) return scope[key] === value;
+    return innerKeys.includes(key) && (hashed?.key !== key || scopeSegment(value) === hashed.name);
+  });
 }
 
 /** A scope value as memloom wrote it: read exactly (a value may itself start with U+FEFF, which is no byte order mark here). */

@@ -411,6 +411,43 @@ describe('a folder that is a symbolic link', () => {
     await rm(vault, { recursive: true, force: true });
   });
 
+  it('as a value folder with a hashed name (a long user id): problems(scope) gives it to that user alone', async () => {
+    const embedder = createTestEmbedder({ dimension: 16 });
+    const root = await tempRoot();
+    const long = { userId: `long-${'x'.repeat(120)}` };
+    const first = createMarkdownStore({ root, embedder });
+    await createMemory({ store: first, embedder }).add('The long-named user keeps bees.', { scope: long });
+    await createMemory({ store: first, embedder }).add('Bob sails.', { scope: { userId: 'bob' } });
+    await first.close();
+    const [name] = (await readdir(path.join(root, 'users'))).filter((entry) => entry.startsWith('~'));
+    expect(name).toBeDefined();
+    const vault = await tempRoot('memloom-md-vault-');
+    await rename(path.join(root, 'users', name!), path.join(vault, 'long'));
+    await symlink(path.join(vault, 'long'), path.join(root, 'users', name!));
+
+    store = createMarkdownStore({ root, embedder });
+    await store.open(dimensions);
+    const link = {
+      path: `users/${name}`,
+      line: 1,
+      message: expect.stringMatching(/symbolic link/u),
+      scope: {},
+      innerKeys: ['userId', 'agentId', 'sessionId'],
+      hashed: { key: 'userId', name },
+    };
+    expect(store.problems()).toEqual([link]);
+    // Its name is the long id's alone: bob's reads (and deletion) do not see it; the long id's, and every user's, do.
+    expect(store.problems({ userId: 'bob' })).toEqual([]);
+    expect(store.problems({ userId: 'bob', sessionId: 's1' })).toEqual([]);
+    expect(store.problems(long)).toEqual([link]);
+    expect(store.problems({ ...long, sessionId: 's1' })).toEqual([link]);
+    expect(store.problems({ agentId: 'helper' })).toEqual([link]);
+    expect(await store.list({ scope: { userId: 'bob' } })).toHaveLength(1);
+    expect(await store.deleteByScope({ userId: 'bob' })).toBe(1);
+    await expect(store.deleteByScope(long)).rejects.toMatchObject({ code: 'STORE_CORRUPT' });
+    await rm(vault, { recursive: true, force: true });
+  });
+
   it('as a folder of scopes (agents/, a user\'s sessions/): problems(scope) gives it to every scope it may hold', async () => {
     const embedder = createTestEmbedder({ dimension: 16 });
     const root = await tempRoot();

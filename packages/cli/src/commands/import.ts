@@ -11,7 +11,7 @@ import { memoriesText, oneLine } from '../format.js';
 import { emptyCounts, type ImportCounts, type OnConflict } from '../import-exact.js';
 import { yieldToSignals } from '../io.js';
 import { importMemories } from '../transfer.js';
-import { CHECKPOINT_HEAD, failpoint, IMPORTS, inputPath, openStore, removeLeftovers, withMemory, writeCheckpoint } from './shared.js';
+import { CHECKPOINT_HEAD, failpoint, IMPORTS, inputPath, openStore, refuseUnreadable, removeLeftovers, withMemory, writeCheckpoint } from './shared.js';
 
 export const importCommand: CommandSpec = {
   name: 'import',
@@ -66,7 +66,8 @@ export const importCommand: CommandSpec = {
 
     if (checkpointPath) await removeLeftovers(context, checkpointPath, 'tmp', 'an import', CHECKPOINT_HEAD);
 
-    return withMemory(context, async ({ memory }) => {
+    return withMemory(context, async (opened) => {
+      const { memory } = opened;
       const progress = context.progress('import');
       // Memory lines of the file handled so far (after each batch, or each memory with --merge), to say how far an interruption got.
       let handled: number | undefined;
@@ -94,12 +95,17 @@ export const importCommand: CommandSpec = {
           batchSize,
           ...(resumed ? { skip: resumed.done, counts: resumed.counts } : {}),
           ...(checkpointPath ? { generateId: () => ids.next } : {}),
+          // Before the first write, not before the input is read: an import of a file that is not an export creates no
+          // store. Then a --merge import's checkpoint names the id its first memory gets, unless onProgress wrote it already.
+          onOpen: async () => {
+            await refuseUnreadable(context, opened, IMPORTS);
+            if (handled === undefined) await save(resumed?.done ?? 0, header!, resumed?.counts ?? emptyCounts('merge'));
+          },
           onHeader: async (read) => {
             header = read;
             if (resumed && resumed.exportedAt !== read.exportedAt) {
               throw new UsageError(`${checkpointPath} belongs to another export (made ${resumed.exportedAt}); delete it to start over`);
             }
-            await save(resumed?.done ?? 0, read, resumed?.counts ?? emptyCounts('merge'));
           },
           onProgress: async (position, read, counts) => {
             imported = counts.done;

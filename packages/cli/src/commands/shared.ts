@@ -33,17 +33,24 @@ export interface UnreadableFiles {
   /**
    * `fail`: the command fails (exit 1) after printing what it read (or doing its work); `fail-first`: it fails
    * before `work` runs (the store is read once to find them), for a command whose output would pass for whole
-   * (an export piped into an import) or whose writes could lose or hide what they hold; `not-found`: a memory or
-   * version not found is said to be maybe in them.
+   * (an export piped into an import) or whose writes could lose or hide what they hold; `not-found`: a memory not
+   * found is said to be maybe in them.
    */
   unreadable?: 'fail' | 'fail-first' | 'not-found';
   /** With `fail-first`: why the command does nothing, for the error (default: what an export says). */
   refusal?: string;
+  /** The error says too that the files may be deleted or moved out of the store (to forget a scope, the data is not wanted). */
+  orRemove?: boolean;
   /**
    * The scope whose files count: the one the command acts on (effectiveScope), or with `given`, the one given by
    * --user/--agent/--session alone (an import writes each memory in its own scope, not into the configured one).
    */
   checkedScope?: 'given';
+  /**
+   * With `fail-first`: `work` makes the first look itself (`refuseUnreadable`), just before its first write, instead
+   * of withMemory before `work` runs: an import reads its input first, and one that fails there creates no store.
+   */
+  firstLook?: 'work';
 }
 
 /**
@@ -69,16 +76,19 @@ export const SCOPE_DELETIONS: OpenOptions & UnreadableFiles = {
   ...EXISTING_STORE,
   unreadable: 'fail-first',
   refusal: 'nothing was counted or forgotten (the whole scope would go, with what the store cannot read)',
+  orRemove: true,
 };
 
 /**
- * How an import opens the memory (it may create the store): failing before it writes anything when the scopes it
+ * How an import opens the memory (it may create the store): failing before its first write (once it has read the
+ * export's header and first memories: a failed import creates no store) when the scopes it
  * writes to have a file the store cannot read (a memory of the export held there would be written a second time
  * elsewhere, and --merge would not find the memories it holds to merge into).
  */
 export const IMPORTS: OpenOptions & UnreadableFiles = {
   unreadable: 'fail-first',
   checkedScope: 'given',
+  firstLook: 'work',
   refusal: 'nothing was imported (a memory of the export held there would be written a second time, and --merge could not merge into what is there)',
 };
 
@@ -89,22 +99,38 @@ export const UNREADABLE_SHOWN = 10;
 export async function withMemory<T>(context: CommandContext, work: (opened: OpenedMemory) => Promise<T>, options?: OpenOptions & UnreadableFiles): Promise<T> {
   const opened = await context.openMemory(options);
   try {
-    if (options?.unreadable === 'fail-first') {
-      // A look at the store makes it read its files, and find those it cannot.
-      await openStore(opened.memory);
-      const unreadable = unreadableFiles(context, opened, options, { refusal: options.refusal });
-      if (unreadable) throw unreadable;
-    }
+    if (options?.unreadable === 'fail-first' && options.firstLook !== 'work') await refuseUnreadable(context, opened, options);
     const result = await work(opened);
     const unreadable = options?.unreadable === 'fail' || options?.unreadable === 'fail-first' ? unreadableFiles(context, opened, options) : undefined;
     if (unreadable) throw unreadable;
     return result;
   } catch (error) {
-    const notFound = MemloomError.hasCode(error, 'NOT_FOUND') || MemloomError.hasCode(error, 'VERSION_NOT_FOUND');
+    // Only a memory not found may be in such a file. VERSION_NOT_FOUND (restore <id> 7) is of a memory found: its
+    // versions are kept beside the Markdown files (.history/), so the file does not hold the one missing.
+    const notFound = MemloomError.hasCode(error, 'NOT_FOUND');
     throw (notFound && options?.unreadable && unreadableFiles(context, opened, options, { notFound: error })) || error;
   } finally {
     await opened.memory.close().catch(() => undefined);
   }
+}
+
+/**
+ * A `fail-first` command's first look: the files of the store it cannot read, as STORE_CORRUPT (see unreadableFiles)
+ * saying why the command does nothing. Only a store that can have such files (the Markdown store) is opened for it:
+ * opening another (a SQLite file) may create it.
+ */
+export async function refuseUnreadable(context: CommandContext, opened: OpenedMemory, options: UnreadableFiles): Promise<void> {
+  if (!readsFiles(opened)) return;
+  // A look at the store makes it read its files, and find those it cannot.
+  await openStore(opened.memory);
+  const unreadable = unreadableFiles(context, opened, options, { refusal: options.refusal });
+  if (unreadable) throw unreadable;
+}
+
+/** The store, when it is one that can have files it cannot read (the Markdown store); else undefined. */
+function readsFiles(opened: OpenedMemory): (MemoryStore & Pick<MarkdownStore, 'problems' | 'root'>) | undefined {
+  const store = opened.memory.store as MemoryStore & Partial<Pick<MarkdownStore, 'problems' | 'root'>>;
+  return typeof store.problems === 'function' && typeof store.root === 'string' ? (store as MemoryStore & Pick<MarkdownStore, 'problems' | 'root'>) : undefined;
 }
 
 /**
@@ -120,8 +146,8 @@ function unreadableFiles(
   options: UnreadableFiles,
   { notFound, refusal }: { notFound?: MemloomError; refusal?: string | undefined } = {},
 ): MemloomError | undefined {
-  const store = opened.memory.store as MemoryStore & Partial<Pick<MarkdownStore, 'problems' | 'root'>>;
-  if (typeof store.problems !== 'function' || typeof store.root !== 'string') return undefined;
+  const store = readsFiles(opened);
+  if (!store) return undefined;
   const scope = options.checkedScope === 'given' ? context.globals.scope : effectiveScope(context, opened);
   const problems = store.problems(scope);
   if (problems.length === 0) return undefined;
@@ -131,10 +157,11 @@ function unreadableFiles(
     ? `${notFound.reason}; the store has ${files === 1 ? 'a file' : `${files} files`}${where} it cannot read, which may hold it`
     : `the store has ${files === 1 ? 'a file' : `${files} files`}${where} it cannot read: ${refusal ?? `what was read leaves out the memories in ${files === 1 ? 'it' : 'them'}`}`;
   const root = store.root;
+  const them = files === 1 ? 'it' : 'them';
   return new MemloomError({
     code: 'STORE_CORRUPT',
     backend: store.name,
-    message: `${reading}; fix ${files === 1 ? 'it' : 'them'} as each problem says, and run the command again`,
+    message: `${reading}; fix ${them} as each problem says${options.orRemove ? `, or delete ${them} or move ${them} out of the store` : ''}, and run the command again`,
     ...(notFound ? { cause: notFound } : {}),
     details: { scope, problems: problems.map(({ path, line, message }) => ({ file: shownFile(context, join(root, path)), path, line, message })) },
   });

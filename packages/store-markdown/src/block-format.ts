@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isIsoTime, isOnCalendar, MEMORY_CATEGORIES, MEMORY_LEVELS, MEMORY_SOURCES, MEMORY_TYPES, wellFormed, type MemoryRecord, type Scope, type ScopeKey } from '@memloom/core';
+import type { HashedFolder } from './scope-path.js';
 import { z } from 'zod';
 
 /**
@@ -63,7 +64,7 @@ const metaSchema = z
   .strict();
 type Meta = z.output<typeof metaSchema>;
 
-/** Where a file could not be read, for the person who has to fix it (its scope is added by `scopedProblem`). */
+/** Where a file could not be read, for the person who has to fix it (its scope is added by `Reconciler.allProblems`). */
 export interface LineProblem {
   /** Path relative to the store root, with forward slashes. */
   path: string;
@@ -88,7 +89,7 @@ export interface FileProblem extends LineProblem {
    * For a linked folder with a hashed name (`users/~…`, a long value's): the field it is a value of and its name.
    * It may hold memories of that field's one value whose folder name it is, not of every value.
    */
-  hashed?: { key: ScopeKey; name: string };
+  hashed?: HashedFolder;
 }
 
 export type BlockStatus =

@@ -126,7 +126,6 @@ export class Plan {
       this.versions.length > 0 ||
       this.vectorRecords.length > 0 ||
       this.historyRemoves.length > 0 ||
-      this.accessDrops.size > 0 ||
       this.vectorRewrites.size > 0 ||
       this.deletionChanges.size > 0
     );
@@ -204,7 +203,6 @@ export class Plan {
     this.entries.set(id, null);
     const scope = this.scopeOf(old.scopeKey);
     this.removeHistory(scope, id);
-    this.dropAccess(scope, id);
     if (old.vector) this.vectorRecords.push({ scope, id, revision: -1, vector: undefined });
     return old;
   }
@@ -251,7 +249,6 @@ export class Plan {
   /** Remove what is left of a memory that is gone from the Markdown (its history, its vector). */
   forget(scope: ScopeState, id: string): void {
     this.removeHistory(scope, id);
-    this.dropAccess(scope, id);
     if (scope.vectors.has(id)) this.vectorRecords.push({ scope, id, revision: -1, vector: undefined });
     this.noteDeletion(scope, id, null);
   }
@@ -266,6 +263,7 @@ export class Plan {
   /** The history goes, with the versions staged for it so far; versions staged after this start a new one. */
   private removeHistory(scope: ScopeState, id: string): void {
     this.historyRemoves.push({ scope, id });
+    this.dropAccess(scope, id);
     this.versions = this.versions.filter((item) => item.id !== id);
   }
 

@@ -98,7 +98,7 @@ export const importCommand: CommandSpec = {
           // Before the first write, not before the input is read: an import of a file that is not an export creates no
           // store. Then a --merge import's checkpoint names the id its first memory gets, unless onProgress wrote it already.
           onOpen: async () => {
-            await refuseUnreadable(context, opened, IMPORTS);
+            refuseUnreadable(context, opened, IMPORTS);
             if (handled === undefined) await save(resumed?.done ?? 0, header!, resumed?.counts ?? emptyCounts('merge'));
           },
           onHeader: async (read) => {

@@ -46,11 +46,6 @@ export interface UnreadableFiles {
    * --user/--agent/--session alone (an import writes each memory in its own scope, not into the configured one).
    */
   checkedScope?: 'given';
-  /**
-   * With `fail-first`: `work` makes the first look itself (`refuseUnreadable`), just before its first write, instead
-   * of withMemory before `work` runs: an import reads its input first, and one that fails there creates no store.
-   */
-  firstLook?: 'work';
 }
 
 /**
@@ -86,9 +81,8 @@ export const SCOPE_DELETIONS: OpenOptions & UnreadableFiles = {
  * elsewhere, and --merge would not find the memories it holds to merge into).
  */
 export const IMPORTS: OpenOptions & UnreadableFiles = {
-  unreadable: 'fail-first',
+  unreadable: 'fail',
   checkedScope: 'given',
-  firstLook: 'work',
   refusal: 'nothing was imported (a memory of the export held there would be written a second time, and --merge could not merge into what is there)',
 };
 
@@ -99,7 +93,11 @@ export const UNREADABLE_SHOWN = 10;
 export async function withMemory<T>(context: CommandContext, work: (opened: OpenedMemory) => Promise<T>, options?: OpenOptions & UnreadableFiles): Promise<T> {
   const opened = await context.openMemory(options);
   try {
-    if (options?.unreadable === 'fail-first' && options.firstLook !== 'work') await refuseUnreadable(context, opened, options);
+    if (options?.unreadable === 'fail-first' && readsFiles(opened)) {
+      // A look at the store makes it read its files, and find those it cannot (only a Markdown store: opening a SQLite file may create it).
+      await openStore(opened.memory);
+      refuseUnreadable(context, opened, options);
+    }
     const result = await work(opened);
     const unreadable = options?.unreadable === 'fail' || options?.unreadable === 'fail-first' ? unreadableFiles(context, opened, options) : undefined;
     if (unreadable) throw unreadable;
@@ -119,10 +117,7 @@ export async function withMemory<T>(context: CommandContext, work: (opened: Open
  * saying why the command does nothing. Only a store that can have such files (the Markdown store) is opened for it:
  * opening another (a SQLite file) may create it.
  */
-export async function refuseUnreadable(context: CommandContext, opened: OpenedMemory, options: UnreadableFiles): Promise<void> {
-  if (!readsFiles(opened)) return;
-  // A look at the store makes it read its files, and find those it cannot.
-  await openStore(opened.memory);
+export function refuseUnreadable(context: CommandContext, opened: OpenedMemory, options: UnreadableFiles): void {
   const unreadable = unreadableFiles(context, opened, options, { refusal: options.refusal });
   if (unreadable) throw unreadable;
 }

@@ -204,11 +204,41 @@ describe('English negations and Chinese numbers in keywords and tags', () => {
     ["I can't swim, but I love the beach", '#not-swim #love #beach'],
     ["I'm not allergic to peanuts, only to shellfish", '#not-allergic #peanuts #shellfish'],
     ["I don't like spicy food and I hate cilantro", '#not-like-spicy-food #hate #cilantro'],
+    // Three words at most: the fourth stands alone.
+    ["I don't eat red meat anymore", '#not-eat-red-meat #anymore'],
+    // A line break ends it too (a session summary joins its messages with one).
+    ['Married: no\nKids: two daughters', '#Married #Kids #two #daughters'],
     // Mixed: either negation takes a word of the other language.
     ["I don't like 香菜", '#not-like-香菜'],
     ["我不吃meat, I'm vegetarian", '#不吃meat #vegetarian'],
+    // Where a negation does not negate what follows, the words stay as they were.
+    ["I can't wait to see my grandma", '#wait #see #grandma'],
+    ["I couldn't be happier", '#happier'],
+    ["I can't believe I passed", '#believe #passed'],
+    ["I don't just like cats, I love them", '#like #cats #love'],
+    ["I'm not simply tired", '#simply #tired'],
+    ['Why don\'t we go hiking on Sunday?', '#hiking #Sunday'],
+    ["Isn't Paris lovely in spring?", '#Paris #lovely #spring'],
+    ["Can't you just call me tomorrow?", '#call #tomorrow'],
+    ['No I live in Paris', '#live #Paris'],
+    ["No I'm vegetarian", '#vegetarian'],
+    ["I don't think I like jazz", '#think #like #jazz'],
+    ['No Country for Old Men', '#Country #Old #Men'],
+    ['She said no he is too young', '#said #young'],
+    // A question ends at its question mark: the sentence after it is read as any other.
+    ["Is it far? I don't drive", '#far #not-drive'],
   ])('%s -> %s', (text, tag) => {
     expect(compressDeterministic(text, 'tag')).toBe(tag);
+  });
+
+  it('ends a negated phrase at a line break in a session summary', () => {
+    const messages = [
+      { role: 'user' as const, content: 'I have an interview at Google on Friday' },
+      { role: 'assistant' as const, content: 'Great! Are you nervous?' },
+      { role: 'user' as const, content: 'No' },
+      { role: 'user' as const, content: 'Salary negotiation tips please' },
+    ];
+    expect(summarizeMessagesDeterministic(messages)).toMatch(/^Talked about interview, Google, Friday, nervous, Salary, negotiation\./u);
   });
 
   it('leaves a negation that negates nothing after it as it was', () => {
@@ -247,13 +277,30 @@ describe('English negations and Chinese numbers in keywords and tags', () => {
     ['我十一月去北京', ['十一月', '北京']],
     ['两室一厅', ['两室一厅']],
     ['我有两只兔子', ['兔子']],
+    // 把 and 对 are measure words too: "两把", "两对" alone say nothing.
+    ['买了两把雨伞', ['雨伞']],
+    ['她有两对耳环', ['耳环']],
+    // A word starting with a numeral goes on a number only where a place value (十百千万亿) is at the cut.
+    ['五一一起去爬山', ['五一', '一起去', '爬山']],
+    ['十一一直在加班', ['十一', '一直在', '加班']],
+    ['万一一直', ['万一']],
+    ['第一一定', ['第一']],
+    ['我们三一起去', ['我们三', '一起去']],
+    ['一万一千一百一十一元', ['一万一千一百一十一元']],
+    ['二三十岁', ['二三十岁']],
+    // A Chinese negation takes one English word, and ends there.
+    ['他没有car但有bike', ['没有car', '但有', 'bike']],
+    ['我不吃meat和fish', ['不吃meat', 'fish']],
   ])('%s -> %j', (text, expected) => {
     expect(keywords(text)).toEqual(expected);
   });
 
-  it('reads a long run of numerals as numbers of twelve characters at most', () => {
-    const words = keywords('一二三四五六七八九十'.repeat(1_000));
+  // 一千|二百|三十|四万|五千|六百|一千…: a number of twelve characters takes no more, so with the segment it took last
+  // (two characters here) a word has fourteen at most.
+  it('stops a long run of numbers once it has twelve characters, and the segment it took last', () => {
+    const words = keywords('一千二百三十四万五千六百'.repeat(1_000));
     expect(words.length).toBeGreaterThan(0);
     for (const word of words) expect(Array.from(word).length).toBeLessThanOrEqual(14);
+    expect(words[0]).toBe('一千二百三十四万五千六百一千');
   }, 30_000);
 });

@@ -62,8 +62,14 @@ export function keywords(text: string, limit = 6): string[] {
  * (工程|师 -> 工程师, 计算|机 -> 计算机), a number goes on as one (三|十二岁 -> 三十二岁, 两千|五百元,
  * 两|只|猫 -> 两只猫), and a negation keeps what it negates (不当|老师 -> 不当老师: "#不当 #老师" would
  * read as the opposite). An English negation does too, taking up to three words, up to a punctuation
- * mark or a stopword after a word it took, joined with hyphens (the form a tag allows): "not a teacher
- * anymore" is not-teacher-anymore, "don't eat meat" not-eat-meat, "never been to Japan" never-Japan.
+ * mark, a line break or a stopword after a word it took, joined with hyphens (the form a tag allows): "not a
+ * teacher anymore" is not-teacher-anymore, "don't eat meat" not-eat-meat, "never been to Japan" never-Japan.
+ * Where it may not negate what follows, the words stay alone (as they were): in a question ("Isn't Paris
+ * lovely?"), before only/just/merely/simply or a pronoun ("Can't you", "No I live in Paris"), before a
+ * subject after the word it took ("don't think I like jazz"), in "can't wait/believe/help" and "couldn't
+ * be", and for a "No" opening a sentence before a capitalised word ("No Country for Old Men"). A Chinese
+ * negation takes one English word (我不吃meat) and ends there; a cut number goes on only where a place
+ * value (十百千万亿) is at the cut (五一|一起去 stays two words).
  * A character left alone joins a neighbour only where they clearly make one word (see
  * `joinLoneCharacters`). A grammar character or a verb (她, 在, 去, 当, 学…) joins nothing in front of
  * it, and a pronoun the segmenter glued to grammar stands alone (我不|喜欢 is 我 and 不喜欢: the
@@ -76,10 +82,15 @@ export function joinedWords(segments: Iterable<Pick<Intl.SegmentData, 'segment' 
   let adjacent = false;
   // The English negation still taking the words after it.
   let negated: NegatedPhrase | undefined;
+  // The English negated phrases of the sentence being read: a question mark at its end undoes them ("Isn't Paris lovely?").
+  let inSentence: NegatedPhrase[] = [];
+  // No word of the sentence is read yet ("No Country for Old Men").
+  let sentenceStart = true;
   // The negation takes the word: the form a tag allows, words joined with hyphens ("not-eat-meat").
   const negate = (phrase: NegatedPhrase, word: string) => {
-    phrase.piece.text = `${phrase.words === 0 ? phrase.negation : phrase.piece.text}-${word}`;
-    if (++phrase.words === NEGATED_PHRASE_WORDS) negated = undefined;
+    phrase.taken.push(word);
+    phrase.piece.text = [phrase.negation, ...phrase.taken].join('-');
+    if (phrase.taken.length === NEGATED_PHRASE_WORDS) negated = undefined;
   };
   const add = (word: string) => {
     const previous = adjacent ? pieces[pieces.length - 1] : undefined;
@@ -88,23 +99,38 @@ export function joinedWords(segments: Iterable<Pick<Intl.SegmentData, 'segment' 
     if (!CJK.test(word)) {
       // 我不吃meat: a Chinese negation takes an English word written right after it.
       if (previous?.kind === 'negation' && !isStopword(word, word.toLowerCase()) && Array.from(previous.text).length + word.length <= NEGATED_PHRASE_CHARS) {
+        // It ends there: 没有car但有bike is 没有car, 但有 and bike.
         previous.text += word;
+        previous.kind = 'word';
         return;
       }
       const negation = negationOf(word);
+      const atStart = sentenceStart;
+      sentenceStart = false;
       if (negation === undefined && negated) {
-        // Stopwords before the first word it takes are skipped ("not a teacher"); one after ends it ("not a teacher and").
         const lower = word.toLowerCase();
-        if (!isStopword(word, lower)) return negate(negated, word);
-        // "not only… but also" negates nothing, as 不仅 does not.
-        if (negated.words > 0 || lower === 'only') negated = undefined;
+        const next = negated.taken.length === 0;
+        // "not only… but also", "don't just like" negate nothing, as 不仅 does not; nor do "Can't you", "don't we",
+        // "No I", "No Country for Old Men" (a capitalised word after a "No" opening the sentence), "can't wait".
+        if (NOT_NEGATED.test(lower) || (next && PRONOUN.test(lower)) || (negated.initialNo && next && /^\p{Lu}/u.test(word)) || (next && IDIOM.test(`${negated.written.toLowerCase().replace(/['’]/gu, '')} ${lower}`))) negated = undefined;
+        // Stopwords before the first word it takes are skipped ("not a teacher"); one after ends it ("not a teacher and").
+        else if (!isStopword(word, lower)) return negate(negated, word);
+        else if (!next) {
+          // "I don't think I like jazz" negates the clause after "think", not "think": the words stand alone.
+          if (SUBJECT_PRONOUN.test(lower)) undo(negated);
+          negated = undefined;
+        }
       }
       const piece: Piece = { text: word, kind: 'other', afterGap };
       pieces.push(piece);
       // A negation alone ("No, I live in Paris") stays as written, and is a stopword or a word as before.
-      if (negation !== undefined) negated = { piece, negation, words: 0 };
+      if (negation !== undefined) {
+        negated = { piece, negation, written: word, taken: [], initialNo: atStart && negation === 'no' };
+        inSentence.push(negated);
+      }
       return;
     }
+    sentenceStart = false;
     const length = Array.from(word).length;
     // "I don't like 香菜": a Chinese word the segmenter found whole is what an English negation negates.
     if (negated && length > 1 && !isStopword(word, word)) return negate(negated, word);
@@ -115,7 +141,8 @@ export function joinedWords(segments: Iterable<Pick<Intl.SegmentData, 'segment' 
     }
     // A number the segmenter cut goes on (三|十二岁, 两千|五百元), and takes a measure word that is also grammar
     // (两|只, then 猫 joins the run: 两只猫); a unit of its own joins as any lone character does (三十|岁).
-    if (previous && previous.text.length <= NUMBER_CHARS && CHINESE_NUMBER.test(previous.text) && (NUMERALS.includes(word[0] as string) || MEASURE_WORDS.includes(word))) {
+    // Only where a place value is at the seam: 五一|一起去 is 五一 and 一起去.
+    if (previous && previous.text.length <= NUMBER_CHARS && CHINESE_NUMBER.test(previous.text) && ((NUMERALS.includes(word[0] as string) && (PLACE_VALUES.includes(word[0] as string) || PLACE_VALUES.includes(previous.text.slice(-1)))) || MEASURE_WORDS.includes(word))) {
       previous.text += word;
       previous.kind = length === 1 ? 'run' : 'word';
       return;
@@ -132,8 +159,15 @@ export function joinedWords(segments: Iterable<Pick<Intl.SegmentData, 'segment' 
   for (const part of segments) {
     if (!part.isWordLike) {
       adjacent = false;
-      // Punctuation (anything but spaces) ends a negated phrase: "I can't swim, but I love the beach".
-      if (part.segment.trim()) negated = undefined;
+      // Punctuation (anything but spaces) ends a negated phrase ("I can't swim, but I love the beach"), and so does a
+      // line break (a session summary reads "Married: no\nKids: two daughters").
+      if (part.segment.trim() || LINE_BREAK.test(part.segment)) negated = undefined;
+      if (SENTENCE_END.test(part.segment)) {
+        // A question negates nothing: "Why don't we go hiking on Sunday?".
+        if (/[?？]/u.test(part.segment)) inSentence.forEach(undo);
+        inSentence = [];
+        sentenceStart = true;
+      }
       continue;
     }
     const word = part.segment.replace(/['’]s$/u, '');
@@ -144,7 +178,7 @@ export function joinedWords(segments: Iterable<Pick<Intl.SegmentData, 'segment' 
       add(rest.join(''));
     } else add(word);
   }
-  return joinLoneCharacters(pieces).map((piece) => piece.text);
+  return joinLoneCharacters(pieces).flatMap((piece) => piece.words ?? [piece.text]);
 }
 
 /**
@@ -177,6 +211,8 @@ function joinLoneCharacters(pieces: Piece[]): Piece[] {
 
 interface Piece {
   text: string;
+  /** An English negated phrase undone: the negation and the words it took, each a word again. */
+  words?: string[];
   /** `single`: one character alone; `run`: single characters joined; `grammar`: a character that never joins. */
   kind: 'single' | 'run' | 'word' | 'grammar' | 'negation' | 'other';
   /** It follows a space or punctuation (or starts the text): nothing before it to join. */
@@ -184,6 +220,8 @@ interface Piece {
 }
 
 const NUMERALS = '零〇一二两三四五六七八九十百千万亿兩萬億';
+/** The numerals that give a place value: a number cut by the segmenter goes on only where one of them is at the cut. */
+const PLACE_VALUES = '十百千万亿萬億';
 /** A number or a time: starts or ends with a numeral or a digit (三年, 周一), or ends in a unit of time (今年, 明天, 下午). */
 const TIME_OR_NUMBER = new RegExp(`^[\\d${NUMERALS}]|[\\d${NUMERALS}年月日天周号號点點时時午]$`, 'u');
 
@@ -218,8 +256,35 @@ interface NegatedPhrase {
   piece: Piece;
   /** The negation as `englishNegation` writes it: "don't" is "not". */
   negation: string;
-  words: number;
+  /** The negation as the text writes it ("Can't"). */
+  written: string;
+  /** The words it took. */
+  taken: string[];
+  /** A "No" opening a sentence. */
+  initialNo: boolean;
 }
+
+/** Where the negation may not negate what follows: the negation and the words it took stay separate words. */
+function undo(phrase: NegatedPhrase): void {
+  if (phrase.taken.length > 0) phrase.piece.words = [phrase.written, ...phrase.taken];
+}
+
+/** Words that end a negated phrase before it takes them: "not only… but also", "don't just like cats, I love them". */
+const NOT_NEGATED = /^(?:only|just|merely|simply)$/u;
+
+/** A pronoun right after a negation is not what it negates ("Can't you", "Why don't we", "No I live in Paris"). */
+const PRONOUN = /^(?:i|you|we|he|she|they|it|me|us|him|them)$/u;
+
+/** A subject after a word it took starts a clause the negation is about: "I don't think I like jazz" negates no "think". */
+const SUBJECT_PRONOUN = /^(?:i|we|he|she|they)$/u;
+
+/** A negation and the word right after it that mean no negation ("can't wait", "couldn't be happier"), apostrophes left out. */
+const IDIOM = /^(?:cant|cannot|couldnt) (?:wait|believe|help)$|^couldnt be$/u;
+
+const LINE_BREAK = /[\n\r\u2028\u2029]/u;
+
+/** The end of a sentence: a full stop, an exclamation or a question mark, or a line break. */
+const SENTENCE_END = /[.!?。！？\n\r\u2028\u2029]/u;
 
 /**
  * The English negation a word is (`englishNegation`), a contraction written without its apostrophe

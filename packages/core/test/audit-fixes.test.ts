@@ -227,6 +227,9 @@ describe('English negations and Chinese numbers in keywords and tags', () => {
     ['She said no he is too young', '#said #young'],
     // A question ends at its question mark: the sentence after it is read as any other.
     ["Is it far? I don't drive", '#far #not-drive'],
+    // A question undoes only the negations of its own clause: a tag question after a fact leaves the fact negated.
+    ['I do not eat meat, do you?', '#not-eat-meat'],
+    ["I'm not married, right?", '#not-married #right'],
   ])('%s -> %s', (text, tag) => {
     expect(compressDeterministic(text, 'tag')).toBe(tag);
   });
@@ -288,6 +291,9 @@ describe('English negations and Chinese numbers in keywords and tags', () => {
     ['我们三一起去', ['我们三', '一起去']],
     ['一万一千一百一十一元', ['一万一千一百一十一元']],
     ['二三十岁', ['二三十岁']],
+    // Numerals read digit by digit up to a unit of time (a year) go on too.
+    ['二零一九年我结婚了', ['二零一九年', '结婚']],
+    ['我二零二三年毕业', ['二零二三年', '毕业']],
     // A Chinese negation takes one English word, and ends there.
     ['他没有car但有bike', ['没有car', '但有', 'bike']],
     ['我不吃meat和fish', ['不吃meat', 'fish']],

@@ -142,7 +142,7 @@ export function joinedWords(segments: Iterable<Pick<Intl.SegmentData, 'segment' 
     // A number the segmenter cut goes on (三|十二岁, 两千|五百元), and takes a measure word that is also grammar
     // (两|只, then 猫 joins the run: 两只猫); a unit of its own joins as any lone character does (三十|岁).
     // Only where a place value is at the seam: 五一|一起去 is 五一 and 一起去.
-    if (previous && previous.text.length <= NUMBER_CHARS && CHINESE_NUMBER.test(previous.text) && ((NUMERALS.includes(word[0] as string) && (PLACE_VALUES.includes(word[0] as string) || PLACE_VALUES.includes(previous.text.slice(-1)))) || MEASURE_WORDS.includes(word))) {
+    if (previous && previous.text.length <= NUMBER_CHARS && CHINESE_NUMBER.test(previous.text) && ((NUMERALS.includes(word[0] as string) && (PLACE_VALUES.includes(word[0] as string) || PLACE_VALUES.includes(previous.text.slice(-1)) || DIGITS_THEN_UNIT.test(word))) || MEASURE_WORDS.includes(word))) {
       previous.text += word;
       previous.kind = length === 1 ? 'run' : 'word';
       return;
@@ -162,6 +162,8 @@ export function joinedWords(segments: Iterable<Pick<Intl.SegmentData, 'segment' 
       // Punctuation (anything but spaces) ends a negated phrase ("I can't swim, but I love the beach"), and so does a
       // line break (a session summary reads "Married: no\nKids: two daughters").
       if (part.segment.trim() || LINE_BREAK.test(part.segment)) negated = undefined;
+      // A question mark undoes only the negations of its own clause ("I do not eat meat, do you?" keeps not-eat-meat).
+      if (part.segment.trim() && !/[?？]/u.test(part.segment)) inSentence = [];
       if (SENTENCE_END.test(part.segment)) {
         // A question negates nothing: "Why don't we go hiking on Sunday?".
         if (/[?？]/u.test(part.segment)) inSentence.forEach(undo);
@@ -219,6 +221,8 @@ interface Piece {
   afterGap: boolean;
 }
 
+/** Numerals read digit by digit, up to a unit of time: 二〇二|三年, 二零|一九年 (a year). */
+const DIGITS_THEN_UNIT = /^[零〇一二三四五六七八九]+[年号號]?$/u;
 const NUMERALS = '零〇一二两三四五六七八九十百千万亿兩萬億';
 /** The numerals that give a place value: a number cut by the segmenter goes on only where one of them is at the cut. */
 const PLACE_VALUES = '十百千万亿萬億';

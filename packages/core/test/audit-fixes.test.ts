@@ -294,6 +294,7 @@ describe('English negations and Chinese numbers in keywords and tags', () => {
     // Numerals read digit by digit up to a unit of time (a year) go on too.
     ['二零一九年我结婚了', ['二零一九年', '结婚']],
     ['我二零二三年毕业', ['二零二三年', '毕业']],
+    ['二〇二三年', ['二〇二三年']],
     // A Chinese negation takes one English word, and ends there.
     ['他没有car但有bike', ['没有car', '但有', 'bike']],
     ['我不吃meat和fish', ['不吃meat', 'fish']],

@@ -1,11 +1,11 @@
 import { plainAsciiWords } from './ascii-words.js';
 import { segmentInPieces } from './segment-in-pieces.js';
-import { englishNegation } from './statement-terms.js';
+import { englishNegation, NEGATING_WORDS } from './statement-terms.js';
 import { CHINESE_STOPWORDS, ENGLISH_STOPWORDS } from './stopwords.js';
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
 const HAN = /\p{Script=Han}/u;
-const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]/u;
+const CJK = /[\u3007\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]/u;
 
 /**
  * The words that carry a text's meaning, in the order they first appear:
@@ -19,7 +19,7 @@ export function keywords(text: string, limit = 6): string[] {
   // Plain ASCII words (see ascii-words.ts) hold no CJK and no apostrophe: the same rules, without the regular expressions.
   // A negation keeps what it negates up to a punctuation mark, which the plain words leave out: such a text is segmented.
   const plainWords = rawAsciiWords ?? plainAsciiWords(normalized);
-  const asciiWords = plainWords?.some((word) => negationOf(word) !== undefined) ? undefined : plainWords;
+  const asciiWords = plainWords?.some((word) => PLAIN_NEGATIONS.has(word.toLowerCase())) ? undefined : plainWords;
   const stopword = asciiWords ? isAsciiStopword : isStopword;
   const score = asciiWords ? asciiKeywordScore : keywordScore;
   // Candidates in the order they first appear (their position is their index here).
@@ -69,7 +69,8 @@ export function keywords(text: string, limit = 6): string[] {
  * subject after the word it took ("don't think I like jazz"), in "can't wait/believe/help" and "couldn't
  * be", and for a "No" opening a sentence before a capitalised word ("No Country for Old Men"). A Chinese
  * negation takes one English word (我不吃meat) and ends there; a cut number goes on only where a place
- * value (十百千万亿) is at the cut (五一|一起去 stays two words).
+ * value (十百千万亿) is at the cut, or with numerals read digit by digit (二零|一九年), or with a measure
+ * word (两|只): 五一|一起去 stays two words.
  * A character left alone joins a neighbour only where they clearly make one word (see
  * `joinLoneCharacters`). A grammar character or a verb (她, 在, 去, 当, 学…) joins nothing in front of
  * it, and a pronoun the segmenter glued to grammar stands alone (我不|喜欢 is 我 and 不喜欢: the
@@ -82,8 +83,8 @@ export function joinedWords(segments: Iterable<Pick<Intl.SegmentData, 'segment' 
   let adjacent = false;
   // The English negation still taking the words after it.
   let negated: NegatedPhrase | undefined;
-  // The English negated phrases of the sentence being read: a question mark at its end undoes them ("Isn't Paris lovely?").
-  let inSentence: NegatedPhrase[] = [];
+  // The English negated phrases of the clause being read: a question mark at its end undoes them ("Isn't Paris lovely?").
+  let inClause: NegatedPhrase[] = [];
   // No word of the sentence is read yet ("No Country for Old Men").
   let sentenceStart = true;
   // The negation takes the word: the form a tag allows, words joined with hyphens ("not-eat-meat").
@@ -96,6 +97,8 @@ export function joinedWords(segments: Iterable<Pick<Intl.SegmentData, 'segment' 
     const previous = adjacent ? pieces[pieces.length - 1] : undefined;
     const afterGap = !adjacent;
     adjacent = true;
+    const atStart = sentenceStart;
+    sentenceStart = false;
     if (!CJK.test(word)) {
       // 我不吃meat: a Chinese negation takes an English word written right after it.
       if (previous?.kind === 'negation' && !isStopword(word, word.toLowerCase()) && Array.from(previous.text).length + word.length <= NEGATED_PHRASE_CHARS) {
@@ -105,8 +108,6 @@ export function joinedWords(segments: Iterable<Pick<Intl.SegmentData, 'segment' 
         return;
       }
       const negation = negationOf(word);
-      const atStart = sentenceStart;
-      sentenceStart = false;
       if (negation === undefined && negated) {
         const lower = word.toLowerCase();
         const next = negated.taken.length === 0;
@@ -126,11 +127,10 @@ export function joinedWords(segments: Iterable<Pick<Intl.SegmentData, 'segment' 
       // A negation alone ("No, I live in Paris") stays as written, and is a stopword or a word as before.
       if (negation !== undefined) {
         negated = { piece, negation, written: word, taken: [], initialNo: atStart && negation === 'no' };
-        inSentence.push(negated);
+        inClause.push(negated);
       }
       return;
     }
-    sentenceStart = false;
     const length = Array.from(word).length;
     // "I don't like 香菜": a Chinese word the segmenter found whole is what an English negation negates.
     if (negated && length > 1 && !isStopword(word, word)) return negate(negated, word);
@@ -141,7 +141,8 @@ export function joinedWords(segments: Iterable<Pick<Intl.SegmentData, 'segment' 
     }
     // A number the segmenter cut goes on (三|十二岁, 两千|五百元), and takes a measure word that is also grammar
     // (两|只, then 猫 joins the run: 两只猫); a unit of its own joins as any lone character does (三十|岁).
-    // Only where a place value is at the seam: 五一|一起去 is 五一 and 一起去.
+    // Only where a place value is at the seam, the next segment is numerals read digit by digit (二零|一九年) or a
+    // measure word: 五一|一起去 is 五一 and 一起去.
     if (previous && previous.text.length <= NUMBER_CHARS && CHINESE_NUMBER.test(previous.text) && ((NUMERALS.includes(word[0] as string) && (PLACE_VALUES.includes(word[0] as string) || PLACE_VALUES.includes(previous.text.slice(-1)) || DIGITS_THEN_UNIT.test(word))) || MEASURE_WORDS.includes(word))) {
       previous.text += word;
       previous.kind = length === 1 ? 'run' : 'word';
@@ -161,15 +162,13 @@ export function joinedWords(segments: Iterable<Pick<Intl.SegmentData, 'segment' 
       adjacent = false;
       // Punctuation (anything but spaces) ends a negated phrase ("I can't swim, but I love the beach"), and so does a
       // line break (a session summary reads "Married: no\nKids: two daughters").
-      if (part.segment.trim() || LINE_BREAK.test(part.segment)) negated = undefined;
-      // A question mark undoes only the negations of its own clause ("I do not eat meat, do you?" keeps not-eat-meat).
-      if (part.segment.trim() && !/[?？]/u.test(part.segment)) inSentence = [];
-      if (SENTENCE_END.test(part.segment)) {
-        // A question negates nothing: "Why don't we go hiking on Sunday?".
-        if (/[?？]/u.test(part.segment)) inSentence.forEach(undo);
-        inSentence = [];
-        sentenceStart = true;
+      if (part.segment.trim() || LINE_BREAK.test(part.segment)) {
+        negated = undefined;
+        // A question negates nothing ("Why don't we go hiking?"), and only in its own clause ("I do not eat meat, do you?" keeps not-eat-meat).
+        if (/[?？]/u.test(part.segment)) inClause.forEach(undo);
+        inClause = [];
       }
+      if (SENTENCE_END.test(part.segment)) sentenceStart = true;
       continue;
     }
     const word = part.segment.replace(/['’]s$/u, '');
@@ -224,7 +223,7 @@ interface Piece {
 /** Numerals read digit by digit, up to a unit of time: 二〇二|三年, 二零|一九年 (a year). */
 const DIGITS_THEN_UNIT = /^[零〇一二三四五六七八九]+[年号號]?$/u;
 const NUMERALS = '零〇一二两三四五六七八九十百千万亿兩萬億';
-/** The numerals that give a place value: a number cut by the segmenter goes on only where one of them is at the cut. */
+/** The numerals that give a place value: a number cut by the segmenter goes on where one of them is at the cut (see `joinedWords`). */
 const PLACE_VALUES = '十百千万亿萬億';
 /** A number or a time: starts or ends with a numeral or a digit (三年, 周一), or ends in a unit of time (今年, 明天, 下午). */
 const TIME_OR_NUMBER = new RegExp(`^[\\d${NUMERALS}]|[\\d${NUMERALS}年月日天周号號点點时時午]$`, 'u');
@@ -298,6 +297,9 @@ function negationOf(word: string): string | undefined {
   const lower = word.toLowerCase();
   return lower.endsWith('nt') && ENGLISH_STOPWORDS.has(lower) ? 'not' : englishNegation(lower);
 }
+
+/** The negations (`negationOf`) a plain ASCII word can be: with no apostrophe, NEGATING_WORDS and the stopwords ending in "nt". */
+const PLAIN_NEGATIONS: ReadonlySet<string> = new Set([...NEGATING_WORDS, ...[...ENGLISH_STOPWORDS].filter((word) => word.endsWith('nt'))]);
 
 /** A Chinese number, ordinal or not: 三, 三十, 两千, 第十. */
 const CHINESE_NUMBER = new RegExp(`^第?[${NUMERALS}]+$`, 'u');

@@ -1,7 +1,7 @@
 import { tokenize } from './tokenize.js';
 
 /** English negations that negate what follows them ("not a teacher", "never been to Japan", "no car", "neither fish nor eggs"). */
-const NEGATING_WORDS: ReadonlySet<string> = new Set(['not', 'no', 'never', 'nor', 'neither', 'cannot']);
+export const NEGATING_WORDS: ReadonlySet<string> = new Set(['not', 'no', 'never', 'nor', 'neither', 'cannot']);
 // English: those, none, nothing, nobody, nowhere and every "n't" ("don't", "isn’t").
 const ENGLISH_NEGATION = new RegExp(`\\b(?:${[...NEGATING_WORDS, 'none', 'nothing', 'nobody', 'nowhere'].join('|')})\\b|\\b\\p{L}+n['’]t\\b`, 'giu');
 // Chinese: 不 没 沒 别 別 未 无 無 非 勿 莫, except in common words where they do not

@@ -148,11 +148,10 @@ function unreadableFiles(
   if (problems.length === 0) return undefined;
   const files = new Set(problems.map((problem) => problem.path)).size;
   const where = isEmptyScope(scope) ? '' : ` with memories of ${scopeDescription(scope)}`;
-  const reading = notFound
-    ? `${notFound.reason}; the store has ${files === 1 ? 'a file' : `${files} files`}${where} it cannot read, which may hold it`
-    : `the store has ${files === 1 ? 'a file' : `${files} files`}${where} it cannot read: ${refusal ?? `what was read leaves out the memories in ${files === 1 ? 'it' : 'them'}`}`;
-  const root = store.root;
+  const has = `the store has ${files === 1 ? 'a file' : `${files} files`}${where} it cannot read`;
   const them = files === 1 ? 'it' : 'them';
+  const reading = notFound ? `${notFound.reason}; ${has}, which may hold it` : `${has}: ${refusal ?? `what was read leaves out the memories in ${them}`}`;
+  const root = store.root;
   return new MemloomError({
     code: 'STORE_CORRUPT',
     backend: store.name,

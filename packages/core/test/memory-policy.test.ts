@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMemory, createMemoryPipeline, DEFAULT_POLICY, MemloomError, scopeKey, type MemoryStore, type Scope } from '../src/index.js';
-import { createFakeClock, createInMemoryPolicyStorage, createInMemoryStore, createScriptedModel, createTestEmbedder, type InMemoryPolicyStorage } from '../src/testing/index.js';
+import { createFakeClock, createInMemoryPolicyStorage, createInMemoryStore, createScriptedModel, createTestEmbedder, policyStoragePerScope, type InMemoryPolicyStorage } from '../src/testing/index.js';
 import { errorOf } from './pipeline-rig.js';
 
 const alice: Scope = { userId: 'alice' };
@@ -10,11 +10,7 @@ const bob: Scope = { userId: 'bob' };
 function storeWithPolicyFiles(): { store: MemoryStore; files: Map<string, InMemoryPolicyStorage> } {
   const files = new Map<string, InMemoryPolicyStorage>();
   const store = createInMemoryStore() as MemoryStore;
-  store.policyStorage = (scope: Scope) => {
-    const key = scopeKey(scope);
-    if (!files.has(key)) files.set(key, createInMemoryPolicyStorage());
-    return files.get(key)!;
-  };
+  store.policyStorage = policyStoragePerScope(files);
   return { store, files };
 }
 

@@ -4,7 +4,7 @@ import { MemorySaver } from '@langchain/langgraph';
 import { createAgent } from 'langchain';
 import { describe, expect, it } from 'vitest';
 import { scopeKey, type Memory, type MemoryStore, type PolicyOverrides, type Scope } from '@memloom/core';
-import { createInMemoryPolicyStorage, type InMemoryPolicyStorage } from '@memloom/core/testing';
+import { policyStoragePerScope, type InMemoryPolicyStorage } from '@memloom/core/testing';
 import { createMemloomMiddleware, type MemloomMiddlewareOptions } from '../src/index.js';
 import { errorOf, memoriesBlock, rig, systemPromptOf } from './helpers.js';
 
@@ -12,12 +12,7 @@ const erin: Scope = { userId: 'erin' };
 
 async function coffeeMemory(policy?: PolicyOverrides, policyFiles?: Map<string, InMemoryPolicyStorage>): Promise<Memory> {
   const { memory, store } = rig({}, policy ? { policy } : {});
-  if (policyFiles) {
-    (store as MemoryStore).policyStorage = (scope: Scope) => {
-      if (!policyFiles.has(scopeKey(scope))) policyFiles.set(scopeKey(scope), createInMemoryPolicyStorage());
-      return policyFiles.get(scopeKey(scope))!;
-    };
-  }
+  if (policyFiles) (store as MemoryStore).policyStorage = policyStoragePerScope(policyFiles);
   for (const text of ['coffee one', 'coffee two', 'coffee three', 'coffee four', 'coffee five']) await memory.add(text, { scope: erin, merge: false });
   return memory;
 }

@@ -1,5 +1,5 @@
-import { createMemory, MemloomError, scopeKey, type MemoryStore, type Scope } from '@memloom/core';
-import { createInMemoryPolicyStorage, createInMemoryStore, createTestEmbedder, type InMemoryPolicyStorage } from '@memloom/core/testing';
+import { createMemory, MemloomError, scopeKey, type MemoryStore } from '@memloom/core';
+import { createInMemoryPolicyStorage, createInMemoryStore, createTestEmbedder, policyStoragePerScope, type InMemoryPolicyStorage } from '@memloom/core/testing';
 import { describe, expect, it } from 'vitest';
 import { memloomBlock } from '../src/index.js';
 
@@ -16,10 +16,7 @@ describe("the memory's policy reaches the block's pipeline", () => {
     // A store that keeps seed 001's policy files per scope, as the Markdown store does.
     const files = new Map<string, InMemoryPolicyStorage>();
     const store = createInMemoryStore() as MemoryStore;
-    store.policyStorage = (scope: Scope) => {
-      if (!files.has(scopeKey(scope))) files.set(scopeKey(scope), createInMemoryPolicyStorage());
-      return files.get(scopeKey(scope))!;
-    };
+    store.policyStorage = policyStoragePerScope(files);
     const memory = createMemory({ store, embedder: createTestEmbedder(), scope: { agentId: 'helper' } });
     const scope = { userId: 'alice', agentId: 'helper' };
     for (const text of ['coffee in the morning', 'coffee with milk', 'coffee beans from Kenya', 'espresso coffee after lunch']) await memory.add(text, { scope, merge: false });

@@ -127,19 +127,14 @@ describe('the derived index', () => {
     await bare.close();
   });
 
-  it('refuses an embedder option that is not the one the store is opened for', async () => {
+  it.each([
+    ['another id', 16, 'two'],
+    ['the same id but another dimension', 8, 'one'],
+  ] as const)('refuses an embedder option of %s, and writes no store.json for it', async (_, dimension, embedderId) => {
     const root = await tempRoot();
     roots.push(root);
     const store = createMarkdownStore({ root, embedder: createTestEmbedder({ dimension: 16, id: 'one' }) });
-    const error = await store.open({ dimension: 16, embedderId: 'two' }).catch((caught: unknown) => caught);
-    expect(MemloomError.hasCode(error, 'EMBEDDER_MISMATCH')).toBe(true);
-  });
-
-  it('refuses an embedder option of the same id but another dimension, and writes no store.json for it', async () => {
-    const root = await tempRoot();
-    roots.push(root);
-    const store = createMarkdownStore({ root, embedder: createTestEmbedder({ dimension: 16, id: 'one' }) });
-    const error = await store.open({ dimension: 8, embedderId: 'one' }).catch((caught: unknown) => caught);
+    const error = await store.open({ dimension, embedderId }).catch((caught: unknown) => caught);
     expect(MemloomError.hasCode(error, 'EMBEDDER_MISMATCH')).toBe(true);
     await expect(readFile(path.join(root, '.memloom', 'store.json'), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
     await store.close();

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { MemloomError, type MemoryChange, type MemoryRecord } from '@memloom/core';
 import { describe, expect, it } from 'vitest';
 import { createMarkdownStore, type MarkdownStore } from '../src/index.js';
-import { closedAfterEach, tempStore } from './helpers.js';
+import { closedAfterEach, tempRoot, tempStore } from './helpers.js';
 
 const track = closedAfterEach();
 
@@ -128,7 +128,7 @@ describe('deleteByScope', () => {
 
 describe('checkIntervalMs', () => {
   it('reads the files again only once the interval has passed: an edit by hand is seen at once with 0, and by sync() before the interval', async () => {
-    const root = (await tempStore()).root;
+    const root = await tempRoot();
     const patient = track(createMarkdownStore({ root, checkIntervalMs: 600_000 }));
     const eager = track(createMarkdownStore({ root }));
     await patient.open({ dimension: 4, embedderId: 'test/vectors' });

@@ -38,3 +38,15 @@ export function createInMemoryPolicyStorage(initial?: PolicyOverrides): InMemory
   };
   return storage;
 }
+
+/**
+ * A store's `policyStorage` that keeps a policy file per scope, as the Markdown store keeps seed 001's:
+ * each made on first use, in `files` by scope key.
+ */
+export function policyStoragePerScope(files: Map<string, InMemoryPolicyStorage> = new Map()): (scope: Scope) => InMemoryPolicyStorage {
+  return (scope) => {
+    const key = scopeKey(scope);
+    if (!files.has(key)) files.set(key, createInMemoryPolicyStorage());
+    return files.get(key)!;
+  };
+}

@@ -7,7 +7,7 @@ export { createScriptedModel, createHangingModel } from './scripted-model.js';
 export type { ScriptedModel, ScriptStep } from './scripted-model.js';
 export { createControlledModel } from './controlled-model.js';
 export type { ControlledModel, PendingModelCall } from './controlled-model.js';
-export { createInMemoryPolicyStorage } from './in-memory-policy-storage.js';
+export { createInMemoryPolicyStorage, policyStoragePerScope } from './in-memory-policy-storage.js';
 export type { InMemoryPolicyStorage } from './in-memory-policy-storage.js';
 export { seededRandom } from './seeded-random.js';
 // A fresh memory exactly as `add` creates one, for fixtures and benchmarks that write through a store.
